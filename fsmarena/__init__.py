@@ -1,0 +1,10 @@
+"""fsmarena: evolved finite-state players meet reinforcement-learning agents on small games.
+
+The distribution's code lives in the top-level packages ``games`` (rules, batched engines,
+players, matches), ``evo`` (genomes and genetic algorithms), ``rl`` (learners), ``studies``
+(end-to-end protocols) and ``figures`` (plots). This package holds what they all share: the
+error type, safe file input/output, reproducible parallel chunks, progress bars and the
+command line.
+"""
+
+__version__ = "0.1.0"

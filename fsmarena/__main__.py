@@ -1,0 +1,5 @@
+import sys
+
+from fsmarena.cli import main
+
+sys.exit(main())

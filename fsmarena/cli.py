@@ -1,0 +1,78 @@
+"""The ``fsmarena`` command line.
+
+Each sub-command is a module in :mod:`fsmarena.commands` defining ``NAME``, ``HELP``,
+``add_arguments(parser)`` and ``run(args) -> int``; modules are discovered at start-up, so a
+new command is a new file.  Every problem with the user's input ends as one line on stderr
+(``fsmarena: error: ...``) and exit status 2; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from typing import Sequence
+
+from fsmarena import __version__, progress
+from fsmarena.errors import FsmarenaError
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error message (no usage dump)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise FsmarenaError(f"{self.prog.split()[-1] if ' ' in self.prog else 'fsmarena'}: {message}")
+
+
+def _command_modules() -> list:
+    import fsmarena.commands as package
+
+    modules = []
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"fsmarena.commands.{info.name}")
+        if hasattr(module, "NAME") and hasattr(module, "run"):
+            modules.append(module)
+    order = ["games", "play", "tournament", "solve", "evolve", "train", "study", "draw", "bench"]
+    modules.sort(key=lambda m: (order.index(m.NAME) if m.NAME in order else len(order), m.NAME))
+    return modules
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="fsmarena", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"fsmarena {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for module in _command_modules():
+        command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        command.add_argument("--quiet", action="store_true", help="no progress bars")
+        module.add_arguments(command)
+        command.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "_run", None):
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        progress.set_quiet(args.quiet)
+        return int(args._run(args) or 0)
+    except FsmarenaError as exc:
+        print(f"fsmarena: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("fsmarena: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Sub-commands of ``fsmarena``: one module per command (see :mod:`fsmarena.cli`)."""

@@ -1,0 +1,95 @@
+"""Arguments and helpers shared by several sub-commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import dumps
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be zero or more, got {value}")
+    return value
+
+
+def jobs_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value == 0 or value < -1:
+        raise argparse.ArgumentTypeError("must be a positive number of processes, or -1 for all cores")
+    return value
+
+
+def add_game(parser: argparse.ArgumentParser) -> None:
+    """The GAME positional argument and repeatable ``--param key=value``."""
+    parser.add_argument("game", metavar="GAME", help="dtd, 421, thirtyone or vautour")
+    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="game rule parameter (repeatable), e.g. --param hand_size=4")
+
+
+def add_seed_jobs(parser: argparse.ArgumentParser, jobs: bool = True) -> None:
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="master random seed (default 0)")
+    if jobs:
+        parser.add_argument("--jobs", type=jobs_count, default=1,
+                            help="worker processes (results are identical for any value)")
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+
+def game_from_args(args: argparse.Namespace):
+    from games import get_game
+
+    params = {}
+    for item in args.param:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise FsmarenaError(f"--param expects KEY=VALUE, got '{item}'")
+        params[key.strip()] = value.strip()
+    return get_game(args.game, params)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(dumps(data) + "\n")
+
+
+def prepare_out(path: str) -> Path:
+    """Create the output folder and check it is writable before any work starts."""
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FsmarenaError(f"cannot create output folder {out}: {exc.strerror or exc}") from None
+    if not out.is_dir():
+        raise FsmarenaError(f"output path {out} is not a folder")
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise FsmarenaError(f"output folder {out} is not writable")
+    return out
+
+
+def dumps_compact(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"))

@@ -1,0 +1,26 @@
+"""Progress bars for long work: shown on a terminal, silent in pipes, CI and with ``--quiet``."""
+
+from __future__ import annotations
+
+import sys
+
+from tqdm.auto import tqdm
+
+_quiet = False
+
+
+def set_quiet(quiet: bool) -> None:
+    """Silence (or re-enable) every progress bar in this process."""
+    global _quiet
+    _quiet = bool(quiet)
+
+
+def enabled() -> bool:
+    """True when bars should be drawn: a terminal on stderr and no ``--quiet``."""
+    return not _quiet and sys.stderr.isatty()
+
+
+def bar(total: float | None, desc: str, unit: str = "it") -> tqdm:
+    """A tqdm bar on stderr that disables itself when progress is not wanted."""
+    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled(), leave=False,
+                dynamic_ncols=True, unit_scale=True)

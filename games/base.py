@@ -1,0 +1,258 @@
+"""The contract every fsmarena game follows.
+
+A game is a frozen configuration dataclass (rules and their parameters, the seed's values as
+defaults) plus a *batched engine*: :meth:`Game.play` plays ``n`` independent games at once with
+numpy arrays and asks the players for moves through a ``decide`` callback::
+
+    actions = decide(seat, observation, rows)
+
+``rows`` says which games the decision is for (``None`` = all ``n`` games, the fast path of
+lock-step games such as divide-the-dollar).  This one shape covers every game in the project:
+
+* one-player games (421) call ``decide(0, ...)`` for the games still running;
+* turn-based games with 2-6 players (divide-the-dollar, 31) call it for the seat to move,
+  on the rows where that seat is to move;
+* simultaneous-move games (Stupide Vautour) call it for every seat *before* revealing
+  anything, so no seat can see another's choice.
+
+An :class:`Observation` carries what the deciding seat may see, computed lazily so that a
+player pays only for what it reads: ``index`` (a small integer state for tabular learners
+and table FSMs), ``features`` (a float vector for binary decision automata), ``mask`` (legal
+abstract actions, ``None`` when every action is legal) and game-specific small-integer
+*encodings* (e.g. divide-the-dollar's ``opp_last``, the opponent's last card) that finite-state
+machines can use as inputs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Mapping
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+
+Decide = Callable[[int, "Observation", "np.ndarray | None"], np.ndarray]
+
+
+class Observation:
+    """What one seat sees at one decision, for a batch of games; parts computed on first use.
+
+    ``n`` is the number of rows and ``n_actions`` the game's number of abstract actions.
+    Standard parts: ``index`` (int array, values in ``[0, game.n_states)``), ``features``
+    (float array ``(rows, len(game.feature_names))``), ``mask`` (bool array
+    ``(rows, game.n_actions)`` or ``None`` when all actions are legal), ``step`` (the
+    decision number within the game, an int or int array).  Games add their own
+    small-integer encodings (listed in ``game.encodings``).
+    """
+
+    __slots__ = ("n", "n_actions", "_parts", "_cache")
+
+    def __init__(self, n: int, n_actions: int, **parts: Callable[[], Any] | Any):
+        self.n = n
+        self.n_actions = n_actions
+        self._parts = parts
+        self._cache: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        cache = self._cache
+        if name in cache:
+            return cache[name]
+        try:
+            part = self._parts[name]
+        except KeyError:
+            raise AttributeError(f"this observation has no part '{name}'") from None
+        value = part() if callable(part) else part
+        cache[name] = value
+        return value
+
+    def has(self, name: str) -> bool:
+        return name in self._parts
+
+    def subset(self, rows: np.ndarray) -> "Observation":
+        """The same observation restricted to ``rows`` (positions within this batch)."""
+        parts = {}
+        for name in self._parts:
+            value = getattr(self, name)
+            parts[name] = value[rows] if isinstance(value, np.ndarray) and value.ndim else value
+        return Observation(len(rows), self.n_actions, **parts)
+
+
+@dataclass
+class Outcome:
+    """Final result of a batch of games.
+
+    ``scores``: ``(n, n_seats)`` float, the game's own score (card points, dice score, lives,
+    prize total).  ``rewards``: ``(n, n_seats)`` float, what learners maximise and what
+    win/draw/loss counts come from: +1 for a sole winner, 0 for a shared first place, -1
+    otherwise; in a one-player game the reward is the score itself.
+    """
+
+    scores: np.ndarray
+    rewards: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.scores)
+
+
+def rewards_from_ranking(points: np.ndarray) -> np.ndarray:
+    """+1 sole best, 0 shared best, -1 otherwise, from ``(n, seats)`` comparable points.
+
+    Pass exact (integer) points where the game has them, so ties are exact.
+    """
+    best = points.max(axis=1, keepdims=True)
+    at_best = points == best
+    shared = at_best.sum(axis=1, keepdims=True) > 1
+    rewards = np.where(at_best, np.where(shared, 0.0, 1.0), -1.0)
+    return rewards
+
+
+class Game(ABC):
+    """Rules + parameters + batched engine.  Subclasses set the class attributes and
+    implement :meth:`play`; everything else (players, matches, learners, automata) works
+    through this interface only."""
+
+    #: name on the command line (``dtd``, ``421``, ``thirtyone``, ``vautour``)
+    name: ClassVar[str]
+    #: one-line description for ``fsmarena games``
+    title: ClassVar[str] = ""
+    #: the frozen configuration dataclass
+    Config: ClassVar[type]
+
+    def __init__(self, config: Any = None):
+        self.config = config if config is not None else self.Config()
+        if not isinstance(self.config, self.Config):
+            raise FsmarenaError(f"{self.name}: expected a {self.Config.__name__}, got {type(self.config).__name__}")
+
+    # ---- description of the interface ------------------------------------------------
+    @property
+    @abstractmethod
+    def n_seats(self) -> int:
+        """Number of players in one game."""
+
+    @property
+    @abstractmethod
+    def action_names(self) -> tuple[str, ...]:
+        """Names of the abstract actions, in action-number order."""
+
+    @property
+    def n_actions(self) -> int:
+        return len(self.action_names)
+
+    @property
+    @abstractmethod
+    def n_states(self) -> int:
+        """Size of the ``index`` observation (tabular state space)."""
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        """Names of the ``features`` observation columns (empty if the game has none)."""
+        return ()
+
+    @property
+    def encodings(self) -> Mapping[str, int]:
+        """Extra small-integer observation parts and their sizes, usable as FSM inputs."""
+        return {}
+
+    def state_label(self, index: int) -> str:
+        """Human-readable description of observation index ``index`` (for figures)."""
+        return str(index)
+
+    def builtin_players(self) -> dict[str, Callable[[], Any]]:
+        """Builtin player names and factories (``random`` and the game's fixed strategies)."""
+        from games.players import RandomPlayer
+
+        return {"random": RandomPlayer}
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready description used by ``fsmarena games``."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "players": self.n_seats,
+            "parameters": config_to_dict(self.config),
+            "actions": list(self.action_names),
+            "states": self.n_states,
+            "features": list(self.feature_names),
+            "encodings": dict(self.encodings),
+            "builtin_players": sorted(self.builtin_players()),
+        }
+
+    # ---- the engine ------------------------------------------------------------------
+    @abstractmethod
+    def play(self, n: int, rng: np.random.Generator, decide: Decide) -> Outcome:
+        """Play ``n`` independent games, asking ``decide`` for every move."""
+
+    def bench_cases(self) -> list[Any]:
+        """Benchmark cases (engine vs plain-Python loop) for ``fsmarena bench``."""
+        return []
+
+
+# ---- configuration parameters ------------------------------------------------------------
+
+def config_to_dict(config: Any) -> dict[str, Any]:
+    """A JSON-ready dict of a config dataclass (tuples become lists)."""
+    return {f.name: _jsonable(getattr(config, f.name)) for f in dataclasses.fields(config)}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def parse_params(config_cls: type, params: Mapping[str, str]) -> Any:
+    """Build a config from ``key=value`` strings (``--param``), converting by field type.
+
+    Tuple fields take comma-separated values (``counts=16,28,16``); booleans take
+    true/false/1/0; unknown keys and unparsable values raise FsmarenaError.
+    """
+    fields = {f.name: f for f in dataclasses.fields(config_cls)}
+    hints = typing.get_type_hints(config_cls)
+    values: dict[str, Any] = {}
+    for key, raw in params.items():
+        if key not in fields:
+            known = ", ".join(sorted(fields)) or "none"
+            raise FsmarenaError(f"unknown parameter '{key}' (known: {known})")
+        values[key] = _convert(key, raw, hints[key])
+    try:
+        return config_cls(**values)
+    except (TypeError, ValueError) as exc:
+        raise FsmarenaError(str(exc)) from None
+
+
+def _convert(key: str, raw: str, hint: Any) -> Any:
+    origin = typing.get_origin(hint)
+    try:
+        if origin is tuple:
+            (item, *_rest) = typing.get_args(hint)
+            return tuple(_convert(key, part.strip(), item) for part in raw.split(",") if part.strip())
+        if origin is typing.Union or origin is getattr(__import__("types"), "UnionType", None):
+            args = [a for a in typing.get_args(hint) if a is not type(None)]
+            if raw.lower() in ("none", "null", ""):
+                return None
+            return _convert(key, raw, args[0])
+        if hint is bool:
+            lowered = raw.lower()
+            if lowered in ("true", "1", "yes"):
+                return True
+            if lowered in ("false", "0", "no"):
+                return False
+            raise ValueError(raw)
+        if hint is int:
+            return int(raw)
+        if hint is float:
+            from fractions import Fraction
+
+            return float(Fraction(raw))
+        if hint is str:
+            return raw
+    except (ValueError, ZeroDivisionError):
+        raise FsmarenaError(f"parameter '{key}': cannot read '{raw}' as {getattr(hint, '__name__', hint)}") from None
+    raise FsmarenaError(f"parameter '{key}' cannot be set from the command line")

@@ -1,0 +1,62 @@
+"""Benchmarks: the batched engine against a plain-Python single-game loop, in the same run.
+
+Speed targets are ratios measured here, not timed tests: a noisy machine slows both sides.
+Each game contributes :class:`BenchCase` objects through ``Game.bench_cases()``; other
+modules (evolution, learners) add cases with :func:`register`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+#: game name -> "module:function" returning extra BenchCases for that game
+EXTRA_CASES: dict[str, list[str]] = {}
+
+
+@dataclass
+class BenchCase:
+    """One measurement: ``engine(n, seed)`` and ``plain(n, seed)`` each play ``n`` games
+    (or do ``n`` units of work).  ``plain`` may be None for cases with no plain baseline."""
+
+    name: str
+    engine: Callable[[int, int], object]
+    plain: Callable[[int, int], object] | None
+    engine_games: int
+    plain_games: int = 0
+    unit: str = "games"
+    target: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def cases_for(game) -> list[BenchCase]:
+    cases = list(game.bench_cases())
+    for target in EXTRA_CASES.get(game.name, []):
+        module_name, function_name = target.split(":")
+        cases.extend(getattr(importlib.import_module(module_name), function_name)(game))
+    return cases
+
+
+def time_case(case: BenchCase, seed: int = 0, scale: float = 1.0) -> dict:
+    """Units per second of the engine and of the plain loop, measured back to back."""
+    engine_n = max(1, int(case.engine_games * scale))
+    case.engine(max(1, min(engine_n, engine_n // 10)), seed)  # warm-up: tables, caches, imports
+    start = time.perf_counter()
+    case.engine(engine_n, seed)
+    engine_seconds = time.perf_counter() - start
+    result = {"case": case.name, "unit": case.unit, "engine_units": engine_n,
+              "engine_seconds": engine_seconds, "engine_per_second": engine_n / engine_seconds}
+    if case.plain is not None:
+        plain_n = max(1, int(case.plain_games * scale))
+        start = time.perf_counter()
+        case.plain(plain_n, seed)
+        plain_seconds = time.perf_counter() - start
+        result.update(plain_units=plain_n, plain_seconds=plain_seconds,
+                      plain_per_second=plain_n / plain_seconds,
+                      ratio=(engine_n / engine_seconds) / (plain_n / plain_seconds))
+    if case.target:
+        result["target"] = case.target
+    result.update(case.extra)
+    return result

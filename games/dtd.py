@@ -1,0 +1,313 @@
+"""Deck-based divide-the-dollar (seed 001; E. Wild's thesis game).
+
+Rules (defaults from the seed): cards 1/4, 1/2, 3/4 with counts 16, 28, 16; two players; hands
+of 5 kept sorted; 1 + (60 - 2*5) // 2 = 26 rounds; seat 0 leads round 0 and the lead
+alternates.  The leader plays a card, the follower sees it and plays one; if the two sum to at
+most one dollar each scores its own card, otherwise nobody scores.  After each round seat 0
+then seat 1 draws while the deck lasts.  Highest total wins; reward +1 / 0 / -1.
+
+Abstract actions (``small_spoil``, ``median``, ``large_max``):
+
+* leading: the smallest, the median (sorted position ``hand_size // 2``), the largest card;
+* following: ``small_spoil`` = the smallest card that pushes the sum over one dollar, else the
+  largest card; ``median`` = the median card; ``large_max`` = the largest card that keeps the
+  sum within one dollar, else the *smallest* card.
+
+Engine.  A hand is a count vector over the card types; every possible count vector of size
+0..hand_size gets an id, and every rule becomes a lookup table over hand ids computed once per
+configuration (``_Tables``): the card an action plays, the hand after playing or drawing a
+card, the tabular state, the features.  The deck is a vector of remaining counts per game and
+cards are drawn from it without replacement.  Card values are turned into exact integer
+points (a common denominator), so "sum <= 1" and ties between totals are exact.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+from games.base import Game, Observation, Outcome, rewards_from_ranking
+
+SMALL_SPOIL, MEDIAN, LARGE_MAX = 0, 1, 2
+ACTION_NAMES = ("small_spoil", "median", "large_max")
+FEATURE_NAMES = ("Ttl", "Sml", "Med", "Lrg", "Coop", "Idx")
+MAX_HANDS = 200_000
+
+
+@dataclass(frozen=True)
+class DTDConfig:
+    """Deck-based divide-the-dollar rules.  ``cards`` are the distinct card values (in
+    dollars, ascending), ``counts`` how many of each the deck holds, ``dollar`` the amount
+    two cards may sum to and still score."""
+
+    cards: tuple[float, ...] = (0.25, 0.5, 0.75)
+    counts: tuple[int, ...] = (16, 28, 16)
+    hand_size: int = 5
+    dollar: float = 1.0
+
+    def __post_init__(self) -> None:
+        if len(self.cards) == 0 or len(self.cards) != len(self.counts):
+            raise FsmarenaError("dtd: 'cards' and 'counts' must be non-empty and of equal length")
+        if any(not (isinstance(c, (int, float)) and math.isfinite(c) and c > 0) for c in self.cards):
+            raise FsmarenaError("dtd: card values must be positive numbers")
+        if list(self.cards) != sorted(set(self.cards)):
+            raise FsmarenaError("dtd: card values must be distinct and in ascending order")
+        if any(not isinstance(c, int) or c < 0 for c in self.counts):
+            raise FsmarenaError("dtd: card counts must be non-negative integers")
+        if not isinstance(self.hand_size, int) or self.hand_size < 1:
+            raise FsmarenaError("dtd: hand_size must be a positive integer")
+        if sum(self.counts) < 2 * self.hand_size:
+            raise FsmarenaError(
+                f"dtd: a deck of {sum(self.counts)} cards cannot deal two hands of {self.hand_size}"
+            )
+        if not (math.isfinite(self.dollar) and self.dollar > 0):
+            raise FsmarenaError("dtd: dollar must be a positive number")
+
+    @property
+    def deck_size(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def rounds(self) -> int:
+        """Rounds per game: 1 + (deck - 2 hands) // 2, so hands are full at every decision."""
+        return 1 + (self.deck_size - 2 * self.hand_size) // 2
+
+
+def _exact(value: float) -> Fraction:
+    fraction = Fraction(value).limit_denominator(10_000)
+    if abs(float(fraction) - value) > 1e-9:
+        raise FsmarenaError(f"dtd: card value {value} is not a fraction with a small denominator")
+    return fraction
+
+
+class _Tables:
+    """Every rule of the game as a lookup table over hand ids (built once per config)."""
+
+    def __init__(self, config: DTDConfig):
+        K, h = len(config.cards), config.hand_size
+        self.K, self.h = K, h
+        fractions = [_exact(c) for c in config.cards]
+        dollar = _exact(config.dollar)
+        scale = math.lcm(*(f.denominator for f in fractions + [dollar]))
+        self.scale = scale
+        self.points = np.array([int(f * scale) for f in fractions], dtype=np.int64)
+        self.values = np.array(config.cards, dtype=float)
+        dollar_points = int(dollar * scale)
+        # fits[a, b]: cards a and b together score
+        self.fits = (self.points[:, None] + self.points[None, :]) <= dollar_points
+
+        hands = [c for size in range(h + 1) for c in _count_vectors(K, size)]
+        if len(hands) > MAX_HANDS:
+            raise FsmarenaError(f"dtd: {len(hands)} possible hands is too many for the engine's tables")
+        ids = {c: i for i, c in enumerate(hands)}
+        H = len(hands)
+        self.counts = np.array(hands, dtype=np.int16).reshape(H, K)
+        self.size = self.counts.sum(axis=1)
+        self.add = np.full((H, K), -1, dtype=np.int64)
+        self.remove = np.full((H, K), -1, dtype=np.int64)
+        for i, c in enumerate(hands):
+            for k in range(K):
+                if sum(c) < h:
+                    self.add[i, k] = ids[c[:k] + (c[k] + 1,) + c[k + 1:]]
+                if c[k] > 0:
+                    self.remove[i, k] = ids[c[:k] + (c[k] - 1,) + c[k + 1:]]
+
+        # sorted-hand views of full hands (other sizes never decide)
+        self.smallest = np.zeros(H, dtype=np.int64)
+        self.median = np.zeros(H, dtype=np.int64)
+        self.largest = np.zeros(H, dtype=np.int64)
+        self.lead = np.zeros((H, 3), dtype=np.int64)
+        self.follow = np.zeros((H, K, 3), dtype=np.int64)
+        triples = [t for t in itertools.product(range(K), repeat=3) if t[0] <= t[1] <= t[2]]
+        triple_id = {t: i for i, t in enumerate(triples)}
+        self.n_triples = len(triples)
+        self.triple = np.zeros(H, dtype=np.int64)
+        for i, c in enumerate(hands):
+            if sum(c) != h:
+                continue
+            cards = [k for k in range(K) for _ in range(c[k])]  # sorted ascending
+            s, m, l = cards[0], cards[h // 2], cards[-1]
+            self.smallest[i], self.median[i], self.largest[i] = s, m, l
+            self.triple[i] = triple_id[(s, m, l)]
+            self.lead[i] = (s, m, l)
+            for shown in range(K):
+                spoilers = [k for k in cards if not self.fits[shown, k]]
+                fitting = [k for k in cards if self.fits[shown, k]]
+                self.follow[i, shown, SMALL_SPOIL] = spoilers[0] if spoilers else l
+                self.follow[i, shown, MEDIAN] = m
+                self.follow[i, shown, LARGE_MAX] = fitting[-1] if fitting else s
+        self.triples = triples
+        # the seed's state numbering: ravel (showing, s, m, l) with showing = K meaning none
+        self.n_states = (K + 1) * len(triples)
+
+    def state_index(self, hand: np.ndarray, showing: np.ndarray | int) -> np.ndarray:
+        """Observation index: ``showing`` is the card type shown, or K when leading."""
+        return showing * self.n_triples + self.triple[hand]
+
+
+@functools.lru_cache(maxsize=32)
+def _tables(config: DTDConfig) -> _Tables:
+    return _Tables(config)
+
+
+def _count_vectors(K: int, size: int) -> list[tuple[int, ...]]:
+    """All length-K tuples of non-negative integers summing to ``size``, in lexicographic order."""
+    if K == 1:
+        return [(size,)]
+    return [(first,) + rest for first in range(size, -1, -1) for rest in _count_vectors(K - 1, size - first)]
+
+
+def _fraction_label(value: float) -> str:
+    return str(Fraction(value).limit_denominator(10_000))
+
+
+class DivideTheDollar(Game):
+    """Deck-based divide-the-dollar; see the module docstring for rules and engine."""
+
+    name = "dtd"
+    title = "deck-based divide-the-dollar (2 players, thesis game)"
+    Config = DTDConfig
+
+    def __init__(self, config: DTDConfig | None = None):
+        super().__init__(config)
+        self.tables = _tables(self.config)
+
+    n_seats = 2
+    action_names = ACTION_NAMES
+    feature_names = FEATURE_NAMES
+
+    @property
+    def n_states(self) -> int:
+        return self.tables.n_states
+
+    @property
+    def encodings(self):
+        # opp_last: the opponent's most recently played card (0 = none yet, k + 1 = type k)
+        return {"opp_last": self.tables.K + 1}
+
+    def state_label(self, index: int) -> str:
+        t = self.tables
+        showing, triple = divmod(int(index), t.n_triples)
+        cards = " ".join(_fraction_label(self.config.cards[k]) for k in t.triples[triple])
+        shown = "lead" if showing == t.K else f"on {_fraction_label(self.config.cards[showing])}"
+        return f"{shown}: {cards}"
+
+    def builtin_players(self):
+        from games.players import FixedActionPlayer, RandomPlayer
+
+        players: dict[str, Callable] = {"random": RandomPlayer}
+        for number, short in ((SMALL_SPOIL, "small"), (MEDIAN, "median"), (LARGE_MAX, "large")):
+            players[f"always-{short}"] = functools.partial(
+                FixedActionPlayer, number, ACTION_NAMES[number], f"always-{short}"
+            )
+        return players
+
+    # ---- engine ----------------------------------------------------------------------
+    def play(self, n: int, rng: np.random.Generator, decide, deck_order: np.ndarray | None = None,
+             trace: list | None = None) -> Outcome:
+        """Play ``n`` games.  ``deck_order`` (``(n, deck_size)`` card types) scripts the deal
+        and draws instead of random draws; ``trace`` collects ``(round, leader, lead_card,
+        follow_card, scored)`` arrays per round (both for tests)."""
+        t, cfg = self.tables, self.config
+        K = t.K
+        rows = np.arange(n)
+        # remaining counts, one row per card type (contiguous per type: fast running sums)
+        deck = np.repeat(np.asarray(cfg.counts, dtype=np.int32)[:, None], n, axis=1)
+        flat_deck = deck.reshape(-1)
+        remaining = cfg.deck_size
+        if deck_order is not None:
+            deck_order = np.asarray(deck_order, dtype=np.int64)
+            if deck_order.shape != (n, cfg.deck_size):
+                raise FsmarenaError(f"dtd: deck_order must have shape ({n}, {cfg.deck_size})")
+
+        def draw() -> np.ndarray:
+            """One card per game, uniformly from the remaining deck, without replacement."""
+            nonlocal remaining
+            if deck_order is not None:
+                card = deck_order[:, cfg.deck_size - remaining]
+                if np.any(deck[card, rows] <= 0):
+                    raise FsmarenaError("dtd: scripted deck order does not match the deck's counts")
+            else:
+                pick = (rng.random(n) * remaining).astype(np.int32)
+                # card = number of types whose cumulative count is <= pick
+                below = deck[0].copy()
+                card = (pick >= below).astype(np.int64)
+                for k in range(1, K - 1):
+                    below += deck[k]
+                    card += pick >= below
+            flat_deck[card * n + rows] -= 1
+            remaining -= 1
+            return card
+
+        hands = [np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)]
+        empty = int(np.flatnonzero(t.size == 0)[0])
+        hands[0][:] = hands[1][:] = empty
+        for seat in (0, 1):
+            for _ in range(cfg.hand_size):
+                hands[seat] = t.add[hands[seat], draw()]
+
+        points = np.zeros((n, 2), dtype=np.int64)
+        scored_rounds = np.zeros(n, dtype=np.int64)
+        last_played = [np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)]  # 0 none, k+1
+        for rnd in range(cfg.rounds):
+            leader = rnd % 2
+            follower = 1 - leader
+            lead_action = decide(leader, self._observe(hands[leader], None, rnd, scored_rounds,
+                                                       last_played[follower], n), None)
+            lead_card = t.lead[hands[leader], lead_action]
+            follow_action = decide(follower, self._observe(hands[follower], lead_card, rnd, scored_rounds,
+                                                           lead_card + 1, n), None)
+            follow_card = t.follow[hands[follower], lead_card, follow_action]
+            hands[leader] = t.remove[hands[leader], lead_card]
+            hands[follower] = t.remove[hands[follower], follow_card]
+            scored = t.fits[lead_card, follow_card]
+            points[:, leader] += scored * t.points[lead_card]
+            points[:, follower] += scored * t.points[follow_card]
+            scored_rounds += scored
+            last_played[leader] = lead_card + 1
+            last_played[follower] = follow_card + 1
+            if trace is not None:
+                trace.append((rnd, leader, lead_card, follow_card, scored))
+            if rnd < cfg.rounds - 1:
+                for seat in (0, 1):
+                    if remaining > 0:
+                        hands[seat] = t.add[hands[seat], draw()]
+        return Outcome(scores=points / t.scale, rewards=rewards_from_ranking(points))
+
+    def _observe(self, hand: np.ndarray, shown: np.ndarray | None, rnd: int,
+                 scored_rounds: np.ndarray, opp_last: np.ndarray, n: int) -> Observation:
+        t = self.tables
+        showing = t.K if shown is None else shown
+
+        def features() -> np.ndarray:
+            out = np.empty((n, 6))
+            out[:, 0] = 0.0 if shown is None else t.values[shown]
+            out[:, 1] = t.values[t.smallest[hand]]
+            out[:, 2] = t.values[t.median[hand]]
+            out[:, 3] = t.values[t.largest[hand]]
+            out[:, 4] = scored_rounds / rnd if rnd else 0.0
+            out[:, 5] = 0.0 if shown is None else 1.0
+            return out
+
+        return Observation(
+            n, 3,
+            index=lambda: t.state_index(hand, showing),
+            features=features,
+            mask=None,
+            step=rnd,
+            leading=shown is None,
+            opp_last=opp_last,
+            hand=lambda: t.counts[hand],
+        )
+
+    def bench_cases(self):
+        from games.dtd_reference import bench_cases
+
+        return bench_cases(self)

@@ -1,0 +1,200 @@
+"""Matches and round-robin tournaments, chunked and parallel, reproducible for any ``--jobs``.
+
+A match of A against B plays ``games`` games with A in each seat equally often (two-player
+games: seats swapped in half of them; more seats: B fills the other seats); a one-player game
+just measures A's score.  Games are cut into chunks before anything runs and every chunk has
+its own random stream (``SeedSequence(seed).spawn``), so the result is bit-identical for any
+number of processes.  Chunks only return running sums, so ten million games run in bounded
+memory.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+from fsmarena.parallel import chunk_sizes, run_tasks, spawn
+from games.arena import play_games
+from games.base import Game
+from games.players import Player
+from games.stats import mean_interval, wilson_interval
+
+DEFAULT_CHUNK = 50_000
+
+
+@dataclass
+class MatchStats:
+    """Running sums of a match from A's side (mergeable across chunks)."""
+
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    score: float = 0.0
+    score_sq: float = 0.0
+    opp_score: float = 0.0
+    seconds: float = 0.0
+
+    def add(self, other: "MatchStats") -> "MatchStats":
+        for name in ("games", "wins", "draws", "losses", "score", "score_sq", "opp_score", "seconds"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        return self
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else float("nan")
+
+    def to_dict(self, one_player: bool = False) -> dict[str, Any]:
+        """The ``play --json`` fields (DESIGN.md's contract)."""
+        n = self.games
+        rate = n / self.seconds if self.seconds > 0 else None
+        if one_player:
+            return {"games": n, "mean_score": self.score / n if n else None,
+                    "score_ci95": list(mean_interval(self.score, self.score_sq, n)),
+                    "games_per_second": rate}
+        return {
+            "games": n,
+            "win": self.wins / n, "draw": self.draws / n, "loss": self.losses / n,
+            "score": self.score / n, "opp_score": self.opp_score / n,
+            "win_ci95": list(wilson_interval(self.wins, n)),
+            "score_ci95": list(mean_interval(self.score, self.score_sq, n)),
+            "games_per_second": rate,
+        }
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    game: Game
+    players: tuple[Player, ...]  # in seat order
+    a_seat: int
+    games: int
+    seed: np.random.SeedSequence
+    pair: int = 0
+
+
+def _play_chunk(chunk: _Chunk) -> tuple[int, MatchStats]:
+    start = time.perf_counter()
+    rng = np.random.default_rng(chunk.seed)
+    outcome = play_games(chunk.game, chunk.players, chunk.games, rng)
+    a = chunk.a_seat
+    reward = outcome.rewards[:, a]
+    score = outcome.scores[:, a]
+    others = np.delete(outcome.scores, a, axis=1)
+    stats = MatchStats(
+        games=chunk.games,
+        wins=int(np.count_nonzero(reward > 0)),
+        draws=int(np.count_nonzero(reward == 0)),
+        losses=int(np.count_nonzero(reward < 0)),
+        score=float(score.sum()),
+        score_sq=float(np.square(score).sum()),
+        opp_score=float(others.mean(axis=1).sum()) if others.shape[1] else 0.0,
+        seconds=time.perf_counter() - start,
+    )
+    return chunk.pair, stats
+
+
+def _check_games(games: int) -> None:
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games <= 0:
+        raise FsmarenaError(f"the number of games must be a positive integer, got {games}")
+
+
+def _match_chunks(game: Game, a: Player, b: Player | None, games: int,
+                  seed: np.random.SeedSequence, chunk: int, pair: int = 0) -> list[_Chunk]:
+    seats = game.n_seats
+    if seats > 1 and b is None:
+        raise FsmarenaError(f"{game.name} is a {seats}-player game: give an opponent")
+    per_seat = [games // seats + (1 if s < games % seats else 0) for s in range(seats)]
+    plan = [(s, size) for s in range(seats) for size in chunk_sizes(per_seat[s], chunk)]
+    seeds = seed.spawn(len(plan))
+    chunks = []
+    for (a_seat, size), child in zip(plan, seeds):
+        players = tuple(a if s == a_seat else b for s in range(seats))
+        chunks.append(_Chunk(game, players, a_seat, size, child, pair))
+    return chunks
+
+
+def play_match(game: Game, a: Player, b: Player | None, games: int, seed: int,
+               jobs: int = 1, chunk: int = DEFAULT_CHUNK, desc: str | None = None) -> MatchStats:
+    """A against B (or A alone in a one-player game) over ``games`` games, seats rotated."""
+    _check_games(games)
+    chunks = _match_chunks(game, a, b, games, spawn(seed, 1)[0], chunk)
+    results = run_tasks(_play_chunk, chunks, jobs, desc, weights=[c.games for c in chunks], unit="game")
+    total = MatchStats()
+    for _pair, stats in results:
+        total.add(stats)
+    return total
+
+
+@dataclass
+class TournamentResult:
+    """A round robin: ``pairs[(i, j)]`` is the match of player i against player j (i's side)."""
+
+    labels: list[str]
+    pairs: dict[tuple[int, int], MatchStats] = field(default_factory=dict)
+    one_player: bool = False
+
+    def win_matrix(self) -> np.ndarray:
+        """``W[i, j]`` = i's win rate against j (NaN on the diagonal)."""
+        n = len(self.labels)
+        matrix = np.full((n, n), np.nan)
+        for (i, j), stats in self.pairs.items():
+            matrix[i, j] = stats.wins / stats.games
+            matrix[j, i] = stats.losses / stats.games
+        return matrix
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per ordered pair (both directions), for CSV and JSON output."""
+        out = []
+        for (i, j), stats in sorted(self.pairs.items()):
+            forward = stats.to_dict()
+            out.append({"player": self.labels[i], "opponent": self.labels[j], **forward})
+            back = _reverse(stats).to_dict()
+            out.append({"player": self.labels[j], "opponent": self.labels[i], **back})
+        return out
+
+
+def _reverse(stats: MatchStats) -> MatchStats:
+    """The same two-player match seen from the other side (score sums of squares are not
+    tracked for the opponent, so its score interval is not reported)."""
+    return MatchStats(games=stats.games, wins=stats.losses, draws=stats.draws, losses=stats.wins,
+                      score=stats.opp_score, score_sq=float("nan"), opp_score=stats.score,
+                      seconds=stats.seconds)
+
+
+def round_robin(game: Game, players: Sequence[Player], games_per_pair: int, seed: int,
+                jobs: int = 1, chunk: int = DEFAULT_CHUNK, desc: str | None = "tournament") -> TournamentResult:
+    """Every pair of ``players`` meets once over ``games_per_pair`` games (seats rotated).
+
+    For a one-player game each player is measured alone (``pairs[(i, i)]``).
+    """
+    _check_games(games_per_pair)
+    if len(players) < 2 and game.n_seats > 1:
+        raise FsmarenaError("a tournament needs at least two players")
+    labels = _unique_labels([p.label for p in players])
+    if game.n_seats == 1:
+        pairs = [(i, i) for i in range(len(players))]
+    else:
+        pairs = [(i, j) for i in range(len(players)) for j in range(i + 1, len(players))]
+    pair_seeds = spawn(seed, len(pairs))
+    chunks: list[_Chunk] = []
+    for number, ((i, j), child) in enumerate(zip(pairs, pair_seeds)):
+        opponent = None if game.n_seats == 1 else players[j]
+        chunks.extend(_match_chunks(game, players[i], opponent, games_per_pair, child, chunk, number))
+    results = run_tasks(_play_chunk, chunks, jobs, desc, weights=[c.games for c in chunks], unit="game")
+    result = TournamentResult(labels, one_player=game.n_seats == 1)
+    for number, stats in results:
+        result.pairs.setdefault(pairs[number], MatchStats()).add(stats)
+    return result
+
+
+def _unique_labels(labels: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label}#{seen[label]}")
+    return out
