@@ -1,0 +1,68 @@
+"""One publication style for every fsmarena figure.
+
+Colour-blind-safe Okabe-Ito colours, sizes for a single journal column (3.4 in) or the full
+page width (7 in), fonts legible at that size, every figure saved as PNG (300 dpi) and as a
+vector PDF.  Plotting never needs a display: the Agg backend is forced here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from fsmarena.fileio import atomic_path  # noqa: E402
+
+#: Okabe & Ito (2008) palette, safe for the common colour-vision deficiencies
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+COLUMN_WIDTH = 3.4
+PAGE_WIDTH = 7.0
+#: colour maps: sequential and diverging, both perceptually uniform and colour-blind safe
+SEQUENTIAL_CMAP = "cividis"
+DIVERGING_CMAP = "PuOr"
+
+RC = {
+    "font.size": 8,
+    "axes.titlesize": 9,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "legend.fontsize": 7,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO),
+    "savefig.bbox": "tight",
+    "savefig.pad_inches": 0.02,
+    "pdf.fonttype": 42,  # embed TrueType: editable text in vector output
+    "svg.fonttype": "none",
+}
+
+
+@contextlib.contextmanager
+def style() -> Iterator[None]:
+    """Apply the fsmarena style inside a ``with`` block."""
+    with plt.rc_context(RC):
+        yield
+
+
+def color(i: int) -> str:
+    return OKABE_ITO[i % len(OKABE_ITO)]
+
+
+def save(fig: "plt.Figure", stem: str | Path, formats: Sequence[str] = ("png", "pdf")) -> list[Path]:
+    """Save ``fig`` as ``stem.png`` and ``stem.pdf`` (atomically) and close it."""
+    paths = []
+    try:
+        for fmt in formats:
+            path = Path(f"{stem}.{fmt}")
+            with atomic_path(path) as tmp:
+                fig.savefig(tmp, format=fmt, dpi=300)
+            paths.append(path)
+    finally:
+        plt.close(fig)
+    return paths

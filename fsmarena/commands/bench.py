@@ -1,0 +1,53 @@
+"""``fsmarena bench``: engine speed against a plain-Python loop measured in the same run."""
+
+from __future__ import annotations
+
+from fsmarena.commands._common import add_json, print_json
+from fsmarena.errors import FsmarenaError
+
+NAME = "bench"
+HELP = "benchmark the batched engines (games/s) against a plain-Python loop, with ratios"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("game", metavar="GAME", nargs="?", help="one game (default: all)")
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="multiply every case's amount of work (e.g. 0.1 for a quick look)")
+    parser.add_argument("--case", default=None, help="only cases whose name contains this text")
+    add_json(parser)
+
+
+def run(args) -> int:
+    from games import available_games, get_game
+    from games.bench import cases_for, time_case
+
+    if not args.scale > 0:
+        raise FsmarenaError("--scale must be positive")
+    names = [args.game] if args.game else available_games()
+    results = []
+    for name in names:
+        game = get_game(name)
+        for case in cases_for(game):
+            if args.case and args.case not in case.name:
+                continue
+            result = {"game": name, **time_case(case, scale=args.scale)}
+            results.append(result)
+            if not args.json:
+                print(_line(result), flush=True)
+    if args.json:
+        print_json({"results": results})
+    elif not results:
+        print("no benchmark cases")
+    return 0
+
+
+def _line(result: dict) -> str:
+    unit = result["unit"]
+    text = (f"{result['game']:>9} | {result['case']}: {result['engine_per_second']:,.0f} {unit}/s "
+            f"({result['engine_units']:,} {unit} in {result['engine_seconds']:.2f} s)")
+    if "ratio" in result:
+        text += (f" | plain loop {result['plain_per_second']:,.0f} {unit}/s"
+                 f" | ratio {result['ratio']:.1f}x")
+    if "target" in result:
+        text += f" | target: {result['target']}"
+    return text

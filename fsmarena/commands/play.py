@@ -1,0 +1,51 @@
+"""``fsmarena play``: player A against player B (seats rotated), or A alone in a one-player game."""
+
+from __future__ import annotations
+
+from fsmarena.commands._common import add_game, add_json, add_seed_jobs, game_from_args, positive_int, print_json
+from fsmarena.errors import FsmarenaError
+
+NAME = "play"
+HELP = "play A against B (seats swapped in half of the games) and report A's results"
+
+
+def add_arguments(parser) -> None:
+    add_game(parser)
+    parser.add_argument("a", metavar="A", help="builtin player name or player JSON file")
+    parser.add_argument("b", metavar="B", nargs="?", help="opponent (not for one-player games)")
+    parser.add_argument("--games", type=positive_int, default=10_000, help="number of games (default 10000)")
+    add_seed_jobs(parser)
+    add_json(parser)
+
+
+def run(args) -> int:
+    from games.match import play_match
+    from games.players import resolve_player
+
+    game = game_from_args(args)
+    a = resolve_player(args.a, game)
+    if game.n_seats == 1:
+        if args.b is not None:
+            raise FsmarenaError(f"{game.name} is a one-player game: give one player")
+        b = None
+    else:
+        if args.b is None:
+            raise FsmarenaError(f"{game.name} is a {game.n_seats}-player game: give an opponent B")
+        b = resolve_player(args.b, game)
+    stats = play_match(game, a, b, args.games, args.seed, args.jobs, desc="play")
+    result = stats.to_dict(one_player=game.n_seats == 1)
+    if args.json:
+        print_json(result)
+        return 0
+    if game.n_seats == 1:
+        low, high = result["score_ci95"]
+        print(f"{a.label}: mean score {result['mean_score']:.4f} (95% CI {low:.4f} to {high:.4f}) over {stats.games} games")
+    else:
+        low, high = result["win_ci95"]
+        print(f"{a.label} vs {b.label} over {stats.games} games (seats rotated):")
+        print(f"  win {100 * result['win']:.2f}% (95% CI {100 * low:.2f} to {100 * high:.2f})   "
+              f"draw {100 * result['draw']:.2f}%   loss {100 * result['loss']:.2f}%")
+        print(f"  mean score {result['score']:.4f} vs {result['opp_score']:.4f}")
+    if result["games_per_second"]:
+        print(f"  {result['games_per_second']:,.0f} games/s")
+    return 0

@@ -1,0 +1,107 @@
+"""``fsmarena tournament``: a round robin, written as CSV/JSON tables and a heat map."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+
+from fsmarena.commands._common import (add_game, add_json, add_seed_jobs, game_from_args, positive_int,
+                                       prepare_out, print_json)
+from fsmarena.fileio import write_json, write_text
+
+NAME = "tournament"
+HELP = "round robin between players; writes results.csv, matrix.csv, tournament.json and a heat map"
+
+RESULT_FIELDS = ["player", "opponent", "games", "win", "draw", "loss", "score", "opp_score",
+                 "win_ci_low", "win_ci_high"]
+
+
+def add_arguments(parser) -> None:
+    add_game(parser)
+    parser.add_argument("players", metavar="PLAYER", nargs="+", help="builtin names or player JSON files")
+    parser.add_argument("--games", type=positive_int, default=10_000, help="games per pair (default 10000)")
+    add_seed_jobs(parser)
+    parser.add_argument("--out", required=True, help="output folder")
+    add_json(parser)
+
+
+def run(args) -> int:
+    from figures.heatmap import win_rate_heatmap
+    from games.match import round_robin
+    from games.players import resolve_player
+
+    game = game_from_args(args)
+    players = [resolve_player(spec, game) for spec in args.players]
+    out = prepare_out(args.out)
+    result = round_robin(game, players, args.games, args.seed, args.jobs)
+    summary = {"game": game.name, "games_per_pair": args.games, "seed": args.seed,
+               "players": result.labels}
+    if result.one_player:
+        rows = [{"player": result.labels[i], **stats.to_dict(one_player=True)}
+                for (i, _), stats in sorted(result.pairs.items())]
+        summary["results"] = rows
+        write_text(out / "results.csv", _csv(rows, ["player", "games", "mean_score"]))
+    else:
+        rows = []
+        for row in result.rows():
+            low, high = row.pop("win_ci95")
+            row.pop("score_ci95", None)
+            rows.append({**row, "win_ci_low": low, "win_ci_high": high})
+        matrix = result.win_matrix()
+        summary["win_matrix"] = matrix.tolist()
+        summary["results"] = rows
+        write_text(out / "results.csv", _csv(rows, RESULT_FIELDS))
+        write_text(out / "matrix.csv", _matrix_csv(result.labels, matrix))
+        low, high = _ci_matrices(result.labels, rows)
+        win_rate_heatmap(matrix, result.labels, out / "heatmap", low, high,
+                         title=f"{game.name}: round robin, {args.games} games per pair")
+    summary.pop("games_per_second", None)
+    write_json(out / "tournament.json", summary)
+    if args.json:
+        print_json(summary)
+    else:
+        print(_table(result.labels, result.win_matrix()) if not result.one_player else _scores(rows))
+        print(f"written to {out}/")
+    return 0
+
+
+def _csv(rows, fields) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def _matrix_csv(labels, matrix) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["win rate of row vs column"] + labels)
+    for label, row in zip(labels, matrix):
+        writer.writerow([label] + ["" if np.isnan(v) else f"{v:.6f}" for v in row])
+    return buffer.getvalue()
+
+
+def _ci_matrices(labels, rows):
+    index = {label: i for i, label in enumerate(labels)}
+    low = np.full((len(labels),) * 2, np.nan)
+    high = low.copy()
+    for row in rows:
+        i, j = index[row["player"]], index[row["opponent"]]
+        low[i, j], high[i, j] = row["win_ci_low"], row["win_ci_high"]
+    return low, high
+
+
+def _table(labels, matrix) -> str:
+    width = max(len(label) for label in labels) + 2
+    lines = ["win rate (row vs column)".ljust(width) + "".join(label[:10].rjust(11) for label in labels)]
+    for label, row in zip(labels, matrix):
+        cells = "".join(("—" if np.isnan(v) else f"{100 * v:.1f}%").rjust(11) for v in row)
+        lines.append(label.ljust(width) + cells)
+    return "\n".join(lines)
+
+
+def _scores(rows) -> str:
+    return "\n".join(f"{row['player']}: mean score {row['mean_score']:.4f}" for row in rows)
