@@ -213,8 +213,9 @@ class DivideTheDollar(Game):
     def play(self, n: int, rng: np.random.Generator, decide, deck_order: np.ndarray | None = None,
              trace: list | None = None) -> Outcome:
         """Play ``n`` games.  ``deck_order`` (``(n, deck_size)`` card types) scripts the deal
-        and draws instead of random draws; ``trace`` collects ``(round, leader, lead_card,
-        follow_card, scored)`` arrays per round (both for tests)."""
+        and draws instead of random draws; ``trace`` collects, per round, a dict of the
+        leader, both cards played, whether the round scored, and the hands and deck after the
+        round's plays (before drawing) — both for tests."""
         t, cfg = self.tables, self.config
         K = t.K
         rows = np.arange(n)
@@ -274,7 +275,9 @@ class DivideTheDollar(Game):
             last_played[leader] = lead_card + 1
             last_played[follower] = follow_card + 1
             if trace is not None:
-                trace.append((rnd, leader, lead_card, follow_card, scored))
+                trace.append({"round": rnd, "leader": leader, "lead_card": lead_card,
+                              "follow_card": follow_card, "scored": scored,
+                              "hands": (t.counts[hands[0]], t.counts[hands[1]]), "deck": deck.T.copy()})
             if rnd < cfg.rounds - 1:
                 for seat in (0, 1):
                     if remaining > 0:

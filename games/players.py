@@ -243,7 +243,13 @@ def player_class(kind: str) -> type[Player]:
     if kind not in KINDS:
         raise FsmarenaError(f"unknown player kind '{kind}' (known: {', '.join(sorted(KINDS))})")
     module_name, class_name = KINDS[kind].split(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        raise FsmarenaError(f"player kind '{kind}' is not available in this version of fsmarena") from None
+    return getattr(module, class_name)
 
 
 def player_to_json(player: Player, game: "Game") -> dict[str, Any]:
