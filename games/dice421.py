@@ -262,6 +262,12 @@ class Dice421(Game):
 
         return policy_rows(self, table)
 
+    def policy_text(self, table: np.ndarray) -> str:
+        """A policy table as a text table: which dice to keep, by dice and throws left."""
+        from games.dice421_exact import policy_text
+
+        return policy_text(self, table)
+
     # ---- engine ----------------------------------------------------------------------
     def play(self, n: int, rng: np.random.Generator, decide, rolls: np.ndarray | None = None,
              trace: list | None = None) -> Outcome:
