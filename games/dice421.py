@@ -256,6 +256,18 @@ class Dice421(Game):
 
         return exact_optimum(self)
 
+    def exact_value(self, policy) -> Fraction:
+        """The exact expected score of a TablePolicy or action table (see dice421_exact)."""
+        from games.dice421_exact import exact_value
+
+        return exact_value(self, policy)
+
+    def expected_scores(self, tables: np.ndarray) -> np.ndarray:
+        """Expected scores of many action tables ``(P, n_states)`` at once, as floats."""
+        from games.dice421_exact import expected_scores
+
+        return expected_scores(self, tables)
+
     def policy_rows(self, table: np.ndarray) -> list[dict]:
         """A policy table as readable rows: per dice and throws left, which dice to keep."""
         from games.dice421_exact import policy_rows
