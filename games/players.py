@@ -37,6 +37,7 @@ KINDS: dict[str, str] = {
     "table-policy": "games.players:TablePolicy",
     "table-fsm": "evo.table_fsm:TableFSM",
     "bda": "evo.bda:BinaryDecisionAutomaton",
+    "vautour-builtin": "games.vautour_players:VautourBuiltin",
 }
 
 

@@ -1,0 +1,439 @@
+"""Stupide Vautour / Hol's der Geier (seed 004): simultaneous bidding for 2-5 players.
+
+Rules.  Every player holds the bid cards ``1..cards`` (default 15).  The prize deck (default
+-5..-1 and +1..+10) is shuffled; each turn one prize is turned face up and every player bids one
+of its remaining cards at the same time.  A positive prize goes to the highest bid, a negative
+one to the lowest.  After ``cards`` turns every card has been bid exactly once; a player's score
+is the sum of the prizes it won, and the highest total wins (+1 sole winner, 0 shared first
+place, -1 otherwise, from the exact integer totals).
+
+Ties (``tie_rule``).  In both rules a bid that another player matched is *out*: the prize goes
+to the highest (positive prize) or lowest (negative prize) bid that nobody else played.  So
+bids 10, 10, 7 on a +5 give it to the 7 ("the tie passes down to the next highest bid"), and
+10, 10, 7, 7, 3 give it to the 3.  The rules differ only when no bid is unmatched:
+
+* ``"seed"`` (default; the seed notebook): the prize is discarded, nobody gets it.
+* ``"cancel"`` (the published rules): the prize carries over and is added to the next one; the
+  next turn is played for the whole pot, whose *sum* decides whether the highest or the lowest
+  unmatched bid takes it (a pot that sums to zero follows the sign of the newest prize).  The
+  pot keeps growing while every bid stays matched; a pot still open after the last turn is
+  discarded.
+
+The deck is a parameter (distinct non-zero integers, as many as there are cards).  Left unset
+it is the default deck for the number of cards: ``cards // 3`` maluses ``-k..-1`` and the rest
+bonuses ``1..cards - k``, which is the published -5..-1, +1..+10 for 15 cards and
+-2, -1, +1..+4 for the seed's reduced 6-card game.
+
+Observations.  ``index`` is the seed's *no-memory state*: the current prize and the set of the
+player's own remaining cards, ``prize_position * (2**cards - 1) + (hand_bits - 1)`` with
+``prize_position`` the prize's place in the deck sorted by value and ``hand_bits`` the bitmask
+of remaining cards (bit ``c - 1`` for card ``c``).  Empty hands never decide, so the range is
+dense and its size is the seed's count: ``cards * (2**cards - 1)`` = 491,505 for 15 cards, 378
+for 6.  ``features`` (all in [0, 1], for binary decision automata): prize value, prize rank,
+value at stake (with any carried pot), own lowest / mean / highest card, the highest card any
+opponent still holds, turn fraction, own score lead.  Encodings (FSM inputs): ``prize`` (prize
+position), ``opp_last`` (the next seat's last bid: 0 none yet, 1 low, 2 middle, 3 high third)
+and ``carry`` (1 when a carried pot is at stake).  Further parts for strategies: ``hand``
+(bitmask), ``prize_value``, ``stake``, ``rank``.
+
+Actions.  One numbering serves every action set, so a saved player means the same thing in
+every game with the same number of cards:
+
+* actions ``0..6`` are *abstract* bids, turned into a card by the engine: ``bid_rank`` (the
+  card nearest to the prize's rank, see below), ``rank_up`` / ``rank_down`` (nearest to rank
+  +1 / -1; ties go up / down), ``lowest``, ``median`` (the lower median of the remaining
+  cards), ``highest`` and ``random`` (a uniformly random remaining card, drawn by the engine);
+* actions ``7 .. 6 + cards`` are *concrete* bids: action ``6 + c`` bids card ``c``
+  (:meth:`StupideVautour.bid_action`).
+
+The prize's *rank* orders the deck by importance, ``(|value|, value)``: for the default deck
+-1, +1, -2, +2, ..., -5, +5, +6, ..., +10 get ranks 1..15, so the most valuable bonuses and the
+worst maluses are matched with high cards (with positive prizes only, as in Goofspiel, the
+rank is the value).  ``nearest`` breaks distance ties towards the lower card for ``bid_rank``.
+
+``action_set`` chooses the action space offered to a player:
+
+* ``"bids"`` (default, tabular learners): ``n_actions = 7 + cards``, the mask allows exactly the
+  concrete bids of the cards in hand (the abstract block is masked out);
+* ``"abstract"`` (automata): ``n_actions = 7``, no mask (every abstract action is always legal);
+* ``"both"``: ``n_actions = 7 + cards``, abstract actions and the concrete bids in hand are legal.
+
+Why this design.  A learner trained on ``bids`` plays unchanged in ``both`` (same states, same
+action numbers) and so does an automaton evolved on ``abstract`` (its actions are a prefix),
+so tabular policies, automata and builtins meet in one ``both`` game; loading a ``bids`` policy
+into an ``abstract`` game fails loudly (its actions are out of range) instead of being silently
+re-read.  The seed's strategies are written in terms of the abstract actions (``max`` = highest
+card, ``random`` = a uniformly random remaining card, ...); in the ``bids`` action set they
+turn their abstract choice into the concrete card with the same table the engine uses
+(:meth:`_Tables.resolve`, the documented per-game hook), so they play identically in every
+action set.  An illegal concrete bid (a card already played) is never trusted: the engine bids
+the nearest remaining card instead, so every card is bid exactly once whatever the player does
+(``check_legal`` in the arena still reports the illegal choice in tests).
+
+Engine.  All ``n`` games run in lock-step (every game has ``cards`` turns).  A hand is an int
+bitmask, and every rule that depends on a hand is a lookup table over the ``2**cards`` hands
+computed once per configuration (``_Tables``): the abstract bids, the masks, the features.
+Each turn the engine builds every seat's observation from the state *before* any bid of the
+turn is revealed, asks every seat (``decide(seat, obs, None)``), then resolves all the bids at
+once.  Per-turn state is replaced, never mutated, so an observation kept by a player stays true.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+from games.base import Game, Observation, Outcome, rewards_from_ranking
+
+BID_RANK, RANK_UP, RANK_DOWN, LOWEST, MEDIAN, HIGHEST, RANDOM = range(7)
+ABSTRACT_NAMES = ("bid_rank", "rank_up", "rank_down", "lowest", "median", "highest", "random")
+N_ABSTRACT = len(ABSTRACT_NAMES)
+FEATURE_NAMES = ("prize", "rank", "stake", "low", "mean", "high", "opp_high", "turn", "lead")
+TIE_RULES = ("seed", "cancel")
+ACTION_SETS = ("bids", "abstract", "both")
+MAX_CARDS = 16
+#: number of buckets of the ``opp_last`` encoding besides "no bid yet"
+OPP_BUCKETS = 3
+
+
+def default_prizes(cards: int) -> tuple[int, ...]:
+    """The default deck for ``cards`` cards: ``cards // 3`` maluses -k..-1, then bonuses 1..cards-k."""
+    k = cards // 3
+    return tuple(range(-k, 0)) + tuple(range(1, cards - k + 1))
+
+
+@dataclass(frozen=True)
+class VautourConfig:
+    """Stupide Vautour rules: ``players`` (2-5), bid cards ``1..cards``, the prize deck
+    (``None`` = :func:`default_prizes`), the tie rule (``seed`` or ``cancel``) and the action
+    set offered to players (``bids``, ``abstract`` or ``both``); see the module docstring."""
+
+    players: int = 2
+    cards: int = 15
+    prizes: tuple[int, ...] | None = None
+    tie_rule: str = "seed"
+    action_set: str = "bids"
+
+    def __post_init__(self) -> None:
+        if not _is_int(self.players) or not 2 <= self.players <= 5:
+            raise FsmarenaError(f"vautour: players must be 2 to 5, got {self.players!r}")
+        if not _is_int(self.cards) or not 1 <= self.cards <= MAX_CARDS:
+            raise FsmarenaError(f"vautour: cards must be 1 to {MAX_CARDS}, got {self.cards!r}")
+        if self.prizes is None:
+            object.__setattr__(self, "prizes", default_prizes(self.cards))
+        prizes = self.prizes
+        if not isinstance(prizes, tuple) or not all(_is_int(p) for p in prizes):
+            raise FsmarenaError("vautour: prizes must be a list of whole numbers")
+        if len(prizes) != self.cards:
+            raise FsmarenaError(f"vautour: the prize deck has {len(prizes)} cards but players bid "
+                                f"{self.cards} cards: they must be equal")
+        if 0 in prizes or len(set(prizes)) != len(prizes):
+            raise FsmarenaError("vautour: prizes must be distinct and non-zero")
+        if any(abs(p) > 10**9 for p in prizes):
+            raise FsmarenaError("vautour: prizes must be at most 10**9 in size")
+        if self.tie_rule not in TIE_RULES:
+            raise FsmarenaError(f"vautour: unknown tie_rule '{self.tie_rule}' (known: {', '.join(TIE_RULES)})")
+        if self.action_set not in ACTION_SETS:
+            raise FsmarenaError(
+                f"vautour: unknown action_set '{self.action_set}' (known: {', '.join(ACTION_SETS)})")
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+class _Tables:
+    """Every hand-dependent rule as a lookup table over the ``2**cards`` hand bitmasks."""
+
+    def __init__(self, cards: int, prizes: tuple[int, ...]):
+        C = cards
+        H = 1 << C
+        self.C, self.H = C, H
+        #: prize values in ascending order: prize position p <-> values[p]
+        self.values = np.array(sorted(prizes), dtype=np.int64)
+        importance = sorted(range(C), key=lambda p: (abs(int(self.values[p])), int(self.values[p])))
+        #: rank[p] in 1..C: the prize's place in the deck ordered by (|value|, value)
+        self.rank = np.empty(C, dtype=np.int64)
+        self.rank[importance] = np.arange(1, C + 1)
+
+        hands = np.arange(H, dtype=np.int64)
+        cards = np.arange(1, C + 1)
+        bits = ((hands[:, None] >> (cards - 1)) & 1).astype(bool)  # (H, C)
+        self.popcount = bits.sum(axis=1).astype(np.int64)
+        self.cardsum = (bits * cards).sum(axis=1).astype(np.int64)
+        # select[h, j] = j-th smallest card of h (0 beyond the hand)
+        self.select = np.zeros((H, C), dtype=np.int64)
+        rows, cols = np.nonzero(bits)
+        position = np.cumsum(bits, axis=1) - 1
+        self.select[rows, position[rows, cols]] = cols + 1
+        last = np.maximum(self.popcount - 1, 0)
+        self.lowest = self.select[:, 0].copy()
+        self.highest = self.select[hands, last]
+        self.median = self.select[hands, last // 2]
+
+        # nearest remaining card to each target 1..C (column 0 unused), ties down / up
+        self.nearest_down = np.zeros((H, C + 1), dtype=np.int64)
+        self.nearest_up = np.zeros((H, C + 1), dtype=np.int64)
+        big = 4 * C + 4
+        for target in range(1, C + 1):
+            distance = 2 * np.abs(cards - target)
+            for table, penalty in ((self.nearest_down, cards > target), (self.nearest_up, cards < target)):
+                key = np.where(bits, distance + penalty, big)
+                table[:, target] = key.argmin(axis=1) + 1
+
+        # abstract_card[a, h, p]: the card abstract action a (all but random) bids
+        r = self.rank
+        self.abstract_card = np.zeros((RANDOM, H, C), dtype=np.int64)
+        self.abstract_card[BID_RANK] = self.nearest_down[:, r]
+        self.abstract_card[RANK_UP] = self.nearest_up[:, np.minimum(r + 1, C)]
+        self.abstract_card[RANK_DOWN] = self.nearest_down[:, np.maximum(r - 1, 1)]
+        self.abstract_card[LOWEST] = self.lowest[:, None]
+        self.abstract_card[MEDIAN] = self.median[:, None]
+        self.abstract_card[HIGHEST] = self.highest[:, None]
+        self._abstract_flat = self.abstract_card.reshape(-1)
+
+        # masks over the full numbering (abstract block, then concrete bids)
+        self.mask_bids = np.zeros((H, N_ABSTRACT + C), dtype=bool)
+        self.mask_bids[:, N_ABSTRACT:] = bits
+        self.mask_both = self.mask_bids.copy()
+        self.mask_both[:, :N_ABSTRACT] = True
+
+        # feature tables
+        self.low_f = self.lowest / C
+        self.high_f = self.highest / C
+        self.mean_f = self.cardsum / np.maximum(self.popcount, 1) / C
+        vmin, vmax = int(self.values[0]), int(self.values[-1])
+        self.prize_f = (self.values - vmin) / (vmax - vmin) if vmax > vmin else np.full(C, 0.5)
+        self.rank_f = (self.rank - 1) / (C - 1) if C > 1 else np.zeros(C)
+        self.negative_sum = int(self.values[self.values < 0].sum())
+        self.positive_sum = int(self.values[self.values > 0].sum())
+        self.span = int(np.abs(self.values).sum())
+        # opp_last buckets: 0 none yet, then low / middle / high thirds of 1..C
+        self.bucket = np.zeros(C + 1, dtype=np.int64)
+        self.bucket[1:] = 1 + np.minimum(OPP_BUCKETS - 1, (OPP_BUCKETS * (cards - 1)) // C)
+
+    @property
+    def full(self) -> int:
+        return self.H - 1
+
+    def resolve(self, actions: np.ndarray, hand: np.ndarray, prize: np.ndarray,
+                rng: np.random.Generator) -> np.ndarray:
+        """The card each action bids (the per-game hook shared by engine and strategies).
+
+        ``actions`` in the full numbering (abstract 0..6, concrete 7..6+C), ``hand`` bitmasks,
+        ``prize`` prize positions; ``random`` draws from ``rng``.  A concrete bid of a card no
+        longer in hand becomes the nearest remaining card (ties down).
+        """
+        if len(actions) and actions.min() >= N_ABSTRACT:  # fast path: concrete bids only
+            card = actions - (N_ABSTRACT - 1)
+            held = (hand >> (card - 1)) & 1
+            if not held.all():
+                bad = held == 0
+                card[bad] = self.nearest_down[hand[bad], card[bad]]
+            return card
+        card = np.empty(len(actions), dtype=np.int64)
+        deterministic = actions < RANDOM
+        if deterministic.any():
+            a, h, p = actions[deterministic], hand[deterministic], prize[deterministic]
+            card[deterministic] = self._abstract_flat[(a * self.H + h) * self.C + p]
+        chance = actions == RANDOM
+        if chance.any():
+            h = hand[chance]
+            pick = (rng.random(len(h)) * self.popcount[h]).astype(np.int64)
+            card[chance] = self.select[h, pick]
+        concrete = actions > RANDOM
+        if concrete.any():
+            card[concrete] = self.resolve(actions[concrete], hand[concrete], prize[concrete], rng)
+        return card
+
+
+@functools.lru_cache(maxsize=8)
+def _tables(cards: int, prizes: tuple[int, ...]) -> _Tables:
+    """Tables depend on the cards and the deck only (shared by every player count and rule)."""
+    return _Tables(cards, prizes)
+
+
+class StupideVautour(Game):
+    """Stupide Vautour / Hol's der Geier; see the module docstring for rules, actions, engine."""
+
+    name = "vautour"
+    title = "Stupide Vautour / Hol's der Geier (2-5 players, simultaneous bids, seed 004)"
+    Config = VautourConfig
+
+    def __init__(self, config: VautourConfig | None = None):
+        super().__init__(config)
+        self.tables = _tables(self.config.cards, self.config.prizes)
+
+    # ---- interface -------------------------------------------------------------------
+    @property
+    def n_seats(self) -> int:
+        return self.config.players
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        if self.config.action_set == "abstract":
+            return ABSTRACT_NAMES
+        return ABSTRACT_NAMES + tuple(f"bid_{c}" for c in range(1, self.config.cards + 1))
+
+    @property
+    def n_actions(self) -> int:
+        return N_ABSTRACT if self.config.action_set == "abstract" else N_ABSTRACT + self.config.cards
+
+    @property
+    def n_states(self) -> int:
+        return self.config.cards * (self.tables.H - 1)
+
+    feature_names = FEATURE_NAMES
+
+    @property
+    def encodings(self):
+        return {"prize": self.config.cards, "opp_last": OPP_BUCKETS + 1, "carry": 2}
+
+    def bid_action(self, card: int) -> int:
+        """The action number of the concrete bid of ``card`` (not in the abstract action set)."""
+        if self.config.action_set == "abstract":
+            raise FsmarenaError("vautour: the abstract action set has no concrete bids")
+        if not 1 <= card <= self.config.cards:
+            raise FsmarenaError(f"vautour: no card {card} (cards are 1..{self.config.cards})")
+        return N_ABSTRACT + card - 1
+
+    def state_label(self, index: int) -> str:
+        position, bits = divmod(int(index), self.tables.H - 1)
+        bits += 1
+        cards = [c for c in range(1, self.config.cards + 1) if bits >> (c - 1) & 1]
+        return f"prize {int(self.tables.values[position]):+d}, hand {' '.join(map(str, cards))}"
+
+    def builtin_players(self) -> dict[str, Callable]:
+        from games.vautour_players import builtin_factories
+
+        return builtin_factories()
+
+    def bench_cases(self):
+        from games.vautour_reference import bench_cases
+
+        return bench_cases(self)
+
+    # ---- engine ----------------------------------------------------------------------
+    def play(self, n: int, rng: np.random.Generator, decide, prize_order: np.ndarray | None = None,
+             trace: list | None = None) -> Outcome:
+        """Play ``n`` games.  ``prize_order`` (``(n, cards)`` prize values, each row a
+        permutation of the deck) scripts the order the prizes are turned up; ``trace``
+        collects one dict per turn (prize, stake, bids, winner or -1, carried) — both for tests."""
+        t, cfg = self.tables, self.config
+        P, C = cfg.players, cfg.cards
+        order = self._prize_order(n, rng, prize_order)
+        cancel = cfg.tie_rule == "cancel"
+        hands = [np.full(n, t.full, dtype=np.int64) for _ in range(P)]
+        points = [np.zeros(n, dtype=np.int64) for _ in range(P)]
+        last = [np.zeros(n, dtype=np.int64) for _ in range(P)]
+        carry = np.zeros(n, dtype=np.int64)      # value of the carried pot (cancel rule)
+        carried = np.zeros(n, dtype=np.int64)    # number of prize cards in it
+        for turn in range(C):
+            prize = order[turn]
+            value = t.values[prize]
+            stake = carry + value if cancel else value
+            observations = [self._observe(s, turn, prize, value, stake, carried, hands, points, last, n)
+                            for s in range(P)]
+            bids = []
+            for seat in range(P):
+                actions = np.asarray(decide(seat, observations[seat], None))
+                if actions.shape != (n,):
+                    raise FsmarenaError(f"vautour: seat {seat} gave {actions.shape} actions for {n} games")
+                if n and (actions.min() < 0 or actions.max() >= self.n_actions):
+                    raise FsmarenaError(f"vautour: seat {seat} chose an action out of range 0..{self.n_actions - 1}")
+                bids.append(t.resolve(actions.astype(np.int64, copy=False), hands[seat], prize, rng))
+            if cancel:
+                positive = np.where(stake == 0, value > 0, stake > 0)
+            else:
+                positive = value > 0
+            winner, won = _award(bids, positive, C)
+            points = [points[s] + np.where(won & (winner == s), stake, 0) for s in range(P)]
+            hands = [hands[s] ^ (1 << (bids[s] - 1)) for s in range(P)]
+            last = bids
+            if cancel:
+                carry = np.where(won, 0, stake)
+                carried = np.where(won, 0, carried + 1)
+            if trace is not None:
+                trace.append({"turn": turn, "prize": value, "stake": stake, "bids": np.stack(bids, axis=1),
+                              "winner": np.where(won, winner, -1), "carried": carried.copy(),
+                              "points": np.stack(points, axis=1)})
+        totals = np.stack(points, axis=1)
+        return Outcome(scores=totals.astype(float), rewards=rewards_from_ranking(totals))
+
+    def _prize_order(self, n: int, rng: np.random.Generator, prize_order) -> np.ndarray:
+        """``(cards, n)`` prize positions, one column per game (turn-major for speed)."""
+        t, C = self.tables, self.config.cards
+        if prize_order is None:
+            return np.argsort(rng.random((C, n)), axis=0)
+        order = np.asarray(prize_order)
+        if order.shape != (n, C) or order.dtype.kind not in "iu":
+            raise FsmarenaError(f"vautour: prize_order must be ({n}, {C}) whole numbers")
+        if not np.array_equal(np.sort(order, axis=1), np.broadcast_to(t.values, (n, C))):
+            raise FsmarenaError("vautour: every row of prize_order must be a permutation of the prize deck")
+        return np.ascontiguousarray(np.searchsorted(t.values, order).T)
+
+    def _observe(self, seat, turn, prize, value, stake, carried, hands, points, last, n) -> Observation:
+        t, cfg = self.tables, self.config
+        hand = hands[seat]
+        opponent = last[(seat + 1) % cfg.players]
+
+        def features() -> np.ndarray:
+            out = np.empty((n, len(FEATURE_NAMES)))
+            out[:, 0] = t.prize_f[prize]
+            out[:, 1] = t.rank_f[prize]
+            out[:, 2] = (stake - t.negative_sum) / (t.positive_sum - t.negative_sum)
+            out[:, 3] = t.low_f[hand]
+            out[:, 4] = t.mean_f[hand]
+            out[:, 5] = t.high_f[hand]
+            others = [s for s in range(cfg.players) if s != seat]
+            out[:, 6] = np.max([t.highest[hands[s]] for s in others], axis=0) / cfg.cards
+            out[:, 7] = turn / (cfg.cards - 1) if cfg.cards > 1 else 0.0
+            lead = points[seat] - np.max([points[s] for s in others], axis=0)
+            out[:, 8] = 0.5 + 0.5 * np.clip(lead / t.span, -1.0, 1.0)
+            return out
+
+        if cfg.action_set == "abstract":
+            mask = None
+        else:
+            table = t.mask_bids if cfg.action_set == "bids" else t.mask_both
+            mask = lambda: np.take(table, hand, axis=0)  # noqa: E731 - lazy part (take: 8x faster rows)
+        return Observation(
+            n, self.n_actions,
+            index=lambda: prize * (t.H - 1) + (hand - 1),
+            features=features,
+            mask=mask,
+            step=turn,
+            prize=prize,
+            opp_last=lambda: t.bucket[opponent],
+            carry=lambda: (carried > 0).astype(np.int64),
+            hand=hand,
+            prize_value=value,
+            stake=stake,
+            rank=lambda: t.rank[prize],
+        )
+
+
+def _award(bids: list[np.ndarray], positive: np.ndarray, cards: int) -> tuple[np.ndarray, np.ndarray]:
+    """Winning seat of every game and whether anyone won: the highest (positive prize) or
+    lowest (negative prize) bid that no other seat matched."""
+    if len(bids) == 2:
+        a, b = bids
+        won = a != b
+        winner = np.where(positive, b > a, b < a).astype(np.int64)
+        return winner, won
+    stacked = np.stack(bids)
+    key = np.where(positive, stacked, cards + 1 - stacked)
+    matched = np.zeros(stacked.shape, dtype=bool)
+    for i in range(len(bids)):
+        for j in range(i + 1, len(bids)):
+            same = stacked[i] == stacked[j]
+            matched[i] |= same
+            matched[j] |= same
+    key[matched] = 0
+    winner = key.argmax(axis=0)
+    won = key.max(axis=0) > 0
+    return winner, won
