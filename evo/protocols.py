@@ -1,0 +1,257 @@
+"""Evolution protocols: how a population is scored and how the next one is bred.
+
+Scoring is always one plan of games played in batches: every game seats genome members of a
+stacked player (``members`` arrays) or fixed panel players, so a whole generation's games are
+one batch cut into chunks (:func:`score`).  Chunks, and their random streams
+(``SeedSequence.spawn``), depend only on the plan, never on ``--jobs``; workers receive genome
+arrays and return reward, win and game counts per genome, summed here in task order.
+
+Protocols (``fitness`` always a float per individual, higher is better):
+
+* ``thesis`` (E. Wild's steady state): 15 evolving automata each play 5 games against each of
+  25 fresh random automata (125 games, the evolving one in seat 0); fitness = wins / 125.
+  Breeding: shuffle, take 11, sort by fitness; the 2 worst are replaced by copies of the 2
+  best, which get a two-point crossover over whole states and then 9 point mutations each.
+* ``round-robin`` (generational): every ordered pair (i, j), i != j, plays ``games_per_pair``
+  games with i in seat 0 (so each unordered pair plays both seatings); fitness = mean reward;
+  everybody is re-scored every generation.  Breeding: elitism, tournament selection,
+  crossover with probability ``crossover_rate``, point mutation of every child.
+* ``panel``: like round-robin, but fitness is the mean reward against a fixed list of players
+  (``games_per_pair`` games per panel player and seating), optionally mixed with the round
+  robin: ``panel_weight * panel + (1 - panel_weight) * round robin``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from evo.genome import GenomeSpec
+from evo.operators import crossover_states, mutate_points, tournament
+from fsmarena.errors import FsmarenaError
+from fsmarena.parallel import chunk_sizes, run_tasks
+from games.arena import Seat, play_games
+from games.base import Game
+from games.players import Player
+
+if TYPE_CHECKING:
+    from evo.run import EvolveConfig
+
+PROTOCOLS = ("thesis", "round-robin", "panel")
+
+
+# ---- scoring ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PanelSeat:
+    """A seat taken by fixed player ``index`` of the panel in every game of a pairing."""
+
+    index: int
+
+
+#: one seating of a batch: per seat, the genome members playing it (one per game) or a panel seat
+Pairing = tuple["np.ndarray | PanelSeat", ...]
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Per genome: summed reward, wins and games played."""
+
+    reward: np.ndarray
+    wins: np.ndarray
+    games: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Task:
+    game: Game
+    spec: GenomeSpec
+    genomes: np.ndarray
+    panel: tuple[Player, ...]
+    seats: Pairing
+    seed: np.random.SeedSequence
+
+
+def _play_task(task: _Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Worker: play one chunk and return (reward sums, wins, games) per genome."""
+    stack = task.spec.player(task.genomes)
+    n_genomes = len(task.genomes)
+    seats, n = [], 0
+    for entry in task.seats:
+        if isinstance(entry, PanelSeat):
+            seats.append(Seat(task.panel[entry.index]))
+        else:
+            seats.append(Seat(stack, entry))
+            n = len(entry)
+    outcome = play_games(task.game, seats, n, np.random.default_rng(task.seed))
+    reward = np.zeros(n_genomes)
+    wins = np.zeros(n_genomes, dtype=np.int64)
+    games = np.zeros(n_genomes, dtype=np.int64)
+    for seat, entry in enumerate(task.seats):
+        if isinstance(entry, PanelSeat):
+            continue
+        rewards = outcome.rewards[:, seat]
+        reward += np.bincount(entry, weights=rewards, minlength=n_genomes)
+        wins += np.bincount(entry[rewards > 0], minlength=n_genomes)
+        games += np.bincount(entry, minlength=n_genomes)
+    return reward, wins, games
+
+
+def score(game: Game, spec: GenomeSpec, genomes: np.ndarray, pairings: Sequence[Pairing],
+          seed: np.random.SeedSequence, jobs: int = 1, chunk: int = 8192,
+          panel: Sequence[Player] = ()) -> tuple[Scores, int]:
+    """Play every pairing (cut into chunks of at most ``chunk`` games) and sum the scores of
+    each genome; returns the scores and the number of games played."""
+    tasks: list[tuple[Pairing, int]] = []
+    for pairing in pairings:
+        n = next(len(e) for e in pairing if not isinstance(e, PanelSeat))
+        start = 0
+        for size in chunk_sizes(n, chunk):
+            tasks.append((tuple(e if isinstance(e, PanelSeat) else e[start:start + size] for e in pairing), size))
+            start += size
+    seeds = seed.spawn(len(tasks))
+    panel = tuple(panel)
+    work = [_Task(game, spec, genomes, panel, seats, child) for (seats, _size), child in zip(tasks, seeds)]
+    results = run_tasks(_play_task, work, jobs, weights=[size for _seats, size in tasks])
+    n_genomes = len(genomes)
+    reward = np.zeros(n_genomes)
+    wins = np.zeros(n_genomes, dtype=np.int64)
+    games = np.zeros(n_genomes, dtype=np.int64)
+    for r, w, g in results:
+        reward += r
+        wins += w
+        games += g
+    return Scores(reward, wins, games), sum(size for _seats, size in tasks)
+
+
+def round_robin_pairing(population: int, games_per_pair: int) -> Pairing:
+    """Every ordered pair (i, j), i != j, ``games_per_pair`` times, i in seat 0."""
+    first, second = np.nonzero(~np.eye(population, dtype=bool))
+    return (np.repeat(first, games_per_pair), np.repeat(second, games_per_pair))
+
+
+def panel_pairings(population: int, n_panel: int, games_per_pair: int) -> list[Pairing]:
+    """Every individual against every panel player, ``games_per_pair`` games in each seat."""
+    members = np.repeat(np.arange(population), games_per_pair)
+    pairings: list[Pairing] = []
+    for k in range(n_panel):
+        pairings += [(members, PanelSeat(k)), (PanelSeat(k), members)]
+    return pairings
+
+
+# ---- protocols --------------------------------------------------------------------------------
+
+class Protocol:
+    """Scoring and breeding of one protocol; see the module docstring."""
+
+    name: str = ""
+    #: True when fitness values of different generations are comparable (a fixed yardstick)
+    absolute: bool = True
+
+    def __init__(self, game: Game, spec: GenomeSpec, config: "EvolveConfig", panel: Sequence[Player] = ()):
+        self.game, self.spec, self.config, self.panel = game, spec, config, tuple(panel)
+
+    def evaluate(self, genomes: np.ndarray, rng: np.random.Generator, seed: np.random.SeedSequence,
+                 jobs: int) -> tuple[np.ndarray, int]:
+        """Fitness of every genome and the number of games played to get it."""
+        raise NotImplementedError
+
+    def breed(self, genomes: np.ndarray, fitness: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The next population from the current one and its fitness."""
+        raise NotImplementedError
+
+    def _mutate(self, genome: np.ndarray, rng: np.random.Generator) -> None:
+        mutate_points(genome, self.spec.high, rng, count=self.config.mutations, rate=self.config.mutation_rate)
+
+
+class ThesisProtocol(Protocol):
+    """Steady state against fresh random automata (E. Wild's thesis)."""
+
+    name = "thesis"
+    absolute = True
+
+    def evaluate(self, genomes, rng, seed, jobs):
+        c = self.config
+        population = len(genomes)
+        opponents = self.spec.random(rng, c.opponents)
+        per_member = c.opponents * c.games_per_opponent
+        evolving = np.repeat(np.arange(population), per_member)
+        rivals = population + np.tile(np.repeat(np.arange(c.opponents), c.games_per_opponent), population)
+        entrants = np.concatenate([genomes, opponents])
+        scores, games = score(self.game, self.spec, entrants, [(evolving, rivals)], seed, jobs, c.chunk)
+        return scores.wins[:population] / per_member, games
+
+    def breed(self, genomes, fitness, rng):
+        c = self.config
+        chosen = rng.permutation(len(genomes))[:c.tournament]
+        ranked = chosen[np.argsort(-fitness[chosen], kind="stable")]
+        best, worst = ranked[:c.replaced], ranked[len(ranked) - c.replaced:]
+        children = genomes[best].copy()
+        for i in range(0, len(children) - 1, 2):
+            crossover_states(children[i], children[i + 1], rng)
+        for child in children:
+            self._mutate(child, rng)
+        out = genomes.copy()
+        out[worst] = children
+        return out
+
+
+class RoundRobinProtocol(Protocol):
+    """Generational GA scored by a round robin within the population (and/or a panel)."""
+
+    name = "round-robin"
+    absolute = False
+
+    def evaluate(self, genomes, rng, seed, jobs):
+        c = self.config
+        scores, games = score(self.game, self.spec, genomes, [round_robin_pairing(len(genomes), c.games_per_pair)],
+                              seed, jobs, c.chunk)
+        return scores.reward / scores.games, games
+
+    def breed(self, genomes, fitness, rng):
+        c = self.config
+        size = len(genomes)
+        elite = np.argsort(-fitness, kind="stable")[:c.elite]
+        n_children = size - len(elite)
+        parents = tournament(fitness, c.tournament, n_children + n_children % 2, rng)
+        children = genomes[parents].copy()
+        for i in range(0, len(children), 2):
+            if rng.random() < c.crossover_rate:
+                crossover_states(children[i], children[i + 1], rng)
+        for child in children:
+            self._mutate(child, rng)
+        return np.concatenate([genomes[elite], children[:n_children]])
+
+
+class PanelProtocol(RoundRobinProtocol):
+    """Fitness against a fixed panel of players, optionally mixed with the round robin."""
+
+    name = "panel"
+
+    def __init__(self, game, spec, config, panel=()):
+        super().__init__(game, spec, config, panel)
+        if not self.panel:
+            raise FsmarenaError("the panel protocol needs at least one panel player (--panel)")
+        self.absolute = config.panel_weight == 1.0
+
+    def evaluate(self, genomes, rng, seed, jobs):
+        c = self.config
+        panel_seed, robin_seed = seed.spawn(2)
+        pairings = panel_pairings(len(genomes), len(self.panel), c.games_per_pair)
+        scores, games = score(self.game, self.spec, genomes, pairings, panel_seed, jobs, c.chunk, self.panel)
+        fitness = scores.reward / scores.games
+        if c.panel_weight < 1.0:
+            robin, robin_games = score(self.game, self.spec, genomes,
+                                       [round_robin_pairing(len(genomes), c.games_per_pair)], robin_seed, jobs, c.chunk)
+            fitness = c.panel_weight * fitness + (1 - c.panel_weight) * robin.reward / robin.games
+            games += robin_games
+        return fitness, games
+
+
+def make_protocol(game: Game, spec: GenomeSpec, config: "EvolveConfig", panel: Sequence[Player] = ()) -> Protocol:
+    classes = {"thesis": ThesisProtocol, "round-robin": RoundRobinProtocol, "panel": PanelProtocol}
+    if config.protocol not in classes:
+        raise FsmarenaError(f"unknown protocol '{config.protocol}' (known: {', '.join(PROTOCOLS)})")
+    return classes[config.protocol](game, spec, config, panel)

@@ -1,0 +1,417 @@
+"""The evolution run: generations, logbook, hall of fame, learning curve, checkpoints, resume.
+
+``evolve(game, config, seed, jobs, out)`` runs a protocol (:mod:`evo.protocols`) for
+``config.generations`` generations.  Each generation: breed (from the second generation on),
+score everybody, record DEAP ``Logbook`` statistics of the fitness together with the number of
+games simulated so far (the x-axis shared with the RL learners) and the elapsed seconds,
+update the ``HallOfFame``, and, every ``curve_every`` generations and at the last one,
+measure the generation's champion (highest fitness) against ``random`` over ``curve_games``
+games (these measurement games are not counted as simulated).
+
+Randomness.  Breeding, initial and fresh random genomes come from one numpy generator whose
+state is saved in checkpoints; the games of generation ``g`` use streams derived from
+``SeedSequence(seed, spawn_key=(1, g))`` and its learning-curve point ``(2, g)``, spawned per
+chunk, so results do not depend on ``--jobs`` and a resumed run replays exactly what the
+uninterrupted run would have done.  Nothing uses Python's ``random`` module.
+
+Hall of fame.  With a fixed yardstick (thesis, panel) fitness is comparable across
+generations and the hall of fame keeps the best ever seen.  Round-robin fitness is relative to
+the generation's population (everybody is re-scored every generation), so there the hall of
+fame holds the best of the latest generation; ``best.json`` is its first member either way.
+
+Files in ``out``: ``checkpoint.json`` (every ``checkpoint_every`` generations and at the end,
+written atomically), ``logbook.csv``, and at the end ``best.json`` and ``population.json``.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+from deap import tools
+
+from evo.genome import GENOMES, GenomeSpec, genome_spec
+from evo.operators import Individual, hall_of_fame, statistics
+from evo.protocols import PROTOCOLS, Protocol, make_protocol
+from fsmarena import progress
+from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import Fields, read_json, write_json, write_text
+from fsmarena.parallel import check_jobs, seed_sequence
+from games.base import Game, config_to_dict
+from games.match import play_match
+from games.players import Player, player_from_json, player_to_json, resolve_player, save_player
+
+FORMAT_VERSION = 1
+CHECKPOINT = "checkpoint.json"
+LOGBOOK_COLUMNS = ("gen", "games", "mean", "std", "min", "max", "vs_random", "seconds")
+#: configuration fields a resumed run may change (they do not alter what is computed)
+RESUMABLE_CHANGES = ("generations", "checkpoint_every")
+
+
+@dataclass(frozen=True)
+class EvolveConfig:
+    """Everything that defines an evolution run except the game, the seed and ``--jobs``.
+
+    ``None`` fields take the protocol's default in :meth:`resolved` (thesis: 15 automata,
+    tournament of 11, 9 mutations; round-robin and panel: 36 machines, tournament of 3,
+    2 mutations per child).
+    """
+
+    genome: str = "bda"
+    protocol: str = "thesis"
+    generations: int = 250
+    population: int | None = None
+    states: int | None = None
+    inputs: str = "index"
+    max_tests: int = 6
+    # thesis
+    opponents: int = 25
+    games_per_opponent: int = 5
+    replaced: int = 2
+    # round-robin and panel
+    games_per_pair: int = 20
+    elite: int = 2
+    crossover_rate: float = 0.7
+    panel: tuple[str, ...] = ()
+    panel_weight: float = 1.0
+    # breeding
+    tournament: int | None = None
+    mutations: int | None = None
+    mutation_rate: float | None = None
+    # run
+    hall_of_fame: int = 5
+    checkpoint_every: int = 10
+    curve_every: int = 10
+    curve_games: int = 1000
+    chunk: int = 8192
+
+    def resolved(self) -> "EvolveConfig":
+        """This configuration with the protocol's defaults filled in, validated."""
+        thesis = self.protocol == "thesis"
+        changes: dict[str, Any] = {}
+        if self.population is None:
+            changes["population"] = 15 if thesis else 36
+        if self.tournament is None:
+            changes["tournament"] = 11 if thesis else 3
+        if self.mutations is None and self.mutation_rate is None:
+            changes["mutations"] = 9 if thesis else 2
+        if self.states is None:
+            changes["states"] = 8 if self.genome == "bda" else 4
+        config = dataclasses.replace(self, **changes, panel=tuple(self.panel))
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        """FsmarenaError for any value a run cannot use."""
+        if self.genome not in GENOMES:
+            raise FsmarenaError(f"unknown genome '{self.genome}' (known: {', '.join(GENOMES)})")
+        if self.protocol not in PROTOCOLS:
+            raise FsmarenaError(f"unknown protocol '{self.protocol}' (known: {', '.join(PROTOCOLS)})")
+        for name in ("generations", "population", "states", "max_tests", "opponents", "games_per_opponent",
+                     "replaced", "games_per_pair", "tournament", "hall_of_fame", "checkpoint_every",
+                     "curve_games", "chunk"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise FsmarenaError(f"{_option(name)} must be a positive whole number, got {value!r}")
+        for name in ("elite", "curve_every"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise FsmarenaError(f"{_option(name)} must be zero or a positive whole number, got {value!r}")
+        if self.mutations is not None and self.mutation_rate is not None:
+            raise FsmarenaError("give --mutations or --mutation-rate, not both")
+        if self.mutations is not None and (isinstance(self.mutations, bool) or not isinstance(self.mutations, int)
+                                           or self.mutations < 0):
+            raise FsmarenaError(f"--mutations must be zero or more, got {self.mutations!r}")
+        for name in ("crossover_rate", "panel_weight", "mutation_rate"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, (int, float)) and 0.0 <= value <= 1.0):
+                raise FsmarenaError(f"{_option(name)} must be a number between 0 and 1, got {value!r}")
+        if self.protocol == "thesis":
+            if self.population < 2:
+                raise FsmarenaError("the thesis protocol needs a population of at least 2")
+            if not 2 <= self.tournament <= self.population:
+                raise FsmarenaError(f"--tournament must be between 2 and the population ({self.population})")
+            if 2 * self.replaced > self.tournament:
+                raise FsmarenaError(f"{self.replaced} replaced individuals need a tournament of at least "
+                                    f"{2 * self.replaced}")
+        else:
+            if self.population < 2:
+                raise FsmarenaError(f"the {self.protocol} protocol needs a population of at least 2")
+            if self.elite >= self.population:
+                raise FsmarenaError(f"--elite ({self.elite}) must be smaller than the population ({self.population})")
+        if self.protocol == "panel" and not self.panel:
+            raise FsmarenaError("the panel protocol needs at least one panel player (--panel)")
+        if self.protocol != "panel" and self.panel:
+            raise FsmarenaError("--panel is only used by the panel protocol")
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["panel"] = list(self.panel)
+        return data
+
+
+def _option(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+@dataclass
+class EvolveResult:
+    """What a run produced (also what the study layer consumes per replicate)."""
+
+    config: EvolveConfig
+    seed: int
+    game: Game
+    spec: GenomeSpec
+    logbook: tools.Logbook
+    genomes: np.ndarray
+    fitness: np.ndarray
+    hall_of_fame: list[Individual]
+    games: int
+    seconds: float
+    generation: int
+
+    @property
+    def best(self) -> Player:
+        """The hall of fame's first member, as a player."""
+        return self.spec.player(self.hall_of_fame[0].genome[None], label="evolved")
+
+    @property
+    def best_fitness(self) -> float:
+        return self.hall_of_fame[0].fitness.values[0]
+
+    def curve(self) -> list[tuple[int, float]]:
+        """Learning curve: (games simulated so far, champion's win rate against random)."""
+        return [(r["games"], r["vs_random"]) for r in self.logbook if r["vs_random"] is not None]
+
+    def population_players(self) -> list[Player]:
+        return [self.spec.player(g[None], label=f"member {i}") for i, g in enumerate(self.genomes)]
+
+
+@dataclass
+class _State:
+    """Everything a checkpoint holds: the run continues from it exactly."""
+
+    generation: int
+    genomes: np.ndarray
+    fitness: np.ndarray | None
+    hof: tools.HallOfFame
+    logbook: tools.Logbook
+    rng: np.random.Generator
+    games: int = 0
+    seconds: float = 0.0
+    panel: list[Player] = field(default_factory=list)
+
+
+def evolve(game: Game, config: EvolveConfig, seed: int = 0, jobs: int = 1, out: str | Path | None = None,
+           resume: bool = False, callback: Callable[[dict], None] | None = None) -> EvolveResult:
+    """Run (or, with ``resume``, continue) an evolution; see the module docstring.
+
+    ``callback(record)`` is called after every generation (after its checkpoint, if any) with
+    the logbook record; raising from it stops the run there (tests use this to interrupt).
+    """
+    config = config.resolved()
+    check_jobs(jobs)
+    seed_sequence(seed)  # validates the seed
+    spec = genome_spec(game, config.genome, config.states, config.inputs, config.max_tests)
+    if game.n_seats != 2:
+        raise FsmarenaError(f"evolution protocols play two-player games; {game.name} has {game.n_seats} seats")
+    out_dir = Path(out) if out is not None else None
+    state = None
+    if out_dir is not None:
+        checkpoint = out_dir / CHECKPOINT
+        if checkpoint.exists() and not resume:
+            raise FsmarenaError(f"{out_dir} already holds a run ({CHECKPOINT}): use --resume to continue it, "
+                                f"or choose another output folder")
+        if resume and checkpoint.exists():
+            state = load_checkpoint(checkpoint, game, spec, config, seed)
+    if state is None:
+        state = _fresh_state(game, spec, config, seed)
+    protocol = make_protocol(game, spec, config, state.panel)
+
+    with progress.bar(config.generations, "evolve", unit="gen") as bar:
+        bar.update(state.generation)
+        for generation in range(state.generation, config.generations):
+            record = _generation(game, spec, protocol, config, seed, jobs, state, generation)
+            if out_dir is not None and ((generation + 1) % config.checkpoint_every == 0
+                                        or generation + 1 == config.generations):
+                save_checkpoint(out_dir / CHECKPOINT, game, spec, config, seed, state)
+                write_logbook(out_dir / "logbook.csv", state.logbook)
+            bar.update(1)
+            if callback is not None:
+                callback(record)
+
+    result = EvolveResult(config, seed, game, spec, state.logbook, state.genomes, state.fitness,
+                          list(state.hof), state.games, state.seconds, state.generation)
+    if out_dir is not None:
+        write_outputs(out_dir, result)
+    return result
+
+
+def _fresh_state(game: Game, spec: GenomeSpec, config: EvolveConfig, seed: int) -> _State:
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(0,))))
+    logbook = tools.Logbook()
+    logbook.header = list(LOGBOOK_COLUMNS)
+    panel = [resolve_player(spec_, game) for spec_ in config.panel]
+    for player in panel:
+        player_to_json(player, game)  # the checkpoint must be able to store it
+    return _State(0, spec.random(rng, config.population), None, hall_of_fame(config.hall_of_fame), logbook,
+                  rng, panel=panel)
+
+
+def _generation(game: Game, spec: GenomeSpec, protocol: Protocol, config: EvolveConfig, seed: int, jobs: int,
+                state: _State, generation: int) -> dict:
+    """Breed (after the first generation), score, record; updates ``state`` in place."""
+    start = time.perf_counter()
+    if generation > 0:
+        state.genomes = protocol.breed(state.genomes, state.fitness, state.rng)
+    fitness, games = protocol.evaluate(state.genomes, state.rng,
+                                       np.random.SeedSequence(seed, spawn_key=(1, generation)), jobs)
+    state.fitness = np.asarray(fitness, dtype=float)
+    state.games += games
+    population = [Individual(g, f) for g, f in zip(state.genomes, state.fitness)]
+    if not protocol.absolute:
+        state.hof.clear()
+    state.hof.update(population)
+    vs_random = None
+    if (config.curve_every and generation % config.curve_every == 0) or generation + 1 == config.generations:
+        champion = int(np.argmax(state.fitness))
+        stats = play_match(game, spec.player(state.genomes[champion][None]), game.builtin_players()["random"](),
+                           config.curve_games, np.random.SeedSequence(seed, spawn_key=(2, generation)), jobs)
+        vs_random = stats.win_rate
+    state.seconds += time.perf_counter() - start
+    state.generation = generation + 1
+    record = {"gen": generation, "games": state.games, **statistics().compile(population),
+              "vs_random": vs_random, "seconds": round(state.seconds, 3)}
+    state.logbook.record(**record)
+    return record
+
+
+# ---- files ----------------------------------------------------------------------------------
+
+def logbook_csv(logbook: tools.Logbook) -> str:
+    """The logbook as CSV text, one row per generation (empty cell: no curve point)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(LOGBOOK_COLUMNS)
+    for record in logbook:
+        writer.writerow(["" if record.get(c) is None else record[c] for c in LOGBOOK_COLUMNS])
+    return buffer.getvalue()
+
+
+def write_logbook(path: Path, logbook: tools.Logbook) -> None:
+    write_text(path, logbook_csv(logbook))
+
+
+def write_outputs(out: Path, result: EvolveResult) -> None:
+    """``best.json``, ``population.json`` and ``logbook.csv`` of a finished run."""
+    game = result.game
+    save_player(result.best, game, out / "best.json")
+    members = [{"fitness": float(f), "player": player_to_json(p, game)}
+               for f, p in zip(result.fitness, result.population_players())]
+    fame = [{"fitness": ind.fitness.values[0],
+             "player": player_to_json(result.spec.player(ind.genome[None], label=f"hall of fame {i}"), game)}
+            for i, ind in enumerate(result.hall_of_fame)]
+    write_json(out / "population.json", {
+        "format_version": FORMAT_VERSION, "kind": "evolve-population", "game": game.name,
+        "generation": result.generation, "config": result.config.to_dict(), "seed": result.seed,
+        "members": members, "hall_of_fame": fame,
+    })
+    write_logbook(out / "logbook.csv", result.logbook)
+
+
+def save_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConfig, seed: int, state: _State) -> None:
+    """Write everything the run needs to continue exactly (atomically)."""
+    write_json(path, {
+        "format_version": FORMAT_VERSION,
+        "kind": "evolve-checkpoint",
+        "game": game.name,
+        "game_config": config_to_dict(game.config),
+        "config": config.to_dict(),
+        "seed": seed,
+        "generation": state.generation,
+        "games": state.games,
+        "seconds": state.seconds,
+        "population": state.genomes.tolist(),
+        "fitness": state.fitness.tolist(),
+        "hall_of_fame": [{"genome": ind.genome.tolist(), "fitness": ind.fitness.values[0]} for ind in state.hof],
+        "logbook": [dict(record) for record in state.logbook],
+        "rng": state.rng.bit_generator.state,
+        "panel": [player_to_json(p, game) for p in state.panel],
+    })
+
+
+def load_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConfig, seed: int) -> _State:
+    """Validate a checkpoint against this run's game, options and seed, and restore it."""
+    source = f"checkpoint {path}"
+    fields = Fields(read_json(path, "checkpoint"), source)
+    version = fields.get("format_version", int)
+    if version != FORMAT_VERSION:
+        raise fields.fail(f"unsupported format_version {version} (this fsmarena reads {FORMAT_VERSION})")
+    if fields.get("kind", str) != "evolve-checkpoint":
+        raise fields.fail("not an evolution checkpoint")
+    if fields.get("game", str) != game.name:
+        raise fields.fail(f"written for the game '{fields.get('game', str)}', not '{game.name}'")
+    if fields.get("game_config", dict) != config_to_dict(game.config):
+        raise fields.fail("written with other game parameters (--param)")
+    if fields.get("seed", int) != seed:
+        raise fields.fail(f"written with --seed {fields.get('seed', int)}, not {seed}")
+    saved = fields.get("config", dict)
+    current = config.to_dict()
+    for key, value in current.items():
+        if key not in RESUMABLE_CHANGES and saved.get(key, object()) != value:
+            raise fields.fail(f"written with {_option(key)} {saved.get(key)!r}, this run asks for {value!r}: "
+                              f"resume with the same options")
+    generation = fields.int_in("generation", 1, 10**9)
+    if generation > config.generations:
+        raise fields.fail(f"already at generation {generation}, beyond --generations {config.generations}")
+    genomes = spec.check(fields.get("population", list), f"{source}: population")
+    if len(genomes) != config.population:
+        raise fields.fail(f"population has {len(genomes)} members, expected {config.population}")
+    fitness = fields.float_array("fitness", (config.population,))
+    hof = hall_of_fame(config.hall_of_fame)
+    entries = fields.get("hall_of_fame", list)
+    if not 1 <= len(entries) <= config.hall_of_fame:
+        raise fields.fail("hall_of_fame has the wrong number of members")
+    individuals = []
+    for number, raw in enumerate(entries):
+        entry = Fields(raw, f"{source}: hall of fame member {number}")
+        genome = spec.check([entry.get("genome", list)], entry.source)[0]
+        individuals.append(Individual(genome, entry.number_in("fitness", -math.inf, math.inf)))
+    hof.items = individuals
+    hof.keys = [ind.fitness for ind in reversed(individuals)]
+    logbook = tools.Logbook()
+    logbook.header = list(LOGBOOK_COLUMNS)
+    records = fields.get("logbook", list)
+    if len(records) != generation:
+        raise fields.fail(f"logbook has {len(records)} records for {generation} generations")
+    for number, raw in enumerate(records):
+        record = Fields(raw, f"{source}: logbook record {number}")
+        if record.get("gen", int) != number:
+            raise record.fail("generations out of order")
+        values = {"gen": number, "games": record.get("games", int)}
+        for key in ("mean", "std", "min", "max", "seconds"):
+            values[key] = record.number_in(key, -math.inf, math.inf)
+        values["vs_random"] = None if raw.get("vs_random") is None else record.number_in("vs_random", 0.0, 1.0)
+        logbook.record(**{c: values[c] for c in LOGBOOK_COLUMNS})
+    rng = np.random.Generator(np.random.PCG64())
+    rng_state = fields.get("rng", dict)
+    try:
+        if rng_state.get("bit_generator") != "PCG64":
+            raise ValueError("not a PCG64 state")
+        rng.bit_generator.state = rng_state
+    except (ValueError, TypeError, KeyError, OverflowError) as exc:
+        raise fields.fail(f"invalid random generator state: {exc}") from None
+    panel = []
+    for number, raw in enumerate(fields.get("panel", list)):
+        panel.append(player_from_json(raw, game, f"{source}: panel player {number}"))
+    if len(panel) != len(config.panel):
+        raise fields.fail("the stored panel does not match --panel")
+    return _State(generation, genomes, fitness, hof, logbook, rng, fields.get("games", int),
+                  fields.number_in("seconds", 0.0, math.inf), panel)
