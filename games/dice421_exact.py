@@ -180,7 +180,7 @@ def policy_text(game: "Dice421", policy: Any) -> str:
     table = policy_table(game, policy)
     R = game.config.rethrows
     tables = game.tables
-    order = sorted(range(N_TRIPLES), key=lambda k: (-int(tables.score[k]), tables.triples[k]), reverse=False)
+    order = sorted(range(N_TRIPLES), key=lambda k: (-int(tables.score[k]), tables.triples[k]))
     header = ["dice", "score"] + [f"{left} left" for left in range(R, 0, -1)]
     lines = []
     for k in order:
