@@ -1,0 +1,94 @@
+"""``fsmarena study``: run a named study end to end (resumable) and write its report."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from fsmarena.commands._common import add_json, jobs_count, non_negative_int, print_json
+from fsmarena.errors import FsmarenaError
+
+NAME = "study"
+HELP = ("run a named study (e.g. dtd-thesis) end to end: replicates, cross-play, statistics, "
+        "figures and DIR/report.md; re-running resumes")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("name", metavar="NAME", help="study name (e.g. dtd-thesis) or a study .toml file")
+    parser.add_argument("--scale", default="quick",
+                        help="budget scale defined by the study: test (seconds), quick (minutes), paper")
+    parser.add_argument("--jobs", type=jobs_count, default=1,
+                        help="worker processes (results are identical for any value)")
+    parser.add_argument("--dask", metavar="ADDRESS", default=None,
+                        help="run the tasks on a dask.distributed scheduler (needs fsmarena[distributed])")
+    parser.add_argument("--seed", type=non_negative_int, default=None,
+                        help="master seed (default: the study's own, recorded in the report)")
+    parser.add_argument("--out", required=True, help="output folder (new, empty, or this study's own to resume)")
+    parser.add_argument("--no-figures", action="store_true", help="skip the figures (tables and report only)")
+    add_json(parser)
+
+
+def command_line(args) -> str:
+    """The canonical command that reproduces this run."""
+    parts = ["fsmarena", "study", args.name, "--scale", args.scale, "--jobs", str(args.jobs)]
+    if args.seed is not None:
+        parts += ["--seed", str(args.seed)]
+    return " ".join(parts + ["--out", args.out])
+
+
+def _connect_dask(address: str):
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise FsmarenaError("--dask needs dask.distributed: pip install 'fsmarena[distributed]'") from None
+    from fsmarena.parallel import set_backend
+
+    try:
+        client = Client(address, timeout="20s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise FsmarenaError(f"cannot reach the dask scheduler at {address}: {exc}") from None
+    set_backend("dask")
+    return client
+
+
+def run(args) -> int:
+    from fsmarena import progress
+    from studies.analysis import analyse
+    from studies.protocol import get_study
+    from studies.report import pct, write_report
+    from studies.runner import run_study
+
+    study = get_study(args.name)
+    plan = study.plan(args.scale, args.seed)
+    client = _connect_dask(args.dask) if args.dask else None
+    start = time.perf_counter()
+
+    def log(message: str) -> None:
+        if not args.quiet:
+            print(f"fsmarena study: {message}", file=sys.stderr)
+
+    try:
+        log(f"{study.name} at scale {plan.scale.name}: {plan.replicates} replicates x "
+            f"{len(plan.competitors)} competitors, seed {plan.seed}, into {args.out}")
+        data = run_study(plan, args.out, args.jobs, log)
+        log("statistics, figures and report")
+        with progress.bar(None, "analysis"):
+            analysis = analyse(data, figures=not args.no_figures)
+        report = write_report(data, analysis, command_line(args), time.perf_counter() - start)
+    finally:
+        if client is not None:
+            client.close()
+    opponent = study.curve_opponent if study.curve_opponent in study.panel else study.panel[0]
+    rows = [r for r in analysis.tables["panel_summary"] if r["opponent"] == opponent]
+    if args.json:
+        print_json({"study": study.name, "scale": plan.scale.name, "seed": plan.seed,
+                    "fingerprint": plan.fingerprint, "report": str(report),
+                    "panel_summary": analysis.tables["panel_summary"],
+                    "crossplay_family": analysis.tables.get("crossplay_family", [])})
+    else:
+        width = max(len(r["method"]) for r in rows) + 2
+        print(f"win rate vs {opponent} (mean over {plan.replicates} replicates, 95% CI)")
+        for r in rows:
+            print(f"  {r['method'].ljust(width)}{pct(r['mean'])}  [{pct(r['ci_low'])}, {pct(r['ci_high'])}]")
+        print(f"report: {report}")
+    return 0

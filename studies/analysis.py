@@ -1,0 +1,216 @@
+"""From a finished run to tables and figures: the statistics written as CSV, the plots drawn.
+
+Everything here is a pure function of the result files (no randomness, no timing in the
+result tables), so an interrupted-then-resumed study produces byte-identical CSVs.  Compute
+times go to ``tables/timing.csv`` only.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from fsmarena.fileio import write_text
+from games.players import TablePolicy
+from studies import statistics as st
+from studies.runner import StudyData, champion_label
+
+MACHINE_KINDS = ("bda", "table-fsm")
+
+
+@dataclass
+class Analysis:
+    """Every table of a study (lists of CSV rows) and every figure written (stem -> paths)."""
+
+    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    figures: dict[str, list[Path]] = field(default_factory=dict)
+    best: dict[str, int] = field(default_factory=dict)  # competitor -> replicate of its best champion
+    labels: dict[str, str] = field(default_factory=dict)  # competitor -> display label
+
+
+def analyse(data: StudyData, figures: bool = True) -> Analysis:
+    """Compute and write every table (``tables/*.csv``) and, optionally, every figure."""
+    plan = data.plan
+    study = plan.study
+    result = Analysis(labels={c.name: c.label for c in plan.competitors})
+    label = result.labels
+    names = [c.name for c in plan.competitors]
+
+    panel_rows, curve_rows, seed_rows, timing_rows = [], [], [], []
+    for name in names:
+        for rec in data.family(name):
+            who = champion_label(name, rec.replicate)
+            for opponent, counts in rec.panel.items():
+                g = counts["games"]
+                low, high = st.wilson_interval(counts["wins"], g)
+                panel_rows.append({"champion": who, "method": label[name], "competitor": name,
+                                   "replicate": rec.replicate, "opponent": opponent, **{
+                                       k: counts[k] for k in ("games", "wins", "draws", "losses")},
+                                   "win_rate": counts["wins"] / g, "ci_low": low, "ci_high": high,
+                                   "score": counts["score"] / g, "opp_score": counts["opp_score"] / g})
+            for games, win in zip(rec.curve_games, rec.curve_win):
+                curve_rows.append({"competitor": name, "method": label[name], "replicate": rec.replicate,
+                                   "games": games, "win_rate": win})
+            seed_rows.append({"competitor": name, "replicate": rec.replicate, "train_seed": rec.seed,
+                              "games_consumed": rec.games})
+            timing_rows.append({"competitor": name, "replicate": rec.replicate,
+                                "train_seconds": rec.train_seconds, "panel_seconds": rec.panel_seconds})
+    result.tables.update(panel=panel_rows, curves=curve_rows, seeds=seed_rows, timing=timing_rows)
+
+    summary, tests = [], []
+    for opponent in study.panel:
+        groups = {label[n]: [r["win_rate"] for r in panel_rows if r["competitor"] == n and r["opponent"] == opponent]
+                  for n in names}
+        summary += st.summarize(groups, opponent)
+        tests += st.pairwise(groups, opponent)
+    result.tables.update(panel_summary=summary, panel_tests=tests)
+
+    if data.crossplay is not None:
+        cp = data.crossplay
+        family_rows, champion_rows = st.crossplay_tables(cp, names)
+        for row in family_rows:
+            row["method"], row["opponent_method"] = label[row["family"]], label[row["opponent_family"]]
+        for row in champion_rows:
+            row["method"] = label[row["family"]]
+        pair_rows = [{"champion_a": cp.labels[i], "champion_b": cp.labels[j], "games": cp.games_per_pairing,
+                      "wins_a": int(w), "draws": int(d), "losses_a": int(l)}
+                     for (i, j), w, d, l in zip(cp.pairs, cp.wins, cp.draws, cp.losses)]
+        # each champion against the pooled champions of all *other* families: a league score
+        league: dict[str, list[float]] = {label[n]: [] for n in names}
+        league_rows = []
+        for c, who in enumerate(cp.labels):
+            mine = [r for r in champion_rows if r["champion"] == who and r["opponent_family"] != cp.families[c]]
+            games = sum(r["games"] for r in mine)
+            if games:
+                wins = sum(r["wins"] for r in mine)
+                losses = sum(r["losses"] for r in mine)
+                league[label[cp.families[c]]].append(wins / games)
+                league_rows.append({"champion": who, "method": label[cp.families[c]], "games": games,
+                                    "wins": wins, "draws": games - wins - losses, "losses": losses,
+                                    "win_rate": wins / games})
+        result.tables.update(crossplay_family=family_rows, crossplay_champions=champion_rows,
+                             crossplay_pairs=pair_rows, crossplay_league=league_rows,
+                             crossplay_league_summary=st.summarize(league, "other families"),
+                             crossplay_league_tests=st.pairwise(league, "other families"))
+
+    for name, rows in result.tables.items():
+        write_text(data.out / "tables" / f"{name}.csv", to_csv(rows))
+    result.best = _best_champions(data, panel_rows)
+    if figures:
+        draw_figures(data, result)
+    return result
+
+
+def _best_champions(data: StudyData, panel_rows: list[dict]) -> dict[str, int]:
+    """Per competitor, the replicate with the highest win rate against the curve opponent
+    (the thesis's selection criterion); ties go to the lowest replicate."""
+    opponent = data.plan.study.curve_opponent
+    best = {}
+    for c in data.plan.competitors:
+        rows = [r for r in panel_rows if r["competitor"] == c.name and r["opponent"] == opponent]
+        if rows:
+            top = max(rows, key=lambda r: (r["win_rate"], -r["replicate"]))
+            best[c.name] = top["replicate"]
+    return best
+
+
+def draw_figures(data: StudyData, result: Analysis) -> None:
+    """Every figure of the report, in ``figures/`` (PNG and PDF)."""
+    from figures.curves import learning_curves
+    from figures.heatmap import win_rate_heatmap
+    from figures.outcomes import outcome_boxes
+    from figures.policy_map import policy_maps
+
+    plan, folder = data.plan, data.out / "figures"
+    study = plan.study
+    label = result.labels
+    names = [c.name for c in plan.competitors]
+    curves = {label[n]: [(r.curve_games, r.curve_win) for r in data.family(n)] for n in names}
+    curves = {k: v for k, v in curves.items() if any(len(x) for x, _ in v)}
+    result.figures["learning_curves"] = learning_curves(
+        curves, folder / "learning_curves", opponent=study.curve_opponent)
+
+    panels = {opp: {label[n]: [r["win_rate"] for r in result.tables["panel"]
+                               if r["competitor"] == n and r["opponent"] == opp] for n in names}
+              for opp in study.panel}
+    result.figures["panel_outcomes"] = outcome_boxes(
+        panels, folder / "panel_outcomes", ylabel="win rate (%)", reference=None)
+
+    if "crossplay_family" in result.tables:
+        order = [label[n] for n in names]
+        matrix, low, high = st.matrices(
+            [{**r, "family": r["method"], "opponent_family": r["opponent_method"]}
+             for r in result.tables["crossplay_family"]], order)
+        result.figures["crossplay_heatmap"] = win_rate_heatmap(
+            matrix, order, folder / "crossplay_heatmap", low, high,
+            value_label="row's win rate vs column")
+        spread = {label[b]: {label[a]: [r["win_rate"] for r in result.tables["crossplay_champions"]
+                                        if r["family"] == a and r["opponent_family"] == b] for a in names}
+                  for b in names}
+        result.figures["crossplay_spread"] = outcome_boxes(
+            spread, folder / "crossplay_spread", ylabel="champion's win rate (%)",
+            columns=min(4, len(names)), reference=None)
+
+    tables = {label[n]: [r.player.table[0] for r in data.family(n)] for n in names
+              if all(isinstance(r.player, TablePolicy) for r in data.family(n))}
+    if tables:
+        game = data.game
+        result.figures["policy_map"] = policy_maps(
+            tables, [game.state_label(s) for s in range(game.n_states)], game.action_names,
+            folder / "policy_map")
+
+    for name, replicate in result.best.items():
+        rec = data.records[(name, replicate)]
+        if rec.player.kind in MACHINE_KINDS:
+            paths = draw_machine(rec.player, data.game, folder / f"best_{name}")
+            if paths:
+                result.figures[f"best_{name}"] = paths
+
+
+def draw_machine(player, game, stem: Path) -> list[Path]:
+    """Draw an automaton with the evolution module's graph drawer, if it is installed."""
+    try:
+        from figures import machine_graph
+    except ImportError:
+        return []
+    drawer = getattr(machine_graph, "draw_player", None) or getattr(machine_graph, "draw_machine", None)
+    if drawer is None:
+        return []
+    paths = []
+    for suffix in (".png", ".pdf"):
+        target = stem.with_suffix(suffix)
+        drawer(player, game, target)
+        paths.append(target)
+    return paths
+
+
+# ---- CSV --------------------------------------------------------------------------------------
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, (float, np.floating)):
+        return "" if not math.isfinite(value) else f"{float(value):.6g}"
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def to_csv(rows: Sequence[dict[str, Any]]) -> str:
+    """Rows as CSV text (columns in first-row order; NaN as an empty cell; 6 significant digits)."""
+    buffer = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _cell(v) for k, v in row.items()})
+    return buffer.getvalue()
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))

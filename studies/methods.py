@@ -1,0 +1,152 @@
+"""Competitor methods: how a study turns a budget and a seed into a trained player.
+
+A method is a function ``method(ctx: MethodContext) -> Trained``.  It receives the game, the
+competitor's parameters (budgets already resolved for the scale), an integer seed derived
+from the study's master seed, and the champions of the competitors it ``needs`` from the same
+replicate; it returns the final player, its learning curve (win rate against the study's
+curve opponent, by default ``random``, against the number of simulated games consumed) and
+the total number of simulated games it used.
+
+Methods are registered in :data:`METHODS` as ``"module:function"`` so that a study worker
+imports only what it runs.  Here live the generic ones: ``builtin`` (a fixed strategy as a
+reference competitor, no training) and ``random-search`` (best of random table policies, a
+baseline every tabular learner should beat); the evolution and RL adapters are in
+:mod:`studies.adapters`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+from games.base import Game
+from games.players import Player, TablePolicy, resolve_player
+
+#: method name -> "module:function"
+METHODS: dict[str, str] = {
+    "builtin": "studies.methods:builtin",
+    "random-search": "studies.methods:random_search",
+    "evolve": "studies.adapters:evolve",
+    "train": "studies.adapters:train",
+}
+
+
+@dataclass
+class MethodContext:
+    """What a method gets: ``opponents`` are the champions of the competitors it needs."""
+
+    game: Game
+    params: Mapping[str, Any]
+    seed: int
+    label: str
+    opponents: list[Player] = field(default_factory=list)
+    curve_opponent: str = "random"
+
+
+@dataclass
+class Trained:
+    """A method's result.  ``curve_games[k]`` simulated games had been consumed when the
+    player of the moment won ``curve_win[k]`` of its games against the curve opponent."""
+
+    player: Player
+    games: int
+    curve_games: list[int] = field(default_factory=list)
+    curve_win: list[float] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def get_method(name: str) -> Callable[[MethodContext], Trained]:
+    if name not in METHODS:
+        raise FsmarenaError(f"unknown study method '{name}' (known: {', '.join(sorted(METHODS))})")
+    module_name, function = METHODS[name].split(":")
+    return getattr(importlib.import_module(module_name), function)
+
+
+class Params:
+    """Typed, checked access to a competitor's parameters (errors name the competitor)."""
+
+    def __init__(self, ctx: MethodContext):
+        self.data, self.label = ctx.params, ctx.label
+        self.used: set[str] = set()
+
+    def fail(self, message: str) -> FsmarenaError:
+        return FsmarenaError(f"competitor '{self.label}': {message}")
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
+        self.used.add(key)
+        if key not in self.data:
+            if default is ...:
+                raise self.fail(f"missing parameter '{key}'")
+            return default
+        value = self.data[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if float in kinds and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+            raise self.fail(f"parameter '{key}' has the wrong type ({type(value).__name__})")
+        return value
+
+    def positive(self, key: str, default: Any = ...) -> int:
+        value = self.get(key, int, default)
+        if value <= 0:
+            raise self.fail(f"parameter '{key}' must be positive, got {value}")
+        return value
+
+    def check_unused(self) -> None:
+        """Unknown parameters are typos: refuse them rather than silently ignore them."""
+        unknown = set(self.data) - self.used
+        if unknown:
+            raise self.fail(f"unknown parameters: {', '.join(sorted(unknown))}")
+
+
+def win_rate(game: Game, player: Player, opponent: str | Player, games: int, seed: int) -> float:
+    """``player``'s win rate against ``opponent`` over ``games`` games (seats rotated)."""
+    from games.match import play_match
+
+    other = resolve_player(opponent, game) if isinstance(opponent, str) else opponent
+    return play_match(game, player, other, games, seed).win_rate
+
+
+# ---- generic methods -------------------------------------------------------------------------
+
+def builtin(ctx: MethodContext) -> Trained:
+    """A builtin strategy as a competitor (``params.player``); no training, no curve."""
+    p = Params(ctx)
+    name = p.get("player", str)
+    p.check_unused()
+    player = resolve_player(name, ctx.game)
+    player.label = ctx.label
+    return Trained(player=player, games=0)
+
+
+def random_search(ctx: MethodContext) -> Trained:
+    """Best of ``candidates`` uniformly random table policies, each judged on
+    ``games_per_candidate`` games against the curve opponent.
+
+    The curve records, after each candidate, the incumbent's measured win rate; it is the
+    *selected maximum* of noisy estimates, so it is biased upwards (a baseline, not a learner).
+    """
+    p = Params(ctx)
+    candidates = p.positive("candidates")
+    per = p.positive("games_per_candidate")
+    p.check_unused()
+    if ctx.opponents:
+        raise p.fail("random-search trains against the curve opponent only; remove 'needs'")
+    rng = np.random.default_rng(ctx.seed)
+    tables = rng.integers(0, ctx.game.n_actions, size=(candidates, ctx.game.n_states))
+    seeds = rng.integers(0, 2**62, size=candidates)
+    opponent = resolve_player(ctx.curve_opponent, ctx.game)
+    best, best_rate = 0, -1.0
+    curve_games, curve_win = [], []
+    for k in range(candidates):
+        rate = win_rate(ctx.game, TablePolicy(tables[k]), opponent, per, int(seeds[k]))
+        if rate > best_rate:
+            best, best_rate = k, rate
+        curve_games.append((k + 1) * per)
+        curve_win.append(best_rate)
+    return Trained(TablePolicy(tables[best], label=ctx.label), candidates * per,
+                   curve_games, curve_win, {"best_candidate": int(best)})

@@ -1,0 +1,324 @@
+"""Studies as data: a named, versioned protocol and the registry of named studies.
+
+A :class:`Study` fixes everything a comparison depends on: the game and its rule parameters,
+the competitors (each a training *method* with its parameters), how many independent
+replicates each competitor gets, the master seed, the panel of builtin opponents every final
+player is measured against, and named *scales* (``test``, ``quick``, ``paper``) that set the
+budgets.  :meth:`Study.plan` resolves one scale into a :class:`Plan`, the concrete protocol a
+run follows; its :attr:`Plan.fingerprint` (a hash of the whole plan) marks the output folder
+and every result file, so results of different plans never mix.
+
+Studies are defined in code or in TOML files (see ``studies/dtd_thesis.toml``); named studies
+are listed in :data:`STUDIES`.  Seeds are derived from the master seed with
+``numpy.random.SeedSequence``: replicate ``r`` owns the child sequence with spawn key ``(r,)``
+(``SeedSequence(master).spawn(R)[r]``) and each competitor's training and panel evaluation use
+children of it keyed by a stable hash of the competitor's name, so adding a competitor or a
+replicate never changes the seeds of the others.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import sys
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+from games.stats import Z95
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+FORMAT_VERSION = 1
+#: spawn key (under the master seed) of the cross-play tournament's random streams
+CROSSPLAY_KEY = 2**32
+_PURPOSES = {"train": 0, "panel": 1}
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+
+#: named studies: name -> packaged TOML file (in this folder) or "module:function" returning a Study
+STUDIES: dict[str, str] = {
+    "dtd-thesis": "dtd_thesis.toml",
+}
+
+
+@dataclass(frozen=True)
+class Competitor:
+    """One family of players: a training method and its parameters.
+
+    ``needs`` names competitors whose champion of the *same replicate* this one uses (e.g. RL
+    trained against the evolved champions); those run first.
+    """
+
+    name: str
+    label: str
+    method: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    needs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Budgets of one scale: replicates, panel games, cross-play precision, method budgets."""
+
+    name: str
+    replicates: int
+    panel_games: int
+    crossplay_halfwidth: float
+    budgets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    version: int
+    title: str
+    question: str
+    game: str
+    seed: int
+    panel: tuple[str, ...]
+    competitors: tuple[Competitor, ...]
+    scales: Mapping[str, Scale]
+    game_params: Mapping[str, str] = field(default_factory=dict)
+    curve_opponent: str = "random"
+    source: str = ""
+
+    def plan(self, scale: str, seed: int | None = None) -> "Plan":
+        """The concrete protocol of one scale (``seed`` overrides the master seed)."""
+        if scale not in self.scales:
+            raise FsmarenaError(f"study '{self.name}' has no scale '{scale}' (scales: {', '.join(self.scales)})")
+        chosen = self.scales[scale]
+        competitors = []
+        for c in self.competitors:
+            params = {**c.params, **chosen.budgets.get(c.name, {})}
+            competitors.append(Competitor(c.name, c.label, c.method, params, c.needs))
+        master = self.seed if seed is None else seed
+        if isinstance(master, bool) or not isinstance(master, int) or master < 0:
+            raise FsmarenaError(f"a seed must be a non-negative integer, got {master!r}")
+        return Plan(self, chosen, master, tuple(competitors))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A study at one scale and seed: everything a run needs, and its fingerprint."""
+
+    study: Study
+    scale: Scale
+    seed: int
+    competitors: tuple[Competitor, ...]
+
+    @property
+    def replicates(self) -> int:
+        return self.scale.replicates
+
+    def competitor(self, name: str) -> Competitor:
+        for c in self.competitors:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def stages(self) -> list[list[Competitor]]:
+        """Competitors in dependency order: stage k only needs competitors of earlier stages."""
+        done: set[str] = set()
+        left = list(self.competitors)
+        stages = []
+        while left:
+            ready = [c for c in left if set(c.needs) <= done]
+            if not ready:  # validated at load time; kept as a guard
+                raise FsmarenaError(f"study '{self.study.name}': circular 'needs' among competitors")
+            stages.append(ready)
+            done.update(c.name for c in ready)
+            left = [c for c in left if c.name not in done]
+        return stages
+
+    def to_json(self) -> dict[str, Any]:
+        """Every parameter of the run (what the fingerprint hashes)."""
+        s = self.study
+        return {
+            "study": s.name, "version": s.version, "scale": self.scale.name, "seed": self.seed,
+            "game": s.game, "game_params": dict(s.game_params), "panel": list(s.panel),
+            "curve_opponent": s.curve_opponent, "replicates": self.scale.replicates,
+            "panel_games": self.scale.panel_games,
+            "crossplay_halfwidth": self.scale.crossplay_halfwidth,
+            "competitors": [
+                {"name": c.name, "label": c.label, "method": c.method, "params": dict(c.params),
+                 "needs": list(c.needs)}
+                for c in self.competitors
+            ],
+        }
+
+    @property
+    def fingerprint(self) -> str:
+        text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    # ---- seeds -------------------------------------------------------------------------
+    def replicate_seed(self, replicate: int) -> np.random.SeedSequence:
+        """Replicate ``r``'s sequence: ``SeedSequence(master).spawn(R)[r]``."""
+        return np.random.SeedSequence(self.seed, spawn_key=(replicate,))
+
+    def task_seed(self, replicate: int, competitor: str, purpose: str) -> np.random.SeedSequence:
+        """The child of replicate ``r``'s sequence for one competitor and purpose."""
+        key = (replicate, zlib.crc32(competitor.encode()), _PURPOSES[purpose])
+        return np.random.SeedSequence(self.seed, spawn_key=key)
+
+    def crossplay_seed(self) -> np.random.SeedSequence:
+        return np.random.SeedSequence(self.seed, spawn_key=(CROSSPLAY_KEY,))
+
+    def crossplay_games_needed(self) -> int:
+        """Games a family pair needs so that its pooled win rate's 95% interval has
+        half-width at most ``crossplay_halfwidth`` in the worst case (rate 0.5)."""
+        h = self.scale.crossplay_halfwidth
+        return math.ceil(Z95 * Z95 / (4 * h * h))
+
+
+def seed_int(sequence: np.random.SeedSequence) -> int:
+    """A non-negative 63-bit integer seed drawn from a SeedSequence (for APIs taking ints)."""
+    return int(sequence.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+# ---- loading ---------------------------------------------------------------------------------
+
+def study_names() -> list[str]:
+    return sorted(STUDIES)
+
+
+def get_study(name: str) -> Study:
+    """A named study, or a study TOML file given by its path."""
+    if name in STUDIES:
+        target = STUDIES[name]
+        if ":" in target:
+            import importlib
+
+            module_name, function = target.split(":")
+            return getattr(importlib.import_module(module_name), function)()
+        return load_study_toml(Path(__file__).with_name(target))
+    if name.endswith(".toml"):
+        return load_study_toml(Path(name))
+    raise FsmarenaError(f"unknown study '{name}' (known: {', '.join(study_names())}, or a .toml file)")
+
+
+def load_study_toml(path: Path) -> Study:
+    """Read and validate a study definition file (every problem is one clear error)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FsmarenaError(f"study file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FsmarenaError(f"cannot read study file {path}: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise FsmarenaError(f"study file {path} is not valid TOML: {exc}") from None
+    return study_from_dict(data, f"study file {path.name}")
+
+
+def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
+    """Build a :class:`Study` from plain data (a decoded TOML table), validating it."""
+    r = _Reader(data, source)
+    name = r.text("name")
+    if not _NAME.match(name):
+        raise r.fail(f"study name '{name}' must be lower-case letters, digits, '-' or '_'")
+    competitors = []
+    for i, item in enumerate(r.table_list("competitors")):
+        c = _Reader(item, f"{source}: competitor {i + 1}")
+        cname = c.text("name")
+        if not _NAME.match(cname):
+            raise c.fail(f"competitor name '{cname}' must be lower-case letters, digits, '-' or '_'")
+        competitors.append(Competitor(cname, c.text("label", cname), c.text("method"),
+                                      dict(c.table("params", {})), tuple(c.text_list("needs", []))))
+    names = [c.name for c in competitors]
+    if not competitors:
+        raise r.fail("a study needs at least one competitor")
+    if len(set(names)) != len(names):
+        raise r.fail("competitor names must be unique")
+    for c in competitors:
+        unknown = set(c.needs) - set(names)
+        if unknown:
+            raise r.fail(f"competitor '{c.name}' needs unknown competitors: {', '.join(sorted(unknown))}")
+    scales = {}
+    for sname, item in r.table("scales").items():
+        s = _Reader(item, f"{source}: scale '{sname}'")
+        budgets = s.table("budgets", {})
+        for key, value in budgets.items():
+            if key not in names:
+                raise s.fail(f"budgets for unknown competitor '{key}'")
+            if not isinstance(value, Mapping):
+                raise s.fail(f"budgets.{key} must be a table")
+        halfwidth = s.number("crossplay_halfwidth")
+        if not 0 < halfwidth < 0.5:
+            raise s.fail("crossplay_halfwidth must be between 0 and 0.5")
+        scales[sname] = Scale(sname, s.positive("replicates"), s.positive("panel_games"), halfwidth,
+                              {k: dict(v) for k, v in budgets.items()}, s.text("description", ""))
+    if not scales:
+        raise r.fail("a study needs at least one scale")
+    study = Study(
+        name=name, version=r.positive("version"), title=r.text("title", name),
+        question=r.text("question", ""), game=r.text("game"), seed=r.non_negative("seed"),
+        panel=tuple(r.text_list("panel", ["random"])), competitors=tuple(competitors),
+        scales=scales, game_params={k: str(v) for k, v in r.table("game_params", {}).items()},
+        curve_opponent=r.text("curve_opponent", "random"), source=source,
+    )
+    study.plan(next(iter(scales))).stages()  # rejects circular needs
+    return study
+
+
+class _Reader:
+    """Typed access to a TOML table with errors naming the file and field."""
+
+    def __init__(self, data: Any, source: str):
+        if not isinstance(data, Mapping):
+            raise FsmarenaError(f"{source}: expected a table")
+        self.data, self.source = data, source
+
+    def fail(self, message: str) -> FsmarenaError:
+        return FsmarenaError(f"{self.source}: {message}")
+
+    def _get(self, key: str, kinds: tuple[type, ...], what: str, default: Any) -> Any:
+        if key not in self.data:
+            if default is ...:
+                raise self.fail(f"missing field '{key}'")
+            return default
+        value = self.data[key]
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise self.fail(f"field '{key}' must be {what}")
+        return value
+
+    def text(self, key: str, default: Any = ...) -> str:
+        return self._get(key, (str,), "a string", default)
+
+    def number(self, key: str, default: Any = ...) -> float:
+        return float(self._get(key, (int, float), "a number", default))
+
+    def positive(self, key: str, default: Any = ...) -> int:
+        value = self._get(key, (int,), "a whole number", default)
+        if value <= 0:
+            raise self.fail(f"field '{key}' must be positive, got {value}")
+        return value
+
+    def non_negative(self, key: str, default: Any = ...) -> int:
+        value = self._get(key, (int,), "a whole number", default)
+        if value < 0:
+            raise self.fail(f"field '{key}' must be zero or more, got {value}")
+        return value
+
+    def table(self, key: str, default: Any = ...) -> Mapping[str, Any]:
+        return self._get(key, (dict,), "a table", default)
+
+    def table_list(self, key: str) -> list:
+        return self._get(key, (list,), "an array of tables", ...)
+
+    def text_list(self, key: str, default: Any = ...) -> list[str]:
+        value = self._get(key, (list,), "a list of strings", default)
+        if not all(isinstance(v, str) for v in value):
+            raise self.fail(f"field '{key}' must be a list of strings")
+        return list(value)

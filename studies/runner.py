@@ -1,0 +1,273 @@
+"""Running a study: one task per (replicate, competitor), resumable, then the cross-play.
+
+Layout of the output folder ``DIR``::
+
+    study.json                      ownership marker: study, scale, seed, plan fingerprint
+    replicates/<competitor>/rNNN.json   one finished task: player, curve, panel results, seeds
+    players/<competitor>/rNNN.json      the final player, loadable by ``fsmarena play``
+    raw/crossplay.json              every champion pairing's win/draw/loss counts
+
+A task trains one competitor in one replicate, measures the final player against every
+builtin of the study's panel and writes its result file atomically, in the worker, as soon as
+it is done.  Tasks run in dependency stages (a competitor that ``needs`` others runs after
+them, with their champions of the same replicate), in parallel with joblib.  A re-run of the
+same command skips every task whose result file exists and validates, so an interrupted study
+finishes with exactly the results of an uninterrupted one: each task's randomness comes only
+from its own seed (see :mod:`studies.protocol`).
+
+``DIR`` must be new, empty or hold this very plan (same ``study.json`` fingerprint); a folder
+holding anything else is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from fsmarena import __version__
+from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import Fields, read_json, write_json
+from fsmarena.parallel import run_tasks
+from games import get_game
+from games.base import Game
+from games.match import play_match
+from games.players import Player, player_from_json, player_to_json, resolve_player, save_player
+from studies.crossplay import CrossplayResult, crossplay, games_per_pairing
+from studies.methods import MethodContext, get_method
+from studies.protocol import FORMAT_VERSION, Plan, seed_int
+
+MARKER = "study.json"
+
+
+@dataclass
+class Record:
+    """One finished task, as read back from its result file."""
+
+    competitor: str
+    replicate: int
+    seed: int
+    player: Player
+    games: int
+    curve_games: list[int]
+    curve_win: list[float]
+    panel: dict[str, dict[str, float]]
+    info: dict[str, Any] = field(default_factory=dict)
+    train_seconds: float = 0.0
+    panel_seconds: float = 0.0
+
+
+@dataclass
+class StudyData:
+    """Everything a finished run produced, ready for statistics, figures and the report."""
+
+    plan: Plan
+    game: Game
+    records: dict[tuple[str, int], Record]
+    crossplay: CrossplayResult | None
+    out: Path
+
+    def family(self, competitor: str) -> list[Record]:
+        return [self.records[(competitor, r)] for r in range(self.plan.replicates)]
+
+
+def champion_label(competitor: str, replicate: int) -> str:
+    return f"{competitor}/r{replicate:03d}"
+
+
+def result_path(out: Path, competitor: str, replicate: int) -> Path:
+    return out / "replicates" / competitor / f"r{replicate:03d}.json"
+
+
+def player_path(out: Path, competitor: str, replicate: int) -> Path:
+    return out / "players" / competitor / f"r{replicate:03d}.json"
+
+
+# ---- ownership -------------------------------------------------------------------------------
+
+def claim(out: Path, plan: Plan) -> bool:
+    """Make ``out`` this plan's folder; True if it already was (a resumed run).
+
+    Refuses, without writing anything, a folder that holds another study's results or any
+    other files.
+    """
+    marker = out / MARKER
+    if out.exists() and not out.is_dir():
+        raise FsmarenaError(f"output path {out} is not a folder")
+    if marker.exists():
+        fields = Fields(read_json(marker, "study marker"), f"study marker {marker}")
+        theirs = (fields.get("study", str), fields.get("scale", str), fields.get("seed", int),
+                  fields.get("fingerprint", str))
+        ours = (plan.study.name, plan.scale.name, plan.seed, plan.fingerprint)
+        if theirs != ours:
+            raise FsmarenaError(
+                f"{out} holds the results of study '{theirs[0]}' (scale {theirs[1]}, seed {theirs[2]}, "
+                f"protocol {theirs[3]}), not of this run ('{ours[0]}', scale {ours[1]}, seed {ours[2]}, "
+                f"protocol {ours[3]}); choose another --out"
+            )
+        return True
+    if out.exists() and any(out.iterdir()):
+        raise FsmarenaError(f"{out} is not empty and holds no study results; choose a new or empty --out")
+    write_json(marker, {"format_version": FORMAT_VERSION, "study": plan.study.name, "scale": plan.scale.name,
+                        "seed": plan.seed, "fingerprint": plan.fingerprint, "fsmarena": __version__,
+                        "plan": plan.to_json()})
+    return False
+
+
+# ---- tasks ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Task:
+    plan: Plan
+    out: Path
+    competitor: str
+    replicate: int
+
+
+def _run_task(task: _Task) -> tuple[str, int, float]:
+    """Train, measure against the panel, write the result file (in the worker)."""
+    plan, name, r = task.plan, task.competitor, task.replicate
+    study = plan.study
+    game = get_game(study.game, study.game_params)
+    competitor = plan.competitor(name)
+    opponents = [read_record(task.out, plan, game, need, r).player for need in competitor.needs]
+    seed = seed_int(plan.task_seed(r, name, "train"))
+    label = champion_label(name, r)
+    ctx = MethodContext(game, dict(competitor.params), seed, label, opponents, study.curve_opponent)
+    start = time.perf_counter()
+    trained = get_method(competitor.method)(ctx)
+    train_seconds = time.perf_counter() - start
+    player = trained.player
+    player.label = label
+    start = time.perf_counter()
+    panel = {}
+    seeds = plan.task_seed(r, name, "panel").spawn(len(study.panel))
+    for opponent, child in zip(study.panel, seeds):
+        stats = play_match(game, player, resolve_player(opponent, game), plan.scale.panel_games, child)
+        panel[opponent] = {"games": stats.games, "wins": stats.wins, "draws": stats.draws,
+                           "losses": stats.losses, "score": stats.score, "opp_score": stats.opp_score}
+    panel_seconds = time.perf_counter() - start
+    save_player(player, game, player_path(task.out, name, r))
+    write_json(result_path(task.out, name, r), {
+        "format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "competitor": name,
+        "replicate": r, "seed": seed, "player": player_to_json(player, game), "games": int(trained.games),
+        "curve_games": [int(g) for g in trained.curve_games],
+        "curve_win": [float(w) for w in trained.curve_win], "panel": panel, "info": trained.info,
+        "train_seconds": train_seconds, "panel_seconds": panel_seconds,
+    })
+    return name, r, train_seconds
+
+
+def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: int) -> Record:
+    """Read and validate one task's result file (FsmarenaError if missing or not this plan's)."""
+    path = result_path(out, competitor, replicate)
+    f = Fields(read_json(path, "study result"), f"study result {path}")
+    if f.get("format_version", int) != FORMAT_VERSION:
+        raise f.fail("unsupported format_version")
+    if f.get("fingerprint", str) != plan.fingerprint:
+        raise f.fail("belongs to another study protocol")
+    if f.get("competitor", str) != competitor or f.get("replicate", int) != replicate:
+        raise f.fail("competitor or replicate does not match its file name")
+    curve_games = f.get("curve_games", list)
+    curve_win = f.get("curve_win", list)
+    if len(curve_games) != len(curve_win):
+        raise f.fail("curve_games and curve_win differ in length")
+    curve_games = f.int_array("curve_games", (len(curve_games),), 0, 2**62).tolist()
+    curve_win = f.float_array("curve_win", (len(curve_win),), 0.0, 1.0).tolist()
+    panel_data = Fields(f.get("panel", dict), f"{f.source}: panel")
+    panel = {}
+    for opponent in plan.study.panel:
+        entry = Fields(panel_data.get(opponent, dict), f"{f.source}: panel '{opponent}'")
+        counts = {k: entry.int_in(k, 0, plan.scale.panel_games) for k in ("games", "wins", "draws", "losses")}
+        if counts["games"] != plan.scale.panel_games or counts["wins"] + counts["draws"] + counts["losses"] != counts["games"]:
+            raise f.fail(f"inconsistent panel counts against '{opponent}'")
+        panel[opponent] = {**counts, "score": entry.get("score", float), "opp_score": entry.get("opp_score", float)}
+    return Record(
+        competitor=competitor, replicate=replicate, seed=f.get("seed", int),
+        player=player_from_json(f.get("player", dict), game, f"{f.source}: player"),
+        games=f.get("games", int), curve_games=curve_games, curve_win=curve_win, panel=panel,
+        info=f.get("info", dict, {}), train_seconds=f.get("train_seconds", float, 0.0),
+        panel_seconds=f.get("panel_seconds", float, 0.0),
+    )
+
+
+def _finished(out: Path, plan: Plan, game: Game, competitor: str, replicate: int) -> bool:
+    if not result_path(out, competitor, replicate).exists():
+        return False
+    try:
+        read_record(out, plan, game, competitor, replicate)
+        return True
+    except FsmarenaError:
+        return False  # unreadable or stale: run it again (it is overwritten atomically)
+
+
+# ---- the whole run ----------------------------------------------------------------------------
+
+def run_study(plan: Plan, out: str | Path, jobs: int = 1,
+              log: Callable[[str], None] | None = None) -> StudyData:
+    """Run (or resume) every task of ``plan`` in ``out``, then the cross-play."""
+    out = Path(out)
+    log = log or (lambda message: print(message, file=sys.stderr))
+    game = get_game(plan.study.game, plan.study.game_params)
+    for name in plan.study.panel + (plan.study.curve_opponent,):
+        resolve_player(name, game)  # unknown builtins fail before any work
+    for c in plan.competitors:
+        get_method(c.method)
+    resumed = claim(out, plan)
+    R = plan.replicates
+    for number, stage in enumerate(plan.stages(), 1):
+        todo = [_Task(plan, out, c.name, r) for c in stage for r in range(R)
+                if not _finished(out, plan, game, c.name, r)]
+        total = len(stage) * R
+        names = ", ".join(c.name for c in stage)
+        if resumed or len(todo) < total:
+            log(f"stage {number} ({names}): {total - len(todo)} of {total} tasks already done")
+        if todo:
+            run_tasks(_run_task, todo, jobs, desc=f"stage {number}: {names}", unit="task")
+    records = {(c.name, r): read_record(out, plan, game, c.name, r) for c in plan.competitors for r in range(R)}
+    data = StudyData(plan, game, records, None, out)
+    if game.n_seats == 2 and len(records) >= 2:
+        data.crossplay = run_crossplay(data, jobs, log)
+    return data
+
+
+def run_crossplay(data: StudyData, jobs: int, log: Callable[[str], None]) -> CrossplayResult:
+    """Every champion against every other (cached in ``raw/crossplay.json``)."""
+    plan = data.plan
+    keys = [(c.name, r) for c in plan.competitors for r in range(plan.replicates)]
+    labels = [champion_label(name, r) for name, r in keys]
+    families = [name for name, _ in keys]
+    per = games_per_pairing(families, plan.crossplay_games_needed())
+    path = data.out / "raw" / "crossplay.json"
+    if path.exists():
+        try:
+            cached = _read_crossplay(path, plan, labels, per)
+            log("cross-play: reusing the finished tournament")
+            return cached
+        except FsmarenaError:
+            pass
+    players = [data.records[key].player for key in keys]
+    pairings = len(keys) * (len(keys) - 1) // 2
+    log(f"cross-play: {len(keys)} champions, {pairings} pairings x {per} games = {pairings * per:,} games")
+    result = crossplay(data.game, players, families, [r for _, r in keys], per, plan.crossplay_seed(), jobs)
+    result.labels = labels
+    write_json(path, {"format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, **result.to_json()})
+    return result
+
+
+def _read_crossplay(path: Path, plan: Plan, labels: list[str], per: int) -> CrossplayResult:
+    data = read_json(path, "cross-play file")
+    f = Fields(data, f"cross-play file {path}")
+    if f.get("fingerprint", str) != plan.fingerprint:
+        raise f.fail("belongs to another study protocol")
+    result = CrossplayResult.from_json(data)
+    n = len(labels)
+    if result.labels != labels or result.games_per_pairing != per or len(result.pairs) != n * (n - 1) // 2:
+        raise f.fail("does not match this study's champions")
+    if not np.array_equal(result.pairs, np.stack(np.triu_indices(n, k=1), axis=1)):
+        raise f.fail("pairings out of order")
+    return result
