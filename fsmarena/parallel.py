@@ -8,10 +8,12 @@ bit-identical whether the chunks run in one process, in loky workers or on a das
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+import contextlib
+import os
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, parallel_config
 
 from fsmarena import progress
 from fsmarena.errors import FsmarenaError
@@ -19,18 +21,61 @@ from fsmarena.errors import FsmarenaError
 T = TypeVar("T")
 R = TypeVar("R")
 
-#: joblib backend used for ``jobs > 1`` ("loky" here; the dask integration swaps it).
+#: joblib backend for ``jobs > 1``: "loky" (local processes) or "dask" (inside use_dask)
 _backend: str = "loky"
 
-
-def set_backend(name: str) -> None:
-    """Choose the joblib backend for parallel chunks (``loky`` or ``dask``)."""
-    global _backend
-    _backend = name
+#: environment variable naming a dask scheduler when ``--dask`` is not given
+DASK_ENV = "FSMARENA_DASK"
 
 
 def backend() -> str:
     return _backend
+
+
+@contextlib.contextmanager
+def use_dask(address: str | None, workers: int = 2, timeout: str = "10s") -> Iterator[Any]:
+    """Run every :func:`run_tasks` inside the block on a dask.distributed cluster.
+
+    ``address`` is a scheduler address (``tcp://host:8786``) or ``local`` for a
+    ``LocalCluster`` of ``workers`` single-threaded worker processes on this machine; ``None``
+    or an empty string leaves the local backend in place.  joblib's own dask backend does the
+    work; results are identical to a serial run because chunks and their seeds do not depend
+    on where they run.
+    """
+    global _backend
+    if not address:
+        yield None
+        return
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise FsmarenaError("--dask needs the distributed extra: pip install 'fsmarena[distributed]'") from None
+    cluster = None
+    try:
+        if address == "local":
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            client = Client(cluster)
+        else:
+            client = Client(address, timeout=timeout)
+    except (OSError, TimeoutError, ValueError) as exc:
+        if cluster is not None:
+            cluster.close()
+        raise FsmarenaError(f"cannot reach the dask scheduler at {address}: {exc}") from None
+    previous = _backend
+    _backend = "dask"
+    try:
+        yield client
+    finally:
+        _backend = previous
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def dask_address(option: str | None) -> str | None:
+    """The scheduler to use: the ``--dask`` option, else the FSMARENA_DASK variable."""
+    return option or os.environ.get(DASK_ENV) or None
 
 
 def chunk_sizes(total: int, chunk: int) -> list[int]:
@@ -74,20 +119,29 @@ def run_tasks(
     """Run ``fn`` on every task and return the results in task order.
 
     ``jobs == 1`` runs in this process (no pickling, easy to debug); otherwise joblib runs
-    the tasks on the configured backend.  ``weights`` (e.g. games per task) drive the
+    the tasks in ``jobs`` loky processes.  Inside :func:`use_dask` every task goes to the
+    dask cluster whatever ``jobs`` says.  ``weights`` (e.g. games per task) drive the
     progress bar when ``desc`` is given.
     """
     check_jobs(jobs)
     weights = list(weights) if weights is not None else [1.0] * len(tasks)
     results: list[Any] = []
     with progress.bar(sum(weights), desc or "", unit=unit) as pbar:
-        if jobs == 1 or len(tasks) <= 1:
-            stream: Iterable[R] = (fn(task) for task in tasks)
+        if _backend == "dask" and len(tasks) > 1:
+            stream: Iterable[R] = _dask_stream(fn, tasks)
+        elif jobs == 1 or len(tasks) <= 1:
+            stream = (fn(task) for task in tasks)
         else:
-            stream = Parallel(n_jobs=jobs, backend=_backend, return_as="generator")(
+            stream = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(
                 delayed(fn)(task) for task in tasks
             )
         for result, weight in zip(stream, weights):
             results.append(result)
             pbar.update(weight)
     return results
+
+
+def _dask_stream(fn: Callable[[T], R], tasks: Sequence[T]) -> Iterable[R]:
+    """Results of ``fn`` over ``tasks`` from joblib's dask backend, in task order."""
+    with parallel_config(backend="dask"):
+        yield from Parallel(n_jobs=-1, return_as="generator")(delayed(fn)(task) for task in tasks)

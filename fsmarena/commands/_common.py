@@ -57,6 +57,21 @@ def add_seed_jobs(parser: argparse.ArgumentParser, jobs: bool = True) -> None:
                             help="worker processes (results are identical for any value)")
 
 
+def add_dask(parser: argparse.ArgumentParser) -> None:
+    """``--dask ADDRESS``: run the parallel chunks on a dask.distributed scheduler."""
+    parser.add_argument("--dask", metavar="ADDRESS", default=None,
+                        help="dask scheduler address, or 'local' for a LocalCluster on this machine "
+                             "(default: the FSMARENA_DASK environment variable, else local processes)")
+
+
+def parallel_backend(args: argparse.Namespace):
+    """A context manager activating the dask backend if ``--dask``/FSMARENA_DASK asks for it."""
+    from fsmarena.parallel import dask_address, use_dask
+
+    workers = max(1, getattr(args, "jobs", 2) if getattr(args, "jobs", 2) > 0 else os.cpu_count() or 2)
+    return use_dask(dask_address(getattr(args, "dask", None)), workers=workers)
+
+
 def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
