@@ -1,0 +1,258 @@
+"""Tabular learners as players: they act in the batched engine and learn from what they did.
+
+A learner sits in one seat of :func:`games.arena.play_games` like any player.  Its per-game
+memory (:class:`Episodes`) records its own decisions; the state is the observation ``index``,
+the legal actions ``obs.mask`` and the only reward the final ``outcome.rewards[:, seat]``
+(the score itself in one-player games), discounted by ``gamma`` per decision of the learner.
+
+Behaviour policy (shared): greedy in Q (ties to the lowest action), except that the first
+``explore_steps`` decisions of every game are uniformly random legal actions (exploring
+starts: the thesis used the first two rounds) and any other decision is random with
+probability ``epsilon``.  Random draws, per call: ``rng.random(rows)`` when epsilon > 0, then
+one random action per exploring row.
+
+* :class:`MonteCarlo` learns at the end of each batch from complete episodes; the actions
+  credited are the ones actually taken (the seed credited the current greedy action).
+  ``every-visit`` with the running mean is the thesis algorithm; ``first-visit`` and a
+  constant step size are options.  Within a batch the acting policy is the one of the batch
+  start, so with ``K`` games per batch it is stale by fewer than ``K`` games; sums and counts
+  do not depend on the order of games, and updates are applied game by game in row order,
+  decision by decision.
+* :class:`TemporalDifference` (SARSA, Q-learning, expected SARSA) learns online, inside
+  ``act``: when the engine asks for the next move of a game, the pending transition of that
+  game is updated (SARSA: after choosing the next action, from ``Q(s', a')``; Q-learning and
+  expected SARSA: before choosing, from ``max_a Q(s', a)`` / the epsilon-greedy expectation).
+  With ``K`` games in a batch the updates are applied step-major: each engine call updates
+  the games it covers, in row order, with targets read from Q as it was before that call;
+  the terminal transitions are updated in ``finish`` in row order.  With ``K = 1`` this is
+  the textbook sequential algorithm, step by step.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+from games.players import Player, TablePolicy
+from rl.tables import ActionValues, epsilon_greedy_probabilities, random_actions, sequential_update
+
+if TYPE_CHECKING:
+    from games.base import Game, Observation, Outcome
+
+
+class Episodes:
+    """Per-batch memory of a learner: decisions made so far per game, the pending transition
+    per game (TD) and the log of every decision call (Monte Carlo)."""
+
+    __slots__ = ("n", "decisions", "pending_state", "pending_action", "log")
+
+    def __init__(self, n: int):
+        self.n = n
+        self.decisions = np.zeros(n, dtype=np.int64)
+        self.pending_state = np.full(n, -1, dtype=np.int64)
+        self.pending_action = np.zeros(n, dtype=np.int64)
+        self.log: list[tuple[np.ndarray | None, np.ndarray, np.ndarray]] = []
+
+    def trajectories(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every logged decision, game-major and in decision order within a game:
+        ``(game, position in the game, state, action)`` arrays."""
+        if not self.log:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty, empty
+        if all(rows is None for rows, _s, _a in self.log):  # lock-step: one decision per game per call
+            steps = len(self.log)
+            states = np.stack([s for _r, s, _a in self.log], axis=1).reshape(-1)
+            actions = np.stack([a for _r, _s, a in self.log], axis=1).reshape(-1)
+            games = np.repeat(np.arange(self.n), steps)
+            position = np.tile(np.arange(steps), self.n)
+            return games, position, states, actions
+        games = np.concatenate([np.arange(self.n) if r is None else np.asarray(r) for r, _s, _a in self.log])
+        states = np.concatenate([s for _r, s, _a in self.log])
+        actions = np.concatenate([a for _r, _s, a in self.log])
+        order = np.argsort(games, kind="stable")
+        games, states, actions = games[order], states[order], actions[order]
+        starts = np.flatnonzero(np.r_[True, games[1:] != games[:-1]])
+        lengths = np.diff(np.r_[starts, len(games)])
+        position = np.arange(len(games)) - np.repeat(starts, lengths)
+        return games, position, states, actions
+
+
+class TabularLearner(Player):
+    """Q table + behaviour policy; subclasses define how experience updates Q."""
+
+    kind = "tabular-learner"  # not a file kind: a learner is saved as its greedy TablePolicy
+
+    def __init__(self, n_states: int, n_actions: int, gamma: float = 1.0, epsilon: float = 0.0,
+                 explore_steps: int = 0, q_init: float = 0.0, label: str | None = None):
+        super().__init__(label or self.kind)
+        self.values = ActionValues(n_states, n_actions, q_init)
+        self.gamma = float(gamma)
+        self.epsilon = float(epsilon)
+        self.explore_steps = int(explore_steps)
+
+    # ---- acting ---------------------------------------------------------------------------
+    def begin(self, game: "Game", n: int, members: np.ndarray | None, rng: np.random.Generator) -> Episodes:
+        if (game.n_states, game.n_actions) != self.values.q.shape:
+            raise FsmarenaError(
+                f"this learner's table is {self.values.q.shape}, {game.name} needs {(game.n_states, game.n_actions)}")
+        return Episodes(n)
+
+    def _greedy(self, states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+        return self.values.greedy(states, mask)
+
+    def behaviour(self, obs: "Observation", memory: Episodes, ids: np.ndarray,
+                  rng: np.random.Generator) -> np.ndarray:
+        """Greedy actions, with exploring starts and epsilon-random decisions (module doc)."""
+        states = obs.index
+        mask = obs.mask
+        self.values.note_legal(states, mask)
+        actions = np.array(self._greedy(states, mask), dtype=np.int64)
+        explore = memory.decisions[ids] < self.explore_steps
+        if self.epsilon > 0:
+            explore |= rng.random(obs.n) < self.epsilon
+        if explore.any():
+            actions[explore] = random_actions(int(explore.sum()), obs.n_actions,
+                                              None if mask is None else mask[explore], rng)
+        memory.decisions[ids] += 1
+        return actions
+
+    def greedy_policy(self, label: str | None = None) -> TablePolicy:
+        """The greedy policy of the current Q as a player (what ``train`` saves)."""
+        return TablePolicy(self.values.greedy_table(), label=label or f"{self.label} greedy")
+
+    def to_dict(self):
+        raise FsmarenaError("a learner is saved through its greedy policy (greedy_policy())")
+
+    # ---- state for checkpoints ----------------------------------------------------------------
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every table the learner needs to continue exactly (for checkpoints)."""
+        return {"q": self.values.q, "n": self.values.n, "legal": self.values.legal}
+
+    def load_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+        for name, current in self.arrays().items():
+            value = arrays.get(name)
+            if value is None or value.shape != current.shape:
+                raise FsmarenaError(f"checkpoint table '{name}' is missing or has the wrong shape")
+            current[...] = value
+
+
+class MonteCarlo(TabularLearner):
+    """Monte Carlo control: ``every-visit`` or ``first-visit``; ``alpha`` None = running mean
+    of the returns (sums / counts, as the thesis), else a constant step size."""
+
+    kind = "monte-carlo"
+    VISITS = ("every-visit", "first-visit")
+
+    def __init__(self, n_states: int, n_actions: int, visits: str = "every-visit",
+                 alpha: float | None = None, **kwargs):
+        super().__init__(n_states, n_actions, **kwargs)
+        if visits not in self.VISITS:
+            raise FsmarenaError(f"unknown Monte Carlo variant '{visits}'")
+        self.visits = visits
+        self.alpha = alpha
+        self.sums = np.zeros_like(self.values.q)
+        self._table: np.ndarray | None = None
+
+    def begin(self, game, n, members, rng):
+        memory = super().begin(game, n, members, rng)
+        self._table = self.values.greedy_table()  # Q is fixed during a batch: one lookup table
+        return memory
+
+    def _greedy(self, states, mask):
+        if mask is None and self._table is not None:
+            return self._table[states]
+        return self.values.greedy(states, mask)
+
+    def act(self, obs, memory, rows, rng):
+        ids = np.arange(memory.n) if rows is None else np.asarray(rows)
+        actions = self.behaviour(obs, memory, ids, rng)
+        memory.log.append((None if rows is None else ids, np.asarray(obs.index, dtype=np.int64), actions))
+        return actions
+
+    def finish(self, memory: Episodes, outcome: "Outcome", seat: int) -> None:
+        self._table = None
+        games, position, states, actions = memory.trajectories()
+        if len(games) == 0:
+            return
+        returns = outcome.rewards[games, seat].astype(float)
+        if self.gamma != 1.0:
+            lengths = np.bincount(games, minlength=memory.n)
+            returns = returns * np.power(self.gamma, lengths[games] - 1 - position)
+        keys = states * self.values.n_actions + actions
+        if self.visits == "first-visit":
+            _unique, first = np.unique(games * self.values.q.size + keys, return_index=True)
+            first.sort()
+            keys, returns = keys[first], returns[first]
+        self.update(keys, returns)
+
+    def update(self, keys: np.ndarray, returns: np.ndarray) -> None:
+        """Credit ``returns`` to the flat (state, action) ``keys``, in list order."""
+        q, n = self.values.q.reshape(-1), self.values.n.reshape(-1)
+        if self.alpha is not None:
+            sequential_update(q, n, keys, returns, self.alpha)
+            return
+        sums = self.sums.reshape(-1)
+        np.add.at(sums, keys, returns)
+        np.add.at(n, keys, 1)
+        seen = n > 0  # untouched entries keep sums / n unchanged
+        q[seen] = sums[seen] / n[seen]
+
+    def arrays(self):
+        return {**super().arrays(), "sums": self.sums}
+
+
+class TemporalDifference(TabularLearner):
+    """One-step TD control: ``sarsa``, ``q-learning`` or ``expected-sarsa``; ``alpha`` a
+    constant step size or None for ``1 / N(s, a)``."""
+
+    kind = "temporal-difference"
+    METHODS = ("sarsa", "q-learning", "expected-sarsa")
+
+    def __init__(self, n_states: int, n_actions: int, method: str = "q-learning",
+                 alpha: float | None = 0.1, **kwargs):
+        super().__init__(n_states, n_actions, **kwargs)
+        if method not in self.METHODS:
+            raise FsmarenaError(f"unknown TD method '{method}'")
+        self.method = method
+        self.alpha = alpha
+
+    def _bootstrap(self, states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+        """Q-learning / expected SARSA value of the next states under the current Q."""
+        q_rows = self.values.q[states]
+        legal = self.values.legal[states] if mask is None else mask
+        if self.method == "q-learning":
+            return np.where(legal, q_rows, -np.inf).max(axis=1)
+        probs = epsilon_greedy_probabilities(q_rows, legal, self.epsilon)
+        total = np.zeros(len(states))
+        for a in range(q_rows.shape[1]):  # a fixed summation order: action 0, 1, ...
+            total += np.where(legal[:, a], probs[:, a] * q_rows[:, a], 0.0)
+        return total
+
+    def act(self, obs, memory, rows, rng):
+        ids = np.arange(memory.n) if rows is None else np.asarray(rows)
+        states = np.asarray(obs.index, dtype=np.int64)
+        if self.method == "sarsa":
+            actions = self.behaviour(obs, memory, ids, rng)
+            self._update_pending(memory, ids, self.gamma * self.values.q[states, actions])
+        else:
+            self.values.note_legal(states, obs.mask)
+            self._update_pending(memory, ids, self.gamma * self._bootstrap(states, obs.mask))
+            actions = self.behaviour(obs, memory, ids, rng)
+        memory.pending_state[ids] = states
+        memory.pending_action[ids] = actions
+        return actions
+
+    def finish(self, memory: Episodes, outcome: "Outcome", seat: int) -> None:
+        ids = np.arange(memory.n)
+        self._update_pending(memory, ids, outcome.rewards[:, seat].astype(float))
+        memory.pending_state[:] = -1
+
+    def _update_pending(self, memory: Episodes, ids: np.ndarray, targets: np.ndarray) -> None:
+        """Update the pending transition of games ``ids`` (those that have one) toward ``targets``."""
+        pending = memory.pending_state[ids] >= 0
+        if not pending.any():
+            return
+        keys = memory.pending_state[ids][pending] * self.values.n_actions + memory.pending_action[ids][pending]
+        sequential_update(self.values.q.reshape(-1), self.values.n.reshape(-1), keys, targets[pending], self.alpha)

@@ -1,0 +1,66 @@
+"""Exploration and step-size settings: epsilon schedules and the alpha rule.
+
+Epsilon is a function of the number of training games completed when a batch starts (so with
+``K`` games per batch it is stale by fewer than ``K`` games; with ``K = 1`` it changes every
+game).  Alpha is a constant in ``(0, 1]`` or the sample-average rule ``1 / N(s, a)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from fsmarena.errors import FsmarenaError
+
+SCHEDULES = ("constant", "linear", "exponential")
+
+
+@dataclass(frozen=True)
+class EpsilonSchedule:
+    """``constant``: ``start`` throughout; ``linear``: from ``start`` to ``final`` over the
+    budget; ``exponential``: geometric from ``start`` to ``final`` (> 0) over the budget."""
+
+    start: float = 0.1
+    final: float = 0.0
+    kind: str = "constant"
+
+    def __post_init__(self) -> None:
+        if self.kind not in SCHEDULES:
+            raise FsmarenaError(f"unknown epsilon schedule '{self.kind}' (known: {', '.join(SCHEDULES)})")
+        check_probability("epsilon", self.start)
+        check_probability("final epsilon", self.final)
+        if self.kind == "exponential" and (self.start <= 0 or self.final <= 0):
+            raise FsmarenaError("an exponential epsilon schedule needs epsilon and final epsilon > 0")
+
+    def value(self, done: int, total: int) -> float:
+        """Epsilon after ``done`` of ``total`` training games."""
+        if self.kind == "constant":
+            return self.start
+        fraction = min(1.0, done / total) if total > 0 else 1.0
+        if self.kind == "linear":
+            return self.start + (self.final - self.start) * fraction
+        return self.start * (self.final / self.start) ** fraction
+
+    def to_dict(self) -> dict:
+        return {"start": self.start, "final": self.final, "kind": self.kind}
+
+
+def check_probability(name: str, value: float) -> float:
+    """``value`` if it is a number in [0, 1], else a FsmarenaError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not 0.0 <= value <= 1.0:
+        raise FsmarenaError(f"{name} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def parse_alpha(text: str | float | None) -> float | None:
+    """``"1/n"`` (or None) -> None, the sample average; otherwise a step size in (0, 1]."""
+    if text is None or (isinstance(text, str) and text.strip().lower() == "1/n"):
+        return None
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise FsmarenaError(f"alpha must be a number in (0, 1] or '1/n', got {text!r}") from None
+    if not math.isfinite(value) or not 0.0 < value <= 1.0:
+        raise FsmarenaError(f"alpha must be a number in (0, 1] or '1/n', got {text!r}")
+    return value

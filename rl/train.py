@@ -1,0 +1,482 @@
+"""Training runs: one algorithm, one game, one seed -> a greedy table policy and its learning curve.
+
+:func:`train` is the Python API (the study layer calls it per replicate, with any player as
+opponent, e.g. an evolved champion); ``fsmarena train`` is a thin wrapper around it.
+
+Sample-based algorithms (Monte Carlo, SARSA, Q-learning, expected SARSA) play ``episodes``
+training games in batches of ``batch`` games with the batched engine.  Batch boundaries also
+fall on every multiple of ``eval_every`` (a learning-curve point) and of ``self_play_every``
+(the frozen self-play copy is refreshed), so the schedule depends only on the settings.  In a
+batch the learner takes seat ``g mod n_seats`` in training game ``g`` (``learner_seat =
+"alternate"``) or a fixed seat (``0`` is the thesis: the learner leads the even rounds); a
+batch is played as one engine call per learner seat, in seat order, so ``batch = 1``
+alternates seats game by game.  Every other seat holds the opponent (a builtin, a player
+file, an evolved machine) or, in self-play, a frozen copy of the learner's greedy policy.
+
+One random stream drives all training games (saved in every checkpoint); the learning-curve
+evaluations use fixed seeds of their own, the same at every checkpoint (common random
+numbers: two points of a curve differ only because the policy did), so ``jobs`` (which only
+parallelises evaluation matches) never changes a number.
+
+Model-based algorithms (value iteration, policy iteration) need ``game.model()`` and consume
+no simulated games; their curve has one row per iteration with the exact value.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from fsmarena import progress
+from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import write_json, write_text, atomic_path
+from fsmarena.parallel import check_jobs, seed_sequence
+from games.arena import play_games
+from games.base import Game, config_to_dict
+from games.match import play_match
+from games.players import Player, RandomPlayer, TablePolicy, player_to_json, save_player
+from games.stats import mean_interval, wilson_interval
+from rl import checkpoint as ckpt
+from rl.learners import MonteCarlo, TabularLearner, TemporalDifference
+from rl.mdp import TabularMDP, expected_return
+from rl.planning import PlanResult, policy_iteration, value_iteration
+from rl.schedules import EpsilonSchedule, check_probability, parse_alpha
+
+MONTE_CARLO = ("mc", "mc-first-visit", "mc-constant-alpha")
+TEMPORAL_DIFFERENCE = ("sarsa", "q-learning", "expected-sarsa")
+MODEL_BASED = ("value-iteration", "policy-iteration")
+ALGORITHMS = MONTE_CARLO + TEMPORAL_DIFFERENCE + MODEL_BASED
+
+#: defaults by family: exploration and step size (see the README section for the choice)
+DEFAULTS = {
+    "mc": {"epsilon": 0.0, "explore_steps": 2, "alpha": "1/n"},
+    "mc-constant-alpha": {"epsilon": 0.0, "explore_steps": 2, "alpha": 0.01},
+    "td": {"epsilon": 0.1, "explore_steps": 0, "alpha": "1/n"},
+}
+
+CURVE_COLUMNS = ("games", "iteration", "opponent", "eval_games", "win", "draw", "loss", "win_ci_low",
+                 "win_ci_high", "mean_reward", "mean_score", "score_ci_low", "score_ci_high",
+                 "exact_value", "epsilon")
+OUTPUTS = ("policy.json", "curve.csv", "tables.npz", "run.json")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Settings of one training run (``None`` = the algorithm's default, see :data:`DEFAULTS`).
+
+    ``alpha`` is a step size in (0, 1] or ``"1/n"`` (sample average); ``epsilon`` starts the
+    ``epsilon_schedule`` that ends at ``epsilon_final``; ``explore_steps`` random decisions open
+    every training game (exploring starts); ``eval_every`` defaults to a tenth of the budget.
+    """
+
+    algo: str
+    episodes: int | None = None
+    batch: int = 10_000
+    epsilon: float | None = None
+    epsilon_final: float = 0.0
+    epsilon_schedule: str = "constant"
+    alpha: float | str | None = None
+    gamma: float = 1.0
+    explore_steps: int | None = None
+    q_init: float = 0.0
+    learner_seat: str | int = "alternate"
+    self_play_every: int | None = None
+    eval_every: int | None = None
+    eval_games: int = 10_000
+    tolerance: float = 1e-12
+
+    @property
+    def sample_based(self) -> bool:
+        return self.algo not in MODEL_BASED
+
+    def resolved(self) -> "TrainConfig":
+        """The same settings with defaults filled in, every value checked (FsmarenaError)."""
+        if self.algo not in ALGORITHMS:
+            raise FsmarenaError(f"unknown algorithm '{self.algo}' (known: {', '.join(ALGORITHMS)})")
+        _positive("--eval-games", self.eval_games)
+        check_probability("gamma", self.gamma)
+        if self.algo in MODEL_BASED:
+            if not (isinstance(self.tolerance, (int, float)) and 0 < self.tolerance < 1):
+                raise FsmarenaError(f"tolerance must be a small positive number, got {self.tolerance!r}")
+            return self
+        _positive("--episodes", self.episodes)
+        _positive("--batch", self.batch)
+        if self.self_play_every is not None:
+            _positive("--self-play-every", self.self_play_every)
+        eval_every = self.eval_every if self.eval_every is not None else max(1, self.episodes // 10)
+        _positive("--eval-every", eval_every)
+        family = "td" if self.algo in TEMPORAL_DIFFERENCE else (
+            "mc-constant-alpha" if self.algo == "mc-constant-alpha" else "mc")
+        defaults = DEFAULTS[family]
+        epsilon = defaults["epsilon"] if self.epsilon is None else self.epsilon
+        EpsilonSchedule(check_probability("epsilon", epsilon),
+                        check_probability("final epsilon", self.epsilon_final), self.epsilon_schedule)
+        alpha = defaults["alpha"] if self.alpha is None else self.alpha
+        parsed = parse_alpha(alpha)
+        if self.algo in ("mc", "mc-first-visit") and parsed is not None:
+            raise FsmarenaError(f"{self.algo} averages returns (alpha 1/n); use mc-constant-alpha for a step size")
+        if self.algo == "mc-constant-alpha" and parsed is None:
+            raise FsmarenaError("mc-constant-alpha needs a numeric alpha")
+        explore = defaults["explore_steps"] if self.explore_steps is None else self.explore_steps
+        if isinstance(explore, bool) or not isinstance(explore, int) or explore < 0:
+            raise FsmarenaError(f"--explore-steps must be zero or more, got {explore!r}")
+        if not (isinstance(self.q_init, (int, float)) and math.isfinite(self.q_init)):
+            raise FsmarenaError(f"--q-init must be a finite number, got {self.q_init!r}")
+        seat = self.learner_seat
+        if not (seat == "alternate" or (isinstance(seat, int) and not isinstance(seat, bool) and seat >= 0)):
+            raise FsmarenaError(f"learner seat must be 'alternate' or a seat number, got {seat!r}")
+        return replace(self, epsilon=float(epsilon), alpha="1/n" if parsed is None else parsed,
+                       explore_steps=explore, eval_every=eval_every, q_init=float(self.q_init),
+                       epsilon_final=float(self.epsilon_final), gamma=float(self.gamma))
+
+    def schedule(self) -> EpsilonSchedule:
+        return EpsilonSchedule(self.epsilon, self.epsilon_final, self.epsilon_schedule)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _positive(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise FsmarenaError(f"{name} must be a positive whole number, got {value!r}")
+    return int(value)
+
+
+@dataclass
+class TrainResult:
+    """What a run produced: the greedy ``policy``, the ``q`` and ``counts`` tables, the
+    learning ``curve`` (rows with :data:`CURVE_COLUMNS`), training ``games`` consumed,
+    wall-clock ``seconds``, the resolved ``config``, the exact value of the policy when the
+    game has a model, and the learner (sample-based) or planner result (model-based)."""
+
+    policy: TablePolicy
+    q: np.ndarray
+    counts: np.ndarray
+    curve: list[dict[str, Any]]
+    games: int
+    seconds: float
+    config: TrainConfig
+    exact_value: float | None = None
+    learner: TabularLearner | None = None
+    plan: PlanResult | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        last = [row for row in self.curve if row["games"] == self.games and row["iteration"] in ("", None)]
+        return {"algo": self.config.algo, "games": self.games, "seconds": self.seconds,
+                "exact_value": self.exact_value, "final": last, "config": self.config.to_dict()}
+
+
+# ---- building blocks ------------------------------------------------------------------------
+
+def make_learner(game: Game, config: TrainConfig, label: str | None = None) -> TabularLearner:
+    """The learner of a resolved sample-based ``config`` for ``game``."""
+    alpha = parse_alpha(config.alpha)
+    common = dict(gamma=config.gamma, epsilon=config.epsilon, explore_steps=config.explore_steps,
+                  q_init=config.q_init, label=label or config.algo)
+    if config.algo in MONTE_CARLO:
+        visits = "first-visit" if config.algo == "mc-first-visit" else "every-visit"
+        return MonteCarlo(game.n_states, game.n_actions, visits=visits, alpha=alpha, **common)
+    return TemporalDifference(game.n_states, game.n_actions, method=config.algo, alpha=alpha, **common)
+
+
+def streams(seed: int) -> tuple[np.random.Generator, int]:
+    """The generator of every training game of a run, and the integer seed of its evaluations."""
+    train_seed, eval_seed = seed_sequence(seed).spawn(2)
+    return np.random.default_rng(train_seed), int(eval_seed.generate_state(1)[0])
+
+
+def game_model(game: Game) -> TabularMDP | None:
+    """``game.model()`` when the game has a known model, else None."""
+    model = getattr(game, "model", None)
+    return model() if callable(model) else None
+
+
+def table_on_model(mdp: TabularMDP, table: np.ndarray) -> np.ndarray:
+    """A policy table over the game's states as a policy over the model's states: entries the
+    model calls illegal play the first legal action (what TablePolicy does), extra model
+    states (terminal ones) their first legal action."""
+    full = np.argmax(mdp.legal, axis=1)
+    n = min(len(table), mdp.n_states)
+    ok = mdp.legal[np.arange(n), table[:n]]
+    full[:n] = np.where(ok, table[:n], full[:n])
+    return full
+
+
+def exact_value(mdp: TabularMDP | None, table: np.ndarray) -> float | None:
+    if mdp is None:
+        return None
+    return expected_return(mdp, table_on_model(mdp, table))
+
+
+def evaluate(game: Game, policy: Player, panel: Sequence[Player], games: int, seed: int, jobs: int = 1,
+             mdp: TabularMDP | None = None, table: np.ndarray | None = None) -> list[dict[str, Any]]:
+    """Curve rows for ``policy``: one match per panel member (seats swapped), or one solo
+    measurement in a one-player game; the same ``seed`` gives the same deals every time."""
+    exact = exact_value(mdp, table) if table is not None else None
+    rows = []
+    opponents: Sequence[Player | None] = panel if game.n_seats > 1 else [None]
+    for number, opponent in enumerate(opponents):
+        stats = play_match(game, policy, opponent, games, seed + number, jobs=jobs)
+        n = stats.games
+        score_low, score_high = mean_interval(stats.score, stats.score_sq, n)
+        row = {"opponent": "" if opponent is None else opponent.label, "eval_games": n,
+               "mean_score": stats.score / n, "score_ci_low": score_low, "score_ci_high": score_high,
+               "exact_value": exact}
+        if opponent is None:
+            row.update(win="", draw="", loss="", win_ci_low="", win_ci_high="", mean_reward=stats.score / n)
+        else:
+            low, high = wilson_interval(stats.wins, n)
+            row.update(win=stats.wins / n, draw=stats.draws / n, loss=stats.losses / n,
+                       win_ci_low=low, win_ci_high=high, mean_reward=(stats.wins - stats.losses) / n)
+        rows.append(row)
+    return rows
+
+
+def describe_player(player: Player | None, game: Game) -> Any:
+    """A JSON description of a player (its file content when it has one), for checkpoints."""
+    if player is None:
+        return None
+    try:
+        return player_to_json(player, game)
+    except FsmarenaError:
+        return {"kind": player.kind, "label": player.label}
+
+
+def _batch_plan(done: int, total: int, batch: int, eval_every: int, refresh: int | None) -> int:
+    """Games in the next batch: up to ``batch``, never across an evaluation or refresh point."""
+    stop = min(total, (done // eval_every + 1) * eval_every)
+    if refresh is not None:
+        stop = min(stop, (done // refresh + 1) * refresh)
+    return min(batch, stop - done)
+
+
+def _seat_counts(done: int, k: int, n_seats: int, seat: str | int) -> list[int]:
+    """How many of training games ``done .. done + k - 1`` put the learner in each seat."""
+    if seat != "alternate":
+        return [k if s == seat else 0 for s in range(n_seats)]
+    return np.bincount(np.arange(done, done + k) % n_seats, minlength=n_seats).tolist()
+
+
+# ---- the run --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Setup:
+    """Checked settings of a run: resolved config, integer seed, opponent and panel."""
+
+    config: TrainConfig
+    seed: int
+    opponent: Player | None
+    panel: list[Player]
+
+
+def prepare(game: Game, config: TrainConfig, seed: int = 0, opponent: Player | None = None,
+            panel: Sequence[Player] | None = None, out: str | Path | None = None,
+            resume: bool = False) -> Setup:
+    """Check everything about a run before any work or output (FsmarenaError, one line)."""
+    config = config.resolved()
+    seed = int(seed_sequence(seed).entropy)  # a non-negative integer
+    if config.sample_based:
+        seat = config.learner_seat
+        if seat != "alternate" and seat >= game.n_seats:
+            raise FsmarenaError(f"learner seat {seat} does not exist: {game.name} has {game.n_seats} seat(s)")
+    elif not callable(getattr(game, "model", None)):
+        raise FsmarenaError(f"{config.algo} needs a game with a known model (e.g. 421); {game.name} has none")
+    if game.n_seats == 1:
+        if opponent is not None or panel or config.self_play_every:
+            raise FsmarenaError(f"{game.name} is a one-player game: opponents and self-play do not apply")
+        panel = []
+    else:
+        if opponent is not None and config.self_play_every:
+            raise FsmarenaError("give either an opponent or self-play, not both")
+        if opponent is None and not config.self_play_every:
+            opponent = RandomPlayer()
+        panel = list(panel) if panel else [RandomPlayer()]
+    if out is not None and config.sample_based:
+        path = Path(out) / ckpt.FILENAME
+        if resume and not path.exists():
+            raise FsmarenaError(f"nothing to resume: {path} does not exist")
+        if not resume and path.exists():
+            raise FsmarenaError(f"{out} already holds a training checkpoint: pass --resume to continue it, "
+                                "or choose another output folder")
+    return Setup(config, seed, opponent, list(panel))
+
+
+def train(game: Game, config: TrainConfig, seed: int = 0, opponent: Player | None = None,
+          panel: Sequence[Player] | None = None, jobs: int = 1, out: str | Path | None = None,
+          resume: bool = False, checkpoint_seconds: float = 60.0, label: str | None = None) -> TrainResult:
+    """Train ``config.algo`` on ``game``; with ``out``, write policy, curve, tables and checkpoints.
+
+    ``opponent`` (default ``random``) fills the other seats; ``panel`` (default ``[random]``)
+    is what the learning curve measures against.  ``resume`` continues from ``out``'s
+    checkpoint (same settings required) to the same result as an uninterrupted run.
+    """
+    setup = prepare(game, config, seed, opponent, panel, out, resume)
+    check_jobs(jobs)
+    config, seed = setup.config, setup.seed
+    label = label or f"{config.algo} {game.name} seed {seed}"
+    out_dir = Path(out) if out is not None else None
+    if config.sample_based:
+        result = _train_sampled(game, config, seed, setup.opponent, setup.panel, jobs, out_dir, resume,
+                                checkpoint_seconds, label)
+    else:
+        result = _plan(game, config, seed, setup.panel, jobs, label)
+    if out_dir is not None:
+        write_outputs(out_dir, game, result, seed)
+    return result
+
+
+def _fingerprint(game: Game, config: TrainConfig, seed: int, opponent: Player | None,
+                 panel: Sequence[Player]) -> dict[str, Any]:
+    return {"game": game.name, "parameters": config_to_dict(game.config), "config": config.to_dict(),
+            "seed": int(seed), "opponent": describe_player(opponent, game),
+            "panel": [describe_player(p, game) for p in panel]}
+
+
+def _train_sampled(game, config, seed, opponent, panel, jobs, out_dir, resume, checkpoint_seconds, label):
+    start_time = time.perf_counter()
+    learner = make_learner(game, config, label)
+    schedule = config.schedule()
+    rng, eval_seed = streams(seed)
+    mdp = game_model(game)
+    fingerprint = _fingerprint(game, config, seed, opponent, panel)
+    total, eval_every, refresh = config.episodes, config.eval_every, config.self_play_every
+    done, curve, frozen, elapsed_before = 0, [], None, 0.0
+    path = out_dir / ckpt.FILENAME if out_dir is not None else None
+    if resume:
+        if path is None:
+            raise FsmarenaError("--resume needs an output folder holding a checkpoint")
+        meta, tables = ckpt.load_checkpoint(path)
+        if meta.get("fingerprint") != _jsonable(fingerprint):
+            raise FsmarenaError(f"checkpoint {path} was made with different settings: {_differences(meta.get('fingerprint'), _jsonable(fingerprint))}")
+        learner.load_arrays(tables)
+        rng = ckpt.restore_rng(meta.get("rng"), f"checkpoint {path}")
+        done, curve = int(meta["done"]), list(meta["curve"])
+        elapsed_before = float(meta.get("seconds", 0.0))
+        if "frozen" in tables:
+            frozen = TablePolicy(tables["frozen"], label="self (frozen)")
+
+    def evaluate_now() -> None:
+        table = learner.values.greedy_table()
+        rows = evaluate(game, TablePolicy(table, label=label), panel, config.eval_games, eval_seed, jobs,
+                        mdp, table)
+        eps = schedule.value(done, total)
+        for row in rows:
+            curve.append({"games": done, "iteration": "", **row, "epsilon": eps})
+
+    def save() -> None:
+        if path is None:
+            return
+        tables = dict(learner.arrays())
+        if frozen is not None:
+            tables["frozen"] = frozen.table[0]
+        meta = {"fingerprint": fingerprint, "done": done, "rng": ckpt.rng_state(rng), "curve": curve,
+                "seconds": elapsed_before + time.perf_counter() - start_time}
+        ckpt.save_checkpoint(path, meta, tables)
+
+    if done == 0 and not curve:
+        evaluate_now()
+        save()
+    last_save = time.perf_counter()
+    with progress.bar(total, f"train {config.algo}", unit="game") as bar:
+        bar.update(done)
+        while done < total:
+            if refresh is not None and done % refresh == 0:
+                frozen = TablePolicy(learner.values.greedy_table(), label="self (frozen)")
+            k = _batch_plan(done, total, config.batch, eval_every, refresh)
+            learner.epsilon = schedule.value(done, total)
+            rival = frozen if refresh is not None else opponent
+            for seat, count in enumerate(_seat_counts(done, k, game.n_seats, config.learner_seat)):
+                if count:
+                    seats = [rival] * game.n_seats
+                    seats[seat] = learner
+                    play_games(game, seats, count, rng)
+            done += k
+            bar.update(k)
+            if done % eval_every == 0 or done == total:
+                evaluate_now()
+                save()
+                last_save = time.perf_counter()
+            elif time.perf_counter() - last_save >= checkpoint_seconds:
+                save()
+                last_save = time.perf_counter()
+    seconds = elapsed_before + time.perf_counter() - start_time
+    table = learner.values.greedy_table()
+    return TrainResult(TablePolicy(table, label=label), learner.values.q.copy(), learner.values.n.copy(), curve,
+                       done, seconds, config, exact_value(mdp, table), learner=learner)
+
+
+def _plan(game, config, seed, panel, jobs, label) -> TrainResult:
+    start_time = time.perf_counter()
+    mdp = game_model(game)
+    if mdp.n_states < game.n_states:
+        raise FsmarenaError(f"{game.name}'s model has fewer states than its observations")
+    if not math.isclose(mdp.gamma, config.gamma) and config.gamma != 1.0:
+        mdp = replace(mdp, gamma=config.gamma)
+    plan = value_iteration(mdp, config.tolerance) if config.algo == "value-iteration" else policy_iteration(mdp)
+    table = plan.policy[:game.n_states]
+    curve = [{"games": 0, "iteration": row["iteration"], "opponent": "", "exact_value": row["value"]}
+             for row in plan.history]
+    _, eval_seed = streams(seed)
+    policy = TablePolicy(table, label=label)
+    for row in evaluate(game, policy, panel, config.eval_games, eval_seed, jobs, mdp, table):
+        curve.append({"games": 0, "iteration": "", **row, "epsilon": ""})
+    q = np.nan_to_num(plan.q[:game.n_states], nan=-np.inf)
+    counts = np.zeros(q.shape, dtype=np.int64)
+    return TrainResult(policy, q, counts, curve, 0, time.perf_counter() - start_time, config,
+                       exact_value(mdp, table), plan=plan, extra={"optimal_value": float(mdp.start @ plan.values)})
+
+
+# ---- outputs --------------------------------------------------------------------------------
+
+def curve_csv(rows: Sequence[dict[str, Any]]) -> str:
+    """The learning curve as CSV text with :data:`CURVE_COLUMNS` (missing cells empty)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CURVE_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({key: _cell(row.get(key, "")) for key in CURVE_COLUMNS})
+    return buffer.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else ""
+    return value
+
+
+def write_outputs(out_dir: Path, game: Game, result: TrainResult, seed: int) -> None:
+    """policy.json, curve.csv, tables.npz and run.json (each written atomically)."""
+    save_player(result.policy, game, out_dir / "policy.json")
+    write_text(out_dir / "curve.csv", curve_csv(result.curve))
+    tables = {"q": result.q, "counts": result.counts}
+    if result.plan is not None:
+        tables["values"] = result.plan.values
+    with atomic_path(out_dir / "tables.npz", suffix=".npz") as tmp:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, **tables)
+    write_json(out_dir / "run.json", {"game": game.name, "parameters": config_to_dict(game.config),
+                                      "seed": int(seed), **result.summary(), **result.extra})
+
+
+def _jsonable(data: Any) -> Any:
+    """``data`` as it reads back from JSON (tuples -> lists), to compare with a checkpoint."""
+    from fsmarena.fileio import dumps, loads
+
+    return loads(dumps(data))
+
+
+def _differences(saved: Any, current: Any, prefix: str = "") -> str:
+    if isinstance(saved, dict) and isinstance(current, dict):
+        keys = [k for k in sorted(set(saved) | set(current)) if saved.get(k) != current.get(k)]
+        return ", ".join(_differences(saved.get(k), current.get(k), f"{prefix}{k}.") for k in keys) or "?"
+    return f"{prefix.rstrip('.')} was {saved!r}, now {current!r}"
