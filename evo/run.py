@@ -59,14 +59,14 @@ RESUMABLE_CHANGES = ("generations", "checkpoint_every")
 class EvolveConfig:
     """Everything that defines an evolution run except the game, the seed and ``--jobs``.
 
-    ``None`` fields take the protocol's default in :meth:`resolved` (thesis: 15 automata,
-    tournament of 11, 9 mutations; round-robin and panel: 36 machines, tournament of 3,
-    2 mutations per child).
+    ``None`` fields take the protocol's default in :meth:`resolved` (thesis: 250 generations
+    of 15 automata, tournament of 11, 9 mutations; round-robin and panel: 50 generations of
+    36 machines, tournament of 3, 2 mutations per child; 8 states for BDAs, 4 for FSMs).
     """
 
     genome: str = "bda"
     protocol: str = "thesis"
-    generations: int = 250
+    generations: int | None = None
     population: int | None = None
     states: int | None = None
     inputs: str = "index"
@@ -96,6 +96,8 @@ class EvolveConfig:
         """This configuration with the protocol's defaults filled in, validated."""
         thesis = self.protocol == "thesis"
         changes: dict[str, Any] = {}
+        if self.generations is None:
+            changes["generations"] = 250 if thesis else 50
         if self.population is None:
             changes["population"] = 15 if thesis else 36
         if self.tournament is None:

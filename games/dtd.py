@@ -199,6 +199,12 @@ class DivideTheDollar(Game):
         shown = "lead" if showing == t.K else f"on {_fraction_label(self.config.cards[showing])}"
         return f"{shown}: {cards}"
 
+    def encoding_label(self, name: str, value: int) -> str:
+        """Human-readable value of an encoding (``opp_last``) for figures of FSM inputs."""
+        if name == "opp_last":
+            return "opp: none" if value == 0 else f"opp: {_fraction_label(self.config.cards[int(value) - 1])}"
+        return f"{name}={value}"
+
     def builtin_players(self):
         from games.players import FixedActionPlayer, RandomPlayer
 
