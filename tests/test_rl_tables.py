@@ -1,0 +1,97 @@
+"""Shared table operations: batched updates against the plain loop, greedy tie-breaking,
+epsilon-greedy probabilities, schedules and the alpha rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from fsmarena.errors import FsmarenaError
+from rl.schedules import EpsilonSchedule, parse_alpha
+from rl.tables import EXACT_REPEATS, ActionValues, epsilon_greedy_probabilities, masked_argmax, sequential_update
+
+
+def plain_loop(q, n, keys, targets, alpha):
+    q, n = q.copy(), n.copy()
+    for k, t in zip(keys.tolist(), targets.tolist()):
+        n[k] += 1
+        step = alpha if alpha is not None else 1.0 / n[k]
+        q[k] += step * (t - q[k])
+    return q, n
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12), st.integers(0, 300),
+       st.sampled_from([None, 0.5, 0.1, 1.0]))
+def test_sequential_update_is_the_plain_loop_bit_for_bit(seed, size, count, alpha):
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=size)
+    n = rng.integers(0, 5, size=size)
+    keys = rng.integers(0, size, size=count)
+    targets = rng.normal(size=count)
+    expected_q, expected_n = plain_loop(q, n, keys, targets, alpha)
+    if count and np.bincount(keys).max() > EXACT_REPEATS:
+        return  # covered by the closed-form test below
+    sequential_update(q, n, keys, targets, alpha)
+    assert np.array_equal(q, expected_q) and np.array_equal(n, expected_n)
+
+
+@pytest.mark.parametrize("alpha", [None, 0.05, 0.5])
+def test_sequential_update_closed_form_for_many_repeats_equals_the_loop(alpha):
+    rng = np.random.default_rng(1)
+    q = rng.normal(size=4)
+    n = np.array([0, 3, 10, 1])
+    keys = rng.integers(0, 4, size=5000)  # ~1250 repeats per entry: the closed form
+    targets = rng.normal(size=5000)
+    expected_q, expected_n = plain_loop(q, n, keys, targets, alpha)
+    sequential_update(q, n, keys, targets, alpha)
+    assert np.array_equal(n, expected_n)
+    assert np.allclose(q, expected_q, rtol=0, atol=1e-12)
+
+
+def test_masked_argmax_breaks_ties_low_and_respects_the_mask():
+    values = np.array([[1.0, 3.0, 3.0], [5.0, 1.0, 2.0], [0.0, 0.0, 0.0]])
+    mask = np.array([[True, True, True], [False, True, True], [False, False, False]])
+    assert masked_argmax(values, mask).tolist() == [1, 2, 0]
+
+
+def test_greedy_table_uses_only_actions_seen_legal():
+    values = ActionValues(3, 3)
+    values.q[:] = [[-1.0, 0.5, 9.0], [-1.0, -2.0, 0.0], [0.0, 0.0, 0.0]]
+    values.note_legal(np.array([0, 1]), np.array([[True, True, False], [True, True, False]]))
+    assert values.greedy_table().tolist() == [1, 0, 0]  # 9.0 and 0.0 were never legal
+    values.note_legal(np.array([1]), None)  # no mask: everything legal
+    assert values.greedy_table().tolist() == [1, 2, 0]
+
+
+def test_epsilon_greedy_probabilities_sum_to_one_and_favour_the_greedy_action():
+    q = np.array([[0.0, 2.0, 1.0], [3.0, 2.0, 1.0]])
+    mask = np.array([[True, True, True], [False, True, True]])
+    p = epsilon_greedy_probabilities(q, mask, 0.3)
+    assert np.allclose(p.sum(axis=1), 1.0)
+    assert np.allclose(p[0], [0.1, 0.8, 0.1])
+    assert np.allclose(p[1], [0.0, 0.85, 0.15])
+
+
+def test_schedules():
+    assert EpsilonSchedule(0.2).value(500, 1000) == 0.2
+    linear = EpsilonSchedule(0.2, 0.0, "linear")
+    assert [linear.value(d, 100) for d in (0, 50, 100, 200)] == pytest.approx([0.2, 0.1, 0.0, 0.0])
+    exponential = EpsilonSchedule(0.1, 0.001, "exponential")
+    assert exponential.value(50, 100) == pytest.approx(0.01)
+    with pytest.raises(FsmarenaError, match="final epsilon > 0"):
+        EpsilonSchedule(0.1, 0.0, "exponential")
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(FsmarenaError, match="epsilon"):
+            EpsilonSchedule(bad)
+    with pytest.raises(FsmarenaError, match="schedule"):
+        EpsilonSchedule(0.1, 0.0, "cosine")
+
+
+def test_alpha_rule():
+    assert parse_alpha("1/n") is None and parse_alpha(None) is None
+    assert parse_alpha("0.25") == 0.25 and parse_alpha(1) == 1.0
+    for bad in ("0", "-0.1", "1.5", "fast", "nan"):
+        with pytest.raises(FsmarenaError, match="alpha"):
+            parse_alpha(bad)
