@@ -161,6 +161,10 @@ class ThirtyOneConfig:
 
 # ---- hand tables ------------------------------------------------------------------------------
 
+CHOOSE2 = np.array([c * (c - 1) // 2 for c in range(52)], dtype=np.int64)
+CHOOSE3 = np.array([c * (c - 1) * (c - 2) // 6 for c in range(52)], dtype=np.int64)
+
+
 def combo_id(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Colex rank of the 3-card set {a, b, c} (any order): C(lo,1) + C(mid,2) + C(hi,3)."""
     lo = np.minimum(np.minimum(a, b), c)
@@ -196,6 +200,12 @@ class _Tables:
         #: the hand's cards in canonical order
         self.cards = np.take_along_axis(cards, order, axis=1)
         self.key = self.score2 * 64 + self.total  # greedy's preference: score, then total value
+        #: flat views, entry ``hand * 3 + p``: the card at canonical position p, and the two
+        #: other cards in ascending order (a discard becomes a sorted insertion)
+        self.cards_flat = self.cards.reshape(-1)
+        others = [np.sort(np.delete(self.cards, p, axis=1), axis=1) for p in range(3)]
+        self.kept_low = np.stack([o[:, 0] for o in others], axis=1).reshape(-1)
+        self.kept_high = np.stack([o[:, 1] for o in others], axis=1).reshape(-1)
 
         # forced swaps: put card x in place of canonical position p, for every hand and x
         x = np.arange(52)
@@ -209,10 +219,9 @@ class _Tables:
             better = key >= best_key
             best_key = np.where(better, key, best_key)
             best_pos = np.where(better, p, best_pos)
-        #: best (score, total) key over the three forced swaps with card x, and its position,
-        #: flat: entry ``hand * 52 + x``
-        self.swap_key = best_key.astype(np.int16).reshape(-1)  # compact: stays in cache
-        self.swap_pos = best_pos.astype(np.int8).reshape(-1)
+        #: best (score, total) key over the three forced swaps with card x, times 4, plus the
+        #: position it replaces; flat: entry ``hand * 52 + x``
+        self.swap = (best_key * 4 + best_pos).astype(np.int16).reshape(-1)  # compact: stays in cache
         #: doubled score after drawing x and keeping the best three of the four cards, stored
         #: as bit planes over x: bit x of ``best_planes[hand, b]`` is bit b of that score, so
         #: a sum over a set of cards is a few popcounts (the greedy player's expectation)
@@ -277,10 +286,11 @@ class _State:
         self.first = np.zeros(n, dtype=np.int64)
         self.mover = np.zeros(n, dtype=np.int64)
         self.knocker = np.full(n, -1, dtype=np.int64)
-        self.last_left = np.zeros(n, dtype=np.int64)            # last turns left after a knock
+        self.knock_end = np.zeros(n, dtype=np.int64)            # turn count closing a knock
+        self.limit = np.zeros(n, dtype=np.int64)                # turn count ending the round
+        self.turns_before = np.zeros(n, dtype=np.int64)         # turns of earlier rounds
         self.turn = np.zeros(n, dtype=np.int64)                 # turns completed this round
         self.rounds = np.zeros(n, dtype=np.int64)               # rounds completed
-        self.decisions = np.zeros(n, dtype=np.int64)
         self.in_round = np.zeros(n, dtype=bool)
         self.end_kind = np.full(n, -1, dtype=np.int64)
         self.done = np.zeros(n, dtype=bool)
@@ -295,9 +305,7 @@ class _State:
                 "drawn": int(self.drawn[row])}
 
 
-MASK_TURN = np.array([[1, 1, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0, 0]], dtype=bool)  # by knocked
-MASK_DISCARD = np.array([[0, 0, 0, 1, 1, 1, 1], [0, 0, 0, 1, 1, 1, 0]], dtype=bool)  # by from_discard
-PLANE_WEIGHTS = 1 << np.arange(6)
+PLANE_WEIGHTS = (1 << np.arange(6)).astype(np.float32)
 VALUE_WEIGHTS = 1 << np.arange(4)
 
 
@@ -322,6 +330,7 @@ class ThirtyOne(Game):
         S, L = self.config.players, self.config.lives
         self._next, self._rank, self._count = _seat_tables(S)
         self._next_flat = self._next.reshape(-1)
+        self._rank_flat = self._rank.reshape(-1)
         self.n_turn_states = N_SCORE * N_GAIN * N_TURN * L * L * 2
         self.n_discard_states = 2 * 4 * N_SCORE * N_GAIN * 2
 
@@ -416,17 +425,19 @@ class ThirtyOne(Game):
             free = int((~scripted).sum())
             stock[~scripted] = rng.permuted(np.tile(np.arange(52, dtype=np.int64), (free, 1)), axis=1)
         st.stock[rows] = stock
-        alive, first = st.alive[rows], st.first[rows]
-        ar = np.arange(m)
+        S = self.config.players
+        alive, first = st.alive.take(rows), st.first.take(rows)
+        flat = stock.reshape(-1)
+        start = np.arange(0, 52 * m, 52)
         blitz = np.zeros(m, dtype=bool)
-        for seat in range(self.config.players):
-            position = self._rank[alive, first, seat]
-            base = np.maximum(position, 0) * 3
-            hand = combo_id(stock[ar, base], stock[ar, base + 1], stock[ar, base + 2])
+        for seat in range(S):
+            position = self._rank_flat.take((alive * S + first) * S + seat)
+            at = start + 3 * np.maximum(position, 0)
+            hand = combo_id(flat.take(at), flat.take(at + 1), flat.take(at + 2))
             st.hand[seat, rows] = hand
-            blitz |= (position >= 0) & (self.tables.score2[hand] == BLITZ2)
-        dealt = 3 * self._count[alive]
-        top = stock[ar, dealt]
+            blitz |= (position >= 0) & (self.tables.score2.take(hand) == BLITZ2)
+        dealt = 3 * self._count.take(alive)
+        top = flat.take(start + dealt)
         st.pile[rows, 0] = top
         st.plen[rows] = 1
         st.ptr[rows] = dealt + 1
@@ -434,7 +445,8 @@ class ThirtyOne(Game):
         st.public[rows] = BIT[top]
         st.mover[rows] = first
         st.knocker[rows] = -1
-        st.last_left[rows] = 0
+        st.limit[rows] = self.config.max_turns
+        st.knock_end[rows] = self.config.max_turns + 1
         st.turn[rows] = 0
         st.in_round[rows] = ~blitz
         st.end_kind[rows] = np.where(blitz, DEAL31, -1)
@@ -443,19 +455,20 @@ class ThirtyOne(Game):
         """One turn of ``seat`` in the games ``rows``: the turn decision, then the discard."""
         if watch is not None:
             watch(st, seat, TURN, rows)
-        hand = st.hand[seat][rows]
-        obs = self._observe(st, seat, rows, hand, TURN)
-        st.decisions[rows] += 1
-        action = np.asarray(decide(seat, obs, rows))
+        hand = st.hand[seat].take(rows)
+        action = np.asarray(decide(seat, self._observe(st, seat, rows, hand, TURN), rows))
         knock = action == KNOCK
         if knock.any():
             ended = np.zeros(len(rows), dtype=bool)
             k = np.flatnonzero(knock)
             knockers = rows[k]
             st.knocker[knockers] = seat
-            st.last_left[knockers] = self._count[st.alive[knockers]] - 1
+            turn = st.turn[knockers]
+            # the knock is turn t; the other live players then play turns t+1 .. t+live-1
+            st.knock_end[knockers] = turn + self._count[st.alive[knockers]]
+            st.limit[knockers] = np.minimum(st.limit[knockers], st.knock_end[knockers])
             if self.config.under_the_gun:
-                gun = st.turn[knockers] == 0
+                gun = turn == 0
                 self._end(st, knockers[gun], GUN)
                 ended[k[gun]] = True
             d = np.flatnonzero(~knock)
@@ -465,59 +478,59 @@ class ThirtyOne(Game):
         else:
             ended = self._draw_and_discard(st, seat, rows, hand, action == DRAW_DISCARD, decide, watch)
         going = rows[~ended] if ended.any() else rows
-        turn = st.turn[going] + 1
+        turn = st.turn.take(going) + 1
         st.turn[going] = turn
-        complete = (st.knocker[going] >= 0) & (st.last_left[going] == 0)
-        capped = turn >= self.config.max_turns
-        if complete.any() or capped.any():
-            self._end(st, going[complete], KNOCKED)
-            self._end(st, going[capped & ~complete], CAP)
-        st.mover[going] = self._next_flat.take(st.alive[going] * self.config.players + seat)
+        over = turn >= st.limit.take(going)
+        if over.any():
+            stopped = going[over]
+            complete = st.knock_end[stopped] <= self.config.max_turns  # else the cap came first
+            self._end(st, stopped[complete], KNOCKED)
+            self._end(st, stopped[~complete], CAP)
+        st.mover[going] = self._next_flat.take(st.alive.take(going) * self.config.players + seat)
 
     def _draw_and_discard(self, st: _State, seat: int, rows: np.ndarray, hand: np.ndarray,
                           from_discard: np.ndarray, decide, watch) -> np.ndarray:
         """Draw (stock or discard), ask for the discard, apply it; True where the round ended."""
         t = self.tables
         base = rows * 52
-        ptr = st.ptr[rows]
+        ptr = st.ptr.take(rows)
         if not from_discard.all():
             empty = (ptr >= 52) & ~from_discard
             if empty.any():
                 self._turn_pile_over(st, rows[empty])
-                ptr = st.ptr[rows]
-        plen = st.plen[rows]
+                ptr = st.ptr.take(rows)
+        plen = st.plen.take(rows)
         drawn = np.where(from_discard, st.pile_flat.take(base + plen - 1),
                          st.stock_flat.take(base + np.minimum(ptr, 51))).astype(np.int64)
         st.ptr[rows] = ptr + ~from_discard
         plen = plen - from_discard
-        drawn_bit = BIT[drawn]
-        pile_bits = np.where(from_discard, st.pile_bits[rows] & ~drawn_bit, st.pile_bits[rows])
+        pile_bits = st.pile_bits.take(rows)
+        pile_bits = np.where(from_discard, pile_bits & ~BIT.take(drawn), pile_bits)
         if watch is not None:
             st.plen[rows] = plen
             st.pile_bits[rows] = pile_bits
             st.drawn[rows] = drawn
             watch(st, seat, DISCARD, rows)
         obs = self._observe(st, seat, rows, hand, DISCARD, drawn, from_discard, plen)
-        st.decisions[rows] += 1
         choice = np.asarray(decide(seat, obs, rows))
         keep = choice == DISCARD_DRAWN
-        position = np.where(keep, 0, choice - DISCARD_0)
-        cards = t.cards[hand]
-        thrown = np.where(keep, drawn, cards.reshape(-1).take(np.arange(0, 3 * len(rows), 3) + position))
-        new = [np.where(keep | (position != p), cards[:, p], drawn) for p in range(3)]
-        new_hand = combo_id(*new)
+        # the two cards kept from the hand (ascending) when position p is thrown, then insert
+        at = hand * 3 + (np.minimum(choice, DISCARD_2) - DISCARD_0)
+        low, high = t.kept_low.take(at), t.kept_high.take(at)
+        lo = np.minimum(low, drawn)
+        hi = np.maximum(high, drawn)
+        mid = low + high + drawn - lo - hi
+        new_hand = np.where(keep, hand, lo + CHOOSE2.take(mid) + CHOOSE3.take(hi))
+        thrown = np.where(keep, drawn, t.cards_flat.take(at))
         st.hand[seat][rows] = new_hand
         st.pile_flat[base + plen] = thrown
         st.plen[rows] = plen + 1
-        thrown_bit = BIT[thrown]
+        thrown_bit = BIT.take(thrown)
         st.pile_bits[rows] = pile_bits | thrown_bit
         st.public[rows] |= thrown_bit
         if watch is not None:
             st.drawn[rows] = -1
-        last = st.knocker[rows] >= 0
-        if last.any():
-            st.last_left[rows[last]] -= 1
-        blitz = t.score2[new_hand] == BLITZ2
+        blitz = t.score2.take(new_hand) == BLITZ2
         if blitz.any():
             self._end(st, rows[blitz], BLITZ)
         return blitz
@@ -525,16 +538,17 @@ class ThirtyOne(Game):
     @staticmethod
     def _turn_pile_over(st: _State, rows: np.ndarray) -> None:
         """The stock is empty: all of the discard pile but its top becomes the stock, oldest first."""
-        for row in rows:
-            k = st.plen[row] - 1
-            cards = st.pile[row, :k].copy()
-            st.stock[row, 52 - k:] = cards
-            st.ptr[row] = 52 - k
-            st.pile[row, 0] = st.pile[row, k]
-            st.plen[row] = 1
-            moved = BIT[cards.astype(np.int64)].sum(dtype=np.uint64)
-            st.pile_bits[row] &= ~moved
-            st.public[row] &= ~moved
+        k = st.plen[rows] - 1  # at least 52 - 6 * 3 - 1 - 1 = 32 cards: no empty segments
+        row_of = np.repeat(rows, k)
+        j = np.arange(k.sum()) - np.repeat(np.cumsum(k) - k, k)
+        cards = st.pile[row_of, j]
+        st.stock[row_of, 52 - np.repeat(k, k) + j] = cards
+        st.ptr[rows] = 52 - k
+        st.pile[rows, 0] = st.pile[rows, k]
+        st.plen[rows] = 1
+        moved = np.add.reduceat(BIT.take(cards.astype(np.int64)), np.cumsum(k) - k)  # distinct bits
+        st.pile_bits[rows] &= ~moved
+        st.public[rows] &= ~moved
 
     @staticmethod
     def _end(st: _State, rows: np.ndarray, kind: int) -> None:
@@ -545,24 +559,27 @@ class ThirtyOne(Game):
         """Score finished rounds: lives lost, eliminations, end of game, next first player."""
         S = self.config.players
         seats = np.arange(S)
-        alive = (st.alive[rows][:, None] >> seats) & 1 == 1
-        scores = self.tables.score2[st.hand[:, rows].T]
-        kind = st.end_kind[rows]
+        alive_bits = st.alive.take(rows)
+        alive = (alive_bits[:, None] >> seats) & 1 == 1
+        scores = self.tables.score2.take(st.hand.take(rows, axis=1).T)
+        kind = st.end_kind.take(rows)
         blitz = (kind == DEAL31) | (kind == BLITZ)
         low = np.where(alive, scores, 1 << 20).min(axis=1, keepdims=True)
         lowest = alive & (scores == low)
         all_tied = lowest.sum(axis=1) == alive.sum(axis=1)
-        knocker = st.knocker[rows][:, None] == seats
+        knocker = st.knocker.take(rows)[:, None] == seats
         showdown_loss = np.where(lowest & ~all_tied[:, None], np.where(knocker, 2, 1), 0)
         blitz_loss = (alive & (scores != BLITZ2)).astype(np.int64)
         loss = np.where(blitz[:, None], blitz_loss, showdown_loss)
-        lives = np.maximum(st.lives[rows] - loss, 0)
+        lives = np.maximum(st.lives.take(rows, axis=0) - loss, 0)
         st.lives[rows] = lives
-        st.alive[rows] = ((lives > 0) << seats).sum(axis=1)
-        st.rounds[rows] += 1
-        left = self._count[st.alive[rows]]
-        st.done[rows] = (left <= 1) | (st.rounds[rows] >= self.config.max_rounds)
-        st.first[rows] = self._next[st.alive[rows], st.first[rows]]
+        alive_bits = ((lives > 0) << seats).sum(axis=1)
+        st.alive[rows] = alive_bits
+        played = st.rounds.take(rows) + 1
+        st.rounds[rows] = played
+        st.turns_before[rows] += st.turn.take(rows)
+        st.done[rows] = (self._count.take(alive_bits) <= 1) | (played >= self.config.max_rounds)
+        st.first[rows] = self._next_flat.take(alive_bits * S + st.first.take(rows))
         if log is not None:
             for i, row in enumerate(rows):
                 log.append((int(row), int(st.rounds[row]) - 1, END_KINDS[kind[i]], int(st.knocker[row]),
@@ -572,21 +589,36 @@ class ThirtyOne(Game):
     def _observe(self, st: _State, seat: int, rows: np.ndarray, hand: np.ndarray, phase: int,
                  drawn: np.ndarray | None = None, from_discard: np.ndarray | None = None,
                  pile_len: np.ndarray | None = None) -> Observation:
-        """What ``seat`` sees in the games ``rows``; every part is computed on first use."""
+        """What ``seat`` sees in the games ``rows``; every part is computed on first use
+        (the hot path only pays for what the players read)."""
         t, cfg = self.tables, self.config
         S, L = cfg.players, cfg.lives
         m = len(rows)
         memo: dict[str, np.ndarray] = {}
-        score2 = t.score2[hand]
-        knocked = st.knocker[rows] >= 0
+        score2 = t.score2.take(hand)
+        if phase == TURN:
+            drawn = np.full(m, -1, dtype=np.int64)
+            from_discard = np.zeros(m, dtype=bool)
 
+        def cached(function: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
+            name = function.__name__
+
+            def get() -> np.ndarray:
+                if name not in memo:
+                    memo[name] = function()
+                return memo[name]
+            return get
+
+        @cached
+        def knocked() -> np.ndarray:
+            return st.knocker.take(rows) >= 0
+
+        @cached
         def top() -> np.ndarray:
             """The face-up discard (-1 when a draw from the discard emptied the pile)."""
-            if "top" not in memo:
-                plen = st.plen[rows] if pile_len is None else pile_len
-                card = st.pile_flat.take(rows * 52 + np.maximum(plen - 1, 0)).astype(np.int64)
-                memo["top"] = np.where(plen > 0, card, -1)
-            return memo["top"]
+            plen = st.plen.take(rows) if pile_len is None else pile_len
+            card = st.pile_flat.take(rows * 52 + np.maximum(plen - 1, 0)).astype(np.int64)
+            return np.where(plen > 0, card, -1)
 
         def unseen(local: np.ndarray | None = None) -> np.ndarray:
             """Cards this seat cannot locate (not in its hand, the discard pile or a hand where
@@ -595,52 +627,56 @@ class ThirtyOne(Game):
                 return memo["unseen"]
             r = rows if local is None else rows[local]
             h = hand if local is None else hand[local]
-            pile_bits = st.pile_bits[r]
+            pile_bits = st.pile_bits.take(r)
             if phase == DISCARD:  # a card just taken from the pile is in the air, not in the pile
-                d = drawn if local is None else drawn[local]
-                pile_bits = pile_bits & ~BIT[d]
-            u = ALL_CARDS & ~pile_bits & ~t.bits[h]
-            public, alive = st.public[r], st.alive[r]
+                pile_bits = pile_bits & ~BIT.take(drawn if local is None else drawn[local])
+            u = ~(pile_bits | t.bits.take(h)) & ALL_CARDS
+            public, alive = st.public.take(r), st.alive.take(r)
             for other in range(S):
                 if other != seat:
-                    known = t.bits[st.hand[other][r]] & public
+                    known = t.bits.take(st.hand[other].take(r)) & public
                     u &= ~np.where((alive >> other) & 1 == 1, known, np.uint64(0))
             if local is None:
                 memo["unseen"] = u
             return u
 
         def expected_sum(local: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-            """Sum over unseen cards of the doubled score after drawing them, and their number."""
+            """Sum over unseen cards of the doubled score after drawing them, and their number
+            (popcounts of the score's bit planes; float32 sums are exact below 2**24)."""
             u = unseen(local)
             h = hand if local is None else hand[local]
-            planes = np.bitwise_count(t.best_planes[h] & u[:, None]).astype(np.int64)
-            return planes @ PLANE_WEIGHTS, np.bitwise_count(u).astype(np.int64)
+            counts = np.bitwise_count(t.best_planes.take(h, axis=0) & u[:, None]).astype(np.float32)
+            return (counts @ PLANE_WEIGHTS).astype(np.int64), np.bitwise_count(u).astype(np.int64)
 
+        @cached
         def expected_draw2() -> np.ndarray:
             total, count = expected_sum()
             return total / np.maximum(count, 1)
 
+        @cached
         def turn_bucket() -> np.ndarray:
             """0 = the round's very first turn, 1 = first two laps, 2 = laps 3-4, 3 = later."""
-            turn = st.turn[rows]
-            lap = self._count[st.alive[rows]]
+            turn = st.turn.take(rows)
+            lap = self._count.take(st.alive.take(rows))
             return np.where(turn == 0, 0, np.where(turn < 2 * lap, 1, np.where(turn < 4 * lap, 2, 3)))
 
+        @cached
         def opp_lives() -> np.ndarray:
-            others = np.delete(st.lives[rows], seat, axis=1)
+            """The fewest lives among the other live players."""
+            others = np.delete(st.lives.take(rows, axis=0), seat, axis=1)
             return np.minimum(np.where(others > 0, others, L + 1).min(axis=1), L)
 
         if phase == TURN:
-            drawn = np.full(m, -1, dtype=np.int64)
-            from_discard = np.zeros(m, dtype=bool)
-            mask = MASK_TURN[knocked.view(np.int8)]
-            greedy_discard = np.zeros(m, dtype=np.int64)
+            def mask() -> np.ndarray:
+                out = np.zeros((m, 7), dtype=bool)
+                out[:, DRAW_DECK] = out[:, DRAW_DISCARD] = True
+                out[:, KNOCK] = ~knocked()
+                return out
 
+            @cached
             def option2() -> np.ndarray:
                 """Doubled score after taking the face-up discard (it must replace a card)."""
-                if "option2" not in memo:
-                    memo["option2"] = (t.swap_key.take(hand * 52 + top()) >> 6).astype(np.int64)
-                return memo["option2"]
+                return (t.swap.take(hand * 52 + top()) >> 8).astype(np.int64)
 
             def greedy_turn() -> np.ndarray:
                 take = np.flatnonzero(option2() > score2)
@@ -650,20 +686,28 @@ class ThirtyOne(Game):
                     out[take[option2()[take] * count > total]] = DRAW_DISCARD
                 return out
 
+            def greedy_discard() -> np.ndarray:
+                return np.zeros(m, dtype=np.int64)
+
+            @cached
             def gain_bucket() -> np.ndarray:
-                return t.gain_bucket[np.maximum(option2() - score2, -BLITZ2) + BLITZ2]
+                return t.gain_bucket.take(np.maximum(option2() - score2, -BLITZ2) + BLITZ2)
 
             def index() -> np.ndarray:
-                sb = t.score_bucket[score2]
+                sb = t.score_bucket.take(score2)
                 lives = (st.lives[rows, seat] - 1) * L + opp_lives() - 1
-                return (((sb * N_GAIN + gain_bucket()) * N_TURN + turn_bucket()) * (L * L) + lives) * 2 + knocked
+                return (((sb * N_GAIN + gain_bucket()) * N_TURN + turn_bucket()) * (L * L) + lives) * 2 + knocked()
         else:
-            mask = MASK_DISCARD[from_discard.view(np.int8)]
-            at = hand * 52 + drawn
-            swap_key = t.swap_key.take(at).astype(np.int64)
-            swap = from_discard | (swap_key > t.key[hand])
-            greedy_discard = np.where(swap, t.swap_pos.take(at), 3).astype(np.int64)
-            after2 = np.where(swap, swap_key >> 6, score2)
+            best = t.swap.take(hand * 52 + drawn).astype(np.int64)
+            swap = from_discard | ((best >> 2) > t.key.take(hand))
+            greedy = np.where(swap, best & 3, 3)
+            after2 = np.where(swap, best >> 8, score2)
+
+            def mask() -> np.ndarray:
+                out = np.zeros((m, 7), dtype=bool)
+                out[:, DISCARD_0:DISCARD_2 + 1] = True
+                out[:, DISCARD_DRAWN] = ~from_discard
+                return out
 
             def option2() -> np.ndarray:
                 """Doubled score after greedy's discard."""
@@ -672,15 +716,19 @@ class ThirtyOne(Game):
             def greedy_turn() -> np.ndarray:
                 return np.full(m, DRAW_DECK, dtype=np.int64)
 
+            def greedy_discard() -> np.ndarray:
+                return greedy
+
+            @cached
             def gain_bucket() -> np.ndarray:
-                return t.gain_bucket[after2 - score2 + BLITZ2]
+                return t.gain_bucket.take(after2 - score2 + BLITZ2)
 
             def index() -> np.ndarray:
-                code = ((from_discard * 4 + greedy_discard) * N_SCORE + t.score_bucket[after2]) * N_GAIN
-                return self.n_turn_states + (code + gain_bucket()) * 2 + knocked
+                code = ((from_discard * 4 + greedy) * N_SCORE + t.score_bucket.take(after2)) * N_GAIN
+                return self.n_turn_states + (code + gain_bucket()) * 2 + knocked()
 
         def features() -> np.ndarray:
-            return self._features(st, seat, rows, hand, phase, drawn, from_discard, score2, knocked,
+            return self._features(st, seat, rows, hand, phase, drawn, from_discard, score2, knocked(),
                                   top(), option2(), expected_draw2(), unseen(), opp_lives())
 
         return Observation(
@@ -688,21 +736,21 @@ class ThirtyOne(Game):
             index=index,
             features=features,
             mask=mask,
-            step=lambda: st.decisions[rows] - 1,
+            step=lambda: st.turns_before.take(rows) + st.turn.take(rows),
             phase=phase,
-            knocked=lambda: knocked.astype(np.int64),
-            score_bucket=lambda: t.score_bucket[score2],
+            knocked=lambda: knocked().astype(np.int64),
+            score_bucket=lambda: t.score_bucket.take(score2),
             gain_bucket=gain_bucket,
             turn_bucket=turn_bucket,
             greedy_discard=greedy_discard,
             greedy_turn=greedy_turn,
             score2=score2,
-            hand=lambda: t.cards[hand],
+            hand=lambda: t.cards.take(hand, axis=0),
             top=top,
             drawn=drawn,
             from_discard=from_discard,
-            round_turn=lambda: st.turn[rows],
-            lives=lambda: st.lives[rows],
+            round_turn=lambda: st.turn.take(rows),
+            lives=lambda: st.lives.take(rows, axis=0),
             expected_draw2=expected_draw2,
         )
 
@@ -718,7 +766,7 @@ class ThirtyOne(Game):
             ok = card >= 0
             out[ar[ok], col + CARD_SUIT[card[ok]]] = CARD_VALUE[card[ok]] / 11.0
 
-        cards = t.cards[hand]
+        cards = t.cards.take(hand, axis=0)
         for p in range(3):
             suit_slots(cards[:, p], 4 * p)
         suit_slots(top, 12)
