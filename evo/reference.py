@@ -56,13 +56,16 @@ class PlainBDA:
 
 
 class PlainFSM:
-    """One table FSM: ``table[state][input] = (next state, action)``; ``n_opp`` is the size of
-    opp_last when the inputs are ``index+opp_last`` (``None`` for plain ``index``)."""
+    """One table FSM: ``next_state[state][input]``, ``action[state][input]``; ``inputs`` is
+    ``index``, ``opp_last`` or ``index+opp_last`` (``n_opp``: the size of opp_last)."""
 
     def __init__(self, next_state: Sequence[Sequence[int]], action: Sequence[Sequence[int]],
-                 n_opp: int | None = None):
+                 inputs: str = "index", n_opp: int = 0):
         self.next_state = [list(map(int, row)) for row in next_state]
         self.action = [list(map(int, row)) for row in action]
+        if inputs not in ("index", "opp_last", "index+opp_last"):
+            raise ValueError(f"the plain loop knows inputs index, opp_last and index+opp_last, not '{inputs}'")
+        self.inputs = inputs
         self.n_opp = n_opp
         self.state = 0
 
@@ -70,7 +73,12 @@ class PlainFSM:
         self.state = 0
 
     def decide(self, index: int, features: list[float], opp_last: int) -> int:
-        x = index if self.n_opp is None else index * self.n_opp + opp_last
+        if self.inputs == "index":
+            x = index
+        elif self.inputs == "opp_last":
+            x = opp_last
+        else:
+            x = index * self.n_opp + opp_last
         action = self.action[self.state][x]
         self.state = self.next_state[self.state][x]
         return action
@@ -148,7 +156,5 @@ def machine_of(player, game, member: int = 0) -> Machine:
 
     if isinstance(player, BinaryDecisionAutomaton):
         return PlainBDA(player.genes[member].tolist(), player.max_tests)
-    if player.inputs not in ("index", "index+opp_last"):
-        raise ValueError(f"the plain loop knows inputs 'index' and 'index+opp_last', not '{player.inputs}'")
-    n_opp = game.encodings["opp_last"] if player.inputs == "index+opp_last" else None
-    return PlainFSM(player.next_state[member].tolist(), player.action[member].tolist(), n_opp)
+    return PlainFSM(player.next_state[member].tolist(), player.action[member].tolist(), player.inputs,
+                    game.encodings["opp_last"])

@@ -224,6 +224,9 @@ def evolve(game: Game, config: EvolveConfig, seed: int = 0, jobs: int = 1, out: 
     spec = genome_spec(game, config.genome, config.states, config.inputs, config.max_tests)
     if game.n_seats != 2:
         raise FsmarenaError(f"evolution protocols play two-player games; {game.name} has {game.n_seats} seats")
+    panel = [resolve_player(name, game) for name in config.panel]
+    for player in panel:
+        player_to_json(player, game)  # fails now if the checkpoint could not store it
     out_dir = Path(out) if out is not None else None
     state = None
     if out_dir is not None:
@@ -234,7 +237,7 @@ def evolve(game: Game, config: EvolveConfig, seed: int = 0, jobs: int = 1, out: 
         if resume and checkpoint.exists():
             state = load_checkpoint(checkpoint, game, spec, config, seed)
     if state is None:
-        state = _fresh_state(game, spec, config, seed)
+        state = _fresh_state(spec, config, seed, panel)
     protocol = make_protocol(game, spec, config, state.panel)
 
     with progress.bar(config.generations, "evolve", unit="gen") as bar:
@@ -256,13 +259,10 @@ def evolve(game: Game, config: EvolveConfig, seed: int = 0, jobs: int = 1, out: 
     return result
 
 
-def _fresh_state(game: Game, spec: GenomeSpec, config: EvolveConfig, seed: int) -> _State:
+def _fresh_state(spec: GenomeSpec, config: EvolveConfig, seed: int, panel: list[Player]) -> _State:
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(0,))))
     logbook = tools.Logbook()
     logbook.header = list(LOGBOOK_COLUMNS)
-    panel = [resolve_player(spec_, game) for spec_ in config.panel]
-    for player in panel:
-        player_to_json(player, game)  # the checkpoint must be able to store it
     return _State(0, spec.random(rng, config.population), None, hall_of_fame(config.hall_of_fame), logbook,
                   rng, panel=panel)
 

@@ -1,0 +1,104 @@
+"""Machine graphs: reachable states, merged and labelled edges, and the draw command's files."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from evo.bda import BinaryDecisionAutomaton
+from evo.table_fsm import TableFSM
+from figures.machine_graph import machine_graph, to_dot
+from fsmarena.cli import main
+from games.dtd import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
+from games.players import TablePolicy, save_player
+
+GAME = DivideTheDollar()
+
+
+def hand_bda():
+    """S0: Coop > 0.412, T: large_max -> S2, F: median -> S2 (one merged edge).
+    S1: unreachable.  S2: Ttl < 0.5, T: small_spoil -> S2 (loop), F: median -> S0."""
+    return BinaryDecisionAutomaton(np.array([
+        [4, 0, 412, LARGE_MAX, 2, MEDIAN, 2],
+        [0, 2, 100, SMALL_SPOIL, 0, SMALL_SPOIL, 1],
+        [0, 1, 500, SMALL_SPOIL, 2, MEDIAN, 0],
+    ]), label="hand")
+
+
+def hand_fsm():
+    """Over opp_last (none, 1/4, 1/2, 3/4).  S0: to S1 on none and 1/4, stays on 1/2 and 3/4.
+    S1: back to S0 on everything.  S2: unreachable."""
+    next_state = [[1, 1, 0, 0], [0, 0, 0, 0], [2, 2, 2, 2]]
+    action = [[SMALL_SPOIL, MEDIAN, LARGE_MAX, LARGE_MAX], [MEDIAN] * 4, [SMALL_SPOIL] * 4]
+    return TableFSM(next_state, action, inputs="opp_last", label="hand")
+
+
+def test_bda_graph_has_reachable_states_with_tests_and_branch_edges():
+    graph = machine_graph(hand_bda(), GAME)
+    assert sorted(graph.nodes) == [0, 2]
+    assert graph.nodes[0]["test"] == "Coop > 0.412" and graph.nodes[2]["test"] == "Ttl < 0.500"
+    assert graph.nodes[0]["label"] == "S0 (start)"
+    assert {(s, t): d["label"] for s, t, d in graph.edges(data=True)} == {
+        (0, 2): "T: large_max / F: median", (2, 2): "T: small_spoil", (2, 0): "F: median"}
+    assert graph.edges[0, 2]["branch"] == "both" and graph.edges[2, 0]["branch"] == "false"
+
+
+def test_fsm_graph_merges_inputs_per_move_and_names_them():
+    graph = machine_graph(hand_fsm(), GAME)
+    assert sorted(graph.nodes) == [0, 1]
+    labels = {(s, t): d["label"] for s, t, d in graph.edges(data=True)}
+    assert labels == {
+        (0, 1): "opp: none / small_spoil\nopp: 1/4 / median",
+        (0, 0): "opp: 1/2 / large_max\nopp: 3/4 / large_max",
+        (1, 0): "opp: none / median\nopp: 1/4 / median\nopp: 1/2 / median\nopp: 3/4 / median",
+    }
+    assert graph.edges[1, 0]["transitions"] == 4
+
+
+def test_dot_text_names_every_state_and_edge():
+    dot = to_dot(machine_graph(hand_bda(), GAME))
+    assert dot.startswith('digraph "hand" {') and dot.rstrip().endswith("}")
+    assert '0 [label="S0 (start)\\nCoop > 0.412", peripheries=2];' in dot
+    assert '0 -> 2 [label="T: large_max / F: median", style=bold];' in dot
+    assert '2 -> 0 [label="F: median", style=dashed];' in dot
+    assert " 1 [" not in dot and "-> 1 " not in dot
+
+
+@pytest.mark.parametrize("make", [hand_bda, hand_fsm])
+def test_draw_writes_every_format(capsys, tmp_path, make):
+    player_file = tmp_path / "machine.json"
+    save_player(make(), GAME, player_file)
+    for suffix in ("png", "svg", "pdf", "dot", "graphml"):
+        out = tmp_path / f"machine.{suffix}"
+        assert main(["draw", str(player_file), "--out", str(out)]) == 0
+        assert out.stat().st_size > 100
+    assert (tmp_path / "machine.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "machine.pdf").read_bytes()[:5] == b"%PDF-"
+    assert "<svg" in (tmp_path / "machine.svg").read_text()
+    back = nx.read_graphml(tmp_path / "machine.graphml")
+    expected = machine_graph(make(), GAME)
+    assert sorted(back.nodes) == sorted(str(n) for n in expected.nodes)
+    assert {(s, t): d["label"] for s, t, d in back.edges(data=True)} == {
+        (str(s), str(t)): d["label"] for s, t, d in expected.edges(data=True)}
+    assert "2 reachable states" in capsys.readouterr().out
+
+
+def test_draw_refuses_bad_input_with_one_line(capsys, tmp_path):
+    machine = tmp_path / "machine.json"
+    save_player(hand_bda(), GAME, machine)
+    policy = tmp_path / "policy.json"
+    save_player(TablePolicy(np.zeros(GAME.n_states, dtype=int)), GAME, policy)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format_version": 1, "kind": "bda", "game": "dtd", "states": [{"feature": "Ttl"}]}')
+    cases = [
+        ([str(machine), "--out", str(tmp_path / "m.jpg")], "--out must end in"),
+        ([str(policy), "--out", str(tmp_path / "p.png")], "only table-fsm and bda"),
+        ([str(broken), "--out", str(tmp_path / "b.png")], "missing field 'test'"),
+        ([str(tmp_path / "none.json"), "--out", str(tmp_path / "n.png")], "does not exist"),
+    ]
+    for argv, message in cases:
+        assert main(["draw", *argv]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.json", "machine.json", "policy.json"]
