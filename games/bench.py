@@ -14,6 +14,7 @@ from typing import Callable
 
 #: game name -> "module:function" returning extra BenchCases for that game
 EXTRA_CASES: dict[str, list[str]] = {}
+EXTRA_CASES.setdefault("dtd", []).append("rl.bench:bench_cases")  # Monte Carlo ES training (rl)
 
 
 @dataclass

@@ -102,20 +102,25 @@ class TabularLearner(Player):
     def _greedy(self, states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         return self.values.greedy(states, mask)
 
-    def behaviour(self, obs: "Observation", memory: Episodes, ids: np.ndarray,
+    def behaviour(self, obs: "Observation", memory: Episodes, rows: np.ndarray | None,
                   rng: np.random.Generator) -> np.ndarray:
         """Greedy actions, with exploring starts and epsilon-random decisions (module doc)."""
         states = obs.index
         mask = obs.mask
         self.values.note_legal(states, mask)
         actions = np.array(self._greedy(states, mask), dtype=np.int64)
-        explore = memory.decisions[ids] < self.explore_steps
+        # lock-step calls cover every game: slices instead of fancy indexing (the hot path)
+        decisions = memory.decisions if rows is None else memory.decisions[rows]
+        explore = decisions < self.explore_steps
         if self.epsilon > 0:
             explore |= rng.random(obs.n) < self.epsilon
         if explore.any():
             actions[explore] = random_actions(int(explore.sum()), obs.n_actions,
                                               None if mask is None else mask[explore], rng)
-        memory.decisions[ids] += 1
+        if rows is None:
+            memory.decisions += 1
+        else:
+            memory.decisions[rows] += 1
         return actions
 
     def greedy_policy(self, label: str | None = None) -> TablePolicy:
@@ -166,9 +171,9 @@ class MonteCarlo(TabularLearner):
         return self.values.greedy(states, mask)
 
     def act(self, obs, memory, rows, rng):
-        ids = np.arange(memory.n) if rows is None else np.asarray(rows)
-        actions = self.behaviour(obs, memory, ids, rng)
-        memory.log.append((None if rows is None else ids, np.asarray(obs.index, dtype=np.int64), actions))
+        rows = None if rows is None else np.asarray(rows)
+        actions = self.behaviour(obs, memory, rows, rng)
+        memory.log.append((rows, np.asarray(obs.index, dtype=np.int64), actions))
         return actions
 
     def finish(self, memory: Episodes, outcome: "Outcome", seat: int) -> None:
@@ -234,12 +239,12 @@ class TemporalDifference(TabularLearner):
         ids = np.arange(memory.n) if rows is None else np.asarray(rows)
         states = np.asarray(obs.index, dtype=np.int64)
         if self.method == "sarsa":
-            actions = self.behaviour(obs, memory, ids, rng)
+            actions = self.behaviour(obs, memory, rows, rng)
             self._update_pending(memory, ids, self.gamma * self.values.q[states, actions])
         else:
             self.values.note_legal(states, obs.mask)
             self._update_pending(memory, ids, self.gamma * self._bootstrap(states, obs.mask))
-            actions = self.behaviour(obs, memory, ids, rng)
+            actions = self.behaviour(obs, memory, rows, rng)
         memory.pending_state[ids] = states
         memory.pending_action[ids] = actions
         return actions

@@ -95,3 +95,10 @@ def test_alpha_rule():
     for bad in ("0", "-0.1", "1.5", "fast", "nan"):
         with pytest.raises(FsmarenaError, match="alpha"):
             parse_alpha(bad)
+
+
+def test_note_legal_accumulates_over_repeated_states_in_one_batch():
+    values = ActionValues(2, 3)
+    values.note_legal(np.array([0, 0, 0]), np.array([[True, False, False], [False, True, False],
+                                                      [False, False, False]]))
+    assert values.legal.tolist() == [[True, True, False], [False, False, False]]
