@@ -38,6 +38,7 @@ KINDS: dict[str, str] = {
     "table-fsm": "evo.table_fsm:TableFSM",
     "bda": "evo.bda:BinaryDecisionAutomaton",
     "vautour-builtin": "games.vautour_players:VautourBuiltin",
+    "thirtyone-greedy": "games.thirtyone_players:GreedyPlayer",
 }
 
 

@@ -27,8 +27,10 @@ import numpy as np
 from games.players import Player, RandomPlayer
 from games.thirtyone import DISCARD_0, KNOCK, TURN
 
-#: greedy-knock's default knock threshold (hand score >= threshold)
-DEFAULT_THRESHOLD = 27.0
+#: greedy-knock's default knock threshold (hand score >= threshold): the best whole-number
+#: threshold against greedy in 1v1 (20,000 games per threshold: 20 -> 28% wins, 27 -> 49%,
+#: 29 -> 62%, 30 -> 68%; a hand of 31 ends the round by itself)
+DEFAULT_THRESHOLD = 30.0
 
 
 class GreedyPlayer(Player):
@@ -81,7 +83,7 @@ def bench_cases(game) -> list:
 
     def engine(n: int, seed: int) -> object:
         rng = np.random.default_rng(seed)
-        chunk = 20_000
+        chunk = 50_000
         for start in range(0, n, chunk):
             play_games(game, players, min(chunk, n - start), rng)
         return None
