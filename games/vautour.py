@@ -165,8 +165,8 @@ class _Tables:
         bits = ((hands[:, None] >> (cards - 1)) & 1).astype(bool)  # (H, C)
         self.popcount = bits.sum(axis=1).astype(np.int64)
         self.cardsum = (bits * cards).sum(axis=1).astype(np.int64)
-        # select[h, j] = j-th smallest card of h (0 beyond the hand)
-        self.select = np.zeros((H, C), dtype=np.int64)
+        # select[h, j] = j-th smallest card of h (0 beyond the hand); card tables are int8
+        self.select = np.zeros((H, C), dtype=np.int8)
         rows, cols = np.nonzero(bits)
         position = np.cumsum(bits, axis=1) - 1
         self.select[rows, position[rows, cols]] = cols + 1
@@ -176,8 +176,8 @@ class _Tables:
         self.median = self.select[hands, last // 2]
 
         # nearest remaining card to each target 1..C (column 0 unused), ties down / up
-        self.nearest_down = np.zeros((H, C + 1), dtype=np.int64)
-        self.nearest_up = np.zeros((H, C + 1), dtype=np.int64)
+        self.nearest_down = np.zeros((H, C + 1), dtype=np.int8)
+        self.nearest_up = np.zeros((H, C + 1), dtype=np.int8)
         big = 4 * C + 4
         for target in range(1, C + 1):
             distance = 2 * np.abs(cards - target)
@@ -187,7 +187,7 @@ class _Tables:
 
         # abstract_card[a, h, p]: the card abstract action a (all but random) bids
         r = self.rank
-        self.abstract_card = np.zeros((RANDOM, H, C), dtype=np.int64)
+        self.abstract_card = np.zeros((RANDOM, H, C), dtype=np.int8)
         self.abstract_card[BID_RANK] = self.nearest_down[:, r]
         self.abstract_card[RANK_UP] = self.nearest_up[:, np.minimum(r + 1, C)]
         self.abstract_card[RANK_DOWN] = self.nearest_down[:, np.maximum(r - 1, 1)]
@@ -267,6 +267,10 @@ class StupideVautour(Game):
     def __init__(self, config: VautourConfig | None = None):
         super().__init__(config)
         self.tables = _tables(self.config.cards, self.config.prizes)
+
+    def __reduce__(self):
+        # ship the rules, not the tables (tens of MB): workers rebuild them once, cached
+        return (self.__class__, (self.config,))
 
     # ---- interface -------------------------------------------------------------------
     @property

@@ -115,6 +115,29 @@ def plain_loop(config, n_games: int, tables: Sequence[Sequence[int]], seed: int)
     return wins
 
 
+def builtin_loop(config, n_games: int, seed: int) -> int:
+    """Baseline for the strategies case: prize-rank (seat 0) against uniformly random bids."""
+    rng = random.Random(seed)
+    deck = list(config.prizes)
+    order = list(deck)
+
+    rank = {prize: importance_rank(prize, deck) for prize in deck}
+
+    def prize_rank(seat, turn, prize, hand, _deck):
+        return nearest(hand, rank[prize])
+
+    def uniform(seat, turn, prize, hand, _deck):
+        return rng.choice(hand)
+
+    choosers = [prize_rank] + [uniform] * (config.players - 1)
+    wins = 0
+    for _ in range(n_games):
+        rng.shuffle(order)
+        totals = play_one(order, config.players, config.tie_rule, choosers)
+        wins += totals[0] > max(totals[1:])
+    return wins
+
+
 def random_legal_tables(game, count: int, seed: int) -> np.ndarray:
     """``count`` tables with one uniformly random legal concrete bid per state."""
     t = game.tables
@@ -122,7 +145,7 @@ def random_legal_tables(game, count: int, seed: int) -> np.ndarray:
     hands = states % (t.H - 1) + 1
     rng = np.random.default_rng(seed)
     pick = (rng.random((count, len(states))) * t.popcount[hands]).astype(np.int64)
-    return t.select[hands, pick] + (len(ABSTRACT))
+    return t.select[hands, pick].astype(np.int64) + len(ABSTRACT)  # action 6 + c bids card c
 
 
 def bench_cases(game) -> list:
@@ -151,4 +174,20 @@ def bench_cases(game) -> list:
 
         cases.append(BenchCase(f"{players} table players ({config.cards} cards, {config.tie_rule} rule)",
                                engine, plain, engine_games=200_000, plain_games=4_000, target=target))
+
+    from games.vautour_players import builtin_factories
+
+    config = game.config.__class__(players=2, cards=game.config.cards, prizes=game.config.prizes,
+                                   tie_rule="cancel", action_set="abstract")
+    abstract_game = StupideVautour(config)
+    strategies = [builtin_factories()["prize-rank"](), builtin_factories()["random"]()]
+
+    def engine_builtins(n: int, seed: int) -> object:
+        rng = np.random.default_rng(seed)
+        for start in range(0, n, 50_000):
+            play_games(abstract_game, strategies, min(50_000, n - start), rng)
+        return None
+
+    cases.append(BenchCase("prize-rank vs random, abstract actions (cancel rule)", engine_builtins,
+                           lambda n, seed: builtin_loop(config, n, seed), engine_games=200_000, plain_games=2_000))
     return cases

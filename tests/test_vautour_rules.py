@@ -419,3 +419,18 @@ def test_a_bids_table_policy_plays_unchanged_with_automata_and_builtins_in_both(
         assert (t_together["bids"][:, 0] == t_bids["bids"][:, 0]).all()
         assert (t_together["bids"][:, 1] == t_abstract["bids"][:, 1]).all()
         assert (t_together["bids"][:, 2] == t_bids["bids"][:, 2]).all()
+
+
+def test_games_pickle_without_their_tables_and_parallel_matches_agree():
+    import pickle
+
+    from games.match import play_match
+
+    game = vautour(players=3, tie_rule="cancel", action_set="both")
+    again = pickle.loads(pickle.dumps(game))
+    assert len(pickle.dumps(game)) < 10_000 and again.config == game.config
+    assert again.tables is game.tables  # rebuilt from the per-process cache
+    a, b = builtin_factories()["prize-rank"](), builtin_factories()["random"]()
+    one = play_match(game, a, b, 3_000, seed=4, jobs=1, chunk=500)
+    two = play_match(game, a, b, 3_000, seed=4, jobs=2, chunk=500)
+    assert (one.wins, one.draws, one.score) == (two.wins, two.draws, two.score)
