@@ -15,6 +15,7 @@ from typing import Callable
 #: game name -> "module:function" returning extra BenchCases for that game
 EXTRA_CASES: dict[str, list[str]] = {}
 EXTRA_CASES.setdefault("dtd", []).append("rl.bench:bench_cases")  # Monte Carlo ES training (rl)
+EXTRA_CASES.setdefault("dtd", []).append("evo.bench:bench_cases")  # thesis run, round-robin generation (evo)
 
 
 @dataclass
