@@ -39,10 +39,12 @@ and ``carry`` (1 when a carried pot is at stake).  Further parts for strategies:
 Actions.  One numbering serves every action set, so a saved player means the same thing in
 every game with the same number of cards:
 
-* actions ``0..6`` are *abstract* bids, turned into a card by the engine: ``bid_rank`` (the
-  card nearest to the prize's rank, see below), ``rank_up`` / ``rank_down`` (nearest to rank
-  +1 / -1; ties go up / down), ``lowest``, ``median`` (the lower median of the remaining
-  cards), ``highest`` and ``random`` (a uniformly random remaining card, drawn by the engine);
+* actions ``0..6`` are *abstract* bids, turned into a card by the engine: ``lowest``,
+  ``median`` (the lower median of the remaining cards), ``highest``, ``bid_rank`` (the card
+  nearest to the prize's rank, see below), ``rank_up`` / ``rank_down`` (nearest to rank +1 /
+  -1; ties go up / down) and ``random`` (a uniformly random remaining card, drawn by the
+  engine).  ``lowest`` is action 0 on purpose: a table that falls back to its first legal
+  action (a state a learner never visited) then bids the lowest card in every action set;
 * actions ``7 .. 6 + cards`` are *concrete* bids: action ``6 + c`` bids card ``c``
   (:meth:`StupideVautour.bid_action`).
 
@@ -89,8 +91,8 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from games.base import Game, Observation, Outcome, rewards_from_ranking
 
-BID_RANK, RANK_UP, RANK_DOWN, LOWEST, MEDIAN, HIGHEST, RANDOM = range(7)
-ABSTRACT_NAMES = ("bid_rank", "rank_up", "rank_down", "lowest", "median", "highest", "random")
+LOWEST, MEDIAN, HIGHEST, BID_RANK, RANK_UP, RANK_DOWN, RANDOM = range(7)
+ABSTRACT_NAMES = ("lowest", "median", "highest", "bid_rank", "rank_up", "rank_down", "random")
 N_ABSTRACT = len(ABSTRACT_NAMES)
 FEATURE_NAMES = ("prize", "rank", "stake", "low", "mean", "high", "opp_high", "turn", "lead")
 TIE_RULES = ("seed", "cancel")

@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-ABSTRACT = ("bid_rank", "rank_up", "rank_down", "lowest", "median", "highest")
+ABSTRACT = ("lowest", "median", "highest", "bid_rank", "rank_up", "rank_down")
 
 #: chooser(seat, turn, prize, hand, deck) -> the card to bid; ``hand`` is the sorted list of
 #: the seat's remaining cards and ``deck`` the full prize deck

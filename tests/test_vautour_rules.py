@@ -434,3 +434,14 @@ def test_games_pickle_without_their_tables_and_parallel_matches_agree():
     one = play_match(game, a, b, 3_000, seed=4, jobs=1, chunk=500)
     two = play_match(game, a, b, 3_000, seed=4, jobs=2, chunk=500)
     assert (one.wins, one.draws, one.score) == (two.wins, two.draws, two.score)
+
+
+@pytest.mark.parametrize("action_set", ["bids", "abstract", "both"])
+def test_a_table_of_action_zero_bids_the_lowest_card_in_every_action_set(action_set):
+    """What a learner's never-visited states hold (action 0) means the same card everywhere:
+    in ``bids`` it is masked and the table falls back to its first legal action, the lowest card."""
+    game = vautour(cards=6, action_set=action_set)
+    zeros = TablePolicy(np.zeros(game.n_states, dtype=np.int64))
+    orders = random_orders(game, 20, np.random.default_rng(0))
+    _outcome, trace = play_scripted(game, [zeros, builtin_factories()["max"]()], orders)
+    assert all((t["bids"][:, 0] == turn + 1).all() for turn, t in enumerate(trace))
