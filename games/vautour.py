@@ -32,8 +32,9 @@ dense and its size is the seed's count: ``cards * (2**cards - 1)`` = 491,505 for
 for 6.  ``features`` (all in [0, 1], for binary decision automata): prize value, prize rank,
 value at stake (with any carried pot), own lowest / mean / highest card, the highest card any
 opponent still holds, turn fraction, own score lead.  Encodings (FSM inputs): ``prize`` (prize
-position), ``opp_last`` (the next seat's last bid: 0 none yet, 1 low, 2 middle, 3 high third)
-and ``carry`` (1 when a carried pot is at stake).  Further parts for strategies: ``hand``
+position), ``opp_last`` (the next seat's last bid: 0 none yet, 1 low, 2 middle, 3 high third),
+``carry`` (1 when a carried pot is at stake), ``phase`` (0 early, 1 middle, 2 late third of the
+turns) and ``lead`` (0 behind the best opponent, 1 level, 2 ahead).  Further parts for strategies: ``hand``
 (bitmask), ``prize_value``, ``stake``, ``rank``.
 
 Actions.  One numbering serves every action set, so a saved player means the same thing in
@@ -297,7 +298,15 @@ class StupideVautour(Game):
 
     @property
     def encodings(self):
-        return {"prize": self.config.cards, "opp_last": OPP_BUCKETS + 1, "carry": 2}
+        return {"prize": self.config.cards, "opp_last": OPP_BUCKETS + 1, "carry": 2, "phase": 3, "lead": 3}
+
+    def encoding_label(self, part: str, value: int) -> str:
+        """Readable value of an encoding (FSM input labels in figures)."""
+        if part == "prize":
+            return f"prize {int(self.tables.values[value]):+d}"
+        names = {"opp_last": ("opp none", "opp low", "opp mid", "opp high"), "carry": ("no pot", "pot carried"),
+                 "phase": ("early", "middle", "late"), "lead": ("behind", "level", "ahead")}
+        return names[part][value]
 
     def bid_action(self, card: int) -> int:
         """The action number of the concrete bid of ``card`` (not in the abstract action set)."""
@@ -416,6 +425,9 @@ class StupideVautour(Game):
             prize=prize,
             opp_last=lambda: t.bucket[opponent],
             carry=lambda: (carried > 0).astype(np.int64),
+            phase=3 * turn // cfg.cards,
+            lead=lambda: np.sign(points[seat] - np.max([points[s] for s in range(cfg.players) if s != seat],
+                                                       axis=0)) + 1,
             hand=hand,
             prize_value=value,
             stake=stake,

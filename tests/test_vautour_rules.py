@@ -445,3 +445,30 @@ def test_a_table_of_action_zero_bids_the_lowest_card_in_every_action_set(action_
     orders = random_orders(game, 20, np.random.default_rng(0))
     _outcome, trace = play_scripted(game, [zeros, builtin_factories()["max"]()], orders)
     assert all((t["bids"][:, 0] == turn + 1).all() for turn, t in enumerate(trace))
+
+
+def test_phase_and_lead_encodings_on_a_worked_game():
+    # deck -1, +1, +2: +2 to seat 0 (3 beats 1), -1 to seat 0 (1 is lowest), +1 to seat 1.
+    game = vautour(cards=3)
+    seen = []
+
+    class Copy(ScriptedBids):
+        def act(self, obs, memory, rows, rng):
+            seen.append((int(obs.phase), obs.lead.tolist()))
+            return super().act(obs, memory, rows, rng)
+
+    play_scripted(game, [Copy([3, 1, 2]), Copy([1, 2, 3])], [[2, -1, 1]])
+    # turn 0 level; turn 1 seat 0 leads 2-0; turn 2 seat 0 leads 1-0
+    assert seen == [(0, [1]), (0, [1]), (1, [2]), (1, [0]), (2, [2]), (2, [0])]
+    assert game.encoding_label("prize", 0) == "prize -1" and game.encoding_label("lead", 0) == "behind"
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_encodings_stay_in_their_declared_ranges(players):
+    game = vautour(players=players, cards=7, tie_rule="cancel")
+    seen, _trace = _observations(game, n=100)
+    for obs in seen:
+        for part, size in game.encodings.items():
+            values = np.broadcast_to(getattr(obs, part), (obs.n,))
+            assert values.min() >= 0 and values.max() < size, part
+            assert game.encoding_label(part, int(values[0]))
