@@ -182,7 +182,8 @@ class EvolveResult:
     @property
     def best(self) -> Player:
         """The hall of fame's first member, as a player."""
-        return self.spec.player(self.hall_of_fame[0].genome[None], label="evolved")
+        return self.spec.player(self.hall_of_fame[0].genome[None],
+                                label=f"evolved-{self.config.genome}-{self.config.protocol}")
 
     @property
     def best_fitness(self) -> float:
@@ -223,7 +224,8 @@ def evolve(game: Game, config: EvolveConfig, seed: int = 0, jobs: int = 1, out: 
     seed_sequence(seed)  # validates the seed
     spec = genome_spec(game, config.genome, config.states, config.inputs, config.max_tests)
     if game.n_seats != 2:
-        raise FsmarenaError(f"evolution protocols play two-player games; {game.name} has {game.n_seats} seats")
+        raise FsmarenaError(f"evolution protocols play two-player games; {game.name} is set up for "
+                            f"{game.n_seats} player(s)")
     panel = [resolve_player(name, game) for name in config.panel]
     for player in panel:
         player_to_json(player, game)  # fails now if the checkpoint could not store it
@@ -246,7 +248,7 @@ def evolve(game: Game, config: EvolveConfig, seed: int = 0, jobs: int = 1, out: 
             record = _generation(game, spec, protocol, config, seed, jobs, state, generation)
             if out_dir is not None and ((generation + 1) % config.checkpoint_every == 0
                                         or generation + 1 == config.generations):
-                save_checkpoint(out_dir / CHECKPOINT, game, spec, config, seed, state)
+                save_checkpoint(out_dir / CHECKPOINT, game, config, seed, state)
                 write_logbook(out_dir / "logbook.csv", state.logbook)
             bar.update(1)
             if callback is not None:
@@ -328,7 +330,7 @@ def write_outputs(out: Path, result: EvolveResult) -> None:
     write_logbook(out / "logbook.csv", result.logbook)
 
 
-def save_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConfig, seed: int, state: _State) -> None:
+def save_checkpoint(path: Path, game: Game, config: EvolveConfig, seed: int, state: _State) -> None:
     """Write everything the run needs to continue exactly (atomically)."""
     write_json(path, {
         "format_version": FORMAT_VERSION,
@@ -415,5 +417,5 @@ def load_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConf
         panel.append(player_from_json(raw, game, f"{source}: panel player {number}"))
     if len(panel) != len(config.panel):
         raise fields.fail("the stored panel does not match --panel")
-    return _State(generation, genomes, fitness, hof, logbook, rng, fields.get("games", int),
+    return _State(generation, genomes, fitness, hof, logbook, rng, fields.int_in("games", 0, 2**62),
                   fields.number_in("seconds", 0.0, math.inf), panel)
