@@ -5,12 +5,18 @@ dropped).
 
 * Table FSM: one edge per (source, target) pair, merging every input that makes that move;
   its ``label`` lists ``input / action`` lines (inputs in the game's words, e.g. ``lead: 1/4
-  1/2 3/4``).  The drawing shows the lines when an edge has few of them and a count per
-  action otherwise, and each node shows the share of inputs on which the state plays each
-  action; the DOT and GraphML exports always carry the full lists.
+  1/2 3/4 | opp: 1/2``), ``transitions`` counts them, and each node carries the share of
+  inputs on which the state plays each action.  The drawing lists an edge's lines when it has
+  at most three and otherwise the number of inputs (line width grows with it), and adds a
+  panel with the whole action table (state x input, coloured by action; inputs named and next
+  states written in the cells when they fit).  DOT and GraphML always carry the full lists.
 * BDA: each node is labelled with its test (``S3: Coop > 0.412``); the true branch (solid)
   and the false branch (dashed) are edges labelled with their actions.  A true and a false
   branch to the same state share one edge (``T: ... / F: ...``).
+
+States sit on a circle, state 0 at the top with a thick outline; a pair of opposite edges
+curves apart, a lone edge bulges away from the centre, and edge labels take the spot along
+their curve that overlaps the labels already placed the least.
 """
 
 from __future__ import annotations
@@ -78,9 +84,7 @@ def _fsm_graph(player, game) -> nx.DiGraph:
             moves[(s, int(next_state[s, x]))].append((x, int(action[s, x])))
     for (s, t), transitions in sorted(moves.items()):
         lines = [f"{encoder.label(game, x)} / {names[a]}" for x, a in transitions]
-        counts = Counter(a for _x, a in transitions)
-        summary = f"{len(transitions)} inputs: " + ", ".join(f"{counts[a]} {names[a]}" for a in sorted(counts))
-        graph.add_edge(s, t, label="\n".join(lines), summary=summary, transitions=len(transitions))
+        graph.add_edge(s, t, label="\n".join(lines), transitions=len(transitions))
     return graph
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 NAME = "draw"
 HELP = "draw a table-FSM or BDA player file as PNG/SVG/PDF, or export it as DOT or GraphML"
 
@@ -18,8 +20,8 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from figures.machine_graph import FORMATS, write_machine
     from fsmarena.errors import FsmarenaError
+    from fsmarena.commands._common import game_from_args
     from fsmarena.fileio import Fields, read_json
-    from games import get_game
     from games.players import player_from_json
 
     suffix = args.out.rsplit(".", 1)[-1].lower() if "." in args.out else ""
@@ -28,13 +30,7 @@ def run(args) -> int:
     source = f"player file {args.player}"
     data = read_json(args.player, "player file")
     game_name = Fields(data, source).get("game", str)
-    params = {}
-    for item in args.param:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise FsmarenaError(f"--param expects KEY=VALUE, got '{item}'")
-        params[key.strip()] = value.strip()
-    game = get_game(game_name, params)
+    game = game_from_args(argparse.Namespace(game=game_name, param=args.param))
     player = player_from_json(data, game, source)
     graph = write_machine(player, game, args.out, args.title)
     print(f"{player.kind} with {graph.number_of_nodes()} reachable states and {graph.number_of_edges()} edges "
