@@ -80,7 +80,7 @@ BIT = np.left_shift(np.uint64(1), np.arange(52, dtype=np.uint64))  # card -> 52-
 ALL_CARDS = np.uint64((1 << 52) - 1)
 SUIT_BITS = np.array([BIT[13 * k:13 * k + 13].sum(dtype=np.uint64) for k in range(4)], dtype=np.uint64)
 #: VALUE_PLANES[b]: the set of cards whose value has bit b (sums of values by popcounts)
-SUIT_VALUE_TOTAL = 85.0  # 2 + ... + 10 + 3 * 10 + 11
+SUIT_VALUE_TOTAL = 95.0  # 2 + ... + 10 + 3 * 10 + 11
 VALUE_PLANES = np.array([BIT[((CARD_VALUE >> b) & 1) == 1].sum(dtype=np.uint64) for b in range(4)],
                         dtype=np.uint64)
 BLITZ2 = 62  # 31, doubled
@@ -477,9 +477,11 @@ class ThirtyOne(Game):
                                                   decide, watch)
         else:
             ended = self._draw_and_discard(st, seat, rows, hand, action == DRAW_DISCARD, decide, watch)
-        going = rows[~ended] if ended.any() else rows
-        turn = st.turn.take(going) + 1
-        st.turn[going] = turn
+        turn = st.turn.take(rows) + 1
+        st.turn[rows] = turn
+        going = rows
+        if ended.any():
+            going, turn = rows[~ended], turn[~ended]
         over = turn >= st.limit.take(going)
         if over.any():
             stopped = going[over]
