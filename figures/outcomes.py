@@ -1,8 +1,9 @@
 """Box-and-strip plots of replicate outcomes: one panel per opponent, one box per method.
 
-Every replicate is a dot (jittered horizontally with a fixed generator, so the figure is
-reproducible) on top of a box showing the quartiles; the whiskers span the data (no outlier
-rule), so nothing is hidden.
+Methods are listed down the vertical axis (their names stay horizontal and legible however
+many there are) and the outcome runs along the horizontal axis.  Every replicate is a dot,
+jittered vertically with a fixed generator so the figure is reproducible, on top of a box
+showing the quartiles; the whiskers span the data (no outlier rule), so nothing is hidden.
 """
 
 from __future__ import annotations
@@ -13,30 +14,30 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from figures.style import COLUMN_WIDTH, PAGE_WIDTH, color, plt, save, style
+from figures.style import PAGE_WIDTH, color, plt, save, style
 
 
 def outcome_boxes(
     panels: Mapping[str, Mapping[str, Sequence[float]]],
     stem: str | Path,
-    ylabel: str = "win rate (%)",
+    xlabel: str = "win rate (%)",
     title: str = "",
-    columns: int = 2,
+    columns: int = 4,
     reference: float | None = None,
+    title_prefix: str = "vs ",
 ) -> list[Path]:
     """``panels[opponent][method]`` = replicate values in [0, 1], drawn in percent.
 
-    ``reference`` draws a dotted horizontal line (e.g. 0.5 for an even match).
+    ``reference`` draws a dotted vertical line (e.g. 0.5 for an even match).
     """
     names = list(panels)
     columns = max(1, min(columns, len(names)))
     rows = math.ceil(len(names) / columns)
     methods = list(dict.fromkeys(m for panel in panels.values() for m in panel))
-    width = PAGE_WIDTH if columns > 1 else COLUMN_WIDTH
-    height = rows * (1.55 + 0.09 * max(len(m) for m in methods)) + 0.3
+    height = rows * (0.55 + 0.2 * len(methods)) + (0.3 if title else 0.1)
     jitter = np.random.default_rng(0)
     with style():
-        fig, axes = plt.subplots(rows, columns, figsize=(width, height), squeeze=False)
+        fig, axes = plt.subplots(rows, columns, figsize=(PAGE_WIDTH, height), squeeze=False)
         for k, name in enumerate(names):
             ax = axes[k // columns, k % columns]
             panel = panels[name]
@@ -44,7 +45,8 @@ def outcome_boxes(
             data = [100 * np.asarray(panel[m], float) for m in present]
             positions = [methods.index(m) for m in present]
             if data:
-                boxes = ax.boxplot(data, positions=positions, widths=0.55, whis=(0, 100), patch_artist=True,
+                boxes = ax.boxplot(data, positions=positions, widths=0.6, whis=(0, 100), patch_artist=True,
+                                   orientation="horizontal",
                                    medianprops={"color": "black", "linewidth": 1.0},
                                    boxprops={"linewidth": 0.6}, whiskerprops={"linewidth": 0.6},
                                    capprops={"linewidth": 0.6})
@@ -52,16 +54,16 @@ def outcome_boxes(
                     patch.set_facecolor(color(methods.index(m)))
                     patch.set_alpha(0.35)
                 for values, pos, m in zip(data, positions, present):
-                    x = pos + jitter.uniform(-0.18, 0.18, len(values))
-                    ax.scatter(x, values, s=5, color=color(methods.index(m)), edgecolor="black",
+                    y = pos + jitter.uniform(-0.2, 0.2, len(values))
+                    ax.scatter(values, y, s=5, color=color(methods.index(m)), edgecolor="black",
                                linewidth=0.2, zorder=3)
             if reference is not None:
-                ax.axhline(100 * reference, color="0.4", linestyle=":", linewidth=0.8)
-            ax.set_xticks(range(len(methods)), methods, rotation=35, ha="right")
-            ax.set_xlim(-0.6, len(methods) - 0.4)
-            ax.set_title(f"vs {name}")
-            ax.set_ylabel(ylabel if k % columns == 0 else "")
-            ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
+                ax.axvline(100 * reference, color="0.4", linestyle=":", linewidth=0.8)
+            ax.set_yticks(range(len(methods)), methods if k % columns == 0 else [""] * len(methods))
+            ax.set_ylim(len(methods) - 0.4, -0.6)
+            ax.set_title(f"{title_prefix}{name}")
+            ax.set_xlabel(xlabel)
+            ax.grid(True, axis="x", linewidth=0.4, alpha=0.5)
         for k in range(len(names), rows * columns):
             axes[k // columns, k % columns].set_visible(False)
         if title:

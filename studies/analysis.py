@@ -78,9 +78,9 @@ def analyse(data: StudyData, figures: bool = True) -> Analysis:
             row["method"], row["opponent_method"] = label[row["family"]], label[row["opponent_family"]]
         for row in champion_rows:
             row["method"] = label[row["family"]]
-        pair_rows = [{"champion_a": cp.labels[i], "champion_b": cp.labels[j], "games": cp.games_per_pairing,
+        pair_rows = [{"champion_a": cp.labels[i], "champion_b": cp.labels[j], "games": int(g),
                       "wins_a": int(w), "draws": int(d), "losses_a": int(l)}
-                     for (i, j), w, d, l in zip(cp.pairs, cp.wins, cp.draws, cp.losses)]
+                     for (i, j), g, w, d, l in zip(cp.pairs, cp.games, cp.wins, cp.draws, cp.losses)]
         # each champion against the pooled champions of all *other* families: a league score
         league: dict[str, list[float]] = {label[n]: [] for n in names}
         league_rows = []
@@ -139,8 +139,7 @@ def draw_figures(data: StudyData, result: Analysis) -> None:
     panels = {opp: {label[n]: [r["win_rate"] for r in result.tables["panel"]
                                if r["competitor"] == n and r["opponent"] == opp] for n in names}
               for opp in study.panel}
-    result.figures["panel_outcomes"] = outcome_boxes(
-        panels, folder / "panel_outcomes", ylabel="win rate (%)", reference=None)
+    result.figures["panel_outcomes"] = outcome_boxes(panels, folder / "panel_outcomes", xlabel="win rate (%)")
 
     if "crossplay_family" in result.tables:
         order = [label[n] for n in names]
@@ -154,8 +153,7 @@ def draw_figures(data: StudyData, result: Analysis) -> None:
                                         if r["family"] == a and r["opponent_family"] == b] for a in names}
                   for b in names}
         result.figures["crossplay_spread"] = outcome_boxes(
-            spread, folder / "crossplay_spread", ylabel="champion's win rate (%)",
-            columns=min(4, len(names)), reference=None)
+            spread, folder / "crossplay_spread", xlabel="champion's win rate (%)")
 
     tables = {label[n]: [r.player.table[0] for r in data.family(n)] for n in names
               if all(isinstance(r.player, TablePolicy) for r in data.family(n))}
@@ -168,24 +166,23 @@ def draw_figures(data: StudyData, result: Analysis) -> None:
     for name, replicate in result.best.items():
         rec = data.records[(name, replicate)]
         if rec.player.kind in MACHINE_KINDS:
-            paths = draw_machine(rec.player, data.game, folder / f"best_{name}")
+            paths = draw_machine(rec.player, data.game, folder / f"best_{name}",
+                                 title=f"best {label[name]} (replicate {replicate})")
             if paths:
                 result.figures[f"best_{name}"] = paths
 
 
-def draw_machine(player, game, stem: Path) -> list[Path]:
-    """Draw an automaton with the evolution module's graph drawer, if it is installed."""
+def draw_machine(player, game, stem: Path, title: str = "") -> list[Path]:
+    """Draw an automaton as a graph (PNG and PDF) with the evolution module's drawer, when
+    this installation has it; nothing otherwise."""
     try:
-        from figures import machine_graph
+        from figures.machine_graph import write_machine
     except ImportError:
-        return []
-    drawer = getattr(machine_graph, "draw_player", None) or getattr(machine_graph, "draw_machine", None)
-    if drawer is None:
         return []
     paths = []
     for suffix in (".png", ".pdf"):
         target = stem.with_suffix(suffix)
-        drawer(player, game, target)
+        write_machine(player, game, target, title=title)
         paths.append(target)
     return paths
 

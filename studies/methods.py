@@ -8,7 +8,8 @@ curve opponent, by default ``random``, against the number of simulated games con
 the total number of simulated games it used.
 
 Methods are registered in :data:`METHODS` as ``"module:function"`` so that a study worker
-imports only what it runs.  Here live the generic ones: ``builtin`` (a fixed strategy as a
+imports only what it runs; ``function_check(ctx)``, when the module defines it, validates the
+parameters without training, so that a typo fails before a study writes anything.  Here live the generic ones: ``builtin`` (a fixed strategy as a
 reference competitor, no training) and ``random-search`` (best of random table policies, a
 baseline every tabular learner should beat); the evolution and RL adapters are in
 :mod:`studies.adapters`.
@@ -37,7 +38,8 @@ METHODS: dict[str, str] = {
 
 @dataclass
 class MethodContext:
-    """What a method gets: ``opponents`` are the champions of the competitors it needs."""
+    """What a method gets: ``opponents`` are the champions of the competitors it ``needs``
+    (loaded when it runs; empty when only its parameters are being checked)."""
 
     game: Game
     params: Mapping[str, Any]
@@ -45,6 +47,7 @@ class MethodContext:
     label: str
     opponents: list[Player] = field(default_factory=list)
     curve_opponent: str = "random"
+    needs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -64,6 +67,14 @@ def get_method(name: str) -> Callable[[MethodContext], Trained]:
         raise FsmarenaError(f"unknown study method '{name}' (known: {', '.join(sorted(METHODS))})")
     module_name, function = METHODS[name].split(":")
     return getattr(importlib.import_module(module_name), function)
+
+
+def check_method(name: str, ctx: MethodContext) -> None:
+    """Validate a competitor's parameters (FsmarenaError naming it) without training."""
+    method = get_method(name)
+    check = getattr(importlib.import_module(method.__module__), f"{method.__name__}_check", None)
+    if check is not None:
+        check(ctx)
 
 
 class Params:
@@ -115,12 +126,16 @@ def win_rate(game: Game, player: Player, opponent: str | Player, games: int, see
 
 def builtin(ctx: MethodContext) -> Trained:
     """A builtin strategy as a competitor (``params.player``); no training, no curve."""
+    player = builtin_check(ctx)
+    player.label = ctx.label
+    return Trained(player=player, games=0)
+
+
+def builtin_check(ctx: MethodContext) -> Player:
     p = Params(ctx)
     name = p.get("player", str)
     p.check_unused()
-    player = resolve_player(name, ctx.game)
-    player.label = ctx.label
-    return Trained(player=player, games=0)
+    return resolve_player(name, ctx.game)
 
 
 def random_search(ctx: MethodContext) -> Trained:
@@ -130,12 +145,7 @@ def random_search(ctx: MethodContext) -> Trained:
     The curve records, after each candidate, the incumbent's measured win rate; it is the
     *selected maximum* of noisy estimates, so it is biased upwards (a baseline, not a learner).
     """
-    p = Params(ctx)
-    candidates = p.positive("candidates")
-    per = p.positive("games_per_candidate")
-    p.check_unused()
-    if ctx.opponents:
-        raise p.fail("random-search trains against the curve opponent only; remove 'needs'")
+    candidates, per = random_search_check(ctx)
     rng = np.random.default_rng(ctx.seed)
     tables = rng.integers(0, ctx.game.n_actions, size=(candidates, ctx.game.n_states))
     seeds = rng.integers(0, 2**62, size=candidates)
@@ -150,3 +160,13 @@ def random_search(ctx: MethodContext) -> Trained:
         curve_win.append(best_rate)
     return Trained(TablePolicy(tables[best], label=ctx.label), candidates * per,
                    curve_games, curve_win, {"best_candidate": int(best)})
+
+
+def random_search_check(ctx: MethodContext) -> tuple[int, int]:
+    p = Params(ctx)
+    candidates = p.positive("candidates")
+    per = p.positive("games_per_candidate")
+    p.check_unused()
+    if ctx.needs:
+        raise p.fail("random-search trains against the curve opponent only; remove 'needs'")
+    return candidates, per

@@ -55,7 +55,8 @@ class Competitor:
     """One family of players: a training method and its parameters.
 
     ``needs`` names competitors whose champion of the *same replicate* this one uses (e.g. RL
-    trained against the evolved champions); those run first.
+    trained against the evolved champions); those run first.  ``replicates`` is set when a
+    plan is resolved (the scale's default or the competitor's own ``replicates`` budget).
     """
 
     name: str
@@ -63,11 +64,16 @@ class Competitor:
     method: str
     params: Mapping[str, Any] = field(default_factory=dict)
     needs: tuple[str, ...] = ()
+    replicates: int = 0
 
 
 @dataclass(frozen=True)
 class Scale:
-    """Budgets of one scale: replicates, panel games, cross-play precision, method budgets."""
+    """Budgets of one scale: replicates, panel games, cross-play precision, method budgets.
+
+    ``budgets[competitor]`` overrides the competitor's parameters; its ``replicates`` key, if
+    any, gives that competitor its own number of replicates (costly learners may get fewer).
+    """
 
     name: str
     replicates: int
@@ -100,7 +106,8 @@ class Study:
         competitors = []
         for c in self.competitors:
             params = {**c.params, **chosen.budgets.get(c.name, {})}
-            competitors.append(Competitor(c.name, c.label, c.method, params, c.needs))
+            replicates = params.pop("replicates", chosen.replicates)
+            competitors.append(Competitor(c.name, c.label, c.method, params, c.needs, replicates))
         master = self.seed if seed is None else seed
         if isinstance(master, bool) or not isinstance(master, int) or master < 0:
             raise FsmarenaError(f"a seed must be a non-negative integer, got {master!r}")
@@ -118,7 +125,8 @@ class Plan:
 
     @property
     def replicates(self) -> int:
-        return self.scale.replicates
+        """The largest number of replicates of any competitor."""
+        return max(c.replicates for c in self.competitors)
 
     def competitor(self, name: str) -> Competitor:
         for c in self.competitors:
@@ -146,12 +154,12 @@ class Plan:
         return {
             "study": s.name, "version": s.version, "scale": self.scale.name, "seed": self.seed,
             "game": s.game, "game_params": dict(s.game_params), "panel": list(s.panel),
-            "curve_opponent": s.curve_opponent, "replicates": self.scale.replicates,
+            "curve_opponent": s.curve_opponent,
             "panel_games": self.scale.panel_games,
             "crossplay_halfwidth": self.scale.crossplay_halfwidth,
             "competitors": [
                 {"name": c.name, "label": c.label, "method": c.method, "params": dict(c.params),
-                 "needs": list(c.needs)}
+                 "needs": list(c.needs), "replicates": c.replicates}
                 for c in self.competitors
             ],
         }
@@ -254,6 +262,9 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
                 raise s.fail(f"budgets for unknown competitor '{key}'")
             if not isinstance(value, Mapping):
                 raise s.fail(f"budgets.{key} must be a table")
+            count = value.get("replicates", 1)
+            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+                raise s.fail(f"budgets.{key}.replicates must be a positive whole number")
         halfwidth = s.number("crossplay_halfwidth")
         if not 0 < halfwidth < 0.5:
             raise s.fail("crossplay_halfwidth must be between 0 and 0.5")
@@ -268,7 +279,14 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
         scales=scales, game_params={k: str(v) for k, v in r.table("game_params", {}).items()},
         curve_opponent=r.text("curve_opponent", "random"), source=source,
     )
-    study.plan(next(iter(scales))).stages()  # rejects circular needs
+    for scale in scales:
+        plan = study.plan(scale)
+        plan.stages()  # rejects circular needs
+        for c in plan.competitors:
+            for need in c.needs:
+                if plan.competitor(need).replicates < c.replicates:
+                    raise r.fail(f"scale '{scale}': competitor '{c.name}' has more replicates than "
+                                 f"'{need}', whose champions it needs")
     return study
 
 

@@ -88,7 +88,8 @@ def protocol_section(data: StudyData, analysis: Analysis) -> str:
         + f"; protocol fingerprint `{plan.fingerprint}`.",
         f"- **Game** `{study.game}` with parameters: "
         + ", ".join(f"{k}={v}" for k, v in params.items()) + ".",
-        f"- **Replicates**: {plan.replicates} independent replicates of every competitor.",
+        "- **Replicates**: " + ", ".join(f"{c.name} {c.replicates}" for c in plan.competitors)
+        + " independent replicates.",
         f"- **Master seed** {plan.seed}. Replicate *r* uses `SeedSequence({plan.seed}).spawn(R)[r]`; "
         "each competitor's training and panel evaluation use children of it keyed by a hash of the "
         "competitor's name (the integer training seeds are listed in `tables/seeds.csv`); the cross-play "
@@ -100,13 +101,13 @@ def protocol_section(data: StudyData, analysis: Analysis) -> str:
     ]
     if data.crossplay is not None:
         cp = data.crossplay
-        total = len(cp.pairs) * cp.games_per_pairing
         text.append(
             f"- **Cross-play**: all {len(cp.labels)} champions (every competitor and replicate) meet every other "
-            f"champion: {len(cp.pairs):,} pairings × {cp.games_per_pairing} games = {total:,} games, seats swapped "
-            f"in half. The games per pairing are chosen so that every family pair pools at least "
-            f"{plan.crossplay_games_needed():,} games: a 95% Wilson half-width of at most "
-            f"{100 * plan.scale.crossplay_halfwidth:.1f} percentage points for the pooled win rate."
+            f"champion: {len(cp.pairs):,} pairings, {int(cp.games.sum()):,} games "
+            f"({int(cp.games.min())}–{int(cp.games.max())} per pairing), seats swapped in half. Each family pair's "
+            f"games per pairing are chosen so that it pools at least {plan.crossplay_games_needed():,} games: a 95% "
+            f"Wilson half-width of at most {100 * plan.scale.crossplay_halfwidth:.1f} percentage points for the "
+            "pooled win rate."
         )
     text += ["", "Competitors (parameters at this scale; games = simulated games consumed per replicate, median):", "",
              table(["name", "label", "method", "parameters", "trained against champions of", "games"], rows), ""]
@@ -126,7 +127,7 @@ def panel_section(data: StudyData, analysis: Analysis) -> str:
             cells.append(f"{pct(r['mean'])}{ci}")
         rows.append(cells)
     text = ["## Results\n", "### Against the builtin panel\n",
-            f"Mean win rate of the {data.plan.replicates} final players of each method, with the 95% "
+            "Mean win rate of the final players of each method (one per replicate), with the 95% "
             "Student-t interval over replicates (`tables/panel_summary.csv`; per player: `tables/panel.csv`).\n",
             table(["method"] + [f"vs `{o}`" for o in study.panel], rows), "",
             figure(analysis, "panel_outcomes", "Replicate outcomes against each builtin: one dot per final "

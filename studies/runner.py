@@ -37,8 +37,8 @@ from games import get_game
 from games.base import Game
 from games.match import play_match
 from games.players import Player, player_from_json, player_to_json, resolve_player, save_player
-from studies.crossplay import CrossplayResult, crossplay, games_per_pairing
-from studies.methods import MethodContext, get_method
+from studies.crossplay import CrossplayResult, crossplay, pairing_games
+from studies.methods import MethodContext, check_method, get_method
 from studies.protocol import FORMAT_VERSION, Plan, seed_int
 
 MARKER = "study.json"
@@ -72,7 +72,8 @@ class StudyData:
     out: Path
 
     def family(self, competitor: str) -> list[Record]:
-        return [self.records[(competitor, r)] for r in range(self.plan.replicates)]
+        """The records of every replicate of one competitor, in replicate order."""
+        return [self.records[(competitor, r)] for r in range(self.plan.competitor(competitor).replicates)]
 
 
 def champion_label(competitor: str, replicate: int) -> str:
@@ -137,7 +138,8 @@ def _run_task(task: _Task) -> tuple[str, int, float]:
     opponents = [read_record(task.out, plan, game, need, r).player for need in competitor.needs]
     seed = seed_int(plan.task_seed(r, name, "train"))
     label = champion_label(name, r)
-    ctx = MethodContext(game, dict(competitor.params), seed, label, opponents, study.curve_opponent)
+    ctx = MethodContext(game, dict(competitor.params), seed, label, opponents, study.curve_opponent,
+                        competitor.needs)
     start = time.perf_counter()
     trained = get_method(competitor.method)(ctx)
     train_seconds = time.perf_counter() - start
@@ -215,20 +217,20 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1,
     game = get_game(plan.study.game, plan.study.game_params)
     for name in plan.study.panel + (plan.study.curve_opponent,):
         resolve_player(name, game)  # unknown builtins fail before any work
-    for c in plan.competitors:
-        get_method(c.method)
+    for c in plan.competitors:  # typos and impossible settings fail before anything is written
+        check_method(c.method, MethodContext(game, dict(c.params), 0, c.name, [], plan.study.curve_opponent, c.needs))
     resumed = claim(out, plan)
-    R = plan.replicates
     for number, stage in enumerate(plan.stages(), 1):
-        todo = [_Task(plan, out, c.name, r) for c in stage for r in range(R)
+        todo = [_Task(plan, out, c.name, r) for c in stage for r in range(c.replicates)
                 if not _finished(out, plan, game, c.name, r)]
-        total = len(stage) * R
+        total = sum(c.replicates for c in stage)
         names = ", ".join(c.name for c in stage)
         if resumed or len(todo) < total:
             log(f"stage {number} ({names}): {total - len(todo)} of {total} tasks already done")
         if todo:
             run_tasks(_run_task, todo, jobs, desc=f"stage {number}: {names}", unit="task")
-    records = {(c.name, r): read_record(out, plan, game, c.name, r) for c in plan.competitors for r in range(R)}
+    records = {(c.name, r): read_record(out, plan, game, c.name, r)
+               for c in plan.competitors for r in range(c.replicates)}
     data = StudyData(plan, game, records, None, out)
     if game.n_seats == 2 and len(records) >= 2:
         data.crossplay = run_crossplay(data, jobs, log)
@@ -238,35 +240,34 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1,
 def run_crossplay(data: StudyData, jobs: int, log: Callable[[str], None]) -> CrossplayResult:
     """Every champion against every other (cached in ``raw/crossplay.json``)."""
     plan = data.plan
-    keys = [(c.name, r) for c in plan.competitors for r in range(plan.replicates)]
+    keys = [(c.name, r) for c in plan.competitors for r in range(c.replicates)]
     labels = [champion_label(name, r) for name, r in keys]
     families = [name for name, _ in keys]
-    per = games_per_pairing(families, plan.crossplay_games_needed())
+    games = pairing_games(families, plan.crossplay_games_needed())
     path = data.out / "raw" / "crossplay.json"
     if path.exists():
         try:
-            cached = _read_crossplay(path, plan, labels, per)
+            cached = _read_crossplay(path, plan, labels, games)
             log("cross-play: reusing the finished tournament")
             return cached
         except FsmarenaError:
             pass
     players = [data.records[key].player for key in keys]
-    pairings = len(keys) * (len(keys) - 1) // 2
-    log(f"cross-play: {len(keys)} champions, {pairings} pairings x {per} games = {pairings * per:,} games")
-    result = crossplay(data.game, players, families, [r for _, r in keys], per, plan.crossplay_seed(), jobs)
+    log(f"cross-play: {len(keys)} champions, {len(games):,} pairings, {int(games.sum()):,} games")
+    result = crossplay(data.game, players, families, [r for _, r in keys], games, plan.crossplay_seed(), jobs)
     result.labels = labels
     write_json(path, {"format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, **result.to_json()})
     return result
 
 
-def _read_crossplay(path: Path, plan: Plan, labels: list[str], per: int) -> CrossplayResult:
+def _read_crossplay(path: Path, plan: Plan, labels: list[str], games: np.ndarray) -> CrossplayResult:
     data = read_json(path, "cross-play file")
     f = Fields(data, f"cross-play file {path}")
     if f.get("fingerprint", str) != plan.fingerprint:
         raise f.fail("belongs to another study protocol")
-    result = CrossplayResult.from_json(data)
+    result = CrossplayResult.from_json(data, f.source)
     n = len(labels)
-    if result.labels != labels or result.games_per_pairing != per or len(result.pairs) != n * (n - 1) // 2:
+    if result.labels != labels or len(result.pairs) != n * (n - 1) // 2 or not np.array_equal(result.games, games):
         raise f.fail("does not match this study's champions")
     if not np.array_equal(result.pairs, np.stack(np.triu_indices(n, k=1), axis=1)):
         raise f.fail("pairings out of order")

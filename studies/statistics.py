@@ -75,7 +75,7 @@ def effect_words(a12: float) -> str:
     """Vargha & Delaney's (2000) magnitude labels for A (symmetric around 0.5)."""
     if not math.isfinite(a12):
         return "n/a"
-    d = abs(a12 - 0.5)
+    d = round(abs(a12 - 0.5), 9)  # 0.71 - 0.5 must count as 0.21
     return "negligible" if d < 0.06 else "small" if d < 0.14 else "medium" if d < 0.21 else "large"
 
 
@@ -137,7 +137,6 @@ def crossplay_tables(result: CrossplayResult, order: Sequence[str]) -> tuple[lis
     """
     fam = np.asarray(result.families)
     first, second = result.pairs[:, 0], result.pairs[:, 1]
-    g = result.games_per_pairing
     champion_rows = []
     # per champion c and family B: c's record against every champion of B but itself
     n = len(result.labels)
@@ -167,7 +166,7 @@ def crossplay_tables(result: CrossplayResult, order: Sequence[str]) -> tuple[lis
             backward = (fam[first] == b) & (fam[second] == a) & (a != b)
             wins = int(result.wins[forward].sum() + result.losses[backward].sum())
             losses = int(result.losses[forward].sum() + result.wins[backward].sum())
-            games = int(g * (forward.sum() + backward.sum()))
+            games = int(result.games[forward].sum() + result.games[backward].sum())
             if not games:
                 continue
             draws = games - wins - losses

@@ -68,8 +68,9 @@ def run(args) -> int:
             print(f"fsmarena study: {message}", file=sys.stderr)
 
     try:
-        log(f"{study.name} at scale {plan.scale.name}: {plan.replicates} replicates x "
-            f"{len(plan.competitors)} competitors, seed {plan.seed}, into {args.out}")
+        tasks = sum(c.replicates for c in plan.competitors)
+        log(f"{study.name} at scale {plan.scale.name}: {len(plan.competitors)} competitors, {tasks} replicate "
+            f"tasks, seed {plan.seed}, into {args.out}")
         data = run_study(plan, args.out, args.jobs, log)
         log("statistics, figures and report")
         with progress.bar(None, "analysis"):
@@ -87,7 +88,7 @@ def run(args) -> int:
                     "crossplay_family": analysis.tables.get("crossplay_family", [])})
     else:
         width = max(len(r["method"]) for r in rows) + 2
-        print(f"win rate vs {opponent} (mean over {plan.replicates} replicates, 95% CI)")
+        print(f"win rate vs {opponent} (mean over replicates, 95% CI)")
         for r in rows:
             print(f"  {r['method'].ljust(width)}{pct(r['mean'])}  [{pct(r['ci_low'])}, {pct(r['ci_high'])}]")
         print(f"report: {report}")

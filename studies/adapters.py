@@ -1,0 +1,103 @@
+"""Study methods backed by the evolution and reinforcement-learning packages.
+
+``evolve``: every parameter is a field of :class:`evo.run.EvolveConfig` (genome, protocol,
+generations, population, ...); the champion is the run's hall-of-fame leader and the curve is
+the one the run records (each measured generation's champion against ``random``, against the
+number of games simulated so far).
+
+``train``: every parameter is a field of :class:`rl.train.TrainConfig` (algo, episodes,
+batch, epsilon, learner_seat, eval_every, eval_games, ...) plus ``opponent``, a builtin name
+(default ``random``).  A competitor that ``needs`` others trains instead against a
+:class:`~studies.stacks.Mixture` of their champions from the same replicate (one drawn per
+training game).  The final player is the greedy table policy; the curve is its win rate
+against the study's curve opponent at every evaluation point.
+
+Both run in one process (``jobs=1``): the study parallelises over replicates instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from fsmarena.errors import FsmarenaError
+from games.players import resolve_player
+from studies.methods import MethodContext, Params, Trained
+from studies.stacks import Mixture
+
+
+def _config(cls: type, params: Params, exclude: tuple[str, ...] = ()) -> Any:
+    """A config dataclass from the competitor's parameters (unknown names are refused)."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    values = {}
+    for key, value in params.data.items():
+        if key in exclude:
+            continue
+        if key not in names:
+            raise params.fail(f"unknown parameter '{key}' (known: {', '.join(sorted(names | set(exclude)))})")
+        values[key] = tuple(value) if isinstance(value, list) else value
+        params.used.add(key)
+    try:
+        return cls(**values)
+    except TypeError as exc:
+        raise params.fail(str(exc)) from None
+
+
+def evolve(ctx: MethodContext) -> Trained:
+    """Evolve a BDA or table FSM with one of the evolution protocols."""
+    from evo.run import evolve as run_evolution
+
+    config = evolve_check(ctx)
+    result = run_evolution(ctx.game, config, seed=ctx.seed, jobs=1)
+    curve = result.curve()
+    player = result.best
+    return Trained(player=player, games=int(result.games), curve_games=[int(g) for g, _ in curve],
+                   curve_win=[float(w) for _, w in curve],
+                   info={"best_fitness": float(result.best_fitness), "generations": int(result.generation)})
+
+
+def train(ctx: MethodContext) -> Trained:
+    """Train a tabular RL agent against a builtin or against the needed champions."""
+    from rl.train import train as run_training
+
+    config, opponent_name = train_check(ctx)
+    if ctx.opponents:
+        opponent = Mixture(ctx.opponents, label="champions")
+    else:
+        opponent = resolve_player(opponent_name, ctx.game)
+    curve_opponent = resolve_player(ctx.curve_opponent, ctx.game)
+    result = run_training(ctx.game, config, seed=ctx.seed, opponent=opponent, panel=[curve_opponent],
+                          jobs=1, label=ctx.label)
+    rows = [r for r in result.curve if r.get("win") not in ("", None)]
+    return Trained(player=result.policy, games=int(result.games), curve_games=[int(r["games"]) for r in rows],
+                   curve_win=[float(r["win"]) for r in rows], info={"algo": config.algo})
+
+
+def evolve_check(ctx: MethodContext) -> Any:
+    """The resolved evolution settings (FsmarenaError naming the competitor if invalid)."""
+    from evo.run import EvolveConfig
+
+    p = Params(ctx)
+    if ctx.needs:
+        raise p.fail("evolution protocols do not train against other competitors' champions; remove 'needs'")
+    config = _config(EvolveConfig, p)
+    try:
+        return config.resolved()
+    except FsmarenaError as exc:
+        raise p.fail(str(exc)) from None
+
+
+def train_check(ctx: MethodContext) -> tuple[Any, str]:
+    """The resolved training settings and the opponent's name (FsmarenaError if invalid)."""
+    from rl.train import TrainConfig
+
+    p = Params(ctx)
+    opponent_name = p.get("opponent", str, "random")
+    config = _config(TrainConfig, p, exclude=("opponent",))
+    if ctx.needs and "opponent" in ctx.params:
+        raise p.fail("give either 'opponent' or 'needs', not both")
+    resolve_player(opponent_name, ctx.game)
+    try:
+        return config.resolved(), opponent_name
+    except FsmarenaError as exc:
+        raise p.fail(str(exc)) from None

@@ -1,0 +1,160 @@
+"""Statistics of the study layer against hand-worked values and brute-force oracles."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
+
+from studies import statistics as st
+from studies.crossplay import CrossplayResult, pairing_games
+
+
+# ---- Holm --------------------------------------------------------------------------------------
+
+def test_holm_hand_worked():
+    # sorted: 0.01*3 = 0.03, 0.03*2 = 0.06, 0.04*1 = 0.04 -> running max 0.06
+    assert st.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    adjusted = st.holm([0.5, math.nan, 0.01])
+    assert math.isnan(adjusted[1])
+    assert adjusted[0] == pytest.approx(0.5) and adjusted[2] == pytest.approx(0.02)  # m = 2 valid tests
+
+
+@given(hs.lists(hs.floats(0, 1), min_size=1, max_size=12))
+def test_holm_invariants(p):
+    adjusted = st.holm(p)
+    m = len(p)
+    for raw, adj in zip(p, adjusted):
+        assert raw - 1e-12 <= adj <= 1.0
+        assert adj <= min(1.0, m * raw) + 1e-12  # never more conservative than Bonferroni
+    # order preserving: a smaller raw p never gets a larger adjusted p
+    for i, j in itertools.combinations(range(m), 2):
+        if p[i] < p[j]:
+            assert adjusted[i] <= adjusted[j] + 1e-12
+
+
+# ---- effect size and Mann-Whitney ---------------------------------------------------------------
+
+@given(hs.lists(hs.integers(0, 5), min_size=1, max_size=8), hs.lists(hs.integers(0, 5), min_size=1, max_size=8))
+def test_vargha_delaney_is_probability_of_superiority(x, y):
+    pairs = [(a, b) for a in x for b in y]
+    expected = sum((a > b) + 0.5 * (a == b) for a, b in pairs) / len(pairs)
+    assert st.vargha_delaney(x, y) == pytest.approx(expected)
+    assert st.mann_whitney(x, y)["rank_biserial"] == pytest.approx(2 * expected - 1)
+
+
+def _permutation_p(x, y):
+    """Exact two-sided p of U by enumerating every split of the pooled sample (no ties)."""
+    pooled = list(x) + list(y)
+    n1, n2 = len(x), len(y)
+
+    def u(sample):
+        return sum(a > b for a in sample for b in pooled if b not in sample)
+
+    observed = abs(u(x) - n1 * n2 / 2)
+    splits = list(itertools.combinations(pooled, n1))
+    return sum(abs(u(s) - n1 * n2 / 2) >= observed - 1e-12 for s in splits) / len(splits)
+
+
+@pytest.mark.parametrize("x, y", [
+    ([0.61, 0.72, 0.55, 0.80], [0.41, 0.52, 0.49, 0.58]),
+    ([0.1, 0.5, 0.3], [0.2, 0.4, 0.6, 0.7, 0.05]),
+    ([1.0, 2.0, 3.0, 4.0, 5.0], [6.0, 7.0, 8.0, 9.0, 10.0]),
+])
+def test_mann_whitney_matches_exact_permutation_test(x, y):
+    result = st.mann_whitney(x, y)
+    assert result["p"] == pytest.approx(_permutation_p(x, y))
+
+
+def test_mann_whitney_degenerate_cases():
+    same = st.mann_whitney([0.5, 0.5, 0.5], [0.5, 0.5])
+    assert same["p"] == 1.0 and same["a12"] == 0.5
+    single = st.mann_whitney([0.4], [0.5, 0.6])
+    assert math.isnan(single["p"]) and single["a12"] == 0.0
+
+
+def test_effect_words_thresholds():
+    assert [st.effect_words(a) for a in (0.5, 0.56, 0.64, 0.71, 0.29)] == [
+        "negligible", "small", "medium", "large", "large"]
+
+
+# ---- intervals ------------------------------------------------------------------------------------
+
+def test_mean_ci_hand_worked():
+    mean, low, high = st.mean_ci([0.0, 1.0])
+    # t(0.975, 1) = 12.7062; sd = 0.7071; half = 12.7062 * 0.7071 / sqrt(2) = 6.3531
+    assert mean == 0.5 and high - mean == pytest.approx(6.35310, abs=1e-4)
+    mean, low, high = st.mean_ci([2.0, 4.0, 6.0])
+    # t(0.975, 2) = 4.302653; sd = 2; half = 4.302653 * 2 / sqrt(3) = 4.96828
+    assert (low, high) == pytest.approx((4 - 4.96828, 4 + 4.96828), abs=1e-4)
+    assert math.isnan(st.mean_ci([3.0])[1])
+
+
+def test_summarize_clips_rates_to_unit_interval():
+    row = st.summarize({"m": [0.0, 1.0]})[0]
+    assert row["ci_low"] == 0.0 and row["ci_high"] == 1.0
+    assert (row["q1"], row["median"], row["q3"]) == (0.25, 0.5, 0.75)
+
+
+def test_net_interval_hand_worked():
+    net, low, high = st.net_interval(3, 1, 1)
+    # p_w = .6, p_l = .2, var = .8 - .16 = .64, half = 1.96 * sqrt(.64 / 5)
+    half = 1.959964 * math.sqrt(0.64 / 5)
+    assert net == pytest.approx(0.4) and (low, high) == pytest.approx((0.4 - half, 0.4 + half), abs=1e-6)
+
+
+def test_pairwise_applies_holm_within_the_table():
+    groups = {"a": [0.1, 0.2, 0.3, 0.4], "b": [0.5, 0.6, 0.7, 0.8], "c": [0.15, 0.25, 0.35, 0.45]}
+    rows = st.pairwise(groups, "random")
+    assert [(r["method_a"], r["method_b"]) for r in rows] == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert [r["p_holm"] for r in rows] == pytest.approx(st.holm([r["p"] for r in rows]))
+
+
+# ---- cross-play tables -------------------------------------------------------------------------------
+
+def test_pairing_games_reach_the_target_for_every_family_pair():
+    families = ["A", "A", "A", "B", "C", "C"]
+    games = pairing_games(families, 97)
+    i, j = np.triu_indices(len(families), k=1)
+    fam = np.array(families)
+    for a in "ABC":
+        for b in "ABC":
+            if a > b:
+                continue
+            mask = (fam[i] == a) & (fam[j] == b) | (fam[i] == b) & (fam[j] == a)
+            if a == b:
+                mask = (fam[i] == a) & (fam[j] == a)
+            if mask.any():
+                total = games[mask].sum()
+                per = games[mask][0]
+                assert total >= 97 and per % 2 == 0 and np.all(games[mask] == per)
+                assert per == 2 or (per - 2) * mask.sum() < 97  # smallest even number that works
+    assert games[(fam[i] == "B") & (fam[j] == "B")].size == 0  # one champion: no self pairing
+
+
+def test_crossplay_tables_hand_worked():
+    # champions 0, 1 of family A, champion 2 of family B
+    result = CrossplayResult(
+        labels=["a0", "a1", "b0"], families=["A", "A", "B"], replicates=[0, 1, 0],
+        pairs=np.array([[0, 1], [0, 2], [1, 2]]), games=np.array([10, 20, 20]),
+        wins=np.array([6, 12, 5]), draws=np.array([1, 2, 3]), losses=np.array([3, 6, 12]))
+    family, champions = st.crossplay_tables(result, ["A", "B"])
+    by = {(r["family"], r["opponent_family"]): r for r in family}
+    ab = by[("A", "B")]
+    assert (ab["games"], ab["wins"], ab["draws"], ab["losses"]) == (40, 17, 5, 18)
+    ba = by[("B", "A")]
+    assert (ba["games"], ba["wins"], ba["losses"]) == (40, 18, 17)
+    aa = by[("A", "A")]  # counted once, from the first champion's side
+    assert (aa["games"], aa["wins"], aa["losses"]) == (10, 6, 3)
+    assert ("B", "B") not in by
+    rows = {(r["champion"], r["opponent_family"]): r for r in champions}
+    assert rows[("a1", "A")]["wins"] == 3 and rows[("a1", "A")]["losses"] == 6
+    assert rows[("b0", "A")]["wins"] == 18 and rows[("b0", "A")]["games"] == 40
+    # spread of A's champions against B: a0 12/20, a1 5/20
+    assert (ab["champion_min"], ab["champion_max"]) == (0.25, 0.6)
+    low, high = st.wilson_interval(17, 40)
+    assert (ab["ci_low"], ab["ci_high"]) == (low, high)

@@ -1,0 +1,354 @@
+"""The study layer end to end: a tiny study with the real evolution and RL methods.
+
+Oracles: panel results replayed from the documented seeds; cross-play family tables
+recomputed from the raw pairing counts; the heat map's drawn numbers against the CSV; the
+same study run with --jobs 1 and 2, interrupted and resumed, giving identical tables.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import math
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fsmarena.cli import main
+from fsmarena.errors import FsmarenaError
+from games.match import play_match
+from games.players import load_player, resolve_player
+from studies import runner
+from studies.analysis import analyse, read_csv
+from studies.protocol import get_study, load_study_toml, study_from_dict
+from studies.report import write_report
+
+TINY = """
+name = "tiny"
+version = 1
+title = "Tiny study"
+question = "Does the pipeline hold together?"
+game = "dtd"
+seed = 11
+panel = ["random", "always-large"]
+
+[[competitors]]
+name = "bda"
+label = "BDA"
+method = "evolve"
+params = { genome = "bda", protocol = "thesis", generations = 2, opponents = 3, curve_every = 1, curve_games = 100 }
+
+[[competitors]]
+name = "fsm"
+label = "FSM"
+method = "evolve"
+params = { genome = "fsm", protocol = "round-robin", generations = 2, population = 4, games_per_pair = 2, curve_every = 1, curve_games = 100 }
+
+[[competitors]]
+name = "mc"
+label = "MC-ES"
+method = "train"
+params = { algo = "mc", episodes = 600, batch = 200, eval_every = 300, eval_games = 100, learner_seat = 0 }
+
+[[competitors]]
+name = "q-evo"
+label = "Q (evo)"
+method = "train"
+params = { algo = "q-learning", episodes = 600, batch = 200, eval_every = 300, eval_games = 100 }
+needs = ["bda", "fsm"]
+
+[scales.test]
+replicates = 3
+panel_games = 100
+crossplay_halfwidth = 0.1
+[scales.test.budgets]
+mc = { replicates = 2 }
+q-evo = { replicates = 2 }
+
+[scales.other]
+replicates = 1
+panel_games = 100
+crossplay_halfwidth = 0.1
+"""
+
+RESULT_TABLES = ("panel", "panel_summary", "panel_tests", "curves", "seeds", "crossplay_family",
+                 "crossplay_champions", "crossplay_pairs", "crossplay_league", "crossplay_league_summary",
+                 "crossplay_league_tests")
+
+
+@pytest.fixture(scope="module")
+def study_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("def") / "tiny.toml"
+    path.write_text(TINY)
+    return path
+
+
+@pytest.fixture(scope="module")
+def plan(study_file):
+    return load_study_toml(study_file).plan("test")
+
+
+@pytest.fixture(scope="module")
+def finished(plan, tmp_path_factory):
+    """The tiny study run once, uninterrupted, with figures and report (shared by tests)."""
+    out = tmp_path_factory.mktemp("run") / "out"
+    data = runner.run_study(plan, out, jobs=1, log=lambda m: None)
+    captured = {}
+    import figures.heatmap as heatmap
+
+    original = heatmap.save
+
+    def spy(fig, stem, *args, **kwargs):  # record the numbers the heat map actually draws
+        if Path(stem).name == "crossplay_heatmap":
+            ax = fig.axes[0]
+            captured["labels"] = [t.get_text() for t in ax.get_yticklabels()]
+            captured["texts"] = [(t.get_position(), t.get_text()) for t in ax.texts]
+        return original(fig, stem, *args, **kwargs)
+
+    heatmap.save = spy
+    try:
+        analysis = analyse(data)
+    finally:
+        heatmap.save = original
+    write_report(data, analysis, "fsmarena study tiny.toml --scale test --out out")
+    return data, analysis, captured
+
+
+def tables(out: Path) -> dict[str, str]:
+    return {name: (out / "tables" / f"{name}.csv").read_text() for name in RESULT_TABLES}
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# ---- end to end -----------------------------------------------------------------------------------
+
+def test_every_output_exists_and_the_report_links_resolve(finished):
+    data, analysis, _ = finished
+    out = data.out
+    report = (out / "report.md").read_text()
+    for label in ("BDA", "FSM", "MC-ES", "Q (evo)"):
+        assert label in report
+    for needle in ("## Question", "## Protocol", "## Conclusions", "## Reproduce", "numpy", "scipy", "deap",
+                   "matplotlib", "joblib", "Master seed** 11", "fsmarena study tiny.toml"):
+        assert needle in report
+    links = [line.split("](", 1)[1].split(")", 1)[0] for line in report.splitlines() if line.startswith("![")]
+    assert {"figures/learning_curves.png", "figures/crossplay_heatmap.png", "figures/panel_outcomes.png",
+            "figures/policy_map.png", "figures/best_bda.png", "figures/best_fsm.png"} <= set(links)
+    for link in links:
+        assert (out / link).stat().st_size > 1000
+        assert (out / link).with_suffix(".pdf").read_bytes()[:4] == b"%PDF"
+    for name in RESULT_TABLES:
+        assert (out / "tables" / f"{name}.csv").exists()
+    # per-competitor replicates: 3 evolved, 2 RL
+    seeds = read_csv(out / "tables" / "seeds.csv")
+    assert sorted((r["competitor"], r["replicate"]) for r in seeds) == sorted(
+        [(c, str(r)) for c in ("bda", "fsm") for r in range(3)] + [(c, str(r)) for c in ("mc", "q-evo") for r in range(2)])
+
+
+def test_panel_results_replay_from_the_documented_seeds(finished, plan):
+    data, _, _ = finished
+    rows = read_csv(data.out / "tables" / "panel.csv")
+    for competitor, replicate in (("bda", 2), ("q-evo", 1)):
+        player = load_player(data.out / "players" / competitor / f"r{replicate:03d}.json", data.game)
+        seeds = np.random.SeedSequence(11, spawn_key=(replicate, zlib.crc32(competitor.encode()), 1)).spawn(2)
+        for opponent, seed in zip(("random", "always-large"), seeds):
+            stats = play_match(data.game, player, resolve_player(opponent, data.game), 100, seed)
+            row = next(r for r in rows if r["competitor"] == competitor and r["replicate"] == str(replicate)
+                       and r["opponent"] == opponent)
+            assert (int(row["wins"]), int(row["draws"]), int(row["losses"])) == (stats.wins, stats.draws, stats.losses)
+
+
+def test_crossplay_family_table_recomputed_from_raw_pairs(finished, plan):
+    data, _, _ = finished
+    out = data.out
+    pairs = read_csv(out / "tables" / "crossplay_pairs.csv")
+    family = {(r["family"], r["opponent_family"]): r for r in read_csv(out / "tables" / "crossplay_family.csv")}
+    names = [c.name for c in plan.competitors]
+    needed = math.ceil(1.959963984540054 ** 2 / (4 * 0.1 ** 2))
+    for a in names:
+        for b in names:
+            wins = losses = games = 0
+            for p in pairs:
+                fa, fb = p["champion_a"].split("/")[0], p["champion_b"].split("/")[0]
+                if (fa, fb) == (a, b):
+                    wins += int(p["wins_a"]); losses += int(p["losses_a"]); games += int(p["games"])
+                elif (fa, fb) == (b, a) and a != b:
+                    wins += int(p["losses_a"]); losses += int(p["wins_a"]); games += int(p["games"])
+            if not games:
+                assert (a, b) not in family
+                continue
+            row = family[(a, b)]
+            assert (int(row["games"]), int(row["wins"]), int(row["losses"])) == (games, wins, losses)
+            assert games >= needed
+            assert (float(row["ci_high"]) - float(row["ci_low"])) / 2 <= 0.1
+    # every champion meets every other exactly once
+    labels = {p["champion_a"] for p in pairs} | {p["champion_b"] for p in pairs}
+    assert len(pairs) == len(labels) * (len(labels) - 1) // 2 == 45
+
+
+def test_heatmap_draws_the_csv_numbers(finished, plan):
+    data, _, captured = finished
+    rows = read_csv(data.out / "tables" / "crossplay_family.csv")
+    labels = captured["labels"]
+    assert labels == [c.label for c in plan.competitors]
+    drawn = {(round(y), round(x)): text for (x, y), text in captured["texts"]}
+    assert len(drawn) == len(rows)
+    for row in rows:
+        i, j = labels.index(row["method"]), labels.index(row["opponent_method"])
+        rate, half = drawn[(i, j)].split("\n")
+        assert rate == f"{100 * float(row['win_rate']):.1f}"
+        assert half == f"±{100 * (float(row['ci_high']) - float(row['ci_low'])) / 2:.1f}"
+
+
+def test_report_tables_match_the_csv(finished):
+    data, _, _ = finished
+    report = (data.out / "report.md").read_text()
+    for row in read_csv(data.out / "tables" / "panel_summary.csv"):
+        if row["opponent"] == "random":
+            assert f"{100 * float(row['mean']):.1f}% [{100 * float(row['ci_low']):.1f}%" in report
+
+
+# ---- reproducibility ------------------------------------------------------------------------------
+
+def test_jobs_do_not_change_results(finished, plan, tmp_path):
+    data, _, _ = finished
+    other = runner.run_study(plan, tmp_path / "jobs2", jobs=2, log=lambda m: None)
+    analyse(other, figures=False)
+    assert tables(tmp_path / "jobs2") == tables(data.out)
+
+
+def test_interrupted_study_resumes_to_the_same_results(finished, plan, tmp_path, monkeypatch):
+    data, _, _ = finished
+    out = tmp_path / "resumed"
+    calls = {"n": 0}
+    real = runner._run_task
+
+    def dying(task):
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise KeyboardInterrupt  # as if the user pressed Ctrl-C during the fifth task
+        return real(task)
+
+    monkeypatch.setattr(runner, "_run_task", dying)
+    with pytest.raises(KeyboardInterrupt):
+        runner.run_study(plan, out, jobs=1, log=lambda m: None)
+    monkeypatch.setattr(runner, "_run_task", real)
+    done = sorted((out / "replicates").rglob("*.json"))
+    assert len(done) == 4 and not (out / "raw").exists()
+    before = {p: p.stat().st_mtime_ns for p in done}
+    messages = []
+    resumed = runner.run_study(plan, out, jobs=1, log=messages.append)
+    assert any("4 of 8 tasks already done" in m for m in messages)
+    assert {p: p.stat().st_mtime_ns for p in done} == before  # finished replicates were not redone
+    analyse(resumed, figures=False)
+    assert tables(out) == tables(data.out)
+    # a third run reuses everything, including the cross-play
+    messages.clear()
+    runner.run_study(plan, out, jobs=1, log=messages.append)
+    assert any("reusing" in m for m in messages)
+
+
+def test_stale_result_file_is_redone(finished, plan, tmp_path):
+    data, _, _ = finished
+    out = tmp_path / "stale"
+    runner.claim(out, plan)
+    target = runner.result_path(out, "bda", 0)
+    target.parent.mkdir(parents=True)
+    target.write_text('{"format_version": 1, "fingerprint": "somebody else"}')
+    result = runner.run_study(plan, out, jobs=1, log=lambda m: None)
+    assert result.records[("bda", 0)].seed == data.records[("bda", 0)].seed
+    analyse(result, figures=False)
+    assert tables(out) == tables(data.out)
+
+
+# ---- bad input ------------------------------------------------------------------------------------
+
+def run_cli(*args) -> int:
+    return main(["study", *args, "--quiet"])
+
+
+def test_unknown_study_and_scale(tmp_path, capsys, study_file):
+    assert run_cli("no-such-study", "--out", str(tmp_path / "a")) == 2
+    assert "unknown study 'no-such-study'" in capsys.readouterr().err
+    assert run_cli(str(study_file), "--scale", "huge", "--out", str(tmp_path / "b")) == 2
+    assert "has no scale 'huge'" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_out_holding_another_study_is_refused_untouched(finished, tmp_path, capsys, study_file):
+    data, _, _ = finished
+    before = snapshot(data.out)
+    assert run_cli(str(study_file), "--scale", "other", "--out", str(data.out)) == 2
+    err = capsys.readouterr().err
+    assert "holds the results of study 'tiny' (scale test" in err and err.count("\n") == 1
+    assert run_cli("dtd-thesis", "--scale", "test", "--out", str(data.out)) == 2
+    assert "choose another --out" in capsys.readouterr().err
+    assert snapshot(data.out) == before
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    assert run_cli(str(study_file), "--scale", "test", "--out", str(foreign)) == 2
+    assert "holds no study results" in capsys.readouterr().err
+    assert snapshot(foreign) == {"notes.txt": hashlib.sha256(b"mine").hexdigest()}
+
+
+@pytest.mark.parametrize("change, message", [
+    (("method = \"train\"", "method = \"tran\""), "unknown study method 'tran'"),
+    (("games_per_pair = 2", "games_per_pair = 2, bogus = 3"), "unknown parameter 'bogus'"),
+    (("episodes = 600, batch = 200, eval_every = 300, eval_games = 100, learner_seat = 0",
+      "episodes = -5"), "competitor 'mc'"),
+    (('needs = ["bda", "fsm"]', 'needs = ["bda", "nobody"]'), "needs unknown competitors: nobody"),
+    (('mc = { replicates = 2 }', 'mc = { replicates = 2 }\nbda = { replicates = 1 }'), "has more replicates"),
+    (("crossplay_halfwidth = 0.1\n[scales.test.budgets]", "crossplay_halfwidth = 0.7\n[scales.test.budgets]"),
+     "crossplay_halfwidth"),
+    (('panel = ["random", "always-large"]', 'panel = ["random", "always-huge"]'), "unknown player 'always-huge'"),
+    (("version = 1", "version = \"one\""), "field 'version' must be a whole number"),
+    (("[[competitors]]", "[[competitors]"), "not valid TOML"),
+])
+def test_bad_study_definitions_fail_before_writing(tmp_path, capsys, change, message):
+    old, new = change
+    assert old in TINY
+    path = tmp_path / "bad.toml"
+    path.write_text(TINY.replace(old, new, 1))
+    out = tmp_path / "out"
+    assert run_cli(str(path), "--scale", "test", "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_circular_needs_rejected():
+    data = {"name": "loop", "version": 1, "game": "dtd", "seed": 1,
+            "competitors": [{"name": "a", "method": "builtin", "needs": ["b"]},
+                            {"name": "b", "method": "builtin", "needs": ["a"]}],
+            "scales": {"test": {"replicates": 1, "panel_games": 10, "crossplay_halfwidth": 0.1}}}
+    with pytest.raises(FsmarenaError, match="circular"):
+        study_from_dict(data)
+
+
+def test_named_study_plans_and_budgets():
+    study = get_study("dtd-thesis")
+    assert set(study.scales) >= {"test", "quick", "paper"}
+    paper = study.plan("paper")
+    bda = paper.competitor("bda")
+    assert bda.replicates == 100 and bda.params["generations"] == 250 and bda.params["protocol"] == "thesis"
+    assert paper.competitor("mc").params["episodes"] == 2_000_000
+    assert paper.crossplay_games_needed() == 9604
+    assert paper.fingerprint != study.plan("quick").fingerprint
+    assert study.plan("quick", seed=5).fingerprint != study.plan("quick").fingerprint
+    # replicate seeds are SeedSequence(master).spawn(R)[r]
+    spawned = np.random.SeedSequence(study.seed).spawn(3)[2]
+    assert paper.replicate_seed(2).generate_state(4).tolist() == spawned.generate_state(4).tolist()
+
+
+def test_csv_cells_are_plain(finished):
+    data, _, _ = finished
+    with open(data.out / "tables" / "panel.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert all(float(r["win_rate"]) == int(r["wins"]) / int(r["games"]) or
+               abs(float(r["win_rate"]) - int(r["wins"]) / int(r["games"])) < 1e-6 for r in rows)
