@@ -17,7 +17,7 @@ from evo.inputs import input_encoder
 from evo.reference import PlainBDA, machine_of, play_one
 from evo.table_fsm import TableFSM
 from fsmarena.errors import FsmarenaError
-from games.arena import Seat, play_games
+from games.arena import play_games
 from games.base import Observation
 from games.dtd import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
 from games.dtd_reference import state_numbers
