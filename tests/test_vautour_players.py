@@ -263,3 +263,22 @@ def test_engine_scores_of_prize_rank_against_random_match_the_exact_values():
     diff = outcome.scores[:, 0] - outcome.scores[:, 1]
     assert abs(mine.mean() - float(points)) < 5 * mine.std() / np.sqrt(len(mine))
     assert abs(diff.mean() - float(difference)) < 5 * diff.std() / np.sqrt(len(diff))
+
+
+def test_a_hand_derived_best_response_beats_prize_rank_every_time():
+    """Reduced deck -2, -1, +1..+4 (ranks 3, 1, 2, 4, 5, 6): prize-rank always bids exactly the
+    prize's rank (each rank card is used on its own prize).  Bidding rank + 1, and card 1 on the
+    +4, wins +1, +2, +3 and leaves -1 and -2 to the opponent, who takes +4: 6 against 1."""
+    game = vautour(cards=6, action_set="both")
+    t = game.tables
+    table = np.zeros(game.n_states, dtype=np.int64)
+    for state in range(game.n_states):
+        position, bits = divmod(state, t.H - 1)
+        hand = [c for c in range(1, 7) if (bits + 1) >> (c - 1) & 1]
+        rank = int(t.rank[position])
+        target = rank + 1 if rank < 6 else 1
+        table[state] = game.bid_action(min(hand, key=lambda c: (abs(c - target), -c)))
+    from games.players import TablePolicy
+
+    outcome = play_games(game, [TablePolicy(table), builtin("prize-rank")], 2_000, np.random.default_rng(0))
+    assert (outcome.scores == [6, 1]).all() and (outcome.rewards[:, 0] == 1).all()
