@@ -132,3 +132,13 @@ def test_fuzzed_player_objects_never_crash(value, kind):
 def test_unknown_player_name_lists_builtins():
     with pytest.raises(FsmarenaError, match="always-small"):
         resolve_player("always-huge", GAME)
+
+
+def test_saved_files_get_the_usual_permissions(tmp_path):
+    import os
+    import stat
+
+    save_player(RandomPlayer(), GAME, tmp_path / "r.json")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE((tmp_path / "r.json").stat().st_mode) == 0o666 & ~mask
