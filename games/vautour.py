@@ -79,6 +79,8 @@ computed once per configuration (``_Tables``): the abstract bids, the masks, the
 Each turn the engine builds every seat's observation from the state *before* any bid of the
 turn is revealed, asks every seat (``decide(seat, obs, None)``), then resolves all the bids at
 once.  Per-turn state is replaced, never mutated, so an observation kept by a player stays true.
+A game pickles as its configuration only (the tables of the 15-card game are tens of MB): a
+worker process rebuilds them once and caches them.
 """
 
 from __future__ import annotations
@@ -129,8 +131,10 @@ class VautourConfig:
         if self.prizes is None:
             object.__setattr__(self, "prizes", default_prizes(self.cards))
         prizes = self.prizes
-        if not isinstance(prizes, tuple) or not all(_is_int(p) for p in prizes):
+        if not isinstance(prizes, (tuple, list)) or not all(_is_int(p) for p in prizes):
             raise FsmarenaError("vautour: prizes must be a list of whole numbers")
+        prizes = tuple(int(p) for p in prizes)
+        object.__setattr__(self, "prizes", prizes)
         if len(prizes) != self.cards:
             raise FsmarenaError(f"vautour: the prize deck has {len(prizes)} cards but players bid "
                                 f"{self.cards} cards: they must be equal")

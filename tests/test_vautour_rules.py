@@ -472,3 +472,10 @@ def test_encodings_stay_in_their_declared_ranges(players):
             values = np.broadcast_to(getattr(obs, part), (obs.n,))
             assert values.min() >= 0 and values.max() < size, part
             assert game.encoding_label(part, int(values[0]))
+
+
+def test_prizes_given_as_a_list_of_numpy_integers_are_normalised():
+    config = vautour(cards=3, prizes=[np.int64(2), -1, 1]).config
+    assert config.prizes == (2, -1, 1) and all(type(p) is int for p in config.prizes)
+    with pytest.raises(FsmarenaError, match="whole numbers"):
+        vautour(cards=3, prizes=(1.5, 2, 3))
