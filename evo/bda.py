@@ -29,10 +29,9 @@ from typing import Any
 import numpy as np
 
 from evo.genome import GenomeSpec
-from evo.table_fsm import legal_or_first
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields
-from games.players import Player, action_number
+from games.players import Player, action_number, legal_or_first
 
 FIELDS = ("feature", "test", "theta", "true_action", "true_next", "false_action", "false_next")
 FEATURE, TEST, THETA, TRUE_ACTION, TRUE_NEXT, FALSE_ACTION, FALSE_NEXT = range(7)

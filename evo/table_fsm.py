@@ -22,7 +22,7 @@ import numpy as np
 from evo.genome import GenomeSpec
 from evo.inputs import InputEncoder, input_encoder
 from fsmarena.errors import FsmarenaError
-from games.players import Player
+from games.players import Player, legal_or_first
 
 #: more states than this is not a finite-state *player* any more, just a big table
 MAX_STATES = 1024
@@ -112,17 +112,6 @@ class TableFSM(Player):
         next_state = fields.int_array("next_state", (states, encoder.size), 0, states)
         action = fields.int_array("action", (states, encoder.size), 0, game.n_actions)
         return cls(next_state, action, encoder.name, label=fields.get("label", str, None))
-
-
-def legal_or_first(actions: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
-    """``actions`` with every illegal one (per the observation's mask) replaced by the first
-    legal action of its row; unchanged when every action is legal."""
-    if mask is not None:
-        bad = ~mask[np.arange(len(actions)), actions]
-        if bad.any():
-            actions = actions.copy()
-            actions[bad] = np.argmax(mask[bad], axis=1)
-    return actions
 
 
 class FSMSpec(GenomeSpec):

@@ -113,6 +113,17 @@ def uniform_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(cumulative > pick[:, None], axis=1)
 
 
+def legal_or_first(actions: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    """``actions`` with every illegal one (per the observation's mask) replaced by the first
+    legal action of its row; unchanged when every action is legal."""
+    if mask is not None:
+        bad = ~mask[np.arange(len(actions)), actions]
+        if bad.any():
+            actions = actions.copy()
+            actions[bad] = np.argmax(mask[bad], axis=1)
+    return actions
+
+
 class FixedActionPlayer(Player):
     """Always the same abstract action (``always-small`` etc.); a legal one if it is not."""
 
@@ -124,13 +135,7 @@ class FixedActionPlayer(Player):
         self.action_name = action_name
 
     def act(self, obs, memory, rows, rng):
-        actions = np.full(obs.n, self.action, dtype=np.int64)
-        mask = obs.mask
-        if mask is not None:
-            bad = ~mask[np.arange(obs.n), actions]
-            if bad.any():
-                actions[bad] = np.argmax(mask[bad], axis=1)
-        return actions
+        return legal_or_first(np.full(obs.n, self.action, dtype=np.int64), obs.mask)
 
     def to_dict(self):
         return {"action": self.action_name or self.action}
@@ -172,13 +177,7 @@ class TablePolicy(Player):
 
     def act(self, obs, memory, rows, rng):
         members = members_of(memory, rows)
-        actions = self.table[members, obs.index]
-        mask = obs.mask
-        if mask is not None:
-            bad = ~mask[np.arange(obs.n), actions]
-            if bad.any():
-                actions[bad] = np.argmax(mask[bad], axis=1)
-        return actions
+        return legal_or_first(self.table[members, obs.index], obs.mask)
 
     def to_dict(self):
         if self.n_members != 1:
