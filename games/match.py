@@ -131,30 +131,37 @@ def play_match(game: Game, a: Player, b: Player | None, games: int, seed: int,
 
 @dataclass
 class TournamentResult:
-    """A round robin: ``pairs[(i, j)]`` is the match of player i against player j (i's side)."""
+    """A round robin: ``pairs[(i, j)]`` is the match of player i against player j (i's side).
+
+    In a two-player game one match per unordered pair serves both directions (j's wins are
+    i's losses).  With three or more seats "i against j" means i against copies of j, which
+    is a different game from j against copies of i, so every ordered pair is its own match.
+    """
 
     labels: list[str]
     pairs: dict[tuple[int, int], MatchStats] = field(default_factory=dict)
     one_player: bool = False
+    mirrored: bool = True
+
+    def ordered(self) -> dict[tuple[int, int], MatchStats]:
+        """Every ordered pair's stats from the first player's side."""
+        out = dict(self.pairs)
+        if self.mirrored:
+            out.update({(j, i): _reverse(stats) for (i, j), stats in self.pairs.items() if i != j})
+        return out
 
     def win_matrix(self) -> np.ndarray:
         """``W[i, j]`` = i's win rate against j (NaN on the diagonal)."""
         n = len(self.labels)
         matrix = np.full((n, n), np.nan)
-        for (i, j), stats in self.pairs.items():
+        for (i, j), stats in self.ordered().items():
             matrix[i, j] = stats.wins / stats.games
-            matrix[j, i] = stats.losses / stats.games
         return matrix
 
     def rows(self) -> list[dict[str, Any]]:
-        """One row per ordered pair (both directions), for CSV and JSON output."""
-        out = []
-        for (i, j), stats in sorted(self.pairs.items()):
-            forward = stats.to_dict()
-            out.append({"player": self.labels[i], "opponent": self.labels[j], **forward})
-            back = _reverse(stats).to_dict()
-            out.append({"player": self.labels[j], "opponent": self.labels[i], **back})
-        return out
+        """One row per ordered pair, for CSV and JSON output."""
+        return [{"player": self.labels[i], "opponent": self.labels[j], **stats.to_dict()}
+                for (i, j), stats in sorted(self.ordered().items())]
 
 
 def _reverse(stats: MatchStats) -> MatchStats:
@@ -175,17 +182,20 @@ def round_robin(game: Game, players: Sequence[Player], games_per_pair: int, seed
     if len(players) < 2 and game.n_seats > 1:
         raise FsmarenaError("a tournament needs at least two players")
     labels = _unique_labels([p.label for p in players])
+    count = len(players)
     if game.n_seats == 1:
-        pairs = [(i, i) for i in range(len(players))]
+        pairs = [(i, i) for i in range(count)]
+    elif game.n_seats == 2:
+        pairs = [(i, j) for i in range(count) for j in range(i + 1, count)]
     else:
-        pairs = [(i, j) for i in range(len(players)) for j in range(i + 1, len(players))]
+        pairs = [(i, j) for i in range(count) for j in range(count) if i != j]
     pair_seeds = spawn(seed, len(pairs))
     chunks: list[_Chunk] = []
     for number, ((i, j), child) in enumerate(zip(pairs, pair_seeds)):
         opponent = None if game.n_seats == 1 else players[j]
         chunks.extend(_match_chunks(game, players[i], opponent, games_per_pair, child, chunk, number))
     results = run_tasks(_play_chunk, chunks, jobs, desc, weights=[c.games for c in chunks], unit="game")
-    result = TournamentResult(labels, one_player=game.n_seats == 1)
+    result = TournamentResult(labels, one_player=game.n_seats == 1, mirrored=game.n_seats == 2)
     for number, stats in results:
         result.pairs.setdefault(pairs[number], MatchStats()).add(stats)
     return result

@@ -170,3 +170,18 @@ def test_console_script_prints_no_traceback():
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [
         "fsmarena: error: player file nobody.json does not exist"]
+
+
+def test_three_player_round_robin_plays_each_direction():
+    """With 3 seats, "A vs B" is A against two copies of B: not the mirror of B vs two A's."""
+    from games.match import round_robin
+    from games.players import resolve_player
+
+    game = get_game("vautour", {"players": "3"})
+    players = [resolve_player(name, game) for name in ("prize-rank", "random")]
+    result = round_robin(game, players, 3000, seed=2, desc=None)
+    assert set(result.pairs) == {(0, 1), (1, 0)}
+    matrix = result.win_matrix()
+    direct = play_match(game, players[0], players[1], 3000, seed=2)
+    assert matrix[0, 1] > 0.6 and direct.win_rate > 0.6  # prize-rank beats two random bidders
+    assert matrix[1, 0] < 0.4                             # random loses to two prize-rank bidders
