@@ -184,4 +184,6 @@ def test_three_player_round_robin_plays_each_direction():
     matrix = result.win_matrix()
     direct = play_match(game, players[0], players[1], 3000, seed=2)
     assert matrix[0, 1] > 0.6 and direct.win_rate > 0.6  # prize-rank beats two random bidders
-    assert matrix[1, 0] < 0.4                             # random loses to two prize-rank bidders
+    # two prize-rank copies always bid the same card, so under the seed's tie rule they cancel
+    # and random takes every prize; mirroring the first match would have said about 0.2
+    assert matrix[1, 0] > 0.95
