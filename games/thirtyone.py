@@ -34,13 +34,18 @@ Rules (DESIGN.md "31", with every choice the seed leaves open made explicit):
   first place).  Two greedy players stall when both wait for the same card, hence the first
   cap; the second needs a long run of all-tied showdowns and is practically unreachable.
 
-Actions (one space of 7, masked by phase): the **turn decision** ``draw_deck``, ``draw_discard``,
+Actions (one space of 8, masked by phase): the **turn decision** ``draw_deck``, ``draw_discard``,
 ``knock`` (illegal once someone has knocked) and, after a draw, the **discard decision**
+``discard_greedy`` (the abstract action: throw the card the greedy player would throw),
 ``discard_0``, ``discard_1``, ``discard_2`` (a hand position) or ``discard_drawn`` (illegal
 after ``draw_discard``).  Each phase is a separate ``decide`` call whose mask allows only that
-phase's actions (``obs.phase`` says which).  Hands are kept in a canonical order: cards of the
-strongest suit first, then by value, then by card number, all descending - so position 2 is
-usually the weakest card.
+phase's actions (``obs.phase`` says which).  ``discard_greedy`` duplicates one concrete
+action on purpose: it means the same thing in every state, so tabular learners and automata
+(whose untried entries fall back to the first legal action) start from a sensible discard
+instead of having to learn the card arithmetic state by state; ``random`` picks among the
+legal actions uniformly, so it throws greedy's card a little more often.  Hands are kept in
+a canonical order: cards of the strongest suit first, then by value, then by card number,
+all descending - so position 2 is usually the weakest card.
 
 Observations: ``index`` is a tabular abstraction (turn decision: score bucket x what the
 discard would add x turn bucket x own lives x the lowest opposing lives x knocked; discard
@@ -48,7 +53,9 @@ decision: drawn from where x greedy's choice x resulting score bucket x its gain
 ``features`` a [0, 1] vector for automata and function approximation (hand, discard top,
 drawn card, per-suit counts of cards seen in the discard pile, per-suit unseen value, cards
 known in the neighbours' hands, lives, progress), plus small-integer encodings and raw parts
-(``hand``, ``top``, ``drawn``, ``greedy_turn``, ``greedy_discard``...) for builtins.
+(``hand``, ``top``, ``drawn``, ``greedy_turn``, ``greedy_discard``...) for builtins.  Parts are
+computed lazily from the live game state, so a player must read them while it decides
+(inside ``act``), never keep the observation for later.
 
 Engine: every game is a row; a hand is the id of its 3-card combination (colex rank, 22,100
 of them) and every rule about hands is a lookup table built once (``_Tables``); the stock is
@@ -69,8 +76,10 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from games.base import Game, Observation, Outcome, rewards_from_ranking
 
-DRAW_DECK, DRAW_DISCARD, KNOCK, DISCARD_0, DISCARD_1, DISCARD_2, DISCARD_DRAWN = range(7)
-ACTION_NAMES = ("draw_deck", "draw_discard", "knock", "discard_0", "discard_1", "discard_2", "discard_drawn")
+DRAW_DECK, DRAW_DISCARD, KNOCK, DISCARD_GREEDY, DISCARD_0, DISCARD_1, DISCARD_2, DISCARD_DRAWN = range(8)
+ACTION_NAMES = ("draw_deck", "draw_discard", "knock", "discard_greedy", "discard_0", "discard_1", "discard_2",
+                "discard_drawn")
+N_ACTIONS = len(ACTION_NAMES)
 TURN, DISCARD = 0, 1
 RANK_VALUES = np.array([2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 11], dtype=np.int64)
 CARD_VALUE = np.tile(RANK_VALUES, 4)
@@ -513,8 +522,13 @@ class ThirtyOne(Game):
             st.pile_bits[rows] = pile_bits
             st.drawn[rows] = drawn
             watch(st, seat, DISCARD, rows)
-        obs = self._observe(st, seat, rows, hand, DISCARD, drawn, from_discard, plen)
+        # greedy's discard (the abstract action discard_greedy): the best (score, total) over
+        # the three swaps, unless keeping the hand is at least as good (stock draws only)
+        best = t.swap.take(hand * 52 + drawn).astype(np.int64)
+        greedy = np.where(from_discard | ((best >> 2) > t.key.take(hand)), best & 3, 3)
+        obs = self._observe(st, seat, rows, hand, DISCARD, drawn, from_discard, plen, best, greedy)
         choice = np.asarray(decide(seat, obs, rows))
+        choice = np.where(choice == DISCARD_GREEDY, DISCARD_0 + greedy, choice)
         keep = choice == DISCARD_DRAWN
         # the two cards kept from the hand (ascending) when position p is thrown, then insert
         at = hand * 3 + (np.minimum(choice, DISCARD_2) - DISCARD_0)
@@ -590,7 +604,8 @@ class ThirtyOne(Game):
     # ---- observations -----------------------------------------------------------------
     def _observe(self, st: _State, seat: int, rows: np.ndarray, hand: np.ndarray, phase: int,
                  drawn: np.ndarray | None = None, from_discard: np.ndarray | None = None,
-                 pile_len: np.ndarray | None = None) -> Observation:
+                 pile_len: np.ndarray | None = None, best: np.ndarray | None = None,
+                 greedy: np.ndarray | None = None) -> Observation:
         """What ``seat`` sees in the games ``rows``; every part is computed on first use
         (the hot path only pays for what the players read)."""
         t, cfg = self.tables, self.config
@@ -670,7 +685,7 @@ class ThirtyOne(Game):
 
         if phase == TURN:
             def mask() -> np.ndarray:
-                out = np.zeros((m, 7), dtype=bool)
+                out = np.zeros((m, N_ACTIONS), dtype=bool)
                 out[:, DRAW_DECK] = out[:, DRAW_DISCARD] = True
                 out[:, KNOCK] = ~knocked()
                 return out
@@ -700,14 +715,11 @@ class ThirtyOne(Game):
                 lives = (st.lives[rows, seat] - 1) * L + opp_lives() - 1
                 return (((sb * N_GAIN + gain_bucket()) * N_TURN + turn_bucket()) * (L * L) + lives) * 2 + knocked()
         else:
-            best = t.swap.take(hand * 52 + drawn).astype(np.int64)
-            swap = from_discard | ((best >> 2) > t.key.take(hand))
-            greedy = np.where(swap, best & 3, 3)
-            after2 = np.where(swap, best >> 8, score2)
+            after2 = np.where(greedy < 3, best >> 8, score2)
 
             def mask() -> np.ndarray:
-                out = np.zeros((m, 7), dtype=bool)
-                out[:, DISCARD_0:DISCARD_2 + 1] = True
+                out = np.zeros((m, N_ACTIONS), dtype=bool)
+                out[:, DISCARD_GREEDY:DISCARD_2 + 1] = True
                 out[:, DISCARD_DRAWN] = ~from_discard
                 return out
 
@@ -734,7 +746,7 @@ class ThirtyOne(Game):
                                   top(), option2(), expected_draw2(), unseen(), opp_lives())
 
         return Observation(
-            m, 7,
+            m, N_ACTIONS,
             index=index,
             features=features,
             mask=mask,

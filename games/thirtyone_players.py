@@ -25,7 +25,7 @@ import functools
 import numpy as np
 
 from games.players import Player, RandomPlayer
-from games.thirtyone import DISCARD_0, KNOCK, TURN
+from games.thirtyone import DISCARD_GREEDY, KNOCK, TURN
 
 #: greedy-knock's default knock threshold (hand score >= threshold): the best whole-number
 #: threshold against greedy in 1v1 (20,000 games per threshold: 20 -> 28% wins, 27 -> 49%,
@@ -47,7 +47,7 @@ class GreedyPlayer(Player):
 
     def act(self, obs, memory, rows, rng):
         if obs.phase != TURN:
-            return DISCARD_0 + obs.greedy_discard
+            return np.full(obs.n, DISCARD_GREEDY, dtype=np.int64)
         actions = obs.greedy_turn.copy()
         if self.threshold is not None:
             knock = obs.mask[:, KNOCK] & (obs.score2 >= round(2 * self.threshold))

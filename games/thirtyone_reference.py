@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-DRAW_DECK, DRAW_DISCARD, KNOCK, DISCARD_0, DISCARD_1, DISCARD_2, DISCARD_DRAWN = range(7)
+DRAW_DECK, DRAW_DISCARD, KNOCK, DISCARD_GREEDY, DISCARD_0, DISCARD_1, DISCARD_2, DISCARD_DRAWN = range(8)
 RANK_VALUES = (2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 11)
 
 
@@ -199,12 +199,14 @@ def _play_round(config, policies, deck: list[int], lives: list[int], first: int)
             else:
                 drawn = pile.pop()
             from_discard = action == DRAW_DISCARD
-            legal = [DISCARD_0, DISCARD_1, DISCARD_2] + ([] if from_discard else [DISCARD_DRAWN])
+            legal = [DISCARD_GREEDY, DISCARD_0, DISCARD_1, DISCARD_2] + ([] if from_discard else [DISCARD_DRAWN])
             view = View(seat, 1, list(hands[seat]), pile[-1] if pile else -1, drawn, from_discard,
                         knocker >= 0, turn, list(pile), known, legal)
             choice = policies[seat](view)
             if choice not in legal:
                 raise ValueError(f"illegal discard action {choice}")
+            if choice == DISCARD_GREEDY:  # the abstract action: whatever greedy would throw
+                choice = greedy(view, tok)
             if choice == DISCARD_DRAWN:
                 thrown = drawn
             else:

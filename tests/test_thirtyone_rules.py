@@ -89,8 +89,9 @@ def test_without_the_under_the_gun_rule_a_first_turn_knock_is_ordinary():
 
 
 def test_thirty_one_ends_the_round_at_once():
-    # seat 1 (AD KD) takes QD from the discard: 31; seat 0 is out of its only life
-    scripts = Scripts(["deck", "dd", "knock"], ["discard", "d2"])
+    # seat 1 (AD KD) takes QD from the discard and throws what greedy throws (3H): 31;
+    # seat 0 is out of its only life
+    scripts = Scripts(["deck", "dd", "knock"], ["discard", "dg"])
     outcome, log = play_scripted([deck("KS QS 2H", "AD KD 3H", "9C", "QD")], scripts, lives=1)
     assert log == [(0, "blitz", -1, (0, 1))]
     assert scripts.scripts[0] == ["knock"]      # seat 0 was never asked again
@@ -178,7 +179,7 @@ def first_observation(order, **config):
     def decide(seat, obs, rows):
         if obs.phase not in seen:
             seen[obs.phase] = Seen(obs)
-        return np.array([DRAW_DISCARD if obs.phase == TURN else 5])
+        return np.array([DRAW_DISCARD if obs.phase == TURN else 6])  # take it, throw position 2
 
     game.play(1, np.random.default_rng(0), decide, deck_order=np.array([[order]]))
     return game, seen[TURN], seen[DISCARD]
@@ -199,9 +200,9 @@ def test_tabular_index_by_hand():
 
 def test_masks_and_greedy_choices_by_hand():
     game, turn, discard = first_observation(deck("KS QS 2H", "5D 7C 3H", "9S"))
-    assert list(turn.mask[0]) == [True, True, True, False, False, False, False]
+    assert list(turn.mask[0]) == [True, True, True, False, False, False, False, False]
     assert int(turn.greedy_turn[0]) == DRAW_DISCARD      # 29 for sure beats any stock draw
-    assert list(discard.mask[0]) == [False, False, False, True, True, True, False]
+    assert list(discard.mask[0]) == [False, False, False, True, True, True, True, False]
     assert list(turn.hand[0]) == cards("KS QS 2H") and int(turn.top[0]) == card("9S")
     assert int(discard.drawn[0]) == card("9S")
     # a face-up card that adds nothing: greedy draws from the stock
@@ -233,8 +234,8 @@ def test_known_cards_of_neighbours_appear_in_features():
     def decide(seat, obs, rows):
         if seat == 0 and obs.phase == TURN and int(obs.round_turn[0]) == 2:
             seen.append(dict(zip(game.feature_names, obs.features[0])))
-        script = {(0, TURN, 0): 0, (0, DISCARD, 0): 6, (1, TURN, 1): 1, (1, DISCARD, 1): 5}
-        return np.array([script.get((seat, obs.phase, int(obs.round_turn[0])), 2 if obs.phase == TURN else 6)])
+        script = {(0, TURN, 0): 0, (0, DISCARD, 0): 7, (1, TURN, 1): 1, (1, DISCARD, 1): 6}
+        return np.array([script.get((seat, obs.phase, int(obs.round_turn[0])), 2 if obs.phase == TURN else 7)])
 
     game = ThirtyOne()
     order = deck("KS QS 2H", "5D 7C 3H", "9C", "4D")

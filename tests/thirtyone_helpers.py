@@ -8,7 +8,7 @@ from games.thirtyone import ACTION_NAMES, DISCARD, KNOCK, ThirtyOne, ThirtyOneCo
 
 SUITS = "SHDC"
 RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
-SHORT = {"deck": 0, "discard": 1, "knock": 2, "d0": 3, "d1": 4, "d2": 5, "dd": 6}
+SHORT = {"deck": 0, "discard": 1, "knock": 2, "dg": 3, "d0": 4, "d1": 5, "d2": 6, "dd": 7}
 
 
 def card(name: str) -> int:
@@ -43,7 +43,7 @@ class Scripts:
             action = SHORT[self.scripts[seat].pop(0)]
             assert mask[action], f"seat {seat}: scripted {ACTION_NAMES[action]} is illegal here"
         elif obs.phase == DISCARD:
-            action = 6 if mask[6] else 5
+            action = 7 if mask[7] else 6
         else:
             action = KNOCK if mask[KNOCK] else 0
         return np.array([action])
