@@ -117,12 +117,36 @@ FEATURE_NAMES = (
     + tuple(f"top_{s}" for s in SUIT_NAMES)
     + tuple(f"drawn_{s}" for s in SUIT_NAMES)
     + ("phase", "from_discard", "score", "option_score", "expected_draw")
+    + ("swap_score_0", "swap_score_1", "swap_score_2")
+    + ("greedy_0", "greedy_1", "greedy_2", "greedy_3")
     + tuple(f"pile_seen_{s}" for s in SUIT_NAMES)
     + tuple(f"unseen_value_{s}" for s in SUIT_NAMES)
     + tuple(f"left_known_{s}" for s in SUIT_NAMES)
     + tuple(f"right_known_{s}" for s in SUIT_NAMES)
+    + tuple(f"left_thrown_{s}" for s in SUIT_NAMES)
+    + tuple(f"right_thrown_{s}" for s in SUIT_NAMES)
     + ("first_turn", "knocked", "turn", "own_lives", "min_opp_lives", "opponents_left", "stock_left")
 )
+#: what each feature means (all scaled to [0, 1]); suits S H D C
+FEATURE_DOC = """\
+hand{p}_{suit}: value / 11 of the hand's card at canonical position p, in its suit's slot
+top_{suit}: the face-up discard (turn decision) or the card under the one just taken (discard)
+drawn_{suit}: the card just drawn (discard decision; zeros at the turn decision)
+phase: 0 turn decision, 1 discard decision; from_discard: the drawn card came from the pile
+score: the hand's score / 31; expected_draw: mean score after a stock draw over unseen cards
+option_score: score after taking the discard (turn) or after greedy's discard (discard)
+swap_score_{p}: score when the candidate card (the face-up one at the turn decision, the drawn
+  one at the discard decision) replaces hand position p
+greedy_{k}: greedy's choice as a one-hot: turn decision k = 0 stock, 1 discard; discard
+  decision k = the position it throws (3 = the drawn card)
+pile_seen_{suit}: cards of the suit in the discard pile / 13
+unseen_value_{suit}: value of the suit's cards this player cannot locate / 95
+left_known_{suit}, right_known_{suit}: value / 31 of cards seen going into the next / previous
+  live player's hand (taken from the pile) and still there
+left_thrown_{suit}, right_thrown_{suit}: value / 95 of the cards that player threw this round
+first_turn, knocked, turn (round turns / max_turns), own_lives and min_opp_lives (/ lives),
+  opponents_left (/ players - 1), stock_left (/ 52)
+"""
 
 
 def card_name(card: int) -> str:
@@ -292,6 +316,7 @@ class _State:
         self.pile_flat = self.pile.reshape(-1)
         self.pile_bits = np.zeros(n, dtype=np.uint64)           # cards in the discard pile
         self.public = np.zeros(n, dtype=np.uint64)              # face up since they left the stock
+        self.thrown = np.zeros((S, n), dtype=np.uint64)         # cards each seat threw this round
         self.first = np.zeros(n, dtype=np.int64)
         self.mover = np.zeros(n, dtype=np.int64)
         self.knocker = np.full(n, -1, dtype=np.int64)
@@ -452,6 +477,7 @@ class ThirtyOne(Game):
         st.ptr[rows] = dealt + 1
         st.pile_bits[rows] = BIT[top]
         st.public[rows] = BIT[top]
+        st.thrown[:, rows] = 0
         st.mover[rows] = first
         st.knocker[rows] = -1
         st.limit[rows] = self.config.max_turns
@@ -544,6 +570,7 @@ class ThirtyOne(Game):
         thrown_bit = BIT.take(thrown)
         st.pile_bits[rows] = pile_bits | thrown_bit
         st.public[rows] |= thrown_bit
+        st.thrown[seat][rows] |= thrown_bit
         if watch is not None:
             st.drawn[rows] = -1
         blitz = t.score2.take(new_hand) == BLITZ2
@@ -695,6 +722,7 @@ class ThirtyOne(Game):
                 """Doubled score after taking the face-up discard (it must replace a card)."""
                 return (t.swap.take(hand * 52 + top()) >> 8).astype(np.int64)
 
+            @cached
             def greedy_turn() -> np.ndarray:
                 take = np.flatnonzero(option2() > score2)
                 out = np.full(m, DRAW_DECK, dtype=np.int64)
@@ -742,8 +770,9 @@ class ThirtyOne(Game):
                 return self.n_turn_states + (code + gain_bucket()) * 2 + knocked()
 
         def features() -> np.ndarray:
+            choice = greedy_turn() if phase == TURN else greedy
             return self._features(st, seat, rows, hand, phase, drawn, from_discard, score2, knocked(),
-                                  top(), option2(), expected_draw2(), unseen(), opp_lives())
+                                  top(), option2(), expected_draw2(), unseen(), opp_lives(), choice)
 
         return Observation(
             m, N_ACTIONS,
@@ -764,52 +793,76 @@ class ThirtyOne(Game):
             drawn=drawn,
             from_discard=from_discard,
             round_turn=lambda: st.turn.take(rows),
+            round=lambda: st.rounds.take(rows),
             lives=lambda: st.lives.take(rows, axis=0),
             expected_draw2=expected_draw2,
         )
 
     def _features(self, st, seat, rows, hand, phase, drawn, from_discard, score2, knocked, top,
-                  option2, expected2, unseen, opp_lives) -> np.ndarray:
-        """The ``features`` vector (see :data:`FEATURE_NAMES`), every column in [0, 1]."""
+                  option2, expected2, unseen, opp_lives, greedy) -> np.ndarray:
+        """The ``features`` vector (:data:`FEATURE_NAMES`, meanings in :data:`FEATURE_DOC`)."""
         t, cfg = self.tables, self.config
         m = len(rows)
         ar = np.arange(m)
-        out = np.zeros((m, len(FEATURE_NAMES)))
+        cols: dict[str, np.ndarray] = {}
 
-        def suit_slots(card: np.ndarray, col: int) -> None:
+        def suit_slots(card: np.ndarray, prefix: str) -> None:
             ok = card >= 0
-            out[ar[ok], col + CARD_SUIT[card[ok]]] = CARD_VALUE[card[ok]] / 11.0
+            out = np.zeros((m, 4))
+            out[ar[ok], CARD_SUIT[card[ok]]] = CARD_VALUE[card[ok]] / 11.0
+            for k, suit in enumerate(SUIT_NAMES):
+                cols[f"{prefix}_{suit}"] = out[:, k]
+
+        def suit_sums(bits: np.ndarray, prefix: str, scale: float) -> None:
+            sums = _value_sums(bits) / scale
+            for k, suit in enumerate(SUIT_NAMES):
+                cols[f"{prefix}_{suit}"] = sums[:, k]
 
         cards = t.cards.take(hand, axis=0)
         for p in range(3):
-            suit_slots(cards[:, p], 4 * p)
-        suit_slots(top, 12)
-        suit_slots(drawn, 16)
-        out[:, 20] = phase
-        out[:, 21] = from_discard
-        out[:, 22] = score2 / BLITZ2
-        out[:, 23] = option2 / BLITZ2
-        out[:, 24] = expected2 / BLITZ2
-        pile_bits = st.pile_bits[rows]
+            suit_slots(cards[:, p], f"hand{p}")
+        suit_slots(top, "top")
+        suit_slots(drawn, "drawn")
+        cols["phase"] = np.full(m, float(phase))
+        cols["from_discard"] = from_discard.astype(float)
+        cols["score"] = score2 / BLITZ2
+        cols["option_score"] = option2 / BLITZ2
+        cols["expected_draw"] = expected2 / BLITZ2
+        candidate = top if phase == TURN else drawn
+        for p in range(3):
+            at = hand * 3 + p
+            low, high = t.kept_low.take(at), t.kept_high.take(at)
+            lo, hi = np.minimum(low, candidate), np.maximum(high, candidate)
+            new = lo + CHOOSE2.take(low + high + candidate - lo - hi) + CHOOSE3.take(hi)
+            cols[f"swap_score_{p}"] = np.where(candidate >= 0, t.score2.take(np.where(candidate >= 0, new, 0)),
+                                               score2) / BLITZ2
+        for k in range(4):
+            cols[f"greedy_{k}"] = (greedy == k).astype(float)
+        pile_bits = st.pile_bits.take(rows)
         if phase == DISCARD:
-            pile_bits = pile_bits & ~BIT[drawn]
-        out[:, 25:29] = np.bitwise_count(pile_bits[:, None] & SUIT_BITS).astype(np.int64) / 13.0
-        out[:, 29:33] = _value_sums(unseen) / SUIT_VALUE_TOTAL
-        alive = st.alive[rows]
-        for col, neighbour in ((33, self._next_flat.take(alive * cfg.players + seat)),
-                               (37, self._previous(alive, seat))):
-            theirs = t.bits[st.hand[neighbour, rows]] & st.public[rows]
-            theirs = np.where(neighbour != seat, theirs, np.uint64(0))
-            out[:, col:col + 4] = _value_sums(theirs) / 31.0
-        turn = st.turn[rows]
-        out[:, 41] = turn == 0
-        out[:, 42] = knocked
-        out[:, 43] = np.minimum(turn / cfg.max_turns, 1.0)
-        out[:, 44] = st.lives[rows, seat] / cfg.lives
-        out[:, 45] = opp_lives / cfg.lives
-        out[:, 46] = (self._count[alive] - 1) / (cfg.players - 1)
-        out[:, 47] = (52 - st.ptr[rows]) / 52.0
-        return out
+            pile_bits = pile_bits & ~BIT.take(drawn)
+        seen = np.bitwise_count(pile_bits[:, None] & SUIT_BITS).astype(np.int64) / 13.0
+        for k, suit in enumerate(SUIT_NAMES):
+            cols[f"pile_seen_{suit}"] = seen[:, k]
+        suit_sums(unseen, "unseen_value", SUIT_VALUE_TOTAL)
+        alive = st.alive.take(rows)
+        public = st.public.take(rows)
+        for side, neighbour in (("left", self._next_flat.take(alive * cfg.players + seat)),
+                                ("right", self._previous(alive, seat))):
+            other = neighbour != seat
+            theirs = t.bits.take(st.hand.reshape(-1).take(neighbour * st.n + rows)) & public
+            suit_sums(np.where(other, theirs, np.uint64(0)), f"{side}_known", 31.0)
+            thrown = st.thrown.reshape(-1).take(neighbour * st.n + rows)
+            suit_sums(np.where(other, thrown, np.uint64(0)), f"{side}_thrown", SUIT_VALUE_TOTAL)
+        turn = st.turn.take(rows)
+        cols["first_turn"] = (turn == 0).astype(float)
+        cols["knocked"] = knocked.astype(float)
+        cols["turn"] = np.minimum(turn / cfg.max_turns, 1.0)
+        cols["own_lives"] = st.lives[rows, seat] / cfg.lives
+        cols["min_opp_lives"] = opp_lives / cfg.lives
+        cols["opponents_left"] = (self._count.take(alive) - 1) / (cfg.players - 1)
+        cols["stock_left"] = (52 - st.ptr.take(rows)) / 52.0
+        return np.column_stack([cols[name] for name in FEATURE_NAMES])
 
     def _previous(self, alive: np.ndarray, seat: int) -> np.ndarray:
         """The live seat before ``seat`` (counter-clockwise) in each game."""

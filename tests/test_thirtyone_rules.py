@@ -221,7 +221,11 @@ def test_features_by_hand():
     assert f["pile_seen_S"] == pytest.approx(1 / 13) and f["first_turn"] == 1.0
     # unseen spades: all but K, Q (own) and 9 (pile); a suit is worth 54 + 30 + 11 = 95
     assert f["unseen_value_S"] == pytest.approx((95 - 29) / 95)
+    # the 9S replacing position 2 (the 2H): K Q 9 of spades = 29; replacing the K: Q 9 = 19
+    assert f["swap_score_2"] == pytest.approx(29 / 31) and f["swap_score_0"] == pytest.approx(19 / 31)
+    assert (f["greedy_0"], f["greedy_1"]) == (0.0, 1.0)     # greedy takes the discard
     g = dict(zip(names, discard.features[0]))
+    assert [g[f"greedy_{k}"] for k in range(4)] == [0.0, 0.0, 1.0, 0.0]
     assert g["drawn_S"] == pytest.approx(9 / 11) and g["from_discard"] == 1.0
     assert g["pile_seen_S"] == 0.0                      # the 9 is in the air, not in the pile
     assert np.all((turn.features >= 0) & (turn.features <= 1))
@@ -242,6 +246,8 @@ def test_known_cards_of_neighbours_appear_in_features():
     game.play(1, np.random.default_rng(0), decide, deck_order=np.array([[order]]))
     assert seen[0]["left_known_D"] == pytest.approx(4 / 31) and seen[0]["right_known_D"] == pytest.approx(4 / 31)
     assert seen[0]["left_known_S"] == 0.0
+    # seat 1 threw the 3H (position 2) for the 4D; seat 0's own throw is not a neighbour's
+    assert seen[0]["left_thrown_H"] == pytest.approx(3 / 95) and seen[0]["left_thrown_D"] == 0.0
 
 
 # ---- configuration and players ------------------------------------------------------------------
