@@ -19,6 +19,14 @@ Protocols (``fitness`` always a float per individual, higher is better):
 * ``panel``: like round-robin, but fitness is the mean reward against a fixed list of players
   (``games_per_pair`` games per panel player and seating), optionally mixed with the round
   robin: ``panel_weight * panel + (1 - panel_weight) * round robin``.
+* ``score`` (one-player games, e.g. 421): fitness = the mean reward (the score) of each
+  individual over ``games_per_pair`` games of its own, or, with ``exact_fitness``, its exact
+  expected score when the game computes one (``game.exact_player_values``; no game is then
+  simulated).  Breeding as in round-robin.  Sampled fitness is re-measured every generation,
+  so the hall of fame holds the latest generation's best (a best-ever of noisy measurements
+  would keep the luckiest, not the best); exact fitness is a fixed yardstick.
+
+The two-player protocols need a two-seat game, ``score`` a one-seat game (:func:`check_seats`).
 """
 
 from __future__ import annotations
@@ -39,7 +47,7 @@ from games.players import Player
 if TYPE_CHECKING:
     from evo.run import EvolveConfig
 
-PROTOCOLS = ("thesis", "round-robin", "panel")
+PROTOCOLS = ("thesis", "round-robin", "panel", "score")
 
 
 # ---- scoring ----------------------------------------------------------------------------------
@@ -149,6 +157,8 @@ class Protocol:
     name: str = ""
     #: True when fitness values of different generations are comparable (a fixed yardstick)
     absolute: bool = True
+    #: numbers of seats of the games this protocol can play
+    seats: tuple[int, ...] = (2,)
 
     def __init__(self, game: Game, spec: GenomeSpec, config: "EvolveConfig", panel: Sequence[Player] = ()):
         self.game, self.spec, self.config, self.panel = game, spec, config, tuple(panel)
@@ -250,8 +260,49 @@ class PanelProtocol(RoundRobinProtocol):
         return fitness, games
 
 
+class ScoreProtocol(RoundRobinProtocol):
+    """One-player games: fitness is each individual's mean score, sampled or exact."""
+
+    name = "score"
+    seats = (1,)
+
+    def __init__(self, game, spec, config, panel=()):
+        super().__init__(game, spec, config, panel)
+        if config.exact_fitness and exact_values(game) is None:
+            raise FsmarenaError(f"{game.name} has no exact evaluation of players: drop --exact-fitness")
+        self.absolute = bool(config.exact_fitness)
+
+    def evaluate(self, genomes, rng, seed, jobs):
+        c = self.config
+        if c.exact_fitness:
+            return exact_values(self.game)(self.spec.player(genomes)), 0
+        members = np.repeat(np.arange(len(genomes)), c.games_per_pair)
+        scores, games = score(self.game, self.spec, genomes, [(members,)], seed, jobs, c.chunk)
+        return scores.reward / scores.games, games
+
+
+def exact_values(game: Game):
+    """The game's exact evaluator of players (``exact_player_values``), or None."""
+    evaluator = getattr(game, "exact_player_values", None)
+    return evaluator if callable(evaluator) else None
+
+
+_CLASSES = {"thesis": ThesisProtocol, "round-robin": RoundRobinProtocol, "panel": PanelProtocol,
+            "score": ScoreProtocol}
+
+
+def check_seats(game: Game, protocol: str) -> None:
+    """FsmarenaError unless ``protocol`` can play ``game`` (two-player protocols need two
+    seats, ``score`` one)."""
+    seats = _CLASSES[protocol].seats if protocol in _CLASSES else (2,)
+    if game.n_seats not in seats:
+        fitting = [name for name, cls in _CLASSES.items() if game.n_seats in cls.seats]
+        raise FsmarenaError(f"the {protocol} protocol plays {' or '.join(map(str, seats))}-player games; "
+                            f"{game.name} is set up for {game.n_seats} player(s)"
+                            + (f" (use: {', '.join(fitting)})" if fitting else ""))
+
+
 def make_protocol(game: Game, spec: GenomeSpec, config: "EvolveConfig", panel: Sequence[Player] = ()) -> Protocol:
-    classes = {"thesis": ThesisProtocol, "round-robin": RoundRobinProtocol, "panel": PanelProtocol}
-    if config.protocol not in classes:
+    if config.protocol not in _CLASSES:
         raise FsmarenaError(f"unknown protocol '{config.protocol}' (known: {', '.join(PROTOCOLS)})")
-    return classes[config.protocol](game, spec, config, panel)
+    return _CLASSES[config.protocol](game, spec, config, panel)

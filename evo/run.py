@@ -6,7 +6,10 @@ score everybody, record DEAP ``Logbook`` statistics of the fitness together with
 games simulated so far (the x-axis shared with the RL learners) and the elapsed seconds,
 update the ``HallOfFame``, and, every ``curve_every`` generations and at the last one,
 measure the generation's champion (highest fitness) against ``random`` over ``curve_games``
-games (these measurement games are not counted as simulated).
+games (these measurement games are not counted as simulated).  In one-player games (the
+``score`` protocol) the champion is measured alone instead: its exact expected score when the
+game computes one (``game.exact_player_values``, e.g. 421), else its mean score over
+``curve_games`` games, in the logbook's ``champion_score`` column.
 
 Randomness.  Breeding, initial and fresh random genomes come from one numpy generator whose
 state is saved in checkpoints; the games of generation ``g`` use streams derived from
@@ -39,7 +42,7 @@ from deap import tools
 
 from evo.genome import GENOMES, GenomeSpec, genome_spec
 from evo.operators import Individual, hall_of_fame, statistics
-from evo.protocols import PROTOCOLS, Protocol, make_protocol
+from evo.protocols import PROTOCOLS, Protocol, check_seats, exact_values, make_protocol
 from fsmarena import progress
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json, write_json, write_text
@@ -50,9 +53,11 @@ from games.players import Player, player_from_json, player_to_json, resolve_play
 
 FORMAT_VERSION = 1
 CHECKPOINT = "checkpoint.json"
-LOGBOOK_COLUMNS = ("gen", "games", "mean", "std", "min", "max", "vs_random", "seconds")
+LOGBOOK_COLUMNS = ("gen", "games", "mean", "std", "min", "max", "vs_random", "seconds", "champion_score")
 #: configuration fields a resumed run may change (they do not alter what is computed)
 RESUMABLE_CHANGES = ("generations", "checkpoint_every")
+#: fields added after checkpoints were first written: the value an older checkpoint meant
+ADDED_FIELDS = {"exact_fitness": False}
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,8 @@ class EvolveConfig:
     crossover_rate: float = 0.7
     panel: tuple[str, ...] = ()
     panel_weight: float = 1.0
+    # score (one-player games): exact expected scores instead of games_per_pair sampled games
+    exact_fitness: bool = False
     # breeding
     tournament: int | None = None
     mutations: int | None = None
@@ -152,6 +159,10 @@ class EvolveConfig:
             raise FsmarenaError("the panel protocol needs at least one panel player (--panel)")
         if self.protocol != "panel" and self.panel:
             raise FsmarenaError("--panel is only used by the panel protocol")
+        if not isinstance(self.exact_fitness, bool):
+            raise FsmarenaError(f"exact fitness must be true or false, got {self.exact_fitness!r}")
+        if self.exact_fitness and self.protocol != "score":
+            raise FsmarenaError("--exact-fitness is only used by the score protocol")
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -193,6 +204,11 @@ class EvolveResult:
         """Learning curve: (games simulated so far, champion's win rate against random)."""
         return [(r["games"], r["vs_random"]) for r in self.logbook if r["vs_random"] is not None]
 
+    def score_curve(self) -> list[tuple[int, float]]:
+        """One-player learning curve: (games simulated so far, champion's score, exact when
+        the game computes it)."""
+        return [(r["games"], r["champion_score"]) for r in self.logbook if r.get("champion_score") is not None]
+
     def population_players(self) -> list[Player]:
         return [self.spec.player(g[None], label=f"member {i}") for i, g in enumerate(self.genomes)]
 
@@ -223,9 +239,7 @@ def evolve(game: Game, config: EvolveConfig, seed: int = 0, jobs: int = 1, out: 
     check_jobs(jobs)
     seed_sequence(seed)  # validates the seed
     spec = genome_spec(game, config.genome, config.states, config.inputs, config.max_tests)
-    if game.n_seats != 2:
-        raise FsmarenaError(f"evolution protocols play two-player games; {game.name} is set up for "
-                            f"{game.n_seats} player(s)")
+    check_seats(game, config.protocol)
     panel = [resolve_player(name, game) for name in config.panel]
     for player in panel:
         player_to_json(player, game)  # fails now if the checkpoint could not store it
@@ -283,18 +297,32 @@ def _generation(game: Game, spec: GenomeSpec, protocol: Protocol, config: Evolve
     if not protocol.absolute:
         state.hof.clear()
     state.hof.update(population)
-    vs_random = None
+    vs_random = champion_score = None
     if (config.curve_every and generation % config.curve_every == 0) or generation + 1 == config.generations:
-        champion = int(np.argmax(state.fitness))
-        stats = play_match(game, spec.player(state.genomes[champion][None]), game.builtin_players()["random"](),
-                           config.curve_games, np.random.SeedSequence(seed, spawn_key=(2, generation)), jobs)
-        vs_random = stats.win_rate
+        champion = spec.player(state.genomes[int(np.argmax(state.fitness))][None])
+        curve_seed = np.random.SeedSequence(seed, spawn_key=(2, generation))
+        if game.n_seats == 1:
+            champion_score = _solo_score(game, champion, config.curve_games, curve_seed, jobs)
+        else:
+            stats = play_match(game, champion, game.builtin_players()["random"](), config.curve_games,
+                               curve_seed, jobs)
+            vs_random = stats.win_rate
     state.seconds += time.perf_counter() - start
     state.generation = generation + 1
     record = {"gen": generation, "games": state.games, **statistics().compile(population),
-              "vs_random": vs_random, "seconds": round(state.seconds, 3)}
+              "vs_random": vs_random, "seconds": round(state.seconds, 3), "champion_score": champion_score}
     state.logbook.record(**record)
     return record
+
+
+def _solo_score(game: Game, player: Player, games: int, seed: np.random.SeedSequence, jobs: int) -> float:
+    """A one-player game's score of ``player``: exact when the game computes it, else the mean
+    over ``games`` games."""
+    exact = exact_values(game)
+    if exact is not None:
+        return float(exact(player)[0])
+    stats = play_match(game, player, None, games, seed, jobs)
+    return stats.score / stats.games
 
 
 # ---- files ----------------------------------------------------------------------------------
@@ -369,7 +397,7 @@ def load_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConf
     saved = fields.get("config", dict)
     current = config.to_dict()
     for key, value in current.items():
-        if key not in RESUMABLE_CHANGES and saved.get(key, object()) != value:
+        if key not in RESUMABLE_CHANGES and saved.get(key, ADDED_FIELDS.get(key, object())) != value:
             raise fields.fail(f"written with {_option(key)} {saved.get(key)!r}, this run asks for {value!r}: "
                               f"resume with the same options")
     generation = fields.int_in("generation", 1, 10**9)
@@ -403,6 +431,8 @@ def load_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConf
         for key in ("mean", "std", "min", "max", "seconds"):
             values[key] = record.number_in(key, -math.inf, math.inf)
         values["vs_random"] = None if raw.get("vs_random") is None else record.number_in("vs_random", 0.0, 1.0)
+        values["champion_score"] = (None if raw.get("champion_score") is None
+                                    else record.number_in("champion_score", -math.inf, math.inf))
         logbook.record(**{c: values[c] for c in LOGBOOK_COLUMNS})
     rng = np.random.Generator(np.random.PCG64())
     rng_state = fields.get("rng", dict)

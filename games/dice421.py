@@ -268,6 +268,16 @@ class Dice421(Game):
 
         return expected_scores(self, tables)
 
+    def exact_player_values(self, player) -> np.ndarray:
+        """Exact expected score of every member of a table policy or table FSM (float64).
+
+        The generic hook for games with a known model: evolution (``--protocol score``) and
+        studies use it, when a game has it, to score players without sampling.
+        """
+        from games.dice421_exact import player_values
+
+        return player_values(self, player)
+
     def policy_rows(self, table: np.ndarray) -> list[dict]:
         """A policy table as readable rows: per dice and throws left, which dice to keep."""
         from games.dice421_exact import policy_rows

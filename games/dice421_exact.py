@@ -10,6 +10,10 @@ comparisons, so ties between actions are exact too) and becomes a :class:`Fracti
 * :func:`exact_value` — the exact expected score of a policy (table or TablePolicy);
 * :func:`expected_scores` — the same in floating point for many tables at once (learners,
   genetic-algorithm fitness, studies);
+* :func:`fsm_expected_scores` — the same for table finite-state machines (any number of
+  states, any input encoder): backward induction over (machine state, dice, throws left);
+* :func:`player_values` — the exact expected score of every member of a table policy or
+  table FSM (what ``Dice421.exact_player_values`` offers to evolution and studies);
 * :func:`policy_rows` / :func:`policy_text` — a policy as readable rows or a text table.
 
 A policy's entries for states with no throw left are ignored (only keeping all is legal there,
@@ -143,6 +147,63 @@ def expected_scores(game: "Dice421", tables: np.ndarray) -> np.ndarray:
         chosen = tables[:, left * N_TRIPLES:(left + 1) * N_TRIPLES].astype(np.int64)
         values = np.take_along_axis(q, chosen[:, :, None], axis=2)[:, :, 0]
     return values @ (t.start_counts / N_ROLLS)
+
+
+def input_codes(game: "Dice421", inputs: str) -> np.ndarray:
+    """``codes[t, k]``: the FSM input (encoder ``inputs``) of dice triple ``k`` with ``t``
+    throws left, read from the engine's own observations."""
+    from evo.inputs import input_encoder
+
+    encoder = input_encoder(game, inputs)
+    triples = np.arange(N_TRIPLES, dtype=np.int64)
+    return np.stack([encoder.encode(game._observe(triples, left)) for left in range(game.config.rethrows + 1)])
+
+
+def fsm_expected_scores(game: "Dice421", next_state: np.ndarray, action: np.ndarray, inputs: str) -> np.ndarray:
+    """Expected final scores of table FSMs ``(P, S, I)`` over encoder ``inputs`` (float64).
+
+    A machine starts in state 0, reads the input of the dice it sees, plays ``action[state,
+    input]`` and moves to ``next_state[state, input]`` at every decision, so its value is a
+    backward induction over (machine state, dice triple) per throws left:
+    ``V_0[q, k] = score(k)`` and, with ``t`` throws left, ``V_t[q, k] = score(k)`` if the
+    machine stops, else the mean of ``V_{t-1}[q', k']`` over the re-throw's outcomes ``k'``.
+    With one state over ``index`` this is :func:`expected_scores` of the action table.
+    """
+    next_state = np.asarray(next_state, dtype=np.int64)
+    action = np.asarray(action, dtype=np.int64)
+    P, S, _I = action.shape
+    t, R = game.tables, game.config.rethrows
+    codes = input_codes(game, inputs)
+    probabilities = t.counts / N_ROLLS  # (k, a, k2)
+    members = np.arange(P)[:, None, None]
+    triples = np.arange(N_TRIPLES)[None, None, :]
+    values = np.broadcast_to(t.score_float, (P, S, N_TRIPLES))
+    for left in range(1, R + 1):
+        chosen = action[:, :, codes[left]]  # (P, S, k)
+        after = next_state[:, :, codes[left]]
+        follow = values[members, after]  # (P, S, k, k2): values of the machine's next state
+        go_on = np.einsum("pskj,pskj->psk", probabilities[triples, chosen], follow)
+        values = np.where(chosen == 0, t.score_float, go_on)
+    return values[:, 0, :] @ (t.start_counts / N_ROLLS)
+
+
+def player_values(game: "Dice421", player: Any) -> np.ndarray:
+    """Exact expected score (float64) of every member of a table policy or table FSM."""
+    from evo.table_fsm import TableFSM
+    from games.players import TablePolicy
+
+    if isinstance(player, TablePolicy):
+        return expected_scores(game, player.table)
+    if isinstance(player, TableFSM):
+        if player.action.max() >= game.n_actions:
+            raise FsmarenaError(f"421: the table FSM plays action {player.action.max()} (0..{game.n_actions - 1})")
+        from evo.inputs import input_encoder
+
+        width = input_encoder(game, player.inputs).size
+        if width != player.n_inputs:
+            raise FsmarenaError(f"421: table FSM has {player.n_inputs} inputs, '{player.inputs}' gives {width}")
+        return fsm_expected_scores(game, player.next_state, player.action, player.inputs)
+    raise FsmarenaError(f"421: no exact evaluation for a '{player.kind}' player (table policies and table FSMs only)")
 
 
 def policy_rows(game: "Dice421", policy: Any) -> list[dict[str, Any]]:

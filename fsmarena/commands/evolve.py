@@ -16,7 +16,7 @@ from fsmarena.commands._common import (add_game, add_json, add_seed_jobs, game_f
                                        positive_int, prepare_out, print_json)
 
 NAME = "evolve"
-HELP = "evolve table FSMs or binary decision automata (thesis, round-robin or panel fitness)"
+HELP = "evolve table FSMs or binary decision automata (thesis, round-robin, panel or score fitness)"
 
 
 def unit_float(text: str) -> float:
@@ -33,9 +33,10 @@ def add_arguments(parser) -> None:
     add_game(parser)
     parser.add_argument("--genome", required=True, choices=("fsm", "bda"),
                         help="table FSM (Mealy machine) or binary decision automaton")
-    parser.add_argument("--protocol", required=True, choices=("thesis", "round-robin", "panel"),
+    parser.add_argument("--protocol", required=True, choices=("thesis", "round-robin", "panel", "score"),
                         help="thesis: steady state vs fresh random automata; round-robin: generational GA "
-                             "scored within the population; panel: scored against fixed players")
+                             "scored within the population; panel: scored against fixed players; "
+                             "score: one-player games (421), fitness = mean score")
     parser.add_argument("--generations", type=positive_int, help="generations (thesis 250, others 50)")
     parser.add_argument("--population", type=positive_int, help="population size (thesis 15, others 36)")
     parser.add_argument("--states", type=positive_int, help="machine states (BDA 8, FSM 4)")
@@ -46,7 +47,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--panel-weight", type=unit_float, default=1.0,
                         help="weight of the panel in the fitness; the rest is the round robin (1)")
     parser.add_argument("--games-per-pair", type=positive_int, default=20,
-                        help="round robin / panel: games per ordered pair (per seating) (20)")
+                        help="round robin / panel: games per ordered pair (per seating); score: games per "
+                             "individual (20)")
+    parser.add_argument("--exact-fitness", action="store_true",
+                        help="score: fitness = exact expected score where the game computes it (421); "
+                             "simulates no game")
     parser.add_argument("--opponents", type=positive_int, default=25, help="thesis: fresh random automata (25)")
     parser.add_argument("--games-per-opponent", type=positive_int, default=5, help="thesis: games each (5)")
     parser.add_argument("--replaced", type=positive_int, default=2, help="thesis: individuals replaced (2)")
@@ -76,7 +81,7 @@ def config_from_args(args):
         states=args.states, inputs=args.inputs, max_tests=args.max_tests, opponents=args.opponents,
         games_per_opponent=args.games_per_opponent, replaced=args.replaced, games_per_pair=args.games_per_pair,
         elite=args.elite, crossover_rate=args.crossover_rate, panel=tuple(args.panel),
-        panel_weight=args.panel_weight, tournament=args.tournament, mutations=args.mutations,
+        panel_weight=args.panel_weight, exact_fitness=args.exact_fitness, tournament=args.tournament, mutations=args.mutations,
         mutation_rate=args.mutation_rate, hall_of_fame=args.hall_of_fame, checkpoint_every=args.checkpoint_every,
         curve_every=args.curve_every, curve_games=args.curve_games, chunk=args.chunk,
     ).resolved()
@@ -94,10 +99,12 @@ def run(args) -> int:
         print(f"fsmarena: no checkpoint in {out}: starting from generation 0", file=sys.stderr)
     result = evolve(game, config, args.seed, args.jobs, out, resume=args.resume)
     curve = result.curve()
+    scores = result.score_curve()
     summary = {
         "game": game.name, "genome": config.genome, "protocol": config.protocol, "seed": args.seed,
         "generations": result.generation, "games": result.games, "best_fitness": result.best_fitness,
         "best_label": result.best.label, "champion_vs_random": curve[-1][1] if curve else None,
+        "champion_score": scores[-1][1] if scores else None,
         "seconds": result.seconds, "out": str(out),
         "files": ["best.json", "logbook.csv", "population.json", CHECKPOINT],
     }
@@ -111,5 +118,7 @@ def run(args) -> int:
               f"hall of fame best {result.best_fitness:.3f}")
         if curve:
             print(f"champion vs random: win rate {curve[-1][1]:.3f} (first generation {curve[0][1]:.3f})")
+        if scores:
+            print(f"champion's score: {scores[-1][1]:.4f} (first generation {scores[0][1]:.4f})")
         print(f"written to {out}/")
     return 0
