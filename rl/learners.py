@@ -201,8 +201,11 @@ class MonteCarlo(TabularLearner):
         sums = self.sums.reshape(-1)
         np.add.at(sums, keys, returns)
         np.add.at(n, keys, 1)
-        seen = n > 0  # untouched entries keep sums / n unchanged
-        q[seen] = sums[seen] / n[seen]
+        if len(keys) < q.size:  # big tables (Stupide Vautour): only the entries just credited
+            touched = np.unique(keys)
+        else:  # small tables (divide-the-dollar): every visited entry; the others are unchanged
+            touched = n > 0
+        q[touched] = sums[touched] / n[touched]
 
     def arrays(self):
         return {**super().arrays(), "sums": self.sums}

@@ -54,12 +54,23 @@ TEMPORAL_DIFFERENCE = ("sarsa", "q-learning", "expected-sarsa")
 MODEL_BASED = ("value-iteration", "policy-iteration")
 ALGORITHMS = MONTE_CARLO + TEMPORAL_DIFFERENCE + MODEL_BASED
 
-#: defaults by family: exploration and step size (see the README section for the choice)
+#: defaults by family.  Monte Carlo: the thesis (running mean, greedy, two random opening
+#: decisions).  TD: chosen on divide-the-dollar (reward only at the end, gamma = 1) in a pilot
+#: at the thesis budget: a small constant step and epsilon decaying linearly to 0 found
+#: clearly better policies than 1/n (which averages returns of long-gone policies) and than a
+#: constant epsilon (off-policy Q-learning then oscillates under the aliased 40-state view).
 DEFAULTS = {
-    "mc": {"epsilon": 0.0, "explore_steps": 2, "alpha": "1/n"},
-    "mc-constant-alpha": {"epsilon": 0.0, "explore_steps": 2, "alpha": 0.01},
-    "td": {"epsilon": 0.1, "explore_steps": 0, "alpha": "1/n"},
+    "mc": {"epsilon": 0.0, "epsilon_final": 0.0, "epsilon_schedule": "constant", "explore_steps": 2,
+           "alpha": "1/n"},
+    "mc-constant-alpha": {"epsilon": 0.0, "epsilon_final": 0.0, "epsilon_schedule": "constant",
+                          "explore_steps": 2, "alpha": 0.001},
+    "td": {"epsilon": 0.2, "epsilon_final": 0.0, "epsilon_schedule": "linear", "explore_steps": 0,
+           "alpha": 0.001},
 }
+#: defaults common to every family
+SHARED_DEFAULTS = {"batch": 10_000}
+#: settings a game may tune through ``Game.train_defaults = {family: {key: value}}``
+GAME_DEFAULT_KEYS = ("batch", "epsilon", "epsilon_final", "epsilon_schedule", "alpha", "explore_steps")
 
 CURVE_COLUMNS = ("games", "iteration", "opponent", "eval_games", "win", "draw", "loss", "win_ci_low",
                  "win_ci_high", "mean_reward", "mean_score", "score_ci_low", "score_ci_high",
@@ -69,7 +80,8 @@ OUTPUTS = ("policy.json", "curve.csv", "tables.npz", "run.json")
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Settings of one training run (``None`` = the algorithm's default, see :data:`DEFAULTS`).
+    """Settings of one training run (``None`` = the algorithm's default, see :data:`DEFAULTS`,
+    :data:`SHARED_DEFAULTS` and the game's own ``train_defaults``, which take precedence).
 
     ``alpha`` is a step size in (0, 1] or ``"1/n"`` (sample average); ``epsilon`` starts the
     ``epsilon_schedule`` that ends at ``epsilon_final``; ``explore_steps`` random decisions open
@@ -78,10 +90,10 @@ class TrainConfig:
 
     algo: str
     episodes: int | None = None
-    batch: int = 10_000
+    batch: int | None = None
     epsilon: float | None = None
-    epsilon_final: float = 0.0
-    epsilon_schedule: str = "constant"
+    epsilon_final: float | None = None
+    epsilon_schedule: str | None = None
     alpha: float | str | None = None
     gamma: float = 1.0
     explore_steps: int | None = None
@@ -96,8 +108,13 @@ class TrainConfig:
     def sample_based(self) -> bool:
         return self.algo not in MODEL_BASED
 
-    def resolved(self) -> "TrainConfig":
-        """The same settings with defaults filled in, every value checked (FsmarenaError)."""
+    def resolved(self, game: Game | None = None) -> "TrainConfig":
+        """The same settings with defaults filled in, every value checked (FsmarenaError).
+
+        With ``game``, the game's ``train_defaults[family]`` (family ``mc``,
+        ``mc-constant-alpha`` or ``td``), if it has one, replaces the generic defaults: settings
+        measured for that game.  Explicit settings always win.
+        """
         if self.algo not in ALGORITHMS:
             raise FsmarenaError(f"unknown algorithm '{self.algo}' (known: {', '.join(ALGORITHMS)})")
         _positive("--eval-games", self.eval_games)
@@ -107,17 +124,19 @@ class TrainConfig:
                 raise FsmarenaError(f"tolerance must be a small positive number, got {self.tolerance!r}")
             return self
         _positive("--episodes", self.episodes)
-        _positive("--batch", self.batch)
         if self.self_play_every is not None:
             _positive("--self-play-every", self.self_play_every)
         eval_every = self.eval_every if self.eval_every is not None else max(1, self.episodes // 10)
         _positive("--eval-every", eval_every)
         family = "td" if self.algo in TEMPORAL_DIFFERENCE else (
             "mc-constant-alpha" if self.algo == "mc-constant-alpha" else "mc")
-        defaults = DEFAULTS[family]
+        defaults = {**SHARED_DEFAULTS, **DEFAULTS[family], **game_defaults(game, family)}
+        batch = defaults["batch"] if self.batch is None else self.batch
+        _positive("--batch", batch)
         epsilon = defaults["epsilon"] if self.epsilon is None else self.epsilon
-        EpsilonSchedule(check_probability("epsilon", epsilon),
-                        check_probability("final epsilon", self.epsilon_final), self.epsilon_schedule)
+        final = defaults["epsilon_final"] if self.epsilon_final is None else self.epsilon_final
+        kind = defaults["epsilon_schedule"] if self.epsilon_schedule is None else self.epsilon_schedule
+        EpsilonSchedule(check_probability("epsilon", epsilon), check_probability("final epsilon", final), kind)
         alpha = defaults["alpha"] if self.alpha is None else self.alpha
         parsed = parse_alpha(alpha)
         if self.algo in ("mc", "mc-first-visit") and parsed is not None:
@@ -134,13 +153,23 @@ class TrainConfig:
             raise FsmarenaError(f"learner seat must be 'alternate' or a seat number, got {seat!r}")
         return replace(self, epsilon=float(epsilon), alpha="1/n" if parsed is None else parsed,
                        explore_steps=explore, eval_every=eval_every, q_init=float(self.q_init),
-                       epsilon_final=float(self.epsilon_final), gamma=float(self.gamma))
+                       batch=int(batch), epsilon_final=float(final), epsilon_schedule=kind, gamma=float(self.gamma))
 
     def schedule(self) -> EpsilonSchedule:
         return EpsilonSchedule(self.epsilon, self.epsilon_final, self.epsilon_schedule)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def game_defaults(game: Game | None, family: str) -> dict[str, Any]:
+    """``game.train_defaults[family]`` (settings measured for that game), or nothing."""
+    table = getattr(game, "train_defaults", None) or {}
+    chosen = dict(table.get(family, {}))
+    unknown = set(chosen) - set(GAME_DEFAULT_KEYS)
+    if unknown:  # a programming error in the game's table, not user input
+        raise ValueError(f"{game.name}: unknown training defaults {sorted(unknown)}")
+    return chosen
 
 
 def _positive(name: str, value: Any) -> int:
@@ -281,7 +310,7 @@ def prepare(game: Game, config: TrainConfig, seed: int = 0, opponent: Player | N
             panel: Sequence[Player] | None = None, out: str | Path | None = None,
             resume: bool = False) -> Setup:
     """Check everything about a run before any work or output (FsmarenaError, one line)."""
-    config = config.resolved()
+    config = config.resolved(game)
     seed = int(seed_sequence(seed).entropy)  # a non-negative integer
     if config.sample_based:
         seat = config.learner_seat

@@ -203,9 +203,9 @@ def test_monte_carlo_learns_the_bandit_means():
     ("mc", dict(explore_steps=1), 20_000),
     ("mc-first-visit", dict(explore_steps=1), 20_000),
     ("mc-constant-alpha", dict(explore_steps=1, alpha=0.02), 20_000),
-    ("sarsa", dict(epsilon=0.5, epsilon_final=0.0, epsilon_schedule="linear"), 20_000),
-    ("q-learning", dict(epsilon=0.3), 20_000),
-    ("expected-sarsa", dict(epsilon=0.5, epsilon_final=0.0, epsilon_schedule="linear"), 20_000),
+    ("sarsa", dict(epsilon=0.5, epsilon_final=0.0, epsilon_schedule="linear", alpha="1/n"), 20_000),
+    ("q-learning", dict(epsilon=0.3, epsilon_schedule="constant", alpha="1/n"), 20_000),
+    ("expected-sarsa", dict(epsilon=0.5, epsilon_final=0.0, epsilon_schedule="linear", alpha="1/n"), 20_000),
 ])
 @pytest.mark.parametrize("problem", ["chain", "masked-chain"])
 def test_learners_find_the_optimal_chain_policy(algo, settings, games, problem):

@@ -72,7 +72,8 @@ def test_cli_writes_policy_curve_tables_and_summary(capsys, tmp_path):
         seen = tables["counts"].sum(axis=1) > 0
         assert np.array_equal(greedy[seen], policy.table[0][seen])
     run = json.loads((out / "run.json").read_text())
-    assert run["config"]["alpha"] == "1/n" and run["seed"] == 3
+    assert run["config"]["alpha"] == 0.001 and run["config"]["epsilon_schedule"] == "linear"  # TD defaults
+    assert run["seed"] == 3
 
 
 def test_same_seed_same_result_for_any_jobs(tmp_path):
@@ -103,7 +104,8 @@ def test_planners_on_421_write_the_exact_optimum(capsys, tmp_path):
 
 def test_learners_run_on_421_and_report_the_exact_value_of_their_policy():
     game = get_game("421")
-    result = train(game, TrainConfig("sarsa", episodes=20_000, batch=1000, eval_games=1000), seed=1)
+    result = train(game, TrainConfig("sarsa", episodes=20_000, batch=1000, eval_games=1000, alpha="1/n",
+                                     epsilon=0.1, epsilon_schedule="constant"), seed=1)
     assert result.exact_value == pytest.approx(float(game.exact_value(result.policy)), abs=1e-9)
     assert all(row["exact_value"] is not None for row in result.curve)
     assert result.curve[-1]["exact_value"] > result.curve[0]["exact_value"] + 1.0
@@ -188,7 +190,7 @@ def test_resume_after_sigkill_of_a_real_process(tmp_path):
 
 def test_self_play_starts_against_the_frozen_greedy_policy_and_refreshes_it(tmp_path):
     game = DivideTheDollar()
-    common = dict(batch=100, eval_every=500, eval_games=100, epsilon=0.2)
+    common = dict(batch=100, eval_every=500, eval_games=100, epsilon=0.2, epsilon_schedule="constant")
     # the first frozen copy is the greedy policy of an all-zero table: action 0 everywhere
     self_play = train(game, TrainConfig("q-learning", episodes=500, self_play_every=500, **common), seed=4)
     always_small = train(game, TrainConfig("q-learning", episodes=500, **common), seed=4,

@@ -46,12 +46,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="self-play: the opponent is a frozen copy of the learner refreshed every M games")
     parser.add_argument("--learner-seat", type=_seat, default="alternate",
                         help="'alternate' (default: seat = game number mod seats) or a fixed seat; 0 = thesis")
-    parser.add_argument("--batch", type=positive_int, default=10_000, metavar="K",
-                        help="games per engine batch (1 = the sequential algorithm; default 10000)")
-    parser.add_argument("--epsilon", type=_number, help="exploration probability (start of the schedule)")
-    parser.add_argument("--epsilon-final", type=_number, default=0.0, help="epsilon at the end of the budget")
-    parser.add_argument("--epsilon-schedule", choices=SCHEDULES, default="constant")
-    parser.add_argument("--alpha", help="step size in (0, 1] or '1/n' (sample average)")
+    parser.add_argument("--batch", type=positive_int, metavar="K",
+                        help="games per engine batch (1 = the sequential algorithm; default 10000 or the "
+                             "game's own)")
+    parser.add_argument("--epsilon", type=_number,
+                        help="exploration probability at the start (default: 0 for Monte Carlo, 0.2 for TD)")
+    parser.add_argument("--epsilon-final", type=_number, help="epsilon at the end of the budget (default 0)")
+    parser.add_argument("--epsilon-schedule", choices=SCHEDULES,
+                        help="how epsilon moves to --epsilon-final (default: constant for Monte Carlo, "
+                             "linear for TD)")
+    parser.add_argument("--alpha", help="step size in (0, 1] or '1/n' (sample average); default: 1/n for mc "
+                                        "and mc-first-visit, 0.001 otherwise")
     parser.add_argument("--gamma", type=_number, default=1.0, help="discount per decision (default 1)")
     parser.add_argument("--explore-steps", type=non_negative_int,
                         help="random first decisions of every game (exploring starts; Monte Carlo default 2)")
@@ -80,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         gamma=args.gamma, explore_steps=args.explore_steps, q_init=args.q_init, learner_seat=args.learner_seat,
         self_play_every=args.self_play_every, eval_every=args.eval_every, eval_games=args.eval_games,
         tolerance=args.tolerance,
-    ).resolved()
+    ).resolved(game)
     if not config.sample_based and args.episodes is not None:
         raise FsmarenaError(f"{config.algo} plans on the model: --episodes does not apply")
     if not args.checkpoint_seconds > 0:
