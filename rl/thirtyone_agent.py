@@ -1,0 +1,599 @@
+"""Function approximation for 31: two neural networks trained from play, in the seed's spirit.
+
+Seed 003 trains an *action* network (draw from the deck, take the discard, or call) and a
+*swap* network (which of the four cards to throw), masks illegal actions, explores with
+epsilon of about 4-5 %, discounts rewards by 0.98 per step back from the end of a round,
+keeps checkpoints and plots its training metrics.  This module does the same with
+scikit-learn's ``MLPRegressor`` (the ``[neural]`` extra), in the batched engine:
+
+* **Networks.**  ``turn`` maps the game's feature vector (``ThirtyOne.feature_names``: hand,
+  discard, drawn card, per-position swap scores, greedy's choice, cards seen in the pile,
+  unseen value per suit, cards known in and thrown by the neighbours, lives, progress) to the
+  values of ``draw_deck``, ``draw_discard``, ``knock``; ``swap`` maps it to the values of
+  ``discard_0``, ``discard_1``, ``discard_2``, ``discard_drawn``.  Illegal actions are masked
+  (value -inf) before the argmax; with probability epsilon a uniformly random legal action is
+  taken instead (epsilon follows an :class:`rl.schedules.EpsilonSchedule`).
+* **Rewards.**  The seed's hand-made round reward is replaced by one that cannot be gamed:
+  the change of a *lives potential* over the round, ``V(lives after) - V(lives before)``,
+  where ``V(own lives, opponents' lives)`` is the running mean of the final game reward
+  (+1 win, -1 loss) over the training games that reached that lives state (the last round
+  ends in the game's actual reward).  Summed over a game it telescopes to the game result,
+  so maximising it is winning, but every round carries its own signal.  A decision ``k``
+  learner decisions before the end of its round gets ``gamma**k`` times the round reward
+  (the seed's discount, default 0.98).
+* **Updates.**  Monte Carlo regression after every batch of games: the network's output for
+  the action taken is moved towards the return (mean squared error, Adam); the outputs of
+  the other actions keep their current values as targets (the seed's zero targets pulled
+  every untaken action towards 0).  Rounds in which the learner made no decision (a dealt
+  31, an opponent knocking under the gun before the learner's first turn) are folded into
+  the next round the learner plays.
+* **Files.**  The trained player is a JSON file (kind ``thirtyone-mlp``: layer sizes and
+  weights as numbers, validated on load - never pickle).  Checkpoints are ``.npz`` files
+  without pickle (:mod:`rl.checkpoint`) holding the weights, Adam's moment estimates, the
+  lives potential, the random stream and the metrics, so a resumed run continues exactly.
+  ``metrics.csv`` has one row per batch (losses of both networks, mean round reward, mean
+  round length, rolling win rate of the training games, epsilon), ``curve.csv`` the
+  evaluation matches against a fixed panel (greedy by default) with 95 % intervals, and
+  ``metrics.png`` / ``.pdf`` plot both.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+import warnings
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from fsmarena import progress
+from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import Fields, write_json, write_text
+from fsmarena.parallel import seed_sequence
+from games.arena import Seat, play_games
+from games.base import Game
+from games.match import play_match
+from games.players import MixedStack, Player, save_player, uniform_legal
+from games.thirtyone import DISCARD_0, DRAW_DECK, TURN, ThirtyOne
+from rl import checkpoint as ckpt
+from rl.schedules import EpsilonSchedule
+
+KIND = "thirtyone-mlp"
+TURN_ACTIONS = 3   # draw_deck, draw_discard, knock
+SWAP_ACTIONS = 4   # discard_0, discard_1, discard_2, discard_drawn
+NETS = ("turn", "swap")
+
+
+_CONTROLLER: list = []
+
+
+def single_thread():
+    """Small matrix products run fastest on one BLAS thread (and do not fight the engine's
+    worker processes for the cores).  The library scan happens once per process."""
+    if not _CONTROLLER:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")
+
+
+def _sklearn_mlp():
+    try:
+        from sklearn.neural_network import MLPRegressor
+    except ImportError:  # pragma: no cover - depends on the installation
+        raise FsmarenaError("the 31 function-approximation agent needs scikit-learn: "
+                            "pip install 'fsmarena[neural]'") from None
+    return MLPRegressor
+
+
+class QNetwork:
+    """Action values from features: a scikit-learn ``MLPRegressor`` with one output per action.
+
+    Built with ``shuffle=False`` (the trainer shuffles with its own random stream) and
+    initialised by one ``partial_fit`` on a zero sample, so its weights can be replaced by
+    saved ones through the public ``coefs_`` / ``intercepts_`` attributes.
+    """
+
+    def __init__(self, n_inputs: int, n_outputs: int, hidden: Sequence[int], learning_rate: float,
+                 seed: int):
+        MLPRegressor = _sklearn_mlp()
+        self.n_inputs, self.n_outputs, self.hidden = n_inputs, n_outputs, tuple(int(h) for h in hidden)
+        self.learning_rate = float(learning_rate)
+        self.model = MLPRegressor(hidden_layer_sizes=self.hidden, activation="relu", solver="adam",
+                                  learning_rate_init=self.learning_rate, batch_size=512, shuffle=False,
+                                  random_state=seed, alpha=1e-5)
+        with warnings.catch_warnings():  # one sample is smaller than batch_size: expected here
+            warnings.simplefilter("ignore", UserWarning)
+            self.model.partial_fit(np.zeros((1, n_inputs)), np.zeros((1, n_outputs)))
+        for layer in self.model.coefs_:  # small random start, zero biases: untrained values near 0
+            layer *= 0.5
+        for bias in self.model.intercepts_:
+            bias[:] = 0.0
+        self._init_optimizer_state()
+
+    def _init_optimizer_state(self) -> None:
+        """Reset Adam's moments (the initialising zero sample must not count as training)."""
+        opt = self.model._optimizer
+        opt.t = 0
+        opt.ms = [np.zeros_like(p) for p in self._params()]
+        opt.vs = [np.zeros_like(p) for p in self._params()]
+
+    def _params(self) -> list[np.ndarray]:
+        """The parameter order of scikit-learn's optimizers: weights, then biases."""
+        return list(self.model.coefs_) + list(self.model.intercepts_)
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        if len(x) == 0:
+            return np.zeros((0, self.n_outputs))
+        with single_thread():
+            out = self.model.predict(x)
+        return out.reshape(len(x), self.n_outputs)
+
+    def fit(self, x: np.ndarray, actions: np.ndarray, returns: np.ndarray, epochs: int) -> float:
+        """Move the taken actions' outputs towards ``returns``; the mean squared error before."""
+        if len(x) == 0:
+            return float("nan")
+        target = self.predict(x)
+        rows = np.arange(len(x))
+        loss = float(np.mean((target[rows, actions] - returns) ** 2))
+        target[rows, actions] = returns
+        with single_thread():
+            for _ in range(epochs):
+                self.model.partial_fit(x, target)
+        return loss
+
+    # ---- weights as plain arrays (player files and checkpoints) --------------------------
+    def arrays(self) -> dict[str, np.ndarray]:
+        out = {}
+        for i, (w, b) in enumerate(zip(self.model.coefs_, self.model.intercepts_)):
+            out[f"w{i}"], out[f"b{i}"] = w, b
+        return out
+
+    def optimizer_arrays(self) -> dict[str, np.ndarray]:
+        opt = self.model._optimizer
+        out = {"t": np.array([opt.t])}
+        for i, (m, v) in enumerate(zip(opt.ms, opt.vs)):
+            out[f"m{i}"], out[f"v{i}"] = m, v
+        return out
+
+    def set_arrays(self, arrays: dict[str, np.ndarray], source: str) -> None:
+        layers = len(self.model.coefs_)
+        for i in range(layers):
+            for prefix, target in (("w", self.model.coefs_), ("b", self.model.intercepts_)):
+                value = arrays.get(f"{prefix}{i}")
+                if value is None or value.shape != target[i].shape or not np.all(np.isfinite(value)):
+                    raise FsmarenaError(f"{source}: layer {i} weights missing, of the wrong shape or not finite")
+                target[i][...] = value
+
+    def set_optimizer_arrays(self, arrays: dict[str, np.ndarray], source: str) -> None:
+        opt = self.model._optimizer
+        try:
+            opt.t = int(arrays["t"][0])
+            for i in range(len(self._params())):
+                opt.ms[i][...] = arrays[f"m{i}"]
+                opt.vs[i][...] = arrays[f"v{i}"]
+        except (KeyError, ValueError, IndexError) as exc:
+            raise FsmarenaError(f"{source}: optimizer state does not fit the networks ({exc})") from None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hidden": list(self.hidden), "learning_rate": self.learning_rate,
+                "weights": [w.tolist() for w in self.model.coefs_],
+                "biases": [b.tolist() for b in self.model.intercepts_]}
+
+    @classmethod
+    def from_json(cls, fields: Fields, n_inputs: int, n_outputs: int) -> "QNetwork":
+        hidden = fields.get("hidden", list)
+        if not hidden or len(hidden) > 8 or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 4096
+                                                for h in hidden):
+            raise fields.fail("field 'hidden' must list 1 to 8 layer sizes between 1 and 4096")
+        rate = fields.number_in("learning_rate", 1e-7, 1.0)
+        net = cls(n_inputs, n_outputs, hidden, rate, seed=0)
+        sizes = [n_inputs, *hidden, n_outputs]
+        weights = fields.get("weights", list)
+        biases = fields.get("biases", list)
+        if len(weights) != len(sizes) - 1 or len(biases) != len(sizes) - 1:
+            raise fields.fail(f"a network with hidden layers {hidden} needs {len(sizes) - 1} weight matrices")
+        arrays = {}
+        for i in range(len(sizes) - 1):
+            layer = Fields({"w": weights[i], "b": biases[i]}, f"{fields.source} layer {i}")
+            arrays[f"w{i}"] = layer.float_array("w", (sizes[i], sizes[i + 1]))
+            arrays[f"b{i}"] = layer.float_array("b", (sizes[i + 1],))
+        net.set_arrays(arrays, fields.source)
+        return net
+
+
+class Decisions:
+    """The learner's decisions in one batch of games, for the Monte Carlo update."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.parts: dict[str, list[np.ndarray]] = {k: [] for k in ("game", "phase", "x", "action", "round", "lives")}
+
+    def add(self, rows: np.ndarray, phase: int, x: np.ndarray, action: np.ndarray, rnd: np.ndarray,
+            lives: np.ndarray) -> None:
+        for key, value in (("game", rows), ("phase", np.full(len(rows), phase)), ("x", x),
+                           ("action", action), ("round", rnd), ("lives", lives)):
+            self.parts[key].append(value)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {k: np.concatenate(v) for k, v in self.parts.items()} if self.parts["game"] else {}
+
+
+class MLPAgent(Player):
+    """The two-network 31 player.  ``epsilon`` > 0 explores; a ``trainer`` attached by
+    :class:`Trainer` records decisions and learns in :meth:`finish`."""
+
+    kind = KIND
+
+    def __init__(self, turn: QNetwork, swap: QNetwork, label: str | None = None):
+        super().__init__(label or "mlp")
+        self.nets = {"turn": turn, "swap": swap}
+        self.epsilon = 0.0
+        self.trainer: "Trainer | None" = None
+
+    def begin(self, game, n, members, rng):
+        if self.trainer is not None:
+            return Decisions(n)
+        return None
+
+    def act(self, obs, memory, rows, rng):
+        x = obs.features
+        if obs.phase == TURN:
+            values, legal, first = self.nets["turn"].predict(x), obs.mask[:, DRAW_DECK:DRAW_DECK + TURN_ACTIONS], DRAW_DECK
+        else:
+            values, legal, first = self.nets["swap"].predict(x), obs.mask[:, DISCARD_0:DISCARD_0 + SWAP_ACTIONS], DISCARD_0
+        choice = np.argmax(np.where(legal, values, -np.inf), axis=1)
+        if self.epsilon > 0:
+            explore = rng.random(obs.n) < self.epsilon
+            if explore.any():
+                choice[explore] = uniform_legal(legal[explore], rng)
+        if memory is not None:
+            game_rows = np.arange(memory.n) if rows is None else np.asarray(rows)
+            memory.add(game_rows, obs.phase, x.astype(np.float32), choice, obs.round, obs.lives)
+        return choice + first
+
+    def finish(self, memory, outcome, seat):
+        if memory is not None and self.trainer is not None:
+            self.trainer.learn(memory, outcome, seat)
+
+    def to_dict(self):
+        return {"features": ThirtyOne.feature_names, **{name: net.to_json() for name, net in self.nets.items()}}
+
+    @classmethod
+    def from_fields(cls, fields, game):
+        if game.name != "thirtyone":
+            raise fields.fail("a thirtyone-mlp player plays 31 only")
+        names = fields.get("features", list)
+        if list(names) != list(game.feature_names):
+            raise fields.fail("the networks were trained on a different feature list than this version's")
+        n_inputs = len(game.feature_names)
+        nets = {}
+        for name, outputs in (("turn", TURN_ACTIONS), ("swap", SWAP_ACTIONS)):
+            nets[name] = QNetwork.from_json(Fields(fields.get(name, dict), f"{fields.source} {name} network"),
+                                            n_inputs, outputs)
+        return cls(nets["turn"], nets["swap"], label=fields.get("label", str, None))
+
+
+# ---- training ------------------------------------------------------------------------------
+
+@dataclass
+class AgentSettings:
+    """Training settings (defaults: the seed's epsilon and discount, small networks)."""
+
+    games: int = 200_000
+    batch: int = 2_000
+    hidden: tuple[int, ...] = (64, 64)
+    learning_rate: float = 1e-3
+    epochs: int = 1
+    gamma: float = 0.98
+    epsilon: float = 0.05
+    epsilon_final: float = 0.04
+    epsilon_schedule: str = "linear"
+    opponents: tuple[str, ...] = ("greedy",)
+    eval_every: int = 20_000
+    eval_games: int = 10_000
+    eval_panel: tuple[str, ...] = ("greedy",)
+    rolling: int = 10_000
+    seed: int = 0
+
+    def check(self) -> None:
+        for name in ("games", "batch", "epochs", "eval_every", "eval_games", "rolling"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise FsmarenaError(f"{name} must be a positive whole number, got {value!r}")
+        if not self.hidden or any(not isinstance(h, int) or h <= 0 for h in self.hidden):
+            raise FsmarenaError("hidden layer sizes must be positive whole numbers")
+        if not (0 < self.learning_rate < 1) or not (0 < self.gamma <= 1):
+            raise FsmarenaError("learning_rate must be in (0, 1) and gamma in (0, 1]")
+        if not self.opponents:
+            raise FsmarenaError("training needs at least one opponent")
+        EpsilonSchedule(self.epsilon, self.epsilon_final, self.epsilon_schedule)
+
+
+METRIC_FIELDS = ("games", "epsilon", "turn_loss", "swap_loss", "mean_round_reward", "round_length",
+                 "rolling_win_rate", "seconds")
+CURVE_FIELDS = ("games", "opponent", "eval_games", "win", "win_ci_low", "win_ci_high")
+
+
+class LivesPotential:
+    """``V(lives)``: 2 P(win) - 1 for the learner when every round one live player, chosen
+    uniformly, loses one life - a fixed yardstick of how good a lives situation is (it does
+    not depend on the policy being learned, so it gives a signal even while the learner
+    loses every game).  ``V`` is +1 once the learner is the last one standing, -1 once it is
+    out, so summed over a game the round rewards telescope to the game result."""
+
+    def __init__(self, game: Game):
+        self.S, self.L = game.n_seats, game.config.lives
+        self._memo: dict[tuple[int, tuple[int, ...]], float] = {}
+
+    def win_probability(self, own: int, others: tuple[int, ...]) -> float:
+        others = tuple(sorted(o for o in others if o > 0))
+        if own <= 0:
+            return 0.0
+        if not others:
+            return 1.0
+        key = (own, others)
+        if key not in self._memo:
+            live = 1 + len(others)
+            total = self.win_probability(own - 1, others)
+            for k in range(len(others)):
+                hit = others[:k] + (others[k] - 1,) + others[k + 1:]
+                total += self.win_probability(own, hit)
+            self._memo[key] = total / live
+        return self._memo[key]
+
+    def value(self, lives: np.ndarray, seat: int) -> np.ndarray:
+        """``V`` for each row of a ``(rows, seats)`` lives array, from ``seat``'s side."""
+        out = np.empty(len(lives))
+        for i, row in enumerate(lives.tolist()):
+            others = tuple(row[:seat] + row[seat + 1:])
+            out[i] = 2.0 * self.win_probability(row[seat], others) - 1.0
+        return out
+
+
+class Trainer:
+    """Trains an :class:`MLPAgent` against fixed opponents; see the module docstring."""
+
+    def __init__(self, game: ThirtyOne, settings: AgentSettings, opponents: Sequence[Player]):
+        settings.check()
+        if not isinstance(game, ThirtyOne):
+            raise FsmarenaError("the function-approximation agent plays 31 (thirtyone) only")
+        self.game, self.settings = game, settings
+        self.opponents = list(opponents)
+        n_inputs = len(game.feature_names)
+        seeds = seed_sequence(settings.seed).spawn(3)
+        net_seeds = [int(s.generate_state(1)[0] % (2**31)) for s in seeds[:2]]
+        self.agent = MLPAgent(QNetwork(n_inputs, TURN_ACTIONS, settings.hidden, settings.learning_rate, net_seeds[0]),
+                              QNetwork(n_inputs, SWAP_ACTIONS, settings.hidden, settings.learning_rate, net_seeds[1]))
+        self.agent.trainer = self
+        self.rng = np.random.default_rng(seeds[2])
+        self.schedule = EpsilonSchedule(settings.epsilon, settings.epsilon_final, settings.epsilon_schedule)
+        self.potential = LivesPotential(game)
+        self.done = 0
+        self.metrics: list[dict[str, Any]] = []
+        self.curve: list[dict[str, Any]] = []
+        self.recent: list[np.ndarray] = []
+        self._batch_stats: dict[str, list] = {}
+
+    # ---- one batch -----------------------------------------------------------------------
+    def learn(self, memory: Decisions, outcome, seat: int) -> None:
+        """Monte Carlo update from one engine call's games (the learner in ``seat``)."""
+        data = memory.arrays()
+        result = outcome.rewards[:, seat]
+        self.recent.append(result)
+        if not data:
+            return
+        s = self.settings
+        order = np.lexsort((np.arange(len(data["game"])), data["round"], data["game"]))
+        for key in data:
+            data[key] = data[key][order]
+        game, rnd = data["game"], data["round"]
+        new_group = np.r_[True, (game[1:] != game[:-1]) | (rnd[1:] != rnd[:-1])]
+        group = np.cumsum(new_group) - 1
+        starts = np.flatnonzero(new_group)
+        sizes = np.diff(np.r_[starts, len(game)])
+        # lives at the start of each observed round; the next observed round (same game) or
+        # the end of the game closes it
+        g = game[starts]
+        last = np.r_[g[1:] != g[:-1], True]
+        before = self.potential.value(data["lives"][starts], seat)
+        after = np.where(last, self.potential.value(outcome.scores[g].astype(np.int64), seat),
+                         np.r_[before[1:], 0.0])
+        reward = after - before
+        steps_left = np.repeat(starts + sizes, sizes) - 1 - np.arange(len(game))
+        returns = reward[group] * s.gamma ** steps_left
+        stats = self._batch_stats
+        stats.setdefault("reward", []).append(reward)
+        stats.setdefault("length", []).append(sizes)
+        for phase, name in ((TURN, "turn"), (1, "swap")):
+            pick = np.flatnonzero(data["phase"] == phase)
+            pick = pick[self.rng.permutation(len(pick))]
+            loss = self.agent.nets[name].fit(data["x"][pick].astype(float), data["action"][pick], returns[pick],
+                                             s.epochs)
+            stats.setdefault(name, []).append((loss, len(pick)))
+
+    def run_batch(self, size: int) -> None:
+        """``size`` training games, the learner's seat rotating over the table."""
+        s = self.settings
+        self.agent.epsilon = self.schedule.value(self.done, s.games)
+        self._batch_stats = {}
+        start = time.perf_counter()
+        seats = self.game.n_seats
+        per_seat = [size // seats + (1 if k < size % seats else 0) for k in range(seats)]
+        for seat, games in enumerate(per_seat):
+            if games == 0:
+                continue
+            table: list[Any] = []
+            for other in range(seats):
+                if other == seat:
+                    table.append(self.agent)
+                elif len(self.opponents) == 1:
+                    table.append(self.opponents[0])
+                else:  # a mixture: each game draws its opponent in this seat
+                    members = self.rng.integers(0, len(self.opponents), size=games)
+                    table.append(Seat(MixedStack(self.opponents), members))
+            play_games(self.game, table, games, self.rng)
+        self.done += size
+        self._record(time.perf_counter() - start)
+
+    def _record(self, seconds: float) -> None:
+        stats, s = self._batch_stats, self.settings
+        recent = np.concatenate(self.recent)[-s.rolling:] if self.recent else np.zeros(0)
+        self.recent = [recent]
+
+        def weighted(name: str) -> float:
+            pairs = [(loss, n) for loss, n in stats.get(name, []) if n]
+            total = sum(n for _, n in pairs)
+            return sum(loss * n for loss, n in pairs) / total if total else float("nan")
+
+        rewards = np.concatenate(stats["reward"]) if stats.get("reward") else np.zeros(0)
+        lengths = np.concatenate(stats["length"]) if stats.get("length") else np.zeros(0)
+        self.metrics.append({
+            "games": self.done, "epsilon": self.agent.epsilon,
+            "turn_loss": weighted("turn"), "swap_loss": weighted("swap"),
+            "mean_round_reward": float(rewards.mean()) if len(rewards) else float("nan"),
+            "round_length": float(lengths.mean()) if len(lengths) else float("nan"),
+            "rolling_win_rate": float((recent > 0).mean()) if len(recent) else float("nan"),
+            "seconds": seconds,
+        })
+
+    def evaluate(self, panel: Sequence[Player], jobs: int = 1) -> None:
+        """Greedy-policy matches (epsilon 0, no learning) against each panel player."""
+        s = self.settings
+        trainer, epsilon = self.agent.trainer, self.agent.epsilon
+        self.agent.trainer, self.agent.epsilon = None, 0.0
+        try:
+            for k, opponent in enumerate(panel):
+                stats = play_match(self.game, self.agent, opponent, s.eval_games, seed=s.seed * 1000 + k, jobs=jobs)
+                d = stats.to_dict()
+                self.curve.append({"games": self.done, "opponent": opponent.label, "eval_games": d["games"],
+                                   "win": d["win"], "win_ci_low": d["win_ci95"][0], "win_ci_high": d["win_ci95"][1]})
+        finally:
+            self.agent.trainer, self.agent.epsilon = trainer, epsilon
+
+    # ---- checkpoints ---------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        tables: dict[str, np.ndarray] = {}
+        for name, net in self.agent.nets.items():
+            tables.update({f"{name}_{k}": v for k, v in net.arrays().items()})
+            tables.update({f"{name}_opt_{k}": v for k, v in net.optimizer_arrays().items()})
+        if self.recent:
+            tables["recent"] = np.concatenate(self.recent)
+        meta = {"kind": "thirtyone-mlp-training", "settings": _jsonable(asdict(self.settings)),
+                "game": dict(_jsonable(asdict(self.game.config))), "done": self.done,
+                "rng": ckpt.rng_state(self.rng), "metrics": self.metrics, "curve": self.curve}
+        ckpt.save_checkpoint(path, meta, tables)
+
+    def restore(self, path: str | Path) -> None:
+        meta, tables = ckpt.load_checkpoint(path)
+        source = f"checkpoint {path}"
+        if meta.get("kind") != "thirtyone-mlp-training":
+            raise FsmarenaError(f"{source} is not a 31 agent training checkpoint")
+        if meta.get("settings") != _jsonable(asdict(self.settings)):
+            raise FsmarenaError(f"{source} was written with other training settings")
+        if meta.get("game") != _jsonable(asdict(self.game.config)):
+            raise FsmarenaError(f"{source} was written for other 31 rules")
+        for name, net in self.agent.nets.items():
+            net.set_arrays({k[len(name) + 1:]: v for k, v in tables.items() if k.startswith(f"{name}_w")
+                            or k.startswith(f"{name}_b")}, source)
+            net.set_optimizer_arrays({k[len(name) + 5:]: v for k, v in tables.items()
+                                      if k.startswith(f"{name}_opt_")}, source)
+        self.recent = [tables["recent"]] if "recent" in tables else []
+        self.done = int(meta["done"])
+        self.rng = ckpt.restore_rng(meta["rng"], source)
+        self.metrics, self.curve = list(meta["metrics"]), list(meta["curve"])
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def _csv(rows: list[dict[str, Any]], fields: Sequence[str]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(fields), extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def plot_metrics(metrics: list[dict[str, Any]], curve: list[dict[str, Any]], stem: str | Path) -> None:
+    """Losses, round rewards and lengths, rolling and evaluation win rates against games."""
+    from figures.style import PAGE_WIDTH, color, plt, save, style
+
+    with style():
+        fig, axes = plt.subplots(2, 2, figsize=(PAGE_WIDTH, 4.2), sharex=True)
+        games = [m["games"] for m in metrics]
+        ax = axes[0, 0]
+        for k, name in enumerate(("turn_loss", "swap_loss")):
+            ax.plot(games, [m[name] for m in metrics], color=color(k), label=name.replace("_", " "))
+        ax.set_ylabel("MSE before update")
+        ax.set_yscale("log")
+        ax.legend(frameon=False)
+        axes[0, 1].plot(games, [m["mean_round_reward"] for m in metrics], color=color(2))
+        axes[0, 1].set_ylabel("mean round reward")
+        axes[1, 0].plot(games, [m["round_length"] for m in metrics], color=color(3))
+        axes[1, 0].set_ylabel("learner decisions per round")
+        ax = axes[1, 1]
+        ax.plot(games, [m["rolling_win_rate"] for m in metrics], color=color(4), label="training (rolling)")
+        for k, opponent in enumerate(sorted({c["opponent"] for c in curve})):
+            rows = [c for c in curve if c["opponent"] == opponent]
+            x = [c["games"] for c in rows]
+            ax.plot(x, [c["win"] for c in rows], "o-", color=color(k), ms=3, label=f"vs {opponent}")
+            ax.fill_between(x, [c["win_ci_low"] for c in rows], [c["win_ci_high"] for c in rows],
+                            color=color(k), alpha=0.2, lw=0)
+        ax.set_ylabel("win rate")
+        ax.legend(frameon=False)
+        for ax in axes[1]:
+            ax.set_xlabel("training games")
+        save(fig, stem)
+
+
+def train_agent(game: ThirtyOne, settings: AgentSettings, out: str | Path, opponents: Sequence[Player] | None = None,
+                panel: Sequence[Player] | None = None, resume: bool = False, jobs: int = 1) -> Trainer:
+    """Train, evaluate and save: ``out/policy.json``, ``metrics.csv``, ``curve.csv``,
+    ``metrics.png`` / ``.pdf``, ``checkpoint.npz`` (after every evaluation) and ``run.json``."""
+    from games.players import resolve_player
+
+    out = Path(out)
+    opponents = list(opponents) if opponents is not None else [resolve_player(o, game) for o in settings.opponents]
+    panel = list(panel) if panel is not None else [resolve_player(p, game) for p in settings.eval_panel]
+    trainer = Trainer(game, settings, opponents)
+    checkpoint = out / ckpt.FILENAME
+    if resume:
+        trainer.restore(checkpoint)
+    elif checkpoint.exists():
+        raise FsmarenaError(f"{out} already holds a training checkpoint: resume it or choose another folder")
+    s = settings
+    if trainer.done == 0 and not trainer.curve:
+        trainer.evaluate(panel, jobs)
+    with progress.bar(s.games, "31 agent", unit="game") as bar:
+        bar.update(trainer.done)
+        while trainer.done < s.games:
+            next_eval = (trainer.done // s.eval_every + 1) * s.eval_every
+            size = min(s.batch, next_eval - trainer.done, s.games - trainer.done)
+            trainer.run_batch(size)
+            bar.update(size)
+            if trainer.done % s.eval_every == 0 or trainer.done == s.games:
+                trainer.evaluate(panel, jobs)
+                _write_outputs(trainer, out)
+    _write_outputs(trainer, out)
+    return trainer
+
+
+def _write_outputs(trainer: Trainer, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    trainer.agent.epsilon = 0.0
+    save_player(trainer.agent, trainer.game, out / "policy.json")
+    write_text(out / "metrics.csv", _csv(trainer.metrics, METRIC_FIELDS))
+    write_text(out / "curve.csv", _csv(trainer.curve, CURVE_FIELDS))
+    write_json(out / "run.json", {"settings": _jsonable(asdict(trainer.settings)), "games": trainer.done,
+                                  "curve": trainer.curve})
+    plot_metrics(trainer.metrics, trainer.curve, out / "metrics")
+    trainer.save(out / ckpt.FILENAME)
