@@ -39,6 +39,7 @@ KINDS: dict[str, str] = {
     "bda": "evo.bda:BinaryDecisionAutomaton",
     "vautour-builtin": "games.vautour_players:VautourBuiltin",
     "thirtyone-greedy": "games.thirtyone_players:GreedyPlayer",
+    "thirtyone-mlp": "rl.thirtyone_agent:MLPAgent",
 }
 
 

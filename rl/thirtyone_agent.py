@@ -65,6 +65,7 @@ KIND = "thirtyone-mlp"
 TURN_ACTIONS = 3   # draw_deck, draw_discard, knock
 SWAP_ACTIONS = 4   # discard_0, discard_1, discard_2, discard_drawn
 NETS = ("turn", "swap")
+BATCH_SIZE = 512   # Adam minibatch
 
 
 _CONTROLLER: list = []
@@ -103,7 +104,7 @@ class QNetwork:
         self.n_inputs, self.n_outputs, self.hidden = n_inputs, n_outputs, tuple(int(h) for h in hidden)
         self.learning_rate = float(learning_rate)
         self.model = MLPRegressor(hidden_layer_sizes=self.hidden, activation="relu", solver="adam",
-                                  learning_rate_init=self.learning_rate, batch_size=512, shuffle=False,
+                                  learning_rate_init=self.learning_rate, batch_size=BATCH_SIZE, shuffle=False,
                                   random_state=seed, alpha=1e-5)
         with warnings.catch_warnings():  # one sample is smaller than batch_size: expected here
             warnings.simplefilter("ignore", UserWarning)
@@ -140,6 +141,7 @@ class QNetwork:
         rows = np.arange(len(x))
         loss = float(np.mean((target[rows, actions] - returns) ** 2))
         target[rows, actions] = returns
+        self.model.batch_size = min(BATCH_SIZE, len(x))
         with single_thread():
             for _ in range(epochs):
                 self.model.partial_fit(x, target)
@@ -354,6 +356,29 @@ class LivesPotential:
         return out
 
 
+def round_returns(game: np.ndarray, rnd: np.ndarray, lives: np.ndarray, final_lives: np.ndarray, seat: int,
+                  potential: LivesPotential, gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Returns of the learner's decisions, given in (game, round, time) order.
+
+    ``lives[i]`` are the lives when decision i was taken (those of its round's start);
+    ``final_lives[g]`` the lives at the end of game g.  A round's reward is ``V(lives at the
+    learner's next observed round, or at the end) - V(lives at its start)``; decision i gets
+    ``gamma ** k`` times it, k = the learner's decisions after i in that round.  Returns
+    ``(returns per decision, reward per observed round, decisions per observed round)``.
+    """
+    new_group = np.r_[True, (game[1:] != game[:-1]) | (rnd[1:] != rnd[:-1])]
+    group = np.cumsum(new_group) - 1
+    starts = np.flatnonzero(new_group)
+    sizes = np.diff(np.r_[starts, len(game)])
+    g = game[starts]
+    last = np.r_[g[1:] != g[:-1], True]
+    before = potential.value(lives[starts], seat)
+    after = np.where(last, potential.value(final_lives[g], seat), np.r_[before[1:], 0.0])
+    reward = after - before
+    steps_left = np.repeat(starts + sizes, sizes) - 1 - np.arange(len(game))
+    return reward[group] * gamma ** steps_left, reward, sizes
+
+
 class Trainer:
     """Trains an :class:`MLPAgent` against fixed opponents; see the module docstring."""
 
@@ -382,29 +407,15 @@ class Trainer:
     def learn(self, memory: Decisions, outcome, seat: int) -> None:
         """Monte Carlo update from one engine call's games (the learner in ``seat``)."""
         data = memory.arrays()
-        result = outcome.rewards[:, seat]
-        self.recent.append(result)
+        self.recent.append(outcome.rewards[:, seat])
         if not data:
             return
         s = self.settings
         order = np.lexsort((np.arange(len(data["game"])), data["round"], data["game"]))
         for key in data:
             data[key] = data[key][order]
-        game, rnd = data["game"], data["round"]
-        new_group = np.r_[True, (game[1:] != game[:-1]) | (rnd[1:] != rnd[:-1])]
-        group = np.cumsum(new_group) - 1
-        starts = np.flatnonzero(new_group)
-        sizes = np.diff(np.r_[starts, len(game)])
-        # lives at the start of each observed round; the next observed round (same game) or
-        # the end of the game closes it
-        g = game[starts]
-        last = np.r_[g[1:] != g[:-1], True]
-        before = self.potential.value(data["lives"][starts], seat)
-        after = np.where(last, self.potential.value(outcome.scores[g].astype(np.int64), seat),
-                         np.r_[before[1:], 0.0])
-        reward = after - before
-        steps_left = np.repeat(starts + sizes, sizes) - 1 - np.arange(len(game))
-        returns = reward[group] * s.gamma ** steps_left
+        returns, reward, sizes = round_returns(data["game"], data["round"], data["lives"],
+                                               outcome.scores.astype(np.int64), seat, self.potential, s.gamma)
         stats = self._batch_stats
         stats.setdefault("reward", []).append(reward)
         stats.setdefault("length", []).append(sizes)
@@ -573,6 +584,8 @@ def train_agent(game: ThirtyOne, settings: AgentSettings, out: str | Path, oppon
     s = settings
     if trainer.done == 0 and not trainer.curve:
         trainer.evaluate(panel, jobs)
+    if trainer.done >= s.games:  # a finished run resumed: just rewrite the outputs
+        _write_outputs(trainer, out)
     with progress.bar(s.games, "31 agent", unit="game") as bar:
         bar.update(trainer.done)
         while trainer.done < s.games:
@@ -583,7 +596,6 @@ def train_agent(game: ThirtyOne, settings: AgentSettings, out: str | Path, oppon
             if trainer.done % s.eval_every == 0 or trainer.done == s.games:
                 trainer.evaluate(panel, jobs)
                 _write_outputs(trainer, out)
-    _write_outputs(trainer, out)
     return trainer
 
 

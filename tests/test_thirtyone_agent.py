@@ -1,0 +1,182 @@
+"""The 31 function-approximation agent: rewards, masking, player files, checkpoints, learning.
+
+Oracles: the lives potential against closed-form coin-flip probabilities, round returns worked
+out by hand, identical actions after a save/load round trip, a resumed run against an
+uninterrupted one (bit-identical weights), and a short training run that must beat its own
+untrained start against greedy.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sklearn")
+
+from fsmarena.errors import FsmarenaError  # noqa: E402
+from games.arena import play_games  # noqa: E402
+from games.players import RandomPlayer, load_player, resolve_player, save_player  # noqa: E402
+from games.thirtyone import ThirtyOne, ThirtyOneConfig  # noqa: E402
+from games.thirtyone_players import GreedyPlayer  # noqa: E402
+from rl.thirtyone_agent import (AgentSettings, LivesPotential, MLPAgent, QNetwork, Trainer,  # noqa: E402
+                                round_returns, train_agent)
+
+
+def small_agent(game, seed=0, hidden=(8,)):
+    n = len(game.feature_names)
+    return MLPAgent(QNetwork(n, 3, hidden, 1e-3, seed), QNetwork(n, 4, hidden, 1e-3, seed + 1))
+
+
+# ---- rewards ------------------------------------------------------------------------------------
+
+def coin_flip_win(a: int, b: int) -> float:
+    """P(the other player loses b lives before I lose a), one fair coin per round."""
+    return sum(math.comb(b - 1 + k, k) / 2 ** (b + k) for k in range(a))
+
+
+def test_lives_potential_matches_coin_flip_probabilities():
+    potential = LivesPotential(ThirtyOne())
+    for a in range(0, 4):
+        for b in range(0, 4):
+            expected = -1.0 if a == 0 else 1.0 if b == 0 else 2 * coin_flip_win(a, b) - 1
+            assert potential.value(np.array([[a, b]]), 0)[0] == pytest.approx(expected)
+            assert potential.value(np.array([[b, a]]), 1)[0] == pytest.approx(expected)
+    three = LivesPotential(ThirtyOne(ThirtyOneConfig(players=3)))
+    assert three.value(np.array([[1, 1, 1]]), 0)[0] == pytest.approx(2 / 3 - 1)   # symmetric: 1/3
+    assert three.value(np.array([[2, 0, 1]]), 0)[0] == pytest.approx(0.5)        # 1v1 at (2, 1): 3/4
+
+
+def test_round_returns_by_hand():
+    potential = LivesPotential(ThirtyOne())
+    v = {(3, 3): 0.0, (3, 2): 2 * coin_flip_win(3, 2) - 1, (2, 3): 2 * coin_flip_win(2, 3) - 1}
+    # game 0: round 0 (3 decisions, lives 3-3), round 2 (2 decisions, lives 3-2), then it wins 3-0
+    # game 1: round 0 (1 decision, 3-3), lost 0-3 at the end
+    game = np.array([0, 0, 0, 0, 0, 1])
+    rnd = np.array([0, 0, 0, 2, 2, 0])
+    lives = np.array([[3, 3]] * 3 + [[3, 2]] * 2 + [[3, 3]])
+    final = np.array([[3, 0], [0, 3]])
+    returns, reward, sizes = round_returns(game, rnd, lives, final, 0, potential, 0.5)
+    assert list(sizes) == [3, 2, 1]
+    assert reward == pytest.approx([v[(3, 2)] - v[(3, 3)], 1 - v[(3, 2)], -1 - v[(3, 3)]])
+    r0, r1, r2 = reward
+    assert returns == pytest.approx([r0 / 4, r0 / 2, r0, r1 / 2, r1, r2])
+    # the same decisions seen from seat 1 (lives columns swapped)
+    _, reward1, _ = round_returns(game, rnd, lives[:, ::-1], final[:, ::-1], 1, potential, 0.5)
+    assert reward1 == pytest.approx(reward)
+
+
+# ---- playing ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("epsilon", [0.0, 1.0])
+def test_agent_plays_only_legal_actions(epsilon):
+    for players in (2, 3):
+        game = ThirtyOne(ThirtyOneConfig(players=players))
+        agent = small_agent(game)
+        agent.epsilon = epsilon
+        seats = [agent, GreedyPlayer(), RandomPlayer()][:players]
+        outcome = play_games(game, seats, 50, np.random.default_rng(players), check_legal=True)
+        assert np.all((outcome.rewards == 1).sum(axis=1) == 1)
+
+
+def test_fit_moves_the_taken_action_only():
+    net = QNetwork(5, 3, (16,), 1e-2, seed=3)
+    rng = np.random.default_rng(0)
+    x = rng.random((512, 5))
+    before = net.predict(x)
+    actions = np.zeros(512, dtype=np.int64)
+    for _ in range(30):
+        net.fit(x, actions, np.ones(512), epochs=1)
+    after = net.predict(x)
+    assert np.abs(after[:, 0] - 1).mean() < 0.5 * np.abs(before[:, 0] - 1).mean()
+    assert np.abs(after[:, 1:] - before[:, 1:]).mean() < 0.5 * np.abs(after[:, 0] - before[:, 0]).mean()
+
+
+def test_player_file_round_trip_and_hostile_files(tmp_path):
+    game = ThirtyOne()
+    agent = small_agent(game, seed=4)
+    path = tmp_path / "agent.json"
+    save_player(agent, game, path)
+    loaded = resolve_player(str(path), game)
+    assert isinstance(loaded, MLPAgent)
+    a = play_games(game, [agent, GreedyPlayer()], 40, np.random.default_rng(9))
+    b = play_games(game, [loaded, GreedyPlayer()], 40, np.random.default_rng(9))
+    assert np.array_equal(a.scores, b.scores)
+    data = json.loads(path.read_text())
+
+    def rejected(mutate):
+        bad = json.loads(json.dumps(data))
+        mutate(bad)
+        target = tmp_path / "bad.json"
+        target.write_text(json.dumps(bad))
+        with pytest.raises(FsmarenaError):
+            load_player(target, game)
+
+    rejected(lambda d: d["turn"]["weights"][0].pop())                        # wrong shape
+    rejected(lambda d: d["swap"]["biases"][-1].append(0.0))                   # wrong output count
+    rejected(lambda d: d["turn"].__setitem__("hidden", [8, 8]))               # layers do not match
+    rejected(lambda d: d["turn"].__setitem__("hidden", [10**9]))              # absurd size
+    rejected(lambda d: d.__setitem__("features", d["features"][:-1]))         # other feature list
+    rejected(lambda d: d["turn"]["weights"][0][0].__setitem__(0, "x"))        # not a number
+    rejected(lambda d: d.pop("swap"))                                         # missing network
+
+
+# ---- training -----------------------------------------------------------------------------------
+
+SMALL = dict(games=600, batch=150, hidden=(8,), eval_every=300, eval_games=60, rolling=200, seed=5)
+
+
+def test_outputs_and_resume_equals_an_uninterrupted_run(tmp_path):
+    game = ThirtyOne()
+    full = train_agent(game, AgentSettings(**SMALL), tmp_path / "full")
+    for name in ("policy.json", "metrics.csv", "curve.csv", "metrics.png", "metrics.pdf", "checkpoint.npz",
+                 "run.json"):
+        assert (tmp_path / "full" / name).exists(), name
+    header = (tmp_path / "full" / "metrics.csv").read_text().splitlines()[0].split(",")
+    assert header == ["games", "epsilon", "turn_loss", "swap_loss", "mean_round_reward", "round_length",
+                      "rolling_win_rate", "seconds"]
+    assert len(full.metrics) == 4 and [c["games"] for c in full.curve] == [0, 300, 600]
+    with pytest.raises(FsmarenaError):   # a checkpoint is only continued with its own settings
+        Trainer(game, AgentSettings(**{**SMALL, "games": 900}), [GreedyPlayer()]).restore(
+            tmp_path / "full" / "checkpoint.npz")
+    with pytest.raises(FsmarenaError):   # and never silently overwritten
+        train_agent(game, AgentSettings(**SMALL), tmp_path / "full")
+    # stop after two batches, save, restore into a fresh trainer and continue: same weights
+    first = Trainer(game, AgentSettings(**SMALL), [GreedyPlayer()])
+    first.run_batch(150)
+    first.run_batch(150)
+    first.save(tmp_path / "mid.npz")
+    again = Trainer(game, AgentSettings(**SMALL), [GreedyPlayer()])
+    again.restore(tmp_path / "mid.npz")
+    for trainer in (first, again):
+        trainer.run_batch(150)
+        trainer.run_batch(150)
+    for name in ("turn", "swap"):
+        for x, y in zip(first.agent.nets[name].arrays().values(), again.agent.nets[name].arrays().values()):
+            assert np.array_equal(x, y)
+    for x, y in zip(full.agent.nets["turn"].arrays().values(), first.agent.nets["turn"].arrays().values()):
+        assert np.array_equal(x, y)     # same seed, same batches: the full run is the same run
+
+
+def test_bad_settings_and_files(tmp_path):
+    game = ThirtyOne()
+    for bad in ({"games": 0}, {"batch": -1}, {"hidden": ()}, {"gamma": 0.0}, {"epsilon": 1.5},
+                {"learning_rate": 2.0}, {"opponents": ()}):
+        with pytest.raises(FsmarenaError):
+            Trainer(game, AgentSettings(**{**SMALL, **bad}), [GreedyPlayer()])
+    with pytest.raises(FsmarenaError):
+        Trainer(game, AgentSettings(**SMALL), [GreedyPlayer()]).restore(tmp_path / "missing.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(FsmarenaError):
+        Trainer(game, AgentSettings(**SMALL), [GreedyPlayer()]).restore(tmp_path / "junk.npz")
+
+
+@pytest.mark.slow
+def test_training_beats_the_untrained_network_against_greedy(tmp_path):
+    game = ThirtyOne()
+    trainer = train_agent(game, AgentSettings(games=30_000, batch=2_000, eval_every=30_000, eval_games=4_000,
+                                              seed=7), tmp_path / "run")
+    start, end = trainer.curve[0], trainer.curve[-1]
+    assert end["win_ci_low"] > start["win_ci_high"] + 0.1
