@@ -26,7 +26,13 @@ Protocols (``fitness`` always a float per individual, higher is better):
   so the hall of fame holds the latest generation's best (a best-ever of noisy measurements
   would keep the luckiest, not the best); exact fitness is a fixed yardstick.
 
-The two-player protocols need a two-seat game, ``score`` a one-seat game (:func:`check_seats`).
+``thesis``, ``round-robin`` and ``panel`` play games of 2 to 6 seats, ``score`` one-seat games
+(:func:`check_seats`).  With more than two seats an individual meets *copies* of its opponent,
+as in :func:`games.match.round_robin`: in the round robin, game ``k`` of the ordered pair
+(i, j) seats i in seat ``k mod seats`` and j in every other seat; against the panel, each
+individual plays ``games_per_pair`` games in each seat with the panel player in all the
+others; in the thesis protocol the evolving automaton keeps seat 0 and one random automaton
+fills the other seats.  With two seats these are exactly the two-player plans above.
 """
 
 from __future__ import annotations
@@ -48,6 +54,8 @@ if TYPE_CHECKING:
     from evo.run import EvolveConfig
 
 PROTOCOLS = ("thesis", "round-robin", "panel", "score")
+#: seat counts of the protocols played against opponents (thesis, round-robin, panel)
+MULTI_SEATS = (2, 3, 4, 5, 6)
 
 
 # ---- scoring ----------------------------------------------------------------------------------
@@ -134,18 +142,24 @@ def score(game: Game, spec: GenomeSpec, genomes: np.ndarray, pairings: Sequence[
     return Scores(reward, wins, games), sum(size for _seats, size in tasks)
 
 
-def round_robin_pairing(population: int, games_per_pair: int) -> Pairing:
-    """Every ordered pair (i, j), i != j, ``games_per_pair`` times, i in seat 0."""
+def round_robin_pairing(population: int, games_per_pair: int, seats: int = 2) -> Pairing:
+    """Every ordered pair (i, j), i != j, ``games_per_pair`` times: two seats, i in seat 0;
+    more seats, game ``k`` of the pair puts i in seat ``k mod seats`` and j in the others."""
     first, second = np.nonzero(~np.eye(population, dtype=bool))
-    return (np.repeat(first, games_per_pair), np.repeat(second, games_per_pair))
+    single, copies = np.repeat(first, games_per_pair), np.repeat(second, games_per_pair)
+    if seats == 2:
+        return (single, copies)
+    where = np.tile(np.arange(games_per_pair) % seats, len(first))
+    return tuple(np.where(where == s, single, copies) for s in range(seats))
 
 
-def panel_pairings(population: int, n_panel: int, games_per_pair: int) -> list[Pairing]:
-    """Every individual against every panel player, ``games_per_pair`` games in each seat."""
+def panel_pairings(population: int, n_panel: int, games_per_pair: int, seats: int = 2) -> list[Pairing]:
+    """Every individual against every panel player, ``games_per_pair`` games in each seat
+    (seat order), the panel player filling every other seat."""
     members = np.repeat(np.arange(population), games_per_pair)
     pairings: list[Pairing] = []
     for k in range(n_panel):
-        pairings += [(members, PanelSeat(k)), (PanelSeat(k), members)]
+        pairings += [tuple(members if t == s else PanelSeat(k) for t in range(seats)) for s in range(seats)]
     return pairings
 
 
@@ -158,7 +172,7 @@ class Protocol:
     #: True when fitness values of different generations are comparable (a fixed yardstick)
     absolute: bool = True
     #: numbers of seats of the games this protocol can play
-    seats: tuple[int, ...] = (2,)
+    seats: tuple[int, ...] = MULTI_SEATS
 
     def __init__(self, game: Game, spec: GenomeSpec, config: "EvolveConfig", panel: Sequence[Player] = ()):
         self.game, self.spec, self.config, self.panel = game, spec, config, tuple(panel)
@@ -190,7 +204,8 @@ class ThesisProtocol(Protocol):
         evolving = np.repeat(np.arange(population), per_member)
         rivals = population + np.tile(np.repeat(np.arange(c.opponents), c.games_per_opponent), population)
         entrants = np.concatenate([genomes, opponents])
-        scores, games = score(self.game, self.spec, entrants, [(evolving, rivals)], seed, jobs, c.chunk)
+        seating = (evolving,) + (rivals,) * (self.game.n_seats - 1)
+        scores, games = score(self.game, self.spec, entrants, [seating], seed, jobs, c.chunk)
         return scores.wins[:population] / per_member, games
 
     def breed(self, genomes, fitness, rng):
@@ -216,8 +231,8 @@ class RoundRobinProtocol(Protocol):
 
     def evaluate(self, genomes, rng, seed, jobs):
         c = self.config
-        scores, games = score(self.game, self.spec, genomes, [round_robin_pairing(len(genomes), c.games_per_pair)],
-                              seed, jobs, c.chunk)
+        pairing = round_robin_pairing(len(genomes), c.games_per_pair, self.game.n_seats)
+        scores, games = score(self.game, self.spec, genomes, [pairing], seed, jobs, c.chunk)
         return scores.reward / scores.games, games
 
     def breed(self, genomes, fitness, rng):
@@ -249,12 +264,13 @@ class PanelProtocol(RoundRobinProtocol):
     def evaluate(self, genomes, rng, seed, jobs):
         c = self.config
         panel_seed, robin_seed = seed.spawn(2)
-        pairings = panel_pairings(len(genomes), len(self.panel), c.games_per_pair)
+        pairings = panel_pairings(len(genomes), len(self.panel), c.games_per_pair, self.game.n_seats)
         scores, games = score(self.game, self.spec, genomes, pairings, panel_seed, jobs, c.chunk, self.panel)
         fitness = scores.reward / scores.games
         if c.panel_weight < 1.0:
             robin, robin_games = score(self.game, self.spec, genomes,
-                                       [round_robin_pairing(len(genomes), c.games_per_pair)], robin_seed, jobs, c.chunk)
+                                       [round_robin_pairing(len(genomes), c.games_per_pair, self.game.n_seats)],
+                                       robin_seed, jobs, c.chunk)
             fitness = c.panel_weight * fitness + (1 - c.panel_weight) * robin.reward / robin.games
             games += robin_games
         return fitness, games
@@ -292,12 +308,13 @@ _CLASSES = {"thesis": ThesisProtocol, "round-robin": RoundRobinProtocol, "panel"
 
 
 def check_seats(game: Game, protocol: str) -> None:
-    """FsmarenaError unless ``protocol`` can play ``game`` (two-player protocols need two
-    seats, ``score`` one)."""
+    """FsmarenaError unless ``protocol`` can play ``game`` (the protocols against opponents
+    need 2 to 6 seats, ``score`` one)."""
     seats = _CLASSES[protocol].seats if protocol in _CLASSES else (2,)
     if game.n_seats not in seats:
         fitting = [name for name, cls in _CLASSES.items() if game.n_seats in cls.seats]
-        raise FsmarenaError(f"the {protocol} protocol plays {' or '.join(map(str, seats))}-player games; "
+        plays = f"{seats[0]}-player games" + (f" and games of up to {seats[-1]} players" if len(seats) > 1 else "")
+        raise FsmarenaError(f"the {protocol} protocol plays {plays}; "
                             f"{game.name} is set up for {game.n_seats} player(s)"
                             + (f" (use: {', '.join(fitting)})" if fitting else ""))
 
