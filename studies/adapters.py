@@ -47,11 +47,10 @@ def evolve(ctx: MethodContext) -> Trained:
     """Evolve a BDA or table FSM with one of the evolution protocols."""
     from evo.run import evolve as run_evolution
 
-    config = evolve_check(ctx)
+    config = _evolve_config(ctx)
     result = run_evolution(ctx.game, config, seed=ctx.seed, jobs=1)
     curve = result.curve()
-    player = result.best
-    return Trained(player=player, games=int(result.games), curve_games=[int(g) for g, _ in curve],
+    return Trained(player=result.best, games=int(result.games), curve_games=[int(g) for g, _ in curve],
                    curve_win=[float(w) for _, w in curve],
                    info={"best_fitness": float(result.best_fitness), "generations": int(result.generation)})
 
@@ -60,7 +59,7 @@ def train(ctx: MethodContext) -> Trained:
     """Train a tabular RL agent against a builtin or against the needed champions."""
     from rl.train import train as run_training
 
-    config, opponent_name = train_check(ctx)
+    config, opponent_name = _train_config(ctx)
     if ctx.opponents:
         opponent = Mixture(ctx.opponents, label="champions")
     else:
@@ -70,10 +69,10 @@ def train(ctx: MethodContext) -> Trained:
                           jobs=1, label=ctx.label)
     rows = [r for r in result.curve if r.get("win") not in ("", None)]
     return Trained(player=result.policy, games=int(result.games), curve_games=[int(r["games"]) for r in rows],
-                   curve_win=[float(r["win"]) for r in rows], info={"algo": config.algo})
+                   curve_win=[float(r["win"]) for r in rows])
 
 
-def evolve_check(ctx: MethodContext) -> Any:
+def _evolve_config(ctx: MethodContext) -> Any:
     """The resolved evolution settings (FsmarenaError naming the competitor if invalid)."""
     from evo.run import EvolveConfig
 
@@ -87,8 +86,8 @@ def evolve_check(ctx: MethodContext) -> Any:
         raise p.fail(str(exc)) from None
 
 
-def train_check(ctx: MethodContext) -> tuple[Any, str]:
-    """The resolved training settings and the opponent's name (FsmarenaError if invalid)."""
+def _train_config(ctx: MethodContext) -> tuple[Any, str]:
+    """The resolved training settings (with the game's own defaults) and the opponent's name."""
     from rl.train import TrainConfig
 
     p = Params(ctx)
@@ -98,6 +97,18 @@ def train_check(ctx: MethodContext) -> tuple[Any, str]:
         raise p.fail("give either 'opponent' or 'needs', not both")
     resolve_player(opponent_name, ctx.game)
     try:
-        return config.resolved(), opponent_name
+        return config.resolved(ctx.game), opponent_name
     except FsmarenaError as exc:
         raise p.fail(str(exc)) from None
+
+
+def evolve_check(ctx: MethodContext) -> dict[str, Any]:
+    """Every setting the evolution will use, defaults included."""
+    return _evolve_config(ctx).to_dict()
+
+
+def train_check(ctx: MethodContext) -> dict[str, Any]:
+    """Every setting the training will use, defaults included, and its opponent."""
+    config, opponent_name = _train_config(ctx)
+    opponent = f"champions of {' and '.join(ctx.needs)} (one per game)" if ctx.needs else opponent_name
+    return {**config.to_dict(), "opponent": opponent}

@@ -60,7 +60,8 @@ def analyse(data: StudyData, figures: bool = True) -> Analysis:
             seed_rows.append({"competitor": name, "replicate": rec.replicate, "train_seed": rec.seed,
                               "games_consumed": rec.games})
             timing_rows.append({"competitor": name, "replicate": rec.replicate,
-                                "train_seconds": rec.train_seconds, "panel_seconds": rec.panel_seconds})
+                                "train_seconds": rec.train_seconds, "panel_seconds": rec.panel_seconds,
+                                "cpu_seconds": rec.cpu_seconds})
     result.tables.update(panel=panel_rows, curves=curve_rows, seeds=seed_rows, timing=timing_rows)
 
     summary, tests = [], []

@@ -8,8 +8,10 @@ curve opponent, by default ``random``, against the number of simulated games con
 the total number of simulated games it used.
 
 Methods are registered in :data:`METHODS` as ``"module:function"`` so that a study worker
-imports only what it runs; ``function_check(ctx)``, when the module defines it, validates the
-parameters without training, so that a typo fails before a study writes anything.  Here live the generic ones: ``builtin`` (a fixed strategy as a
+imports only what it runs; ``function_check(ctx)`` validates the parameters without training
+(a typo fails before a study writes anything) and returns every setting the method will use,
+defaults included: result files record these settings, so results computed under other
+defaults (another version of a package) are recognised as stale.  Here live the generic ones: ``builtin`` (a fixed strategy as a
 reference competitor, no training) and ``random-search`` (best of random table policies, a
 baseline every tabular learner should beat); the evolution and RL adapters are in
 :mod:`studies.adapters`.
@@ -18,12 +20,14 @@ baseline every tabular learner should beat); the evolution and RL adapters are i
 from __future__ import annotations
 
 import importlib
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import dumps
 from games.base import Game
 from games.players import Player, TablePolicy, resolve_player
 
@@ -33,6 +37,9 @@ METHODS: dict[str, str] = {
     "random-search": "studies.methods:random_search",
     "evolve": "studies.adapters:evolve",
     "train": "studies.adapters:train",
+    "train-exact": "studies.study_421:train_exact",
+    "evolve-exact": "studies.study_421:evolve_exact",
+    "plan": "studies.study_421:plan",
 }
 
 
@@ -69,12 +76,13 @@ def get_method(name: str) -> Callable[[MethodContext], Trained]:
     return getattr(importlib.import_module(module_name), function)
 
 
-def check_method(name: str, ctx: MethodContext) -> None:
-    """Validate a competitor's parameters (FsmarenaError naming it) without training."""
+def check_method(name: str, ctx: MethodContext) -> dict[str, Any]:
+    """Validate a competitor's parameters (FsmarenaError naming it) without training; return
+    its resolved settings as plain JSON data."""
     method = get_method(name)
     check = getattr(importlib.import_module(method.__module__), f"{method.__name__}_check", None)
-    if check is not None:
-        check(ctx)
+    settings = check(ctx) if check is not None else dict(ctx.params)
+    return json.loads(dumps(settings))
 
 
 class Params:
@@ -126,16 +134,17 @@ def win_rate(game: Game, player: Player, opponent: str | Player, games: int, see
 
 def builtin(ctx: MethodContext) -> Trained:
     """A builtin strategy as a competitor (``params.player``); no training, no curve."""
-    player = builtin_check(ctx)
+    player = resolve_player(builtin_check(ctx)["player"], ctx.game)
     player.label = ctx.label
     return Trained(player=player, games=0)
 
 
-def builtin_check(ctx: MethodContext) -> Player:
+def builtin_check(ctx: MethodContext) -> dict[str, Any]:
     p = Params(ctx)
     name = p.get("player", str)
     p.check_unused()
-    return resolve_player(name, ctx.game)
+    resolve_player(name, ctx.game)
+    return {"player": name}
 
 
 def random_search(ctx: MethodContext) -> Trained:
@@ -145,7 +154,8 @@ def random_search(ctx: MethodContext) -> Trained:
     The curve records, after each candidate, the incumbent's measured win rate; it is the
     *selected maximum* of noisy estimates, so it is biased upwards (a baseline, not a learner).
     """
-    candidates, per = random_search_check(ctx)
+    settings = random_search_check(ctx)
+    candidates, per = settings["candidates"], settings["games_per_candidate"]
     rng = np.random.default_rng(ctx.seed)
     tables = rng.integers(0, ctx.game.n_actions, size=(candidates, ctx.game.n_states))
     seeds = rng.integers(0, 2**62, size=candidates)
@@ -162,11 +172,11 @@ def random_search(ctx: MethodContext) -> Trained:
                    curve_games, curve_win, {"best_candidate": int(best)})
 
 
-def random_search_check(ctx: MethodContext) -> tuple[int, int]:
+def random_search_check(ctx: MethodContext) -> dict[str, Any]:
     p = Params(ctx)
     candidates = p.positive("candidates")
     per = p.positive("games_per_candidate")
     p.check_unused()
     if ctx.needs:
         raise p.fail("random-search trains against the curve opponent only; remove 'needs'")
-    return candidates, per
+    return {"candidates": candidates, "games_per_candidate": per}

@@ -47,6 +47,12 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 #: named studies: name -> packaged TOML file (in this folder) or "module:function" returning a Study
 STUDIES: dict[str, str] = {
     "dtd-thesis": "dtd_thesis.toml",
+    "421": "421.toml",
+}
+#: report writers other than the standard one (win rates against a panel, cross-play), named by
+#: a study's ``report`` field: name -> "module:function(data, figures, command, wall_seconds) -> summary"
+REPORTS: dict[str, str] = {
+    "exact-values": "studies.study_421:finish",
 }
 
 
@@ -97,6 +103,8 @@ class Study:
     game_params: Mapping[str, str] = field(default_factory=dict)
     curve_opponent: str = "random"
     source: str = ""
+    #: "" for the standard report, else a name in :data:`REPORTS`
+    report: str = ""
 
     def plan(self, scale: str, seed: int | None = None) -> "Plan":
         """The concrete protocol of one scale (``seed`` overrides the master seed)."""
@@ -196,6 +204,14 @@ def seed_int(sequence: np.random.SeedSequence) -> int:
 
 # ---- loading ---------------------------------------------------------------------------------
 
+def report_writer(name: str):
+    """The report writer registered as ``name`` in :data:`REPORTS`."""
+    import importlib
+
+    module_name, function = REPORTS[name].split(":")
+    return getattr(importlib.import_module(module_name), function)
+
+
 def study_names() -> list[str]:
     return sorted(STUDIES)
 
@@ -277,8 +293,10 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
         question=r.text("question", ""), game=r.text("game"), seed=r.non_negative("seed"),
         panel=tuple(r.text_list("panel", ["random"])), competitors=tuple(competitors),
         scales=scales, game_params={k: str(v) for k, v in r.table("game_params", {}).items()},
-        curve_opponent=r.text("curve_opponent", "random"), source=source,
+        curve_opponent=r.text("curve_opponent", "random"), source=source, report=r.text("report", ""),
     )
+    if study.report and study.report not in REPORTS:
+        raise r.fail(f"unknown report '{study.report}' (known: {', '.join(sorted(REPORTS))})")
     for scale in scales:
         plan = study.plan(scale)
         plan.stages()  # rejects circular needs

@@ -111,6 +111,10 @@ def protocol_section(data: StudyData, analysis: Analysis) -> str:
         )
     text += ["", "Competitors (parameters at this scale; games = simulated games consumed per replicate, median):", "",
              table(["name", "label", "method", "parameters", "trained against champions of", "games"], rows), ""]
+    if data.settings:
+        text += ["<details><summary>Every setting of every competitor, package defaults included</summary>\n", "```"]
+        text += [f"{name}: " + ", ".join(f"{k}={v}" for k, v in values.items()) for name, values in data.settings.items()]
+        text += ["```\n", "</details>\n"]
     return "\n".join(text)
 
 
@@ -155,7 +159,7 @@ def crossplay_section(data: StudyData, analysis: Analysis) -> str:
                     f"{pp(r['net'])} [{pp(r['net_ci_low'])}, {pp(r['net_ci_high'])}]",
                     f"{pct(r['champion_median'])} ({pct(r['champion_q1'])}–{pct(r['champion_q3'])})",
                     f"{pct(r['champion_min'])}–{pct(r['champion_max'])}"]
-                   for r in rows_in if r["method"] != r["opponent_method"]]
+                   for r in rows_in if methods.index(r["method"]) < methods.index(r["opponent_method"])]
     league = analysis.tables["crossplay_league_summary"]
     league_rows = [[r["method"], r["replicates"], f"{pct(r['mean'])} [{pct(r['ci_low'])}, {pct(r['ci_high'])}]",
                     f"{pct(r['median'])} ({pct(r['q1'])}–{pct(r['q3'])})"] for r in league]
@@ -169,7 +173,7 @@ def crossplay_section(data: StudyData, analysis: Analysis) -> str:
                    "family (%), with the 95% half-width.", data.out),
             "Head-to-head records with the net advantage (wins − losses per game, 95% interval over games) and "
             "the spread over the row family's champions (each champion's win rate against the whole column "
-            "family: median, inter-quartile range, range):\n",
+            "family: median, inter-quartile range, range); each pair once, the other direction is in the CSV:\n",
             table(["row", "column", "games", "win", "loss", "net advantage", "champions: median (IQR)",
                    "champions: range"], spread_rows), "",
             figure(analysis, "crossplay_spread", "Spread over replicates: each dot is one champion's win rate "
@@ -248,25 +252,23 @@ def conclusions(data: StudyData, analysis: Analysis) -> str:
     if "crossplay_family" in analysis.tables:
         rows = analysis.tables["crossplay_family"]
         methods = list(dict.fromkeys(r["method"] for r in rows))
-        ahead, level = [], []
-        for i, a in enumerate(methods):
-            for b in methods[i + 1:]:
-                r = next(x for x in rows if x["method"] == a and x["opponent_method"] == b)
-                if r["net_ci_low"] > 0 or r["net_ci_high"] < 0:
-                    winner, loser = (a, b) if r["net"] > 0 else (b, a)
-                    net = abs(r["net"])
-                    consistent = _champion_consistency(analysis, winner, loser)
-                    ahead.append(f"{winner} over {loser} by {100 * net:.1f} pp net "
-                                 f"({pct(max(r['win_rate'], r['loss_rate']))} wins vs "
-                                 f"{pct(min(r['win_rate'], r['loss_rate']))} losses; {consistent})")
-                else:
-                    level.append(f"{a} – {b} ({pp(r['net'])}, interval {pp(r['net_ci_low'])} to "
-                                 f"{pp(r['net_ci_high'])})")
-        if ahead:
-            lines.append("- **Cross-play**: the pooled head-to-head record puts " + "; ".join(ahead) + ".")
-        if level:
-            lines.append("- **Cross-play, no detectable advantage** (net interval includes zero): "
-                         + "; ".join(level) + ".")
+        lines.append("- **Cross-play** (pooled head-to-head records; a family is *ahead* of another when the 95% "
+                     "interval of its net advantage, wins − losses per game, excludes zero; *k/n champions ahead*: "
+                     "how many of its champions won more games than they lost against that family):")
+        for a in methods:
+            ahead, level = [], []
+            for b in methods:
+                r = next((x for x in rows if x["method"] == a and x["opponent_method"] == b), None)
+                if r is None or a == b:
+                    continue
+                if r["net_ci_low"] > 0:
+                    ahead.append(f"{b} ({pp(r['net'])}; {_champion_consistency(analysis, a, b)})")
+                elif r["net_ci_high"] >= 0:
+                    level.append(f"{b} ({pp(r['net'])}, interval {pp(r['net_ci_low'])} to {pp(r['net_ci_high'])})")
+            text = f"  - {a} is ahead of " + ("; ".join(ahead) if ahead else "no other family")
+            if level:
+                text += "; no detectable difference with " + "; ".join(level)
+            lines.append(text + ".")
         league = sorted(analysis.tables["crossplay_league_summary"], key=lambda r: -r["mean"])
         if league:
             lines.append(f"- **League**: against all other families' champions, {league[0]['method']} has the best "
@@ -293,19 +295,28 @@ def _champion_consistency(analysis: Analysis, winner: str, loser: str) -> str:
     rows = [r for r in analysis.tables["crossplay_champions"]
             if r["method"] == winner and analysis.labels[r["opponent_family"]] == loser]
     ahead = sum(1 for r in rows if r["wins"] > r["losses"])
-    return f"{ahead} of {len(rows)} {winner} champions won more than they lost against {loser}"
+    return f"{ahead}/{len(rows)} champions ahead"
 
 
 def compute_section(analysis: Analysis, wall_seconds: float | None) -> str:
-    per: dict[str, list[float]] = {}
+    per: dict[str, list[tuple[float, float]]] = {}
     for row in analysis.tables["timing"]:
-        per.setdefault(analysis.labels[row["competitor"]], []).append(row["train_seconds"] + row["panel_seconds"])
-    rows = [[m, f"{sorted(v)[len(v) // 2]:.1f}", f"{sum(v):.1f}"] for m, v in per.items()]
-    text = ["## Compute\n", "Seconds per task (training + panel), one core each; these vary from run to run "
-            "and are kept out of the result tables (`tables/timing.csv`).\n",
-            table(["method", "median s / replicate", "total s"], rows)]
+        per.setdefault(analysis.labels[row["competitor"]], []).append(
+            (row["train_seconds"] + row["panel_seconds"], row["cpu_seconds"]))
+    rows = []
+    for method, values in per.items():
+        wall = sorted(w for w, _ in values)
+        cpu = sorted(c for _, c in values)
+        rows.append([method, len(values), f"{wall[len(wall) // 2]:.1f}", f"{cpu[len(cpu) // 2]:.1f}", f"{sum(cpu):.0f}"])
+    total = sum(c for values in per.values() for _, c in values)
+    text = ["## Compute\n", "Per replicate task (training + panel), each on one core: wall-clock and CPU seconds. CPU "
+            "time is what a task costs whatever else the machine runs; both vary from run to run and are kept out "
+            "of the result tables (`tables/timing.csv`).\n",
+            table(["method", "tasks", "median wall s", "median CPU s", "total CPU s"], rows),
+            f"\nTotal CPU time of the replicate tasks: {total / 60:.1f} min (cross-play, statistics and figures not "
+            "included)."]
     if wall_seconds is not None:
-        text.append(f"\nWall-clock time of this invocation: {wall_seconds / 60:.1f} min.")
+        text.append(f"Wall-clock time of this invocation: {wall_seconds / 60:.1f} min.")
     return "\n".join(text) + "\n"
 
 

@@ -57,8 +57,10 @@ class Record:
     curve_win: list[float]
     panel: dict[str, dict[str, float]]
     info: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
     train_seconds: float = 0.0
     panel_seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
 
 @dataclass
@@ -70,6 +72,7 @@ class StudyData:
     records: dict[tuple[str, int], Record]
     crossplay: CrossplayResult | None
     out: Path
+    settings: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def family(self, competitor: str) -> list[Record]:
         """The records of every replicate of one competitor, in replicate order."""
@@ -127,6 +130,8 @@ class _Task:
     out: Path
     competitor: str
     replicate: int
+    settings: dict[str, Any]
+    needs: dict[str, dict[str, Any]]
 
 
 def _run_task(task: _Task) -> tuple[str, int, float]:
@@ -135,11 +140,12 @@ def _run_task(task: _Task) -> tuple[str, int, float]:
     study = plan.study
     game = get_game(study.game, study.game_params)
     competitor = plan.competitor(name)
-    opponents = [read_record(task.out, plan, game, need, r).player for need in competitor.needs]
+    opponents = [read_record(task.out, plan, game, need, r, task.needs[need]).player for need in competitor.needs]
     seed = seed_int(plan.task_seed(r, name, "train"))
     label = champion_label(name, r)
     ctx = MethodContext(game, dict(competitor.params), seed, label, opponents, study.curve_opponent,
                         competitor.needs)
+    cpu_start = time.process_time()
     start = time.perf_counter()
     trained = get_method(competitor.method)(ctx)
     train_seconds = time.perf_counter() - start
@@ -153,19 +159,23 @@ def _run_task(task: _Task) -> tuple[str, int, float]:
         panel[opponent] = {"games": stats.games, "wins": stats.wins, "draws": stats.draws,
                            "losses": stats.losses, "score": stats.score, "opp_score": stats.opp_score}
     panel_seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu_start
     save_player(player, game, player_path(task.out, name, r))
     write_json(result_path(task.out, name, r), {
         "format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "competitor": name,
         "replicate": r, "seed": seed, "player": player_to_json(player, game), "games": int(trained.games),
         "curve_games": [int(g) for g in trained.curve_games],
         "curve_win": [float(w) for w in trained.curve_win], "panel": panel, "info": trained.info,
-        "train_seconds": train_seconds, "panel_seconds": panel_seconds,
+        "settings": task.settings,
+        "train_seconds": train_seconds, "panel_seconds": panel_seconds, "cpu_seconds": cpu_seconds,
     })
     return name, r, train_seconds
 
 
-def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: int) -> Record:
-    """Read and validate one task's result file (FsmarenaError if missing or not this plan's)."""
+def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: int,
+                settings: dict[str, Any]) -> Record:
+    """Read and validate one task's result file (FsmarenaError if missing, not this plan's, or
+    computed under other resolved settings, e.g. by a version with other defaults)."""
     path = result_path(out, competitor, replicate)
     f = Fields(read_json(path, "study result"), f"study result {path}")
     if f.get("format_version", int) != FORMAT_VERSION:
@@ -174,6 +184,8 @@ def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: i
         raise f.fail("belongs to another study protocol")
     if f.get("competitor", str) != competitor or f.get("replicate", int) != replicate:
         raise f.fail("competitor or replicate does not match its file name")
+    if f.get("settings", dict) != settings:
+        raise f.fail("computed with other settings (another version of a method's defaults?)")
     curve_games = f.get("curve_games", list)
     curve_win = f.get("curve_win", list)
     if len(curve_games) != len(curve_win):
@@ -192,16 +204,16 @@ def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: i
         competitor=competitor, replicate=replicate, seed=f.get("seed", int),
         player=player_from_json(f.get("player", dict), game, f"{f.source}: player"),
         games=f.get("games", int), curve_games=curve_games, curve_win=curve_win, panel=panel,
-        info=f.get("info", dict, {}), train_seconds=f.get("train_seconds", float, 0.0),
-        panel_seconds=f.get("panel_seconds", float, 0.0),
+        info=f.get("info", dict, {}), settings=settings, train_seconds=f.get("train_seconds", float, 0.0),
+        panel_seconds=f.get("panel_seconds", float, 0.0), cpu_seconds=f.get("cpu_seconds", float, 0.0),
     )
 
 
-def _finished(out: Path, plan: Plan, game: Game, competitor: str, replicate: int) -> bool:
+def _finished(out: Path, plan: Plan, game: Game, competitor: str, replicate: int, settings: dict) -> bool:
     if not result_path(out, competitor, replicate).exists():
         return False
     try:
-        read_record(out, plan, game, competitor, replicate)
+        read_record(out, plan, game, competitor, replicate, settings)
         return True
     except FsmarenaError:
         return False  # unreadable or stale: run it again (it is overwritten atomically)
@@ -217,21 +229,24 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1,
     game = get_game(plan.study.game, plan.study.game_params)
     for name in plan.study.panel + (plan.study.curve_opponent,):
         resolve_player(name, game)  # unknown builtins fail before any work
-    for c in plan.competitors:  # typos and impossible settings fail before anything is written
-        check_method(c.method, MethodContext(game, dict(c.params), 0, c.name, [], plan.study.curve_opponent, c.needs))
+    settings = {}  # typos and impossible settings fail here, before anything is written
+    for c in plan.competitors:
+        ctx = MethodContext(game, dict(c.params), 0, c.name, [], plan.study.curve_opponent, c.needs)
+        settings[c.name] = check_method(c.method, ctx)
     resumed = claim(out, plan)
     for number, stage in enumerate(plan.stages(), 1):
-        todo = [_Task(plan, out, c.name, r) for c in stage for r in range(c.replicates)
-                if not _finished(out, plan, game, c.name, r)]
+        todo = [_Task(plan, out, c.name, r, settings[c.name], {n: settings[n] for n in c.needs})
+                for c in stage for r in range(c.replicates)
+                if not _finished(out, plan, game, c.name, r, settings[c.name])]
         total = sum(c.replicates for c in stage)
         names = ", ".join(c.name for c in stage)
         if resumed or len(todo) < total:
             log(f"stage {number} ({names}): {total - len(todo)} of {total} tasks already done")
         if todo:
             run_tasks(_run_task, todo, jobs, desc=f"stage {number}: {names}", unit="task")
-    records = {(c.name, r): read_record(out, plan, game, c.name, r)
+    records = {(c.name, r): read_record(out, plan, game, c.name, r, settings[c.name])
                for c in plan.competitors for r in range(c.replicates)}
-    data = StudyData(plan, game, records, None, out)
+    data = StudyData(plan, game, records, None, out, settings)
     if game.n_seats == 2 and len(records) >= 2:
         data.crossplay = run_crossplay(data, jobs, log)
     return data

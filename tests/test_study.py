@@ -254,12 +254,22 @@ def test_interrupted_study_resumes_to_the_same_results(finished, plan, tmp_path,
 
 
 def test_stale_result_file_is_redone(finished, plan, tmp_path):
+    """A result of another protocol, or computed under other method defaults, is recomputed."""
+    import json
+
     data, _, _ = finished
     out = tmp_path / "stale"
     runner.claim(out, plan)
     target = runner.result_path(out, "bda", 0)
     target.parent.mkdir(parents=True)
     target.write_text('{"format_version": 1, "fingerprint": "somebody else"}')
+    old_defaults = json.loads(runner.result_path(data.out, "fsm", 1).read_text())
+    assert old_defaults["settings"]["generations"] == 2
+    old_defaults["settings"]["generations"] = 7
+    panel = old_defaults["panel"]["random"]  # a consistent but different record: shows if it were used
+    panel["wins"], panel["losses"] = 0, panel["games"] - panel["draws"]
+    runner.result_path(out, "fsm", 1).parent.mkdir(parents=True)
+    runner.result_path(out, "fsm", 1).write_text(json.dumps(old_defaults))
     result = runner.run_study(plan, out, jobs=1, log=lambda m: None)
     assert result.records[("bda", 0)].seed == data.records[("bda", 0)].seed
     analyse(result, figures=False)
@@ -352,3 +362,32 @@ def test_csv_cells_are_plain(finished):
         rows = list(csv.DictReader(handle))
     assert all(float(r["win_rate"]) == int(r["wins"]) / int(r["games"]) or
                abs(float(r["win_rate"]) - int(r["wins"]) / int(r["games"])) < 1e-6 for r in rows)
+
+
+@pytest.mark.slow
+def test_sigkill_then_rerun_matches_uninterrupted(tmp_path, study_file):
+    """Kill -9 a running `fsmarena study` (two worker processes), run it again: same tables."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    slower = tmp_path / "slower.toml"
+    slower.write_text(study_file.read_text().replace("episodes = 600", "episodes = 8000")
+                      .replace("generations = 2", "generations = 8"))
+    out = tmp_path / "killed"
+    command = [sys.executable, "-m", "fsmarena", "study", str(slower), "--scale", "test", "--jobs", "2",
+               "--out", str(out), "--quiet", "--no-figures"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list((out / "replicates").rglob("*.json"))) < 2:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert not (out / "report.md").exists(), "the run finished before it could be killed"
+    finished = subprocess.run(command, capture_output=True, text=True)
+    assert finished.returncode == 0, finished.stderr
+    reference = tmp_path / "reference"
+    subprocess.run([sys.executable, "-m", "fsmarena", "study", str(slower), "--scale", "test", "--jobs", "1",
+                    "--out", str(reference), "--quiet", "--no-figures"], check=True, capture_output=True)
+    assert tables(out) == tables(reference)
