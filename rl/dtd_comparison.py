@@ -27,10 +27,11 @@ ALGOS = ("mc", "sarsa", "q-learning")
 EVAL_SEED = 2_000_000_017  # distinct from every training seed and its derived streams
 
 
-def run(seeds: int, episodes: int, eval_games: int, jobs: int, out: Path, batch: int | None) -> list[dict]:
+def run(seeds: int, episodes: int, eval_games: int, jobs: int, out: Path, batch: int | None,
+        algos: tuple[str, ...] = ALGOS) -> list[dict]:
     game = DivideTheDollar()
     rows = []
-    for algo in ALGOS:
+    for algo in algos:
         for seed in range(seeds):
             folder = out / f"{algo}-seed{seed}"
             config = TrainConfig(algo, episodes=episodes, batch=batch or (50_000 if algo == "mc" else 10_000),
@@ -39,7 +40,8 @@ def run(seeds: int, episodes: int, eval_games: int, jobs: int, out: Path, batch:
             write_outputs(folder, game, result, seed)
             stats = play_match(game, result.policy, RandomPlayer(), eval_games, EVAL_SEED, jobs=jobs)
             summary = stats.to_dict()
-            rows.append({"algo": algo, "seed": seed, "episodes": episodes, "eval_games": stats.games,
+            rows.append({"algo": algo, "seed": seed, "episodes": episodes, "batch": config.batch,
+                         "eval_games": stats.games,
                          "win": summary["win"], "win_ci_low": summary["win_ci95"][0],
                          "win_ci_high": summary["win_ci95"][1], "draw": summary["draw"],
                          "train_seconds": round(result.seconds, 1)})
@@ -52,7 +54,7 @@ def run(seeds: int, episodes: int, eval_games: int, jobs: int, out: Path, batch:
 def summary_markdown(rows: list[dict]) -> str:
     lines = ["| algorithm | mean win | sd over seeds | min | max | per-seed win [95% CI] | train s (mean) |",
              "|---|---|---|---|---|---|---|"]
-    for algo in ALGOS:
+    for algo in dict.fromkeys(r["algo"] for r in rows):
         mine = [r for r in rows if r["algo"] == algo]
         if not mine:
             continue
@@ -72,11 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--episodes", type=int, default=2_000_000)
     parser.add_argument("--eval-games", type=int, default=1_000_000)
     parser.add_argument("--batch", type=int, default=None, help="default: 50000 for MC, 10000 for TD")
+    parser.add_argument("--algos", nargs="+", default=list(ALGOS))
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    rows = run(args.seeds, args.episodes, args.eval_games, args.jobs, args.out, args.batch)
+    rows = run(args.seeds, args.episodes, args.eval_games, args.jobs, args.out, args.batch, tuple(args.algos))
     columns = list(rows[0])
     write_text(args.out / "results.csv", curve_csv_like(rows, columns))
     write_text(args.out / "summary.md", summary_markdown(rows))

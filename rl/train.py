@@ -36,7 +36,7 @@ import numpy as np
 
 from fsmarena import progress
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import write_json, write_text, atomic_path
+from fsmarena.fileio import atomic_path, write_json, write_text
 from fsmarena.parallel import check_jobs, seed_sequence
 from games.arena import play_games
 from games.base import Game, config_to_dict
@@ -83,6 +83,8 @@ class TrainConfig:
     """Settings of one training run (``None`` = the algorithm's default, see :data:`DEFAULTS`,
     :data:`SHARED_DEFAULTS` and the game's own ``train_defaults``, which take precedence).
 
+    ``gamma`` discounts per decision of the learner (the planners use the model's own discount
+    unless a ``gamma`` below 1 is given).
     ``alpha`` is a step size in (0, 1] or ``"1/n"`` (sample average); ``epsilon`` starts the
     ``epsilon_schedule`` that ends at ``epsilon_final``; ``explore_steps`` random decisions open
     every training game (exploring starts); ``eval_every`` defaults to a tenth of the budget.
@@ -383,8 +385,10 @@ def _train_sampled(game, config, seed, opponent, panel, jobs, out_dir, resume, c
         if path is None:
             raise FsmarenaError("--resume needs an output folder holding a checkpoint")
         meta, tables = ckpt.load_checkpoint(path)
-        if meta.get("fingerprint") != _jsonable(fingerprint):
-            raise FsmarenaError(f"checkpoint {path} was made with different settings: {_differences(meta.get('fingerprint'), _jsonable(fingerprint))}")
+        saved, current = meta.get("fingerprint"), _jsonable(fingerprint)
+        if saved != current:
+            raise FsmarenaError(f"checkpoint {path} was made with different settings: "
+                                f"{_differences(saved, current)}")
         learner.load_arrays(tables)
         rng = ckpt.restore_rng(meta.get("rng"), f"checkpoint {path}")
         done, curve = int(meta["done"]), list(meta["curve"])
