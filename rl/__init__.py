@@ -1,0 +1,12 @@
+"""Reinforcement learning: tabular learners and planners that work on any game of the contract.
+
+* :mod:`rl.train` - ``train(game, TrainConfig(...), seed, opponent, panel, jobs, out)``: one run,
+  its greedy TablePolicy, Q / counts tables and learning curve (``fsmarena train`` wraps it);
+* :mod:`rl.learners` - Monte Carlo (exploring starts, every / first visit, running mean or constant
+  step) and one-step TD (SARSA, Q-learning, expected SARSA) as batched players that learn;
+* :mod:`rl.planning` - value iteration and policy iteration (exact evaluation) on a known model;
+* :mod:`rl.mdp` - the model (TabularMDP) and exact policy values;
+* :mod:`rl.tables`, :mod:`rl.schedules`, :mod:`rl.checkpoint` - shared pieces;
+* :mod:`rl.toy` - toy problems with known answers (tests), :mod:`rl.bench` - the MC-ES
+  benchmark, :mod:`rl.dtd_comparison` - the README's learner comparison on divide-the-dollar.
+"""
