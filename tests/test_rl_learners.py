@@ -258,3 +258,18 @@ def test_make_learner_builds_the_right_variant():
     assert mc.explore_steps == 2 and mc.epsilon == 0.0
     td = make_learner(game, TrainConfig("expected-sarsa", episodes=10, alpha=0.3).resolved())
     assert isinstance(td, TemporalDifference) and td.method == "expected-sarsa" and td.alpha == 0.3
+
+
+def test_the_benchmark_baseline_is_monte_carlo_es_on_the_plain_game():
+    """rl.bench's plain loop (the speed baseline) credits every decision of every game, and
+    its greedy policy is the argmax of its running means."""
+    from rl.bench import plain_monte_carlo
+
+    game = DivideTheDollar()
+    learner = plain_monte_carlo(game.config, 300, seed=0)
+    counts, sums = np.array(learner.counts), np.array(learner.sums)
+    assert counts.sum() == 300 * game.config.rounds
+    q = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
+    assert np.all(np.abs(q) <= 1)
+    visited = counts.sum(axis=1) > 0
+    assert np.array_equal(np.array(learner.policy)[visited], np.argmax(q, axis=1)[visited])
