@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
-from fsmarena.commands._common import add_json, jobs_count, non_negative_int, print_json
-from fsmarena.errors import FsmarenaError
+from fsmarena.commands._common import (add_dask, add_json, jobs_count, non_negative_int, parallel_backend,
+                                       print_json)
 
 NAME = "study"
 HELP = ("run a named study (e.g. dtd-thesis) end to end: replicates, cross-play, statistics, "
@@ -19,8 +19,7 @@ def add_arguments(parser) -> None:
                         help="budget scale defined by the study: test (seconds), quick (minutes), paper")
     parser.add_argument("--jobs", type=jobs_count, default=1,
                         help="worker processes (results are identical for any value)")
-    parser.add_argument("--dask", metavar="ADDRESS", default=None,
-                        help="run the tasks on a dask.distributed scheduler (needs fsmarena[distributed])")
+    add_dask(parser)
     parser.add_argument("--seed", type=non_negative_int, default=None,
                         help="master seed (default: the study's own, recorded in the report)")
     parser.add_argument("--out", required=True, help="output folder (new, empty, or this study's own to resume)")
@@ -36,21 +35,6 @@ def command_line(args) -> str:
     return " ".join(parts + ["--out", args.out])
 
 
-def _connect_dask(address: str):
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise FsmarenaError("--dask needs dask.distributed: pip install 'fsmarena[distributed]'") from None
-    from fsmarena.parallel import set_backend
-
-    try:
-        client = Client(address, timeout="20s")
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise FsmarenaError(f"cannot reach the dask scheduler at {address}: {exc}") from None
-    set_backend("dask")
-    return client
-
-
 def run(args) -> int:
     from fsmarena import progress
     from studies.analysis import analyse
@@ -60,14 +44,13 @@ def run(args) -> int:
 
     study = get_study(args.name)
     plan = study.plan(args.scale, args.seed)
-    client = _connect_dask(args.dask) if args.dask else None
     start = time.perf_counter()
 
     def log(message: str) -> None:
         if not args.quiet:
             print(f"fsmarena study: {message}", file=sys.stderr)
 
-    try:
+    with parallel_backend(args):  # --dask: replicate tasks and cross-play chunks run on the cluster
         tasks = sum(c.replicates for c in plan.competitors)
         log(f"{study.name} at scale {plan.scale.name}: {len(plan.competitors)} competitors, {tasks} replicate "
             f"tasks, seed {plan.seed}, into {args.out}")
@@ -76,9 +59,6 @@ def run(args) -> int:
         with progress.bar(None, "analysis"):
             analysis = analyse(data, figures=not args.no_figures)
         report = write_report(data, analysis, command_line(args), time.perf_counter() - start)
-    finally:
-        if client is not None:
-            client.close()
     opponent = study.curve_opponent if study.curve_opponent in study.panel else study.panel[0]
     rows = [r for r in analysis.tables["panel_summary"] if r["opponent"] == opponent]
     if args.json:
