@@ -88,8 +88,8 @@ N_COMBOS = 52 * 51 * 50 // 6
 BIT = np.left_shift(np.uint64(1), np.arange(52, dtype=np.uint64))  # card -> 52-bit set
 ALL_CARDS = np.uint64((1 << 52) - 1)
 SUIT_BITS = np.array([BIT[13 * k:13 * k + 13].sum(dtype=np.uint64) for k in range(4)], dtype=np.uint64)
-#: VALUE_PLANES[b]: the set of cards whose value has bit b (sums of values by popcounts)
 SUIT_VALUE_TOTAL = 95.0  # 2 + ... + 10 + 3 * 10 + 11
+#: VALUE_PLANES[b]: the set of cards whose value has bit b (sums of values by popcounts)
 VALUE_PLANES = np.array([BIT[((CARD_VALUE >> b) & 1) == 1].sum(dtype=np.uint64) for b in range(4)],
                         dtype=np.uint64)
 BLITZ2 = 62  # 31, doubled
@@ -110,7 +110,6 @@ TURN_LABELS = ("first turn", "lap 1", "laps 2-3", "later")
 GREEDY_LABELS = ("pos0", "pos1", "pos2", "drawn")
 
 SUIT_NAMES = "SHDC"
-RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 
 FEATURE_NAMES = (
     tuple(f"hand{p}_{s}" for p in range(3) for s in SUIT_NAMES)
@@ -147,10 +146,6 @@ left_thrown_{suit}, right_thrown_{suit}: value / 95 of the cards that player thr
 first_turn, knocked, turn (round turns / max_turns), own_lives and min_opp_lives (/ lives),
   opponents_left (/ players - 1), stock_left (/ 52)
 """
-
-
-def card_name(card: int) -> str:
-    return RANK_NAMES[card % 13] + SUIT_NAMES[card // 13]
 
 
 @dataclass(frozen=True)
@@ -329,14 +324,6 @@ class _State:
         self.end_kind = np.full(n, -1, dtype=np.int64)
         self.done = np.zeros(n, dtype=bool)
         self.drawn = np.full(n, -1, dtype=np.int64)             # card in the air (only with ``watch``)
-
-    def layout(self, tables: _Tables, row: int) -> dict:
-        """Where every card of game ``row`` is (tests): hands of live seats, stock, pile, drawn."""
-        hands = {s: [int(c) for c in tables.cards[self.hand[s, row]]]
-                 for s in range(self.S) if (self.alive[row] >> s) & 1}
-        return {"hands": hands, "stock": [int(c) for c in self.stock[row, self.ptr[row]:]],
-                "pile": [int(c) for c in self.pile[row, :self.plen[row]]],
-                "drawn": int(self.drawn[row])}
 
 
 PLANE_WEIGHTS = (1 << np.arange(6)).astype(np.float32)

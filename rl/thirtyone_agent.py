@@ -43,7 +43,7 @@ import csv
 import io
 import time
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -64,7 +64,6 @@ from rl.schedules import EpsilonSchedule
 KIND = "thirtyone-mlp"
 TURN_ACTIONS = 3   # draw_deck, draw_discard, knock
 SWAP_ACTIONS = 4   # discard_0, discard_1, discard_2, discard_drawn
-NETS = ("turn", "swap")
 BATCH_SIZE = 512   # Adam minibatch
 
 
