@@ -241,7 +241,13 @@ def table_on_model(mdp: TabularMDP, table: np.ndarray) -> np.ndarray:
     return full
 
 
-def exact_value(mdp: TabularMDP | None, table: np.ndarray) -> float | None:
+def exact_value(mdp: TabularMDP | None, table: np.ndarray, game: Game | None = None) -> float | None:
+    """The exact expected return of a policy table: the game's own evaluator when it has one
+    (``game.exact_player_values``, e.g. 421's backward induction: no linear algebra, so learning
+    curves stay cheap), else a linear solve on the model, else None (no model)."""
+    evaluator = getattr(game, "exact_player_values", None)
+    if callable(evaluator):
+        return float(evaluator(TablePolicy(table))[0])
     if mdp is None:
         return None
     return expected_return(mdp, table_on_model(mdp, table))
@@ -251,7 +257,7 @@ def evaluate(game: Game, policy: Player, panel: Sequence[Player], games: int, se
              mdp: TabularMDP | None = None, table: np.ndarray | None = None) -> list[dict[str, Any]]:
     """Curve rows for ``policy``: one match per panel member (seats swapped), or one solo
     measurement in a one-player game; the same ``seed`` gives the same deals every time."""
-    exact = exact_value(mdp, table) if table is not None else None
+    exact = exact_value(mdp, table, game) if table is not None else None
     rows = []
     opponents: Sequence[Player | None] = panel if game.n_seats > 1 else [None]
     for number, opponent in enumerate(opponents):
@@ -443,7 +449,7 @@ def _train_sampled(game, config, seed, opponent, panel, jobs, out_dir, resume, c
     seconds = elapsed_before + time.perf_counter() - start_time
     table = learner.values.greedy_table()
     return TrainResult(TablePolicy(table, label=label), learner.values.q.copy(), learner.values.n.copy(), curve,
-                       done, seconds, config, exact_value(mdp, table), learner=learner)
+                       done, seconds, config, exact_value(mdp, table, game), learner=learner)
 
 
 def _plan(game, config, seed, panel, jobs, label) -> TrainResult:
@@ -464,7 +470,7 @@ def _plan(game, config, seed, panel, jobs, label) -> TrainResult:
     q = np.nan_to_num(plan.q[:game.n_states], nan=-np.inf)
     counts = np.zeros(q.shape, dtype=np.int64)
     return TrainResult(policy, q, counts, curve, 0, time.perf_counter() - start_time, config,
-                       exact_value(mdp, table), plan=plan, extra={"optimal_value": float(mdp.start @ plan.values)})
+                       exact_value(mdp, table, game), plan=plan, extra={"optimal_value": float(mdp.start @ plan.values)})
 
 
 # ---- outputs --------------------------------------------------------------------------------
