@@ -55,6 +55,19 @@ def run(args) -> int:
         log(f"{study.name} at scale {plan.scale.name}: {len(plan.competitors)} competitors, {tasks} replicate "
             f"tasks, seed {plan.seed}, into {args.out}")
         data = run_study(plan, args.out, args.jobs, log)
+        if study.report:  # a study with its own tables and report (e.g. 421: exact values)
+            from studies.protocol import report_writer
+
+            log("tables, figures and report")
+            summary = report_writer(study.report)(data, not args.no_figures, command_line(args),
+                                                  time.perf_counter() - start)
+            if args.json:
+                print_json({"study": study.name, "scale": plan.scale.name, "seed": plan.seed,
+                            "fingerprint": plan.fingerprint,
+                            **{k: v for k, v in summary.items() if k != "lines"}})
+            else:
+                print("\n".join(summary["lines"]))
+            return 0
         log("statistics, figures and report")
         with progress.bar(None, "analysis"):
             analysis = analyse(data, figures=not args.no_figures)

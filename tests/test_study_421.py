@@ -1,0 +1,161 @@
+"""The 421 study end to end: report, tables and figures, checked against independent oracles.
+
+Oracles: every final player re-scored from its saved file by the exact evaluator; value and
+policy iteration against the integer-arithmetic optimum; the last point of every learning
+curve against the final policy; summary rows recomputed from the per-replicate rows; the
+optimal-policy table against ``exact_optimum``; the same plan with --jobs 1 and 2 giving the
+same tables.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fsmarena.cli import main
+from fsmarena.errors import FsmarenaError
+from games import get_game
+from games.players import load_player
+from studies.protocol import get_study, study_from_dict
+from studies.runner import run_study
+from studies.study_421 import finish
+
+GAME = get_game("421")
+OPTIMUM, OPTIMAL_TABLE = GAME.exact_optimum()
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_study_421_runs_end_to_end_and_its_numbers_agree(tmp_path, capsys):
+    out = tmp_path / "study"
+    code = main(["study", "421", "--scale", "test", "--jobs", "2", "--out", str(out), "--quiet"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    plan = get_study("421").plan("test")
+    for c in plan.competitors:
+        assert c.label in printed
+    for stem in ("learning_curves", "final_values", "optimal_policy"):
+        for suffix in (".png", ".pdf"):
+            assert (out / "figures" / f"{stem}{suffix}").stat().st_size > 1000
+    values = rows(out / "tables" / "values.csv")
+    assert len(values) == sum(c.replicates for c in plan.competitors)
+    for row in values:
+        player = load_player(out / "players" / row["competitor"] / f"r{int(row['replicate']):03d}.json", GAME)
+        exact = float(GAME.exact_player_values(player)[0])
+        assert float(row["exact_value"]) == pytest.approx(exact, rel=1e-5)
+        assert float(row["gap"]) == pytest.approx(float(OPTIMUM) - exact, abs=1e-5)
+        assert float(row["fraction"]) == pytest.approx(exact / float(OPTIMUM), rel=1e-5)
+        assert (row["reaches_target"] == "True") == (exact >= 0.99 * float(OPTIMUM))
+        low, high = float(row["sampled_ci_low"]), float(row["sampled_ci_high"])
+        assert low < float(row["sampled_mean"]) < high and int(row["sampled_games"]) == 2000
+        if row["kind"] == "plan":  # value and policy iteration: the optimum, action for action
+            assert np.array_equal(player.table[0][56:], OPTIMAL_TABLE[56:])
+            assert row["games"] == "0" and float(row["gap"]) == pytest.approx(0, abs=1e-9)
+        else:
+            assert int(row["games"]) > 0 or row["competitor"] == "ga-exact"
+    curves = rows(out / "tables" / "curves.csv")
+    for row in values:
+        if row["kind"] != "train-exact":
+            continue
+        mine = [r for r in curves if r["competitor"] == row["competitor"] and r["replicate"] == row["replicate"]]
+        assert [int(r["games"]) for r in mine] == [0, 1000, 2000, 3000, 4000]
+        assert float(mine[-1]["exact_value"]) == pytest.approx(float(row["exact_value"]), rel=1e-5)
+    summary = rows(out / "tables" / "values_summary.csv")
+    for row in summary:
+        mine = [float(r["exact_value"]) for r in values if r["competitor"] == row["competitor"]]
+        assert float(row["median"]) == pytest.approx(float(np.median(mine)), rel=1e-5)
+        assert int(row["reaching_target"]) == sum(v >= 0.99 * float(OPTIMUM) for v in mine)
+    policy = rows(out / "tables" / "optimal_policy.csv")
+    assert len(policy) == 112
+    for row in policy:
+        index = GAME.index_of(tuple(int(d) for d in row["dice"]), int(row["throws_left"]))
+        assert row["action"] == GAME.action_names[OPTIMAL_TABLE[index]]
+    report = (out / "report.md").read_text()
+    assert "553679/139968" in report and "keep 42" in report
+    for stem in ("learning_curves", "final_values", "optimal_policy"):
+        assert f"figures/{stem}.png" in report
+    for c in plan.competitors:
+        assert c.label in report
+
+
+SMALL = {
+    "name": "small-421", "version": 1, "game": "421", "seed": 5, "panel": [], "report": "exact-values",
+    "competitors": [
+        {"name": "q", "method": "train-exact", "params": {"algo": "q-learning", "episodes": 3000, "batch": 500,
+                                                          "eval_every": 1000, "eval_games": 10, "check_games": 500}},
+        {"name": "ga", "method": "evolve-exact", "params": {"genome": "fsm", "protocol": "score", "states": 1,
+                                                            "generations": 3, "population": 6, "games_per_pair": 20,
+                                                            "curve_every": 1, "check_games": 500}},
+    ],
+    "scales": {"test": {"replicates": 2, "panel_games": 1, "crossplay_halfwidth": 0.05}},
+}
+
+
+def test_the_same_plan_gives_the_same_tables_for_any_jobs(tmp_path):
+    plan = study_from_dict(SMALL).plan("test")
+    tables = []
+    for jobs in (1, 2):
+        data = run_study(plan, tmp_path / f"jobs{jobs}", jobs, log=lambda message: None)
+        summary = finish(data, False, "test", None)
+        assert Path(summary["report"]).exists()
+        tables.append([(tmp_path / f"jobs{jobs}" / "tables" / f"{name}.csv").read_text()
+                       for name in ("values", "values_summary", "curves")])
+    assert tables[0] == tables[1]
+    curve = rows(tmp_path / "jobs1" / "tables" / "curves.csv")
+    ga = [r for r in curve if r["competitor"] == "ga" and r["replicate"] == "0"]
+    assert [int(r["games"]) for r in ga] == [120, 240, 360]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"report": "nope"}, "unknown report 'nope'"),
+    ({"game": "dtd"}, "one-player game"),
+    ({"competitors": [{"name": "p", "method": "plan", "params": {"algo": "q-learning"}}]}, "plan runs one of"),
+    ({"competitors": [{"name": "g", "method": "evolve-exact", "params": {"genome": "bda", "protocol": "score"}}]},
+     "only table FSMs"),
+    ({"competitors": [{"name": "g", "method": "evolve-exact", "params": {"genome": "fsm", "protocol": "thesis"}}]},
+     "protocol = \"score\""),
+    ({"competitors": [{"name": "t", "method": "train-exact", "params": {"algo": "mc", "episodes": -3}}]},
+     "--episodes must be a positive"),
+    ({"competitors": [{"name": "t", "method": "train-exact", "params": {"algo": "mc", "bogus": 1}}]},
+     "unknown parameter 'bogus'"),
+])
+def test_bad_421_studies_fail_in_one_line_before_writing(tmp_path, change, message):
+    out = tmp_path / "never"
+    with pytest.raises(FsmarenaError, match=message):
+        plan = study_from_dict({**SMALL, **change}).plan("test")
+        run_study(plan, out, 1, log=lambda m: None)
+    assert not out.exists()
+
+
+def test_study_json_output_has_the_summary(tmp_path, capsys):
+    path = tmp_path / "tiny.toml"
+    path.write_text("""
+name = "tiny-421"
+version = 1
+game = "421"
+seed = 1
+panel = []
+report = "exact-values"
+[[competitors]]
+name = "vi"
+method = "plan"
+params = { algo = "value-iteration", check_games = 300 }
+[scales.test]
+replicates = 1
+panel_games = 1
+crossplay_halfwidth = 0.05
+""")
+    code = main(["study", str(path), "--scale", "test", "--out", str(tmp_path / "out"), "--json", "--no-figures",
+                 "--quiet"])
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["optimum"] == pytest.approx(float(OPTIMUM), abs=1e-12)
+    assert summary["values_summary"][0]["median"] == pytest.approx(float(OPTIMUM), abs=1e-12)
+    assert not (tmp_path / "out" / "figures").exists()
