@@ -21,6 +21,7 @@ holding anything else is refused before anything is written.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ import numpy as np
 
 from fsmarena import __version__
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import Fields, read_json, write_json
+from fsmarena.fileio import Fields, dumps, read_json, write_json
 from fsmarena.parallel import run_tasks
 from games import get_game
 from games.base import Game
@@ -253,33 +254,38 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1,
 
 
 def run_crossplay(data: StudyData, jobs: int, log: Callable[[str], None]) -> CrossplayResult:
-    """Every champion against every other (cached in ``raw/crossplay.json``)."""
+    """Every champion against every other (cached in ``raw/crossplay.json``, reused only for
+    exactly the same champions)."""
     plan = data.plan
     keys = [(c.name, r) for c in plan.competitors for r in range(c.replicates)]
     labels = [champion_label(name, r) for name, r in keys]
     families = [name for name, _ in keys]
     games = pairing_games(families, plan.crossplay_games_needed())
+    players = [data.records[key].player for key in keys]
+    champions = hashlib.sha256(dumps([player_to_json(p, data.game) for p in players]).encode()).hexdigest()
     path = data.out / "raw" / "crossplay.json"
     if path.exists():
         try:
-            cached = _read_crossplay(path, plan, labels, games)
+            cached = _read_crossplay(path, plan, labels, games, champions)
             log("cross-play: reusing the finished tournament")
             return cached
         except FsmarenaError:
             pass
-    players = [data.records[key].player for key in keys]
     log(f"cross-play: {len(keys)} champions, {len(games):,} pairings, {int(games.sum()):,} games")
     result = crossplay(data.game, players, families, [r for _, r in keys], games, plan.crossplay_seed(), jobs)
     result.labels = labels
-    write_json(path, {"format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, **result.to_json()})
+    write_json(path, {"format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "champions": champions,
+                      **result.to_json()})
     return result
 
 
-def _read_crossplay(path: Path, plan: Plan, labels: list[str], games: np.ndarray) -> CrossplayResult:
+def _read_crossplay(path: Path, plan: Plan, labels: list[str], games: np.ndarray, champions: str) -> CrossplayResult:
     data = read_json(path, "cross-play file")
     f = Fields(data, f"cross-play file {path}")
     if f.get("fingerprint", str) != plan.fingerprint:
         raise f.fail("belongs to another study protocol")
+    if f.get("champions", str) != champions:
+        raise f.fail("was played by other champions (some replicates were recomputed)")
     result = CrossplayResult.from_json(data, f.source)
     n = len(labels)
     if result.labels != labels or len(result.pairs) != n * (n - 1) // 2 or not np.array_equal(result.games, games):

@@ -391,3 +391,28 @@ def test_sigkill_then_rerun_matches_uninterrupted(tmp_path, study_file):
     subprocess.run([sys.executable, "-m", "fsmarena", "study", str(slower), "--scale", "test", "--jobs", "1",
                     "--out", str(reference), "--quiet", "--no-figures"], check=True, capture_output=True)
     assert tables(out) == tables(reference)
+
+
+def test_crossplay_cache_is_reused_only_for_the_same_champions(finished, plan, tmp_path):
+    import json
+    import shutil
+
+    data, _, _ = finished
+    out = tmp_path / "copy"
+    shutil.copytree(data.out, out)
+    raw = out / "raw" / "crossplay.json"
+    cached = json.loads(raw.read_text())
+    k = next(i for i, w in enumerate(cached["wins"]) if w > 0)
+    cached["wins"][k] -= 1  # a consistent edit that shows whether the cache was used
+    cached["draws"][k] += 1
+    raw.write_text(json.dumps(cached))
+    messages = []
+    analyse(runner.run_study(plan, out, jobs=1, log=messages.append), figures=False)
+    assert any("reusing" in m for m in messages)
+    assert tables(out)["crossplay_pairs"] != tables(data.out)["crossplay_pairs"]
+    cached["champions"] = "0" * 64  # as if some champion had been retrained since
+    raw.write_text(json.dumps(cached))
+    messages.clear()
+    analyse(runner.run_study(plan, out, jobs=1, log=messages.append), figures=False)
+    assert not any("reusing" in m for m in messages)
+    assert tables(out) == tables(data.out)
