@@ -410,7 +410,7 @@ class StupideVautour(Game):
             rest, lead = divmod(rest, LEAD_BUCKETS)
             phase, high = divmod(rest, REACH)
             reach = ("below", "level", "above")
-            return (f"prize {int(self.tables.values[base]):+d}, {('early', 'middle', 'late')[phase]}, "
+            return (f"prize {int(self.tables.values[base]):+d}: {('early', 'middle', 'late')[phase]}, "
                     f"high card {reach[high]}, "
                     f"{('far behind', 'behind', 'level', 'ahead', 'far ahead')[lead]}{pot}")
         position, bits = divmod(base, self.tables.H - 1)

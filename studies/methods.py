@@ -37,6 +37,8 @@ METHODS: dict[str, str] = {
     "random-search": "studies.methods:random_search",
     "evolve": "studies.adapters:evolve",
     "train": "studies.adapters:train",
+    "train-variant": "studies.variants:train_variant",
+    "evolve-variant": "studies.variants:evolve_variant",
     "train-exact": "studies.study_421:train_exact",
     "evolve-exact": "studies.study_421:evolve_exact",
     "plan": "studies.study_421:plan",

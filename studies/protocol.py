@@ -48,6 +48,7 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 STUDIES: dict[str, str] = {
     "dtd-thesis": "dtd_thesis.toml",
     "421": "421.toml",
+    "vautour": "studies.vautour:load",
 }
 #: report writers other than the standard one (win rates against a panel, cross-play), named by
 #: a study's ``report`` field: name -> "module:function(data, figures, command, wall_seconds) -> summary"

@@ -124,8 +124,8 @@ def test_state_labels_read_back_the_parts():
         "prize -2, hand 3, lead ≥+3"
     game = vautour(state="buckets")
     index = buckets_number(10, 14, [2], [[1]], -11, game.config.prizes, 0, False)
-    assert game.state_label(index) == "prize +10, late, high card above, far behind"
-    assert game.state_label(0) == "prize -5, early, high card below, far behind"
+    assert game.state_label(index) == "prize +10: late, high card above, far behind"
+    assert game.state_label(0) == "prize -5: early, high card below, far behind"
     with pytest.raises(FsmarenaError, match="no state 675"):
         game.state_label(675)
 

@@ -43,6 +43,9 @@ def run(args) -> int:
     from studies.runner import run_study
 
     study = get_study(args.name)
+    if hasattr(study, "run_command"):  # a study over several game settings (vautour: 2 and 3 players)
+        with parallel_backend(args):
+            return study.run_command(args, command_line(args))
     plan = study.plan(args.scale, args.seed)
     start = time.perf_counter()
 
