@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
 
 from games.dtd_reference import play_one, state_numbers
 

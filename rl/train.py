@@ -75,7 +75,6 @@ GAME_DEFAULT_KEYS = ("batch", "epsilon", "epsilon_final", "epsilon_schedule", "a
 CURVE_COLUMNS = ("games", "iteration", "opponent", "eval_games", "win", "draw", "loss", "win_ci_low",
                  "win_ci_high", "mean_reward", "mean_score", "score_ci_low", "score_ci_high",
                  "exact_value", "epsilon")
-OUTPUTS = ("policy.json", "curve.csv", "tables.npz", "run.json")
 
 
 @dataclass(frozen=True)
