@@ -78,7 +78,7 @@ def test_cli_writes_policy_curve_tables_and_summary(capsys, tmp_path):
 
 def test_same_seed_same_result_for_any_jobs(tmp_path):
     game = DivideTheDollar()
-    config = TrainConfig("mc", episodes=4000, batch=1000, eval_every=4000, eval_games=120_000)  # 6 chunks
+    config = TrainConfig("mc", episodes=4000, batch=1000, eval_every=4000, eval_games=120_000)  # 4 chunks per evaluation
     one = train(game, config, seed=8, jobs=1)
     two = train(game, config, seed=8, jobs=2)
     assert np.array_equal(one.q, two.q) and np.array_equal(one.counts, two.counts)
