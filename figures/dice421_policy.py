@@ -6,7 +6,9 @@
   thrown again.
 * :func:`exact_value_curves` — the exact value of each method's policy against the simulated
   games consumed: median line and inter-quartile band over replicates (the grid of
-  :func:`figures.curves.band`), with the optimum and a target share of it as reference lines.
+  :func:`figures.curves.band`), with the optimum and a target share of it as reference lines,
+  and beside it the gap to the optimum on a log scale.
+* :func:`final_gaps` — every final policy's gap to the optimum, one dot per replicate.
 """
 
 from __future__ import annotations
@@ -84,43 +86,92 @@ def optimal_policy_figure(game, table: np.ndarray, stem: str | Path, title: str 
         return save(fig, stem)
 
 
+def _gap_pct(values, optimum: float) -> np.ndarray:
+    """The gap to the optimum in % of it, floored at :data:`GAP_FLOOR` for a log axis."""
+    return np.maximum(100 * (optimum - np.asarray(values, float)) / optimum, GAP_FLOOR)
+
+
+#: gaps below this (% of the optimum; planners: rounding only) are drawn at it on log axes
+GAP_FLOOR = 1e-3
+
+
 def exact_value_curves(
     families: Mapping[str, Sequence[tuple[Sequence[float], Sequence[float]]]],
     optimum: float,
     stem: str | Path,
     target: float | None = 0.99,
     title: str = "",
-    log_x: bool = True,
-    width: float = COLUMN_WIDTH,
+    width: float = PAGE_WIDTH,
 ) -> list[Path]:
-    """Median and inter-quartile band of exact value vs simulated games, one line per family."""
+    """Median and inter-quartile band over replicates against simulated games (log scale), one
+    line per family: the exact value (left) and its gap to the optimum in % (right, log scale,
+    where the last percent is readable)."""
     with style():
-        fig, ax = plt.subplots(figsize=(width, width * 0.8))
+        fig, (left, right) = plt.subplots(1, 2, figsize=(width, width * 0.42))
         drawn = 0
         for number, (name, curves) in enumerate(families.items()):
-            grid, q25, median, q75 = band(curves, log_x=log_x)
+            grid, q25, median, q75 = band(curves, log_x=True)
             if not len(grid):
                 continue
             c = color(number)
             n = sum(1 for x, _ in curves if len(x))
-            ax.fill_between(grid, q25, q75, color=c, alpha=0.18, linewidth=0)
-            ax.plot(grid, median, color=c, linestyle=LINESTYLES[number % len(LINESTYLES)], linewidth=1.3,
-                    marker=MARKERS[number % len(MARKERS)], markevery=max(1, len(grid) // 6), markersize=3,
-                    label=f"{name} (n={n})")
+            style_kw = dict(color=c, linestyle=LINESTYLES[number % len(LINESTYLES)], linewidth=1.3,
+                            marker=MARKERS[number % len(MARKERS)], markevery=max(1, len(grid) // 6), markersize=3)
+            left.fill_between(grid, q25, q75, color=c, alpha=0.18, linewidth=0)
+            left.plot(grid, median, label=f"{name} (n={n})", **style_kw)
+            right.fill_between(grid, _gap_pct(q75, optimum), _gap_pct(q25, optimum), color=c, alpha=0.18,
+                               linewidth=0)
+            right.plot(grid, _gap_pct(median, optimum), **style_kw)
             drawn += 1
-        ax.axhline(optimum, color="black", linestyle="--", linewidth=0.8, label=f"optimum {optimum:.4f}")
+        left.axhline(optimum, color="black", linestyle="--", linewidth=0.8, label=f"optimum {optimum:.4f}")
         if target is not None:
-            ax.axhline(target * optimum, color="0.4", linestyle=":", linewidth=0.8,
-                       label=f"{100 * target:.0f}% of the optimum")
-        if log_x:
+            left.axhline(target * optimum, color="0.4", linestyle=":", linewidth=0.8,
+                         label=f"{100 * target:.0f}% of the optimum")
+            right.axhline(100 * (1 - target), color="0.4", linestyle=":", linewidth=0.8)
+        left.set_ylabel("exact expected score of the policy")
+        right.set_ylabel("gap to the optimum (% of it, log scale)")
+        right.set_yscale("log")
+        for ax in (left, right):
             ax.set_xscale("log")
             ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_xlabel("simulated games consumed (log scale)" if log_x else "simulated games consumed")
-        ax.set_ylabel("exact expected score of the policy")
-        ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
+            ax.set_xlabel("simulated games consumed (log scale)")
+            ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
         if not drawn:
-            ax.text(0.5, 0.5, "no learning curves recorded", ha="center", va="center", transform=ax.transAxes)
-        ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, handlelength=2.6)
+            left.text(0.5, 0.5, "no learning curves recorded", ha="center", va="center", transform=left.transAxes)
+        fig.legend(*left.get_legend_handles_labels(), frameon=False, loc="lower center", ncol=4,
+                   handlelength=2.6, bbox_to_anchor=(0.5, -0.02))
+        if title:
+            fig.suptitle(title)
+        fig.tight_layout(rect=(0, 0.14, 1, 1))
+        return save(fig, stem)
+
+
+def final_gaps(values: Mapping[str, Sequence[float]], optimum: float, stem: str | Path,
+               target: float | None = 0.99, title: str = "") -> list[Path]:
+    """Every final policy's gap to the optimum (% of it, log scale): one row per method, one
+    dot per replicate, a bar at the median; gaps below 0.001% (rounding) sit at that floor."""
+    names = list(values)
+    jitter = np.random.default_rng(0)
+    with style():
+        fig, ax = plt.subplots(figsize=(COLUMN_WIDTH * 1.5, 0.5 + 0.28 * len(names)))
+        for row, name in enumerate(names):
+            gaps = _gap_pct(values[name], optimum)
+            if not len(gaps):
+                continue
+            ax.scatter(gaps, row + jitter.uniform(-0.15, 0.15, len(gaps)), s=9, color=color(row),
+                       edgecolor="black", linewidth=0.25, zorder=3)
+            ax.plot([np.median(gaps)] * 2, [row - 0.3, row + 0.3], color="black", linewidth=1.2)
+        if target is not None:
+            ax.axvline(100 * (1 - target), color="0.4", linestyle=":", linewidth=0.8)
+            ax.text(100 * (1 - target), -0.75, f" {100 * target:.0f}% of the optimum", fontsize=6, color="0.3",
+                    va="center")
+        ax.set_xscale("log")
+        ax.set_xlim(GAP_FLOOR / 2, 100)
+        ax.set_yticks(range(len(names)), names)
+        ax.set_ylim(len(names) - 0.5, -1.0)
+        ax.set_xlabel("gap of the final policy to the optimum (% of it, log scale)")
+        ax.grid(True, axis="x", which="major", linewidth=0.4, alpha=0.5)
         if title:
             ax.set_title(title)
+        fig.tight_layout()
         return save(fig, stem)
