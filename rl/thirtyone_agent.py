@@ -115,7 +115,11 @@ class QNetwork:
         self._init_optimizer_state()
 
     def _init_optimizer_state(self) -> None:
-        """Reset Adam's moments (the initialising zero sample must not count as training)."""
+        """Reset Adam's moments (the initialising zero sample must not count as training).
+
+        Adam's state lives in scikit-learn's ``_optimizer`` (``t``, ``ms``, ``vs``, the same
+        since scikit-learn 0.18); it is saved in checkpoints so a resumed run continues exactly.
+        """
         opt = self.model._optimizer
         opt.t = 0
         opt.ms = [np.zeros_like(p) for p in self._params()]
