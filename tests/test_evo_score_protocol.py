@@ -185,6 +185,16 @@ def test_protocols_and_games_must_fit(tmp_path):
     assert [g for g, _ in sampled.score_curve()] == [600, 1200]
 
 
+def test_machines_without_exact_values_are_measured_by_sampling():
+    """BDAs on 421: sampled fitness, and a champion curve measured by play (no exact value)."""
+    result = evolve(GAME, table_run(genome="bda", states=3, generations=2, curve_every=1, curve_games=4000), seed=1)
+    curve = result.score_curve()
+    assert [g for g, _ in curve] == [600, 1200]
+    champion = result.spec.player(result.genomes[int(np.argmax(result.fitness))][None])
+    stats = play_match(GAME, champion, None, 4000, np.random.SeedSequence(1, spawn_key=(2, 1)))
+    assert curve[-1][1] == pytest.approx(stats.score / stats.games, abs=1e-12)
+
+
 def test_cli_evolves_a_lookup_table_for_421(capsys, tmp_path):
     out = tmp_path / "run"
     code = main(["evolve", "421", "--genome", "fsm", "--protocol", "score", "--inputs", "index", "--states", "1",
