@@ -85,6 +85,9 @@ def reference_rows(groups: Sequence[str], builtins: Sequence[str], reference: st
         ref = float(np.mean([r["win_rate"] for r in theirs]))
         var = sum(r["win_rate"] * (1 - r["win_rate"]) / r["games"] for r in mine + theirs) / len(others) ** 2
         half = Z95 * math.sqrt(var)
+        field, ref_field = pairs.get((g, "field")), pairs.get((reference, "field"))
+        field_diff = field["win_rate"] - ref_field["win_rate"]
+        field_half = Z95 * math.sqrt(sum(r["win_rate"] * (1 - r["win_rate"]) / r["games"] for r in (field, ref_field)))
         rows.append({"group": g, "vs_reference_games": head["games"] if head else 0,
                      "vs_reference_win_rate": head["win_rate"] if head else math.nan,
                      "vs_reference_ci_low": head["ci_low"] if head else math.nan,
@@ -92,6 +95,8 @@ def reference_rows(groups: Sequence[str], builtins: Sequence[str], reference: st
                      "vs_reference_advantage": head["advantage"] if head else math.nan,
                      "vs_reference_advantage_low": head["advantage_low"] if head else math.nan,
                      "vs_reference_advantage_high": head["advantage_high"] if head else math.nan,
+                     "field_win_rate": field["win_rate"], "field_difference": field_diff,
+                     "field_difference_low": field_diff - field_half, "field_difference_high": field_diff + field_half,
                      "opponents": " ".join(others), "mean_win_rate": mean, "reference_mean_win_rate": ref,
                      "difference": mean - ref, "difference_low": mean - ref - half,
                      "difference_high": mean - ref + half})
@@ -269,17 +274,20 @@ class _Part:
                 f"{pp(r['vs_reference_advantage_high'])}]"
             diff = "reference" if r["group"] == ref else \
                 f"{pp(r['difference'])} [{pp(r['difference_low'])}, {pp(r['difference_high'])}]"
-            rows.append([f"**{r['group']}**" if r["group"] == ref else r["group"], head, adv, pct(r["mean_win_rate"]),
-                         pct(r["reference_mean_win_rate"]), diff])
+            field = "reference" if r["group"] == ref else \
+                f"{pp(r['field_difference'])} [{pp(r['field_difference_low'])}, {pp(r['field_difference_high'])}]"
+            rows.append([f"**{r['group']}**" if r["group"] == ref else r["group"], head, adv, pct(r["field_win_rate"]),
+                         field, pct(r["mean_win_rate"]), pct(r["reference_mean_win_rate"]), diff])
         return "\n".join([
             f"### Reference point: `{ref}`\n",
             f"How far each family is above bid-the-prize-rank: head to head (against {n - 1} "
             f"{'copy' if n == 2 else 'copies'} of it: win rate with its Wilson interval, advantage with its "
-            "interval) and against the other builtins (mean win rate over them, next to the reference's own mean "
-            "against the same builtins; the difference with a 95% normal interval). `tables/reference_"
-            f"{n}p.csv`.\n",
-            table(["row", f"vs `{ref}`: win rate", "advantage", "mean win rate vs other builtins",
-                   f"`{ref}` vs the same", "difference"], rows), ""])
+            "interval), against the field (win rate, and its difference from the reference's own win rate "
+            "against the field), and against the other builtins (mean win rate over them, next to the "
+            "reference's own mean against the same builtins, and the difference); differences with 95% normal "
+            f"intervals. `tables/reference_{n}p.csv`.\n",
+            table(["row", f"vs `{ref}`: win rate", "advantage", "vs field", f"field: minus `{ref}`'s",
+                   "mean vs other builtins", f"`{ref}` vs the same", "difference"], rows), ""])
 
     def seen_section(self) -> str:
         rows = []
@@ -344,9 +352,14 @@ class _Part:
                                    f"{pp(refs[f]['vs_reference_advantage'])})" for f in above) + " beat it"
                         if above else "no family beats it")
                      + (("; " + ", ".join(below) + " lose to it") if below else "") + ".")
+        ranked = sorted(self.families, key=lambda f: -refs[f]["field_difference"])
+        lines.append(f"- **{n} players, against the field** (each other seat a builtin drawn per game), the families' "
+                     f"win rates minus `{ref}`'s ({pct(refs[ref]['field_win_rate'])}): " + ", ".join(
+                         f"{f} {pp(refs[f]['field_difference'])} [{pp(refs[f]['field_difference_low'])}, "
+                         f"{pp(refs[f]['field_difference_high'])}]" for f in ranked) + ".")
         ranked = sorted(self.families, key=lambda f: -refs[f]["difference"])
-        lines.append(f"- **{n} players, against the other builtins**, the families' mean win rates exceed "
-                     f"`{ref}`'s by " + ", ".join(
+        lines.append(f"- **{n} players, against the other builtins one at a time**, the families' mean win rates "
+                     f"minus `{ref}`'s against the same builtins: " + ", ".join(
                          f"{f} {pp(refs[f]['difference'])} [{pp(refs[f]['difference_low'])}, "
                          f"{pp(refs[f]['difference_high'])}]" for f in ranked) + " (95% intervals).")
         all_seen = [f for f in self.families

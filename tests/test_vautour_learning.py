@@ -183,7 +183,8 @@ def test_only_monte_carlo_learns_on_the_no_memory_state_and_the_score_fixes_td()
         assert rates["no-memory", algo] < 0.5 < 0.75 < rates["with-score", algo], (algo, rates)
 
 
-@pytest.mark.parametrize("algo", ["mc", "sarsa", "q-learning"])
+@pytest.mark.parametrize("algo", ["mc", pytest.param("sarsa", marks=pytest.mark.slow),
+                                  pytest.param("q-learning", marks=pytest.mark.slow)])
 def test_exact_tables_beat_each_seed_strategy_they_trained_against_in_the_6_card_game(algo):
     """One learner per algorithm on the exact with-score tables of the 6-card game, trained
     against all seven builtins at once (one drawn per game): it beats every one of them."""
