@@ -240,7 +240,8 @@ def tables(data: StudyData) -> dict[str, list[dict[str, Any]]]:
             for games, exact in zip(rec.curve_games, info.get("curve_value", [])):
                 curves.append({"competitor": c.name, "method": c.label, "replicate": rec.replicate,
                                "games": games, "exact_value": exact, "fraction": exact / best})
-            timing.append({"competitor": c.name, "replicate": rec.replicate, "train_seconds": rec.train_seconds})
+            timing.append({"competitor": c.name, "replicate": rec.replicate, "train_seconds": rec.train_seconds,
+                           "cpu_seconds": getattr(rec, "cpu_seconds", 0.0)})
         mine = [row for row in values if row["competitor"] == c.name]
         exact = [row["exact_value"] for row in mine]
         q1, median, q3 = _quartiles(exact)
@@ -328,7 +329,8 @@ def report(data: StudyData, result: dict[str, list[dict[str, Any]]], drawn: dict
     missed = [r for r in learners if r["reaching_target"] < r["replicates"]]
     conclusions = []
     if reached:
-        conclusions.append(f"- Every replicate of {', '.join(reached)} reached at least {100 * TARGET:.0f}% of the "
+        names = reached[0] if len(reached) == 1 else ", ".join(reached[:-1]) + " and " + reached[-1]
+        conclusions.append(f"- Every replicate of {names} reached at least {100 * TARGET:.0f}% of the "
                            f"optimum (exact value) with its budget of simulated games.")
     for r in missed:
         conclusions.append(f"- {r['method']}: {r['reaching_target']} of {r['replicates']} replicates reached "
@@ -342,6 +344,19 @@ def report(data: StudyData, result: dict[str, list[dict[str, Any]]], drawn: dict
     total = sum(r["replicates"] for r in summary)
     conclusions.append(f"- Sampled check: the exact value lies inside the 95% interval of the sampled mean score for "
                        f"{total_inside} of {total} final players (about 95% expected).")
+    spread = [r for r in result["values"] if r["kind"] == "plan"]
+    if spread:
+        r = spread[0]
+        sd = (r["sampled_ci_high"] - r["sampled_ci_low"]) / (2 * 1.959964) * math.sqrt(r["sampled_games"])
+        why = (f"- Why sampling is costly here: one game's score under the optimal policy has a standard deviation "
+               f"of about {sd:.1f} points, while a 1% gap is {0.01 * best:.3f} points; the learners average every "
+               "state-action's returns over the whole run.")
+        if any(c.method == "evolve-exact" for c in plan_.competitors):
+            why += (" A genetic algorithm with sampled fitness gets one noisy number per individual and generation "
+                    "(standard error about sd / sqrt(games per individual)), far larger than the difference between "
+                    "a parent and its mutated child, so selection is nearly blind at this budget; with the exact "
+                    "value as fitness the same algorithm gets close to the optimum.")
+        conclusions.append(why)
     v = versions()
     parts = [
         f"# {study.title}\n",
@@ -387,9 +402,12 @@ def report(data: StudyData, result: dict[str, list[dict[str, Any]]], drawn: dict
         + game.policy_text(game.exact_optimum()[1]) + "\n```\n\n</details>\n",
         "## Conclusions\n", "\n".join(conclusions) + "\n",
         "## Compute\n",
-        table(["method", "median s / replicate", "total s"],
-              [[c.label, f"{np.median(t):.1f}", f"{sum(t):.1f}"] for c in plan_.competitors
-               for t in [[r["train_seconds"] for r in result["timing"] if r["competitor"] == c.name]]]),
+        "Seconds per replicate task (training, scoring and the sampled check), wall clock and CPU time of its "
+        "process; wall-clock times depend on the machine's load (`tables/timing.csv`).\n",
+        table(["method", "median wall s / replicate", "median CPU s / replicate", "total CPU s"],
+              [[c.label, f"{np.median(w):.1f}", f"{np.median(t):.1f}", f"{sum(t):.1f}"] for c in plan_.competitors
+               for w, t in [([r["train_seconds"] for r in result["timing"] if r["competitor"] == c.name],
+                             [r["cpu_seconds"] for r in result["timing"] if r["competitor"] == c.name])]]),
         (f"\nWall-clock time of this invocation: {wall_seconds / 60:.1f} min.\n" if wall_seconds is not None else ""),
         "## Reproduce\n", "```\n" + command + "\n```\n",
         "Re-running the same command in the same folder resumes an interrupted run and gives the same results.\n",
