@@ -7,10 +7,10 @@ on first use.
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 from typing import Mapping
 
-from fsmarena.errors import FsmarenaError
+from fsmarena.registry import resolve
 from games.base import Game, parse_params
 
 #: command-line name -> "module:Class"
@@ -23,16 +23,7 @@ GAMES: dict[str, str] = {
 
 
 def game_class(name: str) -> type[Game]:
-    if name not in GAMES:
-        raise FsmarenaError(f"unknown game '{name}' (known: {', '.join(available_games())})")
-    module_name, class_name = GAMES[name].split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name:
-            raise FsmarenaError(f"the game '{name}' is not implemented in this version") from None
-        raise
-    return getattr(module, class_name)
+    return resolve(GAMES, name, "game")
 
 
 def available_games() -> list[str]:

@@ -15,7 +15,6 @@ in :data:`KINDS`, which maps a kind to ``"module:Class"`` so that ``games`` does
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Sequence
@@ -24,6 +23,7 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json, write_json
+from fsmarena.registry import resolve
 
 if TYPE_CHECKING:
     from games.base import Game, Observation, Outcome
@@ -242,16 +242,7 @@ class MixedStack(Player):
 # ---- files and names ------------------------------------------------------------------------
 
 def player_class(kind: str) -> type[Player]:
-    if kind not in KINDS:
-        raise FsmarenaError(f"unknown player kind '{kind}' (known: {', '.join(sorted(KINDS))})")
-    module_name, class_name = KINDS[kind].split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name:
-            raise
-        raise FsmarenaError(f"player kind '{kind}' is not available in this version of fsmarena") from None
-    return getattr(module, class_name)
+    return resolve(KINDS, kind, "player kind")
 
 
 def player_to_json(player: Player, game: "Game") -> dict[str, Any]:

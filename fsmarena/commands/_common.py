@@ -13,34 +13,26 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import dumps
 
 
-def positive_int(text: str) -> int:
+def _whole_number(text: str, low: int, message: str, allowed: tuple[int, ...] = ()) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {value}")
+    if value < low and value not in allowed:
+        raise argparse.ArgumentTypeError(message.format(value=value))
     return value
+
+
+def positive_int(text: str) -> int:
+    return _whole_number(text, 1, "must be a positive whole number, got {value}")
 
 
 def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be zero or more, got {value}")
-    return value
+    return _whole_number(text, 0, "must be zero or more, got {value}")
 
 
 def jobs_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if value == 0 or value < -1:
-        raise argparse.ArgumentTypeError("must be a positive number of processes, or -1 for all cores")
-    return value
+    return _whole_number(text, 1, "must be a positive number of processes, or -1 for all cores", allowed=(-1,))
 
 
 def add_game(parser: argparse.ArgumentParser) -> None:
