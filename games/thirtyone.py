@@ -344,6 +344,8 @@ class ThirtyOne(Game):
     Config = ThirtyOneConfig
     action_names = ACTION_NAMES
     feature_names = FEATURE_NAMES
+    #: function-approximation agents for ``fsmarena train --algo NAME`` (see rl.train.approximator)
+    approximators = {"mlp": "rl.thirtyone_agent:train_command"}
 
     def __init__(self, config: ThirtyOneConfig | None = None):
         super().__init__(config)

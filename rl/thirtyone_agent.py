@@ -612,3 +612,63 @@ def _write_outputs(trainer: Trainer, out: Path) -> None:
                                   "curve": trainer.curve})
     plot_metrics(trainer.metrics, trainer.curve, out / "metrics")
     trainer.save(out / ckpt.FILENAME)
+
+
+# ---- command line -----------------------------------------------------------------------------
+
+#: ``fsmarena train thirtyone --algo mlp`` options and the :class:`AgentSettings` field each sets
+COMMAND_OPTIONS = {"episodes": "games", "batch": "batch", "hidden": "hidden", "learning_rate": "learning_rate",
+                   "epochs": "epochs", "gamma": "gamma", "epsilon": "epsilon", "epsilon_final": "epsilon_final",
+                   "epsilon_schedule": "epsilon_schedule", "opponent": "opponents", "eval_every": "eval_every",
+                   "eval_games": "eval_games", "eval_panel": "eval_panel"}
+
+
+def command_settings(options: dict[str, Any], seed: int) -> AgentSettings:
+    """The settings of a command-line run from the options the user gave (None = not given):
+    ``--episodes`` is required, ``--eval-every`` defaults to a tenth of it (as for the tabular
+    learners), everything else to :class:`AgentSettings`.  An option the agent does not use is
+    refused rather than ignored."""
+    given = {k: v for k, v in options.items() if v is not None}
+    unused = sorted(set(given) - set(COMMAND_OPTIONS))
+    if unused:
+        raise FsmarenaError(f"--{unused[0].replace('_', '-')} does not apply to the mlp agent")
+    games = given.get("episodes")
+    if isinstance(games, bool) or not isinstance(games, int) or games <= 0:
+        raise FsmarenaError(f"--episodes must be a positive whole number, got {games!r}")
+    values: dict[str, Any] = {"seed": int(seed), "eval_every": max(1, games // 10)}
+    for option, value in given.items():
+        if option == "opponent":
+            value = (value,)
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[COMMAND_OPTIONS[option]] = value
+    settings = AgentSettings(**values)
+    settings.check()
+    return settings
+
+
+def train_command(game: ThirtyOne, options: dict[str, Any], seed: int, out: str | Path, resume: bool):
+    """``fsmarena train thirtyone --algo mlp`` (the game's ``approximators`` entry): check every
+    setting, player and the checkpoint situation (FsmarenaError, before any output), then
+    return ``run(jobs) -> summary`` that trains with :func:`train_agent`."""
+    from games.players import resolve_player
+
+    if not isinstance(game, ThirtyOne):
+        raise FsmarenaError("the mlp agent plays 31 (thirtyone) only")
+    settings = command_settings(options, seed)
+    opponents = [resolve_player(name, game) for name in settings.opponents]
+    panel = [resolve_player(name, game) for name in settings.eval_panel]
+    checkpoint = Path(out) / ckpt.FILENAME
+    if resume:
+        Trainer(game, settings, opponents).restore(checkpoint)  # missing, damaged or other settings
+    elif checkpoint.exists():
+        raise FsmarenaError(f"{out} already holds a training checkpoint: pass --resume to continue it, "
+                            "or choose another output folder")
+
+    def run(jobs: int = 1) -> dict[str, Any]:
+        trainer = train_agent(game, settings, out, opponents, panel, resume=resume, jobs=jobs)
+        final = [row for row in trainer.curve if row["games"] == trainer.done]
+        return {"algo": "mlp", "games": trainer.done, "seconds": sum(m["seconds"] for m in trainer.metrics),
+                "final": final, "config": _jsonable(asdict(settings))}
+
+    return run

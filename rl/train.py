@@ -20,17 +20,22 @@ parallelises evaluation matches) never changes a number.
 
 Model-based algorithms (value iteration, policy iteration) need ``game.model()`` and consume
 no simulated games; their curve has one row per iteration with the exact value.
+
+Function-approximation agents are the games' own (31's two MLPs): a game lists them in
+``Game.approximators`` (``{"mlp": "module:function"}``) and :func:`approximator` finds the
+trainer behind ``fsmarena train --algo NAME``; nothing here depends on a particular game.
 """
 
 from __future__ import annotations
 
 import csv
+import importlib
 import io
 import math
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -117,7 +122,8 @@ class TrainConfig:
         measured for that game.  Explicit settings always win.
         """
         if self.algo not in ALGORITHMS:
-            raise FsmarenaError(f"unknown algorithm '{self.algo}' (known: {', '.join(ALGORITHMS)})")
+            known = ALGORITHMS + tuple(getattr(game, "approximators", None) or ())
+            raise FsmarenaError(f"unknown algorithm '{self.algo}' (known: {', '.join(known)})")
         _positive("--eval-games", self.eval_games)
         check_probability("gamma", self.gamma)
         if self.algo in MODEL_BASED:
@@ -171,6 +177,16 @@ def game_defaults(game: Game | None, family: str) -> dict[str, Any]:
     if unknown:  # a programming error in the game's table, not user input
         raise ValueError(f"{game.name}: unknown training defaults {sorted(unknown)}")
     return chosen
+
+
+def approximator(game: Game, algo: str) -> Callable[..., Any] | None:
+    """The trainer of the function-approximation agent ``algo`` that ``game`` offers
+    (``game.approximators[algo]``, a ``"module:function"`` string), or None."""
+    target = (getattr(game, "approximators", None) or {}).get(algo)
+    if target is None:
+        return None
+    module, function = target.split(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def _positive(name: str, value: Any) -> int:

@@ -180,3 +180,83 @@ def test_training_beats_the_untrained_network_against_greedy(tmp_path):
                                               seed=7), tmp_path / "run")
     start, end = trainer.curve[0], trainer.curve[-1]
     assert end["win_ci_low"] > start["win_ci_high"] + 0.1
+
+
+# ---- fsmarena train thirtyone --algo mlp ----------------------------------------------------------
+
+CLI_SMALL = ["--episodes", "300", "--batch", "100", "--hidden", "8", "--eval-every", "150", "--eval-games", "30",
+             "--seed", "3"]
+
+
+def run_cli(capsys, *argv):
+    from fsmarena.cli import main
+
+    code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_trains_the_mlp_agent_and_resumes_an_interrupted_run_exactly(capsys, tmp_path, monkeypatch):
+    code, out, _err = run_cli(capsys, "train", "thirtyone", "--algo", "mlp", *CLI_SMALL, "--out", tmp_path / "full",
+                              "--json")
+    assert code == 0
+    summary = json.loads(out)
+    assert summary["games"] == 300 and summary["config"]["hidden"] == [8] and summary["config"]["seed"] == 3
+    assert [row["opponent"] for row in summary["final"]] == ["greedy"]      # the seed's opponent by default
+    for name in ("policy.json", "metrics.csv", "curve.csv", "metrics.png", "checkpoint.npz", "run.json"):
+        assert (tmp_path / "full" / name).exists(), name
+    curve = (tmp_path / "full" / "curve.csv").read_text().splitlines()
+    assert [line.split(",")[0] for line in curve[1:]] == ["0", "150", "300"]
+    assert isinstance(load_player(tmp_path / "full" / "policy.json", ThirtyOne()), MLPAgent)
+
+    # interrupted after the third batch (the last checkpoint is at 150 games), then resumed
+    real = Trainer.run_batch
+    calls = {"n": 0}
+
+    def failing(self, size):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(self, size)
+
+    monkeypatch.setattr(Trainer, "run_batch", failing)
+    code, _out, _err = run_cli(capsys, "train", "thirtyone", "--algo", "mlp", *CLI_SMALL, "--out", tmp_path / "cut")
+    assert code != 0 and calls["n"] == 3
+    monkeypatch.setattr(Trainer, "run_batch", real)
+    code, _out, _err = run_cli(capsys, "train", "thirtyone", "--algo", "mlp", *CLI_SMALL, "--out", tmp_path / "cut",
+                               "--resume")
+    assert code == 0
+    for name in ("policy.json", "curve.csv"):
+        assert (tmp_path / "cut" / name).read_text() == (tmp_path / "full" / name).read_text(), name
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--episodes", "100", "--alpha", "0.1"], "--alpha does not apply to the mlp agent"),
+    (["--episodes", "100", "--learner-seat", "1"], "--learner-seat does not apply to the mlp agent"),
+    (["--episodes", "100", "--learning-rate", "2"], "learning_rate must be in (0, 1)"),
+    (["--episodes", "100", "--epsilon", "1.5"], "epsilon must be a number in [0, 1]"),
+    (["--episodes", "100", "--opponent", "nobody"], "unknown player 'nobody'"),
+    (["--episodes", "100", "--eval-panel", "greedy", "nobody"], "unknown player 'nobody'"),
+    (["--episodes", "100", "--resume"], "does not exist"),
+    (["--episodes", "100", "--hidden", "8,0"], "layer sizes must be positive"),
+    ([], "--episodes must be a positive whole number"),
+])
+def test_cli_bad_input_is_one_line_and_writes_nothing(capsys, tmp_path, extra, message):
+    out = tmp_path / "out"
+    code, _stdout, err = run_cli(capsys, "train", "thirtyone", "--algo", "mlp", *extra, "--out", out)
+    assert code == 2
+    assert err.startswith("fsmarena: error:") and err.count("\n") == 1
+    assert message in err
+    assert not out.exists()
+
+
+def test_cli_keeps_neural_options_away_from_tabular_learners_and_other_games(capsys, tmp_path):
+    code, _out, err = run_cli(capsys, "train", "thirtyone", "--algo", "sarsa", "--episodes", 10, "--hidden", "8",
+                              "--out", tmp_path / "out")
+    assert code == 2 and "--hidden is an option of neural agents" in err
+    code, _out, err = run_cli(capsys, "train", "dtd", "--algo", "mlp", "--episodes", 10, "--out", tmp_path / "out")
+    assert code == 2 and "unknown algorithm 'mlp'" in err
+    code, _out, err = run_cli(capsys, "train", "thirtyone", "--algo", "mcc", "--episodes", 10,
+                              "--out", tmp_path / "out")
+    assert code == 2 and "mlp" in err          # the known list names the game's own agent
+    assert not (tmp_path / "out").exists()

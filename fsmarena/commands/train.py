@@ -3,6 +3,11 @@
 Writes ``DIR/policy.json`` (a table player usable anywhere a player is), ``DIR/curve.csv``
 (the learning curve against simulated games consumed), ``DIR/tables.npz`` (Q and counts),
 ``DIR/run.json`` (settings and summary) and ``DIR/checkpoint.npz`` (for ``--resume``).
+
+``--algo mlp`` trains a game's own function-approximation agent instead (31: two neural
+networks, see :mod:`rl.thirtyone_agent`), found through ``Game.approximators``; it writes
+``DIR/policy.json``, ``curve.csv``, ``metrics.csv``, ``metrics.png``/``.pdf``, ``run.json`` and
+``checkpoint.npz``, and takes the options that make sense for it (others are refused).
 """
 
 from __future__ import annotations
@@ -14,7 +19,14 @@ from fsmarena.commands._common import (add_game, add_json, add_seed_jobs, game_f
 from fsmarena.errors import FsmarenaError
 
 NAME = "train"
-HELP = "train Monte Carlo / SARSA / Q-learning, or run value / policy iteration, and save the policy"
+HELP = ("train Monte Carlo / SARSA / Q-learning (or a game's neural agent, --algo mlp), or run value / "
+        "policy iteration, and save the policy")
+#: options only function-approximation agents use
+APPROXIMATOR_OPTIONS = ("hidden", "learning_rate", "epochs")
+#: every training option, passed on only when given (None = the algorithm's default)
+OPTIONS = ("episodes", "batch", "epsilon", "epsilon_final", "epsilon_schedule", "alpha", "gamma", "explore_steps",
+           "q_init", "learner_seat", "self_play_every", "eval_every", "eval_games", "eval_panel", "opponent",
+           "tolerance", "checkpoint_seconds") + APPROXIMATOR_OPTIONS
 
 
 def _number(text: str) -> float:
@@ -33,18 +45,30 @@ def _seat(text: str) -> str | int:
         raise argparse.ArgumentTypeError(f"must be 'alternate' or a seat number, got '{text}'") from None
 
 
+def _layers(text: str) -> list[int]:
+    try:
+        sizes = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of layer sizes") from None
+    if not sizes or any(size <= 0 for size in sizes):
+        raise argparse.ArgumentTypeError(f"layer sizes must be positive whole numbers, got '{text}'")
+    return sizes
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from rl.schedules import SCHEDULES
     from rl.train import ALGORITHMS
 
     add_game(parser)
     parser.add_argument("--algo", required=True, metavar="ALGO",
-                        help="one of: " + ", ".join(ALGORITHMS))
+                        help="one of: " + ", ".join(ALGORITHMS) + "; mlp: the neural agent of games that have "
+                             "one (thirtyone)")
     parser.add_argument("--episodes", type=positive_int, help="training games (sample-based algorithms)")
-    parser.add_argument("--opponent", metavar="PLAYER", help="builtin name or player file (default: random)")
+    parser.add_argument("--opponent", metavar="PLAYER",
+                        help="builtin name or player file (default: random; mlp: greedy)")
     parser.add_argument("--self-play-every", type=positive_int, metavar="M",
                         help="self-play: the opponent is a frozen copy of the learner refreshed every M games")
-    parser.add_argument("--learner-seat", type=_seat, default="alternate",
+    parser.add_argument("--learner-seat", type=_seat,
                         help="'alternate' (default: seat = game number mod seats) or a fixed seat; 0 = thesis")
     parser.add_argument("--batch", type=positive_int, metavar="K",
                         help="games per engine batch (1 = the sequential algorithm; default 10000 or the "
@@ -57,17 +81,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "linear for TD)")
     parser.add_argument("--alpha", help="step size in (0, 1] or '1/n' (sample average); default: 1/n for mc "
                                         "and mc-first-visit, 0.001 otherwise")
-    parser.add_argument("--gamma", type=_number, default=1.0, help="discount per decision (default 1)")
+    parser.add_argument("--gamma", type=_number, help="discount per decision (default 1; mlp: 0.98)")
     parser.add_argument("--explore-steps", type=non_negative_int,
                         help="random first decisions of every game (exploring starts; Monte Carlo default 2)")
-    parser.add_argument("--q-init", type=_number, default=0.0, help="initial action values (default 0)")
+    parser.add_argument("--q-init", type=_number, help="initial action values (default 0)")
     parser.add_argument("--eval-every", type=positive_int, metavar="E", help="games between curve points")
-    parser.add_argument("--eval-games", type=positive_int, default=10_000, metavar="G",
+    parser.add_argument("--eval-games", type=positive_int, metavar="G",
                         help="games per evaluation match (default 10000)")
-    parser.add_argument("--eval-panel", nargs="+", metavar="PLAYER", help="opponents of the curve (default random)")
-    parser.add_argument("--tolerance", type=_number, default=1e-12, help="value iteration stopping tolerance")
-    parser.add_argument("--checkpoint-seconds", type=_number, default=60.0,
-                        help="save a checkpoint at least this often (also at every curve point)")
+    parser.add_argument("--eval-panel", nargs="+", metavar="PLAYER",
+                        help="opponents of the curve (default random; mlp: greedy)")
+    parser.add_argument("--tolerance", type=_number, help="value iteration stopping tolerance (default 1e-12)")
+    parser.add_argument("--checkpoint-seconds", type=_number,
+                        help="save a checkpoint at least this often (default 60; also at every curve point)")
+    parser.add_argument("--hidden", type=_layers, metavar="N,N,...",
+                        help="mlp: hidden layer sizes (default 64,64)")
+    parser.add_argument("--learning-rate", type=_number, help="mlp: Adam's step size (default 0.001)")
+    parser.add_argument("--epochs", type=positive_int, help="mlp: passes over each batch's decisions (default 1)")
     add_seed_jobs(parser)
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     parser.add_argument("--resume", action="store_true", help="continue from DIR's checkpoint")
@@ -76,37 +105,54 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from games.players import resolve_player
-    from rl.train import TrainConfig, prepare, train
+    from rl.train import TrainConfig, approximator, prepare, train
 
     game = game_from_args(args)
-    config = TrainConfig(
-        algo=args.algo, episodes=args.episodes, batch=args.batch, epsilon=args.epsilon,
-        epsilon_final=args.epsilon_final, epsilon_schedule=args.epsilon_schedule, alpha=args.alpha,
-        gamma=args.gamma, explore_steps=args.explore_steps, q_init=args.q_init, learner_seat=args.learner_seat,
-        self_play_every=args.self_play_every, eval_every=args.eval_every, eval_games=args.eval_games,
-        tolerance=args.tolerance,
-    ).resolved(game)
+    given = {name: getattr(args, name) for name in OPTIONS if getattr(args, name) is not None}
+    trainer = approximator(game, args.algo)
+    if trainer is not None:
+        return _run_approximator(args, game, trainer(game, given, args.seed, args.out, args.resume))
+    for name in APPROXIMATOR_OPTIONS:
+        if name in given:
+            raise FsmarenaError(f"--{name.replace('_', '-')} is an option of neural agents (--algo mlp)")
+    checkpoint_seconds = given.pop("checkpoint_seconds", 60.0)
+    opponent_name, panel_names = given.pop("opponent", None), given.pop("eval_panel", None)
+    config = TrainConfig(algo=args.algo, **given).resolved(game)
     if not config.sample_based and args.episodes is not None:
         raise FsmarenaError(f"{config.algo} plans on the model: --episodes does not apply")
-    if not args.checkpoint_seconds > 0:
+    if not checkpoint_seconds > 0:
         raise FsmarenaError("--checkpoint-seconds must be positive")
-    opponent = resolve_player(args.opponent, game) if args.opponent else None
-    panel = [resolve_player(spec, game) for spec in args.eval_panel] if args.eval_panel else None
+    opponent = resolve_player(opponent_name, game) if opponent_name else None
+    panel = [resolve_player(spec, game) for spec in panel_names] if panel_names else None
     prepare(game, config, args.seed, opponent, panel, args.out, args.resume)
     out = prepare_out(args.out)
     result = train(game, config, seed=args.seed, opponent=opponent, panel=panel, jobs=args.jobs, out=out,
-                   resume=args.resume, checkpoint_seconds=args.checkpoint_seconds)
+                   resume=args.resume, checkpoint_seconds=checkpoint_seconds)
     summary = {"game": game.name, "out": str(out), **result.summary(), **result.extra}
+    _print_summary(args, summary, result.exact_value)
+    return 0
+
+
+def _run_approximator(args: argparse.Namespace, game, start) -> int:
+    """A game's function-approximation agent: ``start`` has checked everything already."""
+    out = prepare_out(args.out)
+    summary = {"game": game.name, "out": str(out), **start(args.jobs)}
+    _print_summary(args, summary, None)
+    return 0
+
+
+def _print_summary(args: argparse.Namespace, summary: dict, exact_value: float | None) -> None:
     if args.json:
         print_json(summary)
-    else:
-        print(f"{config.algo} on {game.name}: {result.games} games in {result.seconds:.1f} s -> {out / 'policy.json'}")
-        if result.exact_value is not None:
-            print(f"  exact value of the policy: {result.exact_value:.6f}")
-        for row in summary["final"]:
-            if row.get("opponent"):
-                print(f"  vs {row['opponent']}: win {row['win']:.4f} "
-                      f"[{row['win_ci_low']:.4f}, {row['win_ci_high']:.4f}] over {row['eval_games']} games")
-            else:
-                print(f"  mean score {row['mean_score']:.4f} over {row['eval_games']} games")
-    return 0
+        return
+    out = summary["out"]
+    print(f"{summary['algo']} on {summary['game']}: {summary['games']} games in {summary['seconds']:.1f} s "
+          f"-> {out}/policy.json")
+    if exact_value is not None:
+        print(f"  exact value of the policy: {exact_value:.6f}")
+    for row in summary["final"]:
+        if row.get("opponent"):
+            print(f"  vs {row['opponent']}: win {row['win']:.4f} "
+                  f"[{row['win_ci_low']:.4f}, {row['win_ci_high']:.4f}] over {row['eval_games']} games")
+        else:
+            print(f"  mean score {row['mean_score']:.4f} over {row['eval_games']} games")
