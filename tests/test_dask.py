@@ -1,9 +1,12 @@
-"""Scale-out on dask.distributed: identical results, clear errors."""
+"""Scale-out on dask.distributed: every parallel command gives bit-identical results on a
+LocalCluster of worker processes and with ``--jobs 1``; clear errors otherwise."""
 
 from __future__ import annotations
 
+import csv
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -11,25 +14,77 @@ from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
 from fsmarena.parallel import use_dask
 
-pytest.importorskip("dask.distributed")
-
-PLAYERS = ["random", "always-small", "always-median", "always-large"]
-FILES = ("tournament.json", "results.csv", "matrix.csv")
+distributed = pytest.importorskip("dask.distributed")
 
 
-def tournament(tmp_path, name, *extra):
-    out = tmp_path / name
-    code = main(["tournament", "dtd", *PLAYERS, "--games", "60000", "--seed", "21", "--out", str(out),
-                 "--quiet", *extra])
-    assert code == 0
-    return {f: (out / f).read_bytes() for f in FILES}
+@pytest.fixture(scope="module")
+def scheduler():
+    """One LocalCluster (2 single-threaded worker processes) shared by this module's tests."""
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()
 
 
-def test_local_cluster_gives_bit_identical_files(tmp_path, capsys, monkeypatch):
-    serial = tournament(tmp_path, "serial", "--jobs", "1")
-    assert tournament(tmp_path, "dask", "--dask", "local") == serial
+def run(*argv: str) -> None:
+    assert main([*argv, "--quiet"]) == 0
+
+
+def read(path: Path) -> bytes:
+    return path.read_bytes()
+
+
+def without_column(path: Path, column: str) -> list[dict]:
+    with open(path) as handle:
+        return [{k: v for k, v in row.items() if k != column} for row in csv.DictReader(handle)]
+
+
+def test_tournament_on_a_cluster_is_bit_identical(tmp_path, scheduler, capsys):
+    players = ["random", "always-small", "always-median", "always-large"]
+    for name, extra in (("serial", ["--jobs", "1"]), ("dask", ["--dask", scheduler])):
+        run("tournament", "dtd", *players, "--games", "60000", "--seed", "21", "--out", str(tmp_path / name), *extra)
+    for f in ("tournament.json", "results.csv", "matrix.csv"):
+        assert read(tmp_path / "serial" / f) == read(tmp_path / "dask" / f)
+
+
+def test_evolve_on_a_cluster_is_bit_identical(tmp_path, scheduler, capsys):
+    args = ["evolve", "dtd", "--genome", "fsm", "--protocol", "round-robin", "--generations", "4",
+            "--population", "8", "--games-per-pair", "4", "--seed", "3", "--chunk", "64"]
+    run(*args, "--jobs", "1", "--out", str(tmp_path / "serial"))
+    run(*args, "--dask", scheduler, "--out", str(tmp_path / "dask"))
+    for f in ("best.json", "population.json"):
+        assert read(tmp_path / "serial" / f) == read(tmp_path / "dask" / f)
+    assert (without_column(tmp_path / "serial" / "logbook.csv", "seconds")
+            == without_column(tmp_path / "dask" / "logbook.csv", "seconds"))
+
+
+def test_train_on_a_cluster_is_bit_identical(tmp_path, scheduler, capsys):
+    args = ["train", "dtd", "--algo", "q-learning", "--episodes", "20000", "--batch", "2000",
+            "--eval-every", "10000", "--eval-games", "20000", "--eval-panel", "random", "always-large",
+            "--seed", "5"]
+    run(*args, "--jobs", "1", "--out", str(tmp_path / "serial"))
+    run(*args, "--dask", scheduler, "--out", str(tmp_path / "dask"))
+    assert read(tmp_path / "serial" / "policy.json") == read(tmp_path / "dask" / "policy.json")
+    assert read(tmp_path / "serial" / "curve.csv") == read(tmp_path / "dask" / "curve.csv")
+
+
+def test_study_on_a_cluster_is_bit_identical(tmp_path, scheduler, capsys):
+    for name, extra in (("serial", ["--jobs", "1"]), ("dask", ["--dask", scheduler])):
+        run("study", "dtd-thesis", "--scale", "test", "--no-figures", "--out", str(tmp_path / name), *extra)
+    tables = sorted(p.name for p in (tmp_path / "serial" / "tables").iterdir() if p.name != "timing.csv")
+    assert tables
+    for name in tables:
+        assert read(tmp_path / "serial" / "tables" / name) == read(tmp_path / "dask" / "tables" / name), name
+
+
+def test_local_keyword_and_environment_variable(tmp_path, capsys, monkeypatch):
+    players = ["random", "always-large"]
+    run("tournament", "dtd", *players, "--games", "20000", "--out", str(tmp_path / "serial"))
     monkeypatch.setenv("FSMARENA_DASK", "local")
-    assert tournament(tmp_path, "env", "--jobs", "2") == serial
+    run("tournament", "dtd", *players, "--games", "20000", "--out", str(tmp_path / "env"))
+    assert read(tmp_path / "serial" / "results.csv") == read(tmp_path / "env" / "results.csv")
 
 
 def test_unreachable_scheduler_is_a_clear_error():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fsmarena.commands._common import (add_game, add_json, add_seed_jobs, game_from_args, non_negative_int,
+from fsmarena.commands._common import (add_dask, add_game, add_json, add_seed_jobs, game_from_args, parallel_backend, non_negative_int,
                                        positive_int, prepare_out, print_json)
 
 NAME = "evolve"
@@ -68,6 +68,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--curve-games", type=positive_int, default=1000, help="games per curve point (1000)")
     parser.add_argument("--chunk", type=positive_int, default=8192, help="games per parallel task (8192)")
     add_seed_jobs(parser)
+    add_dask(parser)
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     parser.add_argument("--resume", action="store_true", help="continue from DIR/checkpoint.json")
     add_json(parser)
@@ -97,7 +98,8 @@ def run(args) -> int:
     out = prepare_out(args.out)
     if args.resume and not (out / CHECKPOINT).exists():
         print(f"fsmarena: no checkpoint in {out}: starting from generation 0", file=sys.stderr)
-    result = evolve(game, config, args.seed, args.jobs, out, resume=args.resume)
+    with parallel_backend(args):  # --dask: fitness chunks run on the cluster
+        result = evolve(game, config, args.seed, args.jobs, out, resume=args.resume)
     curve = result.curve()
     scores = result.score_curve()
     summary = {

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 
-from fsmarena.commands._common import (add_game, add_json, add_seed_jobs, game_from_args, non_negative_int,
+from fsmarena.commands._common import (add_dask, add_game, add_json, add_seed_jobs, game_from_args, parallel_backend, non_negative_int,
                                        positive_int, prepare_out, print_json)
 from fsmarena.errors import FsmarenaError
 
@@ -98,6 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--learning-rate", type=_number, help="mlp: Adam's step size (default 0.001)")
     parser.add_argument("--epochs", type=positive_int, help="mlp: passes over each batch's decisions (default 1)")
     add_seed_jobs(parser)
+    add_dask(parser)
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     parser.add_argument("--resume", action="store_true", help="continue from DIR's checkpoint")
     add_json(parser)
@@ -126,8 +127,9 @@ def run(args: argparse.Namespace) -> int:
     panel = [resolve_player(spec, game) for spec in panel_names] if panel_names else None
     prepare(game, config, args.seed, opponent, panel, args.out, args.resume)
     out = prepare_out(args.out)
-    result = train(game, config, seed=args.seed, opponent=opponent, panel=panel, jobs=args.jobs, out=out,
-                   resume=args.resume, checkpoint_seconds=checkpoint_seconds)
+    with parallel_backend(args):  # --dask: evaluation chunks run on the cluster
+        result = train(game, config, seed=args.seed, opponent=opponent, panel=panel, jobs=args.jobs, out=out,
+                       resume=args.resume, checkpoint_seconds=checkpoint_seconds)
     summary = {"game": game.name, "out": str(out), **result.summary(), **result.extra}
     _print_summary(args, summary, result.exact_value)
     return 0
