@@ -16,6 +16,7 @@ from typing import Callable
 EXTRA_CASES: dict[str, list[str]] = {}
 EXTRA_CASES.setdefault("dtd", []).append("rl.bench:bench_cases")  # Monte Carlo ES training (rl)
 EXTRA_CASES.setdefault("dtd", []).append("evo.bench:bench_cases")  # thesis run, round-robin generation (evo)
+EXTRA_CASES.setdefault("dtd", []).append("studies.scaling:scaling_cases")  # opt-in: a whole study, 2 workers vs 1
 
 
 @dataclass
@@ -31,6 +32,10 @@ class BenchCase:
     unit: str = "games"
     target: str = ""
     extra: dict = field(default_factory=dict)
+    #: long cases run only when ``fsmarena bench --case`` names them
+    opt_in: bool = False
+    #: run a small warm-up first (tables, caches, imports); off for whole-study cases
+    warmup: bool = True
 
 
 def cases_for(game) -> list[BenchCase]:
@@ -44,7 +49,8 @@ def cases_for(game) -> list[BenchCase]:
 def time_case(case: BenchCase, seed: int = 0, scale: float = 1.0) -> dict:
     """Units per second of the engine and of the plain loop, measured back to back."""
     engine_n = max(1, int(case.engine_games * scale))
-    case.engine(max(1, min(engine_n, engine_n // 10)), seed)  # warm-up: tables, caches, imports
+    if case.warmup:
+        case.engine(max(1, min(engine_n, engine_n // 10)), seed)  # tables, caches, imports
     start = time.perf_counter()
     case.engine(engine_n, seed)
     engine_seconds = time.perf_counter() - start

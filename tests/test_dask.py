@@ -100,3 +100,12 @@ def test_missing_distributed_package_is_a_clear_error(monkeypatch):
     with pytest.raises(FsmarenaError, match=r"fsmarena\[distributed\]"):
         with use_dask("local"):
             pass
+
+
+def test_study_speedup_benchmark_is_opt_in_and_checks_identical_tables(capsys):
+    import json
+
+    assert main(["bench", "dtd", "--case", "study speed-up (test", "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert len(results) == 1 and results[0]["unit"] == "studies"
+    assert results[0]["ratio"] > 0

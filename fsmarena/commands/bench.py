@@ -13,7 +13,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("game", metavar="GAME", nargs="?", help="one game (default: all)")
     parser.add_argument("--scale", type=float, default=1.0,
                         help="multiply every case's amount of work (e.g. 0.1 for a quick look)")
-    parser.add_argument("--case", default=None, help="only cases whose name contains this text")
+    parser.add_argument("--case", default=None, help="only cases whose name contains this text (long cases, such as "
+                             "'study speed-up', run only when named)")
     add_json(parser)
 
 
@@ -30,6 +31,8 @@ def run(args) -> int:
         for case in cases_for(game):
             if args.case and args.case not in case.name:
                 continue
+            if case.opt_in and not args.case:
+                continue
             result = {"game": name, **time_case(case, scale=args.scale)}
             results.append(result)
             if not args.json:
@@ -41,8 +44,22 @@ def run(args) -> int:
     return 0
 
 
+def _rate(per_second: float, unit: str) -> str:
+    """Units per second, or seconds per unit for slow cases (whole studies)."""
+    if per_second >= 10:
+        return f"{per_second:,.0f} {unit}/s"
+    return f"{1 / per_second:,.1f} s each"
+
+
 def _line(result: dict) -> str:
     unit = result["unit"]
+    if result["engine_per_second"] < 10:
+        text = f"{result['game']:>9} | {result['case']}: {_rate(result['engine_per_second'], unit)}"
+        if "ratio" in result:
+            text += f" | baseline {_rate(result['plain_per_second'], unit)} | ratio {result['ratio']:.2f}x"
+        if "target" in result:
+            text += f" | target: {result['target']}"
+        return text
     text = (f"{result['game']:>9} | {result['case']}: {result['engine_per_second']:,.0f} {unit}/s "
             f"({result['engine_units']:,} {unit} in {result['engine_seconds']:.2f} s)")
     if "ratio" in result:
