@@ -569,25 +569,28 @@ def plot_metrics(metrics: list[dict[str, Any]], curve: list[dict[str, Any]], ste
         save(fig, stem)
 
 
-def train_agent(game: ThirtyOne, settings: AgentSettings, out: str | Path, opponents: Sequence[Player] | None = None,
-                panel: Sequence[Player] | None = None, resume: bool = False, jobs: int = 1) -> Trainer:
+def train_agent(game: ThirtyOne, settings: AgentSettings, out: str | Path | None,
+                opponents: Sequence[Player] | None = None, panel: Sequence[Player] | None = None,
+                resume: bool = False, jobs: int = 1) -> Trainer:
     """Train, evaluate and save: ``out/policy.json``, ``metrics.csv``, ``curve.csv``,
-    ``metrics.png`` / ``.pdf``, ``checkpoint.npz`` (after every evaluation) and ``run.json``."""
+    ``metrics.png`` / ``.pdf``, ``checkpoint.npz`` (after every evaluation) and ``run.json``.
+    With ``out=None`` nothing is written (a study keeps the trained agent and its curve)."""
     from games.players import resolve_player
 
-    out = Path(out)
     opponents = list(opponents) if opponents is not None else [resolve_player(o, game) for o in settings.opponents]
     panel = list(panel) if panel is not None else [resolve_player(p, game) for p in settings.eval_panel]
     trainer = Trainer(game, settings, opponents)
-    checkpoint = out / ckpt.FILENAME
-    if resume:
-        trainer.restore(checkpoint)
-    elif checkpoint.exists():
-        raise FsmarenaError(f"{out} already holds a training checkpoint: resume it or choose another folder")
+    if out is not None:
+        out = Path(out)
+        checkpoint = out / ckpt.FILENAME
+        if resume:
+            trainer.restore(checkpoint)
+        elif checkpoint.exists():
+            raise FsmarenaError(f"{out} already holds a training checkpoint: resume it or choose another folder")
     s = settings
     if trainer.done == 0 and not trainer.curve:
         trainer.evaluate(panel, jobs)
-    if trainer.done >= s.games:  # a finished run resumed: just rewrite the outputs
+    if trainer.done >= s.games and out is not None:  # a finished run resumed: just rewrite the outputs
         _write_outputs(trainer, out)
     with progress.bar(s.games, "31 agent", unit="game") as bar:
         bar.update(trainer.done)
@@ -598,7 +601,9 @@ def train_agent(game: ThirtyOne, settings: AgentSettings, out: str | Path, oppon
             bar.update(size)
             if trainer.done % s.eval_every == 0 or trainer.done == s.games:
                 trainer.evaluate(panel, jobs)
-                _write_outputs(trainer, out)
+                if out is not None:
+                    _write_outputs(trainer, out)
+    trainer.agent.epsilon = 0.0
     return trainer
 
 

@@ -42,6 +42,7 @@ METHODS: dict[str, str] = {
     "train-exact": "studies.study_421:train_exact",
     "evolve-exact": "studies.study_421:evolve_exact",
     "plan": "studies.study_421:plan",
+    "train-mlp": "studies.thirtyone_methods:train_mlp",
 }
 
 

@@ -49,6 +49,7 @@ STUDIES: dict[str, str] = {
     "dtd-thesis": "dtd_thesis.toml",
     "421": "421.toml",
     "vautour": "studies.vautour:load",
+    "thirtyone": "studies.thirtyone:load",
 }
 #: report writers other than the standard one (win rates against a panel, cross-play), named by
 #: a study's ``report`` field: name -> "module:function(data, figures, command, wall_seconds) -> summary"

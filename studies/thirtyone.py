@@ -1,0 +1,296 @@
+"""The 31 study (``fsmarena study thirtyone``): every family against greedy, 1v1 and at a 3-player table.
+
+``studies/thirtyone.toml`` is an ordinary study definition for the two-player game (tabular
+Monte Carlo, SARSA and Q-learning on the game's abstraction, the two-network MLP agent,
+evolved table FSMs and BDAs, the greedy builtins as references), run by the generic runner
+into ``DIR`` (replicates, panel, cross-play).  Three more fields are read here:
+
+* ``target`` (0.75): the question "does a family win at least this share of 1v1 games
+  against greedy?";
+* per scale ``confirm_games``: each family's best champion (selected on its panel games
+  against greedy, so its panel rate is biased upwards) is measured again on that many *fresh*
+  games against greedy, seats swapped (100,000 at the paper scale);
+* per scale ``table_games``: every champion, and the ``table_references`` builtins, play that
+  many games of the 3-player game against the ``table_opponents`` (greedy and random) in the
+  other two seats, every seating arrangement equally often (:func:`table_match`).
+
+Seeds: the generic runner's, plus ``SeedSequence(master, spawn_key=(CONFIRM_KEY, crc32(name)))``
+for each family's confirmation match and ``(TABLE_KEY, crc32(label))`` for each entrant at the
+3-player table.  Both are cached in ``DIR/raw/`` with everything they depend on (the players'
+files, the games) and reused only when all of it is the same, so a re-run resumes and results
+are identical for any ``--jobs``.  :mod:`studies.thirtyone_report` writes the tables, figures
+and ``DIR/report.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import sys
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import Fields, dumps, read_json, write_json
+from fsmarena.parallel import chunk_sizes, run_tasks
+from games.arena import play_games
+from games.base import Game
+from games.match import play_match
+from games.players import Player, player_to_json, resolve_player
+from studies.protocol import FORMAT_VERSION, Study, study_from_dict, tomllib
+from studies.runner import StudyData, champion_label, run_study
+from studies.variants import variant
+
+DEFINITION = Path(__file__).with_name("thirtyone.toml")
+#: spawn keys (under the master seed) of the confirmation matches and of the 3-player table
+CONFIRM_KEY = 2**32 + 31
+TABLE_KEY = 2**32 + 32
+CHUNK = 20_000
+
+
+@dataclass(frozen=True)
+class ThirtyOneStudy:
+    """The two-player study and what this module adds to it (module docstring)."""
+
+    base: Study
+    target: float
+    reference: str
+    table_players: int
+    table_opponents: tuple[str, ...]
+    table_references: tuple[str, ...]
+    confirm_games: Mapping[str, int]
+    table_games: Mapping[str, int]
+
+    @property
+    def name(self) -> str:
+        return self.base.name
+
+    def run_command(self, args: Any, command: str) -> int:
+        """``fsmarena study thirtyone ...``: run, report, print a summary (``--dask`` is set up
+        by the command already)."""
+        from fsmarena.commands._common import print_json
+        from studies.report import pct
+
+        def log(message: str) -> None:
+            if not getattr(args, "quiet", False):
+                print(f"fsmarena study: {message}", file=sys.stderr)
+
+        summary = run_thirtyone(self, args.scale, args.seed, args.jobs, Path(args.out),
+                                figures=not args.no_figures, command=command, log=log)
+        if args.json:
+            print_json(summary)
+        else:
+            print(f"1v1 against {self.reference}: best champion of each family on fresh games (95% Wilson CI); "
+                  f"target {pct(self.target, 0)}")
+            width = max(len(r["method"]) for r in summary["families"]) + 2
+            for r in summary["families"]:
+                print(f"  {r['method'].ljust(width)}{pct(r['confirm_win_rate'])}  "
+                      f"[{pct(r['confirm_ci_low'])}, {pct(r['confirm_ci_high'])}]  {r['verdict']}")
+            print(f"report: {summary['report']}")
+        return 0
+
+
+def load(path: Path = DEFINITION) -> ThirtyOneStudy:
+    """Read and validate the definition (the generic fields by the generic reader)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FsmarenaError(f"cannot read study file {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise FsmarenaError(f"study file {path} is not valid TOML: {exc}") from None
+    base = study_from_dict(data, f"study file {path.name}")
+    source = Fields(data, f"study file {path.name}")
+    target = source.number_in("target", 0.0, 1.0)
+    reference = source.get("reference", str)
+    if reference != base.curve_opponent or reference not in base.panel:
+        raise source.fail("'reference' must be the curve opponent and one of the panel's builtins")
+    table_players = source.int_in("table_players", 3, 6)
+    opponents = tuple(source.get("table_opponents", list))
+    references = tuple(source.get("table_references", list))
+    if len(opponents) != table_players - 1 or not all(isinstance(x, str) for x in opponents + references):
+        raise source.fail(f"'table_opponents' must name the {table_players - 1} builtins in the other seats")
+    confirm, table = {}, {}
+    for scale, entry in data.get("scales", {}).items():
+        fields = Fields(entry, f"study file {path.name}: scale '{scale}'")
+        confirm[scale] = fields.int_in("confirm_games", 1, 10**8)
+        table[scale] = fields.int_in("table_games", 1, 10**8)
+    return ThirtyOneStudy(base, target, reference, table_players, opponents, references, confirm, table)
+
+
+# ---- 3-player table -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _TableChunk:
+    game: Game
+    seats: tuple[Player, ...]
+    games: int
+    seed: np.random.SeedSequence
+
+
+def _play_table_chunk(task: _TableChunk) -> np.ndarray:
+    outcome = play_games(task.game, list(task.seats), task.games, np.random.default_rng(task.seed))
+    return outcome.rewards.astype(np.int8)
+
+
+def arrangements(seats: int) -> list[tuple[int, ...]]:
+    """Every seating: ``arrangement[s]`` is who sits in seat ``s`` (0 = the entrant, ``k`` =
+    the ``k``-th other player), each permutation once (6 for three seats)."""
+    return list(itertools.permutations(range(seats)))
+
+
+def table_match(game: Game, entrant: Player, others: Sequence[Player], games: int,
+                seed: np.random.SeedSequence, jobs: int = 1) -> dict[str, Any]:
+    """``entrant`` against the fixed ``others`` (one per other seat), every seating equally
+    often: ``games`` rounded up to a multiple of the number of seatings, each seating's games
+    cut into chunks, chunk ``k`` playing with ``seed``'s ``k``-th child stream.  Counts from the entrant's side, and how
+    often each other player was the sole winner (``other_wins``, in ``others`` order)."""
+    seats = game.n_seats
+    if len(others) != seats - 1:
+        raise FsmarenaError(f"a {seats}-player table needs {seats - 1} other players, got {len(others)}")
+    plans = arrangements(seats)
+    per = -(-games // len(plans))
+    cast = [entrant, *others]
+    tasks, where = [], []
+    for order in plans:
+        for size in chunk_sizes(per, CHUNK):
+            tasks.append((tuple(cast[who] for who in order), size))
+            where.append(order)
+    # children of a fresh copy: the same streams however often ``seed`` has spawned before
+    seeds = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key).spawn(len(tasks))
+    work = [_TableChunk(game, players, size, child) for (players, size), child in zip(tasks, seeds)]
+    results = run_tasks(_play_table_chunk, work, jobs, weights=[size for _p, size in tasks])
+    wins = draws = losses = 0
+    other_wins = [0] * len(others)
+    for rewards, order in zip(results, where):
+        mine = rewards[:, order.index(0)]
+        wins += int((mine > 0).sum())
+        draws += int((mine == 0).sum())
+        losses += int((mine < 0).sum())
+        for k in range(len(others)):
+            other_wins[k] += int((rewards[:, order.index(k + 1)] > 0).sum())
+    return {"games": per * len(plans), "wins": wins, "draws": draws, "losses": losses, "other_wins": other_wins}
+
+
+# ---- the run ------------------------------------------------------------------------------------
+
+def _digest(players: Sequence[Player], game: Game) -> str:
+    """A hash of the players' files: a cache is reused only for exactly the same players."""
+    return hashlib.sha256(dumps([player_to_json(p, game) for p in players]).encode()).hexdigest()
+
+
+def _cached(path: Path, key: dict[str, Any]) -> Any:
+    """The ``results`` of a raw file written under exactly ``key``, else None."""
+    if not path.exists():
+        return None
+    try:
+        raw = Fields(read_json(path, "study raw file"), f"study raw file {path}")
+        if raw.get("key", dict) == key:
+            return raw.get("results", list)
+    except FsmarenaError:
+        pass
+    return None
+
+
+def best_champions(data: StudyData, reference: str) -> dict[str, int]:
+    """Per competitor, the replicate with the most panel wins against ``reference`` (ties:
+    the lowest replicate) - the selection the confirmation match re-measures."""
+    best = {}
+    for c in data.plan.competitors:
+        records = data.family(c.name)
+        top = max(records, key=lambda rec: (rec.panel[reference]["wins"], -rec.replicate))
+        best[c.name] = top.replicate
+    return best
+
+
+def confirm(data: StudyData, reference: str, games: int, jobs: int, log: Callable[[str], None]) -> list[dict]:
+    """Each family's best champion against ``reference`` on fresh games (cached in
+    ``raw/confirm.json``)."""
+    plan, game = data.plan, data.game
+    best = best_champions(data, reference)
+    players = [data.records[(c.name, best[c.name])].player for c in plan.competitors]
+    key = {"fingerprint": plan.fingerprint, "reference": reference, "games": games,
+           "champions": [champion_label(c.name, best[c.name]) for c in plan.competitors],
+           "players": _digest(players, game)}
+    path = data.out / "raw" / "confirm.json"
+    cached = _cached(path, key)
+    if cached is not None:
+        log("confirmation matches: reusing the finished games")
+        return cached
+    log(f"confirmation matches: each family's best champion against {reference}, {games:,} fresh games")
+    opponent = resolve_player(reference, game)
+    rows = []
+    for c, player in zip(plan.competitors, players):
+        seed = np.random.SeedSequence(plan.seed, spawn_key=(CONFIRM_KEY, zlib.crc32(c.name.encode())))
+        stats = play_match(game, player, opponent, games, seed, jobs=jobs, desc=f"confirm {c.name}")
+        rows.append({"competitor": c.name, "replicate": best[c.name], "games": stats.games, "wins": stats.wins,
+                     "draws": stats.draws, "losses": stats.losses})
+    write_json(path, {"format_version": FORMAT_VERSION, "key": key, "results": rows})
+    return rows
+
+
+def table_entrants(data: StudyData, references: Sequence[str]) -> tuple[list[Player], list[str], list[str]]:
+    """Every champion (group = its competitor's label) and every reference builtin."""
+    players, groups, labels = [], [], []
+    for c in data.plan.competitors:
+        for rec in data.family(c.name):
+            players.append(rec.player)
+            groups.append(c.label)
+            labels.append(champion_label(c.name, rec.replicate))
+    for name in references:
+        players.append(resolve_player(name, data.game))
+        groups.append(name)
+        labels.append(name)
+    return players, groups, labels
+
+
+def run_table(data: StudyData, study: ThirtyOneStudy, games: int, jobs: int,
+              log: Callable[[str], None]) -> tuple[Game, list[dict]]:
+    """Every entrant at the 3-player table (cached in ``raw/table.json``)."""
+    plan = data.plan
+    table_game = variant(data.game, {"players": study.table_players})
+    players, groups, labels = table_entrants(data, study.table_references)
+    others = [resolve_player(name, table_game) for name in study.table_opponents]
+    key = {"fingerprint": plan.fingerprint, "players": study.table_players, "games": games,
+           "opponents": list(study.table_opponents), "labels": labels, "entrants": _digest(players, data.game)}
+    path = data.out / "raw" / "table.json"
+    cached = _cached(path, key)
+    if cached is not None:
+        log(f"{study.table_players}-player table: reusing the finished games")
+        return table_game, cached
+    log(f"{study.table_players}-player table: {len(players)} entrants, {games:,} games each against "
+        + " + ".join(study.table_opponents))
+    rows = []
+    for player, group, label in zip(players, groups, labels):
+        seed = np.random.SeedSequence(plan.seed, spawn_key=(TABLE_KEY, zlib.crc32(label.encode())))
+        counts = table_match(table_game, player, others, games, seed, jobs)
+        rows.append({"entrant": label, "group": group, **counts})
+    write_json(path, {"format_version": FORMAT_VERSION, "key": key, "results": rows})
+    return table_game, rows
+
+
+def run_thirtyone(study: ThirtyOneStudy, scale: str, seed: int | None, jobs: int, out: Path, figures: bool = True,
+                  command: str = "", log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run (or resume) the two-player study, the confirmation matches and the 3-player table;
+    write every table, figure and the report."""
+    from studies.analysis import analyse
+    from studies.thirtyone_report import write_thirtyone_report
+
+    log = log or (lambda message: print(message, file=sys.stderr))
+    started = time.perf_counter()
+    if scale not in study.confirm_games:
+        raise FsmarenaError(f"study '{study.name}' has no scale '{scale}' (scales: {', '.join(study.confirm_games)})")
+    plan = study.base.plan(scale, seed)
+    log(f"{study.name} at scale {scale}: {len(plan.competitors)} competitors, "
+        f"{sum(c.replicates for c in plan.competitors)} replicate tasks, seed {plan.seed}, into {out}")
+    data = run_study(plan, out, jobs, log)
+    confirmed = confirm(data, study.reference, study.confirm_games[scale], jobs, log)
+    table_game, table_rows = run_table(data, study, study.table_games[scale], jobs, log)
+    log("tables, figures and report")
+    analysis = analyse(data, figures=False)
+    return write_thirtyone_report(study, data, analysis, confirmed, table_game, table_rows, figures, command,
+                                  time.perf_counter() - started)

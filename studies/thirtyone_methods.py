@@ -1,0 +1,68 @@
+"""Study method ``train-mlp``: the 31 function-approximation agent (two scikit-learn MLPs).
+
+Every parameter is a field of :class:`rl.thirtyone_agent.AgentSettings` except ``seed`` (the
+study derives it per replicate): ``games``, ``batch``, ``hidden``, ``learning_rate``,
+``epochs``, ``gamma``, ``epsilon``, ``epsilon_final``, ``epsilon_schedule``, ``opponents``
+(builtin names, one drawn per training game; default ``["greedy"]``), ``eval_every``,
+``eval_games``.  The curve is the agent's win rate against the study's curve opponent at
+every evaluation point (epsilon 0, no learning), against training games consumed; nothing is
+written to disk (the runner saves the final player).  Runs in one process: the study
+parallelises over replicates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from fsmarena.errors import FsmarenaError
+from games.players import resolve_player
+from studies.methods import MethodContext, Params, Trained
+
+#: settings the study fixes itself (the per-replicate seed) or that only shape the curve
+NOT_PARAMETERS = ("seed", "eval_panel", "rolling")
+
+
+def _settings(ctx: MethodContext) -> Any:
+    """The agent's settings from the competitor's parameters (FsmarenaError naming it)."""
+    from rl.thirtyone_agent import AgentSettings
+
+    p = Params(ctx)
+    if ctx.needs:
+        raise p.fail("train-mlp trains against builtins ('opponents'), not other competitors; remove 'needs'")
+    names = {f.name for f in dataclasses.fields(AgentSettings)} - set(NOT_PARAMETERS)
+    values: dict[str, Any] = {}
+    for key, value in ctx.params.items():
+        if key not in names:
+            raise p.fail(f"unknown parameter '{key}' (known: {', '.join(sorted(names))})")
+        values[key] = tuple(value) if isinstance(value, list) else value
+    try:
+        settings = AgentSettings(**values, seed=ctx.seed, eval_panel=(ctx.curve_opponent,))
+        settings.check()
+        if ctx.game.name != "thirtyone":
+            raise FsmarenaError(f"the mlp agent plays 31 (thirtyone), not {ctx.game.name}")
+        for name in settings.opponents:
+            resolve_player(name, ctx.game)
+    except (FsmarenaError, TypeError) as exc:
+        raise p.fail(str(exc)) from None
+    return settings
+
+
+def train_mlp(ctx: MethodContext) -> Trained:
+    """Train the two-network agent against its opponents (module docstring)."""
+    from rl.thirtyone_agent import train_agent
+
+    settings = _settings(ctx)
+    trainer = train_agent(ctx.game, settings, None, panel=[resolve_player(ctx.curve_opponent, ctx.game)])
+    agent = trainer.agent
+    agent.trainer = None
+    agent.label = ctx.label
+    return Trained(player=agent, games=trainer.done, curve_games=[int(r["games"]) for r in trainer.curve],
+                   curve_win=[float(r["win"]) for r in trainer.curve],
+                   info={"trained_against": list(settings.opponents)})
+
+
+def train_mlp_check(ctx: MethodContext) -> dict[str, Any]:
+    """Every setting the training will use, defaults included (the seed is the replicate's)."""
+    data = dataclasses.asdict(_settings(ctx))
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items() if k != "seed"}
