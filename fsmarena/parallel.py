@@ -54,7 +54,7 @@ def use_dask(address: str | None, workers: int = 2, timeout: str = "10s") -> Ite
     try:
         if address == "local":
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+                                   dashboard_address=":0")
             client = Client(cluster)
         else:
             client = Client(address, timeout=timeout)

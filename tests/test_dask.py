@@ -21,7 +21,7 @@ distributed = pytest.importorskip("dask.distributed")
 def scheduler():
     """One LocalCluster (2 single-threaded worker processes) shared by this module's tests."""
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address=":0")
     try:
         yield cluster.scheduler_address
     finally:
