@@ -53,7 +53,10 @@ decision: drawn from where x greedy's choice x resulting score bucket x its gain
 ``features`` a [0, 1] vector for automata and function approximation (hand, discard top,
 drawn card, per-suit counts of cards seen in the discard pile, per-suit unseen value, cards
 known in the neighbours' hands, lives, progress), plus small-integer encodings and raw parts
-(``hand``, ``top``, ``drawn``, ``greedy_turn``, ``greedy_discard``...) for builtins.  Parts are
+(``hand``, ``top``, ``drawn``, ``greedy_turn``, ``greedy_discard``...) for builtins; the
+encodings (FSM inputs) are ``phase``, ``knocked``, ``score_bucket``, ``gain_bucket``,
+``turn_bucket``, ``greedy_discard`` and ``greedy_turn`` (greedy's turn decision: 0 stock,
+1 the face-up discard; 0 at the discard decision).  Parts are
 computed lazily from the live game state, so a player must read them while it decides
 (inside ``act``), never keep the observation for later.
 
@@ -368,7 +371,17 @@ class ThirtyOne(Game):
     @property
     def encodings(self):
         return {"phase": 2, "knocked": 2, "score_bucket": N_SCORE, "gain_bucket": N_GAIN,
-                "turn_bucket": N_TURN, "greedy_discard": 4}
+                "turn_bucket": N_TURN, "greedy_discard": 4, "greedy_turn": 2}
+
+    def encoding_label(self, name: str, value: int) -> str:
+        """Readable value of an encoding, for figures of table-FSM inputs."""
+        value = int(value)
+        words = {"phase": ("turn", "discard"), "knocked": ("open", "knocked"),
+                 "score_bucket": tuple(f"score {x}" for x in SCORE_LABELS),
+                 "gain_bucket": tuple(f"gain {x}" for x in GAIN_LABELS), "turn_bucket": TURN_LABELS,
+                 "greedy_turn": ("greedy: stock", "greedy: pile"),
+                 "greedy_discard": tuple(f"greedy throws {g}" for g in GREEDY_LABELS)}.get(name)
+        return words[value] if words is not None and 0 <= value < len(words) else f"{name}={value}"
 
     def state_label(self, index: int) -> str:
         index = int(index)

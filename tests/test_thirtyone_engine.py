@@ -170,3 +170,12 @@ def test_seats_are_symmetric_for_identical_players():
     outcome = play_games(ThirtyOne(), [GreedyPlayer(), GreedyPlayer()], 6000, np.random.default_rng(11))
     low, high = wilson_interval(int((outcome.rewards[:, 0] == 1).sum()), 6000, z=3.3)
     assert low < 0.5 < high
+
+
+def test_every_encoding_value_has_its_own_label():
+    game = ThirtyOne()
+    for name, size in game.encodings.items():
+        labels = [game.encoding_label(name, v) for v in range(size)]
+        assert len(set(labels)) == size and not any(label.startswith(f"{name}=") for label in labels), name
+    assert game.encoding_label("greedy_turn", 1) == "greedy: pile"
+    assert game.encoding_label("score_bucket", 7) == "score 30+"
