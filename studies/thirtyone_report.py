@@ -49,9 +49,10 @@ def verdict(low: float, rate: float, high: float, target: float) -> str:
         return f"yes: the whole 95% interval is at or above {pct(target, 0)}"
     if rate >= target:
         return f"not shown: {pct(rate)} but the interval reaches down to {pct(low)}"
+    short = f"{100 * (target - rate):.1f} pp below the target"
     if high >= target:
-        return f"not shown: {pp(rate - target)} from the target, the interval reaches {pct(high)}"
-    return f"no: {pp(rate - target)} from the target (interval up to {pct(high)})"
+        return f"not shown: {short}, the interval reaches {pct(high)}"
+    return f"no: {short} (interval up to {pct(high)})"
 
 
 def family_rows(data: StudyData, analysis: Analysis, confirmed: Sequence[Mapping[str, Any]], reference: str,
@@ -139,7 +140,7 @@ def versus_reference_figure(data: StudyData, families: Sequence[Mapping[str, Any
         ax.set_ylim(len(names) - 0.4, -0.6)
         ax.set_xlabel(f"win rate against {reference} (%), 1v1")
         ax.grid(True, axis="x", linewidth=0.4, alpha=0.5)
-        ax.legend(frameon=False, loc="lower right")
+        ax.legend(frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2)
         return save(fig, stem)
 
 
