@@ -19,6 +19,7 @@ automata.  Every number in the report comes from these tables.
 
 from __future__ import annotations
 
+import math
 import platform
 import sys
 from pathlib import Path
@@ -102,8 +103,10 @@ def table_summary(rows: Sequence[Mapping[str, Any]], opponents: Sequence[str], s
         low, high = wilson_interval(wins, games)
         mean, mean_low, mean_high = st.mean_ci([r["win_rate"] for r in mine])
         row = {"group": group, "entrants": len(mine), "games": games, "wins": wins, "win_rate": wins / games,
-               "ci_low": low, "ci_high": high, "mean": mean, "mean_ci_low": max(0.0, mean_low),
-               "mean_ci_high": min(1.0, mean_high), "fair_share": 1 / seats, "above_fair_share": low > 1 / seats}
+               "ci_low": low, "ci_high": high, "mean": mean,  # one entrant: no interval (NaN, an empty cell)
+               "mean_ci_low": max(0.0, mean_low) if math.isfinite(mean_low) else math.nan,
+               "mean_ci_high": min(1.0, mean_high) if math.isfinite(mean_high) else math.nan,
+               "fair_share": 1 / seats, "above_fair_share": low > 1 / seats}
         for name in opponents:
             row[f"{name}_win_rate"] = float(np.mean([r[f"{name}_win_rate"] for r in mine]))
         out.append(row)
