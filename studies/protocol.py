@@ -233,8 +233,8 @@ def get_study(name: str) -> Study:
     raise FsmarenaError(f"unknown study '{name}' (known: {', '.join(study_names())}, or a .toml file)")
 
 
-def load_study_toml(path: Path) -> Study:
-    """Read and validate a study definition file (every problem is one clear error)."""
+def read_toml(path: Path) -> dict[str, Any]:
+    """The decoded TOML of a study definition file (every problem is one clear error)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -242,10 +242,14 @@ def load_study_toml(path: Path) -> Study:
     except (OSError, UnicodeDecodeError) as exc:
         raise FsmarenaError(f"cannot read study file {path}: {exc}") from None
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise FsmarenaError(f"study file {path} is not valid TOML: {exc}") from None
-    return study_from_dict(data, f"study file {path.name}")
+
+
+def load_study_toml(path: Path) -> Study:
+    """Read and validate a study definition file (every problem is one clear error)."""
+    return study_from_dict(read_toml(path), f"study file {path.name}")
 
 
 def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:

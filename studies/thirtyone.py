@@ -42,7 +42,7 @@ from games.arena import play_games
 from games.base import Game
 from games.match import play_match
 from games.players import Player, player_to_json, resolve_player
-from studies.protocol import FORMAT_VERSION, Study, study_from_dict, tomllib
+from studies.protocol import FORMAT_VERSION, Study, read_toml, study_from_dict
 from studies.runner import StudyData, champion_label, run_study
 from studies.variants import variant
 
@@ -97,12 +97,7 @@ class ThirtyOneStudy:
 
 def load(path: Path = DEFINITION) -> ThirtyOneStudy:
     """Read and validate the definition (the generic fields by the generic reader)."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FsmarenaError(f"cannot read study file {path}: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise FsmarenaError(f"study file {path} is not valid TOML: {exc}") from None
+    data = read_toml(path)
     base = study_from_dict(data, f"study file {path.name}")
     source = Fields(data, f"study file {path.name}")
     target = source.number_in("target", 0.0, 1.0)

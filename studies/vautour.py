@@ -35,7 +35,7 @@ from games import get_game
 from games.players import resolve_player
 from studies.methods import MethodContext, check_method
 from studies.multiseat import LeagueResult, league
-from studies.protocol import FORMAT_VERSION, Plan, Study, study_from_dict, tomllib
+from studies.protocol import FORMAT_VERSION, Plan, Study, read_toml, study_from_dict
 from studies.runner import StudyData, champion_label, run_study
 from studies.stacks import Mixture
 
@@ -95,12 +95,7 @@ class VautourStudy:
 
 def load(path: Path = DEFINITION) -> VautourStudy:
     """Read and validate the definition (the generic fields by the generic reader)."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FsmarenaError(f"cannot read study file {path}: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise FsmarenaError(f"study file {path} is not valid TOML: {exc}") from None
+    data = read_toml(path)
     base = study_from_dict(data, f"study file {path.name}")
     source = Fields(data, f"study file {path.name}")
     players = source.get("players", list)
