@@ -81,27 +81,33 @@ class Scores:
 
 
 @dataclass(frozen=True)
-class _Task:
+class _Population:
+    """What every chunk of a generation needs (sent to each worker once)."""
+
     game: Game
     spec: GenomeSpec
     genomes: np.ndarray
     panel: tuple[Player, ...]
+
+
+@dataclass(frozen=True)
+class _Task:
     seats: Pairing
     seed: np.random.SeedSequence
 
 
-def _play_task(task: _Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _play_task(population: _Population, task: _Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Worker: play one chunk and return (reward sums, wins, games) per genome."""
-    stack = task.spec.player(task.genomes)
-    n_genomes = len(task.genomes)
+    stack = population.spec.player(population.genomes)
+    n_genomes = len(population.genomes)
     seats, n = [], 0
     for entry in task.seats:
         if isinstance(entry, PanelSeat):
-            seats.append(Seat(task.panel[entry.index]))
+            seats.append(Seat(population.panel[entry.index]))
         else:
             seats.append(Seat(stack, entry))
             n = len(entry)
-    outcome = play_games(task.game, seats, n, np.random.default_rng(task.seed))
+    outcome = play_games(population.game, seats, n, np.random.default_rng(task.seed))
     reward = np.zeros(n_genomes)
     wins = np.zeros(n_genomes, dtype=np.int64)
     games = np.zeros(n_genomes, dtype=np.int64)
@@ -128,9 +134,9 @@ def score(game: Game, spec: GenomeSpec, genomes: np.ndarray, pairings: Sequence[
             tasks.append((tuple(e if isinstance(e, PanelSeat) else e[start:start + size] for e in pairing), size))
             start += size
     seeds = seed.spawn(len(tasks))
-    panel = tuple(panel)
-    work = [_Task(game, spec, genomes, panel, seats, child) for (seats, _size), child in zip(tasks, seeds)]
-    results = run_tasks(_play_task, work, jobs, weights=[size for _seats, size in tasks])
+    work = [_Task(seats, child) for (seats, _size), child in zip(tasks, seeds)]
+    results = run_tasks(_play_task, work, jobs, weights=[size for _seats, size in tasks],
+                        shared=_Population(game, spec, genomes, tuple(panel)))
     n_genomes = len(genomes)
     reward = np.zeros(n_genomes)
     wins = np.zeros(n_genomes, dtype=np.int64)

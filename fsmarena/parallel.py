@@ -9,7 +9,9 @@ bit-identical whether the chunks run in one process, in loky workers or on a das
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import sys
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 import numpy as np
@@ -23,6 +25,9 @@ R = TypeVar("R")
 
 #: joblib backend for ``jobs > 1``: "loky" (local processes) or "dask" (inside use_dask)
 _backend: str = "loky"
+
+#: "no shared data" for :func:`run_tasks` (``None`` could be real shared data)
+_NOTHING: Any = object()
 
 #: environment variable naming a dask scheduler when ``--dask`` is not given
 DASK_ENV = "FSMARENA_DASK"
@@ -47,17 +52,17 @@ def use_dask(address: str | None, workers: int = 2, timeout: str = "10s") -> Ite
         yield None
         return
     try:
-        from dask.distributed import Client, LocalCluster
+        from dask.distributed import Client
     except ImportError:
         raise FsmarenaError("--dask needs the distributed extra: pip install 'fsmarena[distributed]'") from None
     cluster = None
     try:
         if address == "local":
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=":0")
+            cluster = local_cluster(workers)
             client = Client(cluster)
         else:
             client = Client(address, timeout=timeout)
+            _warn_about_slow_workers(client)
     except (OSError, TimeoutError, ValueError) as exc:
         if cluster is not None:
             cluster.close()
@@ -71,6 +76,40 @@ def use_dask(address: str | None, workers: int = 2, timeout: str = "10s") -> Ite
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+#: dask's nanny starts workers with this glibc setting (to return memory to the system sooner).
+#: It also switches off glibc's adaptive mmap threshold, so every numpy temporary over 128 KiB
+#: gets freshly mapped, zeroed pages: the engines' tasks then spend about half their time in the
+#: kernel (a DTD Monte Carlo training measured 1.8x slower in wall time).
+MALLOC_TRIM = "MALLOC_TRIM_THRESHOLD_"
+
+
+def local_cluster(workers: int = 2) -> Any:
+    """A ``LocalCluster`` of ``workers`` single-threaded worker processes, started without
+    :data:`MALLOC_TRIM` (unless this process's own environment sets it)."""
+    import dask
+    from dask.distributed import LocalCluster
+
+    with dask.config.set({f"distributed.nanny.pre-spawn-environ.{MALLOC_TRIM}": None}):
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+
+
+def _malloc_trim_setting() -> str | None:
+    return os.environ.get(MALLOC_TRIM)
+
+
+def _warn_about_slow_workers(client: Any) -> None:
+    """One line on stderr when the cluster's workers run with :data:`MALLOC_TRIM` set (an
+    advisory check: a cluster that cannot answer it fails later with a real error)."""
+    try:
+        settings = {value for value in client.run(_malloc_trim_setting).values() if value is not None}
+    except Exception:  # noqa: BLE001
+        return
+    if settings:
+        print(f"fsmarena: warning: the dask workers run with {MALLOC_TRIM}={min(settings)}, which makes "
+              "fsmarena's tasks about 2x slower; start them with the setting removed (README: Running on a "
+              "cluster)", file=sys.stderr)
 
 
 def dask_address(option: str | None) -> str | None:
@@ -109,39 +148,63 @@ def check_jobs(jobs: int) -> int:
 
 
 def run_tasks(
-    fn: Callable[[T], R],
+    fn: Callable[..., R],
     tasks: Sequence[T],
     jobs: int = 1,
     desc: str | None = None,
     weights: Iterable[float] | None = None,
     unit: str = "it",
+    shared: Any = _NOTHING,
 ) -> list[R]:
     """Run ``fn`` on every task and return the results in task order.
 
     ``jobs == 1`` runs in this process (no pickling, easy to debug); otherwise joblib runs
     the tasks in ``jobs`` loky processes.  Inside :func:`use_dask` every task goes to the
     dask cluster whatever ``jobs`` says.  ``weights`` (e.g. games per task) drive the
-    progress bar when ``desc`` is given.
+    progress bar when ``desc`` is given.  ``shared`` is data every task needs (a game and
+    its champions, a population): given, ``fn(shared, task)`` is called, and on dask the data
+    is scattered to every worker once instead of travelling with each task.
     """
+    return [result for _, result in iter_tasks(fn, tasks, jobs, desc, weights, unit, shared=shared)]
+
+
+def iter_tasks(
+    fn: Callable[..., R],
+    tasks: Sequence[T],
+    jobs: int = 1,
+    desc: str | None = None,
+    weights: Iterable[float] | None = None,
+    unit: str = "it",
+    ordered: bool = True,
+    shared: Any = _NOTHING,
+) -> Iterator[tuple[int, R]]:
+    """Like :func:`run_tasks`, but yield ``(task index, result)`` as results arrive, so the
+    caller can save each one at once.  ``ordered=False`` yields them in the order they finish
+    (a kill then loses only the tasks still running); the results themselves never depend on
+    that order."""
     check_jobs(jobs)
     weights = list(weights) if weights is not None else [1.0] * len(tasks)
-    results: list[Any] = []
-    with progress.bar(sum(weights), desc or "", unit=unit) as pbar:
-        if _backend == "dask" and len(tasks) > 1:
-            stream: Iterable[R] = _dask_stream(fn, tasks)
+    extra = () if shared is _NOTHING else (shared,)
+    calls = [(functools.partial(_indexed_call, fn, index), task, *extra) for index, task in enumerate(tasks)]
+    on_dask = _backend == "dask" and len(tasks) > 1
+    with progress.bar(sum(weights), desc or "", unit=unit) as pbar, \
+            (parallel_config(backend="dask", scatter=list(extra)) if on_dask else contextlib.nullcontext()):
+        if on_dask:
+            stream: Iterable[tuple[int, R]] = _joblib_stream(calls, -1, ordered)
         elif jobs == 1 or len(tasks) <= 1:
-            stream = (fn(task) for task in tasks)
+            stream = (call(*args) for call, *args in calls)
         else:
-            stream = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(
-                delayed(fn)(task) for task in tasks
-            )
-        for result, weight in zip(stream, weights):
-            results.append(result)
-            pbar.update(weight)
-    return results
+            stream = _joblib_stream(calls, jobs, ordered, backend="loky")
+        for index, result in stream:
+            pbar.update(weights[index])
+            yield index, result
 
 
-def _dask_stream(fn: Callable[[T], R], tasks: Sequence[T]) -> Iterable[R]:
-    """Results of ``fn`` over ``tasks`` from joblib's dask backend, in task order."""
-    with parallel_config(backend="dask"):
-        yield from Parallel(n_jobs=-1, return_as="generator")(delayed(fn)(task) for task in tasks)
+def _indexed_call(fn: Callable[..., R], index: int, task: Any, *shared: Any) -> tuple[int, R]:
+    return index, fn(*shared, task)
+
+
+def _joblib_stream(calls: list[tuple], n_jobs: int, ordered: bool, **backend: Any) -> Iterable:
+    """joblib's Parallel over ``calls`` as a generator (in order, or as tasks finish)."""
+    return Parallel(n_jobs=n_jobs, return_as="generator" if ordered else "generator_unordered", **backend)(
+        delayed(call)(*args) for call, *args in calls)

@@ -87,17 +87,15 @@ def pairing_games(families: Sequence[str], needed: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Chunk:
-    game: Game
-    stack: GroupedStack
     seat0: np.ndarray
     seat1: np.ndarray
     seed: np.random.SeedSequence
 
 
-def _play_chunk(chunk: _Chunk) -> np.ndarray:
+def _play_chunk(shared: tuple[Game, GroupedStack], chunk: _Chunk) -> np.ndarray:
+    game, stack = shared
     rng = np.random.default_rng(chunk.seed)
-    outcome = play_games(chunk.game, [Seat(chunk.stack, chunk.seat0), Seat(chunk.stack, chunk.seat1)],
-                         len(chunk.seat0), rng)
+    outcome = play_games(game, [Seat(stack, chunk.seat0), Seat(stack, chunk.seat1)], len(chunk.seat0), rng)
     return outcome.rewards[:, 0].astype(np.int8)
 
 
@@ -125,9 +123,8 @@ def crossplay(game: Game, players: Sequence[Player], families: Sequence[str], re
     sizes = chunk_sizes(len(pairing), chunk)
     seeds = seed.spawn(len(sizes))
     starts = np.cumsum([0] + sizes)
-    tasks = [_Chunk(game, stack, seat0[s:e], seat1[s:e], child)
-             for s, e, child in zip(starts[:-1], starts[1:], seeds)]
-    results = run_tasks(_play_chunk, tasks, jobs, desc, weights=sizes, unit="game")
+    tasks = [_Chunk(seat0[s:e], seat1[s:e], child) for s, e, child in zip(starts[:-1], starts[1:], seeds)]
+    results = run_tasks(_play_chunk, tasks, jobs, desc, weights=sizes, unit="game", shared=(game, stack))
     seat0_reward = np.concatenate(results) if results else np.zeros(0, np.int8)
     reward_i = np.where(i_first, seat0_reward, -seat0_reward)
     count = len(pairs)

@@ -115,15 +115,14 @@ def pairings(groups: Sequence[str], needed: int, seats: int) -> tuple[np.ndarray
 
 @dataclass(frozen=True)
 class _Chunk:
-    game: Game
-    stack: GroupedStack
     members: tuple[np.ndarray, ...]
     seed: np.random.SeedSequence
 
 
-def _play_chunk(chunk: _Chunk) -> np.ndarray:
-    seats = [Seat(chunk.stack, m) for m in chunk.members]
-    outcome = play_games(chunk.game, seats, len(chunk.members[0]), np.random.default_rng(chunk.seed))
+def _play_chunk(shared: tuple[Game, GroupedStack], chunk: _Chunk) -> np.ndarray:
+    game, stack = shared
+    seats = [Seat(stack, m) for m in chunk.members]
+    outcome = play_games(game, seats, len(chunk.members[0]), np.random.default_rng(chunk.seed))
     return outcome.rewards.astype(np.int8)
 
 
@@ -144,9 +143,9 @@ def league(game: Game, players: Sequence[Player], groups: Sequence[str], needed:
     stack = GroupedStack(players)
     sizes = chunk_sizes(len(pairing), chunk)
     starts = np.cumsum([0] + sizes)
-    tasks = [_Chunk(game, stack, tuple(m[s:e] for m in members), child)
+    tasks = [_Chunk(tuple(m[s:e] for m in members), child)
              for s, e, child in zip(starts[:-1], starts[1:], seed.spawn(len(sizes)))]
-    results = run_tasks(_play_chunk, tasks, jobs, desc, weights=sizes, unit="game")
+    results = run_tasks(_play_chunk, tasks, jobs, desc, weights=sizes, unit="game", shared=(game, stack))
     rewards = np.concatenate(results) if results else np.zeros((0, seats), np.int8)
     rows = np.arange(len(pairing))
     mine = rewards[rows, single_seat]

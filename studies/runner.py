@@ -7,13 +7,15 @@ Layout of the output folder ``DIR``::
     players/<competitor>/rNNN.json      the final player, loadable by ``fsmarena play``
     raw/crossplay.json              every champion pairing's win/draw/loss counts
 
-A task trains one competitor in one replicate, measures the final player against every
-builtin of the study's panel and writes its result file atomically, in the worker, as soon as
-it is done.  Tasks run in dependency stages (a competitor that ``needs`` others runs after
-them, with their champions of the same replicate), in parallel with joblib.  A re-run of the
-same command skips every task whose result file exists and validates, so an interrupted study
-finishes with exactly the results of an uninterrupted one: each task's randomness comes only
-from its own seed (see :mod:`studies.protocol`).
+A task trains one competitor in one replicate and measures the final player against every
+builtin of the study's panel.  This process writes its result file atomically as soon as it
+arrives, so workers need no access to ``DIR`` (on a cluster they may be other machines with
+other disks; the champions a task ``needs`` travel with it).  Tasks run in dependency stages
+(a competitor that ``needs`` others runs after them, with their champions of the same
+replicate), in parallel with joblib.  A re-run of the same command skips every task whose
+result file exists and validates, so an interrupted study finishes with exactly the results
+of an uninterrupted one: each task's randomness comes only from its own seed (see
+:mod:`studies.protocol`).
 
 ``DIR`` must be new, empty or hold this very plan (same ``study.json`` fingerprint); a folder
 holding anything else is refused before anything is written.
@@ -33,11 +35,11 @@ import numpy as np
 from fsmarena import __version__
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, dumps, read_json, write_json
-from fsmarena.parallel import run_tasks
+from fsmarena.parallel import iter_tasks
 from games import get_game
 from games.base import Game
 from games.match import play_match
-from games.players import Player, player_from_json, player_to_json, resolve_player, save_player
+from games.players import Player, player_from_json, player_to_json, resolve_player
 from studies.crossplay import CrossplayResult, crossplay, pairing_games
 from studies.methods import MethodContext, check_method, get_method
 from studies.protocol import FORMAT_VERSION, Plan, seed_int
@@ -128,20 +130,21 @@ def claim(out: Path, plan: Plan) -> bool:
 @dataclass(frozen=True)
 class _Task:
     plan: Plan
-    out: Path
     competitor: str
     replicate: int
     settings: dict[str, Any]
-    needs: dict[str, dict[str, Any]]
+    #: the player files (JSON) of the champions this task ``needs``, same replicate
+    opponents: tuple[dict[str, Any], ...]
 
 
-def _run_task(task: _Task) -> tuple[str, int, float]:
-    """Train, measure against the panel, write the result file (in the worker)."""
+def _run_task(task: _Task) -> dict[str, Any]:
+    """Train and measure against the panel (in the worker); returns the result file's content."""
     plan, name, r = task.plan, task.competitor, task.replicate
     study = plan.study
     game = get_game(study.game, study.game_params)
     competitor = plan.competitor(name)
-    opponents = [read_record(task.out, plan, game, need, r, task.needs[need]).player for need in competitor.needs]
+    opponents = [player_from_json(data, game, f"champion '{need}' of replicate {r}")
+                 for need, data in zip(competitor.needs, task.opponents)]
     seed = seed_int(plan.task_seed(r, name, "train"))
     label = champion_label(name, r)
     ctx = MethodContext(game, dict(competitor.params), seed, label, opponents, study.curve_opponent,
@@ -161,16 +164,22 @@ def _run_task(task: _Task) -> tuple[str, int, float]:
                            "losses": stats.losses, "score": stats.score, "opp_score": stats.opp_score}
     panel_seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
-    save_player(player, game, player_path(task.out, name, r))
-    write_json(result_path(task.out, name, r), {
+    return {
         "format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "competitor": name,
         "replicate": r, "seed": seed, "player": player_to_json(player, game), "games": int(trained.games),
         "curve_games": [int(g) for g in trained.curve_games],
         "curve_win": [float(w) for w in trained.curve_win], "panel": panel, "info": trained.info,
         "settings": task.settings,
         "train_seconds": train_seconds, "panel_seconds": panel_seconds, "cpu_seconds": cpu_seconds,
-    })
-    return name, r, train_seconds
+    }
+
+
+def _save_result(out: Path, result: dict[str, Any]) -> None:
+    """Write a finished task's player and result files (atomically; the player first, so a
+    result file always has its player beside it)."""
+    name, r = result["competitor"], result["replicate"]
+    write_json(player_path(out, name, r), result["player"])
+    write_json(result_path(out, name, r), result)
 
 
 def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: int,
@@ -236,7 +245,9 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1,
         settings[c.name] = check_method(c.method, ctx)
     resumed = claim(out, plan)
     for number, stage in enumerate(plan.stages(), 1):
-        todo = [_Task(plan, out, c.name, r, settings[c.name], {n: settings[n] for n in c.needs})
+        todo = [_Task(plan, c.name, r, settings[c.name],
+                      tuple(player_to_json(read_record(out, plan, game, need, r, settings[need]).player, game)
+                            for need in c.needs))
                 for c in stage for r in range(c.replicates)
                 if not _finished(out, plan, game, c.name, r, settings[c.name])]
         total = sum(c.replicates for c in stage)
@@ -244,7 +255,9 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1,
         if resumed or len(todo) < total:
             log(f"stage {number} ({names}): {total - len(todo)} of {total} tasks already done")
         if todo:
-            run_tasks(_run_task, todo, jobs, desc=f"stage {number}: {names}", unit="task")
+            for _, result in iter_tasks(_run_task, todo, jobs, desc=f"stage {number}: {names}", unit="task",
+                                        ordered=False):
+                _save_result(out, result)
     records = {(c.name, r): read_record(out, plan, game, c.name, r, settings[c.name])
                for c in plan.competitors for r in range(c.replicates)}
     data = StudyData(plan, game, records, None, out, settings)

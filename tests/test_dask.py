@@ -12,7 +12,7 @@ import pytest
 
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
-from fsmarena.parallel import use_dask
+from fsmarena.parallel import MALLOC_TRIM, _malloc_trim_setting, iter_tasks, local_cluster, run_tasks, use_dask
 
 distributed = pytest.importorskip("dask.distributed")
 
@@ -20,8 +20,7 @@ distributed = pytest.importorskip("dask.distributed")
 @pytest.fixture(scope="module")
 def scheduler():
     """One LocalCluster (2 single-threaded worker processes) shared by this module's tests."""
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0")
+    cluster = local_cluster(2)
     try:
         yield cluster.scheduler_address
     finally:
@@ -79,6 +78,66 @@ def test_study_on_a_cluster_is_bit_identical(tmp_path, scheduler, capsys):
         assert read(tmp_path / "serial" / "tables" / name) == read(tmp_path / "dask" / "tables" / name), name
 
 
+class CountedPickles:
+    """Shared data that counts how often this process pickles it."""
+
+    pickled = 0
+
+    def __init__(self, offset: int):
+        self.offset = offset
+
+    def __getstate__(self):
+        type(self).pickled += 1
+        return self.__dict__
+
+
+def add_offset(shared: CountedPickles, task: int) -> int:
+    return shared.offset + task * task
+
+
+def test_shared_data_is_scattered_once_and_results_keep_task_order(scheduler):
+    tasks = list(range(24))
+    expected = [7 + t * t for t in tasks]
+    assert run_tasks(add_offset, tasks, shared=CountedPickles(7)) == expected  # serially: no pickling
+    with use_dask(scheduler):
+        for ordered in (True, False):
+            CountedPickles.pickled = 0
+            arrived = list(iter_tasks(add_offset, tasks, shared=CountedPickles(7), ordered=ordered))
+            # a few pickles per call (hashing, scattering), not one per task (24)
+            assert 0 < CountedPickles.pickled <= 4
+            assert dict(arrived) == dict(enumerate(expected)) and len(arrived) == len(tasks)
+            if ordered:
+                assert [index for index, _ in arrived] == sorted(range(len(tasks)))
+        assert run_tasks(add_offset, tasks, shared=CountedPickles(7)) == expected
+
+
+def test_workers_run_without_the_slow_malloc_setting_and_a_cluster_with_it_is_flagged(scheduler, monkeypatch,
+                                                                                     capsys):
+    with use_dask(scheduler) as client:
+        assert set(client.run(_malloc_trim_setting).values()) == {None}
+    assert "warning" not in capsys.readouterr().err
+    # a cluster started with dask's defaults sets it in its workers (and in this process)
+    monkeypatch.delenv(MALLOC_TRIM, raising=False)  # restored (absent) after the test
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as other:
+        with use_dask(other.scheduler_address) as client:
+            assert set(client.run(_malloc_trim_setting).values()) == {"65536"}
+    err = capsys.readouterr().err
+    assert err.count(f"fsmarena: warning: the dask workers run with {MALLOC_TRIM}=65536") == 1
+
+
+def test_the_documented_worker_configuration_removes_the_slow_malloc_setting():
+    import dask
+    import yaml
+    from distributed.nanny import _get_env_variables
+
+    key = "distributed.nanny.pre-spawn-environ"
+    assert MALLOC_TRIM in _get_env_variables(key)  # dask's default, which the file must undo
+    config = yaml.safe_load((Path(__file__).parent.parent / "docs" / "dask-workers.yaml").read_text())
+    with dask.config.set(dask.config.merge(dask.config.config, config)):
+        environ = _get_env_variables(key)
+    assert MALLOC_TRIM not in environ and environ["OPENBLAS_NUM_THREADS"] == "1"
+
+
 def test_local_keyword_and_environment_variable(tmp_path, capsys, monkeypatch):
     players = ["random", "always-large"]
     run("tournament", "dtd", *players, "--games", "20000", "--out", str(tmp_path / "serial"))
@@ -102,10 +161,14 @@ def test_missing_distributed_package_is_a_clear_error(monkeypatch):
             pass
 
 
-def test_study_speedup_benchmark_is_opt_in_and_checks_identical_tables(capsys):
+def test_study_speedup_benchmark_is_opt_in_and_checks_identical_tables(capsys, tmp_path, monkeypatch):
     import json
+    import tempfile
 
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     assert main(["bench", "dtd", "--case", "study speed-up (test", "--json"]) == 0
     results = json.loads(capsys.readouterr().out)["results"]
     assert len(results) == 1 and results[0]["unit"] == "studies"
     assert results[0]["ratio"] > 0
+    # the two studies' folder is removed once they are compared; scales not asked for make none
+    assert list(tmp_path.glob("fsmarena-scaling-*")) == []

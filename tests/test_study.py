@@ -253,6 +253,26 @@ def test_interrupted_study_resumes_to_the_same_results(finished, plan, tmp_path,
     assert any("reusing" in m for m in messages)
 
 
+def test_tasks_never_touch_the_output_folder(finished, plan, tmp_path, monkeypatch):
+    """Workers on other machines of a cluster cannot see DIR: a task takes the champions it
+    needs with it and returns its result, which the study's own process writes."""
+    data, _, _ = finished
+    out, hidden = tmp_path / "study", tmp_path / "elsewhere"
+    real = runner._run_task
+
+    def on_another_machine(task):
+        out.rename(hidden)  # DIR is not there while the task runs
+        try:
+            return real(task)
+        finally:
+            hidden.rename(out)
+
+    monkeypatch.setattr(runner, "_run_task", on_another_machine)
+    other = runner.run_study(plan, out, jobs=1, log=lambda m: None)
+    analyse(other, figures=False)
+    assert tables(out) == tables(data.out)
+
+
 def test_stale_result_file_is_redone(finished, plan, tmp_path):
     """A result of another protocol, or computed under other method defaults, is recomputed."""
     import json
