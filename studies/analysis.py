@@ -124,8 +124,6 @@ def _best_champions(data: StudyData, panel_rows: list[dict]) -> dict[str, int]:
 def draw_figures(data: StudyData, result: Analysis) -> None:
     """Every figure of the report, in ``figures/`` (PNG and PDF)."""
     from figures.curves import learning_curves
-    from figures.heatmap import win_rate_heatmap
-    from figures.outcomes import outcome_boxes
     from figures.policy_map import policy_maps
 
     plan, folder = data.plan, data.out / "figures"
@@ -137,24 +135,8 @@ def draw_figures(data: StudyData, result: Analysis) -> None:
     result.figures["learning_curves"] = learning_curves(
         curves, folder / "learning_curves", opponent=study.curve_opponent)
 
-    panels = {opp: {label[n]: [r["win_rate"] for r in result.tables["panel"]
-                               if r["competitor"] == n and r["opponent"] == opp] for n in names}
-              for opp in study.panel}
-    result.figures["panel_outcomes"] = outcome_boxes(panels, folder / "panel_outcomes", xlabel="win rate (%)")
-
-    if "crossplay_family" in result.tables:
-        order = [label[n] for n in names]
-        matrix, low, high = st.matrices(
-            [{**r, "family": r["method"], "opponent_family": r["opponent_method"]}
-             for r in result.tables["crossplay_family"]], order)
-        result.figures["crossplay_heatmap"] = win_rate_heatmap(
-            matrix, order, folder / "crossplay_heatmap", low, high,
-            value_label="row's win rate vs column")
-        spread = {label[b]: {label[a]: [r["win_rate"] for r in result.tables["crossplay_champions"]
-                                        if r["family"] == a and r["opponent_family"] == b] for a in names}
-                  for b in names}
-        result.figures["crossplay_spread"] = outcome_boxes(
-            spread, folder / "crossplay_spread", xlabel="champion's win rate (%)")
+    panel_figure(result, names, study.panel, folder)
+    crossplay_figures(result, names, folder)
 
     tables = {label[n]: [r.player.table[0] for r in data.family(n)] for n in names
               if all(isinstance(r.player, TablePolicy) for r in data.family(n))}
@@ -164,13 +146,57 @@ def draw_figures(data: StudyData, result: Analysis) -> None:
             tables, [game.state_label(s) for s in range(game.n_states)], game.action_names,
             folder / "policy_map")
 
+    result.figures.update(best_machine_figures(data, result, folder))
+
+
+def panel_figure(result: Analysis, names: Sequence[str], panel: Sequence[str], folder: Path) -> None:
+    """Box plots of every replicate's win rate against each builtin of the panel."""
+    from figures.outcomes import outcome_boxes
+
+    label = result.labels
+    panels = {opp: {label[n]: [r["win_rate"] for r in result.tables["panel"]
+                               if r["competitor"] == n and r["opponent"] == opp] for n in names}
+              for opp in panel}
+    result.figures["panel_outcomes"] = outcome_boxes(panels, folder / "panel_outcomes", xlabel="win rate (%)")
+
+
+def crossplay_figures(result: Analysis, names: Sequence[str], folder: Path) -> None:
+    """The family heat map (with its confidence intervals) and the spread of champions' win
+    rates, when the study played a cross-play."""
+    from figures.heatmap import win_rate_heatmap
+    from figures.outcomes import outcome_boxes
+
+    if "crossplay_family" not in result.tables:
+        return
+    label = result.labels
+    order = [label[n] for n in names]
+    matrix, low, high = st.matrices(
+        [{**r, "family": r["method"], "opponent_family": r["opponent_method"]}
+         for r in result.tables["crossplay_family"]], order)
+    result.figures["crossplay_heatmap"] = win_rate_heatmap(
+        matrix, order, folder / "crossplay_heatmap", low, high, value_label="row's win rate vs column")
+    spread = {label[b]: {label[a]: [r["win_rate"] for r in result.tables["crossplay_champions"]
+                                    if r["family"] == a and r["opponent_family"] == b] for a in names}
+              for b in names}
+    result.figures["crossplay_spread"] = outcome_boxes(
+        spread, folder / "crossplay_spread", xlabel="champion's win rate (%)")
+
+
+def best_machine_figures(data: StudyData, result: Analysis, folder: Path,
+                         players: int | None = None) -> dict[str, list[Path]]:
+    """Draw each family's best automaton (``best_<name>.png``/``.pdf`` in ``folder``, or
+    ``best_<name>_<n>p`` when ``players`` gives the table size); returns the figures by key."""
+    drawn = {}
     for name, replicate in result.best.items():
         rec = data.records[(name, replicate)]
-        if rec.player.kind in MACHINE_KINDS:
-            paths = draw_machine(rec.player, data.game, folder / f"best_{name}",
-                                 title=f"best {label[name]} (replicate {replicate})")
-            if paths:
-                result.figures[f"best_{name}"] = paths
+        if rec.player.kind not in MACHINE_KINDS:
+            continue
+        suffix, at_table = ("", "") if players is None else (f"_{players}p", f", {players} players")
+        paths = draw_machine(rec.player, data.game, folder / f"best_{name}{suffix}",
+                             title=f"best {result.labels[name]}{at_table} (replicate {replicate})")
+        if paths:
+            drawn[f"best_{name}"] = paths
+    return drawn
 
 
 def draw_machine(player, game, stem: Path, title: str = "") -> list[Path]:

@@ -47,9 +47,10 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
-def versions() -> dict[str, str]:
+def versions(extra: Sequence[str] = ()) -> dict[str, str]:
+    """Python, fsmarena and the versions of the packages a result depends on (plus ``extra``)."""
     found = {"python": platform.python_version(), "fsmarena": __version__}
-    for name in PACKAGES:
+    for name in (*PACKAGES, *extra):
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -58,7 +59,12 @@ def versions() -> dict[str, str]:
 
 
 def figure(analysis: Analysis, key: str, caption: str, out: Path) -> str:
-    paths = analysis.figures.get(key)
+    """The Markdown of figure ``key`` of the analysis ("" when it was not drawn)."""
+    return image(analysis.figures.get(key, []), out, caption)
+
+
+def image(paths: Sequence[Path], out: Path, caption: str) -> str:
+    """A PNG shown with its caption and a link to its PDF twin (paths relative to ``out``)."""
     if not paths:
         return ""
     png = next((p for p in paths if p.suffix == ".png"), paths[0])
@@ -208,17 +214,16 @@ def tests_section(analysis: Analysis) -> str:
     return "\n".join(text)
 
 
-def machines_section(data: StudyData, analysis: Analysis) -> str:
-    text = ["### Policies and machines\n"]
-    text.append(figure(analysis, "policy_map", "Tabular policies over the game's states: the action most "
-                       "replicates chose (colour) and the share that chose it (text).", data.out))
+def machines_section(data: StudyData, analysis: Analysis, heading: str = "### Policies and machines\n") -> str:
+    """The policy map (when the study has tabular families) and each family's best automaton."""
+    text = [figure(analysis, "policy_map", "Tabular policies over the game's states: the action most "
+                   "replicates chose (colour) and the share that chose it (text).", data.out)]
     for name, replicate in analysis.best.items():
-        key = f"best_{name}"
-        if key in analysis.figures:
-            text.append(figure(analysis, key, f"Best {analysis.labels[name]} (replicate {replicate}, highest win "
-                               f"rate against {data.plan.study.curve_opponent}); player file "
-                               f"`players/{name}/r{replicate:03d}.json`.", data.out))
-    return "\n".join(text) if len(text) > 1 else ""
+        text.append(figure(analysis, f"best_{name}", f"Best {analysis.labels[name]} (replicate {replicate}, highest "
+                           f"win rate against {data.plan.study.curve_opponent}); player file "
+                           f"`players/{name}/r{replicate:03d}.json`.", data.out))
+    text = [t for t in text if t]
+    return "\n".join([heading, *text]) if text else ""
 
 
 def conclusions(data: StudyData, analysis: Analysis) -> str:
@@ -244,7 +249,7 @@ def conclusions(data: StudyData, analysis: Analysis) -> str:
             else:
                 tied.append(f"{other} (Holm p = {pval(r['p_holm'])})")
         if better:
-            lines.append(f"  Its replicates do significantly better than those of " + "; ".join(better) + ".")
+            lines.append("  Its replicates do significantly better than those of " + "; ".join(better) + ".")
         if tied:
             lines.append("  The data do not separate it from " + "; ".join(tied)
                          + ": no significant difference at this number of replicates, which is not evidence "
@@ -320,10 +325,25 @@ def compute_section(analysis: Analysis, wall_seconds: float | None) -> str:
     return "\n".join(text) + "\n"
 
 
+def reproduce_section(command: str, files: Sequence[str], kept: str = "finished replicates are kept",
+                      extra_packages: Sequence[str] = ()) -> str:
+    """The closing "Reproduce" and "Files" sections every study report ends with: the exact
+    command, what a re-run keeps, package versions and platform, then one bullet per output file."""
+    return "\n".join([
+        "## Reproduce\n",
+        "```\n" + command + "\n```\n",
+        f"Re-running the same command in the same folder resumes an interrupted run ({kept}) and gives the same "
+        "results; any `--jobs` or `--dask` cluster gives the same results.\n",
+        table(["package", "version"], [[k, val] for k, val in versions(extra_packages).items()]),
+        f"\nPlatform: {platform.platform()}, {sys.implementation.name}.\n",
+        "## Files\n",
+        "".join(f"- {line}\n" for line in files),
+    ])
+
+
 def write_report(data: StudyData, analysis: Analysis, command: str, wall_seconds: float | None = None) -> Path:
     """Write ``DIR/report.md``."""
     study = data.plan.study
-    v = versions()
     parts = [
         f"# {study.title}\n",
         f"Study `{study.name}` (version {study.version}), scale `{data.plan.scale.name}`, written by fsmarena "
@@ -336,18 +356,13 @@ def write_report(data: StudyData, analysis: Analysis, command: str, wall_seconds
         machines_section(data, analysis),
         conclusions(data, analysis),
         compute_section(analysis, wall_seconds),
-        "## Reproduce\n",
-        "```\n" + command + "\n```\n",
-        "Re-running the same command in the same folder resumes an interrupted run (finished replicates are "
-        "kept) and gives the same results; any `--jobs` gives the same results.\n",
-        table(["package", "version"], [[k, val] for k, val in v.items()]),
-        f"\nPlatform: {platform.platform()}, {sys.implementation.name}.\n",
-        "## Files\n",
-        "- `study.json`: the protocol (every parameter) and its fingerprint\n"
-        "- `tables/*.csv`: every number in this report\n"
-        "- `figures/*.png`, `figures/*.pdf`: the figures (PDF is vector)\n"
-        "- `players/<competitor>/rNNN.json`: every final player (`fsmarena play` accepts them)\n"
-        "- `replicates/<competitor>/rNNN.json`: raw per-replicate results; `raw/crossplay.json`: raw cross-play counts\n",
+        reproduce_section(command, [
+            "`study.json`: the protocol (every parameter) and its fingerprint",
+            "`tables/*.csv`: every number in this report",
+            "`figures/*.png`, `figures/*.pdf`: the figures (PDF is vector)",
+            "`players/<competitor>/rNNN.json`: every final player (`fsmarena play` accepts them)",
+            "`replicates/<competitor>/rNNN.json`: raw per-replicate results; `raw/crossplay.json`: raw cross-play "
+            "counts"]),
     ]
     path = data.out / "report.md"
     write_text(path, "\n".join(p for p in parts if p) + "\n")

@@ -26,8 +26,6 @@ value against simulated games, final values, the optimal policy) and ``report.md
 from __future__ import annotations
 
 import math
-import platform
-import sys
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -43,7 +41,7 @@ from games.stats import mean_interval
 from studies.adapters import _config
 from studies.analysis import to_csv
 from studies.methods import MethodContext, Params, Trained
-from studies.report import table, versions
+from studies.report import reproduce_section, table
 from studies.runner import StudyData
 
 #: the share of the optimum a learner must reach (the issue's criterion)
@@ -357,7 +355,6 @@ def report(data: StudyData, result: dict[str, list[dict[str, Any]]], drawn: dict
                     "a parent and its mutated child, so selection is nearly blind at this budget; with the exact "
                     "value as fitness the same algorithm gets close to the optimum.")
         conclusions.append(why)
-    v = versions()
     parts = [
         f"# {study.title}\n",
         f"Study `{study.name}` (version {study.version}), scale `{plan_.scale.name}`, written by fsmarena "
@@ -409,17 +406,13 @@ def report(data: StudyData, result: dict[str, list[dict[str, Any]]], drawn: dict
                for w, t in [([r["train_seconds"] for r in result["timing"] if r["competitor"] == c.name],
                              [r["cpu_seconds"] for r in result["timing"] if r["competitor"] == c.name])]]),
         (f"\nWall-clock time of this invocation: {wall_seconds / 60:.1f} min.\n" if wall_seconds is not None else ""),
-        "## Reproduce\n", "```\n" + command + "\n```\n",
-        "Re-running the same command in the same folder resumes an interrupted run and gives the same results.\n",
-        table(["package", "version"], [[k, val] for k, val in v.items()]),
-        f"\nPlatform: {platform.platform()}, {sys.implementation.name}.\n",
-        "## Files\n",
-        "- `study.json`: the protocol and its fingerprint\n"
-        "- `tables/values.csv`, `tables/values_summary.csv`, `tables/curves.csv`, `tables/optimal_policy.csv`: "
-        "every number in this report (`tables/timing.csv`: compute times)\n"
-        "- `figures/*.png`, `figures/*.pdf`: the figures\n"
-        "- `players/<competitor>/rNNN.json`: every final player (`fsmarena play 421 FILE` plays it)\n"
-        "- `replicates/<competitor>/rNNN.json`: raw per-replicate results\n",
+        reproduce_section(command, [
+            "`study.json`: the protocol and its fingerprint",
+            "`tables/values.csv`, `tables/values_summary.csv`, `tables/curves.csv`, `tables/optimal_policy.csv`: "
+            "every number in this report (`tables/timing.csv`: compute times)",
+            "`figures/*.png`, `figures/*.pdf`: the figures",
+            "`players/<competitor>/rNNN.json`: every final player (`fsmarena play 421 FILE` plays it)",
+            "`replicates/<competitor>/rNNN.json`: raw per-replicate results"]),
     ]
     path = data.out / "report.md"
     write_text(path, "\n".join(p for p in parts if p is not None) + "\n")

@@ -20,8 +20,6 @@ automata.  Every number in the report comes from these tables.
 from __future__ import annotations
 
 import math
-import platform
-import sys
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -32,9 +30,9 @@ from fsmarena.fileio import write_text
 from games.base import Game, config_to_dict
 from games.stats import wilson_interval
 from studies import statistics as st
-from studies.analysis import MACHINE_KINDS, Analysis, draw_machine, to_csv
-from studies.report import (compute_section, conclusions, crossplay_section, figure, panel_section, pct, pp,
-                            protocol_section, table, tests_section, versions)
+from studies.analysis import Analysis, best_machine_figures, crossplay_figures, panel_figure, to_csv
+from studies.report import (compute_section, conclusions, crossplay_section, figure, machines_section, panel_section,
+                            pct, pp, protocol_section, reproduce_section, table, tests_section)
 from studies.runner import StudyData
 
 #: the seed's neural agent against greedy in 1v1 (DESIGN.md "31")
@@ -173,8 +171,6 @@ def draw_figures(data: StudyData, analysis: Analysis, families: Sequence[Mapping
                  summary: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]], study: Any) -> None:
     """Every figure of the report into ``figures/`` (keys in ``analysis.figures``)."""
     from figures.curves import learning_curves
-    from figures.heatmap import win_rate_heatmap
-    from figures.outcomes import outcome_boxes
 
     plan, folder, label = data.plan, data.out / "figures", analysis.labels
     names = [c.name for c in plan.competitors]
@@ -185,33 +181,13 @@ def draw_figures(data: StudyData, analysis: Analysis, families: Sequence[Mapping
         curves = {k: v for k, v in curves.items() if any(len(x) for x, _ in v)}
         if curves:
             analysis.figures[key] = learning_curves(curves, folder / key, opponent=opponent)
-    panels = {opp: {label[n]: [r["win_rate"] for r in analysis.tables["panel"]
-                               if r["competitor"] == n and r["opponent"] == opp] for n in names}
-              for opp in plan.study.panel}
-    analysis.figures["panel_outcomes"] = outcome_boxes(panels, folder / "panel_outcomes", xlabel="win rate (%)")
-    if "crossplay_family" in analysis.tables:
-        order = [label[n] for n in names]
-        matrix, low, high = st.matrices(
-            [{**r, "family": r["method"], "opponent_family": r["opponent_method"]}
-             for r in analysis.tables["crossplay_family"]], order)
-        analysis.figures["crossplay_heatmap"] = win_rate_heatmap(matrix, order, folder / "crossplay_heatmap", low, high,
-                                                                 value_label="row's win rate vs column")
-        spread = {label[b]: {label[a]: [r["win_rate"] for r in analysis.tables["crossplay_champions"]
-                                        if r["family"] == a and r["opponent_family"] == b] for a in names}
-                  for b in names}
-        analysis.figures["crossplay_spread"] = outcome_boxes(spread, folder / "crossplay_spread",
-                                                             xlabel="champion's win rate (%)")
+    panel_figure(analysis, names, plan.study.panel, folder)
+    crossplay_figures(analysis, names, folder)
     analysis.figures["versus_reference"] = versus_reference_figure(data, families, study.reference, study.target,
                                                                    folder / "versus_reference")
     analysis.figures["table"] = table_figure(summary, rows, study.table_players, study.table_opponents,
                                              folder / "table")
-    for name, replicate in analysis.best.items():
-        rec = data.records[(name, replicate)]
-        if rec.player.kind in MACHINE_KINDS:
-            paths = draw_machine(rec.player, data.game, folder / f"best_{name}",
-                                 title=f"best {label[name]} (replicate {replicate})")
-            if paths:
-                analysis.figures[f"best_{name}"] = paths
+    analysis.figures.update(best_machine_figures(data, analysis, folder))
 
 
 # ---- report -------------------------------------------------------------------------------------
@@ -264,7 +240,7 @@ def table_section(data: StudyData, analysis: Analysis, summary: Sequence[Mapping
              f"Highest pooled win rate: {ranked[0]['group']} ({pct(ranked[0]['win_rate'])}).")
     return "\n".join([
         f"## {seats} players: against {' + '.join(opponents)}\n",
-        f"Every champion trained in the 1v1 game, and the builtins "
+        "Every champion trained in the 1v1 game, and the builtins "
         + ", ".join(f"`{r}`" for r in study.table_references)
         + f", sits at a {seats}-player table with `{'` and `'.join(opponents)}` in the other seats, every seating "
         f"arrangement equally often, {games:,} games each (the abstraction, features and automata inputs do not "
@@ -290,17 +266,6 @@ def evolution_section(data: StudyData, analysis: Analysis) -> str:
                       "against `random`, so those curves are drawn separately.\n", text])
 
 
-def machines_section(data: StudyData, analysis: Analysis) -> str:
-    text = []
-    for name, replicate in analysis.best.items():
-        key = f"best_{name}"
-        if key in analysis.figures:
-            text.append(figure(analysis, key, f"Best {analysis.labels[name]} (replicate {replicate}, highest win rate "
-                               f"against {data.plan.study.curve_opponent}); player file "
-                               f"`players/{name}/r{replicate:03d}.json`.", data.out))
-    return "\n".join(["### Automata\n", *text]) if text else ""
-
-
 def write_thirtyone_report(study: Any, data: StudyData, analysis: Analysis, confirmed: Sequence[Mapping[str, Any]],
                            table_game: Game, table_raw: Sequence[Mapping[str, Any]], figures: bool, command: str,
                            wall_seconds: float) -> dict[str, Any]:
@@ -315,7 +280,6 @@ def write_thirtyone_report(study: Any, data: StudyData, analysis: Analysis, conf
         write_text(data.out / "tables" / f"{name}.csv", to_csv(content))
     if figures:
         draw_figures(data, analysis, families, summary, rows, study)
-    v = versions()
     parts = [
         f"# {plan.study.title}\n",
         f"Study `{study.name}` (version {plan.study.version}), scale `{scale}`"
@@ -335,34 +299,21 @@ def write_thirtyone_report(study: Any, data: StudyData, analysis: Analysis, conf
         crossplay_section(data, analysis),
         table_section(data, analysis, summary, study, study.table_games[scale]),
         tests_section(analysis),
-        machines_section(data, analysis),
+        machines_section(data, analysis, heading="### Automata\n"),
         conclusions(data, analysis),
         compute_section(analysis, wall_seconds),
-        "## Reproduce\n",
-        "```\n" + command + "\n```\n",
-        "Re-running the same command in the same folder resumes an interrupted run (finished replicates, "
-        "cross-play, confirmation and table games are kept) and gives the same results; any `--jobs` gives the "
-        "same results.\n",
-        table(["package", "version"], [[k, val] for k, val in {**v, **_sklearn()}.items()]),
-        f"\nPlatform: {platform.platform()}, {sys.implementation.name}.\n",
-        "## Files\n",
-        "- `study.json`: the protocol (every parameter) and its fingerprint\n"
-        "- `tables/*.csv`: every number in this report (`families.csv`: the answer; `table*.csv`: 3 players)\n"
-        "- `figures/*.png`, `figures/*.pdf`: the figures (PDF is vector)\n"
-        "- `players/<competitor>/rNNN.json`: every final player (`fsmarena play` accepts them)\n"
-        "- `replicates/<competitor>/rNNN.json`: raw per-replicate results; `raw/crossplay.json`, `raw/confirm.json`, "
-        "`raw/table.json`: raw counts\n",
+        reproduce_section(command, [
+            "`study.json`: the protocol (every parameter) and its fingerprint",
+            "`tables/*.csv`: every number in this report (`families.csv`: the answer; `table*.csv`: 3 players)",
+            "`figures/*.png`, `figures/*.pdf`: the figures (PDF is vector)",
+            "`players/<competitor>/rNNN.json`: every final player (`fsmarena play` accepts them)",
+            "`replicates/<competitor>/rNNN.json`: raw per-replicate results; `raw/crossplay.json`, `raw/confirm.json`, "
+            "`raw/table.json`: raw counts"],
+            kept="finished replicates, cross-play, confirmation and table games are kept",
+            extra_packages=("scikit-learn",)),
     ]
     path = data.out / "report.md"
     write_text(path, "\n".join(p for p in parts if p) + "\n")
     return {"study": study.name, "scale": scale, "seed": plan.seed, "fingerprint": plan.fingerprint,
             "report": str(path), "families": families, "table": summary}
 
-
-def _sklearn() -> dict[str, str]:
-    from importlib import metadata
-
-    try:
-        return {"scikit-learn": metadata.version("scikit-learn")}
-    except metadata.PackageNotFoundError:
-        return {"scikit-learn": "not installed"}

@@ -26,7 +26,6 @@ computed from these tables; a family "generalises best" only in the sense stated
 from __future__ import annotations
 
 import math
-import platform
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -37,9 +36,9 @@ from fsmarena.fileio import write_text
 from games.base import config_to_dict
 from games.stats import Z95
 from studies import statistics as st
-from studies.analysis import MACHINE_KINDS, Analysis, draw_machine, to_csv
+from studies.analysis import Analysis, best_machine_figures, to_csv
 from studies.multiseat import LeagueResult, advantage_interval, group_rows
-from studies.report import pct, pp, pval, table, versions
+from studies.report import image, pct, pp, pval, reproduce_section, table
 from studies.runner import StudyData
 from studies.variants import training_opponents
 
@@ -122,15 +121,6 @@ def generalisation_rows(champions: Sequence[dict]) -> list[dict[str, Any]]:
 
 # ---- the report ---------------------------------------------------------------------------------
 
-def _image(paths: Sequence[Path], out: Path, caption: str) -> str:
-    if not paths:
-        return ""
-    png = next((p for p in paths if p.suffix == ".png"), paths[0])
-    pdf = next((p for p in paths if p.suffix == ".pdf"), None)
-    link = f" ([PDF]({pdf.relative_to(out).as_posix()}))" if pdf else ""
-    return f"![{caption}]({png.relative_to(out).as_posix()})\n\n*{caption}*{link}\n"
-
-
 def _cell(row: dict | None) -> str:
     if row is None:
         return "–"
@@ -211,19 +201,11 @@ class _Part:
             if any(len(x) for v in curves.values() for x, _ in v):
                 self.figures[f"curves_{kind}"] = learning_curves(curves, folder / f"curves_{kind}_{self.n}p",
                                                                  opponent=opponent)
-        for name, replicate in self.analysis.best.items():
-            rec = self.data.records[(name, replicate)]
-            if rec.player.kind in MACHINE_KINDS:
-                label = self.analysis.labels[name]
-                paths = draw_machine(rec.player, self.data.game, folder / f"best_{name}_{self.n}p",
-                                     title=f"best {label}, {self.n} players (replicate {replicate})")
-                if paths:
-                    self.figures[f"best_{name}"] = paths
+        self.figures.update(best_machine_figures(self.data, self.analysis, folder, players=self.n))
 
     # ---- text ------------------------------------------------------------------------------
     def section(self) -> str:
         n, ref = self.n, self.reference
-        order = self.order()
         copies = "one copy" if n == 2 else f"{n - 1} copies"
         seen_all = sorted({b for v in self.seen.values() for b in v}, key=self.builtins.index)
         header = ["row \\ column"] + [f"`{b}`{' *' if b in seen_all else ''}" for b in self.builtins] + \
@@ -233,15 +215,15 @@ class _Part:
             rows.append([f"**{g}**" if g == ref else g] + [_cell(self.pairs.get((g, h))) for h in
                                                            self.builtins + self.families + ["field"]])
         text = [f"## {n} players\n",
-                f"### Everyone against everyone\n",
+                "### Everyone against everyone\n",
                 f"Win rate of the row (its champions pooled over replicates) against {copies} of the column, ± the "
                 f"95% Wilson half-width, at least {min(r['games'] for r in self.league):,} games per cell "
                 f"(`tables/league_{n}p.csv`; a fair share is {pct(1 / n)}). Builtins marked * are training opponents "
                 "(seen); *field*: each other seat draws one of the seven builtins per game.\n",
                 table(header, rows), "",
-                _image(self.figures.get("heatmap", []), self.out, f"{n} players: the league as a heat map."),
+                image(self.figures.get("heatmap", []), self.out, f"{n} players: the league as a heat map."),
                 self.reference_section(), self.seen_section(), self.generalisation_section(),
-                _image(self.figures.get("outcomes", []), self.out,
+                image(self.figures.get("outcomes", []), self.out,
                        f"{n} players: each champion's win rate against each builtin (dots: replicates; dotted line: "
                        "a fair share)."),
                 self.curves_section()]
@@ -249,14 +231,14 @@ class _Part:
 
     def curves_section(self) -> str:
         plan = self.data.plan
-        text = [_image(self.figures.get("curves_train", []), self.out,
+        text = [image(self.figures.get("curves_train", []), self.out,
                        f"{self.n} players: learners' win rate against `{plan.study.curve_opponent}` (in the training "
                        "game) vs training games; median and inter-quartile band over replicates."),
-                _image(self.figures.get("curves_evolve", []), self.out,
+                image(self.figures.get("curves_evolve", []), self.out,
                        f"{self.n} players: the generation champion's win rate against `random` vs games simulated "
                        "by the evolution (evolution measures its curve against random).")]
         for name, replicate in self.analysis.best.items():
-            text.append(_image(self.figures.get(f"best_{name}", []), self.out,
+            text.append(image(self.figures.get(f"best_{name}", []), self.out,
                                f"{self.n} players: the best {self.analysis.labels[name]} (replicate {replicate}, highest "
                                f"win rate against `{plan.study.curve_opponent}` in the panel games); player file "
                                f"`{self.n}-players/players/{name}/r{replicate:03d}.json`."))
@@ -337,7 +319,7 @@ class _Part:
             "Mann–Whitney tests on the unseen advantage of the replicates (Holm-corrected; "
             f"`tables/generalisation_tests_{self.n}p.csv`):\n",
             table(["A", "B", "A₁₂", "effect", "p", "p (Holm)"], tests) if tests else "(fewer than two families)", "",
-            _image(self.figures.get("generalisation", []), self.out,
+            image(self.figures.get("generalisation", []), self.out,
                    f"{self.n} players: each champion's mean advantage over seen and unseen builtins."), ""])
 
     # ---- findings ----------------------------------------------------------------------------
@@ -415,7 +397,6 @@ def write_vautour_report(study, scale: str, results: Mapping[int, tuple[StudyDat
         for rec in part.data.records.values():
             per.setdefault(rec.competitor, []).append(rec.train_seconds + rec.panel_seconds)
         timing += [[f"{part.n}", name, f"{sorted(v)[len(v) // 2]:.1f}", f"{sum(v):.1f}"] for name, v in per.items()]
-    v = versions()
     text = [
         f"# {base.title}\n",
         f"Study `{base.name}` (version {base.version}), scale `{scale}`, written by fsmarena {__version__}.\n",
@@ -426,7 +407,7 @@ def write_vautour_report(study, scale: str, results: Mapping[int, tuple[StudyDat
         "with the parameters of their `game_params` (abstract bids); everybody meets in the study's game.",
         f"- **Scale** `{scale}`: " + (plan.scale.description or "") + f"; master seed {plan.seed}; "
         + ", ".join(f"{p.n} players: protocol fingerprint `{p.data.plan.fingerprint}`" for p in parts) + ".",
-        f"- **Per player count** a complete study on the generic runner in `<n>-players/` (its own `report.md`: "
+        "- **Per player count** a complete study on the generic runner in `<n>-players/` (its own `report.md`: "
         "learning curves against `" + base.curve_opponent + f"`, {plan.scale.panel_games:,} games per champion and "
         "builtin, cross-play in the two-player game), then a **league**: every champion, every builtin and the "
         f"field against copies of each other, at least {study.league_games[scale]:,} games per ordered pair of "
@@ -449,16 +430,11 @@ def write_vautour_report(study, scale: str, results: Mapping[int, tuple[StudyDat
              "## Compute\n", "Seconds per replicate task (training + panel games), one core each:\n",
              table(["players", "competitor", "median s", "total s"], timing),
              f"\nWall-clock time of this invocation: {wall_seconds / 60:.1f} min.\n",
-             "## Reproduce\n", "```\n" + command + "\n```\n",
-             "Re-running the same command in the same folder resumes an interrupted run and gives the same results; "
-             "any `--jobs` gives the same results.\n",
-             table(["package", "version"], [[k, val] for k, val in v.items()]),
-             f"\nPlatform: {platform.platform()}.\n",
-             "## Files\n",
-             "- `tables/*_<n>p.csv`: every number of this report, per player count\n"
-             "- `figures/*.png`, `figures/*.pdf`: the figures\n"
-             "- `<n>-players/`: the generic study of each player count (its own `report.md`, tables, figures, "
-             "players, raw results; `raw/league.json`: the league's raw counts)\n"]
+             reproduce_section(command, [
+                 "`tables/*_<n>p.csv`: every number of this report, per player count",
+                 "`figures/*.png`, `figures/*.pdf`: the figures",
+                 "`<n>-players/`: the generic study of each player count (its own `report.md`, tables, figures, "
+                 "players, raw results; `raw/league.json`: the league's raw counts)"])]
     path = out / "report.md"
     write_text(path, "\n".join(t for t in text if t is not None) + "\n")
     return {"study": base.name, "scale": scale, "seed": plan.seed, "report": str(path),
