@@ -70,15 +70,11 @@ class ThirtyOneStudy:
     def name(self) -> str:
         return self.base.name
 
-    def run_command(self, args: Any, command: str) -> int:
+    def run_command(self, args: Any, command: str, log: Callable[[str], None]) -> int:
         """``fsmarena study thirtyone ...``: run, report, print a summary (``--dask`` is set up
         by the command already)."""
         from fsmarena.commands._common import print_json
         from studies.report import pct
-
-        def log(message: str) -> None:
-            if not getattr(args, "quiet", False):
-                print(f"fsmarena study: {message}", file=sys.stderr)
 
         summary = run_thirtyone(self, args.scale, args.seed, args.jobs, Path(args.out),
                                 figures=not args.no_figures, command=command, log=log)

@@ -68,15 +68,11 @@ class VautourStudy:
     def plans(self, scale: str, seed: int | None = None) -> dict[int, Plan]:
         return {n: self.study(n).plan(scale, seed) for n in self.players}
 
-    def run_command(self, args: Any, command: str) -> int:
+    def run_command(self, args: Any, command: str, log: Callable[[str], None]) -> int:
         """``fsmarena study vautour ...``: run, report, print a summary (see the module doc); the
         command has set up ``--dask`` already."""
         from fsmarena.commands._common import print_json
         from studies.report import pct
-
-        def log(message: str) -> None:
-            if not getattr(args, "quiet", False):
-                print(f"fsmarena study: {message}", file=sys.stderr)
 
         summary = run_vautour(self, args.scale, args.seed, args.jobs, Path(args.out),
                               figures=not args.no_figures, command=command, log=log)

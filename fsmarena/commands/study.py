@@ -42,16 +42,16 @@ def run(args) -> int:
     from studies.report import pct, write_report
     from studies.runner import run_study
 
-    study = get_study(args.name)
-    if hasattr(study, "run_command"):  # a study over several game settings (vautour: 2 and 3 players)
-        with parallel_backend(args):
-            return study.run_command(args, command_line(args))
-    plan = study.plan(args.scale, args.seed)
-    start = time.perf_counter()
-
     def log(message: str) -> None:
         if not args.quiet:
             print(f"fsmarena study: {message}", file=sys.stderr)
+
+    study = get_study(args.name)
+    if hasattr(study, "run_command"):  # a study with its own driver (vautour: 2 and 3 players; thirtyone)
+        with parallel_backend(args):
+            return study.run_command(args, command_line(args), log)
+    plan = study.plan(args.scale, args.seed)
+    start = time.perf_counter()
 
     with parallel_backend(args):  # --dask: replicate tasks and cross-play chunks run on the cluster
         tasks = sum(c.replicates for c in plan.competitors)
