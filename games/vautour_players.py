@@ -73,35 +73,37 @@ def _with_probability(p: float, n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class RandomBid(Strategy):
+class ConstantBid(Strategy):
+    """The same abstract bid whatever the prize."""
+
+    action: ClassVar[int]
+
+    def choose(self, value, deck, rng):
+        return np.full(len(value), self.action, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class RandomBid(ConstantBid):
     name = "random"
-
-    def choose(self, value, deck, rng):
-        return np.full(len(value), RANDOM, dtype=np.int64)
+    action = RANDOM
 
 
 @dataclass(frozen=True)
-class MaxCard(Strategy):
+class MaxCard(ConstantBid):
     name = "max"
-
-    def choose(self, value, deck, rng):
-        return np.full(len(value), HIGHEST, dtype=np.int64)
+    action = HIGHEST
 
 
 @dataclass(frozen=True)
-class MinCard(Strategy):
+class MinCard(ConstantBid):
     name = "min"
-
-    def choose(self, value, deck, rng):
-        return np.full(len(value), LOWEST, dtype=np.int64)
+    action = LOWEST
 
 
 @dataclass(frozen=True)
-class PrizeRank(Strategy):
+class PrizeRank(ConstantBid):
     name = "prize-rank"
-
-    def choose(self, value, deck, rng):
-        return np.full(len(value), BID_RANK, dtype=np.int64)
+    action = BID_RANK
 
 
 @dataclass(frozen=True)
