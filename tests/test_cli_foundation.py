@@ -11,18 +11,12 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from fsmarena.cli import main
+from cli_helpers import run_cli
 from games import get_game
 from games.match import play_match
 from games.players import RandomPlayer
 
 TIMING_KEYS = {"games_per_second"}
-
-
-def run_cli(capsys, *argv):
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def without_timing(data):

@@ -18,7 +18,7 @@ import pytest
 from evo.genome import genome_spec
 from evo.protocols import PanelSeat, round_robin_pairing, score
 from evo.run import EvolveConfig, evolve
-from fsmarena.cli import main
+from cli_helpers import run_cli
 from games.arena import Seat, play_games
 from games.dtd import LARGE_MAX, DivideTheDollar
 from games.players import FixedActionPlayer, load_player
@@ -189,7 +189,7 @@ def test_round_robin_evolution_beats_random_clearly_better_than_its_first_genera
     config = EvolveConfig(genome="fsm", protocol="round-robin", states=1, inputs="index", population=20,
                           games_per_pair=10, generations=30, curve_every=29, curve_games=3000)
     curve = evolve(GAME, config, seed=2).curve()
-    (first_games, first), (last_games, last) = curve[0], curve[-1]
+    (_, first), (last_games, last) = curve[0], curve[-1]
     assert last_games == 30 * 20 * 19 * 10
     assert last >= first + 0.12
     assert last >= 0.72
@@ -205,18 +205,12 @@ def test_thesis_protocol_full_run_evolves_automata_that_beat_random():
 
 # ---- command line ---------------------------------------------------------------------------------
 
-def cli(capsys, *argv):
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 RUN = ["evolve", "dtd", "--genome", "fsm", "--protocol", "round-robin", "--generations", "3", "--population", "6",
        "--states", "2", "--inputs", "index+opp_last", "--games-per-pair", "4", "--curve-games", "100", "--quiet"]
 
 
 def test_evolve_writes_its_files_and_json_summary(capsys, tmp_path):
-    code, out, err = cli(capsys, *RUN, "--out", str(tmp_path), "--json")
+    code, out, err = run_cli(capsys, *RUN, "--out", str(tmp_path), "--json")
     assert code == 0, err
     summary = json.loads(out)
     assert summary["games"] == 3 * 6 * 5 * 4 and summary["generations"] == 3
@@ -242,9 +236,9 @@ def snapshot(folder):
     (["--protocol", "panel", "--panel", "nobody"], "unknown player 'nobody'"),
 ])
 def test_bad_options_fail_with_one_line_and_touch_nothing(capsys, tmp_path, extra, message):
-    cli(capsys, *RUN, "--out", str(tmp_path))
+    run_cli(capsys, *RUN, "--out", str(tmp_path))
     before = snapshot(tmp_path)
-    code, out, err = cli(capsys, *RUN, *extra, "--out", str(tmp_path), "--resume")
+    code, out, err = run_cli(capsys, *RUN, *extra, "--out", str(tmp_path), "--resume")
     assert code == 2
     assert message in err and err.count("\n") == 1 and err.startswith("fsmarena: error:")
     assert snapshot(tmp_path) == before
@@ -259,20 +253,20 @@ def test_bad_options_fail_with_one_line_and_touch_nothing(capsys, tmp_path, extr
     (lambda text: json.dumps({**json.loads(text), "fitness": [0.5]}), "shape"),
 ])
 def test_corrupt_checkpoint_is_refused_and_nothing_is_overwritten(capsys, tmp_path, corrupt, message):
-    cli(capsys, *RUN, "--out", str(tmp_path))
+    run_cli(capsys, *RUN, "--out", str(tmp_path))
     checkpoint = tmp_path / "checkpoint.json"
     checkpoint.write_text(corrupt(checkpoint.read_text()))
     before = snapshot(tmp_path)
-    code, _out, err = cli(capsys, *RUN, "--generations", "5", "--out", str(tmp_path), "--resume")
+    code, _out, err = run_cli(capsys, *RUN, "--generations", "5", "--out", str(tmp_path), "--resume")
     assert code == 2 and message in err and err.count("\n") == 1
     assert snapshot(tmp_path) == before
 
 
 def test_an_existing_run_is_not_overwritten_without_resume_nor_resumed_with_other_options(capsys, tmp_path):
-    cli(capsys, *RUN, "--out", str(tmp_path))
+    run_cli(capsys, *RUN, "--out", str(tmp_path))
     before = snapshot(tmp_path)
-    code, _out, err = cli(capsys, *RUN, "--out", str(tmp_path))
+    code, _out, err = run_cli(capsys, *RUN, "--out", str(tmp_path))
     assert code == 2 and "--resume" in err
-    code, _out, err = cli(capsys, *RUN, "--games-per-pair", "5", "--out", str(tmp_path), "--resume")
+    code, _out, err = run_cli(capsys, *RUN, "--games-per-pair", "5", "--out", str(tmp_path), "--resume")
     assert code == 2 and "--games-per-pair 4" in err
     assert snapshot(tmp_path) == before

@@ -17,19 +17,13 @@ import numpy as np
 import pytest
 
 import rl.train as rt
-from fsmarena.cli import main
+from cli_helpers import run_cli
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.dtd import DivideTheDollar
 from games.players import FixedActionPlayer, TablePolicy, load_player, save_player
 from rl.checkpoint import FILENAME, load_checkpoint
 from rl.train import TrainConfig, train
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def read_curve(path):

@@ -5,18 +5,15 @@ method's settings."""
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
 import json
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("sklearn")
 
+from cli_helpers import cli  # noqa: E402
 from fsmarena.cli import main  # noqa: E402
 from fsmarena.errors import FsmarenaError  # noqa: E402
 from games import get_game  # noqa: E402
@@ -25,6 +22,7 @@ from games.match import play_match  # noqa: E402
 from games.players import RandomPlayer, resolve_player  # noqa: E402
 from games.stats import wilson_interval  # noqa: E402
 from games.thirtyone_players import GreedyPlayer  # noqa: E402
+from studies.analysis import read_csv  # noqa: E402
 from studies.methods import MethodContext, check_method  # noqa: E402
 from studies.report import pct  # noqa: E402
 from studies.thirtyone import CHUNK, CONFIRM_KEY, TABLE_KEY, arrangements, load, table_match  # noqa: E402
@@ -33,18 +31,6 @@ FAMILIES = ("MC", "SARSA", "Q-learning", "MLP agent", "FSM vs greedy", "BDA vs g
             "BDA round robin", "greedy-knock", "greedy")
 FIGURES = ("learning_curves", "evolution_curves", "panel_outcomes", "crossplay_heatmap", "crossplay_spread",
            "versus_reference", "table", "best_fsm", "best_bda")
-
-
-def cli(*args: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(list(args))
-    return code, out.getvalue()
-
-
-def read(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +48,7 @@ def test_the_answer_is_traced_to_fresh_games_replayed_from_the_documented_seed(r
     out, summary = run
     study = load()
     game = get_game("thirtyone")
-    families = read(out / "tables" / "families.csv")
+    families = read_csv(out / "tables" / "families.csv")
     assert [r["method"] for r in families] == list(FAMILIES)
     assert [r["method"] for r in summary["families"]] == list(FAMILIES)
     raw = json.loads((out / "raw" / "confirm.json").read_text())["results"]
@@ -96,7 +82,7 @@ def test_the_three_player_table_is_traced_to_its_games(run):
     out, summary = run
     study = load()
     table_game = get_game("thirtyone", {"players": "3"})
-    rows = read(out / "tables" / "table.csv")
+    rows = read_csv(out / "tables" / "table.csv")
     raw = json.loads((out / "raw" / "table.json").read_text())["results"]
     champions = sorted((out / "players").glob("*/r*.json"))
     assert len(rows) == len(raw) == len(champions) + len(study.table_references)
@@ -114,7 +100,7 @@ def test_the_three_player_table_is_traced_to_its_games(run):
         seed = np.random.SeedSequence(31, spawn_key=(TABLE_KEY, zlib.crc32(label.encode())))
         again = table_match(table_game, player, others, study.table_games["test"], seed)
         assert again["wins"] == int(row["wins"]) and again["losses"] == int(row["losses"])
-    summary_rows = read(out / "tables" / "table_summary.csv")
+    summary_rows = read_csv(out / "tables" / "table_summary.csv")
     for s in summary_rows:
         mine = [r for r in rows if r["group"] == s["group"]]
         assert int(s["games"]) == sum(int(r["games"]) for r in mine)
@@ -134,7 +120,7 @@ def test_every_generic_table_and_the_report_sections_exist(run):
     for heading in ("## Answer", "## Protocol", "## Results", "### Cross-play", "## 3 players", "## Compute",
                     "## Reproduce"):
         assert heading in report, heading
-    panel = read(out / "tables" / "panel.csv")
+    panel = read_csv(out / "tables" / "panel.csv")
     assert {r["opponent"] for r in panel} == {"greedy", "greedy-knock", "random"}
     for path in sorted((out / "replicates").glob("*/r*.json")):
         record = json.loads(path.read_text())

@@ -4,20 +4,18 @@ hand-worked deterministic matches, and the train-variant / evolve-variant method
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cli_helpers import cli
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.players import resolve_player
 from studies import statistics as st
+from studies.analysis import read_csv
 from studies.methods import MethodContext, check_method, get_method
 from studies.multiseat import LeagueResult, advantage_interval, group_rows, league
 from studies.report import pct
@@ -28,18 +26,6 @@ BUILTINS = ("random", "max", "min", "prize-rank", "bonus-craving", "negative-adv
 SEEN = ("random", "max", "min", "prize-rank")
 FIGURES = ("league_heatmap", "champions_vs_builtins", "generalisation", "curves_train", "curves_evolve",
            "best_fsm", "best_bda")
-
-
-def cli(*args: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(list(args))
-    return code, out.getvalue()
-
-
-def read(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +85,7 @@ def test_league_tables_are_the_raw_counts_pooled(run, n):
     assert raw["seats"] == n
     assert all(g % n == 0 for g in raw["games"]), "the single seat is rotated over every seat"
     totals = pooled_from_raw(raw)
-    rows = read(out / "tables" / f"league_{n}p.csv")
+    rows = read_csv(out / "tables" / f"league_{n}p.csv")
     assert len(rows) == len(totals) == 13 * 12  # 5 families, 7 builtins and the field, ordered pairs
     for row in rows:
         counts = totals[row["group"], row["opponent"]]
@@ -114,8 +100,8 @@ def test_league_tables_are_the_raw_counts_pooled(run, n):
 @pytest.mark.parametrize("n", [2, 3])
 def test_report_numbers_come_from_the_tables(run, n):
     out, summary = run
-    league = {(r["group"], r["opponent"]): r for r in read(out / "tables" / f"league_{n}p.csv")}
-    reference = {r["group"]: r for r in read(out / "tables" / f"reference_{n}p.csv")}
+    league = {(r["group"], r["opponent"]): r for r in read_csv(out / "tables" / f"league_{n}p.csv")}
+    reference = {r["group"]: r for r in read_csv(out / "tables" / f"reference_{n}p.csv")}
     report = (out / "report.md").read_text()
     section = report.split(f"\n## {n} players")[1].split("\n## ")[0]
     for family in FAMILIES:
@@ -139,10 +125,10 @@ def test_report_numbers_come_from_the_tables(run, n):
 @pytest.mark.parametrize("n", [2, 3])
 def test_seen_flags_and_generalisation_summary_follow_the_definition(run, n):
     out, _summary = run
-    champions = read(out / "tables" / f"champions_{n}p.csv")
+    champions = read_csv(out / "tables" / f"champions_{n}p.csv")
     assert {(r["opponent"], r["seen"]) for r in champions} == \
         {(b, str(b in SEEN)) for b in BUILTINS} | {("field", "False")}
-    general = read(out / "tables" / f"generalisation_{n}p.csv")
+    general = read_csv(out / "tables" / f"generalisation_{n}p.csv")
     assert len(general) == 5 * 2  # five families, two replicates each
     for row in general:
         mine = [r for r in champions if r["champion"] == row["champion"] and r["opponent"] != "field"]
@@ -150,7 +136,7 @@ def test_seen_flags_and_generalisation_summary_follow_the_definition(run, n):
         assert float(row["unseen_advantage"]) == pytest.approx(np.mean(unseen), abs=1e-5)
         beats_all = all(r["beats"] == "True" for r in mine if r["seen"] == "True")
         assert row["beats_all_seen"] == str(beats_all)
-    summary = read(out / "tables" / f"generalisation_summary_{n}p.csv")
+    summary = read_csv(out / "tables" / f"generalisation_summary_{n}p.csv")
     for family in FAMILIES:
         values = [float(r["unseen_advantage"]) for r in general if r["family"] == family]
         row = next(r for r in summary if r["method"] == family and r["opponent"] == "unseen")

@@ -16,6 +16,7 @@ import pytest
 
 pytest.importorskip("sklearn")
 
+from cli_helpers import run_cli  # noqa: E402
 from fsmarena.errors import FsmarenaError  # noqa: E402
 from games.arena import play_games  # noqa: E402
 from games.players import RandomPlayer, load_player, resolve_player, save_player  # noqa: E402
@@ -186,14 +187,6 @@ def test_training_beats_the_untrained_network_against_greedy(tmp_path):
 
 CLI_SMALL = ["--episodes", "300", "--batch", "100", "--hidden", "8", "--eval-every", "150", "--eval-games", "30",
              "--seed", "3"]
-
-
-def run_cli(capsys, *argv):
-    from fsmarena.cli import main
-
-    code = main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_cli_trains_the_mlp_agent_and_resumes_an_interrupted_run_exactly(capsys, tmp_path, monkeypatch):

@@ -179,7 +179,7 @@ def test_state_space_sizes_are_the_seeds():
 # ---- invariants under hypothesis ----------------------------------------------------------
 
 def _check_conservation(game, outcome, trace):
-    n, players, cards = outcome.n, game.config.players, game.config.cards
+    players, cards = game.config.players, game.config.cards
     bids = np.stack([t["bids"] for t in trace], axis=2)          # (n, players, turns)
     assert (np.sort(bids, axis=2) == np.arange(1, cards + 1)).all(), "each card bid exactly once"
     winners = np.stack([t["winner"] for t in trace], axis=1)     # (n, turns)
