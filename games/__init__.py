@@ -1,38 +1,26 @@
-"""Games: rules, batched engines, players, matches and tournaments.
+"""Games: the contract, the registry, shared players, matches and tournaments.
 
+Each game is a plug-in folder ``games/<name>/`` declaring a :class:`games.registry.GameEntry`;
 ``get_game("dtd", {"hand_size": "4"})`` builds a game from its command-line name and
-``--param`` strings.  Games are registered in :data:`GAMES` as ``"module:Class"`` and imported
-on first use.
+``--param`` strings, importing its engine on first use.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Mapping
 
-from fsmarena.registry import resolve
 from games.base import Game, parse_params
-
-#: command-line name -> "module:Class"
-GAMES: dict[str, str] = {
-    "dtd": "games.dtd:DivideTheDollar",
-    "421": "games.dice421:Dice421",
-    "thirtyone": "games.thirtyone:ThirtyOne",
-    "vautour": "games.vautour:StupideVautour",
-}
+from games.registry import entry, game_names, resolve
 
 
 def game_class(name: str) -> type[Game]:
-    return resolve(GAMES, name, "game")
+    """The Game subclass registered as ``name`` (FsmarenaError if unknown)."""
+    return resolve(entry(name).game, f"game '{name}'")
 
 
 def available_games() -> list[str]:
-    """Registered games whose module is present in this installation."""
-    found = []
-    for name, target in GAMES.items():
-        if importlib.util.find_spec(target.split(":")[0]) is not None:
-            found.append(name)
-    return found
+    """Every registered game, in registration order."""
+    return game_names()
 
 
 def get_game(name: str, params: Mapping[str, str] | None = None) -> Game:
@@ -42,4 +30,4 @@ def get_game(name: str, params: Mapping[str, str] | None = None) -> Game:
     return cls(config)
 
 
-__all__ = ["Game", "GAMES", "get_game", "game_class", "available_games"]
+__all__ = ["Game", "get_game", "game_class", "available_games"]

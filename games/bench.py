@@ -2,21 +2,16 @@
 
 Speed targets are ratios measured here, not timed tests: a noisy machine slows both sides.
 Each game contributes :class:`BenchCase` objects through ``Game.bench_cases()``; other
-modules (evolution, learners) add cases with :func:`register`.
+modules (evolution, learners) add cases through the game's entry (``GameEntry.bench_cases``).
 """
 
 from __future__ import annotations
 
-import importlib
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-#: game name -> "module:function" returning extra BenchCases for that game
-EXTRA_CASES: dict[str, list[str]] = {}
-EXTRA_CASES.setdefault("dtd", []).append("rl.bench:bench_cases")  # Monte Carlo ES training (rl)
-EXTRA_CASES.setdefault("dtd", []).append("evo.bench:bench_cases")  # thesis run, round-robin generation (evo)
-EXTRA_CASES.setdefault("dtd", []).append("studies.scaling:scaling_cases")  # opt-in: a whole study, 2 workers vs 1
+from games.registry import entry, resolve
 
 
 @dataclass
@@ -40,9 +35,8 @@ class BenchCase:
 
 def cases_for(game) -> list[BenchCase]:
     cases = list(game.bench_cases())
-    for target in EXTRA_CASES.get(game.name, []):
-        module_name, function_name = target.split(":")
-        cases.extend(getattr(importlib.import_module(module_name), function_name)(game))
+    for target in entry(game.name).bench_cases:
+        cases.extend(resolve(target, f"benchmark {target}")(game))
     return cases
 
 

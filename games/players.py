@@ -9,7 +9,7 @@ indexing (``tables[member_of_row, state_of_row]``).
 
 Every player saves to and loads from a JSON file with a ``kind`` field and a
 ``format_version``; loading validates every field and never uses pickle.  Kinds are looked up
-in :data:`KINDS`, which maps a kind to ``"module:Class"`` so that ``games`` does not import
+in the registry (:func:`games.registry.player_kinds`), which maps a kind to ``"module:Class"`` so that ``games`` does not import
 ``evo`` or ``rl`` until a file of that kind is loaded.
 """
 
@@ -23,24 +23,13 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json, write_json
-from fsmarena.registry import resolve
+from games.registry import lookup, player_kinds
 
 if TYPE_CHECKING:
     from games.base import Game, Observation, Outcome
 
 FORMAT_VERSION = 1
 
-#: player kind -> "module:Class" implementing it
-KINDS: dict[str, str] = {
-    "random": "games.players:RandomPlayer",
-    "fixed-action": "games.players:FixedActionPlayer",
-    "table-policy": "games.players:TablePolicy",
-    "table-fsm": "evo.table_fsm:TableFSM",
-    "bda": "evo.bda:BinaryDecisionAutomaton",
-    "vautour-builtin": "games.vautour_players:VautourBuiltin",
-    "thirtyone-greedy": "games.thirtyone_players:GreedyPlayer",
-    "thirtyone-mlp": "rl.thirtyone_agent:MLPAgent",
-}
 
 
 class Player(ABC):
@@ -242,7 +231,7 @@ class MixedStack(Player):
 # ---- files and names ------------------------------------------------------------------------
 
 def player_class(kind: str) -> type[Player]:
-    return resolve(KINDS, kind, "player kind")
+    return lookup(player_kinds(), kind, "player kind")
 
 
 def player_to_json(player: Player, game: "Game") -> dict[str, Any]:
@@ -263,7 +252,7 @@ def player_from_json(data: Any, game: "Game", source: str = "player file") -> Pl
     if version != FORMAT_VERSION:
         raise fields.fail(f"unsupported format_version {version} (this fsmarena reads {FORMAT_VERSION})")
     kind = fields.get("kind", str)
-    if kind not in KINDS or kind == "mixed-stack":
+    if kind not in player_kinds() or kind == "mixed-stack":
         raise fields.fail(f"unknown player kind '{kind}'")
     file_game = fields.get("game", str)
     if file_game != game.name:

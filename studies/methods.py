@@ -7,7 +7,7 @@ replicate; it returns the final player, its learning curve (win rate against the
 curve opponent, by default ``random``, against the number of simulated games consumed) and
 the total number of simulated games it used.
 
-Methods are registered in :data:`METHODS` as ``"module:function"`` so that a study worker
+Methods are registered in :func:`methods` as ``"module:function"`` so that a study worker
 imports only what it runs; ``function_check(ctx)`` validates the parameters without training
 (a typo fails before a study writes anything) and returns every setting the method will use,
 defaults included: result files record these settings, so results computed under other
@@ -30,20 +30,22 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import dumps
 from games.base import Game
 from games.players import Player, TablePolicy, resolve_player
+from games.registry import game_study_methods, lookup
 
-#: method name -> "module:function"
-METHODS: dict[str, str] = {
+#: the generic methods: name -> "module:function"; games add their own (GameEntry.study_methods)
+GENERIC_METHODS: dict[str, str] = {
     "builtin": "studies.methods:builtin",
     "random-search": "studies.methods:random_search",
     "evolve": "studies.adapters:evolve",
     "train": "studies.adapters:train",
     "train-variant": "studies.variants:train_variant",
     "evolve-variant": "studies.variants:evolve_variant",
-    "train-exact": "studies.study_421:train_exact",
-    "evolve-exact": "studies.study_421:evolve_exact",
-    "plan": "studies.study_421:plan",
-    "train-mlp": "studies.thirtyone_methods:train_mlp",
 }
+
+
+def methods() -> dict[str, str]:
+    """Every study method: the generic ones and those the games declare."""
+    return {**GENERIC_METHODS, **game_study_methods()}
 
 
 @dataclass
@@ -73,10 +75,7 @@ class Trained:
 
 
 def get_method(name: str) -> Callable[[MethodContext], Trained]:
-    if name not in METHODS:
-        raise FsmarenaError(f"unknown study method '{name}' (known: {', '.join(sorted(METHODS))})")
-    module_name, function = METHODS[name].split(":")
-    return getattr(importlib.import_module(module_name), function)
+    return lookup(methods(), name, "study method")
 
 
 def check_method(name: str, ctx: MethodContext) -> dict[str, Any]:

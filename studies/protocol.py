@@ -9,7 +9,7 @@ run follows; its :attr:`Plan.fingerprint` (a hash of the whole plan) marks the o
 and every result file, so results of different plans never mix.
 
 Studies are defined in code or in TOML files (see ``studies/dtd_thesis.toml``); named studies
-are listed in :data:`STUDIES`.  Seeds are derived from the master seed with
+are declared by the games' entries (:func:`studies`).  Seeds are derived from the master seed with
 ``numpy.random.SeedSequence``: replicate ``r`` owns the child sequence with spawn key ``(r,)``
 (``SeedSequence(master).spawn(R)[r]``) and each competitor's training and panel evaluation use
 children of it keyed by a stable hash of the competitor's name, so adding a competitor or a
@@ -31,6 +31,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
+from games.registry import game_reports, game_studies, lookup, resolve
 from games.stats import Z95
 
 if sys.version_info >= (3, 11):
@@ -42,20 +43,21 @@ FORMAT_VERSION = 1
 #: spawn key (under the master seed) of the cross-play tournament's random streams
 CROSSPLAY_KEY = 2**32
 _PURPOSES = {"train": 0, "panel": 1}
+#: the folder of the packaged study definitions (TOML files)
+DEFINITIONS = Path(__file__).parent
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 
-#: named studies: name -> packaged TOML file (in this folder) or "module:function" returning a Study
-STUDIES: dict[str, str] = {
-    "dtd-thesis": "dtd_thesis.toml",
-    "421": "421.toml",
-    "vautour": "studies.vautour:load",
-    "thirtyone": "studies.thirtyone:load",
-}
-#: report writers other than the standard one (win rates against a panel, cross-play), named by
-#: a study's ``report`` field: name -> "module:function(data, figures, command, wall_seconds) -> summary"
-REPORTS: dict[str, str] = {
-    "exact-values": "studies.study_421:finish",
-}
+def studies() -> dict[str, str]:
+    """Named studies: name -> a packaged TOML file (in this folder) or "module:function"
+    returning a Study.  Every named study is declared by its game's entry."""
+    return game_studies()
+
+
+def reports() -> dict[str, str]:
+    """Report writers other than the standard one (win rates against a panel, cross-play),
+    named by a study's ``report`` field: name -> "module:function(data, figures, command,
+    wall_seconds) -> summary", declared by the games' entries."""
+    return game_reports()
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,7 @@ class Study:
     game_params: Mapping[str, str] = field(default_factory=dict)
     curve_opponent: str = "random"
     source: str = ""
-    #: "" for the standard report, else a name in :data:`REPORTS`
+    #: "" for the standard report, else a name in :func:`reports`
     report: str = ""
 
     def plan(self, scale: str, seed: int | None = None) -> "Plan":
@@ -207,27 +209,22 @@ def seed_int(sequence: np.random.SeedSequence) -> int:
 # ---- loading ---------------------------------------------------------------------------------
 
 def report_writer(name: str):
-    """The report writer registered as ``name`` in :data:`REPORTS`."""
-    import importlib
-
-    module_name, function = REPORTS[name].split(":")
-    return getattr(importlib.import_module(module_name), function)
+    """The report writer registered as ``name`` (see :func:`reports`)."""
+    return lookup(reports(), name, "report")
 
 
 def study_names() -> list[str]:
-    return sorted(STUDIES)
+    return sorted(studies())
 
 
 def get_study(name: str) -> Study:
     """A named study, or a study TOML file given by its path."""
-    if name in STUDIES:
-        target = STUDIES[name]
+    named = studies()
+    if name in named:
+        target = named[name]
         if ":" in target:
-            import importlib
-
-            module_name, function = target.split(":")
-            return getattr(importlib.import_module(module_name), function)()
-        return load_study_toml(Path(__file__).with_name(target))
+            return resolve(target, f"study '{name}'")()
+        return load_study_toml(DEFINITIONS / target)
     if name.endswith(".toml"):
         return load_study_toml(Path(name))
     raise FsmarenaError(f"unknown study '{name}' (known: {', '.join(study_names())}, or a .toml file)")
@@ -301,8 +298,8 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
         scales=scales, game_params={k: str(v) for k, v in r.table("game_params", {}).items()},
         curve_opponent=r.text("curve_opponent", "random"), source=source, report=r.text("report", ""),
     )
-    if study.report and study.report not in REPORTS:
-        raise r.fail(f"unknown report '{study.report}' (known: {', '.join(sorted(REPORTS))})")
+    if study.report and study.report not in reports():
+        raise r.fail(f"unknown report '{study.report}' (known: {', '.join(sorted(reports()))})")
     for scale in scales:
         plan = study.plan(scale)
         plan.stages()  # rejects circular needs

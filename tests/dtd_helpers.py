@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from games.dtd import DivideTheDollar, DTDConfig
+from games.dtd.game import DivideTheDollar, DTDConfig
 
 QUARTER, HALF, THREE_QUARTERS = 0, 1, 2
 

@@ -1,7 +1,7 @@
 """421: rules, engine, known model and exact values, each checked against an independent oracle.
 
 Oracles used here: a brute-force recursion over every ordered outcome of the re-thrown dice
-(written below, sharing nothing with the engine or games.dice421_exact), the seed's own way of
+(written below, sharing nothing with the engine or games.dice421.exact), the seed's own way of
 building its score table, the closed-form optimum of the ``sum`` variant (each die alone),
 the plain-Python reference loop on scripted throws, and sampling with confidence intervals.
 """
@@ -18,8 +18,8 @@ import pytest
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.arena import play_games
-from games.dice421 import Dice421, Dice421Config
-from games.dice421_exact import exact_optimum, exact_state_values, exact_value, expected_scores
+from games.dice421.game import Dice421, Dice421Config
+from games.dice421.exact import exact_optimum, exact_state_values, exact_value, expected_scores
 from games.players import FixedActionPlayer, RandomPlayer, TablePolicy, load_player, save_player
 
 
@@ -211,7 +211,7 @@ def table_decide(player, rng):
 
 @pytest.mark.parametrize("rethrows,variant", [(2, "seed"), (3, "sum"), (0, "seed")])
 def test_engine_matches_reference_loop_on_scripted_throws(rethrows, variant):
-    from games.dice421_reference import play_one, state_numbers
+    from games.dice421.reference import play_one, state_numbers
 
     game = game_of(rethrows, variant)
     rng = np.random.default_rng(3)

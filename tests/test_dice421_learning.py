@@ -1,6 +1,6 @@
 """Learning 421 by simulation: every learner's final policy scored by its exact value.
 
-Oracles: the integer-arithmetic optimum and exact policy values of :mod:`games.dice421_exact`
+Oracles: the integer-arithmetic optimum and exact policy values of :mod:`games.dice421.exact`
 (an implementation independent of the float model the training curves use); the issue's
 criterion (>= 99% of the optimum within 200,000 simulated games, 5 seeds, default settings:
 slow test) and a weaker bound at a small budget (fast test).
@@ -15,8 +15,8 @@ import pytest
 
 from fsmarena.cli import main
 from games import get_game
-from games.dice421 import Dice421
-from games.dtd import DivideTheDollar
+from games.dice421.game import Dice421
+from games.dtd.game import DivideTheDollar
 from rl.train import TEMPORAL_DIFFERENCE, TrainConfig, train
 
 GAME = get_game("421")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from games import get_game
-from games.dice421_exact import exact_optimum, exact_state_values, exact_value
+from games.dice421.exact import exact_optimum, exact_state_values, exact_value
 
 planning = pytest.importorskip("rl.planning")
 

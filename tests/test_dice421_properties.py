@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.arena import play_games
-from games.dice421 import Dice421, Dice421Config, mask_positions
-from games.dice421_reference import score as reference_score
+from games.dice421.game import Dice421, Dice421Config, mask_positions
+from games.dice421.reference import score as reference_score
 from games.players import TablePolicy
 
 

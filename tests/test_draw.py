@@ -10,7 +10,7 @@ from evo.bda import BinaryDecisionAutomaton
 from evo.table_fsm import TableFSM
 from figures.machine_graph import machine_graph, to_dot
 from fsmarena.cli import main
-from games.dtd import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
+from games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
 from games.players import TablePolicy, save_player
 
 GAME = DivideTheDollar()

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from fsmarena.errors import FsmarenaError
 from games.arena import play_games
-from games.dtd import DivideTheDollar, DTDConfig
-from games.dtd_reference import play_one, state_numbers
+from games.dtd.game import DivideTheDollar, DTDConfig
+from games.dtd.reference import play_one, state_numbers
 from games.players import FixedActionPlayer, RandomPlayer, TablePolicy
 from tests.dtd_helpers import HALF, QUARTER, THREE_QUARTERS, play_scripted, small_game
 

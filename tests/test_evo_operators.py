@@ -14,7 +14,7 @@ from evo.genome import genome_spec
 from evo.operators import Individual, crossover_states, hall_of_fame, mutate_points, tournament
 from evo.protocols import RoundRobinProtocol, ThesisProtocol
 from evo.run import EvolveConfig
-from games.dtd import DivideTheDollar
+from games.dtd.game import DivideTheDollar
 
 GAME = DivideTheDollar()
 

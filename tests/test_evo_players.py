@@ -14,13 +14,13 @@ from dtd_helpers import HALF, QUARTER, THREE_QUARTERS, play_scripted, small_game
 from evo.bda import BinaryDecisionAutomaton, BDASpec
 from evo.genome import genome_spec
 from evo.inputs import input_encoder
-from evo.reference import PlainBDA, machine_of, play_one
+from games.dtd.machines_reference import PlainBDA, machine_of, play_one
 from evo.table_fsm import TableFSM
 from fsmarena.errors import FsmarenaError
 from games.arena import play_games
 from games.base import Observation
-from games.dtd import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
-from games.dtd_reference import state_numbers
+from games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
+from games.dtd.reference import state_numbers
 from games.players import (FixedActionPlayer, RandomPlayer, TablePolicy, load_player, player_from_json,
                            player_to_json, save_player)
 

@@ -20,7 +20,7 @@ from evo.protocols import PanelSeat, round_robin_pairing, score
 from evo.run import EvolveConfig, evolve
 from cli_helpers import run_cli
 from games.arena import Seat, play_games
-from games.dtd import LARGE_MAX, DivideTheDollar
+from games.dtd.game import LARGE_MAX, DivideTheDollar
 from games.players import FixedActionPlayer, load_player
 
 GAME = DivideTheDollar()

@@ -23,8 +23,8 @@ from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.arena import play_games
-from games.dice421 import Dice421
-from games.dice421_exact import exact_value, input_codes
+from games.dice421.game import Dice421
+from games.dice421.exact import exact_value, input_codes
 from games.match import play_match
 from games.players import TablePolicy, load_player
 from games.stats import mean_interval

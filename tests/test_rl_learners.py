@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from games.arena import play_games
-from games.dtd import DivideTheDollar
+from games.dtd.game import DivideTheDollar
 from games.players import Player, RandomPlayer
 from rl.learners import MonteCarlo, TemporalDifference
 from rl.planning import value_iteration
@@ -261,9 +261,9 @@ def test_make_learner_builds_the_right_variant():
 
 
 def test_the_benchmark_baseline_is_monte_carlo_es_on_the_plain_game():
-    """rl.bench's plain loop (the speed baseline) credits every decision of every game, and
+    """games.dtd.bench_learning's plain loop (the speed baseline) credits every decision of every game, and
     its greedy policy is the argmax of its running means."""
-    from rl.bench import plain_monte_carlo
+    from games.dtd.bench_learning import plain_monte_carlo
 
     game = DivideTheDollar()
     learner = plain_monte_carlo(game.config, 300, seed=0)

@@ -20,7 +20,7 @@ import rl.train as rt
 from cli_helpers import run_cli
 from fsmarena.errors import FsmarenaError
 from games import get_game
-from games.dtd import DivideTheDollar
+from games.dtd.game import DivideTheDollar
 from games.players import FixedActionPlayer, TablePolicy, load_player, save_player
 from rl.checkpoint import FILENAME, load_checkpoint
 from rl.train import TrainConfig, train

@@ -10,7 +10,7 @@ import pytest
 
 from fsmarena.cli import main
 from games import get_game
-from games.dice421_exact import exact_value
+from games.dice421.exact import exact_value
 
 
 def run(capsys, *argv):

@@ -22,7 +22,7 @@ from games import get_game
 from games.players import load_player
 from studies.protocol import get_study, study_from_dict
 from studies.runner import run_study
-from studies.study_421 import finish
+from games.dice421.study import finish
 
 GAME = get_game("421")
 OPTIMUM, OPTIMAL_TABLE = GAME.exact_optimum()

@@ -21,11 +21,11 @@ from games.arena import play_games  # noqa: E402
 from games.match import play_match  # noqa: E402
 from games.players import RandomPlayer, resolve_player  # noqa: E402
 from games.stats import wilson_interval  # noqa: E402
-from games.thirtyone_players import GreedyPlayer  # noqa: E402
+from games.thirtyone.players import GreedyPlayer  # noqa: E402
 from studies.analysis import read_csv  # noqa: E402
 from studies.methods import MethodContext, check_method  # noqa: E402
 from studies.report import pct  # noqa: E402
-from studies.thirtyone import CHUNK, CONFIRM_KEY, TABLE_KEY, arrangements, load, table_match  # noqa: E402
+from games.thirtyone.study import CHUNK, CONFIRM_KEY, TABLE_KEY, arrangements, load, table_match  # noqa: E402
 
 FAMILIES = ("MC", "SARSA", "Q-learning", "MLP agent", "FSM vs greedy", "BDA vs greedy", "FSM round robin",
             "BDA round robin", "greedy-knock", "greedy")

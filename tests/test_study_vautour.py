@@ -19,7 +19,7 @@ from studies.analysis import read_csv
 from studies.methods import MethodContext, check_method, get_method
 from studies.multiseat import LeagueResult, advantage_interval, group_rows, league
 from studies.report import pct
-from studies.vautour import DEFINITION, load
+from games.vautour.study import DEFINITION, load
 
 FAMILIES = ("MC", "SARSA", "Q-learning", "FSM", "BDA")
 BUILTINS = ("random", "max", "min", "prize-rank", "bonus-craving", "negative-adverse", "get-rid-of-bad-cards")

@@ -20,9 +20,9 @@ from cli_helpers import run_cli  # noqa: E402
 from fsmarena.errors import FsmarenaError  # noqa: E402
 from games.arena import play_games  # noqa: E402
 from games.players import RandomPlayer, load_player, resolve_player, save_player  # noqa: E402
-from games.thirtyone import ThirtyOne, ThirtyOneConfig  # noqa: E402
-from games.thirtyone_players import GreedyPlayer  # noqa: E402
-from rl.thirtyone_agent import (AgentSettings, LivesPotential, MLPAgent, QNetwork, Trainer,  # noqa: E402
+from games.thirtyone.game import ThirtyOne, ThirtyOneConfig  # noqa: E402
+from games.thirtyone.players import GreedyPlayer  # noqa: E402
+from games.thirtyone.agent import (AgentSettings, LivesPotential, MLPAgent, QNetwork, Trainer,  # noqa: E402
                                 round_returns, train_agent)
 
 

@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.players import RandomPlayer
-from games.thirtyone import BIT, DISCARD, TURN, ThirtyOne, ThirtyOneConfig
-from games.thirtyone_players import GreedyPlayer
-from games.thirtyone_reference import View, greedy, play_game
+from games.thirtyone.game import BIT, DISCARD, TURN, ThirtyOne, ThirtyOneConfig
+from games.thirtyone.players import GreedyPlayer
+from games.thirtyone.reference import View, greedy, play_game
 
 
 def hash_code(hand_sum, top, drawn, turn, seat):

@@ -17,8 +17,8 @@ from evo.run import EvolveConfig, evolve
 from evo.table_fsm import TableFSM
 from games.arena import play_games
 from games.match import play_match
-from games.thirtyone import DRAW_DECK, DRAW_DISCARD, KNOCK, N_SCORE, ThirtyOne
-from games.thirtyone_players import GreedyPlayer
+from games.thirtyone.game import DRAW_DECK, DRAW_DISCARD, KNOCK, N_SCORE, ThirtyOne
+from games.thirtyone.players import GreedyPlayer
 from rl.train import TrainConfig, train
 
 
@@ -43,7 +43,7 @@ def greedy_knock_bda(game: ThirtyOne) -> BinaryDecisionAutomaton:
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_hand_written_automata_play_exactly_like_greedy_knock(players):
-    from games.thirtyone import ThirtyOneConfig
+    from games.thirtyone.game import ThirtyOneConfig
 
     game = ThirtyOne(ThirtyOneConfig(players=players))
     others = [GreedyPlayer()] * (players - 1)

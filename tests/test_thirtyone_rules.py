@@ -1,6 +1,6 @@
 """31: hand-worked rounds, scoring, observations, greedy choices, configuration and player files.
 
-Every expected value here is worked out by hand from the rules in games/thirtyone.py (card
+Every expected value here is worked out by hand from the rules in games/thirtyone/game.py (card
 values, suit sums, who moves when, who loses how many lives), not copied from the engine.
 """
 
@@ -15,10 +15,10 @@ from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.arena import play_games
 from games.players import RandomPlayer, load_player, save_player
-from games.thirtyone import (DISCARD, DRAW_DECK, DRAW_DISCARD, TURN, ThirtyOne, ThirtyOneConfig,
+from games.thirtyone.game import (DISCARD, DRAW_DECK, DRAW_DISCARD, TURN, ThirtyOne, ThirtyOneConfig,
                              _tables, combo_id)
-from games.thirtyone_players import DEFAULT_THRESHOLD, GreedyPlayer
-from games.thirtyone_reference import canonical, double_score
+from games.thirtyone.players import DEFAULT_THRESHOLD, GreedyPlayer
+from games.thirtyone.reference import canonical, double_score
 from thirtyone_helpers import Scripts, card, cards, deck, play_scripted
 
 

@@ -12,7 +12,7 @@ from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.match import play_match
 from games.players import RandomPlayer, TablePolicy, resolve_player
-from games.vautour_reference import state_number
+from games.vautour.reference import state_number
 from rl.train import TrainConfig, train
 from studies.stacks import Mixture
 from tests.vautour_helpers import play_scripted, random_orders, vautour

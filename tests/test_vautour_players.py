@@ -16,10 +16,10 @@ from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.arena import Seat, play_games
 from games.players import MixedStack, load_player, player_from_json, resolve_player, save_player
-from games.vautour import BID_RANK
-from games.vautour_players import (BonusCraving, GetRidOfBadCards, NegativeAdverse, VautourBuiltin,
+from games.vautour.game import BID_RANK
+from games.vautour.players import (BonusCraving, GetRidOfBadCards, NegativeAdverse, VautourBuiltin,
                                    builtin_factories)
-from games.vautour_reference import abstract_bid
+from games.vautour.reference import abstract_bid
 from tests.vautour_helpers import play_scripted, random_orders, vautour
 
 NAMES = ("random", "max", "min", "bonus-craving", "negative-adverse", "get-rid-of-bad-cards", "prize-rank")

@@ -13,9 +13,9 @@ from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.arena import play_games
 from games.players import RandomPlayer, TablePolicy
-from games.vautour import ABSTRACT_NAMES, FEATURE_NAMES, N_ABSTRACT, RANDOM, default_prizes
-from games.vautour_players import builtin_factories
-from games.vautour_reference import play_one, random_legal_tables, state_number, table_chooser
+from games.vautour.game import ABSTRACT_NAMES, FEATURE_NAMES, N_ABSTRACT, RANDOM, default_prizes
+from games.vautour.players import builtin_factories
+from games.vautour.reference import play_one, random_legal_tables, state_number, table_chooser
 from tests.vautour_helpers import ScriptedBids, play_scripted, random_orders, raw_table_decide, vautour
 
 

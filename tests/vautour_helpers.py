@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from games.players import Player
-from games.vautour import N_ABSTRACT, StupideVautour, VautourConfig
+from games.vautour.game import N_ABSTRACT, StupideVautour, VautourConfig
 
 
 def vautour(**params) -> StupideVautour:

@@ -348,7 +348,7 @@ class ThirtyOne(Game):
     action_names = ACTION_NAMES
     feature_names = FEATURE_NAMES
     #: function-approximation agents for ``fsmarena train --algo NAME`` (see rl.train.approximator)
-    approximators = {"mlp": "rl.thirtyone_agent:train_command"}
+    approximators = {"mlp": "games.thirtyone.agent:train_command"}
     #: training defaults measured on this game (``rl.train``), 1v1 against greedy, win rate against
     #: greedy over 4,000 games (README "31").  Monte Carlo: the thesis setting (greedy after two
     #: random opening decisions) reached 37% at 1,000,000 games; adding epsilon 0.1 decaying
@@ -412,12 +412,12 @@ class ThirtyOne(Game):
                 f"-> {SCORE_LABELS[sb]} ({GAIN_LABELS[gain]})" + (", knocked" if knocked else ""))
 
     def builtin_players(self):
-        from games.thirtyone_players import builtin_players
+        from games.thirtyone.players import builtin_players
 
         return builtin_players()
 
     def bench_cases(self):
-        from games.thirtyone_players import bench_cases
+        from games.thirtyone.players import bench_cases
 
         return bench_cases(self)
 

@@ -6,7 +6,7 @@
   pair 20 games (25,200 games), breeding included; target 0.5 s a generation.
 
 The unit is games so that the ratio compares like with like: the plain baseline plays games of
-the same machines (random BDAs, random FSMs) one at a time in plain Python (:mod:`evo.reference`).
+the same machines (random BDAs, random FSMs) one at a time in plain Python (:mod:`games.dtd.machines_reference`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from evo.genome import genome_spec
-from evo.reference import machine_of, play_games
+from games.dtd.machines_reference import machine_of, play_games
 from evo.run import EvolveConfig, evolve
 
 THESIS_GAMES_PER_GENERATION = 15 * 25 * 5

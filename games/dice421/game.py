@@ -265,19 +265,19 @@ class Dice421(Game):
 
     def exact_optimum(self) -> tuple[Fraction, np.ndarray]:
         """The optimal expected score (exact) and an optimal policy table; see dice421_exact."""
-        from games.dice421_exact import exact_optimum
+        from games.dice421.exact import exact_optimum
 
         return exact_optimum(self)
 
     def exact_value(self, policy) -> Fraction:
         """The exact expected score of a TablePolicy or action table (see dice421_exact)."""
-        from games.dice421_exact import exact_value
+        from games.dice421.exact import exact_value
 
         return exact_value(self, policy)
 
     def expected_scores(self, tables: np.ndarray) -> np.ndarray:
         """Expected scores of many action tables ``(P, n_states)`` at once, as floats."""
-        from games.dice421_exact import expected_scores
+        from games.dice421.exact import expected_scores
 
         return expected_scores(self, tables)
 
@@ -287,19 +287,19 @@ class Dice421(Game):
         The generic hook for games with a known model: evolution (``--protocol score``) and
         studies use it, when a game has it, to score players without sampling.
         """
-        from games.dice421_exact import player_values
+        from games.dice421.exact import player_values
 
         return player_values(self, player)
 
     def policy_rows(self, table: np.ndarray) -> list[dict]:
         """A policy table as readable rows: per dice and throws left, which dice to keep."""
-        from games.dice421_exact import policy_rows
+        from games.dice421.exact import policy_rows
 
         return policy_rows(self, table)
 
     def policy_text(self, table: np.ndarray) -> str:
         """A policy table as a text table: which dice to keep, by dice and throws left."""
-        from games.dice421_exact import policy_text
+        from games.dice421.exact import policy_text
 
         return policy_text(self, table)
 
@@ -370,6 +370,6 @@ class Dice421(Game):
         )
 
     def bench_cases(self):
-        from games.dice421_reference import bench_cases
+        from games.dice421.reference import bench_cases
 
         return bench_cases(self)

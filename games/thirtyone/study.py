@@ -18,7 +18,7 @@ Seeds: the generic runner's, plus ``SeedSequence(master, spawn_key=(CONFIRM_KEY,
 for each family's confirmation match and ``(TABLE_KEY, crc32(label))`` for each entrant at the
 3-player table.  Both are cached in ``DIR/raw/`` with everything they depend on (the players'
 files, the games) and reused only when all of it is the same, so a re-run resumes and results
-are identical for any ``--jobs``.  :mod:`studies.thirtyone_report` writes the tables, figures
+are identical for any ``--jobs``.  :mod:`games.thirtyone.report` writes the tables, figures
 and ``DIR/report.md``.
 """
 
@@ -42,11 +42,11 @@ from games.arena import play_games
 from games.base import Game
 from games.match import play_match
 from games.players import Player, player_to_json, resolve_player
-from studies.protocol import FORMAT_VERSION, Study, read_toml, study_from_dict
+from studies.protocol import DEFINITIONS, FORMAT_VERSION, Study, read_toml, study_from_dict
 from studies.runner import StudyData, champion_label, run_study
 from studies.variants import variant
 
-DEFINITION = Path(__file__).with_name("thirtyone.toml")
+DEFINITION = DEFINITIONS / "thirtyone.toml"
 #: spawn keys (under the master seed) of the confirmation matches and of the 3-player table
 CONFIRM_KEY = 2**32 + 31
 TABLE_KEY = 2**32 + 32
@@ -269,7 +269,7 @@ def run_thirtyone(study: ThirtyOneStudy, scale: str, seed: int | None, jobs: int
     """Run (or resume) the two-player study, the confirmation matches and the 3-player table;
     write every table, figure and the report."""
     from studies.analysis import analyse
-    from studies.thirtyone_report import write_thirtyone_report
+    from games.thirtyone.report import write_thirtyone_report
 
     log = log or (lambda message: print(message, file=sys.stderr))
     started = time.perf_counter()

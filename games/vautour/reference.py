@@ -152,7 +152,7 @@ def bench_cases(game) -> list:
     from games.arena import play_games
     from games.bench import BenchCase
     from games.players import TablePolicy
-    from games.vautour import StupideVautour
+    from games.vautour.game import StupideVautour
 
     cases = []
     for players, target in ((2, ">= 50,000 full 15-turn games/s on one core"), (3, "")):
@@ -175,7 +175,7 @@ def bench_cases(game) -> list:
         cases.append(BenchCase(f"{players} table players ({config.cards} cards, {config.tie_rule} rule)",
                                engine, plain, engine_games=200_000, plain_games=4_000, target=target))
 
-    from games.vautour_players import builtin_factories
+    from games.vautour.players import builtin_factories
 
     config = game.config.__class__(players=2, cards=game.config.cards, prizes=game.config.prizes,
                                    tie_rule="cancel", action_set="abstract")

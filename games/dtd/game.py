@@ -317,6 +317,6 @@ class DivideTheDollar(Game):
         )
 
     def bench_cases(self):
-        from games.dtd_reference import bench_cases
+        from games.dtd.reference import bench_cases
 
         return bench_cases(self)

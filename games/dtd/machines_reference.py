@@ -14,7 +14,7 @@ import random
 from fractions import Fraction
 from typing import Protocol, Sequence
 
-from games.dtd_reference import state_numbers
+from games.dtd.reference import state_numbers
 
 
 class Machine(Protocol):

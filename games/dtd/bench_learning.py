@@ -2,7 +2,7 @@
 learner against a plain-Python one-game-at-a-time loop, in the same run (``fsmarena bench dtd``).
 
 The plain loop is the seed's algorithm written directly (with the credit defect fixed): the
-game itself is :func:`games.dtd_reference.play_one`, the learner's two opening decisions are
+game itself is :func:`games.dtd.reference.play_one`, the learner's two opening decisions are
 random, every other decision is greedy in ``Q = sums / counts``, and after each game every
 (state, action) the learner visited is credited with the final +1 / 0 / -1.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 
-from games.dtd_reference import play_one, state_numbers
+from games.dtd.reference import play_one, state_numbers
 
 MC_GAMES = 2_000_000
 MC_BATCH = 50_000

@@ -1,6 +1,6 @@
 """Study method ``train-mlp``: the 31 function-approximation agent (two scikit-learn MLPs).
 
-Every parameter is a field of :class:`rl.thirtyone_agent.AgentSettings` except ``seed`` (the
+Every parameter is a field of :class:`games.thirtyone.agent.AgentSettings` except ``seed`` (the
 study derives it per replicate): ``games``, ``batch``, ``hidden``, ``learning_rate``,
 ``epochs``, ``gamma``, ``epsilon``, ``epsilon_final``, ``epsilon_schedule``, ``opponents``
 (builtin names, one drawn per training game; default ``["greedy"]``), ``eval_every``,
@@ -25,7 +25,7 @@ NOT_PARAMETERS = ("seed", "eval_panel", "rolling")
 
 def _settings(ctx: MethodContext) -> Any:
     """The agent's settings from the competitor's parameters (FsmarenaError naming it)."""
-    from rl.thirtyone_agent import AgentSettings
+    from games.thirtyone.agent import AgentSettings
 
     p = Params(ctx)
     if ctx.needs:
@@ -50,7 +50,7 @@ def _settings(ctx: MethodContext) -> Any:
 
 def train_mlp(ctx: MethodContext) -> Trained:
     """Train the two-network agent against its opponents (module docstring)."""
-    from rl.thirtyone_agent import train_agent
+    from games.thirtyone.agent import train_agent
 
     settings = _settings(ctx)
     trainer = train_agent(ctx.game, settings, None, panel=[resolve_player(ctx.curve_opponent, ctx.game)])

@@ -1,4 +1,4 @@
-"""Tables, figures and ``DIR/report.md`` of the 31 study (:mod:`studies.thirtyone`).
+"""Tables, figures and ``DIR/report.md`` of the 31 study (:mod:`games.thirtyone.study`).
 
 Tables added to the generic ones (``tables/``):
 

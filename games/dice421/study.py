@@ -1,6 +1,6 @@
 """The 421 study: every learner scored by the exact value of its policy, not by sampling.
 
-421 is a one-player game with a known model (:mod:`games.dice421_exact`), so the value of any
+421 is a one-player game with a known model (:mod:`games.dice421.exact`), so the value of any
 table policy or table FSM is computed exactly, and so is the optimum.  This module gives the
 study its three methods and its own report (the standard report is about win rates against
 opponents, which a one-player game has none of):
@@ -262,7 +262,7 @@ def tables(data: StudyData) -> dict[str, list[dict[str, Any]]]:
 
 def figures(data: StudyData, result: dict[str, list[dict[str, Any]]]) -> dict[str, list[Path]]:
     """Learning curves, final values and the optimal policy (PNG and PDF in ``figures/``)."""
-    from figures.dice421_policy import exact_value_curves, final_gaps, optimal_policy_figure
+    from games.dice421.figures import exact_value_curves, final_gaps, optimal_policy_figure
 
     folder = data.out / "figures"
     best = optimum(data.game)

@@ -38,7 +38,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields
 from games.players import Player
-from games.vautour import HIGHEST, LOWEST, N_ABSTRACT, RANDOM, BID_RANK
+from games.vautour.game import HIGHEST, LOWEST, N_ABSTRACT, RANDOM, BID_RANK
 
 
 @dataclass(frozen=True)

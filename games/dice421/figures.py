@@ -32,7 +32,7 @@ REROLL_NAMES = ("stop (keep all)", "throw 1 die", "throw 2 dice", "throw all 3")
 def policy_cells(game, table: np.ndarray) -> tuple[list[int], list[list[str]], np.ndarray]:
     """``(triple order, cell texts [triple][column], dice thrown [triple, column])`` of a policy;
     columns are throws left from the most to one."""
-    from games.dice421_exact import keep_label, policy_table
+    from games.dice421.exact import keep_label, policy_table
 
     table = policy_table(game, table)
     t, R = game.tables, game.config.rethrows

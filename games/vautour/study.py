@@ -8,7 +8,7 @@ generic runner, with ``players`` added to the game parameters, run and reported 
 ``DIR/<n>-players/`` exactly like any other study (replicates, panel, cross-play in two-player
 games, standard report).  Then, per player count, a league (:mod:`studies.multiseat`) seats
 every champion, every builtin and the *field* (each other seat drawing a builtin at random,
-every game) against copies of each other, and :mod:`studies.vautour_report` writes the
+every game) against copies of each other, and :mod:`games.vautour.report` writes the
 combined tables, figures and ``DIR/report.md``.
 
 Seeds: each player count's study uses the master seed as the generic runner does; the league
@@ -35,11 +35,11 @@ from games import get_game
 from games.players import resolve_player
 from studies.methods import MethodContext, check_method
 from studies.multiseat import LeagueResult, league
-from studies.protocol import FORMAT_VERSION, Plan, Study, read_toml, study_from_dict
+from studies.protocol import DEFINITIONS, FORMAT_VERSION, Plan, Study, read_toml, study_from_dict
 from studies.runner import StudyData, champion_label, run_study
 from studies.stacks import Mixture
 
-DEFINITION = Path(__file__).with_name("vautour.toml")
+DEFINITION = DEFINITIONS / "vautour.toml"
 MARKER = "vautour.json"
 #: spawn keys of the leagues' random streams: LEAGUE_KEY + number of players
 LEAGUE_KEY = 2**32 + 16
@@ -205,7 +205,7 @@ def run_vautour(study: VautourStudy, scale: str, seed: int | None, jobs: int, ou
     """Run (or resume) every player count's study and league; write every report."""
     from studies.analysis import analyse
     from studies.report import write_report
-    from studies.vautour_report import write_vautour_report
+    from games.vautour.report import write_vautour_report
 
     log = log or (lambda message: print(message, file=sys.stderr))
     started = time.perf_counter() if started is None else started

@@ -1,6 +1,6 @@
 """The README's learner comparison on divide-the-dollar, reproducible from the command line::
 
-    python -m rl.dtd_comparison --seeds 5 --episodes 2000000 --eval-games 1000000 --jobs 2 --out DIR
+    python -m games.dtd.comparison --seeds 5 --episodes 2000000 --eval-games 1000000 --jobs 2 --out DIR
 
 Each algorithm (MC-ES as in the thesis, SARSA, Q-learning, with their defaults) trains
 against ``random`` for the same budget under seeds 0..S-1; each final greedy policy then
@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from fsmarena.fileio import write_text
-from games.dtd import DivideTheDollar
+from games.dtd.game import DivideTheDollar
 from games.match import play_match
 from games.players import RandomPlayer
 from rl.train import TrainConfig, train, write_outputs

@@ -423,12 +423,12 @@ class StupideVautour(Game):
         return label + pot
 
     def builtin_players(self) -> dict[str, Callable]:
-        from games.vautour_players import builtin_factories
+        from games.vautour.players import builtin_factories
 
         return builtin_factories()
 
     def bench_cases(self):
-        from games.vautour_reference import bench_cases
+        from games.vautour.reference import bench_cases
 
         return bench_cases(self)
 

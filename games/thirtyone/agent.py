@@ -57,7 +57,7 @@ from games.arena import Seat, play_games
 from games.base import Game
 from games.match import play_match
 from games.players import MixedStack, Player, save_player, uniform_legal
-from games.thirtyone import DISCARD_0, DRAW_DECK, TURN, ThirtyOne
+from games.thirtyone.game import DISCARD_0, DRAW_DECK, TURN, ThirtyOne
 from rl import checkpoint as ckpt
 from rl.schedules import EpsilonSchedule
 

@@ -30,7 +30,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 
 if TYPE_CHECKING:
-    from games.dice421 import Dice421
+    from games.dice421.game import Dice421
 
 N_TRIPLES = 56
 N_ROLLS = 216

@@ -1,11 +1,11 @@
 """A plain-Python, one-game-at-a-time 31 (Scat / Blitz): the oracle and the benchmark baseline.
 
-Written independently of the batched engine in :mod:`games.thirtyone` (lists of card numbers,
+Written independently of the batched engine in :mod:`games.thirtyone.game` (lists of card numbers,
 the rules spelled out step by step, its own scoring and its own greedy player), it serves two
 purposes: tests check that the engine and this loop produce the same rounds and the same
 final lives from the same deck orders with the same deterministic players, and
 ``fsmarena bench thirtyone`` reports the engine's speed as a ratio to it, measured in the same
-run.  The rules are those documented in :mod:`games.thirtyone`.
+run.  The rules are those documented in :mod:`games.thirtyone.game`.
 
 Cards are 0..51: suit ``card // 13``, rank ``card % 13`` (0 = two ... 8 = ten, 9..11 = jack,
 queen, king, 12 = ace).  Scores are kept doubled (integers) so that the optional three of a

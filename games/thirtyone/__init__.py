@@ -1,0 +1,19 @@
+"""31 (Scat / Blitz): everything about it lives in this folder.
+
+``game`` (rules and batched engine), ``players`` (greedy builtins), ``reference`` (the plain
+loop), ``agent`` (the two-network MLP agent, extra ``[neural]``), ``study`` / ``methods`` /
+``report`` (the ``thirtyone`` study).
+"""
+
+from games.registry import GameEntry
+
+ENTRY = GameEntry(
+    name="thirtyone",
+    game="games.thirtyone.game:ThirtyOne",
+    player_kinds={
+        "thirtyone-greedy": "games.thirtyone.players:GreedyPlayer",
+        "thirtyone-mlp": "games.thirtyone.agent:MLPAgent",
+    },
+    studies={"thirtyone": "games.thirtyone.study:load"},
+    study_methods={"train-mlp": "games.thirtyone.methods:train_mlp"},
+)

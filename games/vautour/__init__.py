@@ -1,0 +1,14 @@
+"""Stupide Vautour (Hol's der Geier): everything about it lives in this folder.
+
+``game`` (rules, both tie rules, batched engine), ``players`` (the seed's strategies and
+prize-rank), ``reference`` (the plain loop), ``study`` / ``report`` (the ``vautour`` study).
+"""
+
+from games.registry import GameEntry
+
+ENTRY = GameEntry(
+    name="vautour",
+    game="games.vautour.game:StupideVautour",
+    player_kinds={"vautour-builtin": "games.vautour.players:VautourBuiltin"},
+    studies={"vautour": "games.vautour.study:load"},
+)
