@@ -7,6 +7,7 @@
 * :mod:`rl.planning` - value iteration and policy iteration (exact evaluation) on a known model;
 * :mod:`rl.mdp` - the model (TabularMDP) and exact policy values;
 * :mod:`rl.tables`, :mod:`rl.schedules`, :mod:`rl.checkpoint` - shared pieces;
-* :mod:`rl.toy` - toy problems with known answers (tests), :mod:`games.dtd.bench_learning` - the MC-ES
-  benchmark, :mod:`games.dtd.comparison` - the README's learner comparison on divide-the-dollar.
+* :mod:`rl.toy` - toy problems with known answers (tests).
+
+Game-specific pieces (benchmarks, comparisons, agents) live in the game's own folder.
 """

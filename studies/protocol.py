@@ -24,9 +24,10 @@ import math
 import re
 import sys
 import zlib
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -46,6 +47,24 @@ _PURPOSES = {"train": 0, "panel": 1}
 #: the folder of the packaged study definitions (TOML files)
 DEFINITIONS = Path(__file__).parent
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+
+class StudyDriver(ABC):
+    """A declared capability: a study with its own driver instead of the generic runner's
+    one plan (Stupide Vautour runs one plan per player count and a league; 31 adds
+    confirmation matches and a 3-player table).  The command line calls :meth:`run_driver`
+    and prints :meth:`summary_lines` (or the summary as JSON)."""
+
+    name: str
+
+    @abstractmethod
+    def run_driver(self, scale: str, seed: int | None, jobs: int, out: Path, figures: bool,
+                   command: str, log: Callable[[str], None]) -> dict[str, Any]:
+        """Run (or resume) the study into ``out`` and return its JSON-ready summary."""
+
+    @abstractmethod
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
+        """The few lines the command prints after a run."""
+
 
 def studies() -> dict[str, str]:
     """Named studies: name -> a packaged TOML file (in this folder) or "module:function"

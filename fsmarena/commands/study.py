@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 from fsmarena.commands._common import (add_dask, add_json, jobs_count, non_negative_int, parallel_backend,
                                        print_json)
@@ -38,7 +39,7 @@ def command_line(args) -> str:
 def run(args) -> int:
     from fsmarena import progress
     from studies.analysis import analyse
-    from studies.protocol import get_study
+    from studies.protocol import StudyDriver, get_study
     from studies.report import pct, write_report
     from studies.runner import run_study
 
@@ -47,9 +48,15 @@ def run(args) -> int:
             print(f"fsmarena study: {message}", file=sys.stderr)
 
     study = get_study(args.name)
-    if hasattr(study, "run_command"):  # a study with its own driver (vautour: 2 and 3 players; thirtyone)
+    if isinstance(study, StudyDriver):  # a study with its own driver (vautour: 2 and 3 players; thirtyone)
         with parallel_backend(args):
-            return study.run_command(args, command_line(args), log)
+            summary = study.run_driver(args.scale, args.seed, args.jobs, Path(args.out),
+                                       not args.no_figures, command_line(args), log)
+        if args.json:
+            print_json(summary)
+        else:
+            print("\n".join(study.summary_lines(summary)))
+        return 0
     plan = study.plan(args.scale, args.seed)
     start = time.perf_counter()
 

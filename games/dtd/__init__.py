@@ -14,6 +14,6 @@ ENTRY = GameEntry(
     bench_cases=(
         "games.dtd.bench_learning:bench_cases",  # Monte Carlo ES training
         "games.dtd.bench_evolution:bench_cases",  # thesis run, round-robin generation
-        "fsmarena.scaling:scaling_cases",  # opt-in: a whole study, 2 workers vs 1
+        "fsmarena.commands._scaling:scaling_cases",  # opt-in: a whole study, 2 workers vs 1
     ),
 )

@@ -42,7 +42,7 @@ from games.arena import play_games
 from games.base import Game
 from games.match import play_match
 from games.players import Player, player_to_json, resolve_player
-from studies.protocol import DEFINITIONS, FORMAT_VERSION, Study, read_toml, study_from_dict
+from studies.protocol import DEFINITIONS, FORMAT_VERSION, Study, StudyDriver, read_toml, study_from_dict
 from studies.runner import StudyData, champion_label, run_study
 from studies.variants import variant
 
@@ -54,7 +54,7 @@ CHUNK = 20_000
 
 
 @dataclass(frozen=True)
-class ThirtyOneStudy:
+class ThirtyOneStudy(StudyDriver):
     """The two-player study and what this module adds to it (module docstring)."""
 
     base: Study
@@ -70,25 +70,24 @@ class ThirtyOneStudy:
     def name(self) -> str:
         return self.base.name
 
-    def run_command(self, args: Any, command: str, log: Callable[[str], None]) -> int:
-        """``fsmarena study thirtyone ...``: run, report, print a summary (``--dask`` is set up
-        by the command already)."""
-        from fsmarena.commands._common import print_json
+    def run_driver(self, scale: str, seed: int | None, jobs: int, out: Path, figures: bool,
+                   command: str, log: Callable[[str], None]) -> dict[str, Any]:
+        """``fsmarena study thirtyone ...``: run or resume, write the report, return the summary
+        (the command has set up ``--dask`` already)."""
+        return run_thirtyone(self, scale, seed, jobs, out, figures=figures, command=command, log=log)
+
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         from studies.report import pct
 
-        summary = run_thirtyone(self, args.scale, args.seed, args.jobs, Path(args.out),
-                                figures=not args.no_figures, command=command, log=log)
-        if args.json:
-            print_json(summary)
-        else:
-            print(f"1v1 against {self.reference}: best champion of each family on fresh games (95% Wilson CI); "
-                  f"target {pct(self.target, 0)}")
-            width = max(len(r["method"]) for r in summary["families"]) + 2
-            for r in summary["families"]:
-                print(f"  {r['method'].ljust(width)}{pct(r['confirm_win_rate'])}  "
-                      f"[{pct(r['confirm_ci_low'])}, {pct(r['confirm_ci_high'])}]  {r['verdict']}")
-            print(f"report: {summary['report']}")
-        return 0
+        lines: list[str] = []
+        lines.append(f"1v1 against {self.reference}: best champion of each family on fresh games "
+                     f"(95% Wilson CI); target {pct(self.target, 0)}")
+        width = max(len(r["method"]) for r in summary["families"]) + 2
+        for r in summary["families"]:
+            lines.append(f"  {r['method'].ljust(width)}{pct(r['confirm_win_rate'])}  "
+                         f"[{pct(r['confirm_ci_low'])}, {pct(r['confirm_ci_high'])}]  {r['verdict']}")
+        lines.append(f"report: {summary['report']}")
+        return lines
 
 
 def load(path: Path = DEFINITION) -> ThirtyOneStudy:

@@ -35,7 +35,7 @@ from games import get_game
 from games.players import resolve_player
 from studies.methods import MethodContext, check_method
 from studies.multiseat import LeagueResult, league
-from studies.protocol import DEFINITIONS, FORMAT_VERSION, Plan, Study, read_toml, study_from_dict
+from studies.protocol import DEFINITIONS, FORMAT_VERSION, Plan, Study, StudyDriver, read_toml, study_from_dict
 from studies.runner import StudyData, champion_label, run_study
 from studies.stacks import Mixture
 
@@ -47,7 +47,7 @@ FIELD = "field"
 
 
 @dataclass(frozen=True)
-class VautourStudy:
+class VautourStudy(StudyDriver):
     """The base study and the fields that make it a several-player-count study."""
 
     base: Study
@@ -68,25 +68,24 @@ class VautourStudy:
     def plans(self, scale: str, seed: int | None = None) -> dict[int, Plan]:
         return {n: self.study(n).plan(scale, seed) for n in self.players}
 
-    def run_command(self, args: Any, command: str, log: Callable[[str], None]) -> int:
-        """``fsmarena study vautour ...``: run, report, print a summary (see the module doc); the
-        command has set up ``--dask`` already."""
-        from fsmarena.commands._common import print_json
+    def run_driver(self, scale: str, seed: int | None, jobs: int, out: Path, figures: bool,
+                   command: str, log: Callable[[str], None]) -> dict[str, Any]:
+        """``fsmarena study vautour ...``: run or resume, write the report, return the summary
+        (the command has set up ``--dask`` already)."""
+        return run_vautour(self, scale, seed, jobs, out, figures=figures, command=command, log=log)
+
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         from studies.report import pct
 
-        summary = run_vautour(self, args.scale, args.seed, args.jobs, Path(args.out),
-                              figures=not args.no_figures, command=command, log=log)
-        if args.json:
-            print_json(summary)
-        else:
-            for n, rows in summary["reference"].items():
-                print(f"{n} players: win rate against {self.reference} "
-                      "(champions pooled over replicates, 95% Wilson CI)")
-                width = max(len(r["group"]) for r in rows) + 2
-                for r in rows:
-                    print(f"  {r['group'].ljust(width)}{pct(r['win_rate'])}  [{pct(r['ci_low'])}, {pct(r['ci_high'])}]")
-            print(f"report: {summary['report']}")
-        return 0
+        lines: list[str] = []
+        for n, rows in summary["reference"].items():
+            lines.append(f"{n} players: win rate against {self.reference} "
+                         "(champions pooled over replicates, 95% Wilson CI)")
+            width = max(len(r["group"]) for r in rows) + 2
+            for r in rows:
+                lines.append(f"  {r['group'].ljust(width)}{pct(r['win_rate'])}  [{pct(r['ci_low'])}, {pct(r['ci_high'])}]")
+        lines.append(f"report: {summary['report']}")
+        return lines
 
 
 def load(path: Path = DEFINITION) -> VautourStudy:
