@@ -61,8 +61,7 @@ class InputEncoder:
             if part == "index":
                 labels.append(game.state_label(value))
             else:
-                labeller = getattr(game, "encoding_label", None)
-                labels.append(labeller(part, value) if labeller else f"{part}={value}")
+                labels.append(game.encoding_label(part, value))
         return " | ".join(labels)
 
 

@@ -48,6 +48,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.parallel import chunk_sizes, run_tasks
 from games.arena import Seat, play_games
 from games.base import Game
+from games.capabilities import ExactModel
 from games.players import Player
 
 if TYPE_CHECKING:
@@ -305,8 +306,7 @@ class ScoreProtocol(RoundRobinProtocol):
 
 def exact_values(game: Game):
     """The game's exact evaluator of players (``exact_player_values``), or None."""
-    evaluator = getattr(game, "exact_player_values", None)
-    return evaluator if callable(evaluator) else None
+    return game.exact_player_values if isinstance(game, ExactModel) else None
 
 
 _CLASSES = {"thesis": ThesisProtocol, "round-robin": RoundRobinProtocol, "panel": PanelProtocol,

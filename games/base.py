@@ -160,6 +160,14 @@ class Game(ABC):
         """Extra small-integer observation parts and their sizes, usable as FSM inputs."""
         return {}
 
+    #: per-algorithm training settings the game recommends (``fsmarena train`` and studies
+    #: apply them unless told otherwise): algorithm -> {option: value}
+    train_defaults: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+
+    def encoding_label(self, name: str, value: int) -> str:
+        """Readable description of value ``value`` of encoding ``name`` (FSM inputs in figures)."""
+        return f"{name}={value}"
+
     def state_label(self, index: int) -> str:
         """Human-readable description of observation index ``index`` (for figures)."""
         return str(index)

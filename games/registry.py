@@ -51,7 +51,9 @@ class GameEntry:
       ``"module:function"`` returning a Study;
     * ``study_methods``: training methods a study TOML may name;
     * ``reports``: report writers a study may name in its ``report`` field;
-    * ``bench_cases``: ``"module:function(game) -> [BenchCase]"`` added to ``fsmarena bench``.
+    * ``bench_cases``: ``"module:function(game) -> [BenchCase]"`` added to ``fsmarena bench``;
+    * ``approximators``: function-approximation agents for ``fsmarena train --algo NAME``,
+      ``name -> "module:function"`` (the trainer's command entry point).
     """
 
     name: str
@@ -61,6 +63,7 @@ class GameEntry:
     study_methods: Mapping[str, str] = field(default_factory=dict)
     reports: Mapping[str, str] = field(default_factory=dict)
     bench_cases: tuple[str, ...] = ()
+    approximators: Mapping[str, str] = field(default_factory=dict)
 
 
 def resolve(target: str, what: str) -> Any:

@@ -22,14 +22,13 @@ Model-based algorithms (value iteration, policy iteration) need ``game.model()``
 no simulated games; their curve has one row per iteration with the exact value.
 
 Function-approximation agents are the games' own (31's two MLPs): a game lists them in
-``Game.approximators`` (``{"mlp": "module:function"}``) and :func:`approximator` finds the
+the game's entry (``GameEntry.approximators``, ``{"mlp": "module:function"}``) and :func:`approximator` finds the
 trainer behind ``fsmarena train --algo NAME``; nothing here depends on a particular game.
 """
 
 from __future__ import annotations
 
 import csv
-import importlib
 import io
 import math
 import time
@@ -45,6 +44,8 @@ from fsmarena.fileio import atomic_path, write_json, write_text
 from fsmarena.parallel import check_jobs, seed_sequence
 from games.arena import play_games
 from games.base import Game, config_to_dict
+from games.capabilities import ExactModel
+from games.registry import entry, resolve
 from games.match import play_match
 from games.players import Player, RandomPlayer, TablePolicy, player_to_json, save_player
 from games.stats import mean_interval, wilson_interval
@@ -122,7 +123,7 @@ class TrainConfig:
         measured for that game.  Explicit settings always win.
         """
         if self.algo not in ALGORITHMS:
-            known = ALGORITHMS + tuple(getattr(game, "approximators", None) or ())
+            known = ALGORITHMS + tuple(entry(game.name).approximators)
             raise FsmarenaError(f"unknown algorithm '{self.algo}' (known: {', '.join(known)})")
         _positive("--eval-games", self.eval_games)
         check_probability("gamma", self.gamma)
@@ -171,7 +172,7 @@ class TrainConfig:
 
 def game_defaults(game: Game | None, family: str) -> dict[str, Any]:
     """``game.train_defaults[family]`` (settings measured for that game), or nothing."""
-    table = getattr(game, "train_defaults", None) or {}
+    table = game.train_defaults
     chosen = dict(table.get(family, {}))
     unknown = set(chosen) - set(GAME_DEFAULT_KEYS)
     if unknown:  # a programming error in the game's table, not user input
@@ -181,12 +182,9 @@ def game_defaults(game: Game | None, family: str) -> dict[str, Any]:
 
 def approximator(game: Game, algo: str) -> Callable[..., Any] | None:
     """The trainer of the function-approximation agent ``algo`` that ``game`` offers
-    (``game.approximators[algo]``, a ``"module:function"`` string), or None."""
-    target = (getattr(game, "approximators", None) or {}).get(algo)
-    if target is None:
-        return None
-    module, function = target.split(":")
-    return getattr(importlib.import_module(module), function)
+    (declared in its entry: ``GameEntry.approximators[algo]``), or None."""
+    target = entry(game.name).approximators.get(algo)
+    return None if target is None else resolve(target, f"agent '{algo}'")
 
 
 def _positive(name: str, value: Any) -> int:
@@ -241,7 +239,7 @@ def streams(seed: int) -> tuple[np.random.Generator, int]:
 
 def game_model(game: Game) -> TabularMDP | None:
     """``game.model()`` when the game has a known model, else None."""
-    model = getattr(game, "model", None)
+    model = game.model if isinstance(game, ExactModel) else None
     return model() if callable(model) else None
 
 
@@ -260,7 +258,7 @@ def exact_value(mdp: TabularMDP | None, table: np.ndarray, game: Game | None = N
     """The exact expected return of a policy table: the game's own evaluator when it has one
     (``game.exact_player_values``, e.g. 421's backward induction: no linear algebra, so learning
     curves stay cheap), else a linear solve on the model, else None (no model)."""
-    evaluator = getattr(game, "exact_player_values", None)
+    evaluator = game.exact_player_values if isinstance(game, ExactModel) else None
     if callable(evaluator):
         return float(evaluator(TablePolicy(table))[0])
     if mdp is None:
@@ -339,7 +337,7 @@ def prepare(game: Game, config: TrainConfig, seed: int = 0, opponent: Player | N
         seat = config.learner_seat
         if seat != "alternate" and seat >= game.n_seats:
             raise FsmarenaError(f"learner seat {seat} does not exist: {game.name} has {game.n_seats} seat(s)")
-    elif not callable(getattr(game, "model", None)):
+    elif not isinstance(game, ExactModel):
         raise FsmarenaError(f"{config.algo} needs a game with a known model (e.g. 421); {game.name} has none")
     if game.n_seats == 1:
         if opponent is not None or panel or config.self_play_every:

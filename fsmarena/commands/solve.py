@@ -13,6 +13,7 @@ from typing import Any
 
 from fsmarena.commands._common import add_game, add_json, game_from_args, print_json
 from fsmarena.errors import FsmarenaError
+from games.capabilities import ExactModel
 
 NAME = "solve"
 HELP = "exact optimal expected score and policy of a game whose model is known (421)"
@@ -27,16 +28,12 @@ def solve(game) -> dict[str, Any]:
     """The optimum of ``game`` as a JSON-ready dict (``value``, ``value_fraction``, ``policy``)."""
     from games.base import config_to_dict
 
-    if not callable(getattr(game, "model", None)) or not callable(getattr(game, "exact_optimum", None)):
+    if not isinstance(game, ExactModel):
         raise FsmarenaError(f"the game '{game.name}' has no known model to solve exactly "
                             "(solve needs known transition probabilities, as in 421)")
     value, table = game.exact_optimum()
     value = Fraction(value)
-    if callable(getattr(game, "policy_rows", None)):
-        policy = game.policy_rows(table)
-    else:
-        policy = [{"state": game.state_label(i), "action": game.action_names[int(a)]}
-                  for i, a in enumerate(table)]
+    policy = game.policy_rows(table)
     return {
         "game": game.name,
         "parameters": config_to_dict(game.config),
@@ -57,9 +54,5 @@ def run(args) -> int:
     print(f"{game.name} ({params}): optimal expected score {result['value_fraction']} "
           f"= {result['value']:.6f}")
     print()
-    if callable(getattr(game, "policy_text", None)):
-        print(game.policy_text(result["actions"]))
-    else:
-        for row in result["policy"]:
-            print(f"{row['state']}: {row['action']}")
+    print(game.policy_text(result["actions"]))
     return 0

@@ -5,7 +5,7 @@ Writes ``DIR/policy.json`` (a table player usable anywhere a player is), ``DIR/c
 ``DIR/run.json`` (settings and summary) and ``DIR/checkpoint.npz`` (for ``--resume``).
 
 ``--algo mlp`` trains a game's own function-approximation agent instead (31: two neural
-networks, see :mod:`games.thirtyone.agent`), found through ``Game.approximators``; it writes
+networks, see :mod:`games.thirtyone.agent`), found through the game's entry (``GameEntry.approximators``); it writes
 ``DIR/policy.json``, ``curve.csv``, ``metrics.csv``, ``metrics.png``/``.pdf``, ``run.json`` and
 ``checkpoint.npz``, and takes the options that make sense for it (others are refused).
 """

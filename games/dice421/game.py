@@ -36,6 +36,7 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from games.base import Game, Observation, Outcome
+from games.capabilities import ExactModel
 
 ACTION_NAMES = (
     "keep_all", "reroll_low", "reroll_middle", "reroll_middle_low",
@@ -136,7 +137,7 @@ def _tables(scores: str) -> _Tables:
     return _Tables(scores)
 
 
-class Dice421(Game):
+class Dice421(Game, ExactModel):
     """421 as a one-player game; see the module docstring for rules, states and engine."""
 
     name = "421"

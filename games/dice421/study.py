@@ -35,6 +35,7 @@ from fsmarena import __version__
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import write_text
 from games.base import Game, config_to_dict
+from games.capabilities import ExactModel
 from games.match import play_match
 from games.players import Player
 from games.stats import mean_interval
@@ -54,17 +55,15 @@ CHECK_GAMES = 20_000
 
 def _exact_game(p: Params, game: Game) -> None:
     """Refuse games these methods cannot score exactly."""
-    if game.n_seats != 1 or not callable(getattr(game, "exact_player_values", None)) \
-            or not callable(getattr(game, "model", None)):
+    if game.n_seats != 1 or not isinstance(game, ExactModel):
         raise p.fail(f"needs a one-player game with a known model and exact player values (421); "
                      f"{game.name} has none")
 
 
 def optimum(game: Game) -> float:
     """The optimal expected score: exact where the game computes it, else value iteration."""
-    exact = getattr(game, "exact_optimum", None)
-    if callable(exact):
-        return float(exact()[0])
+    if isinstance(game, ExactModel):
+        return float(game.exact_optimum()[0])
     from rl.planning import value_iteration
 
     mdp = game.model()
@@ -251,7 +250,7 @@ def tables(data: StudyData) -> dict[str, list[dict[str, Any]]]:
             "fraction_median": median / best, "fraction_min": min(exact) / best,
             "reaching_target": sum(row["reaches_target"] for row in mine),
             "exact_inside_ci": sum(row["exact_inside_ci"] for row in mine)})
-    optimal = game.exact_optimum()[1] if callable(getattr(game, "exact_optimum", None)) else None
+    optimal = game.exact_optimum()[1] if isinstance(game, ExactModel) else None
     policy = game.policy_rows(optimal) if optimal is not None else []
     return {"values": values, "values_summary": summary, "curves": curves, "optimal_policy": [
         {**row, "dice": "".join(map(str, row["dice"])), "keep": "".join(map(str, row["keep"]))} for row in policy],
@@ -304,7 +303,7 @@ def report(data: StudyData, result: dict[str, list[dict[str, Any]]], drawn: dict
            command: str, wall_seconds: float | None) -> Path:
     """Write ``DIR/report.md`` from the tables."""
     plan_, study, game = data.plan, data.plan.study, data.game
-    best_fraction = game.exact_optimum()[0] if callable(getattr(game, "exact_optimum", None)) else None
+    best_fraction = game.exact_optimum()[0] if isinstance(game, ExactModel) else None
     best = optimum(game)
     summary = result["values_summary"]
     competitor_rows = [[f"`{c.name}`", c.label, f"`{c.method}`",

@@ -347,8 +347,6 @@ class ThirtyOne(Game):
     Config = ThirtyOneConfig
     action_names = ACTION_NAMES
     feature_names = FEATURE_NAMES
-    #: function-approximation agents for ``fsmarena train --algo NAME`` (see rl.train.approximator)
-    approximators = {"mlp": "games.thirtyone.agent:train_command"}
     #: training defaults measured on this game (``rl.train``), 1v1 against greedy, win rate against
     #: greedy over 4,000 games (README "31").  Monte Carlo: the thesis setting (greedy after two
     #: random opening decisions) reached 37% at 1,000,000 games; adding epsilon 0.1 decaying

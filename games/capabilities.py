@@ -1,0 +1,50 @@
+"""Optional abilities a game declares by inheriting them, checked with ``isinstance``.
+
+Every game has the :class:`games.base.Game` contract.  A few have more, and the generic layers
+ask for it in one way only, ``isinstance(game, Capability)``, never by looking for an
+attribute by name:
+
+* :class:`ExactModel`: the transition model is known (421), so the optimum and the exact
+  value of any table policy come from dynamic programming; ``fsmarena solve``, evolution's
+  ``score`` protocol and the learners' exact learning curves use it.
+
+Other optional parts are plain fields with defaults: ``Game.train_defaults`` (per-algorithm
+training settings), ``Game.encoding_label`` (readable FSM inputs), and in the game's
+:class:`games.registry.GameEntry` the approximators, study methods and reports it adds.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+
+class ExactModel(ABC):
+    """A game whose model is known: exact optimum and exact values of policies."""
+
+    @abstractmethod
+    def model(self) -> Any:
+        """The game as an :class:`rl.mdp.TabularMDP` in the observation numbering."""
+
+    @abstractmethod
+    def exact_optimum(self) -> tuple[Fraction, np.ndarray]:
+        """The optimal expected score (exact) and an optimal action table."""
+
+    @abstractmethod
+    def exact_value(self, policy: Any) -> Fraction:
+        """The exact expected score of a table policy or action table."""
+
+    @abstractmethod
+    def exact_player_values(self, player: Any) -> np.ndarray:
+        """Exact expected score of every member of a table policy or table FSM (float64)."""
+
+    @abstractmethod
+    def policy_rows(self, table: np.ndarray) -> list[dict]:
+        """An action table as readable rows (for ``fsmarena solve``)."""
+
+    @abstractmethod
+    def policy_text(self, table: np.ndarray) -> str:
+        """An action table as readable text (for ``fsmarena solve``)."""
