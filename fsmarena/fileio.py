@@ -13,13 +13,16 @@ import contextlib
 import json
 import math
 import os
+import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
+from fsmarena import limits
 from fsmarena.errors import FsmarenaError
 
-MAX_JSON_BYTES = 64 * 1024 * 1024
+MAX_JSON_BYTES = limits.MAX_JSON_BYTES
 
 
 @contextlib.contextmanager
@@ -89,37 +92,191 @@ def _finite(value: Any) -> Any:
     return value
 
 
+class _OutOfRange(ValueError):
+    """A JSON number fsmarena refuses (non-finite, or too large for a float or an int64)."""
+
+
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed in fsmarena JSON files")
+    raise _OutOfRange(f"{name} is not allowed (numbers must be finite)")
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _OutOfRange(f"the number {text[:40]} is out of range (numbers must fit a 64-bit float)")
+    return value
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > limits.MAX_JSON_INT_DIGITS:
+        raise _OutOfRange(f"the integer {text[:40]}... has more than {limits.MAX_JSON_INT_DIGITS} digits")
+    return int(text)
+
+
+def read_bytes(path: str | os.PathLike, what: str = "file", limit: int = limits.MAX_JSON_BYTES) -> bytes:
+    """The bytes of a regular file, at most ``limit`` of them, or one clear FsmarenaError.
+
+    The file is opened without blocking (a FIFO does not hang the open), anything that is not
+    a regular file (device, FIFO, socket, folder) is refused, and at most ``limit + 1`` bytes
+    are read whatever the file's size claims (``/dev/zero`` and ``/proc`` files report 0).
+    """
+    target = Path(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(target, flags)
+    except FileNotFoundError:
+        raise FsmarenaError(f"{what} {target} does not exist") from None
+    except OSError as exc:
+        raise FsmarenaError(f"cannot read {what} {target}: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise FsmarenaError(f"{what} {target} is a folder, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise FsmarenaError(f"{what} {target} is not a regular file (a device, pipe or socket)")
+        if info.st_size > limit:
+            raise FsmarenaError(f"{what} {target} is too large ({info.st_size} bytes; the limit is {limit})")
+        data = _read_at_most(fd, limit + 1)
+    except OSError as exc:
+        raise FsmarenaError(f"cannot read {what} {target}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise FsmarenaError(f"{what} {target} is too large (more than {limit} bytes)")
+    if info.st_size == 0 and data:
+        raise FsmarenaError(f"{what} {target} is not a regular file (a pseudo-file of unknown size)")
+    return data
+
+
+def _read_at_most(fd: int, count: int) -> bytes:
+    chunks, left = [], count
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_text(path: str | os.PathLike, what: str = "file", limit: int = limits.MAX_JSON_BYTES) -> str:
+    """A bounded regular file (see :func:`read_bytes`) decoded as UTF-8."""
+    try:
+        return read_bytes(path, what, limit).decode("utf-8")
+    except UnicodeDecodeError:
+        raise FsmarenaError(f"{what} {path} is not UTF-8 text") from None
 
 
 def read_json(path: str | os.PathLike, what: str = "file") -> Any:
     """Read a JSON file written by fsmarena (or by hand), with clear errors for bad input."""
-    target = Path(path)
-    try:
-        size = target.stat().st_size
-        if size > MAX_JSON_BYTES:
-            raise FsmarenaError(f"{what} {target} is too large ({size} bytes)")
-        text = target.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FsmarenaError(f"{what} {target} does not exist") from None
-    except IsADirectoryError:
-        raise FsmarenaError(f"{what} {target} is a folder, not a file") from None
-    except UnicodeDecodeError:
-        raise FsmarenaError(f"{what} {target} is not UTF-8 text") from None
-    except OSError as exc:
-        raise FsmarenaError(f"cannot read {what} {target}: {exc.strerror or exc}") from None
-    return loads(text, f"{what} {target}")
+    return loads(read_text(path, what, limits.MAX_JSON_BYTES), f"{what} {Path(path)}")
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` in JSON text, strings skipped (cheap: no parsing)."""
+    import numpy as np
+
+    bare = _JSON_STRING.sub("", text).encode("utf-8", "surrogatepass")
+    codes = np.frombuffer(bare, dtype=np.uint8)
+    steps = (codes == ord("[")).astype(np.int32) + (codes == ord("{"))
+    steps -= (codes == ord("]")).astype(np.int32) + (codes == ord("}"))
+    return int(np.cumsum(steps).max(initial=0))
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 def loads(text: str, source: str = "JSON text") -> Any:
-    """Parse JSON text; NaN/Infinity, huge nesting and syntax errors become FsmarenaError."""
+    """Parse JSON text; NaN/Infinity, numbers out of range, deep nesting and syntax errors
+    become FsmarenaError."""
+    if nesting_depth(text) > limits.MAX_NESTING:
+        raise FsmarenaError(f"{source} is nested too deeply (the limit is {limits.MAX_NESTING} levels)")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float,
+                          parse_int=_parse_int)
     except RecursionError:
         raise FsmarenaError(f"{source} is nested too deeply") from None
+    except _OutOfRange as exc:
+        raise FsmarenaError(f"{source}: {exc}") from None
     except ValueError as exc:  # JSONDecodeError is a ValueError
         raise FsmarenaError(f"{source} is not valid JSON: {exc}") from None
+
+
+def read_npz(path: str | os.PathLike, what: str = "checkpoint") -> dict[str, Any]:
+    """The arrays of an ``.npz`` file, every member checked *before* it is inflated.
+
+    The file is read with :func:`read_bytes` (bounded, regular files only); each zip member's
+    declared size and compression ratio, and its ``.npy`` header (dtype, shape, order), are
+    checked before its data is read: object dtypes, shapes larger than the member's data and
+    compression bombs are refused.  Float arrays must be finite.
+    """
+    import io
+    import zipfile
+
+    source = f"{what} {Path(path)}"
+    raw = read_bytes(path, what, limits.MAX_CHECKPOINT_BYTES)
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            members = archive.infolist()
+            if len(members) > limits.MAX_CHECKPOINT_MEMBERS:
+                raise FsmarenaError(f"{source} has {len(members)} arrays; the limit is "
+                                    f"{limits.MAX_CHECKPOINT_MEMBERS} (MAX_CHECKPOINT_MEMBERS)")
+            if sum(m.file_size for m in members) > limits.MAX_CHECKPOINT_BYTES:
+                raise FsmarenaError(f"{source} inflates to more than {limits.MAX_CHECKPOINT_BYTES} bytes "
+                                    f"(MAX_CHECKPOINT_BYTES)")
+            return {_member_name(m.filename, source): _read_member(archive, m, source) for m in members}
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, OSError, NotImplementedError,
+            RuntimeError) as exc:
+        raise FsmarenaError(f"{source} is damaged or not an fsmarena checkpoint ({exc})") from None
+
+
+def _member_name(filename: str, source: str) -> str:
+    if not filename.endswith(".npy") or "/" in filename:
+        raise FsmarenaError(f"{source}: unexpected member '{sanitise_text(filename)}'")
+    return filename[:-4]
+
+
+def _read_member(archive: Any, member: Any, source: str) -> Any:
+    """One ``.npy`` member: header checked, then exactly the bytes its shape needs."""
+    import numpy as np
+    from numpy.lib import format as npy
+
+    name = sanitise_text(member.filename)
+    if member.compress_type != 0 and member.file_size > limits.MAX_COMPRESSION_RATIO * max(member.compress_size, 1):
+        raise FsmarenaError(f"{source}: array '{name}' is compressed more than "
+                            f"{limits.MAX_COMPRESSION_RATIO}:1 (MAX_COMPRESSION_RATIO)")
+    with archive.open(member) as handle:
+        version = npy.read_magic(handle)
+        if version == (1, 0):
+            shape, fortran, dtype = npy.read_array_header_1_0(handle)
+        elif version == (2, 0):
+            shape, fortran, dtype = npy.read_array_header_2_0(handle)
+        else:
+            raise FsmarenaError(f"{source}: array '{name}' has an unsupported .npy version {version}")
+        if dtype.hasobject or dtype.kind not in "biuf" or dtype.subdtype is not None or dtype.names:
+            raise FsmarenaError(f"{source}: array '{name}' has the unsupported type {dtype}")
+        count = math.prod(shape)
+        needed = count * dtype.itemsize
+        if needed > member.file_size:
+            raise FsmarenaError(f"{source}: array '{name}' declares shape {list(shape)}, larger than its data")
+        data = handle.read(needed)
+    if len(data) != needed:
+        raise FsmarenaError(f"{source}: array '{name}' is truncated")
+    array = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
+    if dtype.kind == "f" and not np.all(np.isfinite(array)):
+        raise FsmarenaError(f"{source}: array '{name}' holds NaN or infinite values")
+    return array
+
+
+#: C0 and C1 control characters (ESC starts terminal escape sequences), DEL, and lone surrogates
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def sanitise_text(text: str, limit: int = 200) -> str:
+    """``text`` safe for a terminal and a file: control characters (ANSI escapes included) and
+    lone surrogates become ``?``, and at most ``limit`` characters are kept."""
+    clean = _UNSAFE.sub("?", str(text))
+    return clean if len(clean) <= limit else clean[:limit - 3] + "..."
 
 
 class Fields:
@@ -151,6 +308,8 @@ class Fields:
             value = float(value)
         if not isinstance(value, kinds):
             raise self.fail(f"field '{key}' must be {_kind_name(kinds)}, got {type(value).__name__}")
+        if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
+            raise self.fail(f"field '{key}' is out of range (integers must fit 64 bits)")
         return value
 
     def int_in(self, key: str, low: int, high: int, default: Any = ...) -> int:

@@ -403,7 +403,7 @@ def _train_sampled(game, config, seed, opponent, panel, jobs, out_dir, resume, c
     if resume:
         if path is None:
             raise FsmarenaError("--resume needs an output folder holding a checkpoint")
-        meta, tables = ckpt.load_checkpoint(path)
+        meta, tables = ckpt.load_checkpoint(path, max_done=total)
         saved, current = meta.get("fingerprint"), _jsonable(fingerprint)
         if saved != current:
             raise FsmarenaError(f"checkpoint {path} was made with different settings: "

@@ -31,7 +31,9 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from fsmarena import limits
 from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import read_text
 from games.registry import game_reports, game_studies, lookup, resolve
 from games.stats import Z95
 
@@ -47,6 +49,8 @@ _PURPOSES = {"train": 0, "panel": 1}
 #: the folder of the packaged study definitions (TOML files)
 DEFINITIONS = Path(__file__).parent
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+#: the narrowest cross-play confidence interval a study may ask for (about 960,000 games a pair)
+MIN_HALFWIDTH = 0.001
 
 class StudyDriver(ABC):
     """A declared capability: a study with its own driver instead of the generic runner's
@@ -251,16 +255,13 @@ def get_study(name: str) -> Study:
 
 def read_toml(path: Path) -> dict[str, Any]:
     """The decoded TOML of a study definition file (every problem is one clear error)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FsmarenaError(f"study file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FsmarenaError(f"cannot read study file {path}: {exc}") from None
+    text = read_text(path, "study file", limits.MAX_TOML_BYTES)  # bounded; regular files only
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise FsmarenaError(f"study file {path} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise FsmarenaError(f"study file {path} is nested too deeply") from None
 
 
 def load_study_toml(path: Path) -> Study:
@@ -301,12 +302,15 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
             if not isinstance(value, Mapping):
                 raise s.fail(f"budgets.{key} must be a table")
             count = value.get("replicates", 1)
-            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-                raise s.fail(f"budgets.{key}.replicates must be a positive whole number")
+            if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= limits.MAX_COUNT:
+                raise s.fail(f"budgets.{key}.replicates must be a whole number from 1 to {limits.MAX_COUNT:,}")
         halfwidth = s.number("crossplay_halfwidth")
-        if not 0 < halfwidth < 0.5:
-            raise s.fail("crossplay_halfwidth must be between 0 and 0.5")
-        scales[sname] = Scale(sname, s.positive("replicates"), s.positive("panel_games"), halfwidth,
+        if not MIN_HALFWIDTH <= halfwidth < 0.5:
+            raise s.fail(f"crossplay_halfwidth must be from {MIN_HALFWIDTH} (MIN_HALFWIDTH) to below 0.5, "
+                         f"got {halfwidth}")
+        panel_games = s.positive("panel_games")
+        limits.check(panel_games, limits.MAX_GAMES, f"{s.source}: panel_games", "MAX_GAMES")
+        scales[sname] = Scale(sname, s.positive("replicates"), panel_games, halfwidth,
                               {k: dict(v) for k, v in budgets.items()}, s.text("description", ""))
     if not scales:
         raise r.fail("a study needs at least one scale")
@@ -355,18 +359,23 @@ class _Reader:
         return self._get(key, (str,), "a string", default)
 
     def number(self, key: str, default: Any = ...) -> float:
-        return float(self._get(key, (int, float), "a number", default))
+        value = self._get(key, (int, float), "a number", default)
+        if isinstance(value, int) and abs(value) > limits.MAX_COUNT or not math.isfinite(value):
+            raise self.fail(f"field '{key}' must be a finite number of at most {limits.MAX_COUNT:,} in size")
+        return float(value)
 
     def positive(self, key: str, default: Any = ...) -> int:
-        value = self._get(key, (int,), "a whole number", default)
-        if value <= 0:
-            raise self.fail(f"field '{key}' must be positive, got {value}")
-        return value
+        return self._whole(key, 1, default)
 
     def non_negative(self, key: str, default: Any = ...) -> int:
+        return self._whole(key, 0, default)
+
+    def _whole(self, key: str, low: int, default: Any) -> int:
         value = self._get(key, (int,), "a whole number", default)
-        if value < 0:
-            raise self.fail(f"field '{key}' must be zero or more, got {value}")
+        if not low <= value <= limits.MAX_COUNT:
+            size = "positive" if low else "zero or more"
+            raise self.fail(f"field '{key}' must be {size} and at most {limits.MAX_COUNT:,} (MAX_COUNT), "
+                            f"got {limits.shown(value)}")
         return value
 
     def table(self, key: str, default: Any = ...) -> Mapping[str, Any]:

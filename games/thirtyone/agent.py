@@ -502,7 +502,7 @@ class Trainer:
         ckpt.save_checkpoint(path, meta, tables)
 
     def restore(self, path: str | Path) -> None:
-        meta, tables = ckpt.load_checkpoint(path)
+        meta, tables = ckpt.load_checkpoint(path, lists=("curve", "metrics"), max_done=self.settings.games)
         source = f"checkpoint {path}"
         if meta.get("kind") != "thirtyone-mlp-training":
             raise FsmarenaError(f"{source} is not a 31 agent training checkpoint")

@@ -1,0 +1,68 @@
+"""Every explicit limit fsmarena enforces, in one place, and the one check that names them.
+
+Limits keep a mistyped or hostile value from turning into gigabytes of memory, hours of work
+or an integer overflow: a value beyond its limit is refused with one line naming the limit
+(``--games is 10^15; the limit is 1,000,000,000 (MAX_GAMES)``) *before* any work starts or any
+file is written.  docs/limits.md lists them with the errors they give.  A game's own size limits
+(deck, cards, players) live in its rules' validation (``games/<name>/game.py``), next to the
+tables they protect.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+from fsmarena.errors import FsmarenaError
+
+# ---- files read -------------------------------------------------------------------------------
+#: player files, evolution checkpoints, study result files (bytes)
+MAX_JSON_BYTES = 64 * 1024 * 1024
+#: study definition files (bytes)
+MAX_TOML_BYTES = 1024 * 1024
+#: deepest nesting of arrays/objects in a JSON file (fsmarena writes at most about 6)
+MAX_NESTING = 100
+#: digits of a JSON integer (a random generator state needs 39)
+MAX_JSON_INT_DIGITS = 40
+#: a training checkpoint (.npz) on disk, and all its arrays once read (bytes)
+MAX_CHECKPOINT_BYTES = 1024 * 1024 * 1024
+#: arrays in a checkpoint
+MAX_CHECKPOINT_MEMBERS = 256
+#: inflated / compressed size of one compressed checkpoint member (fsmarena stores them uncompressed)
+MAX_COMPRESSION_RATIO = 100
+
+# ---- budgets and workers ----------------------------------------------------------------------
+#: games of one match (play --games, tournament games per pair, evaluation and panel games)
+MAX_GAMES = 10**9
+#: training games (train --episodes)
+MAX_EPISODES = 10**9
+#: any other whole-number option (generations, tests, periods, sizes): fits an int32
+MAX_COUNT = 10**9
+#: individuals of an evolved population (round robins cost population squared)
+MAX_POPULATION = 10_000
+#: machine states of an evolved FSM or BDA
+MAX_STATES = 1024
+#: seeds (numpy takes any size; a 63-bit limit keeps them printable and portable)
+MAX_SEED = 2**63 - 1
+#: bench --scale (a factor on every case's work)
+MAX_BENCH_SCALE = 1000.0
+
+
+def max_jobs() -> int:
+    """Worker processes: 4 per core, at most 64 (more only costs memory and start-up time)."""
+    return min(64, 4 * (os.cpu_count() or 1))
+
+
+def check(value: int | float, limit: int | float, what: str, name: str) -> None:
+    """Refuse ``value`` above ``limit`` (or not a finite number) with one line naming the limit."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise FsmarenaError(f"{what} must be a finite number, got {value}")
+    if value > limit:
+        raise FsmarenaError(f"{what} is {shown(value)}; the limit is {shown(limit)} ({name})")
+
+
+def shown(value: int | float) -> str:
+    """A number for an error message: thousands separated, huge integers as a power of ten."""
+    if isinstance(value, int) and abs(value) >= 10**12:
+        return f"about 10^{len(str(abs(value))) - 1}"
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
