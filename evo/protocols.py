@@ -3,8 +3,9 @@
 Scoring is always one plan of games played in batches: every game seats genome members of a
 stacked player (``members`` arrays) or fixed panel players, so a whole generation's games are
 one batch cut into chunks (:func:`score`).  Chunks, and their random streams
-(``SeedSequence.spawn``), depend only on the plan, never on ``--jobs``; workers receive genome
-arrays and return reward, win and game counts per genome, summed here in task order.
+(``SeedSequence.spawn``), depend only on the plan, never on ``--jobs`` (the one chunked runner,
+:mod:`games.runner`); workers receive the population's stacked player once and return reward,
+win and game counts per genome, summed here in task order.
 
 Protocols (``fitness`` always a float per individual, higher is better):
 
@@ -37,6 +38,7 @@ fills the other seats.  With two seats these are exactly the two-player plans ab
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
@@ -45,11 +47,10 @@ import numpy as np
 from evo.genome import GenomeSpec
 from evo.operators import crossover_states, mutate_points, tournament
 from fsmarena.errors import FsmarenaError
-from fsmarena.parallel import chunk_sizes, run_tasks
-from games.arena import Seat, play_games
-from games.base import Game
+from games.base import Game, Outcome
 from games.capabilities import ExactModel
 from games.players import Player
+from games.runner import Block, Chunk, play_blocks
 
 if TYPE_CHECKING:
     from evo.run import EvolveConfig
@@ -81,72 +82,45 @@ class Scores:
     games: np.ndarray
 
 
-@dataclass(frozen=True)
-class _Population:
-    """What every chunk of a generation needs (sent to each worker once)."""
-
-    game: Game
-    spec: GenomeSpec
-    genomes: np.ndarray
-    panel: tuple[Player, ...]
-
-
-@dataclass(frozen=True)
-class _Task:
-    seats: Pairing
-    seed: np.random.SeedSequence
-
-
-def _play_task(population: _Population, task: _Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Worker: play one chunk and return (reward sums, wins, games) per genome."""
-    stack = population.spec.player(population.genomes)
-    n_genomes = len(population.genomes)
-    seats, n = [], 0
-    for entry in task.seats:
-        if isinstance(entry, PanelSeat):
-            seats.append(Seat(population.panel[entry.index]))
-        else:
-            seats.append(Seat(stack, entry))
-            n = len(entry)
-    outcome = play_games(population.game, seats, n, np.random.default_rng(task.seed))
+def _genome_sums(n_genomes: int, outcome: Outcome, chunk: Chunk, seconds: float
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Worker: a chunk's (reward sums, wins, games) per genome, over the seats genomes hold."""
     reward = np.zeros(n_genomes)
     wins = np.zeros(n_genomes, dtype=np.int64)
     games = np.zeros(n_genomes, dtype=np.int64)
-    for seat, entry in enumerate(task.seats):
-        if isinstance(entry, PanelSeat):
+    for seat, members in enumerate(chunk.seats):
+        if not isinstance(members, np.ndarray):
             continue
         rewards = outcome.rewards[:, seat]
-        reward += np.bincount(entry, weights=rewards, minlength=n_genomes)
-        wins += np.bincount(entry[rewards > 0], minlength=n_genomes)
-        games += np.bincount(entry, minlength=n_genomes)
+        reward += np.bincount(members, weights=rewards, minlength=n_genomes)
+        wins += np.bincount(members[rewards > 0], minlength=n_genomes)
+        games += np.bincount(members, minlength=n_genomes)
     return reward, wins, games
 
 
 def score(game: Game, spec: GenomeSpec, genomes: np.ndarray, pairings: Sequence[Pairing],
           seed: np.random.SeedSequence, jobs: int = 1, chunk: int = 8192,
           panel: Sequence[Player] = ()) -> tuple[Scores, int]:
-    """Play every pairing (cut into chunks of at most ``chunk`` games) and sum the scores of
-    each genome; returns the scores and the number of games played."""
-    tasks: list[tuple[Pairing, int]] = []
+    """Play every pairing (cut into chunks of at most ``chunk`` games by the one chunked
+    runner, :mod:`games.runner`) and sum the scores of each genome; returns the scores and the
+    number of games played."""
+    blocks = []
     for pairing in pairings:
         n = next(len(e) for e in pairing if not isinstance(e, PanelSeat))
-        start = 0
-        for size in chunk_sizes(n, chunk):
-            tasks.append((tuple(e if isinstance(e, PanelSeat) else e[start:start + size] for e in pairing), size))
-            start += size
-    seeds = seed.spawn(len(tasks))
-    work = [_Task(seats, child) for (seats, _size), child in zip(tasks, seeds)]
-    results = run_tasks(_play_task, work, jobs, weights=[size for _seats, size in tasks],
-                        shared=_Population(game, spec, genomes, tuple(panel)))
+        seats = tuple(panel[e.index] if isinstance(e, PanelSeat) else e for e in pairing)
+        blocks.append(Block(seats, n))
     n_genomes = len(genomes)
+    results = play_blocks(game, [(seed, blocks)], functools.partial(_genome_sums, n_genomes),
+                          stack=spec.player(genomes), jobs=jobs, chunk=chunk)
     reward = np.zeros(n_genomes)
     wins = np.zeros(n_genomes, dtype=np.int64)
     games = np.zeros(n_genomes, dtype=np.int64)
-    for r, w, g in results:
+    for result in results:
+        r, w, g = result.value
         reward += r
         wins += w
         games += g
-    return Scores(reward, wins, games), sum(size for _seats, size in tasks)
+    return Scores(reward, wins, games), sum(block.games for block in blocks)
 
 
 def round_robin_pairing(population: int, games_per_pair: int, seats: int = 2) -> Pairing:

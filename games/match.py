@@ -10,17 +10,16 @@ memory.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.parallel import chunk_sizes, run_tasks, spawn
-from games.arena import play_games
-from games.base import Game
+from fsmarena.parallel import spawn
+from games.base import Game, Outcome
 from games.players import Player
+from games.runner import Block, Chunk, play_blocks
 from games.stats import mean_interval, wilson_interval
 
 DEFAULT_CHUNK = 50_000
@@ -66,25 +65,13 @@ class MatchStats:
         }
 
 
-@dataclass(frozen=True)
-class _Chunk:
-    game: Game
-    players: tuple[Player, ...]  # in seat order
-    a_seat: int
-    games: int
-    seed: np.random.SeedSequence
-    pair: int = 0
-
-
-def _play_chunk(chunk: _Chunk) -> tuple[int, MatchStats]:
-    start = time.perf_counter()
-    rng = np.random.default_rng(chunk.seed)
-    outcome = play_games(chunk.game, chunk.players, chunk.games, rng)
-    a = chunk.a_seat
+def _stats(outcome: Outcome, chunk: Chunk, seconds: float) -> MatchStats:
+    """A chunk's running sums from the side of A, who sits in seat ``chunk.tag``."""
+    a = chunk.tag
     reward = outcome.rewards[:, a]
     score = outcome.scores[:, a]
     others = np.delete(outcome.scores, a, axis=1)
-    stats = MatchStats(
+    return MatchStats(
         games=chunk.games,
         wins=int(np.count_nonzero(reward > 0)),
         draws=int(np.count_nonzero(reward == 0)),
@@ -92,9 +79,8 @@ def _play_chunk(chunk: _Chunk) -> tuple[int, MatchStats]:
         score=float(score.sum()),
         score_sq=float(np.square(score).sum()),
         opp_score=float(others.mean(axis=1).sum()) if others.shape[1] else 0.0,
-        seconds=time.perf_counter() - start,
+        seconds=seconds,
     )
-    return chunk.pair, stats
 
 
 def _check_games(games: int) -> None:
@@ -102,30 +88,25 @@ def _check_games(games: int) -> None:
         raise FsmarenaError(f"the number of games must be a positive integer, got {games}")
 
 
-def _match_chunks(game: Game, a: Player, b: Player | None, games: int,
-                  seed: np.random.SeedSequence, chunk: int, pair: int = 0) -> list[_Chunk]:
+def _match_blocks(game: Game, a: Player, b: Player | None, games: int) -> list[Block]:
+    """A in each seat for an equal share of the games (B in the other seats), one block per
+    seat of A, tagged with that seat."""
     seats = game.n_seats
     if seats > 1 and b is None:
         raise FsmarenaError(f"{game.name} is a {seats}-player game: give an opponent")
     per_seat = [games // seats + (1 if s < games % seats else 0) for s in range(seats)]
-    plan = [(s, size) for s in range(seats) for size in chunk_sizes(per_seat[s], chunk)]
-    seeds = seed.spawn(len(plan))
-    chunks = []
-    for (a_seat, size), child in zip(plan, seeds):
-        players = tuple(a if s == a_seat else b for s in range(seats))
-        chunks.append(_Chunk(game, players, a_seat, size, child, pair))
-    return chunks
+    return [Block(tuple(a if s == a_seat else b for s in range(seats)), per_seat[a_seat], tag=a_seat)
+            for a_seat in range(seats)]
 
 
 def play_match(game: Game, a: Player, b: Player | None, games: int, seed: int,
                jobs: int = 1, chunk: int = DEFAULT_CHUNK, desc: str | None = None) -> MatchStats:
     """A against B (or A alone in a one-player game) over ``games`` games, seats rotated."""
     _check_games(games)
-    chunks = _match_chunks(game, a, b, games, spawn(seed, 1)[0], chunk)
-    results = run_tasks(_play_chunk, chunks, jobs, desc, weights=[c.games for c in chunks], unit="game")
+    groups = [(spawn(seed, 1)[0], _match_blocks(game, a, b, games))]
     total = MatchStats()
-    for _pair, stats in results:
-        total.add(stats)
+    for result in play_blocks(game, groups, _stats, jobs=jobs, chunk=chunk, desc=desc):
+        total.add(result.value)
     return total
 
 
@@ -189,15 +170,11 @@ def round_robin(game: Game, players: Sequence[Player], games_per_pair: int, seed
         pairs = [(i, j) for i in range(count) for j in range(i + 1, count)]
     else:
         pairs = [(i, j) for i in range(count) for j in range(count) if i != j]
-    pair_seeds = spawn(seed, len(pairs))
-    chunks: list[_Chunk] = []
-    for number, ((i, j), child) in enumerate(zip(pairs, pair_seeds)):
-        opponent = None if game.n_seats == 1 else players[j]
-        chunks.extend(_match_chunks(game, players[i], opponent, games_per_pair, child, chunk, number))
-    results = run_tasks(_play_chunk, chunks, jobs, desc, weights=[c.games for c in chunks], unit="game")
+    groups = [(child, _match_blocks(game, players[i], None if game.n_seats == 1 else players[j], games_per_pair))
+              for (i, j), child in zip(pairs, spawn(seed, len(pairs)))]
     result = TournamentResult(labels, one_player=game.n_seats == 1, mirrored=game.n_seats == 2)
-    for number, stats in results:
-        result.pairs.setdefault(pairs[number], MatchStats()).add(stats)
+    for chunk_result in play_blocks(game, groups, _stats, jobs=jobs, chunk=chunk, desc=desc):
+        result.pairs.setdefault(pairs[chunk_result.group], MatchStats()).add(chunk_result.value)
     return result
 
 

@@ -1,14 +1,14 @@
 """Cross-play: every champion against every other, all pairings in one batched tournament.
 
-``games.match.round_robin`` plays one pair per chunk, which is right for a handful of players
+``games.match.round_robin`` plays one pair per block, which is right for a handful of players
 but not for hundreds of champions meeting a couple of games per pairing.  Here every game of
 every pairing is one *row* of a single batch: seat 0 and seat 1 are each a
 :class:`~studies.stacks.GroupedStack` of all champions (players of one kind are evaluated
 together by fancy indexing) and ``members[row]`` picks who sits where.  Each family pair gets
 its own number of games per pairing, so that every pooled family-vs-family rate reaches the
 same precision whatever the numbers of replicates.
-Rows are cut into fixed chunks before anything runs and each chunk has its own random stream
-(``SeedSequence.spawn``), so results are identical for any ``--jobs``; seats are swapped in
+Rows are cut into fixed chunks by the one chunked runner (:mod:`games.runner`), each chunk with
+its own random stream (``SeedSequence.spawn``), so results are identical for any ``--jobs``; seats are swapped in
 half of each pairing's games.
 """
 
@@ -20,10 +20,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.parallel import chunk_sizes, run_tasks
-from games.arena import Seat, play_games
 from games.base import Game
 from games.players import Player
+from games.runner import Block, concatenated, play_blocks, rewards_int8
 from studies.stacks import GroupedStack
 
 DEFAULT_CHUNK = 20_000
@@ -85,20 +84,6 @@ def pairing_games(families: Sequence[str], needed: int) -> np.ndarray:
     return np.maximum(2, per + per % 2).astype(np.int64)
 
 
-@dataclass(frozen=True)
-class _Chunk:
-    seat0: np.ndarray
-    seat1: np.ndarray
-    seed: np.random.SeedSequence
-
-
-def _play_chunk(shared: tuple[Game, GroupedStack], chunk: _Chunk) -> np.ndarray:
-    game, stack = shared
-    rng = np.random.default_rng(chunk.seed)
-    outcome = play_games(game, [Seat(stack, chunk.seat0), Seat(stack, chunk.seat1)], len(chunk.seat0), rng)
-    return outcome.rewards[:, 0].astype(np.int8)
-
-
 def crossplay(game: Game, players: Sequence[Player], families: Sequence[str], replicates: Sequence[int],
               games: np.ndarray, seed: np.random.SeedSequence, jobs: int = 1,
               chunk: int = DEFAULT_CHUNK, desc: str | None = "cross-play") -> CrossplayResult:
@@ -119,13 +104,9 @@ def crossplay(game: Game, players: Sequence[Player], families: Sequence[str], re
     a, b = pairs[pairing, 0], pairs[pairing, 1]
     seat0 = np.where(i_first, a, b)
     seat1 = np.where(i_first, b, a)
-    stack = GroupedStack(players)
-    sizes = chunk_sizes(len(pairing), chunk)
-    seeds = seed.spawn(len(sizes))
-    starts = np.cumsum([0] + sizes)
-    tasks = [_Chunk(seat0[s:e], seat1[s:e], child) for s, e, child in zip(starts[:-1], starts[1:], seeds)]
-    results = run_tasks(_play_chunk, tasks, jobs, desc, weights=sizes, unit="game", shared=(game, stack))
-    seat0_reward = np.concatenate(results) if results else np.zeros(0, np.int8)
+    results = play_blocks(game, [(seed, [Block((seat0, seat1), len(pairing))])], rewards_int8,
+                          stack=GroupedStack(players), jobs=jobs, chunk=chunk, desc=desc)
+    seat0_reward = concatenated(results, 2)[:, 0]
     reward_i = np.where(i_first, seat0_reward, -seat0_reward)
     count = len(pairs)
     wins = np.bincount(pairing, weights=reward_i > 0, minlength=count).astype(np.int64)

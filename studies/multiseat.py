@@ -8,7 +8,8 @@ with its replicates, or a single builtin); each ordered pair of different groups
 games per pairing of their members that the pooled group-vs-group rate rests on at least
 ``needed`` games.  Every game of every pairing is one row of a single batched tournament
 (:class:`~studies.stacks.GroupedStack` in every seat, ``members[row]`` choosing who sits
-where), cut into fixed chunks with their own random streams: identical for any ``--jobs``.
+where), cut into fixed chunks with their own random streams by the one chunked runner
+(:mod:`games.runner`): identical for any ``--jobs``.
 
 Counts per pairing, from A's side: ``wins`` (A the sole winner), ``draws`` (A shares first
 place), ``losses``, and ``other_wins`` (one of B's copies the sole winner).  The *advantage*
@@ -28,10 +29,9 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields
-from fsmarena.parallel import chunk_sizes, run_tasks
-from games.arena import Seat, play_games
 from games.base import Game
 from games.players import Player
+from games.runner import Block, concatenated, play_blocks, rewards_int8
 from games.stats import Z95, wilson_interval
 from studies.stacks import GroupedStack
 
@@ -113,19 +113,6 @@ def pairings(groups: Sequence[str], needed: int, seats: int) -> tuple[np.ndarray
     return np.array(first, np.int64), np.array(other, np.int64), np.array(games, np.int64)
 
 
-@dataclass(frozen=True)
-class _Chunk:
-    members: tuple[np.ndarray, ...]
-    seed: np.random.SeedSequence
-
-
-def _play_chunk(shared: tuple[Game, GroupedStack], chunk: _Chunk) -> np.ndarray:
-    game, stack = shared
-    seats = [Seat(stack, m) for m in chunk.members]
-    outcome = play_games(game, seats, len(chunk.members[0]), np.random.default_rng(chunk.seed))
-    return outcome.rewards.astype(np.int8)
-
-
 def league(game: Game, players: Sequence[Player], groups: Sequence[str], needed: int,
            seed: np.random.SeedSequence, jobs: int = 1, chunk: int = DEFAULT_CHUNK,
            desc: str | None = "league") -> LeagueResult:
@@ -140,13 +127,9 @@ def league(game: Game, players: Sequence[Player], groups: Sequence[str], needed:
     offset = np.arange(len(pairing)) - np.repeat(np.cumsum(games) - games, games)
     single_seat = offset % seats
     members = tuple(np.where(single_seat == s, first[pairing], other[pairing]) for s in range(seats))
-    stack = GroupedStack(players)
-    sizes = chunk_sizes(len(pairing), chunk)
-    starts = np.cumsum([0] + sizes)
-    tasks = [_Chunk(tuple(m[s:e] for m in members), child)
-             for s, e, child in zip(starts[:-1], starts[1:], seed.spawn(len(sizes)))]
-    results = run_tasks(_play_chunk, tasks, jobs, desc, weights=sizes, unit="game", shared=(game, stack))
-    rewards = np.concatenate(results) if results else np.zeros((0, seats), np.int8)
+    results = play_blocks(game, [(seed, [Block(members, len(pairing))])], rewards_int8,
+                          stack=GroupedStack(players), jobs=jobs, chunk=chunk, desc=desc)
+    rewards = concatenated(results, seats)
     rows = np.arange(len(pairing))
     mine = rewards[rows, single_seat]
     theirs = np.where(np.arange(seats)[None, :] == single_seat[:, None], 0, rewards).max(axis=1) > 0

@@ -37,11 +37,10 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, dumps, read_json, write_json
-from fsmarena.parallel import chunk_sizes, run_tasks
-from games.arena import play_games
 from games.base import Game
 from games.match import play_match
 from games.players import Player, player_to_json, resolve_player
+from games.runner import Block, play_blocks, rewards_int8
 from studies.protocol import DEFINITIONS, FORMAT_VERSION, Study, StudyDriver, read_toml, study_from_dict
 from studies.runner import StudyData, champion_label, run_study
 from studies.variants import variant
@@ -114,19 +113,6 @@ def load(path: Path = DEFINITION) -> ThirtyOneStudy:
 
 # ---- 3-player table -----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _TableChunk:
-    game: Game
-    seats: tuple[Player, ...]
-    games: int
-    seed: np.random.SeedSequence
-
-
-def _play_table_chunk(task: _TableChunk) -> np.ndarray:
-    outcome = play_games(task.game, list(task.seats), task.games, np.random.default_rng(task.seed))
-    return outcome.rewards.astype(np.int8)
-
-
 def arrangements(seats: int) -> list[tuple[int, ...]]:
     """Every seating: ``arrangement[s]`` is who sits in seat ``s`` (0 = the entrant, ``k`` =
     the ``k``-th other player), each permutation once (6 for three seats)."""
@@ -145,18 +131,14 @@ def table_match(game: Game, entrant: Player, others: Sequence[Player], games: in
     plans = arrangements(seats)
     per = -(-games // len(plans))
     cast = [entrant, *others]
-    tasks, where = [], []
-    for order in plans:
-        for size in chunk_sizes(per, CHUNK):
-            tasks.append((tuple(cast[who] for who in order), size))
-            where.append(order)
+    blocks = [Block(tuple(cast[who] for who in order), per, tag=order) for order in plans]
     # children of a fresh copy: the same streams however often ``seed`` has spawned before
-    seeds = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key).spawn(len(tasks))
-    work = [_TableChunk(game, players, size, child) for (players, size), child in zip(tasks, seeds)]
-    results = run_tasks(_play_table_chunk, work, jobs, weights=[size for _p, size in tasks])
+    fresh = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key)
+    results = play_blocks(game, [(fresh, blocks)], rewards_int8, jobs=jobs, chunk=CHUNK)
     wins = draws = losses = 0
     other_wins = [0] * len(others)
-    for rewards, order in zip(results, where):
+    for result in results:
+        rewards, order = result.value, result.tag
         mine = rewards[:, order.index(0)]
         wins += int((mine > 0).sum())
         draws += int((mine == 0).sum())
