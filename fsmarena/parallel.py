@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 import numpy as np
 from joblib import Parallel, delayed, parallel_config
 
-from fsmarena import progress
+from fsmarena import limits, progress
 from fsmarena.errors import FsmarenaError
 
 T = TypeVar("T")
@@ -142,8 +142,10 @@ def spawn(seed: int | np.random.SeedSequence, n: int) -> list[np.random.SeedSequ
 
 
 def check_jobs(jobs: int) -> int:
+    """``jobs`` if it is -1 (every core) or from 1 to :func:`fsmarena.limits.max_jobs`."""
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0 or jobs < -1:
         raise FsmarenaError(f"--jobs must be a positive number of processes (or -1 for all cores), got {jobs}")
+    limits.check(jobs, limits.max_jobs(), "--jobs", "MAX_JOBS: 4 per core, at most 64")
     return jobs
 
 

@@ -9,17 +9,23 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from fsmarena import limits
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import dumps
+from fsmarena.fileio import dumps, sanitise_text
 
 
-def _whole_number(text: str, low: int, message: str, allowed: tuple[int, ...] = ()) -> int:
+def _whole_number(text: str, low: int, message: str, allowed: tuple[int, ...] = (),
+                  high: int = limits.MAX_COUNT, name: str = "MAX_COUNT") -> int:
+    if len(text) > 30:
+        raise argparse.ArgumentTypeError(f"'{sanitise_text(text, 30)}' is too long to be a whole number")
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"'{sanitise_text(text, 40)}' is not a whole number") from None
     if value < low and value not in allowed:
         raise argparse.ArgumentTypeError(message.format(value=value))
+    if value > high:
+        raise argparse.ArgumentTypeError(f"is {limits.shown(value)}; the limit is {high:,} ({name})")
     return value
 
 
@@ -31,8 +37,36 @@ def non_negative_int(text: str) -> int:
     return _whole_number(text, 0, "must be zero or more, got {value}")
 
 
+def games_count(text: str) -> int:
+    """A number of games (``--games``, games per pair or per evaluation), at most MAX_GAMES."""
+    return _whole_number(text, 1, "must be a positive whole number, got {value}", high=limits.MAX_GAMES,
+                         name="MAX_GAMES")
+
+
+def episodes_count(text: str) -> int:
+    """Training games (``--episodes``), at most MAX_EPISODES."""
+    return _whole_number(text, 1, "must be a positive whole number, got {value}", high=limits.MAX_EPISODES,
+                         name="MAX_EPISODES")
+
+
+def population_size(text: str) -> int:
+    return _whole_number(text, 1, "must be a positive whole number, got {value}", high=limits.MAX_POPULATION,
+                         name="MAX_POPULATION")
+
+
+def states_count(text: str) -> int:
+    return _whole_number(text, 1, "must be a positive whole number, got {value}", high=limits.MAX_STATES,
+                         name="MAX_STATES")
+
+
+def seed_value(text: str) -> int:
+    return _whole_number(text, 0, "must be zero or more, got {value}", high=limits.MAX_SEED, name="MAX_SEED")
+
+
 def jobs_count(text: str) -> int:
-    return _whole_number(text, 1, "must be a positive number of processes, or -1 for all cores", allowed=(-1,))
+    """Worker processes: 1 to :func:`fsmarena.limits.max_jobs`, or -1 for every core."""
+    return _whole_number(text, 1, "must be a positive number of processes, or -1 for all cores", allowed=(-1,),
+                         high=limits.max_jobs(), name="MAX_JOBS: 4 per core, at most 64")
 
 
 def add_game(parser: argparse.ArgumentParser) -> None:
@@ -43,7 +77,7 @@ def add_game(parser: argparse.ArgumentParser) -> None:
 
 
 def add_seed_jobs(parser: argparse.ArgumentParser, jobs: bool = True) -> None:
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="master random seed (default 0)")
+    parser.add_argument("--seed", type=seed_value, default=0, help="master random seed (default 0)")
     if jobs:
         parser.add_argument("--jobs", type=jobs_count, default=1,
                             help="worker processes (results are identical for any value)")

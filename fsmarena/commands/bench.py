@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fsmarena import limits
 from fsmarena.commands._common import add_json, print_json
 from fsmarena.errors import FsmarenaError
 
@@ -22,8 +23,9 @@ def run(args) -> int:
     from games import available_games, get_game
     from games.bench import cases_for, time_case
 
-    if not args.scale > 0:
-        raise FsmarenaError("--scale must be positive")
+    if not 0 < args.scale <= limits.MAX_BENCH_SCALE:  # also refuses nan and inf
+        raise FsmarenaError(f"--scale must be a positive number of at most {limits.MAX_BENCH_SCALE:g} "
+                            f"(MAX_BENCH_SCALE), got {args.scale}")
     names = [args.game] if args.game else available_games()
     results = []
     for name in names:

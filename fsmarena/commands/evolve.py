@@ -13,7 +13,8 @@ import argparse
 import sys
 
 from fsmarena.commands._common import (add_dask, add_game, add_json, add_seed_jobs, game_from_args, parallel_backend, non_negative_int,
-                                       positive_int, prepare_out, print_json)
+                                       games_count, population_size, positive_int, prepare_out, print_json,
+                                       states_count)
 
 NAME = "evolve"
 HELP = "evolve table FSMs or binary decision automata (thesis, round-robin, panel or score fitness)"
@@ -38,22 +39,22 @@ def add_arguments(parser) -> None:
                              "scored within the population; panel: scored against fixed players; "
                              "score: one-player games (421), fitness = mean score")
     parser.add_argument("--generations", type=positive_int, help="generations (thesis 250, others 50)")
-    parser.add_argument("--population", type=positive_int, help="population size (thesis 15, others 36)")
-    parser.add_argument("--states", type=positive_int, help="machine states (BDA 8, FSM 4)")
+    parser.add_argument("--population", type=population_size, help="population size (thesis 15, others 36)")
+    parser.add_argument("--states", type=states_count, help="machine states (BDA 8, FSM 4)")
     parser.add_argument("--inputs", default="index", help="FSM inputs: index, opp_last or index+opp_last")
     parser.add_argument("--max-tests", type=positive_int, default=6, help="BDA tests per decision (6)")
     parser.add_argument("--panel", nargs="+", default=[], metavar="PLAYER",
                         help="panel players (builtin names or player files) for --protocol panel")
     parser.add_argument("--panel-weight", type=unit_float, default=1.0,
                         help="weight of the panel in the fitness; the rest is the round robin (1)")
-    parser.add_argument("--games-per-pair", type=positive_int, default=20,
+    parser.add_argument("--games-per-pair", type=games_count, default=20,
                         help="round robin / panel: games per ordered pair (per seating); score: games per "
                              "individual (20)")
     parser.add_argument("--exact-fitness", action="store_true",
                         help="score: fitness = exact expected score where the game computes it (421); "
                              "simulates no game")
     parser.add_argument("--opponents", type=positive_int, default=25, help="thesis: fresh random automata (25)")
-    parser.add_argument("--games-per-opponent", type=positive_int, default=5, help="thesis: games each (5)")
+    parser.add_argument("--games-per-opponent", type=games_count, default=5, help="thesis: games each (5)")
     parser.add_argument("--replaced", type=positive_int, default=2, help="thesis: individuals replaced (2)")
     parser.add_argument("--tournament", type=positive_int, help="tournament size (thesis 11, others 3)")
     parser.add_argument("--elite", type=non_negative_int, default=2, help="round robin / panel: elites kept (2)")
@@ -65,7 +66,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--checkpoint-every", type=positive_int, default=10, help="checkpoint period (10)")
     parser.add_argument("--curve-every", type=non_negative_int, default=10,
                         help="measure the champion against random every K generations (10; 0: only the last)")
-    parser.add_argument("--curve-games", type=positive_int, default=1000, help="games per curve point (1000)")
+    parser.add_argument("--curve-games", type=games_count, default=1000, help="games per curve point (1000)")
     parser.add_argument("--chunk", type=positive_int, default=8192, help="games per parallel task (8192)")
     add_seed_jobs(parser)
     add_dask(parser)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsmarena.commands._common import add_game, add_json, add_seed_jobs, game_from_args, positive_int, print_json
+from fsmarena.commands._common import add_game, add_json, add_seed_jobs, game_from_args, games_count, print_json
 from fsmarena.errors import FsmarenaError
 
 NAME = "play"
@@ -13,7 +13,7 @@ def add_arguments(parser) -> None:
     add_game(parser)
     parser.add_argument("a", metavar="A", help="builtin player name or player JSON file")
     parser.add_argument("b", metavar="B", nargs="?", help="opponent (not for one-player games)")
-    parser.add_argument("--games", type=positive_int, default=10_000, help="number of games (default 10000)")
+    parser.add_argument("--games", type=games_count, default=10_000, help="number of games (default 10000)")
     add_seed_jobs(parser)
     add_json(parser)
 

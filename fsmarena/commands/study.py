@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from fsmarena.commands._common import (add_dask, add_json, jobs_count, non_negative_int, parallel_backend,
+from fsmarena.commands._common import (add_dask, add_json, jobs_count, parallel_backend, seed_value,
                                        print_json)
 
 NAME = "study"
@@ -21,7 +21,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--jobs", type=jobs_count, default=1,
                         help="worker processes (results are identical for any value)")
     add_dask(parser)
-    parser.add_argument("--seed", type=non_negative_int, default=None,
+    parser.add_argument("--seed", type=seed_value, default=None,
                         help="master seed (default: the study's own, recorded in the report)")
     parser.add_argument("--out", required=True, help="output folder (new, empty, or this study's own to resume)")
     parser.add_argument("--no-figures", action="store_true", help="skip the figures (tables and report only)")

@@ -8,7 +8,7 @@ import io
 import numpy as np
 
 from fsmarena.commands._common import (add_dask, add_game, add_json, add_seed_jobs, game_from_args, parallel_backend,
-                                       positive_int, prepare_out, print_json)
+                                       games_count, prepare_out, print_json)
 from fsmarena.fileio import write_json, write_text
 
 NAME = "tournament"
@@ -21,7 +21,7 @@ RESULT_FIELDS = ["player", "opponent", "games", "win", "draw", "loss", "score", 
 def add_arguments(parser) -> None:
     add_game(parser)
     parser.add_argument("players", metavar="PLAYER", nargs="+", help="builtin names or player JSON files")
-    parser.add_argument("--games", type=positive_int, default=10_000, help="games per pair (default 10000)")
+    parser.add_argument("--games", type=games_count, default=10_000, help="games per pair (default 10000)")
     add_seed_jobs(parser)
     parser.add_argument("--out", required=True, help="output folder")
     add_dask(parser)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 
 from fsmarena.commands._common import (add_dask, add_game, add_json, add_seed_jobs, game_from_args, parallel_backend, non_negative_int,
-                                       positive_int, prepare_out, print_json)
+                                       episodes_count, games_count, positive_int, prepare_out, print_json)
 from fsmarena.errors import FsmarenaError
 
 NAME = "train"
@@ -63,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--algo", required=True, metavar="ALGO",
                         help="one of: " + ", ".join(ALGORITHMS) + "; mlp: the neural agent of games that have "
                              "one (thirtyone)")
-    parser.add_argument("--episodes", type=positive_int, help="training games (sample-based algorithms)")
+    parser.add_argument("--episodes", type=episodes_count, help="training games (sample-based algorithms)")
     parser.add_argument("--opponent", metavar="PLAYER",
                         help="builtin name or player file (default: random; mlp: greedy)")
     parser.add_argument("--self-play-every", type=positive_int, metavar="M",
@@ -86,7 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="random first decisions of every game (exploring starts; Monte Carlo default 2)")
     parser.add_argument("--q-init", type=_number, help="initial action values (default 0)")
     parser.add_argument("--eval-every", type=positive_int, metavar="E", help="games between curve points")
-    parser.add_argument("--eval-games", type=positive_int, metavar="G",
+    parser.add_argument("--eval-games", type=games_count, metavar="G",
                         help="games per evaluation match (default 10000)")
     parser.add_argument("--eval-panel", nargs="+", metavar="PLAYER",
                         help="opponents of the curve (default random; mlp: greedy)")

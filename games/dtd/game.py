@@ -32,6 +32,7 @@ from typing import Callable
 
 import numpy as np
 
+from fsmarena import limits
 from fsmarena.errors import FsmarenaError
 from games.base import Game, Observation, Outcome, rewards_from_ranking
 
@@ -39,6 +40,8 @@ SMALL_SPOIL, MEDIAN, LARGE_MAX = 0, 1, 2
 ACTION_NAMES = ("small_spoil", "median", "large_max")
 FEATURE_NAMES = ("Ttl", "Sml", "Med", "Lrg", "Coop", "Idx")
 MAX_HANDS = 200_000
+MAX_DECK = 10_000
+MAX_VALUE = 1e6
 
 
 @dataclass(frozen=True)
@@ -63,12 +66,26 @@ class DTDConfig:
             raise FsmarenaError("dtd: card counts must be non-negative integers")
         if not isinstance(self.hand_size, int) or self.hand_size < 1:
             raise FsmarenaError("dtd: hand_size must be a positive integer")
+        self._check_sizes()
         if sum(self.counts) < 2 * self.hand_size:
             raise FsmarenaError(
                 f"dtd: a deck of {sum(self.counts)} cards cannot deal two hands of {self.hand_size}"
             )
         if not (math.isfinite(self.dollar) and self.dollar > 0):
             raise FsmarenaError("dtd: dollar must be a positive number")
+
+    def _check_sizes(self) -> None:
+        """The size limits, checked before any table is enumerated: a deck of at most MAX_DECK
+        cards (a game lasts about deck/2 rounds), card values and the dollar at most MAX_VALUE,
+        and at most MAX_HANDS count vectors of up to hand_size cards over the card types."""
+        if sum(self.counts) > MAX_DECK:
+            raise FsmarenaError(f"dtd: a deck of {sum(self.counts):,} cards; the limit is {MAX_DECK:,} (MAX_DECK)")
+        if max(self.cards) > MAX_VALUE or not (isinstance(self.dollar, (int, float)) and self.dollar <= MAX_VALUE):
+            raise FsmarenaError(f"dtd: card values and the dollar must be at most {MAX_VALUE:g} (MAX_VALUE)")
+        hands = math.comb(len(self.cards) + self.hand_size, self.hand_size)  # count vectors of size <= h
+        if hands > MAX_HANDS:
+            raise FsmarenaError(f"dtd: {len(self.cards)} card types and hands of {self.hand_size} give "
+                                f"{limits.shown(hands)} possible hands; the limit is {MAX_HANDS:,} (MAX_HANDS)")
 
     @property
     def deck_size(self) -> int:
