@@ -24,7 +24,7 @@ Genome layout (:class:`BDASpec`): an int array ``(S, 7)`` with the columns of :d
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -134,6 +134,14 @@ class BinaryDecisionAutomaton(Player):
         return legal_or_first(actions, obs.mask)
 
     # ---- files --------------------------------------------------------------------------
+    def stack_key(self):
+        return None if self.n_members != 1 else (self.kind, self.n_states, self.max_tests, self.names)
+
+    @classmethod
+    def stack(cls, players: Sequence["BinaryDecisionAutomaton"]) -> "BinaryDecisionAutomaton":
+        first = players[0]
+        return cls(np.concatenate([p.genes for p in players]), first.max_tests, label="stack", names=first.names)
+
     def to_dict(self) -> dict[str, Any]:
         if self.n_members != 1:
             raise FsmarenaError("save the members of a stacked BDA one by one")

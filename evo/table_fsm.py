@@ -15,7 +15,7 @@ Genome layout (:class:`FSMSpec`): an int array ``(S, 2, I)`` with ``[:, 0]`` the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -92,6 +92,14 @@ class TableFSM(Player):
         return legal_or_first(actions, obs.mask)
 
     # ---- files --------------------------------------------------------------------------
+    def stack_key(self):
+        return None if self.n_members != 1 else (self.kind, self.n_states, self.n_inputs, self.inputs)
+
+    @classmethod
+    def stack(cls, players: Sequence["TableFSM"]) -> "TableFSM":
+        return cls(np.concatenate([p.next_state for p in players]), np.concatenate([p.action for p in players]),
+                   players[0].inputs, label="stack")
+
     def to_dict(self) -> dict[str, Any]:
         if self.n_members != 1:
             raise FsmarenaError("save the members of a stacked table FSM one by one")

@@ -56,6 +56,16 @@ class Player(ABC):
     def finish(self, memory: Any, outcome: "Outcome", seat: int) -> None:
         """Called once the batch is over (learners collect their experience here)."""
 
+    # ---- stacking (many players of one kind evaluated as one) ------------------------------
+    def stack_key(self) -> Any:
+        """Players with equal non-None keys can be merged by :meth:`stack` (None: cannot)."""
+        return None
+
+    @classmethod
+    def stack(cls, players: Sequence["Player"]) -> "Player":
+        """One stacked player whose member ``k`` plays like ``players[k]``."""
+        raise NotImplementedError(f"players of kind {cls.kind} cannot be stacked")
+
     # ---- serialisation ---------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The kind-specific fields of the JSON file (``kind`` and version are added)."""
@@ -179,53 +189,73 @@ class TablePolicy(Player):
         table = fields.int_array("actions", (game.n_states,), 0, game.n_actions)
         return cls(table, label=fields.get("label", str, None))
 
+    def stack_key(self) -> Any:
+        return None if self.n_members != 1 else (self.kind, self.table.shape[1])
+
     @classmethod
     def stack(cls, policies: Sequence["TablePolicy"]) -> "TablePolicy":
         return cls(np.concatenate([p.table for p in policies]), label="stack")
 
 
-class MixedStack(Player):
-    """Several players of any kinds behind one seat; ``members[i]`` picks game ``i``'s player.
+class GroupedStack(Player):
+    """Several players behind one seat: ``members[i]`` (an index into ``players``) plays game ``i``.
 
-    Rows are grouped by member and each member acts on its own rows, so a population can
-    meet a panel of mixed opponents in a single batch.
+    Players that can be merged (equal :meth:`Player.stack_key`: table policies, BDAs and
+    table FSMs of one shape) become one stacked player evaluated by a single fancy-indexed
+    lookup per decision, so hundreds of champions cost one call per *kind*, not per champion;
+    the others act on their own rows.  Actions and random draws happen group by group in a
+    fixed order (first appearance), so a batch is reproducible.
     """
 
-    kind = "mixed-stack"
+    kind = "grouped-stack"
 
     def __init__(self, players: Sequence[Player]):
-        super().__init__("mixed")
-        self.players = list(players)
-        self.n_members = len(self.players)
+        super().__init__("grouped")
+        self.n_members = len(players)
+        groups: dict[Any, list[int]] = {}
+        for index, player in enumerate(players):
+            key = player.stack_key()
+            groups.setdefault(("single", index) if key is None else key, []).append(index)
+        self.groups: list[Player] = []
+        self.group_of = np.empty(len(players), dtype=np.int64)
+        self.local = np.empty(len(players), dtype=np.int64)
+        for number, (key, indices) in enumerate(groups.items()):
+            members = [players[i] for i in indices]
+            self.groups.append(members[0] if key[0] == "single" else type(members[0]).stack(members))
+            self.group_of[indices] = number
+            self.local[indices] = np.arange(len(indices))
 
     def begin(self, game, n, members, rng):
         members = np.zeros(n, dtype=np.int64) if members is None else np.asarray(members)
-        groups = [np.flatnonzero(members == m) for m in range(self.n_members)]
-        memories = [p.begin(game, len(g), None, rng) for p, g in zip(self.players, groups)]
-        # position of each game within its member's group
+        group = self.group_of[members]
+        rows = [np.flatnonzero(group == g) for g in range(len(self.groups))]
+        memories = [p.begin(game, len(r), self.local[members[r]], rng) if len(r) else None
+                    for p, r in zip(self.groups, rows)]
         position = np.empty(n, dtype=np.int64)
-        for g in groups:
-            position[g] = np.arange(len(g))
-        return members, position, memories
+        for r in rows:
+            position[r] = np.arange(len(r))
+        return group, position, memories, rows
 
     def act(self, obs, memory, rows, rng):
-        members, position, memories = memory
-        row_ids = np.arange(len(members)) if rows is None else np.asarray(rows)
-        acting = members[row_ids]
+        group, position, memories, _ = memory
+        row_ids = np.arange(len(group)) if rows is None else np.asarray(rows)
+        acting = group[row_ids]
         actions = np.empty(obs.n, dtype=np.int64)
-        for m, player in enumerate(self.players):
-            local = np.flatnonzero(acting == m)
-            if len(local):
-                actions[local] = player.act(obs.subset(local), memories[m], position[row_ids[local]], rng)
+        for g, player in enumerate(self.groups):
+            local = np.flatnonzero(acting == g)
+            if len(local) == obs.n and rows is None:
+                actions[:] = player.act(obs, memories[g], None, rng)
+            elif len(local):
+                actions[local] = player.act(obs.subset(local), memories[g], position[row_ids[local]], rng)
         return actions
 
     def finish(self, memory, outcome, seat):
         from games.base import Outcome
 
-        members, _position, memories = memory
-        for m, player in enumerate(self.players):
-            rows = members == m
-            player.finish(memories[m], Outcome(outcome.scores[rows], outcome.rewards[rows]), seat)
+        _, _, memories, rows = memory
+        for player, mem, r in zip(self.groups, memories, rows):
+            if len(r):
+                player.finish(mem, Outcome(outcome.scores[r], outcome.rewards[r]), seat)
 
 
 # ---- files and names ------------------------------------------------------------------------
@@ -252,7 +282,7 @@ def player_from_json(data: Any, game: "Game", source: str = "player file") -> Pl
     if version != FORMAT_VERSION:
         raise fields.fail(f"unsupported format_version {version} (this fsmarena reads {FORMAT_VERSION})")
     kind = fields.get("kind", str)
-    if kind not in player_kinds() or kind == "mixed-stack":
+    if kind not in player_kinds():
         raise fields.fail(f"unknown player kind '{kind}'")
     file_game = fields.get("game", str)
     if file_game != game.name:

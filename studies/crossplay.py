@@ -3,7 +3,7 @@
 ``games.match.round_robin`` plays one pair per block, which is right for a handful of players
 but not for hundreds of champions meeting a couple of games per pairing.  Here every game of
 every pairing is one *row* of a single batch: seat 0 and seat 1 are each a
-:class:`~studies.stacks.GroupedStack` of all champions (players of one kind are evaluated
+:class:`~games.players.GroupedStack` of all champions (players of one kind are evaluated
 together by fancy indexing) and ``members[row]`` picks who sits where.  Each family pair gets
 its own number of games per pairing, so that every pooled family-vs-family rate reaches the
 same precision whatever the numbers of replicates.
@@ -23,7 +23,7 @@ from fsmarena.errors import FsmarenaError
 from games.base import Game
 from games.players import Player
 from games.runner import Block, concatenated, play_blocks, rewards_int8
-from studies.stacks import GroupedStack
+from games.players import GroupedStack
 
 DEFAULT_CHUNK = 20_000
 

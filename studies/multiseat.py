@@ -7,7 +7,7 @@ sits in every seat equally often.  Entrants belong to *groups* (a study's compet
 with its replicates, or a single builtin); each ordered pair of different groups gets enough
 games per pairing of their members that the pooled group-vs-group rate rests on at least
 ``needed`` games.  Every game of every pairing is one row of a single batched tournament
-(:class:`~studies.stacks.GroupedStack` in every seat, ``members[row]`` choosing who sits
+(:class:`~games.players.GroupedStack` in every seat, ``members[row]`` choosing who sits
 where), cut into fixed chunks with their own random streams by the one chunked runner
 (:mod:`games.runner`): identical for any ``--jobs``.
 
@@ -33,7 +33,7 @@ from games.base import Game
 from games.players import Player
 from games.runner import Block, concatenated, play_blocks, rewards_int8
 from games.stats import Z95, wilson_interval
-from studies.stacks import GroupedStack
+from games.players import GroupedStack
 
 DEFAULT_CHUNK = 20_000
 COUNTS = ("games", "wins", "draws", "losses", "other_wins")

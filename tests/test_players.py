@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.arena import Seat, play_games
-from games.players import (FixedActionPlayer, MixedStack, RandomPlayer, TablePolicy, load_player,
+from games.players import (FixedActionPlayer, GroupedStack, RandomPlayer, TablePolicy, load_player,
                            player_from_json, player_to_json, resolve_player, save_player)
 
 GAME = get_game("dtd")
@@ -62,10 +62,19 @@ def test_stacked_table_policy_equals_separate_players():
     stacked = play_games(GAME, [Seat(TablePolicy(tables), members), FixedActionPlayer(1)], 300,
                          np.random.default_rng(11))
     # the same games one member at a time need the same random stream: deals are drawn in
-    # lock-step for all rows, so compare with a MixedStack of separate players instead
-    mixed = play_games(GAME, [Seat(MixedStack([TablePolicy(t) for t in tables]), members), FixedActionPlayer(1)],
-                       300, np.random.default_rng(11))
+    # lock-step for all rows, so compare with a grouped stack of separate (unmerged) players instead
+    class Unstackable(TablePolicy):
+        def stack_key(self):
+            return None
+
+    grouped = GroupedStack([Unstackable(t) for t in tables])
+    assert len(grouped.groups) == 3
+    mixed = play_games(GAME, [Seat(grouped, members), FixedActionPlayer(1)], 300, np.random.default_rng(11))
     assert np.array_equal(stacked.scores, mixed.scores)
+    merged = GroupedStack([TablePolicy(t) for t in tables])
+    assert len(merged.groups) == 1
+    again = play_games(GAME, [Seat(merged, members), FixedActionPlayer(1)], 300, np.random.default_rng(11))
+    assert np.array_equal(stacked.scores, again.scores)
 
 
 @pytest.mark.parametrize("data, message", [

@@ -15,7 +15,7 @@ from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.arena import Seat, play_games
-from games.players import MixedStack, load_player, player_from_json, resolve_player, save_player
+from games.players import GroupedStack, load_player, player_from_json, resolve_player, save_player
 from games.vautour.game import BID_RANK
 from games.vautour.players import (BonusCraving, GetRidOfBadCards, NegativeAdverse, VautourBuiltin,
                                    builtin_factories)
@@ -142,7 +142,7 @@ def test_thresholds_are_relative_to_the_deck():
 def test_a_mixed_stack_of_strategies_plays_each_member_on_its_games():
     game = vautour(action_set="both")
     members = np.arange(200) % 2
-    stack = MixedStack([builtin("max"), builtin("min")])
+    stack = GroupedStack([builtin("max"), builtin("min")])
     rng = np.random.default_rng(0)
     trace: list = []
     memories = [stack.begin(game, 200, members, rng), builtin("random").begin(game, 200, None, rng)]

@@ -56,7 +56,7 @@ from fsmarena.parallel import seed_sequence
 from games.arena import Seat, play_games
 from games.base import Game
 from games.match import play_match
-from games.players import MixedStack, Player, save_player, uniform_legal
+from games.players import GroupedStack, Player, save_player, uniform_legal
 from games.thirtyone.game import DISCARD_0, DRAW_DECK, TURN, ThirtyOne
 from rl import checkpoint as ckpt
 from rl.schedules import EpsilonSchedule
@@ -448,7 +448,7 @@ class Trainer:
                     table.append(self.opponents[0])
                 else:  # a mixture: each game draws its opponent in this seat
                     members = self.rng.integers(0, len(self.opponents), size=games)
-                    table.append(Seat(MixedStack(self.opponents), members))
+                    table.append(Seat(GroupedStack(self.opponents), members))
             play_games(self.game, table, games, self.rng)
         self.done += size
         self._record(time.perf_counter() - start)
