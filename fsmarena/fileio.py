@@ -37,7 +37,7 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=suffix or target.suffix or ".tmp", dir=folder
+            prefix=f".{target.name}.tmp-", suffix=suffix or target.suffix or ".tmp", dir=folder
         )
     except OSError as exc:
         raise FsmarenaError(f"cannot write {target}: {exc.strerror or exc}") from None

@@ -34,6 +34,7 @@ import numpy as np
 
 from fsmarena import __version__
 from fsmarena.errors import FsmarenaError
+from fsmarena.outdir import has_user_files
 from fsmarena.fileio import Fields, dumps, read_json, write_json
 from fsmarena.parallel import iter_tasks
 from games import get_game
@@ -117,7 +118,7 @@ def claim(out: Path, plan: Plan) -> bool:
                 f"protocol {ours[3]}); choose another --out"
             )
         return True
-    if out.exists() and any(out.iterdir()):
+    if has_user_files(out):  # the lock and kind files of fsmarena.outdir do not count
         raise FsmarenaError(f"{out} is not empty and holds no study results; choose a new or empty --out")
     write_json(marker, {"format_version": FORMAT_VERSION, "study": plan.study.name, "scale": plan.scale.name,
                         "seed": plan.seed, "fingerprint": plan.fingerprint, "fsmarena": __version__,

@@ -118,18 +118,12 @@ def print_json(data: Any) -> None:
     sys.stdout.write(dumps(data) + "\n")
 
 
-def prepare_out(path: str) -> Path:
-    """Create the output folder and check it is writable before any work starts."""
-    out = Path(path)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise FsmarenaError(f"cannot create output folder {out}: {exc.strerror or exc}") from None
-    if not out.is_dir():
-        raise FsmarenaError(f"output path {out} is not a folder")
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise FsmarenaError(f"output folder {out} is not writable")
-    return out
+def prepare_out(path: str, kind: str) -> Path:
+    """Claim the output folder for a ``kind`` run (created, writable, locked for this run, not
+    another command's folder; see :mod:`fsmarena.outdir`) before any work starts."""
+    from fsmarena.outdir import claim_folder
+
+    return claim_folder(path, kind)
 
 
 def dumps_compact(data: Any) -> str:

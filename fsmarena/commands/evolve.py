@@ -96,7 +96,7 @@ def run(args) -> int:
     game = game_from_args(args)
     config = config_from_args(args)
     genome_spec(game, config.genome, config.states, config.inputs, config.max_tests)  # fail before any file
-    out = prepare_out(args.out)
+    out = prepare_out(args.out, "evolve")
     if args.resume and not (out / CHECKPOINT).exists():
         print(f"fsmarena: no checkpoint in {out}: starting from generation 0", file=sys.stderr)
     with parallel_backend(args):  # --dask: fitness chunks run on the cluster

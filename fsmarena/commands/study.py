@@ -38,6 +38,7 @@ def command_line(args) -> str:
 
 def run(args) -> int:
     from fsmarena import progress
+    from fsmarena.outdir import claim_folder
     from studies.analysis import analyse
     from studies.protocol import StudyDriver, get_study
     from studies.report import pct, write_report
@@ -48,7 +49,8 @@ def run(args) -> int:
             print(f"fsmarena study: {message}", file=sys.stderr)
 
     study = get_study(args.name)
-    if isinstance(study, StudyDriver):  # a study with its own driver (vautour: 2 and 3 players; thirtyone)
+    if isinstance(study, StudyDriver):
+        claim_folder(args.out, "study")  # a study with its own driver (vautour: 2 and 3 players; thirtyone)
         with parallel_backend(args):
             summary = study.run_driver(args.scale, args.seed, args.jobs, Path(args.out),
                                        not args.no_figures, command_line(args), log)
@@ -58,6 +60,7 @@ def run(args) -> int:
             print("\n".join(study.summary_lines(summary)))
         return 0
     plan = study.plan(args.scale, args.seed)
+    claim_folder(args.out, "study")  # after the plan is valid: a bad study never claims a folder
     start = time.perf_counter()
 
     with parallel_backend(args):  # --dask: replicate tasks and cross-play chunks run on the cluster

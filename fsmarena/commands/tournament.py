@@ -14,6 +14,8 @@ from fsmarena.fileio import write_json, write_text
 NAME = "tournament"
 HELP = "round robin between players; writes results.csv, matrix.csv, tournament.json and a heat map"
 
+#: the tables a run writes (plus heatmap.*), removed when a re-run starts
+OUTPUTS = ("results.csv", "matrix.csv", "tournament.json")
 RESULT_FIELDS = ["player", "opponent", "games", "win", "draw", "loss", "score", "opp_score",
                  "win_ci_low", "win_ci_high"]
 
@@ -35,7 +37,9 @@ def run(args) -> int:
 
     game = game_from_args(args)
     players = [resolve_player(spec, game) for spec in args.players]
-    out = prepare_out(args.out)
+    out = prepare_out(args.out, "tournament")
+    for old in [out / name for name in OUTPUTS] + sorted(out.glob("heatmap.*")):
+        old.unlink(missing_ok=True)  # a folder holds one run's tables: a failed re-run leaves none, not a mix
     with parallel_backend(args):
         result = round_robin(game, players, args.games, args.seed, args.jobs)
     summary = {"game": game.name, "games_per_pair": args.games, "seed": args.seed,

@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     opponent = resolve_player(opponent_name, game) if opponent_name else None
     panel = [resolve_player(spec, game) for spec in panel_names] if panel_names else None
     prepare(game, config, args.seed, opponent, panel, args.out, args.resume)
-    out = prepare_out(args.out)
+    out = prepare_out(args.out, "train")
     with parallel_backend(args):  # --dask: evaluation chunks run on the cluster
         result = train(game, config, seed=args.seed, opponent=opponent, panel=panel, jobs=args.jobs, out=out,
                        resume=args.resume, checkpoint_seconds=checkpoint_seconds)
@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_approximator(args: argparse.Namespace, game, start) -> int:
     """A game's function-approximation agent: ``start`` has checked everything already."""
-    out = prepare_out(args.out)
+    out = prepare_out(args.out, "train")
     summary = {"game": game.name, "out": str(out), **start(args.jobs)}
     _print_summary(args, summary, None)
     return 0

@@ -30,6 +30,7 @@ import numpy as np
 
 from fsmarena import __version__
 from fsmarena.errors import FsmarenaError
+from fsmarena.outdir import has_user_files
 from fsmarena.fileio import Fields, read_json, write_json
 from games import get_game
 from games.players import resolve_player
@@ -138,7 +139,7 @@ def claim(out: Path, study: VautourStudy, scale: str, plans: Mapping[int, Plan])
             raise FsmarenaError(f"{out} holds another run (study '{theirs.get('study')}', scale {theirs.get('scale')}, "
                                 f"seed {theirs.get('seed')}): choose another --out")
         return
-    if out.exists() and any(out.iterdir()):
+    if has_user_files(out):  # the lock and kind files of fsmarena.outdir do not count
         raise FsmarenaError(f"{out} is not empty and holds no study results; choose a new or empty --out")
     write_json(marker, {"format_version": FORMAT_VERSION, **ours, "fsmarena": __version__})
 

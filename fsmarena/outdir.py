@@ -1,0 +1,138 @@
+"""Output folders: one run at a time, one kind of run per folder, no stale temporary files.
+
+A command that writes a folder (``evolve``, ``train``, ``tournament``, ``study``) claims it with
+:func:`claim_folder` before it writes anything else:
+
+* an exclusive ``flock`` on ``DIR/.fsmarena.lock``, held until the process ends (the kernel
+  releases it even after SIGKILL): a second run into the same folder is refused with
+  ``DIR is in use by another fsmarena run (pid N)`` instead of silently racing the first;
+* the folder's kind in ``DIR/.fsmarena-folder`` (``evolve``, ``train``, ``tournament`` or
+  ``study``): the commands refuse each other's folders, so their files never mix.  Folders
+  written before the kind file existed are recognised by their signature files;
+* temporary files left by a killed run (the atomic writer's ``.NAME.tmp-XXXXXXXX`` files) are
+  removed, which is safe because the lock guarantees no other run is writing there.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import re
+from pathlib import Path
+
+from fsmarena.errors import FsmarenaError
+
+LOCK = ".fsmarena.lock"
+KIND_FILE = ".fsmarena-folder"
+CONTROL_FILES = (LOCK, KIND_FILE)
+KINDS = ("evolve", "train", "tournament", "study")
+#: files that identify a folder written before kind files existed
+SIGNATURES = {"evolve": ("checkpoint.json", "population.json"), "train": ("checkpoint.npz", "tables.npz"),
+              "tournament": ("tournament.json", "matrix.csv"), "study": ("study.json",)}
+#: the atomic writer's temporary names (see :func:`fsmarena.fileio.atomic_path`)
+TEMP_NAME = re.compile(r"^\..+\.tmp-[a-z0-9_]{8}(\.[A-Za-z0-9]+)?$")
+
+#: lock file descriptors held by this process, by resolved folder
+_held: dict[Path, int] = {}
+
+
+def claim_folder(path: str | os.PathLike, kind: str) -> Path:
+    """Create ``path`` if needed and make it this run's ``kind`` folder, or refuse in one line.
+
+    Idempotent within a process (a command may claim the folder it already holds).
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown folder kind {kind!r}")
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise FsmarenaError(f"output path {out} is not a folder")
+    if out.is_dir():
+        _check_kind(out, kind)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FsmarenaError(f"cannot create output folder {out}: {exc.strerror or exc}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise FsmarenaError(f"output folder {out} is not writable")
+    key = out.resolve()
+    if key not in _held:
+        _held[key] = _lock(out)
+        _write_kind(out, kind)
+        remove_stale_temp_files(out)
+    return out
+
+
+def folder_kind(out: Path) -> str | None:
+    """The kind recorded in ``out`` (or recognised from its files), None for a new folder."""
+    marker = out / KIND_FILE
+    if marker.is_file():
+        try:
+            text = marker.read_bytes()[:64].decode("ascii", "replace").strip()
+        except OSError:
+            text = ""
+        return text if text in KINDS else "unknown"
+    for kind, names in SIGNATURES.items():
+        if any((out / name).exists() for name in names):
+            return kind
+    return None
+
+
+def has_user_files(out: Path) -> bool:
+    """Whether ``out`` holds anything besides this module's control files."""
+    return out.is_dir() and any(entry.name not in CONTROL_FILES for entry in out.iterdir())
+
+
+def remove_stale_temp_files(out: Path) -> int:
+    """Delete the atomic writer's leftover temporary files under ``out``; their number."""
+    removed = 0
+    for folder, _, files in os.walk(out):
+        for name in files:
+            if TEMP_NAME.match(name):
+                try:
+                    os.unlink(os.path.join(folder, name))
+                    removed += 1
+                except OSError:
+                    pass
+    return removed
+
+
+def release_all() -> None:
+    """Release every folder this process holds (tests; the kernel does it at exit)."""
+    for fd in _held.values():
+        os.close(fd)
+    _held.clear()
+
+
+def _check_kind(out: Path, kind: str) -> None:
+    found = folder_kind(out)
+    if found not in (None, kind):
+        what = "an unknown kind of run" if found == "unknown" else f"an 'fsmarena {found}' run"
+        raise FsmarenaError(f"{out} holds the output of {what}, not of '{kind}': choose another folder")
+
+
+def _lock(out: Path) -> int:
+    path = out / LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        raise FsmarenaError(f"cannot lock output folder {out}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        holder = re.sub(r"\D", "", os.pread(fd, 32, 0).decode("ascii", "replace")) or "unknown"
+        os.close(fd)
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise FsmarenaError(f"{out} is in use by another fsmarena run (pid {holder})") from None
+        raise FsmarenaError(f"cannot lock output folder {out}: {exc.strerror or exc}") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+    return fd
+
+
+def _write_kind(out: Path, kind: str) -> None:
+    if (out / KIND_FILE).is_file():
+        return
+    from fsmarena.fileio import write_text
+
+    write_text(out / KIND_FILE, kind + "\n")
