@@ -16,6 +16,7 @@ from typing import Sequence
 
 from fsmarena import __version__, progress
 from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import sanitise_text
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -65,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         progress.set_quiet(args.quiet)
         return int(args._run(args) or 0)
     except FsmarenaError as exc:
-        print(f"fsmarena: error: {exc}", file=sys.stderr)
+        print(f"fsmarena: error: {sanitise_text(str(exc), 4000)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("fsmarena: interrupted", file=sys.stderr)
