@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import signal
 import sys
+import threading
 from typing import Sequence
 
 from fsmarena import __version__, progress
@@ -20,6 +22,16 @@ from fsmarena.fileio import sanitise_text
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that running work stops as on Ctrl-C (joblib
+    terminates its workers) and the command ends with one line."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,6 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from fsmarena.parallel import protect_workers
+
+    protect_workers()
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -68,6 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FsmarenaError as exc:
         print(f"fsmarena: error: {sanitise_text(str(exc), 4000)}", file=sys.stderr)
         return EXIT_USAGE
+    except Terminated:
+        print("fsmarena: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("fsmarena: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 import numpy as np
 from joblib import Parallel, delayed, parallel_config
+from joblib._parallel_backends import LokyBackend
 
 from fsmarena import limits, progress
 from fsmarena.errors import FsmarenaError
@@ -196,10 +197,52 @@ def iter_tasks(
         elif jobs == 1 or len(tasks) <= 1:
             stream = (call(*args) for call, *args in calls)
         else:
-            stream = _joblib_stream(calls, jobs, ordered, backend="loky")
+            stream = _joblib_stream(calls, jobs, ordered, backend=LokyBackend(initializer=worker_start, initargs=(os.getpid(),)))
         for index, result in stream:
             pbar.update(weights[index])
             yield index, result
+
+
+def protect_workers() -> None:
+    """Make worker processes started from now on safe from the working directory: with
+    ``PYTHONSAFEPATH=1`` (inherited by loky and dask workers) Python does not put the current
+    folder first on ``sys.path``, so a ``numpy.py`` lying there is not imported; and this
+    process drops the current folder from its own ``sys.path`` (loky sends it to its workers)
+    unless fsmarena itself is imported from there."""
+    os.environ["PYTHONSAFEPATH"] = "1"
+    # loky's resource tracker outlives a SIGKILLed parent to clean its shared-memory folders;
+    # it does so without a multi-line warning on the terminal
+    os.environ.setdefault("PYTHONWARNINGS", "ignore:resource_tracker:UserWarning")
+    here = os.getcwd()
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if package_root != here:
+        sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.abspath(p) != here]
+
+
+def worker_start(parent: int) -> None:
+    """Run in every loky worker as it starts: die with the parent process (Linux
+    ``PR_SET_PDEATHSIG``: a killed parent cannot leave workers blocked forever) and ignore
+    Ctrl-C, which the parent handles (it stops the workers and prints one line)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(parent)
+
+
+def _die_with_parent(parent: int) -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
 
 
 def _indexed_call(fn: Callable[..., R], index: int, task: Any, *shared: Any) -> tuple[int, R]:
