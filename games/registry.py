@@ -53,7 +53,9 @@ class GameEntry:
     * ``reports``: report writers a study may name in its ``report`` field;
     * ``bench_cases``: ``"module:function(game) -> [BenchCase]"`` added to ``fsmarena bench``;
     * ``approximators``: function-approximation agents for ``fsmarena train --algo NAME``,
-      ``name -> "module:function"`` (the trainer's command entry point).
+      ``name -> "module:function"`` (the trainer's command entry point);
+    * ``kernel``: the module of its compiled single-game kernel (``"games.<name>.kernel"``,
+      the contract of :mod:`games.kernel`), empty when it has none.
     """
 
     name: str
@@ -64,6 +66,7 @@ class GameEntry:
     reports: Mapping[str, str] = field(default_factory=dict)
     bench_cases: tuple[str, ...] = ()
     approximators: Mapping[str, str] = field(default_factory=dict)
+    kernel: str = ""
 
 
 def resolve(target: str, what: str) -> Any:

@@ -1,0 +1,111 @@
+"""The single-game kernel contract: one game at a time, compiled, exactly the engine's rules.
+
+The batched engines (:meth:`games.base.Game.play`) are fast only when they play thousands of
+games at once.  Textbook learners update after every decision or every game, so they need
+one game at a time, fast: a *kernel*.  A game declares one in its entry
+(``GameEntry.kernel = "games.<name>.kernel"``); :func:`kernel_of` loads and checks it.
+
+A kernel module (``games/<name>/kernel.py``) is plain Python over numpy arrays, decorated
+with :func:`fsmarena.jit.njit` (numba).  ``NUMBA_DISABLE_JIT=1`` runs it as ordinary Python
+for debugging; results are the same, random numbers included (numba's ``np.random`` is the
+same Mersenne Twister as numpy's legacy global generator, seeded by :func:`seed`).
+
+Functions (names are the contract; a module may add more):
+
+* ``make_params(config) -> np.ndarray[int64]`` (plain Python, not compiled): the game's rule
+  parameters packed into one int64 array ``p`` (fractional values scaled to integers, e.g.
+  divide-the-dollar's cards as integer points; floats that must stay bit-exact may be stored
+  as their int64 bit pattern and read back with ``p[i:j].view(np.float64)``).
+* compiled, all taking ``p`` first:
+
+  - ``state_size(p)``, ``deal_size(p)``, ``n_seats(p)``, ``n_actions(p)``, ``n_states(p)``,
+    ``n_features(p)``, ``n_encodings(p)``, ``encoding_size(p, which)`` -> int;
+  - ``draw_deal(p, deal)``: fill the int64 array ``deal`` (length ``deal_size(p)``) with a
+    fresh random deal (deck order, dice, prize order...) drawn with ``np.random``; tests feed
+    instead the deal a scripted batched game used;
+  - ``reset(p, s, deal)``: start a game in the int64 state vector ``s`` (length
+    ``state_size(p)``; its layout is documented at the top of the game's module; the state
+    keeps whatever of the deal it still needs);
+  - ``to_move(p, s) -> int``: the seat to decide, -1 when the game is over.  Simultaneous
+    games are serialised: seats decide in seat order, pending choices stay hidden in ``s``
+    and the turn resolves when the last seat has chosen; no observation shows them;
+  - ``observe_index(p, s, seat) -> int``: the tabular ``index`` (the numbering of the
+    game's :class:`games.base.Observation`);
+  - ``features(p, s, seat, out)``: the float64 BDA features (no-op without features);
+  - ``legal(p, s, seat, mask)``: the bool legal-action mask (all True when all are legal);
+  - ``encoding(p, s, seat, which) -> int``: extra FSM input encoding number ``which`` (the
+    order of ``game.encodings``);
+  - ``step(p, s, action)``: the seat to move plays abstract action ``action``;
+  - ``rewards(p, s, out)``: float64 per seat as ``Outcome.rewards`` (+1 sole winner, 0 shared
+    first, -1 otherwise; one-player: the score); ``scores(p, s, out)``: ``Outcome.scores``;
+  - ``builtin_action(p, s, seat, code) -> int``: builtin player number ``code`` of the module
+    constant ``BUILTINS = ("random", ...)`` (names of ``game.builtin_players()``; ``random``
+    draws with ``np.random``).  A builtin that cannot be expressed is not listed, and
+    compiling it is a FsmarenaError naming it.
+
+Observations are asked of the seat to move (``seat == to_move(p, s)``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+from fsmarena.jit import njit
+
+#: compiled functions every kernel module defines
+COMPILED = ("state_size", "deal_size", "n_seats", "n_actions", "n_states", "n_features", "n_encodings",
+            "encoding_size", "draw_deal", "reset", "to_move", "observe_index", "features", "legal",
+            "encoding", "step", "rewards", "scores", "builtin_action")
+#: plain-Python functions and constants every kernel module defines
+PLAIN = ("make_params", "BUILTINS")
+
+
+@njit
+def seed(value: int) -> None:
+    """Seed the compiled code's random stream (``np.random`` inside numba)."""
+    np.random.seed(value)
+
+
+def has_kernel(game: Any) -> bool:
+    """Whether ``game`` declares a single-game kernel in its entry."""
+    from games.registry import entry
+
+    return bool(entry(game.name).kernel)
+
+
+def kernel_of(game: Any) -> ModuleType:
+    """The kernel module of ``game``, checked against the contract (FsmarenaError if the game
+    has none: the sequential learners and compiled opponents need one)."""
+    from games.registry import entry
+
+    target = entry(game.name).kernel
+    if not target:
+        raise FsmarenaError(f"{game.name} has no single-game kernel: sequential training needs one "
+                            "(use --batch K for the batched algorithm)")
+    module = importlib.import_module(target)
+    missing = [name for name in COMPILED + PLAIN if not hasattr(module, name)]
+    if missing:  # a programming error in the game's kernel, not user input
+        raise TypeError(f"{target} lacks {', '.join(missing)}")
+    if not module.BUILTINS or module.BUILTINS[0] != "random":
+        raise TypeError(f"{target}.BUILTINS must start with 'random'")
+    return module
+
+
+def params_of(game: Any) -> np.ndarray:
+    """The kernel's packed rule parameters of ``game``'s configuration."""
+    params = np.ascontiguousarray(kernel_of(game).make_params(game.config), dtype=np.int64)
+    return params
+
+
+def builtin_code(game: Any, name: str) -> int:
+    """The kernel code of builtin player ``name``, or a FsmarenaError saying why it has none."""
+    builtins = kernel_of(game).BUILTINS
+    if name not in builtins:
+        raise FsmarenaError(f"builtin player '{name}' of {game.name} cannot be compiled: the game's kernel "
+                            f"plays only {', '.join(builtins)}")
+    return builtins.index(name)
