@@ -44,6 +44,14 @@ Functions (names are the contract; a module may add more):
     compiling it is a FsmarenaError naming it.
 
 Observations are asked of the seat to move (``seat == to_move(p, s)``).
+
+Optional, plain Python, for the tests that compare a kernel with its batched engine
+(``tests/test_kernels.py`` runs them for every game whose entry names a kernel):
+
+* ``engine_script(config, deals) -> dict``: the keyword arguments of ``Game.play`` that make
+  the batched engine play the deals ``deals`` (an int64 array, one kernel deal per row), e.g.
+  ``{"deck_order": deals}`` for divide-the-dollar.
+* ``test_configs() -> list``: a few game configurations (small and default) the tests play.
 """
 
 from __future__ import annotations
