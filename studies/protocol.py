@@ -34,7 +34,7 @@ import numpy as np
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text
-from games.registry import game_reports, game_studies, lookup, resolve
+from games.registry import entry, game_reports, game_studies, lookup, resolve
 from games.stats import Z95
 
 if sys.version_info >= (3, 11):
@@ -58,7 +58,10 @@ class StudyDriver(ABC):
     confirmation matches and a 3-player table).  The command line calls :meth:`run_driver`
     and prints :meth:`summary_lines` (or the summary as JSON)."""
 
-    name: str
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """The study's name."""
 
     @abstractmethod
     def run_driver(self, scale: str, seed: int | None, jobs: int, out: Path, figures: bool,
@@ -323,6 +326,8 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
     )
     if study.report and study.report not in reports():
         raise r.fail(f"unknown report '{study.report}' (known: {', '.join(sorted(reports()))})")
+    if study.report and study.report not in entry(study.game).reports:
+        raise r.fail(f"report '{study.report}' is not one of the game {study.game}'s reports")
     for scale in scales:
         plan = study.plan(scale)
         plan.stages()  # rejects circular needs

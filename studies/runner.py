@@ -34,7 +34,7 @@ import numpy as np
 
 from fsmarena import __version__
 from fsmarena.errors import FsmarenaError
-from fsmarena.outdir import has_user_files
+from fsmarena.outdir import claim_folder, has_user_files
 from fsmarena.fileio import Fields, dumps, read_json, write_json
 from fsmarena.parallel import iter_tasks
 from games import get_game
@@ -244,6 +244,7 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1,
     for c in plan.competitors:
         ctx = MethodContext(game, dict(c.params), 0, c.name, [], plan.study.curve_opponent, c.needs)
         settings[c.name] = check_method(c.method, ctx)
+    claim_folder(out, "study")  # locked for this run (idempotent if the command claimed it already)
     resumed = claim(out, plan)
     for number, stage in enumerate(plan.stages(), 1):
         todo = [_Task(plan, c.name, r, settings[c.name],

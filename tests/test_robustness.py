@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fsmarena.cli import main
+from fsmarena.outdir import CONTROL_FILES
 
 EVOLVE = ["evolve", "dtd", "--genome", "fsm", "--protocol", "round-robin", "--population", "4",
           "--games-per-pair", "2", "--checkpoint-every", "1", "--seed", "1", "--quiet"]
@@ -49,7 +50,9 @@ def assert_one_clear_line(code, err):
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    """Every file under ``folder`` but the lock and kind files every run keeps there."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name not in CONTROL_FILES}
 
 
 def full_disk(monkeypatch):

@@ -59,8 +59,7 @@ def run(args) -> int:
         else:
             print("\n".join(study.summary_lines(summary)))
         return 0
-    plan = study.plan(args.scale, args.seed)
-    claim_folder(args.out, "study")  # after the plan is valid: a bad study never claims a folder
+    plan = study.plan(args.scale, args.seed)  # run_study claims the folder once every setting is checked
     start = time.perf_counter()
 
     with parallel_backend(args):  # --dask: replicate tasks and cross-play chunks run on the cluster
