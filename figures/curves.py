@@ -28,8 +28,8 @@ def band(curves: Sequence[tuple[Sequence[float], Sequence[float]]], points: int 
     log axis, points at zero games (before any training) cannot be drawn and are dropped.
     """
     usable = []
-    for x, y in curves:
-        x, y = np.asarray(x, float), np.asarray(y, float)
+    for xs, ys in curves:
+        x, y = np.asarray(xs, float), np.asarray(ys, float)
         if log_x:
             x, y = x[x > 0], y[x > 0]
         if len(x):

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence, cast
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from cycler import cycler  # noqa: E402
 
 from fsmarena.fileio import atomic_path  # noqa: E402
 
@@ -35,7 +36,7 @@ RC = {
     "legend.fontsize": 7,
     "axes.spines.top": False,
     "axes.spines.right": False,
-    "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO),
+    "axes.prop_cycle": cycler(color=OKABE_ITO),
     "savefig.bbox": "tight",
     "savefig.pad_inches": 0.02,
     "pdf.fonttype": 42,  # embed TrueType: editable text in vector output
@@ -46,7 +47,7 @@ RC = {
 @contextlib.contextmanager
 def style() -> Iterator[None]:
     """Apply the fsmarena style inside a ``with`` block."""
-    with plt.rc_context(RC):
+    with plt.rc_context(cast(Any, RC)):
         yield
 
 

@@ -54,8 +54,8 @@ def play_games(
             return players[seat].act(obs, memories[seat], rows, rng)
 
     outcome = game.play(n, rng, decide)
-    for seat, (player, memory) in enumerate(zip(players, memories)):
-        player.finish(memory, outcome, seat)
+    for number, (player, memory) in enumerate(zip(players, memories)):
+        player.finish(memory, outcome, number)
     return outcome
 
 

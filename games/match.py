@@ -94,12 +94,13 @@ def _match_blocks(game: Game, a: Player, b: Player | None, games: int) -> list[B
     seats = game.n_seats
     if seats > 1 and b is None:
         raise FsmarenaError(f"{game.name} is a {seats}-player game: give an opponent")
+    other = a if b is None else b  # (one-player games never seat it)
     per_seat = [games // seats + (1 if s < games % seats else 0) for s in range(seats)]
-    return [Block(tuple(a if s == a_seat else b for s in range(seats)), per_seat[a_seat], tag=a_seat)
+    return [Block(tuple(a if s == a_seat else other for s in range(seats)), per_seat[a_seat], tag=a_seat)
             for a_seat in range(seats)]
 
 
-def play_match(game: Game, a: Player, b: Player | None, games: int, seed: int,
+def play_match(game: Game, a: Player, b: Player | None, games: int, seed: int | np.random.SeedSequence,
                jobs: int = 1, chunk: int = DEFAULT_CHUNK, desc: str | None = None) -> MatchStats:
     """A against B (or A alone in a one-player game) over ``games`` games, seats rotated."""
     _check_games(games)

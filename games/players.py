@@ -62,7 +62,7 @@ class Player(ABC):
         return None
 
     @classmethod
-    def stack(cls, players: Sequence["Player"]) -> "Player":
+    def stack(cls, players: Sequence[Any]) -> "Player":
         """One stacked player whose member ``k`` plays like ``players[k]``."""
         raise NotImplementedError(f"players of kind {cls.kind} cannot be stacked")
 

@@ -31,6 +31,7 @@ from typing import Any, Callable, Generic, Sequence, TypeVar
 
 import numpy as np
 
+from fsmarena.errors import FsmarenaError
 from fsmarena.parallel import chunk_sizes, run_tasks
 from games.arena import Seat, play_games
 from games.base import Game, Outcome
@@ -102,9 +103,15 @@ def _pieces(games: int, chunk: int) -> list[tuple[int, int]]:
     return list(zip(sizes, starts))
 
 
+def _stack(shared: _Shared) -> Player:
+    if shared.stack is None:
+        raise FsmarenaError("a block seats stack members but the run has no stack")
+    return shared.stack
+
+
 def _play_chunk(shared: _Shared, chunk: Chunk) -> ChunkResult:
     start = time.perf_counter()
-    seats = [Seat(shared.stack, s) if isinstance(s, np.ndarray) else Seat(s) for s in chunk.seats]
+    seats = [Seat(_stack(shared), s) if isinstance(s, np.ndarray) else Seat(s) for s in chunk.seats]
     outcome = play_games(shared.game, seats, chunk.games, np.random.default_rng(chunk.seed))
     value = shared.reduce(outcome, chunk, time.perf_counter() - start)
     return ChunkResult(chunk.group, chunk.block, chunk.tag, chunk.games, value)

@@ -21,7 +21,7 @@ import dataclasses
 from typing import Any
 
 from fsmarena.errors import FsmarenaError
-from games.players import resolve_player
+from games.players import Player, resolve_player
 from studies.methods import MethodContext, Params, Trained
 from studies.stacks import Mixture
 
@@ -60,6 +60,7 @@ def train(ctx: MethodContext) -> Trained:
     from rl.train import train as run_training
 
     config, opponent_name = _train_config(ctx)
+    opponent: Player
     if ctx.opponents:
         opponent = Mixture(ctx.opponents, label="champions")
     else:

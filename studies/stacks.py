@@ -22,17 +22,17 @@ class Mixture(Player):
     def __init__(self, players: Sequence[Player], label: str | None = None):
         super().__init__(label or "mixture of " + ", ".join(p.label for p in players))
         self.players = list(players)
-        self.stack = GroupedStack(self.players)
+        self.grouped = GroupedStack(self.players)
 
     def begin(self, game, n, members, rng):
         drawn = rng.integers(0, len(self.players), size=n)
-        return self.stack.begin(game, n, drawn, rng)
+        return self.grouped.begin(game, n, drawn, rng)
 
     def act(self, obs, memory, rows, rng):
-        return self.stack.act(obs, memory, rows, rng)
+        return self.grouped.act(obs, memory, rows, rng)
 
     def finish(self, memory, outcome, seat):
-        self.stack.finish(memory, outcome, seat)
+        self.grouped.finish(memory, outcome, seat)
 
     def to_dict(self) -> dict[str, Any]:
         """A description for training checkpoints (a mixture is not a player file)."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from fsmarena.commands._common import add_game, add_json, game_from_args, print_json
 from fsmarena.errors import FsmarenaError
+from games.base import Game
 from games.capabilities import ExactModel
 
 NAME = "solve"
@@ -24,7 +25,7 @@ def add_arguments(parser) -> None:
     add_json(parser)
 
 
-def solve(game) -> dict[str, Any]:
+def solve(game: Game) -> dict[str, Any]:
     """The optimum of ``game`` as a JSON-ready dict (``value``, ``value_fraction``, ``policy``)."""
     from games.base import config_to_dict
 

@@ -107,7 +107,7 @@ class _Tables:
 
     def __init__(self, scores: str):
         self.triples = [(h, m, lo) for h in range(1, 7) for m in range(1, h + 1) for lo in range(1, m + 1)]
-        ids = {t: i for i, t in enumerate(self.triples)}
+        ids: dict[tuple[int, ...], int] = {t: i for i, t in enumerate(self.triples)}
         self.ids = ids
         self.dice = np.array(self.triples, dtype=np.int64)
         rolls = list(itertools.product(range(1, 7), repeat=3))  # roll r = 36(d0-1) + 6(d1-1) + (d2-1)

@@ -60,18 +60,20 @@ def _exact_game(p: Params, game: Game) -> None:
                      f"{game.name} has none")
 
 
-def optimum(game: Game) -> float:
-    """The optimal expected score: exact where the game computes it, else value iteration."""
-    if isinstance(game, ExactModel):
-        return float(game.exact_optimum()[0])
-    from rl.planning import value_iteration
+def exact_model(game: Game) -> ExactModel:
+    """The game's exact model (the methods and the report of this study need one)."""
+    if not isinstance(game, ExactModel):
+        raise FsmarenaError(f"{game.name} has no known model: the exact-values study needs one (421)")
+    return game
 
-    mdp = game.model()
-    return float(value_iteration(mdp).value)
+
+def optimum(game: Game) -> float:
+    """The optimal expected score, exact."""
+    return float(exact_model(game).exact_optimum()[0])
 
 
 def exact_of(game: Game, player: Player) -> float:
-    return float(game.exact_player_values(player)[0])
+    return float(exact_model(game).exact_player_values(player)[0])
 
 
 def _fraction(value: float, best: float) -> float:
@@ -250,8 +252,8 @@ def tables(data: StudyData) -> dict[str, list[dict[str, Any]]]:
             "fraction_median": median / best, "fraction_min": min(exact) / best,
             "reaching_target": sum(row["reaches_target"] for row in mine),
             "exact_inside_ci": sum(row["exact_inside_ci"] for row in mine)})
-    optimal = game.exact_optimum()[1] if isinstance(game, ExactModel) else None
-    policy = game.policy_rows(optimal) if optimal is not None else []
+    optimal = exact_model(game).exact_optimum()[1]
+    policy = exact_model(game).policy_rows(optimal)
     return {"values": values, "values_summary": summary, "curves": curves, "optimal_policy": [
         {**row, "dice": "".join(map(str, row["dice"])), "keep": "".join(map(str, row["keep"]))} for row in policy],
         "timing": timing}
@@ -280,7 +282,7 @@ def figures(data: StudyData, result: dict[str, list[dict[str, Any]]]) -> dict[st
               for c in data.plan.competitors}
     drawn["final_values"] = final_gaps(finals, best, folder / "final_values", target=TARGET)
     game = data.game
-    drawn["optimal_policy"] = optimal_policy_figure(game, game.exact_optimum()[1], folder / "optimal_policy")
+    drawn["optimal_policy"] = optimal_policy_figure(game, exact_model(game).exact_optimum()[1], folder / "optimal_policy")
     return drawn
 
 
@@ -303,7 +305,7 @@ def report(data: StudyData, result: dict[str, list[dict[str, Any]]], drawn: dict
            command: str, wall_seconds: float | None) -> Path:
     """Write ``DIR/report.md`` from the tables."""
     plan_, study, game = data.plan, data.plan.study, data.game
-    best_fraction = game.exact_optimum()[0] if isinstance(game, ExactModel) else None
+    best_fraction = exact_model(game).exact_optimum()[0]
     best = optimum(game)
     summary = result["values_summary"]
     competitor_rows = [[f"`{c.name}`", c.label, f"`{c.method}`",
@@ -395,7 +397,7 @@ def report(data: StudyData, result: dict[str, list[dict[str, Any]]], drawn: dict
         _figure(drawn.get("optimal_policy"), "The optimal policy of 421: colour = number of dice thrown again, "
                 "text = the dice kept.", data.out),
         "<details><summary>The optimal policy as text</summary>\n\n```\n"
-        + game.policy_text(game.exact_optimum()[1]) + "\n```\n\n</details>\n",
+        + exact_model(game).policy_text(exact_model(game).exact_optimum()[1]) + "\n```\n\n</details>\n",
         "## Conclusions\n", "\n".join(conclusions) + "\n",
         "## Compute\n",
         "Seconds per replicate task (training, scoring and the sampled check), wall clock and CPU time of its "

@@ -62,7 +62,7 @@ def play_one(config, deck: Sequence[int], policies: Sequence[Sequence[int]], sta
 
 def state_numbers(n_types: int) -> dict:
     """The seed's numbering of (showing, smallest, median, largest) states, showing = n_types when leading."""
-    numbers = {}
+    numbers: dict[tuple[int, ...], int] = {}
     for showing in range(n_types + 1):
         for s in range(n_types):
             for m in range(s, n_types):

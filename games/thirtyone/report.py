@@ -128,7 +128,7 @@ def versus_reference_figure(data: StudyData, families: Sequence[Mapping[str, Any
             for off, rec in zip(offsets, records):
                 counts = rec.panel[reference]
                 rate = counts["wins"] / counts["games"]
-                low, high = wilson_interval(counts["wins"], counts["games"])
+                low, high = wilson_interval(int(counts["wins"]), int(counts["games"]))
                 ax.errorbar(100 * rate, y + off, xerr=[[100 * (rate - low)], [100 * (high - rate)]], fmt="o",
                             ms=3, color=color(y), elinewidth=0.8, capsize=0)
             ax.errorbar(100 * fam["confirm_win_rate"], y + 0.38,
