@@ -17,4 +17,5 @@ ENTRY = GameEntry(
         "plan": "games.dice421.study:plan",
     },
     reports={"exact-values": "games.dice421.study:finish"},
+    kernel="games.dice421.kernel",
 )

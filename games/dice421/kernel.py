@@ -1,0 +1,203 @@
+"""421 as a compiled single-game kernel: one game at a time over small int64 vectors.
+
+The same rules as the batched engine in :mod:`games.dice421.game` (three dice seen sorted
+descending, ``rethrows`` re-throws, 8 re-throw masks, keeping all stops, with no re-throw left
+only keeping all is legal), written as plain Python functions over numpy arrays and compiled
+with numba (:func:`fsmarena.jit.njit`; ``NUMBA_DISABLE_JIT=1`` runs them uncompiled).
+
+Parameters ``p`` (:func:`make_params`), int64::
+
+    p[0]                rethrows R
+    p[1 : 57]           score of each of the 56 descending triples (the game's score table)
+    p[57], p[58]        lowest score, and max(1, highest - lowest) (the ``score`` feature)
+    p[59 : 59 + S]      the exact optimal action per observation index, S = 56 (R + 1) + 1
+                        (the ``optimal`` builtin; ties towards the lower action, as the game's)
+
+Deal (:func:`draw_deal`): ``3 (R + 1)`` dice values 1..6, throw ``j`` at ``deal[3j : 3j + 3]``;
+throw 0 is the first throw (sorted descending), and throw ``j >= 1`` sets every re-thrown
+position ``q`` of the descending triple to ``deal[3j + q]`` - exactly the ``rolls`` that
+script :meth:`Dice421.play`, so a test gives both the same dice.
+
+State ``s`` (int64, :func:`state_size` = 5 + 3 (R + 1))::
+
+    s[0]  throws left        s[1:4]  the dice, descending        s[4]  1 once the game is over
+    s[5:] a copy of the deal
+
+Triple ids are the game's: the descending triples in lexicographic order, id of ``(h, m, l)`` =
+``C(h+1, 3) + C(m, 2) + (l - 1)``; observation index ``throws_left * 56 + triple``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fsmarena.jit import njit
+
+N_TRIPLES = 56
+N_ACTIONS = 8
+N_FEATURES = 5
+HEADER = 5
+LEFT, D0, D1, D2, DONE = range(5)
+P_SCORES, P_LOW, P_SPAN, P_OPTIMAL = 1, 57, 58, 59
+#: builtin players by code (``builtin_action``), the names of ``Dice421.builtin_players``
+BUILTINS = ("random", "always-stop", "optimal")
+RANDOM, ALWAYS_STOP, OPTIMAL = range(3)
+
+
+def make_params(config: Any) -> np.ndarray:
+    """The rules of a :class:`Dice421Config` (or a :class:`Dice421`) packed into one int64 array."""
+    from games.dice421.game import Dice421
+
+    game = config if isinstance(config, Dice421) else Dice421(config)
+    score = game.tables.score
+    low, high = int(score.min()), int(score.max())
+    optimal = game.exact_optimum()[1]
+    return np.concatenate([[game.config.rethrows], score, [low, max(1, high - low)], optimal]).astype(np.int64)
+
+
+@njit
+def state_size(p: np.ndarray) -> int:
+    return HEADER + deal_size(p)
+
+
+@njit
+def deal_size(p: np.ndarray) -> int:
+    return 3 * (p[0] + 1)
+
+
+@njit
+def n_seats(p: np.ndarray) -> int:
+    return 1
+
+
+@njit
+def n_actions(p: np.ndarray) -> int:
+    return N_ACTIONS
+
+
+@njit
+def n_states(p: np.ndarray) -> int:
+    return N_TRIPLES * (p[0] + 1) + 1
+
+
+@njit
+def n_features(p: np.ndarray) -> int:
+    return N_FEATURES
+
+
+@njit
+def n_encodings(p: np.ndarray) -> int:
+    return 2
+
+
+@njit
+def encoding_size(p: np.ndarray, which: int) -> int:
+    """``throws_left`` (R + 1 values), then ``triple`` (56), as ``Dice421.encodings``."""
+    return p[0] + 1 if which == 0 else N_TRIPLES
+
+
+@njit
+def draw_deal(p: np.ndarray, deal: np.ndarray) -> None:
+    """Every throw of a game drawn in advance: ``3 (R + 1)`` uniform dice values."""
+    for i in range(deal_size(p)):
+        deal[i] = np.random.randint(1, 7)
+
+
+@njit
+def _sort3(s: np.ndarray, a: int, b: int, c: int) -> None:
+    """Store three dice in ``s[D0:D2+1]`` in descending order."""
+    if a < b:
+        a, b = b, a
+    if b < c:
+        b, c = c, b
+    if a < b:
+        a, b = b, a
+    s[D0], s[D1], s[D2] = a, b, c
+
+
+@njit
+def reset(p: np.ndarray, s: np.ndarray, deal: np.ndarray) -> None:
+    """Start a game: the first throw, all re-throws left."""
+    for i in range(deal_size(p)):
+        s[HEADER + i] = deal[i]
+    s[LEFT] = p[0]
+    s[DONE] = 0
+    _sort3(s, deal[0], deal[1], deal[2])
+
+
+@njit
+def triple_id(s: np.ndarray) -> int:
+    """The game's number of the descending triple in ``s``."""
+    h, m, lo = s[D0], s[D1], s[D2]
+    return (h - 1) * h * (h + 1) // 6 + (m - 1) * m // 2 + lo - 1
+
+
+@njit
+def to_move(p: np.ndarray, s: np.ndarray) -> int:
+    return -1 if s[DONE] else 0
+
+
+@njit
+def observe_index(p: np.ndarray, s: np.ndarray, seat: int) -> int:
+    if s[DONE]:
+        return N_TRIPLES * (p[0] + 1)
+    return s[LEFT] * N_TRIPLES + triple_id(s)
+
+
+@njit
+def features(p: np.ndarray, s: np.ndarray, seat: int, out: np.ndarray) -> None:
+    """high, middle, low as (d - 1) / 5, throws left / R, score rescaled to [0, 1]."""
+    out[0] = (s[D0] - 1) / 5.0
+    out[1] = (s[D1] - 1) / 5.0
+    out[2] = (s[D2] - 1) / 5.0
+    out[3] = s[LEFT] / p[0] if p[0] else 0.0
+    out[4] = (p[P_SCORES + triple_id(s)] - p[P_LOW]) / p[P_SPAN]
+
+
+@njit
+def legal(p: np.ndarray, s: np.ndarray, seat: int, mask: np.ndarray) -> None:
+    """Every mask while a re-throw is left, only keeping all (action 0) after the last one."""
+    for a in range(N_ACTIONS):
+        mask[a] = s[LEFT] > 0 or a == 0
+
+
+@njit
+def encoding(p: np.ndarray, s: np.ndarray, seat: int, which: int) -> int:
+    return s[LEFT] if which == 0 else triple_id(s)
+
+
+@njit
+def step(p: np.ndarray, s: np.ndarray, action: int) -> None:
+    """Keep all (or no re-throw left): the game ends; otherwise re-throw the masked dice."""
+    if action == 0 or s[LEFT] == 0:
+        s[DONE] = 1
+        return
+    at = HEADER + 3 * (p[0] - s[LEFT] + 1)
+    a = s[at] if action & 4 else s[D0]
+    b = s[at + 1] if action & 2 else s[D1]
+    c = s[at + 2] if action & 1 else s[D2]
+    s[LEFT] -= 1
+    _sort3(s, a, b, c)
+
+
+@njit
+def scores(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
+    out[0] = p[P_SCORES + triple_id(s)]
+
+
+@njit
+def rewards(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
+    """One player: the reward is the score."""
+    scores(p, s, out)
+
+
+@njit
+def builtin_action(p: np.ndarray, s: np.ndarray, seat: int, code: int) -> int:
+    """``random`` (uniform among legal masks), ``always-stop``, ``optimal`` (exact policy)."""
+    if code == OPTIMAL:
+        return p[P_OPTIMAL + observe_index(p, s, seat)]
+    if code == RANDOM and s[LEFT] > 0:
+        return np.random.randint(0, N_ACTIONS)
+    return 0
