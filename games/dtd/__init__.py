@@ -16,4 +16,5 @@ ENTRY = GameEntry(
         "games.dtd.bench_evolution:bench_cases",  # thesis run, round-robin generation
         "fsmarena.commands._scaling:scaling_cases",  # opt-in: a whole study, 2 workers vs 1
     ),
+    kernel="games.dtd.kernel",
 )
