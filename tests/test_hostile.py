@@ -1,0 +1,579 @@
+"""Hostile input and faults against the command line: every one ends as the README promises,
+one line on stderr (``fsmarena: error: ...``), exit status 2 (130 for Ctrl-C, 143 for SIGTERM),
+no traceback, no partial output, in bounded time and memory.
+
+Covered causes: files that are not regular files (FIFOs, devices, ``/proc``, folders), huge and
+deeply nested files, numbers out of range (hypothesis), tampered checkpoints of each kind (rl
+tables, the 31 agent's, evolution's), oversized budgets and game sizes, study definitions that
+cannot run, concurrent runs and foreign folders, stale temporary files, hostile labels, a
+``numpy.py`` in the working directory, and SIGINT/SIGTERM/SIGKILL with ``--jobs 2`` (no
+orphaned worker afterwards; those are ``slow``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fsmarena import limits
+from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import loads, nesting_depth, read_npz, sanitise_text
+from fsmarena.outdir import CONTROL_FILES, KIND_FILE, LOCK, claim_folder, release_all
+from tests.cli_helpers import run_cli
+
+#: tabular training small enough for a test
+TRAIN = ["train", "dtd", "--algo", "q-learning", "--episodes", "2000", "--batch", "1000",
+         "--eval-every", "1000", "--eval-games", "100", "--seed", "1", "--quiet"]
+EVOLVE_BASE = ["evolve", "dtd", "--genome", "fsm", "--protocol", "round-robin", "--population", "4",
+               "--games-per-pair", "2", "--seed", "1", "--quiet"]
+EVOLVE = [*EVOLVE_BASE, "--generations", "2"]
+RESUME = [*EVOLVE_BASE, "--generations", "3", "--resume"]
+#: the interpreter as the console script runs it: -P keeps the working directory off sys.path
+FSMARENA = [sys.executable, "-P", "-m", "fsmarena"]
+MEMORY_LIMIT = 3 * 1024**3  # address space: numpy, numba and scipy map a lot, but not gigabytes more
+hostile = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def assert_one_clear_line(code: int, err: str, status: int = 2) -> None:
+    assert code == status, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    if status == 2:
+        assert lines[0].startswith("fsmarena: error:"), err
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    """Every output file under ``folder`` (the folder's lock and kind files excluded)."""
+    if not folder.exists():
+        return {}
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name not in CONTROL_FILES}
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def run_bounded(argv: list[str], cwd: Path, timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
+    """``fsmarena ARGV`` in a child process with a time limit and an address-space limit."""
+    return subprocess.run([*FSMARENA, *map(str, argv)], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, preexec_fn=_limit_memory, **kwargs)
+
+
+# ---- files that are not regular files -------------------------------------------------------
+
+@pytest.mark.parametrize("special", ["/dev/zero", "/proc/self/status", "FIFO", "FOLDER"])
+def test_player_files_that_are_not_regular_files_are_refused_at_once(tmp_path, special):
+    """``/dev/zero`` would be read forever, opening a FIFO would block forever."""
+    path = Path(special)
+    if special == "FIFO":
+        path = tmp_path / "p.json"
+        os.mkfifo(path)
+    elif special == "FOLDER":
+        path = tmp_path
+    start = time.monotonic()
+    done = run_bounded(["play", "dtd", path, "random", "--games", "10"], tmp_path, timeout=60)
+    assert_one_clear_line(done.returncode, done.stderr)
+    assert "regular file" in done.stderr or "folder" in done.stderr
+    assert time.monotonic() - start < 60
+
+
+def test_a_fifo_as_study_definition_or_checkpoint_does_not_block(tmp_path, capsys):
+    fifo = tmp_path / "s.toml"
+    os.mkfifo(fifo)
+    code, _, err = run_cli(capsys, "study", fifo, "--out", tmp_path / "out")
+    assert_one_clear_line(code, err)
+    assert not (tmp_path / "out").exists()
+    run_dir = tmp_path / "rl"
+    run_dir.mkdir()
+    os.mkfifo(run_dir / "checkpoint.npz")
+    code, _, err = run_cli(capsys, *TRAIN, "--resume", "--out", run_dir)
+    assert_one_clear_line(code, err)
+    assert "regular file" in err
+
+
+def test_reads_stop_at_the_limit_whatever_the_size_claims(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(limits, "MAX_JSON_BYTES", 1000)
+    monkeypatch.setattr("fsmarena.fileio.limits.MAX_JSON_BYTES", 1000)
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"label": "x" * 5000}))
+    code, _, err = run_cli(capsys, "play", "dtd", big, "random", "--games", "10")
+    assert_one_clear_line(code, err)
+    assert "too large" in err and "1000" in err
+
+
+# ---- JSON and TOML content ------------------------------------------------------------------
+
+@hostile
+@given(number=st.sampled_from(["1e400", "-1e400", "NaN", "Infinity", "-Infinity"])
+       | st.integers(min_value=10**limits.MAX_JSON_INT_DIGITS).map(str)
+       | st.integers(max_value=-10**limits.MAX_JSON_INT_DIGITS).map(str))
+def test_numbers_out_of_range_are_refused_by_the_parser(number):
+    with pytest.raises(FsmarenaError, match="not allowed|out of range|digits"):
+        loads(f'{{"a": [1, {number}]}}', "player file x")
+
+
+@hostile
+@given(depth=st.integers(limits.MAX_NESTING + 1, 200_000), bracket=st.sampled_from(["[]", "{}"]))
+def test_deep_nesting_is_refused_before_parsing(depth, bracket):
+    opening, closing = bracket
+    inner = '"k": 1' if opening == "{" else "1"
+    text = (opening + '"k":') * (depth - 1) + opening + inner + closing * depth if opening == "{" \
+        else opening * depth + inner + closing * depth
+    assert nesting_depth(text) == depth
+    with pytest.raises(FsmarenaError, match="nested too deeply"):
+        loads(text)
+
+
+@hostile
+@given(text=st.text(alphabet='[]{}"\\ ,:a1', max_size=60))
+def test_nesting_depth_ignores_brackets_inside_strings(text):
+    literal = json.dumps(text)
+    assert nesting_depth(f"[{literal}]") == 1
+
+
+@pytest.mark.parametrize("number", ["1e400", "1" + "0" * 400])
+def test_huge_numbers_in_player_and_checkpoint_files_are_one_line(tmp_path, capsys, number):
+    """A huge number used to raise OverflowError past validation."""
+    assert run_cli(capsys, *EVOLVE, "--out", tmp_path / "evo")[0] == 0
+    best = (tmp_path / "evo" / "best.json").read_text()
+    player = tmp_path / "player.json"
+    player.write_text(best.replace('"format_version": 1', f'"format_version": {number}'))
+    code, _, err = run_cli(capsys, "play", "dtd", player, "random", "--games", "10")
+    assert_one_clear_line(code, err)
+    checkpoint = tmp_path / "evo" / "checkpoint.json"
+    data = json.loads(checkpoint.read_text())
+    text = json.dumps(data).replace(f'"games": {data["games"]}', f'"games": {number}', 1)
+    checkpoint.write_text(text)
+    before = files(tmp_path / "evo")
+    code, _, err = run_cli(capsys, *RESUME,
+                           "--out", tmp_path / "evo")
+    assert_one_clear_line(code, err)
+    assert files(tmp_path / "evo") == before
+
+
+def test_deeply_nested_study_toml_is_one_line(tmp_path, capsys):
+    study = tmp_path / "deep.toml"
+    study.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    code, _, err = run_cli(capsys, "study", study, "--out", tmp_path / "out")
+    assert_one_clear_line(code, err)
+    assert "nested too deeply" in err
+
+
+# ---- tampered training checkpoints (read before anything is inflated) -------------------------
+
+def _npz(path: Path, members: dict[str, bytes], compress: bool = False) -> None:
+    mode = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+    with zipfile.ZipFile(path, "w", compression=mode) as archive:
+        for name, data in members.items():
+            archive.writestr(name + ".npy", data)
+
+
+def _npy(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _npy_header(shape: tuple[int, ...], dtype: str = "<f8") -> bytes:
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, {"descr": dtype, "fortran_order": False, "shape": shape})
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory) -> Path:
+    """A finished tabular training run (its checkpoint is tampered with by the tests)."""
+    from tests.cli_helpers import cli
+
+    out = tmp_path_factory.mktemp("trained") / "run"
+    assert cli(*TRAIN, "--out", out)[0] == 0
+    return out
+
+
+def _tamper(trained: Path, tmp_path: Path, change) -> Path:
+    """A copy of the trained run whose checkpoint's arrays and metadata went through ``change``."""
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(trained, out)
+    with np.load(out / "checkpoint.npz") as data:
+        arrays = {name: data[name] for name in data.files}
+    meta = json.loads(arrays["meta"].tobytes())
+    members = change(arrays, meta)
+    if members is None:
+        arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+        members = {name: _npy(value) for name, value in arrays.items()}
+    _npz(out / "checkpoint.npz", members)
+    return out
+
+
+def _set(key, value):
+    def change(arrays, meta):
+        meta[key] = value
+    return change
+
+
+def _drop(key):
+    def change(arrays, meta):
+        del meta[key]
+    return change
+
+
+def _nan_q(arrays, meta):
+    arrays["table_q"] = arrays["table_q"].copy()
+    arrays["table_q"].flat[0] = np.nan
+
+
+def _negative_counts(arrays, meta):
+    arrays["table_n"] = arrays["table_n"].astype(np.int64) - 5
+
+
+def _huge_shape(arrays, meta):
+    members = {name: _npy(value) for name, value in arrays.items()}
+    members["table_q"] = _npy_header((10**6, 10**6)) + b"\0" * 64  # declares 8 TB
+    return members
+
+
+def _object_dtype(arrays, meta):
+    members = {name: _npy(value) for name, value in arrays.items()}
+    members["table_q"] = _npy_header((1,), "|O") + b"\0" * 8
+    return members
+
+
+@pytest.mark.parametrize("change, words", [
+    (_drop("done"), "missing field 'done'"),
+    (_set("done", -1), "'done' must be between"),
+    (_set("done", 10**30), "out of range|'done' must be between"),
+    (_set("done", "many"), "'done' must be an integer"),
+    (_drop("rng"), "missing field 'rng'"),
+    (_set("curve", {"a": 1}), "'curve' must be a list"),
+    (_nan_q, "NaN or infinite"),
+    (_negative_counts, "negative entries"),
+    (_huge_shape, "larger than its data"),
+    (_object_dtype, "unsupported type"),
+], ids=["no-done", "done-negative", "done-1e30", "done-text", "no-rng", "curve-object", "nan-q",
+        "negative-counts", "huge-shape", "object-dtype"])
+def test_tampered_training_checkpoints_are_one_line_and_leave_the_folder_alone(trained, tmp_path, capsys,
+                                                                                change, words):
+    out = _tamper(trained, tmp_path, change)
+    before = files(out)
+    code, _, err = run_cli(capsys, *TRAIN, "--resume", "--out", out)
+    assert_one_clear_line(code, err)
+    assert any(word in err for word in words.split("|")), err
+    assert files(out) == before
+
+
+def test_a_zip_bomb_checkpoint_is_refused_before_inflating(tmp_path):
+    path = tmp_path / "checkpoint.npz"
+    _npz(path, {"table_q": _npy_header((5_000_000,)) + b"\0" * 40_000_000}, compress=True)
+    assert path.stat().st_size < 1_000_000  # inflates 400 times
+    start = time.monotonic()
+    with pytest.raises(FsmarenaError, match="compressed more than"):
+        read_npz(path)
+    assert time.monotonic() - start < 5
+
+
+def test_a_member_shorter_than_its_shape_is_refused(tmp_path):
+    path = tmp_path / "c.npz"
+    _npz(path, {"a": _npy_header((1000,))[:-1] + b"\n" + b"\0" * 80})
+    with pytest.raises(FsmarenaError, match="larger than its data"):
+        read_npz(path)
+
+
+def test_tampered_31_agent_checkpoint_is_one_line(tmp_path, capsys):
+    """The 31 agent's checkpoint goes through the same reader and its own fields."""
+    pytest.importorskip("sklearn")
+    args = ["train", "thirtyone", "--algo", "mlp", "--episodes", "200", "--eval-every", "200",
+            "--eval-games", "20", "--hidden", "4", "--seed", "1", "--quiet"]
+    out = tmp_path / "mlp"
+    assert run_cli(capsys, *args, "--out", out)[0] == 0
+    with np.load(out / "checkpoint.npz") as data:
+        arrays = {name: data[name] for name in data.files}
+    for key, value in (("metrics", None), ("done", 10**12)):
+        meta = json.loads(arrays["meta"].tobytes())
+        if value is None:
+            del meta[key]
+        else:
+            meta[key] = value
+        tampered = dict(arrays, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+        _npz(out / "checkpoint.npz", {name: _npy(v) for name, v in tampered.items()})
+        before = files(out)
+        code, _, err = run_cli(capsys, *args, "--resume", "--out", out)
+        assert_one_clear_line(code, err)
+        assert key in err
+        assert files(out) == before
+
+
+# ---- budgets, workers and game sizes: refused before any work or file ----------------------------
+
+@pytest.mark.parametrize("argv, words", [
+    (["play", "dtd", "random", "random", "--games", "1000000000000000"], "MAX_GAMES"),
+    (["play", "dtd", "random", "random", "--games", "10", "--jobs", "1000"], "MAX_JOBS"),
+    (["play", "dtd", "random", "random", "--games", "10", "--seed", "1" + "0" * 25], "MAX_SEED"),
+    (["play", "dtd", "random", "random", "--games", "9" * 5000], "too long"),
+    (["bench", "dtd", "--scale", "inf"], "MAX_BENCH_SCALE"),
+    (["bench", "dtd", "--scale", "nan"], "MAX_BENCH_SCALE"),
+    (["play", "dtd", "random", "random", "--param", "cards=" + ",".join(str(i / 100) for i in range(1, 100)),
+      "--param", "counts=" + ",".join(["2"] * 99)], "MAX_HANDS"),
+    (["play", "dtd", "random", "random", "--param", "counts=1000000000,28,16"], "MAX_DECK"),
+    (["play", "dtd", "random", "random", "--param", "dollar=1e300"], "MAX_VALUE"),
+    ([*TRAIN[:4], "--episodes", "1000000000000", "--out", "OUT"], "MAX_EPISODES"),
+    ([*EVOLVE, "--population", "100000", "--out", "OUT"], "MAX_POPULATION"),
+    ([*EVOLVE, "--states", "100000", "--out", "OUT"], "MAX_STATES"),
+    ([*EVOLVE, "--games-per-pair", "10000000000", "--out", "OUT"], "MAX_GAMES"),
+], ids=["games", "jobs", "seed", "long-number", "scale-inf", "scale-nan", "card-types", "deck", "dollar",
+        "episodes", "population", "states", "games-per-pair"])
+def test_oversized_budgets_name_their_limit_and_write_nothing(tmp_path, capsys, argv, words):
+    out = tmp_path / "out"
+    start = time.monotonic()
+    code, stdout, err = run_cli(capsys, *[str(out) if a == "OUT" else a for a in argv])
+    assert_one_clear_line(code, err)
+    assert words in err
+    assert stdout == ""
+    assert not out.exists()
+    assert time.monotonic() - start < 10
+
+
+STUDY_TOML = """
+name = "hostile"
+version = 1
+game = "dtd"
+seed = 1
+panel = ["random"]
+{extra}
+[[competitors]]
+name = "rnd"
+method = "train"
+params = {{ algo = "q-learning", episodes = 1000 }}
+
+[scales.test]
+replicates = 1
+panel_games = {panel_games}
+crossplay_halfwidth = {halfwidth}
+"""
+
+
+@pytest.mark.parametrize("panel_games, halfwidth, extra, words", [
+    ("1000000000000000", "0.2", "", "MAX_COUNT|MAX_GAMES"),
+    ("100", "1e-9", "", "MIN_HALFWIDTH"),
+    ("100", "nan", "", "finite"),
+    ("100", "0.2", 'report = "exact-values"', "not one of the game dtd's reports"),
+    ("100", "0.2", 'report = "nonsense"', "unknown report"),
+], ids=["panel-games", "halfwidth", "halfwidth-nan", "report-of-another-game", "unknown-report"])
+def test_a_study_that_cannot_run_claims_no_folder(tmp_path, capsys, panel_games, halfwidth, extra, words):
+    study = tmp_path / "hostile.toml"
+    study.write_text(STUDY_TOML.format(panel_games=panel_games, halfwidth=halfwidth, extra=extra))
+    out = tmp_path / "out"
+    code, _, err = run_cli(capsys, "study", study, "--scale", "test", "--out", out)
+    assert_one_clear_line(code, err)
+    assert any(word in err for word in words.split("|")), err
+    assert not out.exists()
+
+
+# ---- output folders ---------------------------------------------------------------------------
+
+def test_a_second_run_into_a_folder_in_use_is_refused_naming_the_holder(tmp_path, capsys):
+    out = tmp_path / "evo"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from fsmarena.outdir import claim_folder; "
+         "claim_folder(sys.argv[1], 'evolve'); print('held', flush=True); time.sleep(60)", str(out)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        code, _, err = run_cli(capsys, *EVOLVE, "--out", out)
+        assert_one_clear_line(code, err)
+        assert f"is in use by another fsmarena run (pid {holder.pid})" in err
+        assert files(out) == {}
+    finally:
+        holder.kill()
+        holder.wait()
+    assert run_cli(capsys, *EVOLVE, "--out", out)[0] == 0  # the kernel released the lock
+
+
+def test_two_concurrent_runs_into_one_folder_one_wins_one_is_refused(tmp_path):
+    out = tmp_path / "evo"
+    argv = [*FSMARENA, *EVOLVE, "--generations", "60", "--out", str(out)]
+    runs = [subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    results = [(p.wait(timeout=120), p.stderr.read()) for p in runs]
+    codes = sorted(code for code, _ in results)
+    assert codes == [0, 2], results
+    refused = next(err for code, err in results if code == 2)
+    assert_one_clear_line(2, refused)
+    assert "in use by another fsmarena run" in refused or "already holds a run" in refused
+
+
+@pytest.mark.parametrize("first, second", [("evolve", "train"), ("train", "evolve"),
+                                           ("evolve", "tournament"), ("tournament", "study")])
+def test_commands_refuse_each_others_folders(tmp_path, capsys, first, second):
+    commands = {
+        "evolve": EVOLVE, "train": TRAIN,
+        "tournament": ["tournament", "dtd", "random", "always-large", "--games", "20", "--quiet"],
+        "study": ["study", "dtd-thesis", "--scale", "test", "--no-figures", "--quiet"],
+    }
+    out = tmp_path / "out"
+    assert run_cli(capsys, *commands[first], "--out", out)[0] == 0
+    assert (out / KIND_FILE).read_text().strip() == first
+    before = files(out)
+    code, _, err = run_cli(capsys, *commands[second], "--out", out)
+    assert_one_clear_line(code, err)
+    assert f"'fsmarena {first}' run" in err
+    assert files(out) == before
+
+
+def test_stale_temporary_files_are_removed_by_the_next_run(tmp_path, capsys):
+    out = tmp_path / "evo"
+    assert run_cli(capsys, *EVOLVE, "--out", out)[0] == 0
+    stale = [out / ".checkpoint.json.tmp-ab12cd34.json", out / ".best.json.tmp-zz99_x0a.json"]
+    for path in stale:
+        path.write_text("{half")
+    keep = out / ".notes"
+    keep.write_text("mine")
+    assert run_cli(capsys, *RESUME, "--out", out)[0] == 0
+    assert not any(path.exists() for path in stale)
+    assert keep.read_text() == "mine"
+
+
+def test_a_failed_tournament_rerun_leaves_no_mix_of_old_and_new_tables(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "t"
+    argv = ["tournament", "dtd", "random", "always-large", "--quiet", "--out", out, "--games"]
+    assert run_cli(capsys, *argv, 20)[0] == 0
+    assert (out / "matrix.csv").exists()
+
+    def broken_heatmap(*args, **kwargs):
+        raise FsmarenaError("cannot write heatmap: disk full")
+    monkeypatch.setattr("figures.heatmap.win_rate_heatmap", broken_heatmap)
+    code, _, err = run_cli(capsys, *argv, 30)
+    assert_one_clear_line(code, err)
+    tables = files(out)
+    assert "tournament.json" not in tables  # the old summary is gone, not left beside new tables
+    for name in ("results.csv", "matrix.csv"):
+        if name in tables:
+            assert b",30," in tables[name] or name == "matrix.csv"
+
+
+def test_claiming_is_idempotent_within_a_run_and_released_after(tmp_path):
+    out = claim_folder(tmp_path / "x", "train")
+    assert claim_folder(out, "train") == out
+    assert (out / LOCK).read_text().strip() == str(os.getpid())
+    release_all()
+    with pytest.raises(FsmarenaError, match="'fsmarena train' run, not of 'evolve'"):
+        claim_folder(out, "evolve")
+
+
+# ---- labels -------------------------------------------------------------------------------------
+
+@hostile
+@given(label=st.text(st.characters(codec=None, exclude_categories=()), max_size=40)
+       | st.sampled_from(["\x1b[31mred\x1b[0m", "\ud800", "a\nb\rc", "\x1b]0;title\x07", "\x9b2J"]))
+def test_sanitised_text_has_no_control_characters_or_surrogates(label):
+    clean = sanitise_text(label)
+    clean.encode("utf-8")  # raises on a lone surrogate
+    assert not any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F for c in clean)
+    assert len(clean) <= 200
+
+
+def test_hostile_labels_reach_neither_terminal_nor_files_raw(tmp_path, capsys):
+    assert run_cli(capsys, *EVOLVE, "--out", tmp_path / "evo")[0] == 0
+    data = json.loads((tmp_path / "evo" / "best.json").read_text())
+    data["label"] = "\x1b[2J\x1b[31mevil\ud800\nline"
+    player = tmp_path / "evil.json"
+    player.write_text(json.dumps(data))
+    code, out, err = run_cli(capsys, "play", "dtd", player, "random", "--games", "10")
+    assert code == 0, err
+    assert "\x1b" not in out and "\ud800" not in out and "?[31mevil" in out
+    code, out, err = run_cli(capsys, "tournament", "dtd", player, "random", "--games", "10", "--quiet",
+                             "--out", tmp_path / "t")
+    assert code == 0, err
+    for path in (tmp_path / "t").iterdir():
+        if path.suffix in (".csv", ".json"):
+            text = path.read_text(encoding="utf-8")
+            assert "\x1b" not in text and "\\u001b" not in text
+    code, out, err = run_cli(capsys, "draw", player, "--out", tmp_path / "m.dot")
+    assert code == 0, err
+    assert "\x1b" not in (tmp_path / "m.dot").read_text()
+
+
+def test_error_lines_are_sanitised_too(tmp_path, capsys):
+    code, _, err = run_cli(capsys, "play", "dtd", str(tmp_path / "\x1b[31mmissing.json"), "random")
+    assert_one_clear_line(code, err)
+    assert "\x1b" not in err
+
+
+# ---- workers and signals ---------------------------------------------------------------------
+
+def _alive(pids: list[int]) -> list[int]:
+    import psutil
+
+    living = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                living.append(pid)
+        except psutil.NoSuchProcess:
+            pass
+    return living
+
+
+@pytest.mark.slow
+def test_workers_do_not_import_from_the_working_directory(tmp_path):
+    marker = tmp_path / "executed"
+    (tmp_path / "numpy.py").write_text(f"open({str(marker)!r}, 'w').write('x')\nraise SystemExit('evil')\n")
+    done = run_bounded(["play", "dtd", "random", "random", "--games", "20000", "--jobs", "2", "--quiet"],
+                       tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig, status, message", [
+    (signal.SIGINT, 130, "fsmarena: interrupted"),
+    (signal.SIGTERM, 143, "fsmarena: terminated"),
+    (signal.SIGKILL, -signal.SIGKILL, None),
+], ids=["sigint", "sigterm", "sigkill"])
+@pytest.mark.parametrize("command", ["play", "evolve"])
+def test_signals_with_two_jobs_end_cleanly_and_leave_no_worker(tmp_path, sig, status, message, command):
+    import psutil
+
+    argv = {"play": ["play", "dtd", "random", "random", "--games", "500000000", "--jobs", "2", "--quiet"],
+            "evolve": ["evolve", "dtd", "--genome", "fsm", "--protocol", "round-robin", "--population", "30",
+                       "--games-per-pair", "200", "--generations", "100000", "--jobs", "2", "--quiet",
+                       "--out", str(tmp_path / "evo")]}[command]
+    process = subprocess.Popen([*FSMARENA, *argv], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    children: list[int] = []
+    while time.monotonic() < deadline and len(children) < 2:
+        time.sleep(0.5)
+        children = [c.pid for c in psutil.Process(process.pid).children(recursive=True)]
+    assert len(children) >= 2, "the workers never started"
+    time.sleep(2)
+    if sig == signal.SIGINT:
+        os.killpg(process.pid, sig)  # as a terminal's Ctrl-C: the whole foreground group
+    else:
+        process.send_signal(sig)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == status, err
+    if message:
+        assert err.strip() == message
+    deadline = time.monotonic() + 20
+    while _alive(children) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _alive(children) == [], "orphaned worker processes"
+    if command == "evolve" and sig != signal.SIGKILL:  # after SIGKILL the next run removes them
+        assert not [p for p in (tmp_path / "evo").rglob("*.tmp-*")]  # no half-written file left
