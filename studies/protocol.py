@@ -284,8 +284,10 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
         cname = c.text("name")
         if not _NAME.match(cname):
             raise c.fail(f"competitor name '{cname}' must be lower-case letters, digits, '-' or '_'")
+        params = dict(c.table("params", {}))
+        _check_numbers(params, c.source + ": params")
         competitors.append(Competitor(cname, c.text("label", cname), c.text("method"),
-                                      dict(c.table("params", {})), tuple(c.text_list("needs", []))))
+                                      params, tuple(c.text_list("needs", []))))
     names = [c.name for c in competitors]
     if not competitors:
         raise r.fail("a study needs at least one competitor")
@@ -299,6 +301,7 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
     for sname, item in r.table("scales").items():
         s = _Reader(item, f"{source}: scale '{sname}'")
         budgets = s.table("budgets", {})
+        _check_numbers(budgets, s.source + ": budgets")
         for key, value in budgets.items():
             if key not in names:
                 raise s.fail(f"budgets for unknown competitor '{key}'")
@@ -337,6 +340,21 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
                     raise r.fail(f"scale '{scale}': competitor '{c.name}' has more replicates than "
                                  f"'{need}', whose champions it needs")
     return study
+
+
+def _check_numbers(value: Any, source: str) -> None:
+    """Every number in method settings within limits: integers (episodes, games, generations)
+    at most MAX_COUNT in size, floats finite; checked before anything runs."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _check_numbers(item, f"{source}.{key}")
+    elif isinstance(value, list):
+        for item in value:
+            _check_numbers(item, source)
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > limits.MAX_COUNT:
+        raise FsmarenaError(f"{source} is {limits.shown(value)}; the limit is {limits.MAX_COUNT:,} (MAX_COUNT)")
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise FsmarenaError(f"{source} must be a finite number, got {value}")
 
 
 class _Reader:

@@ -374,10 +374,18 @@ crossplay_halfwidth = {halfwidth}
     ("100", "nan", "", "finite"),
     ("100", "0.2", 'report = "exact-values"', "not one of the game dtd's reports"),
     ("100", "0.2", 'report = "nonsense"', "unknown report"),
-], ids=["panel-games", "halfwidth", "halfwidth-nan", "report-of-another-game", "unknown-report"])
+    ("100", "0.2", "", "MAX_COUNT"),
+    ("100", "0.2", "", "finite"),
+], ids=["panel-games", "halfwidth", "halfwidth-nan", "report-of-another-game", "unknown-report",
+        "episodes-1e12", "nan-setting"])
 def test_a_study_that_cannot_run_claims_no_folder(tmp_path, capsys, panel_games, halfwidth, extra, words):
     study = tmp_path / "hostile.toml"
-    study.write_text(STUDY_TOML.format(panel_games=panel_games, halfwidth=halfwidth, extra=extra))
+    text = STUDY_TOML.format(panel_games=panel_games, halfwidth=halfwidth, extra=extra)
+    if words == "MAX_COUNT":
+        text = text.replace("episodes = 1000", "episodes = 1000000000000")
+    elif words == "finite" and halfwidth != "nan":
+        text = text.replace("episodes = 1000", "episodes = 1000, epsilon = nan")
+    study.write_text(text)
     out = tmp_path / "out"
     code, _, err = run_cli(capsys, "study", study, "--scale", "test", "--out", out)
     assert_one_clear_line(code, err)

@@ -158,3 +158,22 @@ def test_fuzzed_study_files_give_a_clean_error_or_a_clean_recomputation(finished
                 assert after[name] == content, name
     else:
         assert_one_clear_line(code, err)
+
+
+@pytest.mark.parametrize("number", ["1e400", "1" + "0" * 400, "NaN"])
+def test_a_result_file_with_a_number_out_of_range_is_recomputed(finished_study, tmp_path, capsys, number):
+    """Such numbers used to raise OverflowError past validation and stop the whole study; every
+    reader now reports them as the project's error, so the replicate is recomputed."""
+    import shutil
+
+    out = tmp_path / "study"
+    shutil.copytree(finished_study, out)
+    target = out / "replicates" / "mc" / "r000.json"
+    text = target.read_text()
+    target.write_text(text.replace('"games": ', f'"games": {number}, "was": ', 1))
+    code, err = run(capsys, [*STUDY, "--out", str(out)])
+    assert code == 0, err
+    timings = ("train_seconds", "panel_seconds", "cpu_seconds")
+    recomputed, original = (
+        {k: v for k, v in json.loads(t).items() if k not in timings} for t in (target.read_text(), text))
+    assert recomputed == original  # recomputed from its seed: the same result
