@@ -13,8 +13,10 @@ unsorted triples) numbering sorted (smallest, median, largest) triples as the en
 
 State ``s`` (int64): ``[round, phase, next card, lead card, scored rounds, points 0,
 points 1, last 0, last 1]`` (phase 0: the leader decides, 1: the follower, 2: over; ``last``
-= a seat's most recent card + 1, 0 before its first), then seat 0's and seat 1's counts
-(K each), then the deck order (the deal).
+= a seat's most recent card + 1, 0 before its first), the sorted views (smallest, median,
+largest card) of seat 0's and of seat 1's hand (kept up to date after every change: they
+are read at every decision), then seat 0's and seat 1's counts (K each), then the deck
+order (the deal).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ BUILTINS = ("random", "always-small", "always-median", "always-large")
 _K, _HAND, _DECK, _ROUNDS, _DOLLAR, _TRIPLES, _SCALE = range(7)
 _HEAD = 7
 _ROUND, _PHASE, _NEXT, _LEAD, _SCORED, _POINTS, _LAST = 0, 1, 2, 3, 4, 5, 7
-_HANDS = 9
+_TRIPLE = 9  # (smallest, median, largest) of seat 0, then of seat 1
+_HANDS = 15
 
 
 def make_params(config) -> np.ndarray:
@@ -100,18 +103,26 @@ def encoding_size(p, which):
 
 @njit
 def draw_deal(p, deal):
-    """A uniformly random deck order (Fisher-Yates from ``np.random.random``)."""
+    """A uniformly random deck order: Fisher-Yates, one ``np.random.random()`` per two swaps
+    (positions ``i`` and ``i - 1`` take ``divmod(int(u * (i + 1) * i), i)``: a uniform pair)."""
     K = p[_K]
     at = 0
     for k in range(K):
         for _ in range(p[_HEAD + K + k]):
             deal[at] = k
             at += 1
-    for i in range(at - 1, 0, -1):
-        j = int(np.random.random() * (i + 1))
+    i = at - 1
+    while i > 0:
+        pair = int(np.random.random() * ((i + 1) * i))
+        first, second = pair // i, pair % i
         swap = deal[i]
-        deal[i] = deal[j]
-        deal[j] = swap
+        deal[i] = deal[first]
+        deal[first] = swap
+        if i > 1:
+            swap = deal[i - 1]
+            deal[i - 1] = deal[second]
+            deal[second] = swap
+        i -= 2
 
 
 @njit
@@ -132,6 +143,7 @@ def reset(p, s, deal):
     for seat in range(2):
         for _ in range(p[_HAND]):
             _draw(p, s, seat)
+    _sort_hands(p, s)
 
 
 @njit
@@ -143,24 +155,32 @@ def to_move(p, s):
 
 
 @njit
-def _sorted_card(p, s, seat, position):
-    """The card type at ``position`` of the seat's hand sorted ascending."""
-    K = p[_K]
-    seen = 0
-    for k in range(K):
-        seen += s[_HANDS + seat * K + k]
-        if seen > position:
-            return k
-    return K - 1
+def _sort_hands(p, s):
+    """Recompute both seats' sorted views (one pass over the counts) after a change."""
+    K, middle = p[_K], p[_HAND] // 2
+    for seat in range(2):
+        base = _HANDS + seat * K
+        small, median, large, seen = -1, -1, K - 1, 0
+        for k in range(K):
+            count = s[base + k]
+            if count == 0:
+                continue
+            if small < 0:
+                small = k
+            seen += count
+            if median < 0 and seen > middle:
+                median = k
+            large = k
+        at = _TRIPLE + 3 * seat
+        s[at] = small
+        s[at + 1] = median
+        s[at + 2] = large
 
 
 @njit
 def _triple(p, s, seat):
-    K = p[_K]
-    small = _sorted_card(p, s, seat, 0)
-    median = _sorted_card(p, s, seat, p[_HAND] // 2)
-    large = _sorted_card(p, s, seat, p[_HAND] - 1)
-    return small, median, large
+    at = _TRIPLE + 3 * seat
+    return s[at], s[at + 1], s[at + 2]
 
 
 @njit
@@ -239,9 +259,11 @@ def step(p, s, action):
     s[_LAST + seat] = card + 1
     if s[_ROUND] == p[_ROUNDS] - 1:
         s[_PHASE] = 2
+        _sort_hands(p, s)
         return
     _draw(p, s, 0)
     _draw(p, s, 1)
+    _sort_hands(p, s)
     s[_ROUND] += 1
     s[_PHASE] = 0
 

@@ -1,0 +1,227 @@
+"""Opponents the compiled sequential learners can play against, as flat arrays.
+
+:func:`compile_player` turns a :class:`games.players.Player` into a :class:`CompiledPlayer`:
+one or more *members* (a pool of champions: one member drawn per game and seat) packed
+into an int64 array ``ints`` and a float64 array ``floats``, with the start of every member
+in ``int_start`` / ``float_start``.  The interpreter :func:`make_opponent_act` (compiled,
+one per game kernel) plays a member exactly like the batched player does:
+
+===========  ==========================================================================
+kind         ints (from the member's start)
+===========  ==========================================================================
+RANDOM       ``[RANDOM]``: a uniformly random legal action (``np.random.random`` x legal count)
+FIXED        ``[FIXED, action]``
+BUILTIN      ``[BUILTIN, code]``: the kernel's ``builtin_action`` number ``code``
+TABLE        ``[TABLE, n_states, action per state...]``
+SELF         ``[SELF]``: the learner's frozen greedy table (self-play snapshot)
+FSM          ``[FSM, S, I, parts, (part, size) per part, next_state S*I, action S*I]``;
+             part -1 is the observation index, ``w >= 0`` the kernel's encoding ``w``
+BDA          ``[BDA, S, max_tests, feature S, true action S, true next S, false action S,
+             false next S]``; floats ``[lo S, hi S]`` (the open interval each test checks)
+===========  ==========================================================================
+
+Finite-state members keep one integer of memory per seat (their current state, 0 at the
+start of every game).  An illegal action falls back to the first legal one, as
+:func:`games.players.legal_or_first` does.  Anything else (an agent with a neural network, a
+builtin with no kernel code) is a FsmarenaError naming the player and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Callable
+
+import numba
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+from games.players import FixedActionPlayer, Player, RandomPlayer, TablePolicy
+
+RANDOM, FIXED, BUILTIN, TABLE, SELF, FSM, BDA = range(7)
+
+
+@dataclass(frozen=True)
+class CompiledPlayer:
+    """A player (or pool of players) as arrays for :func:`make_opponent_act` (module doc)."""
+
+    label: str
+    ints: np.ndarray
+    floats: np.ndarray
+    int_start: np.ndarray
+    float_start: np.ndarray
+
+    @property
+    def n_members(self) -> int:
+        return len(self.int_start)
+
+
+def self_play() -> CompiledPlayer:
+    """The self-play opponent: the learner's frozen greedy table."""
+    return _pack("self (frozen)", [([SELF], [])])
+
+
+def compile_player(player: Player, game: Any) -> CompiledPlayer:
+    """``player`` as arrays; a mixture (``kind == "mixture"``) becomes a pool of its members."""
+    members = player.players if player.kind == "mixture" else [player]
+    return _pack(player.label, [_member(member, game) for member in members])
+
+
+def _pack(label: str, parts: list[tuple[list[int], list[float]]]) -> CompiledPlayer:
+    ints = [np.asarray(i, dtype=np.int64) for i, _ in parts]
+    floats = [np.asarray(f, dtype=np.float64) for _, f in parts]
+    int_start = np.cumsum([0] + [len(i) for i in ints[:-1]]).astype(np.int64)
+    float_start = np.cumsum([0] + [len(f) for f in floats[:-1]]).astype(np.int64)
+    return CompiledPlayer(label, np.concatenate(ints), np.concatenate(floats + [np.zeros(1)]),
+                          int_start, float_start)
+
+
+def _member(player: Player, game: Any) -> tuple[list[int], list[float]]:
+    """One player's arrays (FsmarenaError naming it when it cannot be compiled)."""
+    from evo.bda import BinaryDecisionAutomaton
+    from evo.table_fsm import TableFSM
+
+    if getattr(player, "n_members", 1) != 1:
+        raise FsmarenaError(f"player '{player.label}' is a stack of {player.n_members} players: "
+                            "give them as a mixture to train against them as a pool")
+    if type(player) is RandomPlayer:
+        return [RANDOM], []
+    if type(player) is FixedActionPlayer:
+        return [FIXED, player.action], []
+    if type(player) is TablePolicy:
+        table = player.table[0]
+        if len(table) != game.n_states or table.max(initial=0) >= game.n_actions:
+            raise FsmarenaError(f"table policy '{player.label}' does not fit {game.name}")
+        return [TABLE, len(table), *table.tolist()], []
+    if type(player) is TableFSM:
+        return _fsm(player, game), []
+    if type(player) is BinaryDecisionAutomaton:
+        return _bda(player, game)
+    code = _builtin_code(player, game)
+    if code is not None:
+        return [BUILTIN, code], []
+    raise FsmarenaError(f"player '{player.label}' ({player.kind}) cannot be compiled for sequential training: "
+                        "only random, fixed-action, table-policy, table-fsm, bda, mixtures of them and the "
+                        "game kernel's builtins can (use --batch K to train against it with the batched "
+                        "algorithm)")
+
+
+def _builtin_code(player: Player, game: Any) -> int | None:
+    """The kernel code of a builtin player: one the game's kernel lists, of the same class and
+    settings as a fresh builtin of that name."""
+    from games.kernel import kernel_of
+
+    builtins = kernel_of(game).BUILTINS
+    factory = game.builtin_players().get(player.label)
+    if factory is None or player.label not in builtins:
+        return None
+    fresh = factory()
+    try:
+        same = type(fresh) is type(player) and fresh.to_dict() == player.to_dict()
+    except FsmarenaError:
+        same = False
+    return builtins.index(player.label) if same else None
+
+
+def _fsm(player: Any, game: Any) -> list[int]:
+    from evo.inputs import input_encoder
+
+    encoder = input_encoder(game, player.inputs)
+    if encoder.size != player.n_inputs or player.action.max() >= game.n_actions:
+        raise FsmarenaError(f"table FSM '{player.label}' does not fit {game.name}")
+    names = list(game.encodings)
+    parts: list[int] = []
+    for part, size in zip(encoder.parts, encoder.sizes):
+        parts += [-1 if part == "index" else names.index(part), size]
+    return [FSM, player.n_states, player.n_inputs, len(encoder.parts), *parts,
+            *player.next_state[0].reshape(-1).tolist(), *player.action[0].reshape(-1).tolist()]
+
+
+def _bda(player: Any, game: Any) -> tuple[list[int], list[float]]:
+    from evo.bda import FALSE_ACTION, FALSE_NEXT, FEATURE, TRUE_ACTION, TRUE_NEXT
+
+    genes = player.genes[0]
+    if genes[:, FEATURE].max() >= len(game.feature_names) or \
+            genes[:, [TRUE_ACTION, FALSE_ACTION]].max() >= game.n_actions:
+        raise FsmarenaError(f"BDA '{player.label}' does not fit {game.name}")
+    ints = [BDA, player.n_states, player.max_tests]
+    for column in (FEATURE, TRUE_ACTION, TRUE_NEXT, FALSE_ACTION, FALSE_NEXT):
+        ints += genes[:, column].tolist()
+    return ints, [*player._lo.tolist(), *player._hi.tolist()]
+
+
+_CACHE: dict[str, Callable[..., int]] = {}
+
+
+def make_opponent_act(kernel: ModuleType) -> Callable[..., int]:
+    """The compiled interpreter of :class:`CompiledPlayer` members for ``kernel``'s game:
+    ``act(p, s, seat, ints, floats, start, fstart, memory, mask, feats, frozen) -> action``,
+    where ``memory[seat]`` is the member's finite-state memory for this game."""
+    if kernel.__name__ in _CACHE:
+        return _CACHE[kernel.__name__]
+    observe_index, features, legal = kernel.observe_index, kernel.features, kernel.legal
+    encoding, builtin_action = kernel.encoding, kernel.builtin_action
+
+    @numba.njit(nogil=True)
+    def act(p, s, seat, ints, floats, start, fstart, memory, mask, feats, frozen):
+        kind = ints[start]
+        legal(p, s, seat, mask)
+        if kind == RANDOM:
+            count = 0
+            for a in range(len(mask)):
+                count += mask[a]
+            pick = int(np.random.random() * count)
+            for a in range(len(mask)):
+                if mask[a]:
+                    if pick == 0:
+                        return a
+                    pick -= 1
+            return 0
+        if kind == FIXED:
+            action = ints[start + 1]
+        elif kind == BUILTIN:
+            action = builtin_action(p, s, seat, ints[start + 1])
+        elif kind == TABLE:
+            action = ints[start + 2 + observe_index(p, s, seat)]
+        elif kind == SELF:
+            action = frozen[observe_index(p, s, seat)]
+        elif kind == FSM:
+            n_inputs = ints[start + 2]
+            n_parts = ints[start + 3]
+            code = 0
+            for part in range(n_parts):
+                which = ints[start + 4 + 2 * part]
+                size = ints[start + 5 + 2 * part]
+                value = observe_index(p, s, seat) if which < 0 else encoding(p, s, seat, which)
+                code = code * size + value
+            table = start + 4 + 2 * n_parts
+            n_cells = ints[start + 1] * n_inputs
+            flat = memory[seat] * n_inputs + code
+            memory[seat] = ints[table + flat]
+            action = ints[table + n_cells + flat]
+        else:  # BDA
+            S = ints[start + 1]
+            max_tests = ints[start + 2]
+            genes = start + 3
+            features(p, s, seat, feats)
+            state = memory[seat]
+            action = 0
+            for test in range(max_tests):
+                x = feats[ints[genes + state]] * 1000.0
+                if floats[fstart + state] < x and x < floats[fstart + S + state]:
+                    action = ints[genes + S + state]
+                    memory[seat] = ints[genes + 2 * S + state]
+                    break
+                if test == max_tests - 1:
+                    action = ints[genes + 3 * S + state]
+                    memory[seat] = ints[genes + 4 * S + state]
+                    break
+                state = ints[genes + 4 * S + state]
+        if not mask[action]:
+            for a in range(len(mask)):
+                if mask[a]:
+                    return a
+        return action
+
+    _CACHE[kernel.__name__] = act
+    return act

@@ -1,0 +1,241 @@
+"""Textbook sequential tabular learners, compiled: one game at a time, updates in textbook order.
+
+One generic loop (:func:`make_runner`, compiled once per game kernel, see
+:mod:`games.kernel`) serves every algorithm and every game with a kernel:
+
+* Monte Carlo control with exploring starts (every-visit or first-visit; the sample average
+  ``Q = sums / N`` as the thesis, or a constant step ``Q += alpha (G - Q)``): after every
+  game, the learner's decisions are credited in decision order with the discounted final
+  reward ``G_t = r * gamma^(L - 1 - t)``;
+* SARSA, Q-learning and expected SARSA: after every decision of the learner, the previous
+  decision's transition is updated (``N += 1; Q += step (target - Q)``, step ``alpha`` or
+  ``1 / N``), with target ``gamma Q(s', a')`` (SARSA: after choosing ``a'``), ``gamma max_a
+  Q(s', a)`` or ``gamma sum_a pi(a|s') Q(s', a)`` (before choosing); the last one toward the
+  final reward when the game ends.
+
+Behaviour (the batched learners' rule, :mod:`rl.learners`): greedy in Q over the legal
+actions (ties to the lowest action), except that the first ``explore_steps`` decisions of a
+game are uniformly random legal actions (exploring starts) and any decision is random with
+probability ``epsilon`` (``epsilon`` from :class:`rl.schedules.EpsilonSchedule`, evaluated
+at every game: ``value(g, total)`` for training game ``g``).
+
+Random numbers: one stream, numba's ``np.random`` (Mersenne Twister; seeded by the caller).
+Per game, in this order: the deal (``draw_deal``); one ``random()`` per opponent seat in
+seat order to draw its pool member (only when the pool has several members); then, decision
+by decision, the learner's ``random()`` for epsilon (only when epsilon > 0) and one more for
+a random action (only when it explores), or the opponent's own draws (random players).
+
+The learner takes seat ``g mod n_seats`` in game ``g`` (``learner_seat = -1``, alternate) or
+a fixed seat; every other seat holds the opponent, or in self-play the frozen greedy table of
+the learner, refreshed at every multiple of ``self_play_every`` games (before the game).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, Callable
+
+import numba
+import numpy as np
+
+from rl.compiled_players import make_opponent_act
+
+MC_EVERY, MC_FIRST, SARSA, Q_LEARNING, EXPECTED_SARSA = range(5)
+#: algorithm name (``rl.train``) -> number
+ALGORITHM_CODES = {"mc": MC_EVERY, "mc-first-visit": MC_FIRST, "mc-constant-alpha": MC_EVERY,
+                   "sarsa": SARSA, "q-learning": Q_LEARNING, "expected-sarsa": EXPECTED_SARSA}
+SCHEDULE_CODES = {"constant": 0, "linear": 1, "exponential": 2}
+#: int settings: algorithm, explore steps, schedule, learner seat (-1 alternate), self-play period (0 none)
+I_ALGO, I_EXPLORE, I_SCHEDULE, I_SEAT, I_REFRESH = range(5)
+#: float settings: gamma, alpha (-1 = 1/N), epsilon start, epsilon final, total games
+F_GAMMA, F_ALPHA, F_EPS, F_EPS_FINAL, F_TOTAL = range(5)
+
+
+@numba.njit(nogil=True, cache=True)
+def epsilon_at(kind: int, start: float, final: float, done: int, total: float) -> float:
+    """:meth:`rl.schedules.EpsilonSchedule.value`, compiled (same arithmetic)."""
+    if kind == 0:
+        return start
+    fraction = min(1.0, done / total) if total > 0 else 1.0
+    if kind == 1:
+        return start + (final - start) * fraction
+    return start * (final / start) ** fraction
+
+
+@numba.njit(nogil=True, cache=True)
+def greedy_action(q, legal_row, x):
+    """argmax of ``q[x]`` over the True entries of ``legal_row`` (lowest on ties; 0 if none)."""
+    best = -1
+    for a in range(q.shape[1]):
+        if legal_row[a] and (best < 0 or q[x, a] > q[x, best]):
+            best = a
+    return 0 if best < 0 else best
+
+
+@numba.njit(nogil=True, cache=True)
+def greedy_table(q, seen, out):
+    """The greedy action of every state over its seen-legal actions (``ActionValues.greedy_table``)."""
+    for x in range(q.shape[0]):
+        out[x] = greedy_action(q, seen[x], x)
+
+
+@numba.njit(nogil=True, cache=True)
+def _random_legal(mask):
+    count = 0
+    for a in range(len(mask)):
+        count += mask[a]
+    pick = int(np.random.random() * count)
+    for a in range(len(mask)):
+        if mask[a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return 0
+
+
+@numba.njit(nogil=True, cache=True)
+def _update(q, n, x, a, target, alpha):
+    n[x, a] += 1
+    step = alpha if alpha >= 0 else 1.0 / n[x, a]
+    q[x, a] += step * (target - q[x, a])
+
+
+@numba.njit(nogil=True, cache=True)
+def _bootstrap(q, mask, x, algo, epsilon):
+    """Q-learning's ``max_a Q(x, a)`` or expected SARSA's epsilon-greedy expectation."""
+    if algo == Q_LEARNING:
+        best = -np.inf
+        for a in range(q.shape[1]):
+            if mask[a] and q[x, a] > best:
+                best = q[x, a]
+        return best
+    count = 0
+    for a in range(q.shape[1]):
+        count += mask[a]
+    greedy = greedy_action(q, mask, x)
+    total = 0.0
+    for a in range(q.shape[1]):
+        if mask[a]:
+            prob = epsilon * 1.0 / max(count, 1)
+            if a == greedy:
+                prob += 1.0 - epsilon
+            total += prob * q[x, a]
+    return total
+
+
+@numba.njit(nogil=True, cache=True)
+def _credit_episode(q, n, sums, states, actions, length, reward, gamma, alpha, first_visit):
+    """Monte Carlo: credit the game's decisions in order with their discounted return."""
+    for t in range(length):
+        x, a = states[t], actions[t]
+        if first_visit:
+            earlier = False
+            for u in range(t):
+                if states[u] == x and actions[u] == a:
+                    earlier = True
+                    break
+            if earlier:
+                continue
+        ret = reward * gamma ** (length - 1 - t) if gamma != 1.0 else reward
+        n[x, a] += 1
+        if alpha >= 0:
+            q[x, a] += alpha * (ret - q[x, a])
+        else:
+            sums[x, a] += ret
+            q[x, a] = sums[x, a] / n[x, a]
+
+
+_RUNNERS: dict[str, Callable[..., Any]] = {}
+
+
+def make_runner(kernel: ModuleType) -> Callable[..., Any]:
+    """The compiled training loop for ``kernel``'s game (built once per kernel, module doc):
+
+    ``run(p, q, n, sums, seen, frozen, first, count, isets, fsets, ints, floats, int_start,
+    float_start) -> float`` plays training games ``first .. first + count - 1`` and returns the
+    sum of the learner's rewards in them.
+    """
+    if kernel.__name__ in _RUNNERS:
+        return _RUNNERS[kernel.__name__]
+    k_state_size, k_deal_size, k_n_seats = kernel.state_size, kernel.deal_size, kernel.n_seats
+    k_n_actions, k_n_features = kernel.n_actions, kernel.n_features
+    k_draw_deal, k_reset, k_to_move, k_observe = kernel.draw_deal, kernel.reset, kernel.to_move, kernel.observe_index
+    k_legal, k_step, k_rewards = kernel.legal, kernel.step, kernel.rewards
+    opponent_act = make_opponent_act(kernel)
+
+    @numba.njit(nogil=True)
+    def run(p, q, n, sums, seen, frozen, first, count, isets, fsets, ints, floats, int_start, float_start):
+        algo, explore_steps, schedule = isets[I_ALGO], isets[I_EXPLORE], isets[I_SCHEDULE]
+        fixed_seat, refresh = isets[I_SEAT], isets[I_REFRESH]
+        gamma, alpha = fsets[F_GAMMA], fsets[F_ALPHA]
+        monte_carlo = algo == MC_EVERY or algo == MC_FIRST
+        seats = k_n_seats(p)
+        s = np.zeros(k_state_size(p), dtype=np.int64)
+        deal = np.zeros(k_deal_size(p), dtype=np.int64)
+        mask = np.zeros(k_n_actions(p), dtype=np.bool_)
+        feats = np.zeros(max(1, k_n_features(p)))
+        rewards = np.zeros(seats)
+        member = np.zeros(seats, dtype=np.int64)
+        memory = np.zeros(seats, dtype=np.int64)
+        states = np.zeros(64, dtype=np.int64)
+        actions = np.zeros(64, dtype=np.int64)
+        members = len(int_start)
+        total_reward = 0.0
+        for g in range(first, first + count):
+            if refresh > 0 and g % refresh == 0:
+                greedy_table(q, seen, frozen)
+            epsilon = epsilon_at(schedule, fsets[F_EPS], fsets[F_EPS_FINAL], g, fsets[F_TOTAL])
+            learner = g % seats if fixed_seat < 0 else fixed_seat
+            k_draw_deal(p, deal)
+            k_reset(p, s, deal)
+            for seat in range(seats):
+                memory[seat] = 0
+                if seat != learner:
+                    member[seat] = int(np.random.random() * members) if members > 1 else 0
+            decisions = 0
+            pending = -1
+            pending_action = 0
+            while True:
+                seat = k_to_move(p, s)
+                if seat < 0:
+                    break
+                if seat != learner:
+                    m = member[seat]
+                    action = opponent_act(p, s, seat, ints, floats, int_start[m], float_start[m], memory, mask,
+                                          feats, frozen)
+                    k_step(p, s, action)
+                    continue
+                x = k_observe(p, s, seat)
+                k_legal(p, s, seat, mask)
+                for a in range(len(mask)):
+                    seen[x, a] |= mask[a]
+                if pending >= 0 and (algo == Q_LEARNING or algo == EXPECTED_SARSA):
+                    _update(q, n, pending, pending_action, gamma * _bootstrap(q, mask, x, algo, epsilon), alpha)
+                action = greedy_action(q, mask, x)
+                explore = decisions < explore_steps
+                if epsilon > 0 and np.random.random() < epsilon:
+                    explore = True
+                if explore:
+                    action = _random_legal(mask)
+                if pending >= 0 and algo == SARSA:
+                    _update(q, n, pending, pending_action, gamma * q[x, action], alpha)
+                pending, pending_action = x, action
+                if monte_carlo:
+                    if decisions == len(states):
+                        states = np.concatenate((states, np.zeros(len(states), dtype=np.int64)))
+                        actions = np.concatenate((actions, np.zeros(len(actions), dtype=np.int64)))
+                    states[decisions] = x
+                    actions[decisions] = action
+                decisions += 1
+                k_step(p, s, action)
+            k_rewards(p, s, rewards)
+            reward = rewards[learner]
+            total_reward += reward
+            if monte_carlo:
+                _credit_episode(q, n, sums, states, actions, decisions, reward, gamma, alpha, algo == MC_FIRST)
+            elif pending >= 0:
+                _update(q, n, pending, pending_action, reward, alpha)
+        return total_reward
+
+    _RUNNERS[kernel.__name__] = run
+    return run
