@@ -136,7 +136,7 @@ def _credit_episode(q, n, sums, states, actions, length, reward, gamma, alpha, f
                     break
             if earlier:
                 continue
-        ret = reward * gamma ** (length - 1 - t) if gamma != 1.0 else reward
+        ret = reward * gamma ** float(length - 1 - t) if gamma != 1.0 else reward
         n[x, a] += 1
         if alpha >= 0:
             q[x, a] += alpha * (ret - q[x, a])

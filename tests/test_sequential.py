@@ -1,0 +1,256 @@
+"""Sequential (textbook) learners: the compiled loop against a plain Python loop, bit for bit.
+
+The plain loop below is written from the textbook (Sutton & Barto 5.3, 6.4, 6.5, 6.6) and
+the order of random draws documented in :mod:`rl.sequential`; it plays the games with the
+kernel's uncompiled functions (``py_func``) and numpy's global Mersenne Twister, which is the
+same stream as numba's ``np.random`` once both are seeded with the same number.  Compiled
+opponents are checked against the batched players on the same observations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evo.bda import BDASpec, BinaryDecisionAutomaton
+from evo.table_fsm import TableFSM
+from fsmarena.errors import FsmarenaError
+from games.base import Observation
+from games.dtd.game import DivideTheDollar, DTDConfig
+from games.kernel import kernel_of, params_of, seed
+from games.players import FixedActionPlayer, Player, RandomPlayer, TablePolicy
+from rl import sequential as seq
+from rl.compiled_players import compile_player, make_opponent_act, self_play
+
+GAME = DivideTheDollar(DTDConfig(counts=(6, 8, 6), hand_size=3))
+
+
+def _py(function):
+    return getattr(function, "py_func", function)
+
+
+def reference(game, algo, games, seed_value, explore, epsilon, alpha, gamma=1.0, opponent="random",
+              table=None, seat=-1, refresh=0, eps_final=None, schedule="constant"):
+    """Plain Python: the textbook algorithm, one game at a time, numpy's global stream."""
+    k = kernel_of(game)
+    p = params_of(game)
+    S, A = game.n_states, game.n_actions
+    q, n, sums = np.zeros((S, A)), np.zeros((S, A), dtype=np.int64), np.zeros((S, A))
+    seen = np.zeros((S, A), dtype=bool)
+    frozen = np.zeros(S, dtype=np.int64)
+    np.random.seed(seed_value)
+    mask = np.zeros(A, dtype=bool)
+    final = epsilon if eps_final is None else eps_final
+
+    def greedy(row_mask, x):
+        legal = [a for a in range(A) if row_mask[a]]
+        return max(legal, key=lambda a: (q[x, a], -a)) if legal else 0
+
+    def uniform(row_mask):
+        legal = [a for a in range(A) if row_mask[a]]
+        return legal[int(np.random.random() * len(legal))]
+
+    def update(x, a, target):
+        n[x, a] += 1
+        step = alpha if alpha >= 0 else 1.0 / n[x, a]
+        q[x, a] += step * (target - q[x, a])
+
+    for g in range(games):
+        if refresh and g % refresh == 0:
+            frozen[:] = [greedy(seen[x], x) for x in range(S)]
+        if schedule == "linear":
+            eps = epsilon + (final - epsilon) * min(1.0, g / games)
+        else:
+            eps = epsilon
+        learner = g % k.n_seats(p) if seat < 0 else seat
+        deal = np.zeros(k.deal_size(p), dtype=np.int64)
+        _py(k.draw_deal)(p, deal)
+        s = np.zeros(k.state_size(p), dtype=np.int64)
+        _py(k.reset)(p, s, deal)
+        trajectory, pending = [], None
+        while (who := _py(k.to_move)(p, s)) >= 0:
+            _py(k.legal)(p, s, who, mask)
+            if who != learner:
+                x = _py(k.observe_index)(p, s, who)
+                if opponent == "random":
+                    action = uniform(mask)
+                elif opponent == "self":
+                    action = frozen[x]
+                else:
+                    action = table[x]
+                _py(k.step)(p, s, action)
+                continue
+            x = _py(k.observe_index)(p, s, who)
+            seen[x] |= mask
+            if pending and algo in ("q-learning", "expected-sarsa"):
+                legal = [a for a in range(A) if mask[a]]
+                if algo == "q-learning":
+                    value = max(q[x, a] for a in legal)
+                else:
+                    best = greedy(mask, x)
+                    value = 0.0
+                    for a in legal:
+                        prob = eps * 1.0 / len(legal) + (1.0 - eps if a == best else 0.0)
+                        value += prob * q[x, a]
+                update(*pending, gamma * value)
+            action = greedy(mask, x)
+            random_move = len(trajectory) < explore
+            if eps > 0 and np.random.random() < eps:
+                random_move = True
+            if random_move:
+                action = uniform(mask)
+            if pending and algo == "sarsa":
+                update(*pending, gamma * q[x, action])
+            pending = (x, action)
+            trajectory.append((x, action))
+            _py(k.step)(p, s, action)
+        rewards = np.zeros(k.n_seats(p))
+        _py(k.rewards)(p, s, rewards)
+        reward = rewards[learner]
+        if algo.startswith("mc"):
+            for t, (x, a) in enumerate(trajectory):
+                if algo == "mc-first-visit" and (x, a) in trajectory[:t]:
+                    continue
+                ret = reward * gamma ** float(len(trajectory) - 1 - t) if gamma != 1.0 else reward
+                n[x, a] += 1
+                if alpha >= 0:
+                    q[x, a] += alpha * (ret - q[x, a])
+                else:
+                    sums[x, a] += ret
+                    q[x, a] = sums[x, a] / n[x, a]
+        elif pending:
+            update(*pending, reward)
+    return q, n
+
+
+def compiled(game, algo, games, seed_value, explore, epsilon, alpha, gamma=1.0, opponent=None, seat=-1,
+             refresh=0, eps_final=None, schedule="constant", chunks=1):
+    k = kernel_of(game)
+    p = params_of(game)
+    S, A = game.n_states, game.n_actions
+    q, n, sums = np.zeros((S, A)), np.zeros((S, A), dtype=np.int64), np.zeros((S, A))
+    seen, frozen = np.zeros((S, A), dtype=bool), np.zeros(S, dtype=np.int64)
+    opp = self_play() if refresh else compile_player(opponent or RandomPlayer(), game)
+    isets = np.array([seq.ALGORITHM_CODES[algo], explore, seq.SCHEDULE_CODES[schedule], seat, refresh], dtype=np.int64)
+    fsets = np.array([gamma, alpha, epsilon, epsilon if eps_final is None else eps_final, float(games)])
+    run = seq.make_runner(k)
+    seed(seed_value)
+    bounds = np.linspace(0, games, chunks + 1).astype(int)
+    for first, last in zip(bounds[:-1], bounds[1:]):
+        run(p, q, n, sums, seen, frozen, first, last - first, isets, fsets, opp.ints, opp.floats, opp.int_start,
+            opp.float_start)
+    return q, n
+
+
+CASES = [
+    ("mc", dict(explore=2, epsilon=0.0, alpha=-1.0)),
+    ("mc-first-visit", dict(explore=2, epsilon=0.05, alpha=-1.0, gamma=0.9)),
+    ("mc-constant-alpha", dict(explore=1, epsilon=0.0, alpha=0.01)),
+    ("sarsa", dict(explore=0, epsilon=0.2, alpha=0.05, eps_final=0.0, schedule="linear")),
+    ("q-learning", dict(explore=0, epsilon=0.2, alpha=-1.0, gamma=0.95)),
+    ("expected-sarsa", dict(explore=1, epsilon=0.3, alpha=0.1)),
+]
+
+
+@pytest.mark.parametrize("algo,settings", CASES, ids=[c[0] for c in CASES])
+def test_compiled_learner_equals_the_plain_loop_bit_for_bit(algo, settings):
+    games = 300
+    q_ref, n_ref = reference(GAME, algo, games, 11, **settings)
+    q, n = compiled(GAME, algo, games, 11, **settings)
+    assert n.sum() > 0
+    assert np.array_equal(n, n_ref)
+    assert np.array_equal(q, q_ref)  # bit for bit, not approximately
+
+
+def test_fixed_seat_table_opponent_and_self_play_equal_the_plain_loop():
+    table = np.random.default_rng(0).integers(0, 3, GAME.n_states)
+    settings = dict(explore=2, epsilon=0.1, alpha=0.05)
+    q_ref, _ = reference(GAME, "q-learning", 200, 5, opponent="table", table=table, seat=1, **settings)
+    q, _ = compiled(GAME, "q-learning", 200, 5, opponent=TablePolicy(table), seat=1, **settings)
+    assert np.array_equal(q, q_ref)
+    q_ref, _ = reference(GAME, "mc", 200, 6, opponent="self", refresh=50, explore=2, epsilon=0.0, alpha=-1.0)
+    q, _ = compiled(GAME, "mc", 200, 6, refresh=50, explore=2, epsilon=0.0, alpha=-1.0)
+    assert np.array_equal(q, q_ref)
+
+
+def test_chunks_do_not_change_the_result_and_seeds_do():
+    settings = dict(explore=2, epsilon=0.0, alpha=-1.0)
+    whole, _ = compiled(GAME, "mc", 400, 3, **settings)
+    split, _ = compiled(GAME, "mc", 400, 3, chunks=4, **settings)
+    other, _ = compiled(GAME, "mc", 400, 4, **settings)
+    assert np.array_equal(whole, split)
+    assert not np.array_equal(whole, other)
+
+
+# ---- compiled opponents ---------------------------------------------------------------------
+
+def _players(game):
+    rng = np.random.default_rng(1)
+    fsm = TableFSM(rng.integers(0, 4, (4, game.n_states * 4)), rng.integers(0, 3, (4, game.n_states * 4)),
+                   inputs="index+opp_last")
+    fsm_small = TableFSM(rng.integers(0, 2, (2, 4)), rng.integers(0, 3, (2, 4)), inputs="opp_last")
+    genes = BDASpec(game, 8).random(rng, 3)
+    genes[2, :, 2] = rng.choice([200, 250, 300, 500, 700, 750], 8)  # thresholds on card values: the edges
+    bdas = [BinaryDecisionAutomaton(g) for g in genes]
+    return [FixedActionPlayer(2), TablePolicy(rng.integers(0, 3, game.n_states)), fsm, fsm_small, *bdas,
+            game.builtin_players()["always-median"]()]
+
+
+def _observation(k, p, s, seat, game):
+    index = k.observe_index(p, s, seat)
+    feats = np.zeros(max(1, k.n_features(p)))
+    k.features(p, s, seat, feats)
+    mask = np.zeros(k.n_actions(p), dtype=bool)
+    k.legal(p, s, seat, mask)
+    codes = {name: np.array([k.encoding(p, s, seat, w)]) for w, name in enumerate(game.encodings)}
+    return Observation(1, game.n_actions, index=np.array([index]), features=feats[None, :len(game.feature_names)],
+                       mask=None if mask.all() else mask[None], **codes)
+
+
+@pytest.mark.parametrize("number", range(8))
+def test_compiled_opponent_plays_like_the_batched_player(number):
+    game = DivideTheDollar()
+    player = _players(game)[number]
+    k, p = kernel_of(game), params_of(game)
+    act = make_opponent_act(k)
+    opp = compile_player(player, game)
+    rng = np.random.default_rng(0)
+    seed(2)
+    for _ in range(5):
+        deal = np.zeros(k.deal_size(p), dtype=np.int64)
+        k.draw_deal(p, deal)
+        s = np.zeros(k.state_size(p), dtype=np.int64)
+        k.reset(p, s, deal)
+        memory = np.zeros(2, dtype=np.int64)
+        batched = player.begin(game, 1, None, rng)
+        mask, feats = np.zeros(3, dtype=bool), np.zeros(6)
+        while (seat := k.to_move(p, s)) >= 0:
+            expected = int(player.act(_observation(k, p, s, seat, game), batched, None, rng)[0]) if seat == 0 \
+                else None
+            if seat == 0:
+                got = act(p, s, 0, opp.ints, opp.floats, opp.int_start[0], opp.float_start[0], memory, mask,
+                          feats, np.zeros(1, dtype=np.int64))
+                assert got == expected
+                k.step(p, s, got)
+            else:
+                k.step(p, s, k.builtin_action(p, s, seat, 0))
+
+
+def test_a_mixture_is_a_pool_and_uncompilable_players_are_named():
+    from studies.stacks import Mixture
+
+    game = DivideTheDollar()
+    pool = compile_player(Mixture(_players(game)[:3]), game)
+    assert pool.n_members == 3
+    assert list(pool.ints[pool.int_start]) == [compile_player(m, game).ints[0] for m in _players(game)[:3]]
+
+    class Agent(Player):
+        kind = "neural-agent"
+
+        def act(self, obs, memory, rows, rng):
+            return np.zeros(obs.n, dtype=np.int64)
+
+    with pytest.raises(FsmarenaError, match="'mystery' .*cannot be compiled"):
+        compile_player(Agent("mystery"), game)
+    with pytest.raises(FsmarenaError, match="stack"):
+        compile_player(TablePolicy(np.zeros((2, game.n_states), dtype=np.int64)), game)
