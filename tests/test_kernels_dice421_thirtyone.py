@@ -179,3 +179,186 @@ def test_421_random_deals_and_builtins_are_legal_and_reproducible():
         deals.append(played)
     assert deals[0] == deals[1]
     assert any(a == 7 for a in deals[0] if isinstance(a, int))
+
+
+# ---- 31 ---------------------------------------------------------------------------------------
+
+from games.thirtyone import kernel as k31  # noqa: E402
+from games.thirtyone.game import DISCARD, ThirtyOne, ThirtyOneConfig  # noqa: E402
+from games.thirtyone.players import DEFAULT_THRESHOLD, GreedyPlayer  # noqa: E402
+from games.thirtyone.potential import LivesPotential  # noqa: E402
+
+MAX_DECISIONS = 20_000
+
+
+def _policy_31(u: float, v: float, mask: np.ndarray, phase: int, greedy_turn: int) -> int:
+    """A deterministic mixed policy from two uniform numbers: greedy half the time, otherwise a
+    uniformly random legal action, a knock kept only one time in four (longer rounds)."""
+    if u < 0.5:
+        return 3 if phase == DISCARD else greedy_turn
+    legal_actions = np.flatnonzero(mask)
+    action = int(legal_actions[int(v * len(legal_actions))])
+    return 0 if action == 2 and u > 0.625 else action
+
+
+def _engine_decisions_31(game: ThirtyOne, decks: np.ndarray, noise: np.ndarray):
+    """Play the engine on scripted decks; per game every observation it showed (seat, index,
+    encodings, mask, features, greedy builtins' answers) and the outcome."""
+    n = len(decks)
+    seen: list[list] = [[] for _ in range(n)]
+    count = np.zeros(n, dtype=np.int64)
+    names = list(game.encodings)
+    greedy = GreedyPlayer()
+    knocker = GreedyPlayer(DEFAULT_THRESHOLD)
+    rng = np.random.default_rng(0)
+
+    def decide(seat, obs, rows):
+        feats, mask = obs.features, obs.mask
+        codes = np.stack([np.asarray(getattr(obs, name)) * np.ones(obs.n, dtype=np.int64) for name in names], axis=1)
+        plays = greedy.act(obs, None, rows, rng), knocker.act(obs, None, rows, rng)
+        actions = np.empty(obs.n, dtype=np.int64)
+        for j, row in enumerate(rows):
+            u, v = noise[row, count[row]]
+            count[row] += 1
+            actions[j] = _policy_31(u, v, mask[j], obs.phase, int(obs.greedy_turn[j]))
+            seen[row].append((seat, int(obs.index[j]), codes[j].tolist(), mask[j].tolist(), feats[j].tolist(),
+                              int(plays[0][j]), int(plays[1][j]), int(actions[j])))
+        return actions
+
+    outcome = game.play(n, np.random.default_rng(0), decide, deck_order=decks)
+    return seen, outcome
+
+
+def _kernel_decisions_31(p: np.ndarray, deal: np.ndarray, noise: np.ndarray, events: set | None = None):
+    """The same game in the kernel; ``events`` collects how rounds ended and pile turnovers."""
+    s = np.zeros(k31.state_size(p), dtype=np.int64)
+    k31.reset(p, s, deal)
+    if events is not None and s[k31.ROUNDS] > 0:  # dealt 31s end rounds before any turn
+        events.add(int(s[k31.END_KIND]))
+    feats = np.zeros(k31.n_features(p))
+    mask = np.zeros(k31.n_actions(p), dtype=np.bool_)
+    seen = []
+    while (seat := k31.to_move(p, s)) >= 0:
+        k31.features(p, s, seat, feats)
+        k31.legal(p, s, seat, mask)
+        codes = [k31.encoding(p, s, seat, w) for w in range(k31.n_encodings(p))]
+        u, v = noise[len(seen)]
+        action = _policy_31(u, v, mask, codes[0], codes[6])
+        assert mask[action]
+        seen.append((seat, k31.observe_index(p, s, seat), codes, mask.tolist(), feats.tolist(),
+                     k31.builtin_action(p, s, seat, k31.GREEDY), k31.builtin_action(p, s, seat, k31.GREEDY_KNOCK),
+                     action))
+        before = s[k31.ROUNDS], s[k31.PTR]
+        k31.step(p, s, action)
+        if events is not None:
+            if s[k31.ROUNDS] == before[0] and s[k31.PTR] < before[1]:
+                events.add("turnover")
+            if s[k31.ROUNDS] != before[0] or s[k31.DONE]:
+                events.add(int(s[k31.END_KIND]))
+    out_scores, out_rewards = np.zeros(k31.n_seats(p)), np.zeros(k31.n_seats(p))
+    k31.scores(p, s, out_scores)
+    k31.rewards(p, s, out_rewards)
+    return seen, out_scores, out_rewards
+
+
+def _compare_31(config: ThirtyOneConfig, decks: np.ndarray, noise: np.ndarray) -> set:
+    """Engine and kernel on the same decks and policy noise: identical decision by decision."""
+    game = ThirtyOne(config)
+    p = k31.make_params(config)
+    seen, outcome = _engine_decisions_31(game, decks, noise)
+    events: set = set()
+    for i in range(len(decks)):
+        k_seen, k_scores, k_rewards = _kernel_decisions_31(p, decks[i].ravel(), noise[i], events)
+        assert len(k_seen) == len(seen[i])
+        for k, (mine, theirs) in enumerate(zip(k_seen, seen[i])):
+            assert mine == theirs, f"game {i}, decision {k}"
+        assert k_scores.tolist() == outcome.scores[i].tolist()
+        assert k_rewards.tolist() == outcome.rewards[i].tolist()
+    return events
+
+
+def _decks(rng: np.random.Generator, n: int, config: ThirtyOneConfig) -> np.ndarray:
+    rounds = k31.deal_size(k31.make_params(config)) // 52
+    return np.argsort(rng.random((n, rounds, 52)), axis=2)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 6), lives=st.integers(1, 5),
+       tok=st.sampled_from([None, 30.5, 20.0]), gun=st.booleans(), max_turns=st.sampled_from([2, 9, 100]),
+       max_rounds=st.sampled_from([1, 4, 32]))
+def test_31_kernel_plays_the_engine_game_by_game(seed, players, lives, tok, gun, max_turns, max_rounds):
+    config = ThirtyOneConfig(players=players, lives=lives, three_of_a_kind=tok, under_the_gun=gun,
+                             max_turns=max_turns, max_rounds=max_rounds)
+    rng = np.random.default_rng(seed)
+    n = 6
+    _compare_31(config, _decks(rng, n, config), rng.random((n, MAX_DECISIONS, 2)))
+
+
+def test_31_comparison_reaches_every_way_a_round_ends():
+    """A fixed set of games that meets every rule: dealt 31, 31 in play, under the gun, knocks,
+    the turn cap and the stock turned over - all played identically by kernel and engine."""
+    events: set = set()
+    rng = np.random.default_rng(2026)
+    for config in (ThirtyOneConfig(), ThirtyOneConfig(players=4, lives=2, max_turns=30)):
+        n = 12
+        decks = _decks(rng, n, config)
+        ace_king_queen = [12, 11, 10]  # spades: a dealt 31 for the first player of game 0
+        decks[0, 0] = ace_king_queen + [c for c in decks[0, 0] if c not in ace_king_queen]
+        events |= _compare_31(config, decks, rng.random((n, MAX_DECISIONS, 2)))
+    assert events == {k31.DEAL31, k31.BLITZ, k31.GUN, k31.KNOCKED, k31.CAP, "turnover"}
+
+
+def test_31_kernel_sizes_match_the_game():
+    for players, lives in ((2, 3), (6, 5), (3, 1)):
+        game = ThirtyOne(ThirtyOneConfig(players=players, lives=lives))
+        p = k31.make_params(game.config)
+        assert k31.n_states(p) == game.n_states
+        assert k31.n_actions(p) == game.n_actions
+        assert k31.n_features(p) == len(game.feature_names)
+        assert k31.n_seats(p) == game.n_seats
+        sizes = [k31.encoding_size(p, w) for w in range(k31.n_encodings(p))]
+        assert sizes == list(game.encodings.values())
+        assert set(k31.BUILTINS) <= set(game.builtin_players())
+    assert contract.kernel_of(ThirtyOne()) is k31
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_31_random_builtin_plays_legal_reproducible_games(players):
+    p = k31.make_params(ThirtyOneConfig(players=players))
+    runs = []
+    for _ in range(2):
+        contract.seed(11)
+        record = []
+        deal = np.zeros(k31.deal_size(p), dtype=np.int64)
+        mask = np.zeros(8, dtype=np.bool_)
+        for _game in range(20):
+            k31.draw_deal(p, deal)
+            assert sorted(deal[:52].tolist()) == list(range(52))
+            s = np.zeros(k31.state_size(p), dtype=np.int64)
+            k31.reset(p, s, deal)
+            while (seat := k31.to_move(p, s)) >= 0:
+                k31.legal(p, s, seat, mask)
+                action = k31.builtin_action(p, s, seat, k31.RANDOM)
+                assert mask[action]
+                record.append(action)
+                k31.step(p, s, action)
+            out = np.zeros(players)
+            k31.rewards(p, s, out)
+            assert sorted(out.tolist())[-1] >= 0 and out.sum() <= 1
+        runs.append(record)
+    assert runs[0] == runs[1]
+
+
+def test_31_kernel_potential_is_the_agents_lives_potential():
+    rng = np.random.default_rng(3)
+    for players, lives in ((2, 3), (3, 2), (5, 4)):
+        config = ThirtyOneConfig(players=players, lives=lives)
+        p = k31.make_params(config)
+        table = k31.potential_table(config)
+        reference = LivesPotential.of(ThirtyOne(config))
+        s = np.zeros(k31.state_size(p), dtype=np.int64)
+        for _ in range(20):
+            own = rng.integers(0, lives + 1, size=players)
+            s[k31.LIVES:k31.LIVES + players] = own
+            for seat in range(players):
+                assert k31.potential(p, s, seat, table) == pytest.approx(reference.value(own[None, :], seat)[0])

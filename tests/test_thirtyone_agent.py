@@ -39,19 +39,19 @@ def coin_flip_win(a: int, b: int) -> float:
 
 
 def test_lives_potential_matches_coin_flip_probabilities():
-    potential = LivesPotential(ThirtyOne())
+    potential = LivesPotential.of(ThirtyOne())
     for a in range(0, 4):
         for b in range(0, 4):
             expected = -1.0 if a == 0 else 1.0 if b == 0 else 2 * coin_flip_win(a, b) - 1
             assert potential.value(np.array([[a, b]]), 0)[0] == pytest.approx(expected)
             assert potential.value(np.array([[b, a]]), 1)[0] == pytest.approx(expected)
-    three = LivesPotential(ThirtyOne(ThirtyOneConfig(players=3)))
+    three = LivesPotential.of(ThirtyOne(ThirtyOneConfig(players=3)))
     assert three.value(np.array([[1, 1, 1]]), 0)[0] == pytest.approx(2 / 3 - 1)   # symmetric: 1/3
     assert three.value(np.array([[2, 0, 1]]), 0)[0] == pytest.approx(0.5)        # 1v1 at (2, 1): 3/4
 
 
 def test_round_returns_by_hand():
-    potential = LivesPotential(ThirtyOne())
+    potential = LivesPotential.of(ThirtyOne())
     v = {(3, 3): 0.0, (3, 2): 2 * coin_flip_win(3, 2) - 1, (2, 3): 2 * coin_flip_win(2, 3) - 1}
     # game 0: round 0 (3 decisions, lives 3-3), round 2 (2 decisions, lives 3-2), then it wins 3-0
     # game 1: round 0 (1 decision, 3-3), lost 0-3 at the end

@@ -17,4 +17,5 @@ ENTRY = GameEntry(
     studies={"thirtyone": "games.thirtyone.study:load"},
     study_methods={"train-mlp": "games.thirtyone.methods:train_mlp"},
     approximators={"mlp": "games.thirtyone.agent:train_command"},
+    kernel="games.thirtyone.kernel",
 )

@@ -58,6 +58,7 @@ from games.base import Game
 from games.match import play_match
 from games.players import GroupedStack, Player, save_player, uniform_legal
 from games.thirtyone.game import DISCARD_0, DRAW_DECK, TURN, ThirtyOne
+from games.thirtyone.potential import LivesPotential
 from rl import checkpoint as ckpt
 from rl.schedules import EpsilonSchedule
 
@@ -323,42 +324,6 @@ METRIC_FIELDS = ("games", "epsilon", "turn_loss", "swap_loss", "mean_round_rewar
 CURVE_FIELDS = ("games", "opponent", "eval_games", "win", "win_ci_low", "win_ci_high")
 
 
-class LivesPotential:
-    """``V(lives)``: 2 P(win) - 1 for the learner when every round one live player, chosen
-    uniformly, loses one life - a fixed yardstick of how good a lives situation is (it does
-    not depend on the policy being learned, so it gives a signal even while the learner
-    loses every game).  ``V`` is +1 once the learner is the last one standing, -1 once it is
-    out, so summed over a game the round rewards telescope to the game result."""
-
-    def __init__(self, game: Game):
-        self.S, self.L = game.n_seats, game.config.lives
-        self._memo: dict[tuple[int, tuple[int, ...]], float] = {}
-
-    def win_probability(self, own: int, others: tuple[int, ...]) -> float:
-        others = tuple(sorted(o for o in others if o > 0))
-        if own <= 0:
-            return 0.0
-        if not others:
-            return 1.0
-        key = (own, others)
-        if key not in self._memo:
-            live = 1 + len(others)
-            total = self.win_probability(own - 1, others)
-            for k in range(len(others)):
-                hit = others[:k] + (others[k] - 1,) + others[k + 1:]
-                total += self.win_probability(own, hit)
-            self._memo[key] = total / live
-        return self._memo[key]
-
-    def value(self, lives: np.ndarray, seat: int) -> np.ndarray:
-        """``V`` for each row of a ``(rows, seats)`` lives array, from ``seat``'s side."""
-        out = np.empty(len(lives))
-        for i, row in enumerate(lives.tolist()):
-            others = tuple(row[:seat] + row[seat + 1:])
-            out[i] = 2.0 * self.win_probability(row[seat], others) - 1.0
-        return out
-
-
 def round_returns(game: np.ndarray, rnd: np.ndarray, lives: np.ndarray, final_lives: np.ndarray, seat: int,
                   potential: LivesPotential, gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Returns of the learner's decisions, given in (game, round, time) order.
@@ -399,7 +364,7 @@ class Trainer:
         self.agent.trainer = self
         self.rng = np.random.default_rng(seeds[2])
         self.schedule = EpsilonSchedule(settings.epsilon, settings.epsilon_final, settings.epsilon_schedule)
-        self.potential = LivesPotential(game)
+        self.potential = LivesPotential.of(game)
         self.done = 0
         self.metrics: list[dict[str, Any]] = []
         self.curve: list[dict[str, Any]] = []

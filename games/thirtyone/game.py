@@ -879,6 +879,6 @@ class ThirtyOne(Game):
         S = self.config.players
         out = np.full(len(alive), seat, dtype=np.int64)
         for k in range(S - 1, 0, -1):  # nearest last
-            candidate = (seat + k) % S
+            candidate = (seat - k) % S
             out = np.where((alive >> candidate) & 1 == 1, candidate, out)
         return out

@@ -1,0 +1,802 @@
+"""31 (Scat / Blitz) as a compiled single-game kernel: one game at a time over an int64 vector.
+
+Exactly the rules, observations and builtins of the batched engine in
+:mod:`games.thirtyone.game` (2-6 players, lives, knocking, 31 blitz, under the gun, the
+``max_turns`` / ``max_rounds`` caps, the pile turned over when the stock runs out), written as
+plain Python over numpy arrays and compiled with numba (:func:`fsmarena.jit.njit`;
+``NUMBA_DISABLE_JIT=1`` runs it uncompiled).  Hands are three card numbers kept in the
+engine's canonical order; every table of the engine (scores, greedy's swaps, the expected
+stock draw) is computed on the spot from the cards instead of looked up.
+
+Parameters ``p`` (:func:`make_params`): ``players, lives, three_of_a_kind (doubled, 0 = off),
+under_the_gun (0/1), max_turns, max_rounds``.
+
+Deal (:func:`draw_deal`): the card orders of the first ``K = min(max_rounds, 32)`` rounds,
+52 cards each (round ``r`` at ``deal[52 r : 52 r + 52]``), used as the engine uses its
+``deck_order``: dealt three at a time to the live players from the round's first player, then
+the face-up card, then the stock.  A game that outlasts them (``max_rounds > 32`` and more than
+32 rounds played: in practice only after long runs of all-tied showdowns) shuffles its later
+decks with ``np.random`` inside :func:`step`.  Tests give the engine the same ``K`` orders.
+
+A turn is two decisions, as in the engine: the turn decision (``draw_deck``, ``draw_discard``,
+``knock``) and, after a draw, the discard decision (``discard_greedy``, ``discard_0..2``,
+``discard_drawn``); ``encoding(..., 0)`` (phase) says which.
+
+State ``s`` (int64; bit sets of cards are 52-bit masks in an int64)::
+
+    s[0]  phase (0 turn decision, 1 discard)   s[1]  1 once the game is over
+    s[2]  live seats (bit mask)                s[3]  the round's first player
+    s[4]  seat to move                         s[5]  knocker (-1 none)
+    s[6]  turn count closing the knock         s[7]  turn count ending the round
+    s[8]  turns of earlier rounds              s[9]  turns completed this round
+    s[10] rounds completed                     s[11] stock pointer (next card)
+    s[12] discard pile size                    s[13] cards in the discard pile (bits)
+    s[14] cards face up since they left the stock (bits)
+    s[15] the card drawn (discard decision, else -1)   s[16] 1 if it came from the pile
+    s[17] how the last round ended (END_KINDS index, -1 before the first)
+    s[18:24]  lives per seat (6 slots)         s[24:42]  hands, 3 cards per seat (canonical)
+    s[42:48]  cards each seat threw this round (bits)
+    s[48:100] this round's stock order          s[100:152] the discard pile, bottom first
+    s[152:]   the deal (K deck orders)
+
+Round-level reward.  :func:`potential` reads a seat's lives potential
+(:mod:`games.thirtyone.potential`, the one definition the MLP agent and the tabular learners
+share) from a table passed in (:func:`potential_table`); the reward of a decision is its
+change until the seat's next decision.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fsmarena.jit import njit
+
+N_ACTIONS = 8
+DRAW_DECK, DRAW_DISCARD, KNOCK, DISCARD_GREEDY, DISCARD_0, DISCARD_1, DISCARD_2, DISCARD_DRAWN = range(8)
+TURN, DISCARD = 0, 1
+DEAL31, BLITZ, GUN, KNOCKED, CAP = range(5)
+BLITZ2 = 62
+N_SCORE, N_GAIN, N_TURN = 8, 4, 4
+N_FEATURES = 63
+N_ENCODINGS = 7
+ENCODING_SIZES = (2, 2, N_SCORE, N_GAIN, N_TURN, 4, 2)
+DEAL_ROUNDS = 32
+MAX_SEATS = 6
+ALL_CARDS = (1 << 52) - 1
+SUIT_VALUE_TOTAL = 95.0
+#: builtin players by code (``builtin_action``), names of ``ThirtyOne.builtin_players``
+BUILTINS = ("random", "greedy", "greedy-knock")
+RANDOM, GREEDY, GREEDY_KNOCK = range(3)
+#: greedy-knock's threshold, doubled (games.thirtyone.players.DEFAULT_THRESHOLD = 30)
+GREEDY_KNOCK2 = 60
+
+# parameters
+P_PLAYERS, P_LIVES, P_TOK2, P_GUN, P_MAX_TURNS, P_MAX_ROUNDS = range(6)
+# state fields
+PHASE, DONE, ALIVE, FIRST, MOVER, KNOCKER, KNOCK_END, LIMIT, TURNS_BEFORE, TURN_NO, ROUNDS, PTR, PLEN, \
+    PILE_BITS, PUBLIC, DRAWN, FROM_DISCARD, END_KIND = range(18)
+LIVES = 18
+HANDS = 24
+THROWN = 42
+STOCK = 48
+PILE = 100
+DEAL = 152
+
+
+def make_params(config: Any) -> np.ndarray:
+    """The rules of a :class:`ThirtyOneConfig` packed into one int64 array."""
+    return np.array([config.players, config.lives, config.three_of_a_kind2, int(config.under_the_gun),
+                     config.max_turns, config.max_rounds], dtype=np.int64)
+
+
+@njit
+def _deal_rounds(p: np.ndarray) -> int:
+    return min(p[P_MAX_ROUNDS], DEAL_ROUNDS)
+
+
+@njit
+def state_size(p: np.ndarray) -> int:
+    return DEAL + deal_size(p)
+
+
+@njit
+def deal_size(p: np.ndarray) -> int:
+    return 52 * _deal_rounds(p)
+
+
+@njit
+def n_seats(p: np.ndarray) -> int:
+    return p[P_PLAYERS]
+
+
+@njit
+def n_actions(p: np.ndarray) -> int:
+    return N_ACTIONS
+
+
+@njit
+def _n_turn_states(p: np.ndarray) -> int:
+    return N_SCORE * N_GAIN * N_TURN * p[P_LIVES] * p[P_LIVES] * 2
+
+
+@njit
+def n_states(p: np.ndarray) -> int:
+    return _n_turn_states(p) + 2 * 4 * N_SCORE * N_GAIN * 2
+
+
+@njit
+def n_features(p: np.ndarray) -> int:
+    return N_FEATURES
+
+
+@njit
+def n_encodings(p: np.ndarray) -> int:
+    return N_ENCODINGS
+
+
+@njit
+def encoding_size(p: np.ndarray, which: int) -> int:
+    """Sizes of ``phase, knocked, score_bucket, gain_bucket, turn_bucket, greedy_discard,
+    greedy_turn`` (the order of ``ThirtyOne.encodings``)."""
+    sizes = (2, 2, N_SCORE, N_GAIN, N_TURN, 4, 2)
+    return sizes[which]
+
+
+@njit
+def _shuffle(out: np.ndarray, at: int) -> None:
+    """A uniformly random order of the 52 cards in ``out[at : at + 52]`` (Fisher-Yates)."""
+    for i in range(52):
+        out[at + i] = i
+    for i in range(51, 0, -1):
+        j = np.random.randint(0, i + 1)
+        out[at + i], out[at + j] = out[at + j], out[at + i]
+
+
+@njit
+def draw_deal(p: np.ndarray, deal: np.ndarray) -> None:
+    """``K`` independent shuffled decks, one per round."""
+    for r in range(_deal_rounds(p)):
+        _shuffle(deal, 52 * r)
+
+
+# ---- cards and hands ------------------------------------------------------------------------
+
+@njit
+def value(card: int) -> int:
+    """Ace 11, faces 10, others their face value (rank ``card % 13``: 0 = two ... 12 = ace)."""
+    rank = card % 13
+    if rank == 12:
+        return 11
+    if rank >= 8:
+        return 10
+    return rank + 2
+
+
+@njit
+def bit(card: int) -> int:
+    return np.int64(1) << np.int64(card)
+
+
+@njit
+def score2(p: np.ndarray, a: int, b: int, c: int) -> int:
+    """Twice the best single-suit sum of three cards (three of a kind per the rules)."""
+    va, vb, vc = value(a), value(b), value(c)
+    sa, sb, sc = a // 13, b // 13, c // 13
+    best = max(va + (vb if sb == sa else 0) + (vc if sc == sa else 0),
+               vb + (va if sa == sb else 0) + (vc if sc == sb else 0),
+               vc + (va if sa == sc else 0) + (vb if sb == sc else 0))
+    best *= 2
+    if p[P_TOK2] and a % 13 == b % 13 and b % 13 == c % 13:
+        best = max(best, p[P_TOK2])
+    return best
+
+
+@njit
+def hand_key(p: np.ndarray, a: int, b: int, c: int) -> int:
+    """Greedy's preference among hands: score, then total card value."""
+    return score2(p, a, b, c) * 64 + value(a) + value(b) + value(c)
+
+
+@njit
+def _order_key(a: int, b: int, c: int) -> int:
+    """Canonical sort key of card ``a`` in the hand {a, b, c}: its suit group's sum, then its
+    value, then its number."""
+    group = value(a) + (value(b) if b // 13 == a // 13 else 0) + (value(c) if c // 13 == a // 13 else 0)
+    return (group * 16 + value(a)) * 64 + a
+
+
+@njit
+def _set_hand(s: np.ndarray, seat: int, a: int, b: int, c: int) -> None:
+    """Store a hand in canonical order: strongest suit group, then value, then card, descending."""
+    ka, kb, kc = _order_key(a, b, c), _order_key(b, a, c), _order_key(c, a, b)
+    if ka < kb:
+        a, b, ka, kb = b, a, kb, ka
+    if kb < kc:
+        b, c, kb, kc = c, b, kc, kb
+    if ka < kb:
+        a, b = b, a
+    at = HANDS + 3 * seat
+    s[at], s[at + 1], s[at + 2] = a, b, c
+
+
+@njit
+def _hand_score2(p: np.ndarray, s: np.ndarray, seat: int) -> int:
+    at = HANDS + 3 * seat
+    return score2(p, s[at], s[at + 1], s[at + 2])
+
+
+@njit
+def _hand_bits(s: np.ndarray, seat: int) -> int:
+    at = HANDS + 3 * seat
+    return bit(s[at]) | bit(s[at + 1]) | bit(s[at + 2])
+
+
+@njit
+def _swap(p: np.ndarray, s: np.ndarray, seat: int, x: int) -> tuple[int, int]:
+    """Best (score, total) key over the three hands with card ``x`` in place of one position,
+    and that position (later positions win ties), as the engine's swap table."""
+    at = HANDS + 3 * seat
+    best_key, best_pos = -1, 0
+    for q in range(3):
+        u, v = s[at + (q + 1) % 3], s[at + (q + 2) % 3]
+        key = hand_key(p, u, v, x)
+        if key >= best_key:
+            best_key, best_pos = key, q
+    return best_key, best_pos
+
+
+@njit
+def _replaced_score2(p: np.ndarray, s: np.ndarray, seat: int, q: int, x: int) -> int:
+    """Doubled score of the hand with card ``x`` in place of canonical position ``q``."""
+    at = HANDS + 3 * seat
+    return score2(p, s[at + (q + 1) % 3], s[at + (q + 2) % 3], x)
+
+
+@njit
+def _popcount(x: int) -> int:
+    count = 0
+    while x:
+        x &= x - 1
+        count += 1
+    return count
+
+
+@njit
+def _value_sums(bits: int, out: np.ndarray) -> None:
+    """Per-suit sums of the values of the cards in ``bits``."""
+    out[:] = 0
+    for card in range(52):
+        if (bits >> card) & 1:
+            out[card // 13] += value(card)
+
+
+# ---- seats ---------------------------------------------------------------------------------
+
+@njit
+def _count(alive: int) -> int:
+    return _popcount(alive)
+
+
+@njit
+def _next(p: np.ndarray, alive: int, seat: int) -> int:
+    """The next live seat clockwise after ``seat`` (``seat`` itself when none)."""
+    S = p[P_PLAYERS]
+    for k in range(1, S + 1):
+        other = (seat + k) % S
+        if (alive >> other) & 1:
+            return other
+    return seat
+
+
+@njit
+def _previous(p: np.ndarray, alive: int, seat: int) -> int:
+    """The live seat before ``seat`` (counter-clockwise; ``seat`` itself when none)."""
+    S = p[P_PLAYERS]
+    for k in range(1, S):
+        other = (seat - k) % S
+        if (alive >> other) & 1:
+            return other
+    return seat
+
+
+# ---- rounds --------------------------------------------------------------------------------
+
+@njit
+def reset(p: np.ndarray, s: np.ndarray, deal: np.ndarray) -> None:
+    """Start a game: full lives, seat 0 first, the first round dealt from ``deal``."""
+    s[:] = 0
+    S = p[P_PLAYERS]
+    for i in range(deal_size(p)):
+        s[DEAL + i] = deal[i]
+    for seat in range(S):
+        s[LIVES + seat] = p[P_LIVES]
+    s[ALIVE] = (1 << S) - 1
+    s[END_KIND] = -1
+    _deal_round(p, s)
+
+
+@njit
+def _deal_round(p: np.ndarray, s: np.ndarray) -> None:
+    """Deal rounds until one has a turn to play (a dealt 31 ends its round at once) or the
+    game is over."""
+    while not s[DONE]:
+        if _deal(p, s):
+            return
+        _end_round(p, s)
+
+
+@njit
+def _deal(p: np.ndarray, s: np.ndarray) -> bool:
+    """Deal the next round (False when somebody was dealt 31: the round is over)."""
+    S = p[P_PLAYERS]
+    r = s[ROUNDS]
+    if r < _deal_rounds(p):
+        for i in range(52):
+            s[STOCK + i] = s[DEAL + 52 * r + i]
+    else:
+        _shuffle(s, STOCK)
+    alive, first = s[ALIVE], s[FIRST]
+    blitz = False
+    position = 0
+    for k in range(S):
+        seat = (first + k) % S
+        s[THROWN + seat] = 0
+        if (alive >> seat) & 1:
+            at = STOCK + 3 * position
+            _set_hand(s, seat, s[at], s[at + 1], s[at + 2])
+            blitz |= _hand_score2(p, s, seat) == BLITZ2
+            position += 1
+    top = s[STOCK + 3 * position]
+    s[PILE] = top
+    s[PLEN] = 1
+    s[PTR] = 3 * position + 1
+    s[PILE_BITS] = bit(top)
+    s[PUBLIC] = bit(top)
+    s[MOVER] = first
+    s[KNOCKER] = -1
+    s[LIMIT] = p[P_MAX_TURNS]
+    s[KNOCK_END] = p[P_MAX_TURNS] + 1
+    s[TURN_NO] = 0
+    s[PHASE] = TURN
+    s[DRAWN] = -1
+    s[FROM_DISCARD] = 0
+    if blitz:
+        s[END_KIND] = DEAL31
+        return False
+    return True
+
+
+@njit
+def _end_round(p: np.ndarray, s: np.ndarray) -> None:
+    """Score the finished round (kind in ``s[END_KIND]``): lives lost, eliminations, the end
+    of the game, the next first player."""
+    S = p[P_PLAYERS]
+    alive = s[ALIVE]
+    kind = s[END_KIND]
+    low = 1 << 20
+    n_alive, n_lowest = 0, 0
+    for seat in range(S):
+        if (alive >> seat) & 1:
+            n_alive += 1
+            low = min(low, _hand_score2(p, s, seat))
+    for seat in range(S):
+        if (alive >> seat) & 1 and _hand_score2(p, s, seat) == low:
+            n_lowest += 1
+    new_alive = 0
+    for seat in range(S):
+        lost = 0
+        if (alive >> seat) & 1:
+            own = _hand_score2(p, s, seat)
+            if kind == DEAL31 or kind == BLITZ:
+                lost = 1 if own != BLITZ2 else 0
+            elif own == low and n_lowest != n_alive:
+                lost = 2 if s[KNOCKER] == seat else 1
+        s[LIVES + seat] = max(s[LIVES + seat] - lost, 0)
+        if s[LIVES + seat] > 0:
+            new_alive |= 1 << seat
+    s[ALIVE] = new_alive
+    s[ROUNDS] += 1
+    s[TURNS_BEFORE] += s[TURN_NO]
+    s[DONE] = 1 if (_count(new_alive) <= 1 or s[ROUNDS] >= p[P_MAX_ROUNDS]) else 0
+    s[FIRST] = _next(p, new_alive, s[FIRST])
+
+
+# ---- play ----------------------------------------------------------------------------------
+
+@njit
+def to_move(p: np.ndarray, s: np.ndarray) -> int:
+    return -1 if s[DONE] else s[MOVER]
+
+
+@njit
+def _turn_pile_over(s: np.ndarray) -> None:
+    """The stock is empty: all of the pile but its top becomes the stock, oldest first."""
+    k = s[PLEN] - 1
+    moved = 0
+    for j in range(k):
+        card = s[PILE + j]
+        s[STOCK + 52 - k + j] = card
+        moved |= bit(card)
+    s[PTR] = 52 - k
+    s[PILE] = s[PILE + k]
+    s[PLEN] = 1
+    s[PILE_BITS] &= ~moved
+    s[PUBLIC] &= ~moved
+
+
+@njit
+def _greedy_discard(p: np.ndarray, s: np.ndarray, seat: int) -> int:
+    """The position greedy throws (3 = the drawn card): the best swap unless keeping the hand
+    is at least as good (stock draws only)."""
+    best_key, best_pos = _swap(p, s, seat, s[DRAWN])
+    at = HANDS + 3 * seat
+    if s[FROM_DISCARD] or best_key > hand_key(p, s[at], s[at + 1], s[at + 2]):
+        return best_pos
+    return 3
+
+
+@njit
+def step(p: np.ndarray, s: np.ndarray, action: int) -> None:
+    """The seat to move plays ``action`` (a turn decision or, after a draw, a discard)."""
+    seat = s[MOVER]
+    if s[PHASE] == TURN:
+        if action == KNOCK:
+            s[KNOCKER] = seat
+            s[KNOCK_END] = s[TURN_NO] + _count(s[ALIVE])
+            s[LIMIT] = min(s[LIMIT], s[KNOCK_END])
+            ended = False
+            if p[P_GUN] and s[TURN_NO] == 0:
+                s[END_KIND] = GUN
+                ended = True
+            _finish_turn(p, s, seat, ended)
+            return
+        from_discard = action == DRAW_DISCARD
+        if not from_discard and s[PTR] >= 52:
+            _turn_pile_over(s)
+        if from_discard:
+            drawn = s[PILE + s[PLEN] - 1]
+            s[PLEN] -= 1
+            s[PILE_BITS] &= ~bit(drawn)
+        else:
+            drawn = s[STOCK + s[PTR]]
+            s[PTR] += 1
+        s[DRAWN] = drawn
+        s[FROM_DISCARD] = 1 if from_discard else 0
+        s[PHASE] = DISCARD
+        return
+    if action == DISCARD_GREEDY:
+        action = DISCARD_0 + _greedy_discard(p, s, seat)
+    drawn = s[DRAWN]
+    at = HANDS + 3 * seat
+    if action == DISCARD_DRAWN:
+        thrown = drawn
+    else:
+        q = min(action, DISCARD_2) - DISCARD_0
+        thrown = s[at + q]
+        _set_hand(s, seat, s[at + (q + 1) % 3], s[at + (q + 2) % 3], drawn)
+    s[PILE + s[PLEN]] = thrown
+    s[PLEN] += 1
+    s[PILE_BITS] |= bit(thrown)
+    s[PUBLIC] |= bit(thrown)
+    s[THROWN + seat] |= bit(thrown)
+    s[DRAWN] = -1
+    s[FROM_DISCARD] = 0
+    s[PHASE] = TURN
+    ended = _hand_score2(p, s, seat) == BLITZ2
+    if ended:
+        s[END_KIND] = BLITZ
+    _finish_turn(p, s, seat, ended)
+
+
+@njit
+def _finish_turn(p: np.ndarray, s: np.ndarray, seat: int, ended: bool) -> None:
+    """Count the turn, close the round at its limit, pass the turn; a finished round is
+    scored and the next one dealt."""
+    s[TURN_NO] += 1
+    if not ended and s[TURN_NO] >= s[LIMIT]:
+        s[END_KIND] = KNOCKED if s[KNOCK_END] <= p[P_MAX_TURNS] else CAP
+        ended = True
+    if ended:
+        _end_round(p, s)
+        _deal_round(p, s)
+    else:
+        s[MOVER] = _next(p, s[ALIVE], seat)
+
+
+# ---- observations --------------------------------------------------------------------------
+
+@njit
+def _score_bucket(score: int) -> int:
+    """Buckets of doubled scores: <=16, 17-19, 20-22, 23-25, 26-27, 28, 29, 30+."""
+    edges = (34, 40, 46, 52, 56, 58, 60)
+    bucket = 0
+    for e in edges:
+        if score >= e:
+            bucket += 1
+    return bucket
+
+
+@njit
+def _gain_bucket(gain2: int) -> int:
+    """Buckets of gains in whole points (doubled ``gain2`` floored): <=0, 1-4, 5-9, 10+."""
+    gain = gain2 // 2
+    return (gain >= 1) + (gain >= 5) + (gain >= 10)
+
+
+@njit
+def _top(s: np.ndarray) -> int:
+    """The face-up discard (-1 when taking it emptied the pile)."""
+    return s[PILE + s[PLEN] - 1] if s[PLEN] > 0 else -1
+
+
+@njit
+def _unseen(p: np.ndarray, s: np.ndarray, seat: int) -> int:
+    """Cards ``seat`` cannot locate: not in its hand, the pile or a hand seen receiving them."""
+    pile_bits = s[PILE_BITS]
+    if s[PHASE] == DISCARD:
+        pile_bits &= ~bit(s[DRAWN])
+    u = ~(pile_bits | _hand_bits(s, seat)) & ALL_CARDS
+    for other in range(p[P_PLAYERS]):
+        if other != seat and (s[ALIVE] >> other) & 1:
+            u &= ~(_hand_bits(s, other) & s[PUBLIC])
+    return u
+
+
+@njit
+def _expected_sum(p: np.ndarray, s: np.ndarray, seat: int) -> tuple[int, int]:
+    """Sum over the unseen cards of the doubled score after drawing each (best three of four),
+    and their number."""
+    u = _unseen(p, s, seat)
+    own = _hand_score2(p, s, seat)
+    total, count = 0, 0
+    for x in range(52):
+        if (u >> x) & 1:
+            total += max(_swap(p, s, seat, x)[0] >> 6, own)
+            count += 1
+    return total, count
+
+
+@njit
+def _option2(p: np.ndarray, s: np.ndarray, seat: int) -> int:
+    """Turn decision: doubled score after taking the face-up discard; discard decision:
+    doubled score after greedy's discard."""
+    if s[PHASE] == TURN:
+        return _swap(p, s, seat, _top(s))[0] >> 6
+    greedy = _greedy_discard(p, s, seat)
+    if greedy < 3:
+        return _swap(p, s, seat, s[DRAWN])[0] >> 6
+    return _hand_score2(p, s, seat)
+
+
+@njit
+def _greedy_turn(p: np.ndarray, s: np.ndarray, seat: int) -> int:
+    """Greedy's turn decision: the face-up card when it beats both the hand and the mean of a
+    stock draw."""
+    if s[PHASE] != TURN:
+        return DRAW_DECK
+    option = _option2(p, s, seat)
+    if option > _hand_score2(p, s, seat):
+        total, count = _expected_sum(p, s, seat)
+        if option * count > total:
+            return DRAW_DISCARD
+    return DRAW_DECK
+
+
+@njit
+def _turn_bucket(p: np.ndarray, s: np.ndarray) -> int:
+    turn = s[TURN_NO]
+    lap = _count(s[ALIVE])
+    if turn == 0:
+        return 0
+    if turn < 2 * lap:
+        return 1
+    if turn < 4 * lap:
+        return 2
+    return 3
+
+
+@njit
+def _opp_lives(p: np.ndarray, s: np.ndarray, seat: int) -> int:
+    """The fewest lives among the other live players."""
+    L = p[P_LIVES]
+    low = L + 1
+    for other in range(p[P_PLAYERS]):
+        if other != seat and s[LIVES + other] > 0:
+            low = min(low, s[LIVES + other])
+    return min(low, L)
+
+
+@njit
+def encoding(p: np.ndarray, s: np.ndarray, seat: int, which: int) -> int:
+    """``phase, knocked, score_bucket, gain_bucket, turn_bucket, greedy_discard, greedy_turn``."""
+    if which == 0:
+        return s[PHASE]
+    if which == 1:
+        return 1 if s[KNOCKER] >= 0 else 0
+    own = _hand_score2(p, s, seat)
+    if which == 2:
+        return _score_bucket(own)
+    if which == 3:
+        option = _option2(p, s, seat)
+        if s[PHASE] == TURN:
+            return _gain_bucket(max(option - own, -BLITZ2))
+        return _gain_bucket(option - own)
+    if which == 4:
+        return _turn_bucket(p, s)
+    if which == 5:
+        return _greedy_discard(p, s, seat) if s[PHASE] == DISCARD else 0
+    return _greedy_turn(p, s, seat)
+
+
+@njit
+def observe_index(p: np.ndarray, s: np.ndarray, seat: int) -> int:
+    """The engine's tabular abstraction (see ``ThirtyOne.state_label``)."""
+    L = p[P_LIVES]
+    knocked = encoding(p, s, seat, 1)
+    gain = encoding(p, s, seat, 3)
+    if s[PHASE] == TURN:
+        sb = _score_bucket(_hand_score2(p, s, seat))
+        lives = (s[LIVES + seat] - 1) * L + _opp_lives(p, s, seat) - 1
+        return (((sb * N_GAIN + gain) * N_TURN + _turn_bucket(p, s)) * (L * L) + lives) * 2 + knocked
+    greedy = _greedy_discard(p, s, seat)
+    code = ((s[FROM_DISCARD] * 4 + greedy) * N_SCORE + _score_bucket(_option2(p, s, seat))) * N_GAIN
+    return _n_turn_states(p) + (code + gain) * 2 + knocked
+
+
+@njit
+def legal(p: np.ndarray, s: np.ndarray, seat: int, mask: np.ndarray) -> None:
+    """Turn decision: draw either way, knock unless someone has; discard decision: greedy's
+    card, a hand position, or the drawn card unless it came from the pile."""
+    mask[:] = False
+    if s[PHASE] == TURN:
+        mask[DRAW_DECK] = mask[DRAW_DISCARD] = True
+        mask[KNOCK] = s[KNOCKER] < 0
+    else:
+        for a in range(DISCARD_GREEDY, DISCARD_2 + 1):
+            mask[a] = True
+        mask[DISCARD_DRAWN] = not s[FROM_DISCARD]
+
+
+@njit
+def _suit_slot(out: np.ndarray, at: int, card: int) -> None:
+    """value / 11 of ``card`` in its suit's slot of ``out[at : at + 4]`` (zeros for no card)."""
+    for k in range(4):
+        out[at + k] = 0.0
+    if card >= 0:
+        out[at + card // 13] = value(card) / 11.0
+
+
+@njit
+def _suit_sums(out: np.ndarray, at: int, bits: int, scale: float) -> None:
+    sums = np.zeros(4, dtype=np.int64)
+    _value_sums(bits, sums)
+    for k in range(4):
+        out[at + k] = sums[k] / scale
+
+
+@njit
+def features(p: np.ndarray, s: np.ndarray, seat: int, out: np.ndarray) -> None:
+    """The engine's feature vector (``FEATURE_NAMES`` / ``FEATURE_DOC`` of the game)."""
+    phase = s[PHASE]
+    hand = HANDS + 3 * seat
+    for q in range(3):
+        _suit_slot(out, 4 * q, s[hand + q])
+    top = _top(s)
+    drawn = s[DRAWN] if phase == DISCARD else -1
+    _suit_slot(out, 12, top)
+    _suit_slot(out, 16, drawn)
+    own = _hand_score2(p, s, seat)
+    out[20] = float(phase)
+    out[21] = float(s[FROM_DISCARD]) if phase == DISCARD else 0.0
+    out[22] = own / BLITZ2
+    out[23] = _option2(p, s, seat) / BLITZ2
+    total, count = _expected_sum(p, s, seat)
+    out[24] = (total / max(count, 1)) / BLITZ2
+    candidate = top if phase == TURN else drawn
+    for q in range(3):
+        out[25 + q] = (_replaced_score2(p, s, seat, q, candidate) if candidate >= 0 else own) / BLITZ2
+    choice = _greedy_turn(p, s, seat) if phase == TURN else _greedy_discard(p, s, seat)
+    for k in range(4):
+        out[28 + k] = 1.0 if choice == k else 0.0
+    pile_bits = s[PILE_BITS]
+    if phase == DISCARD:
+        pile_bits &= ~bit(drawn)
+    for k in range(4):
+        out[32 + k] = _popcount(pile_bits & (((1 << 13) - 1) << (13 * k))) / 13.0
+    _suit_sums(out, 36, _unseen(p, s, seat), SUIT_VALUE_TOTAL)
+    alive = s[ALIVE]
+    at = 40
+    for neighbour in (_next(p, alive, seat), _previous(p, alive, seat)):
+        other = neighbour != seat
+        known = _hand_bits(s, neighbour) & s[PUBLIC] if other else 0
+        _suit_sums(out, at, known, 31.0)
+        _suit_sums(out, at + 8, s[THROWN + neighbour] if other else 0, SUIT_VALUE_TOTAL)
+        at += 4
+    turn = s[TURN_NO]
+    out[56] = 1.0 if turn == 0 else 0.0
+    out[57] = 1.0 if s[KNOCKER] >= 0 else 0.0
+    out[58] = min(turn / p[P_MAX_TURNS], 1.0)
+    out[59] = s[LIVES + seat] / p[P_LIVES]
+    out[60] = _opp_lives(p, s, seat) / p[P_LIVES]
+    out[61] = (_count(alive) - 1) / (p[P_PLAYERS] - 1)
+    out[62] = (52 - s[PTR]) / 52.0
+
+
+# ---- results -------------------------------------------------------------------------------
+
+@njit
+def scores(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
+    """The lives of every seat."""
+    for seat in range(p[P_PLAYERS]):
+        out[seat] = s[LIVES + seat]
+
+
+@njit
+def rewards(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
+    """+1 for the sole seat with the most lives, 0 for a shared first place, -1 otherwise."""
+    S = p[P_PLAYERS]
+    best, n_best = -1, 0
+    for seat in range(S):
+        if s[LIVES + seat] > best:
+            best, n_best = s[LIVES + seat], 1
+        elif s[LIVES + seat] == best:
+            n_best += 1
+    for seat in range(S):
+        if s[LIVES + seat] == best:
+            out[seat] = 1.0 if n_best == 1 else 0.0
+        else:
+            out[seat] = -1.0
+
+
+@njit
+def builtin_action(p: np.ndarray, s: np.ndarray, seat: int, code: int) -> int:
+    """``random`` (uniform among the legal actions), ``greedy``, ``greedy-knock`` (greedy that
+    knocks, when it may, with a hand of 30 or more)."""
+    if code == RANDOM:
+        mask = np.zeros(N_ACTIONS, dtype=np.bool_)
+        legal(p, s, seat, mask)
+        pick = np.random.randint(0, mask.sum())
+        for a in range(N_ACTIONS):
+            if mask[a]:
+                if pick == 0:
+                    return a
+                pick -= 1
+    if s[PHASE] == DISCARD:
+        return DISCARD_GREEDY
+    if code == GREEDY_KNOCK and s[KNOCKER] < 0 and _hand_score2(p, s, seat) >= GREEDY_KNOCK2:
+        return KNOCK
+    return _greedy_turn(p, s, seat)
+
+
+# ---- round-level reward ---------------------------------------------------------------------
+
+@njit
+def lives_code(p: np.ndarray, s: np.ndarray) -> int:
+    """The lives of every seat as one number in base ``lives + 1``, seat 0 the lowest digit:
+    the row of :func:`potential_table`."""
+    code = 0
+    for seat in range(p[P_PLAYERS] - 1, -1, -1):
+        code = code * (p[P_LIVES] + 1) + s[LIVES + seat]
+    return code
+
+
+@njit
+def potential(p: np.ndarray, s: np.ndarray, seat: int, table: np.ndarray) -> float:
+    """``seat``'s lives potential now, ``table[lives_code(p, s), seat]`` with ``table =
+    potential_table(config)`` (:mod:`games.thirtyone.potential`).
+
+    The round-level reward of a decision is the change of the potential until the seat's
+    next decision (or the end of the game): lives change only when a round ends, so it is
+    zero inside a round and ``V(after) - V(before)`` across a round's end, and summed over a
+    game it telescopes to ``V(final lives) - V(start)`` - the game result up to a constant.
+    """
+    return table[lives_code(p, s), seat]
+
+
+def potential_table(config: Any) -> np.ndarray:
+    """``V`` of every lives vector (rows: :func:`lives_code`) for every seat (columns)."""
+    from games.thirtyone.potential import potential_table as table
+
+    return table(config.players, config.lives)
