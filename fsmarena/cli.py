@@ -75,10 +75,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     protect_workers()
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main_thread else None
+    code = EXIT_USAGE
     try:
-        return _main(argv)
+        code = _main(argv)
+        return code
     finally:
-        release_all()  # output folders are locked for the life of one run
+        release_all(failed=code != 0)  # locked for one run; a failed run that wrote nothing leaves nothing
         if in_main_thread:
             signal.signal(signal.SIGTERM, previous)
 

@@ -15,6 +15,7 @@ A command that writes a folder (``evolve``, ``train``, ``tournament``, ``study``
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
@@ -33,8 +34,8 @@ SIGNATURES = {"evolve": ("checkpoint.json", "population.json"), "train": ("check
 #: the atomic writer's temporary names (see :func:`fsmarena.fileio.atomic_path`)
 TEMP_NAME = re.compile(r"^\..+\.tmp-[a-z0-9_]{8}(\.[A-Za-z0-9]+)?$")
 
-#: lock file descriptors held by this process, by resolved folder
-_held: dict[Path, int] = {}
+#: folders held by this process, by resolved path: (lock descriptor, what this run created)
+_held: dict[Path, tuple[int, list[Path]]] = {}
 
 
 def claim_folder(path: str | os.PathLike, kind: str) -> Path:
@@ -49,6 +50,7 @@ def claim_folder(path: str | os.PathLike, kind: str) -> Path:
         raise FsmarenaError(f"output path {out} is not a folder")
     if out.is_dir():
         _check_kind(out, kind)
+    created = [] if out.exists() else [out]
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -57,7 +59,8 @@ def claim_folder(path: str | os.PathLike, kind: str) -> Path:
         raise FsmarenaError(f"output folder {out} is not writable")
     key = out.resolve()
     if key not in _held:
-        _held[key] = _lock(out)
+        created += [path for path in (out / LOCK, out / KIND_FILE) if not path.exists()]
+        _held[key] = (_lock(out), created)
         _write_kind(out, kind)
         remove_stale_temp_files(out)
     return out
@@ -97,9 +100,18 @@ def remove_stale_temp_files(out: Path) -> int:
     return removed
 
 
-def release_all() -> None:
-    """Release every folder this process holds (tests; the kernel does it at exit)."""
-    for fd in _held.values():
+def release_all(failed: bool = False) -> None:
+    """Release every folder this process holds (the kernel would do it at exit).
+
+    ``failed``: the run ended with an error; the control files it created are removed, and
+    the folder too if it created it and nothing else was written, so a refused run leaves
+    nothing behind (outputs it did write keep identifying the folder's kind, see SIGNATURES).
+    """
+    for key, (fd, created) in list(_held.items()):
+        if failed:
+            for path in reversed(created):
+                with contextlib.suppress(OSError):
+                    path.rmdir() if path.is_dir() else path.unlink()  # rmdir only if empty
         os.close(fd)
     _held.clear()
 
@@ -125,8 +137,10 @@ def _lock(out: Path) -> int:
         if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
             raise FsmarenaError(f"{out} is in use by another fsmarena run (pid {holder})") from None
         raise FsmarenaError(f"cannot lock output folder {out}: {exc.strerror or exc}") from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+    stamp = f"{os.getpid()}\n".encode("ascii")
+    if os.pread(fd, 64, 0) != stamp:  # unchanged (same mtime) when this process held it before
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, stamp, 0)
     return fd
 
 

@@ -214,7 +214,8 @@ def test_evolve_writes_its_files_and_json_summary(capsys, tmp_path):
     assert code == 0, err
     summary = json.loads(out)
     assert summary["games"] == 3 * 6 * 5 * 4 and summary["generations"] == 3
-    assert {p.name for p in tmp_path.iterdir()} == {"best.json", "logbook.csv", "population.json", "checkpoint.json"}
+    outputs = {p.name for p in tmp_path.iterdir() if not p.name.startswith(".fsmarena")}  # lock and kind files
+    assert outputs == {"best.json", "logbook.csv", "population.json", "checkpoint.json"}
     table = rows(tmp_path / "logbook.csv")
     assert [int(r["games"]) for r in table] == [120, 240, 360]
     assert table[-1]["vs_random"] != "" and float(table[-1]["vs_random"]) == summary["champion_vs_random"]

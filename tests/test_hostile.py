@@ -475,6 +475,20 @@ def test_a_failed_tournament_rerun_leaves_no_mix_of_old_and_new_tables(tmp_path,
             assert b",30," in tables[name] or name == "matrix.csv"
 
 
+def test_a_run_refused_after_claiming_its_folder_leaves_nothing_behind(tmp_path, capsys):
+    """evolve checks its panel after claiming the folder: the refusal removes what the claim made."""
+    out = tmp_path / "new"
+    code, _, err = run_cli(capsys, *EVOLVE_BASE, "--protocol", "panel", "--panel", "nobody", "--out", out)
+    assert_one_clear_line(code, err)
+    assert not out.exists()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("x")
+    code, _, err = run_cli(capsys, "study", "vautour", "--scale", "test", "--out", mine)
+    assert_one_clear_line(code, err)
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+
+
 def test_claiming_is_idempotent_within_a_run_and_released_after(tmp_path):
     out = claim_folder(tmp_path / "x", "train")
     assert claim_folder(out, "train") == out
