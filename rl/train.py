@@ -4,7 +4,19 @@
 opponent, e.g. an evolved champion); ``fsmarena train`` is a thin wrapper around it.
 
 Sample-based algorithms (Monte Carlo, SARSA, Q-learning, expected SARSA) play ``episodes``
-training games in batches of ``batch`` games with the batched engine.  Batch boundaries also
+training games.  ``batch = 1`` (the default for every game with a single-game kernel) is the
+textbook *sequential* algorithm: :mod:`rl.sequential` plays one game at a time in compiled
+code and updates after every decision (TD) or every game (Monte Carlo), against a compiled
+opponent (:mod:`rl.compiled_players`).  ``batch = K > 1`` is a *different algorithm*, the
+batched one: K games are played with the batched engine by a policy frozen for the batch
+(Monte Carlo) or updated step-major across the K games (TD), see :mod:`rl.learners`.
+
+Sequential runs are cut into chunks at every evaluation point, every self-play refresh and
+every :data:`CHUNK` games; each chunk reseeds the compiled random stream from the run's seed
+and the number of games done (:func:`chunk_seed`), so a checkpoint (written only at chunk
+ends) resumes exactly and nothing depends on timing or on ``jobs``.
+
+In the batched algorithm, batches are of ``batch`` games with the batched engine.  Batch boundaries also
 fall on every multiple of ``eval_every`` (a learning-curve point) and of ``self_play_every``
 (the frozen self-play copy is refreshed), so the schedule depends only on the settings.  In a
 batch the learner takes seat ``g mod n_seats`` in training game ``g`` (``learner_seat =
@@ -45,6 +57,7 @@ from fsmarena.parallel import check_jobs, seed_sequence
 from games.arena import play_games
 from games.base import Game, config_to_dict
 from games.capabilities import ExactModel
+from games.kernel import has_kernel, kernel_of, params_of
 from games.registry import entry, resolve
 from games.match import play_match
 from games.players import Player, RandomPlayer, TablePolicy, player_to_json, save_player
@@ -73,8 +86,12 @@ DEFAULTS = {
     "td": {"epsilon": 0.2, "epsilon_final": 0.0, "epsilon_schedule": "linear", "explore_steps": 0,
            "alpha": 0.001},
 }
-#: defaults common to every family
-SHARED_DEFAULTS = {"batch": 10_000}
+#: defaults common to every family: the sequential algorithm (``batch`` 1) when the game has a
+#: kernel; :data:`BATCH_WITHOUT_KERNEL` games per batch otherwise
+SHARED_DEFAULTS = {"batch": 1}
+BATCH_WITHOUT_KERNEL = 10_000
+#: sequential runs reseed their compiled stream at least every CHUNK games (see the module doc)
+CHUNK = 50_000
 #: settings a game may tune through ``Game.train_defaults = {family: {key: value}}``
 GAME_DEFAULT_KEYS = ("batch", "epsilon", "epsilon_final", "epsilon_schedule", "alpha", "explore_steps")
 
@@ -139,6 +156,8 @@ class TrainConfig:
         family = "td" if self.algo in TEMPORAL_DIFFERENCE else (
             "mc-constant-alpha" if self.algo == "mc-constant-alpha" else "mc")
         defaults = {**SHARED_DEFAULTS, **DEFAULTS[family], **game_defaults(game, family)}
+        if game is not None and defaults["batch"] == 1 and not has_kernel(game):
+            defaults["batch"] = BATCH_WITHOUT_KERNEL
         batch = defaults["batch"] if self.batch is None else self.batch
         _positive("--batch", batch)
         epsilon = defaults["epsilon"] if self.epsilon is None else self.epsilon
@@ -349,6 +368,8 @@ def prepare(game: Game, config: TrainConfig, seed: int = 0, opponent: Player | N
         if opponent is None and not config.self_play_every:
             opponent = RandomPlayer()
         panel = list(panel) if panel else [RandomPlayer()]
+    if config.sample_based and config.batch == 1:
+        _compiled_opponent(game, opponent, config)
     if out is not None and config.sample_based:
         path = Path(out) / ckpt.FILENAME
         if resume and not path.exists():
@@ -373,7 +394,10 @@ def train(game: Game, config: TrainConfig, seed: int = 0, opponent: Player | Non
     config, seed = setup.config, setup.seed
     label = label or f"{config.algo} {game.name} seed {seed}"
     out_dir = Path(out) if out is not None else None
-    if config.sample_based:
+    if config.sample_based and config.batch == 1:
+        result = _train_sequential(game, config, seed, setup.opponent, setup.panel, jobs, out_dir, resume,
+                                   checkpoint_seconds, label)
+    elif config.sample_based:
         result = _train_sampled(game, config, seed, setup.opponent, setup.panel, jobs, out_dir, resume,
                                 checkpoint_seconds, label)
     else:
@@ -390,58 +414,159 @@ def _fingerprint(game: Game, config: TrainConfig, seed: int, opponent: Player | 
             "panel": [describe_player(p, game) for p in panel]}
 
 
-def _train_sampled(game, config, seed, opponent, panel, jobs, out_dir, resume, checkpoint_seconds, label):
-    start_time = time.perf_counter()
-    learner = make_learner(game, config, label)
-    schedule = config.schedule()
-    rng, eval_seed = streams(seed)
-    mdp = game_model(game)
-    fingerprint = _fingerprint(game, config, seed, opponent, panel)
-    total, eval_every, refresh = config.episodes, config.eval_every, config.self_play_every
-    done, curve, frozen, elapsed_before = 0, [], None, 0.0
-    path = out_dir / ckpt.FILENAME if out_dir is not None else None
-    if resume:
-        if path is None:
+def _compiled_opponent(game: Game, opponent: Player | None, config: TrainConfig) -> Any:
+    """The opponent as compiled arrays (self-play: the frozen greedy table); FsmarenaError
+    naming the player when it cannot be compiled, or the game when it has no kernel."""
+    from rl.compiled_players import compile_player, self_play
+
+    kernel_of(game)
+    if config.self_play_every:
+        return self_play()
+    return compile_player(opponent if opponent is not None else RandomPlayer(), game)
+
+
+def chunk_seed(seed: int, done: int) -> int:
+    """The 32-bit seed of the compiled stream for the sequential chunk starting at game ``done``."""
+    train_seed = seed_sequence(seed).spawn(2)[0]
+    child = np.random.SeedSequence(train_seed.entropy, spawn_key=(*train_seed.spawn_key, int(done)))
+    return int(child.generate_state(1, np.uint32)[0])
+
+
+def _sequential_settings(config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
+    """The int and float settings arrays of :func:`rl.sequential.make_runner`."""
+    from rl import sequential as seq
+
+    alpha = parse_alpha(config.alpha)
+    seat = -1 if config.learner_seat == "alternate" else int(config.learner_seat)
+    ints = np.array([seq.ALGORITHM_CODES[config.algo], config.explore_steps,
+                     seq.SCHEDULE_CODES[config.epsilon_schedule], seat, config.self_play_every or 0],
+                    dtype=np.int64)
+    floats = np.array([config.gamma, -1.0 if alpha is None else alpha, config.epsilon, config.epsilon_final,
+                       float(config.episodes)])
+    return ints, floats
+
+
+class _Run:
+    """The state a training run carries between chunks and into checkpoints."""
+
+    def __init__(self, game, config, seed, opponent, panel, jobs, out_dir, label):
+        self.game, self.config, self.seed, self.panel, self.jobs, self.label = game, config, seed, panel, jobs, label
+        self.learner = make_learner(game, config, label)
+        self.schedule = config.schedule()
+        self.rng, self.eval_seed = streams(seed)
+        self.mdp = game_model(game)
+        self.fingerprint = _fingerprint(game, config, seed, opponent, panel)
+        self.path = out_dir / ckpt.FILENAME if out_dir is not None else None
+        self.done, self.curve, self.elapsed_before = 0, [], 0.0
+        self.frozen: np.ndarray | None = None
+        self.start_time = time.perf_counter()
+
+    def resume(self) -> None:
+        if self.path is None:
             raise FsmarenaError("--resume needs an output folder holding a checkpoint")
-        meta, tables = ckpt.load_checkpoint(path, max_done=total)
-        saved, current = meta.get("fingerprint"), _jsonable(fingerprint)
+        meta, tables = ckpt.load_checkpoint(self.path, max_done=self.config.episodes)
+        saved, current = meta.get("fingerprint"), _jsonable(self.fingerprint)
         if saved != current:
-            raise FsmarenaError(f"checkpoint {path} was made with different settings: "
+            raise FsmarenaError(f"checkpoint {self.path} was made with different settings: "
                                 f"{_differences(saved, current)}")
-        learner.load_arrays(tables)
-        rng = ckpt.restore_rng(meta.get("rng"), f"checkpoint {path}")
-        done, curve = int(meta["done"]), list(meta["curve"])
-        elapsed_before = float(meta.get("seconds", 0.0))
+        self.learner.load_arrays(tables)
+        if self.config.batch != 1:
+            self.rng = ckpt.restore_rng(meta.get("rng"), f"checkpoint {self.path}")
+        self.done, self.curve = int(meta["done"]), list(meta["curve"])
+        self.elapsed_before = float(meta.get("seconds", 0.0))
         if "frozen" in tables:
-            frozen = TablePolicy(tables["frozen"], label="self (frozen)")
+            self.frozen = np.asarray(tables["frozen"], dtype=np.int64)
 
-    def evaluate_now() -> None:
-        table = learner.values.greedy_table()
-        rows = evaluate(game, TablePolicy(table, label=label), panel, config.eval_games, eval_seed, jobs,
-                        mdp, table)
-        eps = schedule.value(done, total)
+    def evaluate_now(self) -> None:
+        table = self.learner.values.greedy_table()
+        rows = evaluate(self.game, TablePolicy(table, label=self.label), self.panel, self.config.eval_games,
+                        self.eval_seed, self.jobs, self.mdp, table)
+        eps = self.schedule.value(self.done, self.config.episodes)
         for row in rows:
-            curve.append({"games": done, "iteration": "", **row, "epsilon": eps})
+            self.curve.append({"games": self.done, "iteration": "", **row, "epsilon": eps})
 
-    def save() -> None:
-        if path is None:
+    def save(self) -> None:
+        if self.path is None:
             return
-        tables = dict(learner.arrays())
-        if frozen is not None:
-            tables["frozen"] = frozen.table[0]
-        meta = {"fingerprint": fingerprint, "done": done, "rng": ckpt.rng_state(rng), "curve": curve,
-                "seconds": elapsed_before + time.perf_counter() - start_time}
-        ckpt.save_checkpoint(path, meta, tables)
+        tables = dict(self.learner.arrays())
+        if self.frozen is not None:
+            tables["frozen"] = self.frozen
+        rng = ckpt.rng_state(self.rng) if self.config.batch != 1 else {"sequential": "reseeded per chunk"}
+        meta = {"fingerprint": self.fingerprint, "done": self.done, "rng": rng, "curve": self.curve,
+                "seconds": self.elapsed_before + time.perf_counter() - self.start_time}
+        ckpt.save_checkpoint(self.path, meta, tables)
 
-    if done == 0 and not curve:
-        evaluate_now()
-        save()
+    def result(self) -> TrainResult:
+        seconds = self.elapsed_before + time.perf_counter() - self.start_time
+        table = self.learner.values.greedy_table()
+        values = self.learner.values
+        return TrainResult(TablePolicy(table, label=self.label), values.q.copy(), values.n.copy(), self.curve,
+                           self.done, seconds, self.config, exact_value(self.mdp, table, self.game),
+                           learner=self.learner)
+
+
+def _train_sequential(game, config, seed, opponent, panel, jobs, out_dir, resume, checkpoint_seconds, label):
+    """The textbook algorithm (``batch = 1``): compiled chunks of single games (module doc)."""
+    from games.kernel import seed as seed_compiled
+    from rl.sequential import make_runner
+
+    run = _Run(game, config, seed, opponent, panel, jobs, out_dir, label)
+    if resume:
+        run.resume()
+    compiled = _compiled_opponent(game, opponent, config)
+    kernel = kernel_of(game)
+    params = params_of(game)
+    runner = make_runner(kernel)
+    ints, floats = _sequential_settings(config)
+    values = run.learner.values
+    sums = getattr(run.learner, "sums", np.zeros((1, 1)))
+    frozen = run.frozen if run.frozen is not None else np.zeros(game.n_states, dtype=np.int64)
+    if config.self_play_every:
+        run.frozen = frozen  # the compiled loop refreshes it in place; checkpoints keep it
+    total, eval_every, refresh = config.episodes, config.eval_every, config.self_play_every
+    if run.done == 0 and not run.curve:
+        run.evaluate_now()
+        run.save()
     last_save = time.perf_counter()
     with progress.bar(total, f"train {config.algo}", unit="game") as bar:
-        bar.update(done)
-        while done < total:
+        bar.update(run.done)
+        while run.done < total:
+            k = _batch_plan(run.done, total, CHUNK, eval_every, refresh)
+            seed_compiled(chunk_seed(seed, run.done))
+            runner(params, values.q, values.n, sums, values.legal, frozen, run.done, k, ints, floats,
+                   compiled.ints, compiled.floats, compiled.int_start, compiled.float_start)
+            run.done += k
+            bar.update(k)
+            if run.done % eval_every == 0 or run.done == total:
+                run.evaluate_now()
+                run.save()
+                last_save = time.perf_counter()
+            elif time.perf_counter() - last_save >= checkpoint_seconds:
+                run.save()
+                last_save = time.perf_counter()
+    return run.result()
+
+
+def _train_sampled(game, config, seed, opponent, panel, jobs, out_dir, resume, checkpoint_seconds, label):
+    """The batched algorithm (``batch = K > 1``): the learner plays batches of K games with the
+    batched engine, one engine call per learner seat (module doc)."""
+    run = _Run(game, config, seed, opponent, panel, jobs, out_dir, label)
+    if resume:
+        run.resume()
+    learner, schedule = run.learner, run.schedule
+    total, eval_every, refresh = config.episodes, config.eval_every, config.self_play_every
+    frozen = None if run.frozen is None else TablePolicy(run.frozen, label="self (frozen)")
+    if run.done == 0 and not run.curve:
+        run.evaluate_now()
+        run.save()
+    last_save = time.perf_counter()
+    with progress.bar(total, f"train {config.algo}", unit="game") as bar:
+        bar.update(run.done)
+        while run.done < total:
+            done = run.done
             if refresh is not None and done % refresh == 0:
                 frozen = TablePolicy(learner.values.greedy_table(), label="self (frozen)")
+                run.frozen = frozen.table[0]
             k = _batch_plan(done, total, config.batch, eval_every, refresh)
             learner.epsilon = schedule.value(done, total)
             rival = frozen if refresh is not None else opponent
@@ -449,20 +574,17 @@ def _train_sampled(game, config, seed, opponent, panel, jobs, out_dir, resume, c
                 if count:
                     seats = [rival] * game.n_seats
                     seats[seat] = learner
-                    play_games(game, seats, count, rng)
-            done += k
+                    play_games(game, seats, count, run.rng)
+            run.done += k
             bar.update(k)
-            if done % eval_every == 0 or done == total:
-                evaluate_now()
-                save()
+            if run.done % eval_every == 0 or run.done == total:
+                run.evaluate_now()
+                run.save()
                 last_save = time.perf_counter()
             elif time.perf_counter() - last_save >= checkpoint_seconds:
-                save()
+                run.save()
                 last_save = time.perf_counter()
-    seconds = elapsed_before + time.perf_counter() - start_time
-    table = learner.values.greedy_table()
-    return TrainResult(TablePolicy(table, label=label), learner.values.q.copy(), learner.values.n.copy(), curve,
-                       done, seconds, config, exact_value(mdp, table, game), learner=learner)
+    return run.result()
 
 
 def _plan(game, config, seed, panel, jobs, label) -> TrainResult:

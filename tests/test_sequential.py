@@ -254,3 +254,86 @@ def test_a_mixture_is_a_pool_and_uncompilable_players_are_named():
         compile_player(Agent("mystery"), game)
     with pytest.raises(FsmarenaError, match="stack"):
         compile_player(TablePolicy(np.zeros((2, game.n_states), dtype=np.int64)), game)
+
+
+# ---- training runs (rl.train with batch = 1) ------------------------------------------------
+
+def test_the_sequential_algorithm_is_the_default_and_a_batch_is_asked_for():
+    from rl.train import TrainConfig
+
+    assert TrainConfig("mc", episodes=10).resolved(GAME).batch == 1
+    assert TrainConfig("q-learning", episodes=10, batch=500).resolved(GAME).batch == 500
+
+
+def test_train_equals_the_plain_loop_and_same_seed_same_result_for_any_jobs():
+    from rl.train import TrainConfig, chunk_seed, train
+
+    config = TrainConfig("mc", episodes=600, eval_every=600, eval_games=50_000)
+    one = train(GAME, config, seed=8, jobs=1)
+    two = train(GAME, config, seed=8, jobs=2)
+    assert np.array_equal(one.q, two.q) and one.curve == two.curve
+    q_ref, n_ref = reference(GAME, "mc", 600, chunk_seed(8, 0), explore=2, epsilon=0.0, alpha=-1.0)
+    assert np.array_equal(one.q, q_ref) and np.array_equal(one.counts, n_ref)
+
+
+def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, monkeypatch):
+    import rl.sequential as sequential_module
+    from rl.checkpoint import FILENAME, load_checkpoint
+    from rl.train import TrainConfig, train
+
+    config = TrainConfig("sarsa", episodes=3000, eval_every=1000, eval_games=200, epsilon=0.3,
+                         epsilon_schedule="linear", self_play_every=700)
+    whole = train(GAME, config, seed=2, out=tmp_path / "whole")
+    real = sequential_module.make_runner
+    calls = {"n": 0}
+
+    def interrupted(kernel):
+        runner = real(kernel)
+
+        def run(*args):
+            calls["n"] += 1
+            if calls["n"] == 4:  # chunks end at 700, 1000, 1400, 2000...: stopped after game 1400
+                raise KeyboardInterrupt
+            return runner(*args)
+        return run
+
+    monkeypatch.setattr(sequential_module, "make_runner", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train(GAME, config, seed=2, out=tmp_path / "cut", checkpoint_seconds=0.0)
+    assert load_checkpoint(tmp_path / "cut" / FILENAME)[0]["done"] == 1400
+    monkeypatch.setattr(sequential_module, "make_runner", real)
+    resumed = train(GAME, config, seed=2, out=tmp_path / "cut", resume=True)
+    assert np.array_equal(whole.q, resumed.q) and np.array_equal(whole.counts, resumed.counts)
+    assert [r["win"] for r in whole.curve] == [r["win"] for r in resumed.curve]
+    assert (tmp_path / "whole" / "curve.csv").read_text() == (tmp_path / "cut" / "curve.csv").read_text()
+
+
+def test_an_opponent_that_cannot_be_compiled_is_refused_before_anything_is_written(tmp_path):
+    from rl.train import TrainConfig, train
+
+    class Agent(Player):
+        kind = "neural-agent"
+
+        def act(self, obs, memory, rows, rng):
+            return np.zeros(obs.n, dtype=np.int64)
+
+    with pytest.raises(FsmarenaError, match="'net' .*cannot be compiled.*--batch K"):
+        train(GAME, TrainConfig("mc", episodes=100), opponent=Agent("net"), out=tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    result = train(GAME, TrainConfig("mc", episodes=100, batch=50, eval_games=50), opponent=Agent("net"))
+    assert result.games == 100
+
+
+def test_cli_batch_zero_and_a_game_without_kernel_are_one_line_exit_2(capsys, tmp_path):
+    from cli_helpers import run_cli
+    from games.registry import entries
+
+    code, _out, err = run_cli(capsys, "train", "dtd", "--algo", "mc", "--episodes", 10, "--batch", 0,
+                              "--out", tmp_path / "a")
+    assert code == 2 and err.count("\n") == 1 and not (tmp_path / "a").exists()
+    without = [e.name for e in entries() if not e.kernel]
+    if without:
+        code, _out, err = run_cli(capsys, "train", without[0], "--algo", "q-learning", "--episodes", 10,
+                                  "--batch", 1, "--out", tmp_path / "b")
+        assert code == 2 and "no single-game kernel" in err and err.count("\n") == 1
+        assert not (tmp_path / "b").exists()

@@ -71,8 +71,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--learner-seat", type=_seat,
                         help="'alternate' (default: seat = game number mod seats) or a fixed seat; 0 = thesis")
     parser.add_argument("--batch", type=positive_int, metavar="K",
-                        help="games per engine batch (1 = the sequential algorithm; default 10000 or the "
-                             "game's own)")
+                        help="1 (default for games with a compiled kernel) = the textbook sequential algorithm, "
+                             "updating after every decision/game; K > 1 = the batched algorithm, a different "
+                             "one: K games per engine call with the policy of the batch start (see "
+                             "docs/sequential-learning.md)")
     parser.add_argument("--epsilon", type=_number,
                         help="exploration probability at the start (default: 0 for Monte Carlo, 0.2 for TD)")
     parser.add_argument("--epsilon-final", type=_number, help="epsilon at the end of the budget (default 0)")
