@@ -201,3 +201,18 @@ def builtin_action(p: np.ndarray, s: np.ndarray, seat: int, code: int) -> int:
     if code == RANDOM and s[LEFT] > 0:
         return np.random.randint(0, N_ACTIONS)
     return 0
+
+
+# ---- for tests -----------------------------------------------------------------------------
+
+def engine_script(config: Any, deals: np.ndarray) -> dict:
+    """The ``Dice421.play`` keyword that makes the batched engine throw the dice of ``deals``
+    (one kernel deal per row)."""
+    return {"rolls": np.asarray(deals).reshape(len(deals), config.rethrows + 1, 3)}
+
+
+def test_configs() -> list:
+    """Rule sets the kernel-vs-engine tests cover."""
+    from games.dice421.game import Dice421Config
+
+    return [Dice421Config(), Dice421Config(rethrows=0), Dice421Config(rethrows=4, scores="sum")]

@@ -522,7 +522,11 @@ def _score_bucket(score: int) -> int:
 def _gain_bucket(gain2: int) -> int:
     """Buckets of gains in whole points (doubled ``gain2`` floored): <=0, 1-4, 5-9, 10+."""
     gain = gain2 // 2
-    return (gain >= 1) + (gain >= 5) + (gain >= 10)
+    bucket = 0
+    for e in (1, 5, 10):
+        if gain >= e:
+            bucket += 1
+    return bucket
 
 
 @njit
@@ -800,3 +804,21 @@ def potential_table(config: Any) -> np.ndarray:
     from games.thirtyone.potential import potential_table as table
 
     return table(config.players, config.lives)
+
+
+# ---- for tests -----------------------------------------------------------------------------
+
+def engine_script(config: Any, deals: np.ndarray) -> dict:
+    """The ``ThirtyOne.play`` keyword that makes the batched engine deal the deck orders of
+    ``deals`` (one kernel deal per row, ``K`` rounds each)."""
+    deals = np.asarray(deals)
+    return {"deck_order": deals.reshape(len(deals), -1, 52)}
+
+
+def test_configs() -> list:
+    """Rule sets the kernel-vs-engine tests cover."""
+    from games.thirtyone.game import ThirtyOneConfig
+
+    return [ThirtyOneConfig(),
+            ThirtyOneConfig(players=4, lives=2, three_of_a_kind=30.5, under_the_gun=False, max_turns=30),
+            ThirtyOneConfig(players=6, lives=1, max_rounds=4, max_turns=9)]
