@@ -70,14 +70,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from fsmarena.outdir import release_all
-    from fsmarena.parallel import protect_workers
+    from fsmarena.parallel import protected_workers
 
-    protect_workers()
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main_thread else None
     code = EXIT_USAGE
     try:
-        code = _main(argv)
+        with protected_workers():
+            code = _main(argv)
         return code
     finally:
         release_all(failed=code != 0)  # locked for one run; a failed run that wrote nothing leaves nothing

@@ -203,12 +203,16 @@ def iter_tasks(
             yield index, result
 
 
-def protect_workers() -> None:
-    """Make worker processes started from now on safe from the working directory: with
+@contextlib.contextmanager
+def protected_workers() -> Iterator[None]:
+    """Inside the block, worker processes start safe from the working directory: with
     ``PYTHONSAFEPATH=1`` (inherited by loky and dask workers) Python does not put the current
     folder first on ``sys.path``, so a ``numpy.py`` lying there is not imported; and this
-    process drops the current folder from its own ``sys.path`` (loky sends it to its workers)
-    unless fsmarena itself is imported from there."""
+    process leaves the current folder off its own ``sys.path`` (loky sends it to its workers)
+    unless fsmarena itself is imported from there.  The environment and ``sys.path`` are put
+    back afterwards (the command line may run inside a bigger program, e.g. the tests)."""
+    saved_env = {name: os.environ.get(name) for name in ("PYTHONSAFEPATH", "PYTHONWARNINGS")}
+    saved_path = list(sys.path)
     os.environ["PYTHONSAFEPATH"] = "1"
     # loky's resource tracker outlives a SIGKILLed parent to clean its shared-memory folders;
     # it does so without a multi-line warning on the terminal
@@ -217,6 +221,15 @@ def protect_workers() -> None:
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if package_root != here:
         sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.abspath(p) != here]
+    try:
+        yield
+    finally:
+        sys.path[:] = saved_path
+        for name, value in saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def worker_start(parent: int) -> None:
