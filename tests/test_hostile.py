@@ -336,8 +336,11 @@ def test_tampered_31_agent_checkpoint_is_one_line(tmp_path, capsys):
     ([*EVOLVE, "--population", "100000", "--out", "OUT"], "MAX_POPULATION"),
     ([*EVOLVE, "--states", "100000", "--out", "OUT"], "MAX_STATES"),
     ([*EVOLVE, "--games-per-pair", "10000000000", "--out", "OUT"], "MAX_GAMES"),
+    (["tournament", "dtd", "random", "always-large", "always-small", "--games", "1000000000", "--out", "OUT"],
+     "MAX_GAMES"),
 ], ids=["games", "jobs", "seed", "long-number", "scale-inf", "scale-nan", "card-types", "deck", "dollar",
-        "episodes", "population", "states", "games-per-pair"])
+        "episodes", "population", "states", "games-per-pair",
+        "tournament-total"])
 def test_oversized_budgets_name_their_limit_and_write_nothing(tmp_path, capsys, argv, words):
     out = tmp_path / "out"
     start = time.monotonic()

@@ -9,6 +9,7 @@ import numpy as np
 
 from fsmarena.commands._common import (add_dask, add_game, add_json, add_seed_jobs, game_from_args, parallel_backend,
                                        games_count, prepare_out, print_json)
+from fsmarena import limits
 from fsmarena.fileio import write_json, write_text
 
 NAME = "tournament"
@@ -36,6 +37,8 @@ def run(args) -> int:
     from games.players import resolve_player
 
     game = game_from_args(args)
+    pairs = len(args.players) * (len(args.players) - 1) // 2 if game.n_seats > 1 else len(args.players)
+    limits.check(pairs * args.games, limits.MAX_GAMES, "the tournament's games (pairs x --games)", "MAX_GAMES")
     players = [resolve_player(spec, game) for spec in args.players]
     out = prepare_out(args.out, "tournament")
     for old in [out / name for name in OUTPUTS] + sorted(out.glob("heatmap.*")):
