@@ -288,6 +288,40 @@ def test_a_zip_bomb_checkpoint_is_refused_before_inflating(tmp_path):
     assert time.monotonic() - start < 5
 
 
+@hostile
+@given(shape=st.lists(st.integers(0, 2**40), min_size=0, max_size=4),
+       dtype=st.sampled_from(["<f8", "<i8", "|b1", "<U3", "|O", "<c16", "|V8", "<f2", ">i4"]),
+       fortran=st.booleans(), payload=st.integers(0, 256))
+def test_any_npy_header_is_read_or_refused_without_inflating(tmp_path_factory, shape, dtype, fortran, payload):
+    """Declared shapes up to 2^160 elements, odd dtypes: only FsmarenaError, never an allocation
+    beyond the member's real data."""
+    path = tmp_path_factory.mktemp("npz") / "c.npz"
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, {"descr": dtype, "fortran_order": fortran, "shape": tuple(shape)})
+    _npz(path, {"a": buffer.getvalue() + b"\1" * payload})
+    try:
+        arrays = read_npz(path)
+    except FsmarenaError:
+        return
+    assert arrays["a"].nbytes <= payload and arrays["a"].shape == tuple(shape)
+
+
+@hostile
+@given(flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), min_size=1, max_size=8))
+def test_corrupted_checkpoint_bytes_are_refused_or_read_never_crash(trained, flips):
+    raw = bytearray((trained / "checkpoint.npz").read_bytes())
+    for position, value in flips:
+        raw[position % len(raw)] = value
+    path = trained.parent / "corrupt.npz"
+    path.write_bytes(bytes(raw))
+    from rl.checkpoint import load_checkpoint
+
+    try:
+        load_checkpoint(path)
+    except FsmarenaError:
+        pass
+
+
 def test_a_member_shorter_than_its_shape_is_refused(tmp_path):
     path = tmp_path / "c.npz"
     _npz(path, {"a": _npy_header((1000,))[:-1] + b"\n" + b"\0" * 80})
