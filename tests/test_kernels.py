@@ -39,6 +39,14 @@ CASES = [(e, i) for e in KERNEL_GAMES for i in range(len(_configs(e)))]
 IDS = [f"{e.name}-{i}" for e, i in CASES]
 
 
+def _scripted(module, mask):
+    """The actions a scripted player picks from: the legal ones the game does not draw at random."""
+    legal = np.flatnonzero(mask)
+    chance = getattr(module, "CHANCE_ACTIONS", ())
+    kept = legal[~np.isin(legal, chance)]
+    return kept if len(kept) else legal
+
+
 def _engine_log(game, module, deals, picks):
     """Play ``deals`` on the batched engine; log every decision's observation per (game, seat)."""
     n = len(deals)
@@ -53,7 +61,7 @@ def _engine_log(game, module, deals, picks):
         codes = [np.broadcast_to(np.asarray(getattr(obs, name)), (len(ids),)) for name in game.encodings]
         actions = np.empty(len(ids), dtype=np.int64)
         for j, g in enumerate(ids):
-            legal = np.flatnonzero(mask[j])
+            legal = _scripted(module, mask[j])
             actions[j] = legal[picks[g, seat, count[g, seat]] % len(legal)]
             log.setdefault((int(g), seat), []).append(
                 (int(index[j]), feats[j].copy(), mask[j].copy(), [int(c[j]) for c in codes], int(actions[j])))
@@ -85,7 +93,7 @@ def _kernel_game(module, p, deal, g, picks, log, game):
         assert np.array_equal(feats, e_feats), (g, seat, t)
         codes = [module.encoding(p, s, seat, w) for w in range(module.n_encodings(p))]
         assert codes == e_codes, (g, seat, t)
-        legal = np.flatnonzero(mask)
+        legal = _scripted(module, mask)
         action = legal[picks[g, seat, t] % len(legal)]
         assert action == e_action
         module.step(p, s, action)

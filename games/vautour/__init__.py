@@ -11,4 +11,5 @@ ENTRY = GameEntry(
     game="games.vautour.game:StupideVautour",
     player_kinds={"vautour-builtin": "games.vautour.players:VautourBuiltin"},
     studies={"vautour": "games.vautour.study:load"},
+    kernel="games.vautour.kernel",
 )
