@@ -162,6 +162,17 @@ def test_compiled_learner_equals_the_plain_loop_bit_for_bit(algo, settings):
     assert np.array_equal(q, q_ref)  # bit for bit, not approximately
 
 
+@pytest.mark.parametrize("algo", ["mc", "expected-sarsa"])
+def test_three_player_vautour_equals_the_plain_loop(algo):
+    from games.vautour.game import StupideVautour, VautourConfig
+
+    game = StupideVautour(VautourConfig(players=3, cards=5, tie_rule="cancel", state="with-score"))
+    settings = dict(explore=1, epsilon=0.1, alpha=0.1 if algo != "mc" else -1.0)
+    q_ref, n_ref = reference(game, algo, 300, 9, **settings)
+    q, n = compiled(game, algo, 300, 9, **settings)
+    assert n.sum() >= 300 * 5 and np.array_equal(n, n_ref) and np.array_equal(q, q_ref)
+
+
 def test_fixed_seat_table_opponent_and_self_play_equal_the_plain_loop():
     table = np.random.default_rng(0).integers(0, 3, GAME.n_states)
     settings = dict(explore=2, epsilon=0.1, alpha=0.05)
@@ -234,6 +245,40 @@ def test_compiled_opponent_plays_like_the_batched_player(number):
                 k.step(p, s, got)
             else:
                 k.step(p, s, k.builtin_action(p, s, seat, 0))
+
+
+@pytest.mark.parametrize("action_set", ["bids", "abstract", "both"])
+def test_compiled_vautour_builtins_play_like_the_batched_ones(action_set):
+    """The builtins without random draws, in every action set (their random draws come from
+    another generator: only their legality is comparable, see test_kernels)."""
+    from games.vautour.game import StupideVautour, VautourConfig
+
+    game = StupideVautour(VautourConfig(players=2, cards=8, action_set=action_set, tie_rule="cancel"))
+    k, p = kernel_of(game), params_of(game)
+    act = make_opponent_act(k)
+    rng = np.random.default_rng(0)
+    seed(4)
+    for name in ("max", "min", "negative-adverse", "prize-rank"):
+        player = game.builtin_players()[name]()
+        opp = compile_player(player, game)
+        for _ in range(4):
+            deal = np.zeros(k.deal_size(p), dtype=np.int64)
+            k.draw_deal(p, deal)
+            s = np.zeros(k.state_size(p), dtype=np.int64)
+            k.reset(p, s, deal)
+            memory, mask, feats = np.zeros(2, dtype=np.int64), np.zeros(game.n_actions, dtype=bool), np.zeros(9)
+            batched = player.begin(game, 1, None, rng)
+            while (seat := k.to_move(p, s)) >= 0:
+                obs = _observation(k, p, s, seat, game)
+                hand = s[k._hand_at(p, seat)]
+                obs = Observation(1, game.n_actions, **{n: getattr(obs, n) for n in
+                                  ("index", "features", "mask", *game.encodings)},
+                                  hand=np.array([hand]), prize_value=np.array([game.tables.values[obs.prize[0]]]))
+                expected = int(player.act(obs, batched, None, rng)[0])
+                got = act(p, s, seat, opp.ints, opp.floats, opp.int_start[0], opp.float_start[0], memory, mask,
+                          feats, np.zeros(1, dtype=np.int64))
+                assert got == expected, (name, seat)
+                k.step(p, s, got)
 
 
 def test_a_mixture_is_a_pool_and_uncompilable_players_are_named():
