@@ -115,7 +115,7 @@ def test_the_same_plan_gives_the_same_tables_for_any_jobs(tmp_path):
 
 @pytest.mark.parametrize("change, message", [
     ({"report": "nope"}, "unknown report 'nope'"),
-    ({"game": "dtd"}, "one-player game"),
+    ({"game": "dtd"}, "one-player game|not one of the game dtd's reports"),
     ({"competitors": [{"name": "p", "method": "plan", "params": {"algo": "q-learning"}}]}, "plan runs one of"),
     ({"competitors": [{"name": "g", "method": "evolve-exact", "params": {"genome": "bda", "protocol": "score"}}]},
      "only table FSMs"),
