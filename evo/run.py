@@ -430,7 +430,7 @@ def load_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConf
         record = Fields(raw, f"{source}: logbook record {number}")
         if record.get("gen", int) != number:
             raise record.fail("generations out of order")
-        values = {"gen": number, "games": record.get("games", int)}
+        values = {"gen": number, "games": record.int_in("games", 0, 2**62)}
         for key in ("mean", "std", "min", "max", "seconds"):
             values[key] = record.number_in(key, -math.inf, math.inf)
         values["vs_random"] = None if raw.get("vs_random") is None else record.number_in("vs_random", 0.0, 1.0)
