@@ -7,9 +7,11 @@ number of games simulated so far).
 
 ``train``: every parameter is a field of :class:`rl.train.TrainConfig` (algo, episodes,
 batch, epsilon, learner_seat, eval_every, eval_games, ...) plus ``opponent``, a builtin name
-(default ``random``).  A competitor that ``needs`` others trains instead against a
+(default ``random``).  Without ``batch`` (or with ``batch = 1``) a competitor is the textbook
+sequential learner (:mod:`rl.sequential`, the default for games with a kernel); ``batch = K``
+asks for the batched algorithm.  A competitor that ``needs`` others trains instead against a
 :class:`~studies.stacks.Mixture` of their champions from the same replicate (one drawn per
-training game).  The final player is the greedy table policy; the curve is its win rate
+training game; compiled into a pool for the sequential learners).  The final player is the greedy table policy; the curve is its win rate
 against the study's curve opponent at every evaluation point.
 
 Both run in one process (``jobs=1``): the study parallelises over replicates instead.
