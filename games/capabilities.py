@@ -7,6 +7,9 @@ attribute by name:
 * :class:`ExactModel`: the transition model is known (421), so the optimum and the exact
   value of any table policy come from dynamic programming; ``fsmarena solve``, evolution's
   ``score`` protocol and the learners' exact learning curves use it.
+* :class:`SegmentRewards`: the game is cut into segments (31: rounds) whose observations
+  carry a segment number and the deciding seat's potential, so learners may be rewarded
+  segment by segment (:mod:`rl.segments`, training option ``reward = "segment"``).
 
 Other optional parts are plain fields with defaults: ``Game.train_defaults`` (per-algorithm
 training settings), ``Game.encoding_label`` (readable FSM inputs), and in the game's
@@ -48,3 +51,12 @@ class ExactModel(ABC):
     @abstractmethod
     def policy_text(self, table: np.ndarray) -> str:
         """An action table as readable text (for ``fsmarena solve``)."""
+
+
+class SegmentRewards(ABC):
+    """A game cut into segments, each observation carrying ``segment`` (the segment's number,
+    non-decreasing within a game) and ``potential`` (the deciding seat's potential, constant
+    within a segment): the contract of segment rewards (:mod:`rl.segments`)."""
+
+    #: what a segment is called in messages and reports (31: "round")
+    segment_name: str = "segment"

@@ -4,6 +4,9 @@ A learner sits in one seat of :func:`games.arena.play_games` like any player.  I
 memory (:class:`Episodes`) records its own decisions; the state is the observation ``index``,
 the legal actions ``obs.mask`` and the only reward the final ``outcome.rewards[:, seat]``
 (the score itself in one-player games), discounted by ``gamma`` per decision of the learner.
+With ``reward = "segment"`` (games declaring :class:`games.capabilities.SegmentRewards`) every
+segment of a game is an episode of its own, rewarded by the change of the observation's
+``potential`` across it (:mod:`rl.segments`).
 
 Behaviour policy (shared): greedy in Q (ties to the lowest action), except that the first
 ``explore_steps`` decisions of every game are uniformly random legal actions (exploring
@@ -36,6 +39,8 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from games.players import Player, TablePolicy
+from games.capabilities import SegmentRewards
+from rl.segments import REWARDS, segment_returns
 from rl.tables import ActionValues, epsilon_greedy_probabilities, random_actions, sequential_update
 
 if TYPE_CHECKING:
@@ -46,7 +51,8 @@ class Episodes:
     """Per-batch memory of a learner: decisions made so far per game, the pending transition
     per game (TD) and the log of every decision call (Monte Carlo)."""
 
-    __slots__ = ("n", "decisions", "pending_state", "pending_action", "log")
+    __slots__ = ("n", "decisions", "pending_state", "pending_action", "pending_segment", "pending_potential",
+                 "log", "marks")
 
     def __init__(self, n: int):
         self.n = n
@@ -54,6 +60,11 @@ class Episodes:
         self.pending_state = np.full(n, -1, dtype=np.int64)
         self.pending_action = np.zeros(n, dtype=np.int64)
         self.log: list[tuple[np.ndarray | None, np.ndarray, np.ndarray]] = []
+        # segment rewards: (segment, potential) per logged call (Monte Carlo), per pending
+        # transition (TD)
+        self.pending_segment = np.zeros(n, dtype=np.int64)
+        self.pending_potential = np.zeros(n)
+        self.marks: list[tuple[np.ndarray, np.ndarray]] = []
 
     def trajectories(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every logged decision, game-major and in decision order within a game:
@@ -78,6 +89,16 @@ class Episodes:
         position = np.arange(len(games)) - np.repeat(starts, lengths)
         return games, position, states, actions
 
+    def segment_marks(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(segment, potential)`` of every logged decision, in the order of :meth:`trajectories`."""
+        segments = [m[0] for m in self.marks]
+        potentials = [m[1] for m in self.marks]
+        if all(rows is None for rows, _s, _a in self.log):
+            return np.stack(segments, axis=1).reshape(-1), np.stack(potentials, axis=1).reshape(-1)
+        games = np.concatenate([np.arange(self.n) if r is None else np.asarray(r) for r, _s, _a in self.log])
+        order = np.argsort(games, kind="stable")
+        return np.concatenate(segments)[order], np.concatenate(potentials)[order]
+
 
 class TabularLearner(Player):
     """Q table + behaviour policy; subclasses define how experience updates Q."""
@@ -85,18 +106,23 @@ class TabularLearner(Player):
     kind = "tabular-learner"  # not a file kind: a learner is saved as its greedy TablePolicy
 
     def __init__(self, n_states: int, n_actions: int, gamma: float = 1.0, epsilon: float = 0.0,
-                 explore_steps: int = 0, q_init: float = 0.0, label: str | None = None):
+                 explore_steps: int = 0, q_init: float = 0.0, label: str | None = None, reward: str = "game"):
         super().__init__(label or self.kind)
         self.values = ActionValues(n_states, n_actions, q_init)
         self.gamma = float(gamma)
         self.epsilon = float(epsilon)
         self.explore_steps = int(explore_steps)
+        if reward not in REWARDS:
+            raise FsmarenaError(f"unknown reward '{reward}' (known: {', '.join(REWARDS)})")
+        self.segmented = reward == "segment"
 
     # ---- acting ---------------------------------------------------------------------------
     def begin(self, game: "Game", n: int, members: np.ndarray | None, rng: np.random.Generator) -> Episodes:
         if (game.n_states, game.n_actions) != self.values.q.shape:
             raise FsmarenaError(
                 f"this learner's table is {self.values.q.shape}, {game.name} needs {(game.n_states, game.n_actions)}")
+        if self.segmented and not isinstance(game, SegmentRewards):
+            raise FsmarenaError(f"{game.name} has no segments: train it with the game's reward")
         return Episodes(n)
 
     def _greedy(self, states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
@@ -174,6 +200,8 @@ class MonteCarlo(TabularLearner):
         rows = None if rows is None else np.asarray(rows)
         actions = self.behaviour(obs, memory, rows, rng)
         memory.log.append((rows, np.asarray(obs.index, dtype=np.int64), actions))
+        if self.segmented:
+            memory.marks.append((np.asarray(obs.segment, dtype=np.int64), np.asarray(obs.potential, dtype=float)))
         return actions
 
     def finish(self, memory: Episodes, outcome: "Outcome", seat: int) -> None:
@@ -182,7 +210,10 @@ class MonteCarlo(TabularLearner):
         if len(games) == 0:
             return
         returns = outcome.rewards[games, seat].astype(float)
-        if self.gamma != 1.0:
+        if self.segmented:
+            segments, potentials = memory.segment_marks()
+            returns = segment_returns(games, segments, potentials, returns, self.gamma)[0]
+        elif self.gamma != 1.0:
             lengths = np.bincount(games, minlength=memory.n)
             returns = returns * np.power(self.gamma, lengths[games] - 1 - position)
         keys = states * self.values.n_actions + actions
@@ -243,18 +274,36 @@ class TemporalDifference(TabularLearner):
         states = np.asarray(obs.index, dtype=np.int64)
         if self.method == "sarsa":
             actions = self.behaviour(obs, memory, rows, rng)
-            self._update_pending(memory, ids, self.gamma * self.values.q[states, actions])
+            self._update_pending(memory, ids, self._segment_targets(obs, memory, ids,
+                                                                    self.gamma * self.values.q[states, actions]))
         else:
             self.values.note_legal(states, obs.mask)
-            self._update_pending(memory, ids, self.gamma * self._bootstrap(states, obs.mask))
+            self._update_pending(memory, ids, self._segment_targets(obs, memory, ids,
+                                                                    self.gamma * self._bootstrap(states, obs.mask)))
             actions = self.behaviour(obs, memory, rows, rng)
         memory.pending_state[ids] = states
         memory.pending_action[ids] = actions
         return actions
 
+    def _segment_targets(self, obs: "Observation", memory: Episodes, ids: np.ndarray,
+                         targets: np.ndarray) -> np.ndarray:
+        """With segment rewards, a pending transition that closed its segment ends there: its
+        target is the change of the potential, with nothing bootstrapped; the pending
+        segment and potential become this decision's."""
+        if not self.segmented:
+            return targets
+        segment = np.asarray(obs.segment, dtype=np.int64)
+        potential = np.asarray(obs.potential, dtype=float)
+        closed = memory.pending_segment[ids] != segment
+        targets = np.where(closed, potential - memory.pending_potential[ids], targets)
+        memory.pending_segment[ids] = segment
+        memory.pending_potential[ids] = potential
+        return targets
+
     def finish(self, memory: Episodes, outcome: "Outcome", seat: int) -> None:
         ids = np.arange(memory.n)
-        self._update_pending(memory, ids, outcome.rewards[:, seat].astype(float))
+        final = outcome.rewards[:, seat].astype(float)
+        self._update_pending(memory, ids, final - memory.pending_potential if self.segmented else final)
         memory.pending_state[:] = -1
 
     def _update_pending(self, memory: Episodes, ids: np.ndarray, targets: np.ndarray) -> None:

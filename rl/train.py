@@ -56,7 +56,7 @@ from fsmarena.fileio import atomic_path, write_json, write_text
 from fsmarena.parallel import check_jobs, seed_sequence
 from games.arena import play_games
 from games.base import Game, config_to_dict
-from games.capabilities import ExactModel
+from games.capabilities import ExactModel, SegmentRewards
 from games.kernel import has_kernel, kernel_of, params_of
 from games.registry import entry, resolve
 from games.match import play_match
@@ -67,6 +67,7 @@ from rl.learners import MonteCarlo, TabularLearner, TemporalDifference
 from rl.mdp import TabularMDP, expected_return
 from rl.planning import PlanResult, policy_iteration, value_iteration
 from rl.schedules import EpsilonSchedule, check_probability, parse_alpha
+from rl.segments import REWARDS
 
 MONTE_CARLO = ("mc", "mc-first-visit", "mc-constant-alpha")
 TEMPORAL_DIFFERENCE = ("sarsa", "q-learning", "expected-sarsa")
@@ -93,7 +94,7 @@ BATCH_WITHOUT_KERNEL = 10_000
 #: sequential runs reseed their compiled stream at least every CHUNK games (see the module doc)
 CHUNK = 50_000
 #: settings a game may tune through ``Game.train_defaults = {family: {key: value}}``
-GAME_DEFAULT_KEYS = ("batch", "epsilon", "epsilon_final", "epsilon_schedule", "alpha", "explore_steps")
+GAME_DEFAULT_KEYS = ("batch", "epsilon", "epsilon_final", "epsilon_schedule", "alpha", "explore_steps", "reward")
 
 CURVE_COLUMNS = ("games", "iteration", "opponent", "eval_games", "win", "draw", "loss", "win_ci_low",
                  "win_ci_high", "mean_reward", "mean_score", "score_ci_low", "score_ci_high",
@@ -110,6 +111,8 @@ class TrainConfig:
     ``alpha`` is a step size in (0, 1] or ``"1/n"`` (sample average); ``epsilon`` starts the
     ``epsilon_schedule`` that ends at ``epsilon_final``; ``explore_steps`` random decisions open
     every training game (exploring starts); ``eval_every`` defaults to a tenth of the budget.
+    ``reward``: ``"game"`` (the final reward) or ``"segment"`` (games with segments, e.g. 31's
+    rounds: every segment rewarded by a potential's change, :mod:`rl.segments`).
     """
 
     algo: str
@@ -127,6 +130,7 @@ class TrainConfig:
     eval_every: int | None = None
     eval_games: int = 10_000
     tolerance: float = 1e-12
+    reward: str | None = None
 
     @property
     def sample_based(self) -> bool:
@@ -178,7 +182,9 @@ class TrainConfig:
         seat = self.learner_seat
         if not (seat == "alternate" or (isinstance(seat, int) and not isinstance(seat, bool) and seat >= 0)):
             raise FsmarenaError(f"learner seat must be 'alternate' or a seat number, got {seat!r}")
-        return replace(self, epsilon=float(epsilon), alpha="1/n" if parsed is None else parsed,
+        reward = defaults.get("reward", "game") if self.reward is None else self.reward
+        _check_reward(reward, game, int(batch))
+        return replace(self, epsilon=float(epsilon), alpha="1/n" if parsed is None else parsed, reward=reward,
                        explore_steps=explore, eval_every=eval_every, q_init=float(self.q_init),
                        batch=int(batch), epsilon_final=float(final), epsilon_schedule=kind, gamma=float(self.gamma))
 
@@ -187,6 +193,18 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _check_reward(reward: Any, game: Game | None, batch: int) -> None:
+    """A known reward mode; segment rewards need a game with segments and the batched learners."""
+    if reward not in REWARDS:
+        raise FsmarenaError(f"unknown reward '{reward}' (known: {', '.join(REWARDS)})")
+    if reward == "segment":
+        if game is not None and not isinstance(game, SegmentRewards):
+            raise FsmarenaError(f"{game.name} has no segments: use --reward game")
+        if batch == 1:
+            raise FsmarenaError("segment rewards need the batched learners (--batch 2 or more), "
+                                "or use --reward game")
 
 
 def game_defaults(game: Game | None, family: str) -> dict[str, Any]:
@@ -243,7 +261,7 @@ def make_learner(game: Game, config: TrainConfig, label: str | None = None) -> T
     """The learner of a resolved sample-based ``config`` for ``game``."""
     alpha = parse_alpha(config.alpha)
     common = dict(gamma=config.gamma, epsilon=config.epsilon, explore_steps=config.explore_steps,
-                  q_init=config.q_init, label=label or config.algo)
+                  q_init=config.q_init, label=label or config.algo, reward=config.reward or "game")
     if config.algo in MONTE_CARLO:
         visits = "first-visit" if config.algo == "mc-first-visit" else "every-visit"
         return MonteCarlo(game.n_states, game.n_actions, visits=visits, alpha=alpha, **common)

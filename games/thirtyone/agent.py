@@ -61,6 +61,7 @@ from games.thirtyone.game import DISCARD_0, DRAW_DECK, TURN, ThirtyOne
 from games.thirtyone.potential import LivesPotential
 from rl import checkpoint as ckpt
 from rl.schedules import EpsilonSchedule
+from rl.segments import segment_returns
 
 KIND = "thirtyone-mlp"
 TURN_ACTIONS = 3   # draw_deck, draw_discard, knock
@@ -331,20 +332,12 @@ def round_returns(game: np.ndarray, rnd: np.ndarray, lives: np.ndarray, final_li
     ``lives[i]`` are the lives when decision i was taken (those of its round's start);
     ``final_lives[g]`` the lives at the end of game g.  A round's reward is ``V(lives at the
     learner's next observed round, or at the end) - V(lives at its start)``; decision i gets
-    ``gamma ** k`` times it, k = the learner's decisions after i in that round.  Returns
+    ``gamma ** k`` times it, k = the learner's decisions after i in that round: the segment
+    rewards of :func:`rl.segments.segment_returns`, rounds as segments.  Returns
     ``(returns per decision, reward per observed round, decisions per observed round)``.
     """
-    new_group = np.r_[True, (game[1:] != game[:-1]) | (rnd[1:] != rnd[:-1])]
-    group = np.cumsum(new_group) - 1
-    starts = np.flatnonzero(new_group)
-    sizes = np.diff(np.r_[starts, len(game)])
-    g = game[starts]
-    last = np.r_[g[1:] != g[:-1], True]
-    before = potential.value(lives[starts], seat)
-    after = np.where(last, potential.value(final_lives[g], seat), np.r_[before[1:], 0.0])
-    reward = after - before
-    steps_left = np.repeat(starts + sizes, sizes) - 1 - np.arange(len(game))
-    return reward[group] * gamma ** steps_left, reward, sizes
+    return segment_returns(game, rnd, potential.value(lives, seat), potential.value(final_lives[game], seat),
+                           gamma)
 
 
 class Trainer:

@@ -78,6 +78,8 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from games.base import Game, Observation, Outcome, rewards_from_ranking
+from games.capabilities import SegmentRewards
+from games.thirtyone.potential import LivesPotential
 
 DRAW_DECK, DRAW_DISCARD, KNOCK, DISCARD_GREEDY, DISCARD_0, DISCARD_1, DISCARD_2, DISCARD_DRAWN = range(8)
 ACTION_NAMES = ("draw_deck", "draw_discard", "knock", "discard_greedy", "discard_0", "discard_1", "discard_2",
@@ -339,8 +341,14 @@ def _value_sums(bits: np.ndarray) -> np.ndarray:
     return (np.bitwise_count(planes).astype(np.int64) * VALUE_WEIGHTS).sum(axis=2)
 
 
-class ThirtyOne(Game):
-    """31 (Scat / Blitz); see the module docstring for rules, actions and observations."""
+class ThirtyOne(Game, SegmentRewards):
+    """31 (Scat / Blitz); see the module docstring for rules, actions and observations.
+
+    Segment rewards: the segments are the rounds, the potential is the lives potential of
+    :mod:`games.thirtyone.potential` (observation parts ``segment`` and ``potential``).
+    """
+
+    segment_name = "round"
 
     name = "thirtyone"
     title = "31 / Scat / Blitz (2-6 players, lives, knocking)"
@@ -367,6 +375,8 @@ class ThirtyOne(Game):
         self._rank_flat = self._rank.reshape(-1)
         self.n_turn_states = N_SCORE * N_GAIN * N_TURN * L * L * 2
         self.n_discard_states = 2 * 4 * N_SCORE * N_GAIN * 2
+        #: the lives potential of the segment rewards (shared with the MLP agent and the kernel)
+        self.potential = LivesPotential(S, L)
 
     @property
     def n_seats(self) -> int:
@@ -806,6 +816,8 @@ class ThirtyOne(Game):
             round=lambda: st.rounds.take(rows),
             lives=lambda: st.lives.take(rows, axis=0),
             expected_draw2=expected_draw2,
+            segment=lambda: st.rounds.take(rows),
+            potential=lambda: self.potential.value(st.lives.take(rows, axis=0), seat),
         )
 
     def _features(self, st, seat, rows, hand, phase, drawn, from_discard, score2, knocked, top,

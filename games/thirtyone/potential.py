@@ -9,7 +9,7 @@ standing and -1 once it is out, so the changes summed over a game telescope to t
 result (minus the constant ``V`` of the start).
 
 The MLP agent (:mod:`games.thirtyone.agent`), the tabular learners on the batched engine
-(:mod:`games.thirtyone.rewards`) and the compiled kernel (:func:`games.thirtyone.kernel.potential`)
+(through the ``potential`` part of the game's observations) and the compiled kernel (:func:`games.thirtyone.kernel.potential`)
 all read it from here.
 """
 
@@ -27,6 +27,7 @@ class LivesPotential:
     def __init__(self, players: int, lives: int):
         self.S, self.L = players, lives
         self._memo: dict[tuple[int, tuple[int, ...]], float] = {}
+        self._table: np.ndarray | None = None
 
     @classmethod
     def of(cls, game: Any) -> "LivesPotential":
@@ -50,13 +51,21 @@ class LivesPotential:
             self._memo[key] = total / live
         return self._memo[key]
 
-    def value(self, lives: np.ndarray, seat: int) -> np.ndarray:
-        """``V`` for each row of a ``(rows, seats)`` lives array, from ``seat``'s side."""
+    def exact_value(self, lives: np.ndarray, seat: int) -> np.ndarray:
+        """``V`` for each row of a ``(rows, seats)`` lives array, from ``seat``'s side, by the
+        recursion (what :func:`potential_table` tabulates)."""
         out = np.empty(len(lives))
-        for i, row in enumerate(lives.tolist()):
+        for i, row in enumerate(np.asarray(lives).tolist()):
             others = tuple(row[:seat] + row[seat + 1:])
             out[i] = 2.0 * self.win_probability(row[seat], others) - 1.0
         return out
+
+    def value(self, lives: np.ndarray, seat: int) -> np.ndarray:
+        """``V`` for each row of a ``(rows, seats)`` lives array, from ``seat``'s side (a look-up
+        in the table of every lives vector, built on first use)."""
+        if self._table is None:
+            self._table = potential_table(self.S, self.L, self)
+        return self._table[lives_codes(np.asarray(lives).reshape(-1, self.S), self.L), seat]
 
 
 def lives_codes(lives: np.ndarray, max_lives: int) -> np.ndarray:
@@ -66,12 +75,12 @@ def lives_codes(lives: np.ndarray, max_lives: int) -> np.ndarray:
     return np.asarray(lives, dtype=np.int64) @ weights
 
 
-def potential_table(players: int, lives: int) -> np.ndarray:
+def potential_table(players: int, lives: int, potential: LivesPotential | None = None) -> np.ndarray:
     """``V`` of every lives vector (rows, numbered by :func:`lives_codes`) for every seat."""
-    potential = LivesPotential(players, lives)
-    rows = np.array(list(itertools.product(range(lives + 1), repeat=players)), dtype=np.int64)[:, ::-1]
+    potential = potential or LivesPotential(players, lives)
+    rows = np.array(list(itertools.product(range(lives + 1), repeat=players)), dtype=np.int64)
     table = np.empty(((lives + 1) ** players, players))
     codes = lives_codes(rows, lives)
     for seat in range(players):
-        table[codes, seat] = potential.value(rows, seat)
+        table[codes, seat] = potential.exact_value(rows, seat)
     return table
