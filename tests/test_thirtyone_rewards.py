@@ -138,3 +138,15 @@ def test_segment_reward_is_refused_where_it_cannot_apply():
         TrainConfig(algo="mc", episodes=10, batch=1, reward="segment").resolved(ThirtyOne())
     with pytest.raises(FsmarenaError, match="unknown reward"):
         TrainConfig(algo="mc", episodes=10, batch=10, reward="round").resolved(ThirtyOne())
+
+
+def test_train_command_takes_the_reward_option(capsys, tmp_path):
+    from cli_helpers import run_cli
+
+    code, _out, err = run_cli(capsys, "train", "thirtyone", "--algo", "mc", "--episodes", "10", "--batch", "1",
+                              "--reward", "segment", "--out", str(tmp_path / "refused"))
+    assert code == 2 and "batched learners" in err and not (tmp_path / "refused").exists()
+    code, _out, err = run_cli(capsys, "train", "thirtyone", "--algo", "mc", "--episodes", "200", "--batch", "100",
+                              "--reward", "segment", "--eval-games", "20", "--out", str(tmp_path / "ok"))
+    assert code == 0, err
+    assert '"reward": "segment"' in (tmp_path / "ok" / "run.json").read_text()

@@ -26,7 +26,7 @@ APPROXIMATOR_OPTIONS = ("hidden", "learning_rate", "epochs")
 #: every training option, passed on only when given (None = the algorithm's default)
 OPTIONS = ("episodes", "batch", "epsilon", "epsilon_final", "epsilon_schedule", "alpha", "gamma", "explore_steps",
            "q_init", "learner_seat", "self_play_every", "eval_every", "eval_games", "eval_panel", "opponent",
-           "tolerance", "checkpoint_seconds") + APPROXIMATOR_OPTIONS
+           "tolerance", "checkpoint_seconds", "reward") + APPROXIMATOR_OPTIONS
 
 
 def _number(text: str) -> float:
@@ -87,6 +87,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--explore-steps", type=non_negative_int,
                         help="random first decisions of every game (exploring starts; Monte Carlo default 2)")
     parser.add_argument("--q-init", type=_number, help="initial action values (default 0)")
+    parser.add_argument("--reward", choices=("game", "segment"),
+                        help="what the tabular learners maximise: the game's final reward, or segment rewards "
+                             "(31: each round's change of the lives potential; needs --batch 2 or more); "
+                             "default: the game's choice")
     parser.add_argument("--eval-every", type=positive_int, metavar="E", help="games between curve points")
     parser.add_argument("--eval-games", type=games_count, metavar="G",
                         help="games per evaluation match (default 10000)")
