@@ -150,3 +150,11 @@ def test_train_command_takes_the_reward_option(capsys, tmp_path):
                               "--reward", "segment", "--eval-games", "20", "--out", str(tmp_path / "ok"))
     assert code == 0, err
     assert '"reward": "segment"' in (tmp_path / "ok" / "run.json").read_text()
+
+
+def test_thirtyone_learners_default_to_round_rewards_and_explicit_settings_win():
+    game = ThirtyOne()
+    for algo in ("mc", "sarsa", "q-learning"):
+        config = TrainConfig(algo, episodes=10).resolved(game)
+        assert (config.reward, config.batch) == ("segment", 10_000)
+        assert TrainConfig(algo, episodes=10, reward="game", batch=1).resolved(game).reward == "game"
