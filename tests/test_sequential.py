@@ -1,10 +1,11 @@
 """Sequential (textbook) learners: the compiled loop against a plain Python loop, bit for bit.
 
 The plain loop below is written from the textbook (Sutton & Barto 5.3, 6.4, 6.5, 6.6) and
-the order of random draws documented in :mod:`rl.sequential`; it plays the games with the
-kernel's uncompiled functions (``py_func``) and numpy's global Mersenne Twister, which is the
-same stream as numba's ``np.random`` once both are seeded with the same number.  Compiled
-opponents are checked against the batched players on the same observations.
+the order of random draws documented in :mod:`rl.sequential`; it plays the games through the
+kernel's functions one call at a time and draws its own random numbers from the same stream
+(numba's ``np.random``, read by a one-line compiled helper), so the learner logic is plain
+Python and every number must come out identical.  Compiled opponents are checked against the
+batched players on the same observations.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from evo.table_fsm import TableFSM
 from fsmarena.errors import FsmarenaError
 from games.base import Observation
 from games.dtd.game import DivideTheDollar, DTDConfig
+from fsmarena.jit import njit
 from games.kernel import kernel_of, params_of, seed
 from games.players import FixedActionPlayer, Player, RandomPlayer, TablePolicy
 from rl import sequential as seq
@@ -25,8 +27,10 @@ from rl.compiled_players import compile_player, make_opponent_act, self_play
 GAME = DivideTheDollar(DTDConfig(counts=(6, 8, 6), hand_size=3))
 
 
-def _py(function):
-    return getattr(function, "py_func", function)
+@njit(cache=False)
+def _uniform() -> float:
+    """The next number of the compiled stream (the one the kernels and the learners draw from)."""
+    return np.random.random()
 
 
 def reference(game, algo, games, seed_value, explore, epsilon, alpha, gamma=1.0, opponent="random",
@@ -38,7 +42,7 @@ def reference(game, algo, games, seed_value, explore, epsilon, alpha, gamma=1.0,
     q, n, sums = np.zeros((S, A)), np.zeros((S, A), dtype=np.int64), np.zeros((S, A))
     seen = np.zeros((S, A), dtype=bool)
     frozen = np.zeros(S, dtype=np.int64)
-    np.random.seed(seed_value)
+    seed(seed_value)
     mask = np.zeros(A, dtype=bool)
     final = epsilon if eps_final is None else eps_final
 
@@ -48,7 +52,7 @@ def reference(game, algo, games, seed_value, explore, epsilon, alpha, gamma=1.0,
 
     def uniform(row_mask):
         legal = [a for a in range(A) if row_mask[a]]
-        return legal[int(np.random.random() * len(legal))]
+        return legal[int(_uniform() * len(legal))]
 
     def update(x, a, target):
         n[x, a] += 1
@@ -64,23 +68,23 @@ def reference(game, algo, games, seed_value, explore, epsilon, alpha, gamma=1.0,
             eps = epsilon
         learner = g % k.n_seats(p) if seat < 0 else seat
         deal = np.zeros(k.deal_size(p), dtype=np.int64)
-        _py(k.draw_deal)(p, deal)
+        k.draw_deal(p, deal)
         s = np.zeros(k.state_size(p), dtype=np.int64)
-        _py(k.reset)(p, s, deal)
+        k.reset(p, s, deal)
         trajectory, pending = [], None
-        while (who := _py(k.to_move)(p, s)) >= 0:
-            _py(k.legal)(p, s, who, mask)
+        while (who := k.to_move(p, s)) >= 0:
+            k.legal(p, s, who, mask)
             if who != learner:
-                x = _py(k.observe_index)(p, s, who)
+                x = k.observe_index(p, s, who)
                 if opponent == "random":
                     action = uniform(mask)
                 elif opponent == "self":
                     action = frozen[x]
                 else:
                     action = table[x]
-                _py(k.step)(p, s, action)
+                k.step(p, s, action)
                 continue
-            x = _py(k.observe_index)(p, s, who)
+            x = k.observe_index(p, s, who)
             seen[x] |= mask
             if pending and algo in ("q-learning", "expected-sarsa"):
                 legal = [a for a in range(A) if mask[a]]
@@ -95,7 +99,7 @@ def reference(game, algo, games, seed_value, explore, epsilon, alpha, gamma=1.0,
                 update(*pending, gamma * value)
             action = greedy(mask, x)
             random_move = len(trajectory) < explore
-            if eps > 0 and np.random.random() < eps:
+            if eps > 0 and _uniform() < eps:
                 random_move = True
             if random_move:
                 action = uniform(mask)
@@ -103,9 +107,9 @@ def reference(game, algo, games, seed_value, explore, epsilon, alpha, gamma=1.0,
                 update(*pending, gamma * q[x, action])
             pending = (x, action)
             trajectory.append((x, action))
-            _py(k.step)(p, s, action)
+            k.step(p, s, action)
         rewards = np.zeros(k.n_seats(p))
-        _py(k.rewards)(p, s, rewards)
+        k.rewards(p, s, rewards)
         reward = rewards[learner]
         if algo.startswith("mc"):
             for t, (x, a) in enumerate(trajectory):
@@ -382,3 +386,26 @@ def test_cli_batch_zero_and_a_game_without_kernel_are_one_line_exit_2(capsys, tm
                                   "--batch", 1, "--out", tmp_path / "b")
         assert code == 2 and "no single-game kernel" in err and err.count("\n") == 1
         assert not (tmp_path / "b").exists()
+
+
+def _kernel_games():
+    import importlib
+
+    from games.registry import entries, resolve
+
+    found = []
+    for e in entries():
+        if e.kernel:
+            module = importlib.import_module(e.kernel)
+            config = module.test_configs()[0] if hasattr(module, "test_configs") else None
+            found.append(pytest.param(resolve(e.game, "game")(config), id=e.name))
+    return found
+
+
+@pytest.mark.parametrize("game", _kernel_games())
+def test_every_kernel_game_trains_like_the_plain_loop(game):
+    """The generic learner on every game that declares a kernel (the first test configuration)."""
+    settings = dict(explore=1, epsilon=0.2, alpha=0.1)
+    q_ref, n_ref = reference(game, "q-learning", 100, 21, **settings)
+    q, n = compiled(game, "q-learning", 100, 21, **settings)
+    assert n.sum() >= 100 and np.array_equal(n, n_ref) and np.array_equal(q, q_ref)
