@@ -360,7 +360,7 @@ class ThirtyOne(Game, SegmentRewards):
     #: credited with its change of the lives potential (``reward = "segment"``, rl.segments), on the
     #: batched learners (batches of 10,000 games; the compiled sequential learners have only the final
     #: reward).  At the study's quick budget (500,000 games, 3-4 seeds) they lift Monte Carlo from
-    #: 40-53% to 63-68%, SARSA from 10% to 70-72% and Q-learning from 7-23% to 73-75%.  Monte Carlo
+    #: 40-53% to 63-68%, SARSA from 10-12% to 69-72% and Q-learning from 7-26% to 73-76%.  Monte Carlo
     #: explores with epsilon 0.1 decaying linearly to 0 (measured with the final reward: the thesis
     #: setting, greedy after two random opening decisions, reached 37% at 1,000,000 games; 0.05:
     #: 52-55%, 0.2 without the opening decisions: 33%); TD uses sample averages (alpha 1/n).
