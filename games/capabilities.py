@@ -53,7 +53,7 @@ class ExactModel(ABC):
         """An action table as readable text (for ``fsmarena solve``)."""
 
 
-class SegmentRewards(ABC):
+class SegmentRewards:
     """A game cut into segments, each observation carrying ``segment`` (the segment's number,
     non-decreasing within a game) and ``potential`` (the deciding seat's potential, constant
     within a segment): the contract of segment rewards (:mod:`rl.segments`)."""

@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from games.players import Player, TablePolicy
 from games.capabilities import SegmentRewards
+from games.players import Player, TablePolicy
 from rl.segments import REWARDS, segment_returns
 from rl.tables import ActionValues, epsilon_greedy_probabilities, random_actions, sequential_update
 

@@ -54,7 +54,6 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, write_json, write_text
 from fsmarena.parallel import seed_sequence
 from games.arena import Seat, play_games
-from games.base import Game
 from games.match import play_match
 from games.players import GroupedStack, Player, save_player, uniform_legal
 from games.thirtyone.game import DISCARD_0, DRAW_DECK, TURN, ThirtyOne

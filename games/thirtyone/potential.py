@@ -9,8 +9,8 @@ standing and -1 once it is out, so the changes summed over a game telescope to t
 result (minus the constant ``V`` of the start).
 
 The MLP agent (:mod:`games.thirtyone.agent`), the tabular learners on the batched engine
-(through the ``potential`` part of the game's observations) and the compiled kernel (:func:`games.thirtyone.kernel.potential`)
-all read it from here.
+(through the ``potential`` part of the game's observations) and the compiled kernel
+(:func:`games.thirtyone.kernel.potential`) all read it from here.
 """
 
 from __future__ import annotations
