@@ -362,3 +362,22 @@ def test_31_kernel_potential_is_the_agents_lives_potential():
             s[k31.LIVES:k31.LIVES + players] = own
             for seat in range(players):
                 assert k31.potential(p, s, seat, table) == pytest.approx(reference.exact_value(own[None, :], seat)[0])
+
+
+@pytest.mark.slow
+def test_uncompiled_kernels_play_the_same_games():
+    """``NUMBA_DISABLE_JIT=1`` (plain Python, for debugging) plays the same games: the rule
+    tests above, rerun uncompiled in a child process."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    tests = ["test_31_comparison_reaches_every_way_a_round_ends", "test_421_kernel_exact_enumeration_equals_the_solver",
+             "test_31_random_builtin_plays_legal_reproducible_games"]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k",
+                           " or ".join(tests)], env=env, cwd=Path(__file__).parent.parent, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "5 passed" in done.stdout
