@@ -83,10 +83,11 @@ def seed(value: int) -> None:
 
 
 def has_kernel(game: Any) -> bool:
-    """Whether ``game`` declares a single-game kernel in its entry."""
-    from games.registry import entry
+    """Whether ``game`` is registered with a single-game kernel in its entry (games outside
+    the registry, such as the learners' toy MDPs, have none)."""
+    from games.registry import entries
 
-    return bool(entry(game.name).kernel)
+    return any(item.name == game.name and item.kernel for item in entries())
 
 
 def kernel_of(game: Any) -> ModuleType:

@@ -7,7 +7,8 @@ Sample-based algorithms (Monte Carlo, SARSA, Q-learning, expected SARSA) play ``
 training games.  ``batch = 1`` (the default for every game with a single-game kernel) is the
 textbook *sequential* algorithm: :mod:`rl.sequential` plays one game at a time in compiled
 code and updates after every decision (TD) or every game (Monte Carlo), against a compiled
-opponent (:mod:`rl.compiled_players`).  ``batch = K > 1`` is a *different algorithm*, the
+opponent (:mod:`rl.compiled_players`); a game without a kernel plays the same algorithm with
+the batched learners, one game per engine call (slowly).  ``batch = K > 1`` is a *different algorithm*, the
 batched one: K games are played with the batched engine by a policy frozen for the batch
 (Monte Carlo) or updated step-major across the K games (TD), see :mod:`rl.learners`.
 
@@ -208,8 +209,8 @@ def _check_reward(reward: Any, game: Game | None, batch: int) -> None:
 
 
 def game_defaults(game: Game | None, family: str) -> dict[str, Any]:
-    """``game.train_defaults[family]`` (settings measured for that game), or nothing."""
-    table = game.train_defaults
+    """``game.train_defaults[family]`` (settings measured for that game), or nothing (no game)."""
+    table = game.train_defaults if game is not None else {}
     chosen = dict(table.get(family, {}))
     unknown = set(chosen) - set(GAME_DEFAULT_KEYS)
     if unknown:  # a programming error in the game's table, not user input
@@ -386,7 +387,7 @@ def prepare(game: Game, config: TrainConfig, seed: int = 0, opponent: Player | N
         if opponent is None and not config.self_play_every:
             opponent = RandomPlayer()
         panel = list(panel) if panel else [RandomPlayer()]
-    if config.sample_based and config.batch == 1:
+    if sequential(game, config):
         _compiled_opponent(game, opponent, config)
     if out is not None and config.sample_based:
         path = Path(out) / ckpt.FILENAME
@@ -412,7 +413,7 @@ def train(game: Game, config: TrainConfig, seed: int = 0, opponent: Player | Non
     config, seed = setup.config, setup.seed
     label = label or f"{config.algo} {game.name} seed {seed}"
     out_dir = Path(out) if out is not None else None
-    if config.sample_based and config.batch == 1:
+    if sequential(game, config):
         result = _train_sequential(game, config, seed, setup.opponent, setup.panel, jobs, out_dir, resume,
                                    checkpoint_seconds, label)
     elif config.sample_based:
@@ -430,6 +431,13 @@ def _fingerprint(game: Game, config: TrainConfig, seed: int, opponent: Player | 
     return {"game": game.name, "parameters": config_to_dict(game.config), "config": config.to_dict(),
             "seed": int(seed), "opponent": describe_player(opponent, game),
             "panel": [describe_player(p, game) for p in panel]}
+
+
+def sequential(game: Game, config: TrainConfig) -> bool:
+    """Whether a run is the compiled sequential one: ``batch = 1`` on a game with a kernel.
+    (Without a kernel, ``batch = 1`` plays the batched learners one game per engine call: the
+    same textbook algorithm, only slower.)"""
+    return config.sample_based and config.batch == 1 and has_kernel(game)
 
 
 def _compiled_opponent(game: Game, opponent: Player | None, config: TrainConfig) -> Any:

@@ -373,19 +373,23 @@ def test_an_opponent_that_cannot_be_compiled_is_refused_before_anything_is_writt
     assert result.games == 100
 
 
-def test_cli_batch_zero_and_a_game_without_kernel_are_one_line_exit_2(capsys, tmp_path):
+def test_cli_batch_zero_is_one_line_exit_2_and_writes_nothing(capsys, tmp_path):
     from cli_helpers import run_cli
-    from games.registry import entries
 
     code, _out, err = run_cli(capsys, "train", "dtd", "--algo", "mc", "--episodes", 10, "--batch", 0,
                               "--out", tmp_path / "a")
-    assert code == 2 and err.count("\n") == 1 and not (tmp_path / "a").exists()
-    without = [e.name for e in entries() if not e.kernel]
-    if without:
-        code, _out, err = run_cli(capsys, "train", without[0], "--algo", "q-learning", "--episodes", 10,
-                                  "--batch", 1, "--out", tmp_path / "b")
-        assert code == 2 and "no single-game kernel" in err and err.count("\n") == 1
-        assert not (tmp_path / "b").exists()
+    assert code == 2 and err.startswith("fsmarena: error:") and err.count("\n") == 1
+    assert not (tmp_path / "a").exists()
+
+
+def test_a_game_without_kernel_plays_batch_1_with_the_batched_learners():
+    from rl.toy import ToyConfig, ToyGame
+    from rl.train import TrainConfig, sequential
+
+    game = ToyGame(ToyConfig("chain"))
+    assert TrainConfig("mc", episodes=10).resolved(game).batch == 10_000
+    assert not sequential(game, TrainConfig("mc", episodes=10, batch=1).resolved(game))
+    assert sequential(GAME, TrainConfig("mc", episodes=10).resolved(GAME))
 
 
 def _kernel_games():
