@@ -381,3 +381,30 @@ def test_uncompiled_kernels_play_the_same_games():
                           text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:]
     assert "5 passed" in done.stdout
+
+
+@pytest.mark.parametrize("tok", [None, 20.0, 30.5])
+def test_31_expected_draw_is_the_brute_force_best_three_of_four(tok):
+    """The kernel's sum over unseen cards of the score after a stock draw (greedy's yardstick)
+    equals the reference scoring of the best three of the four cards, card by card; hands
+    with pairs are dealt on purpose so three of a kind counts."""
+    from itertools import combinations
+
+    from games.thirtyone.reference import double_score
+
+    config = ThirtyOneConfig(three_of_a_kind=tok)
+    p = k31.make_params(config)
+    rng = np.random.default_rng(4)
+    for trial in range(40):
+        deck = rng.permutation(52)
+        if trial % 2:  # seat 0 holds a pair: its first two cards share a rank
+            rank = int(deck[0] % 13)
+            mate = next(c for c in deck[1:] if c % 13 == rank)
+            deck = np.r_[deck[0], mate, [c for c in deck[1:] if c != mate]]
+        s = np.zeros(k31.state_size(p), dtype=np.int64)
+        k31.reset(p, s, np.tile(deck, k31.deal_size(p) // 52))
+        hand = [int(c) for c in s[k31.HANDS:k31.HANDS + 3]]
+        unseen = k31._unseen(p, s, 0)
+        cards = [x for x in range(52) if (unseen >> x) & 1]
+        expected = sum(max(double_score(list(three), tok) for three in combinations(hand + [x], 3)) for x in cards)
+        assert k31._expected_sum(p, s, 0) == (expected, len(cards))

@@ -551,13 +551,33 @@ def _unseen(p: np.ndarray, s: np.ndarray, seat: int) -> int:
 @njit
 def _expected_sum(p: np.ndarray, s: np.ndarray, seat: int) -> tuple[int, int]:
     """Sum over the unseen cards of the doubled score after drawing each (best three of four),
-    and their number."""
+    and their number.  The best three of four is the hand or one of the three swaps; a swap's
+    score is read from the per-suit sums of the two cards it keeps (no hand is rebuilt)."""
     u = _unseen(p, s, seat)
+    at = HANDS + 3 * seat
     own = _hand_score2(p, s, seat)
+    kept = np.zeros((3, 4), dtype=np.int64)  # per thrown position q: suit sums of the two kept cards
+    best_kept = np.zeros(3, dtype=np.int64)
+    pair_rank = np.full(3, -1, dtype=np.int64)  # the kept pair's rank when both share it
+    for q in range(3):
+        a, b = s[at + (q + 1) % 3], s[at + (q + 2) % 3]
+        kept[q, a // 13] += value(a)
+        kept[q, b // 13] += value(b)
+        best_kept[q] = kept[q].max()
+        if a % 13 == b % 13:
+            pair_rank[q] = a % 13
+    tok2 = p[P_TOK2]
     total, count = 0, 0
     for x in range(52):
         if (u >> x) & 1:
-            total += max(_swap(p, s, seat, x)[0] >> 6, own)
+            suit, worth = x // 13, value(x)
+            best = own
+            for q in range(3):
+                score = 2 * max(best_kept[q], kept[q, suit] + worth)
+                if tok2 and pair_rank[q] == x % 13:
+                    score = max(score, tok2)
+                best = max(best, score)
+            total += best
             count += 1
     return total, count
 
