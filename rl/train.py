@@ -203,7 +203,7 @@ def _check_reward(reward: Any, game: Game | None, batch: int) -> None:
     if reward == "segment":
         if game is not None and not isinstance(game, SegmentRewards):
             raise FsmarenaError(f"{game.name} has no segments: use --reward game")
-        if batch == 1:
+        if batch == 1 and (game is None or has_kernel(game)):  # the compiled sequential learners
             raise FsmarenaError("segment rewards need the batched learners (--batch 2 or more), "
                                 "or use --reward game")
 
