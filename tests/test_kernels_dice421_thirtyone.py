@@ -222,14 +222,16 @@ def _engine_decisions_31(game: ThirtyOne, decks: np.ndarray, noise: np.ndarray):
             count[row] += 1
             actions[j] = _policy_31(u, v, mask[j], obs.phase, int(obs.greedy_turn[j]))
             seen[row].append((seat, int(obs.index[j]), codes[j].tolist(), mask[j].tolist(), feats[j].tolist(),
-                              int(plays[0][j]), int(plays[1][j]), int(actions[j])))
+                              int(plays[0][j]), int(plays[1][j]), int(actions[j]), int(obs.segment[j]),
+                              float(obs.potential[j])))
         return actions
 
     outcome = game.play(n, np.random.default_rng(0), decide, deck_order=decks)
     return seen, outcome
 
 
-def _kernel_decisions_31(p: np.ndarray, deal: np.ndarray, noise: np.ndarray, events: set | None = None):
+def _kernel_decisions_31(p: np.ndarray, deal: np.ndarray, noise: np.ndarray, table: np.ndarray,
+                         events: set | None = None):
     """The same game in the kernel; ``events`` collects how rounds ended and pile turnovers."""
     s = np.zeros(k31.state_size(p), dtype=np.int64)
     k31.reset(p, s, deal)
@@ -247,7 +249,7 @@ def _kernel_decisions_31(p: np.ndarray, deal: np.ndarray, noise: np.ndarray, eve
         assert mask[action]
         seen.append((seat, k31.observe_index(p, s, seat), codes, mask.tolist(), feats.tolist(),
                      k31.builtin_action(p, s, seat, k31.GREEDY), k31.builtin_action(p, s, seat, k31.GREEDY_KNOCK),
-                     action))
+                     action, k31.segment(p, s, seat), k31.potential(p, s, seat, table)))
         before = s[k31.ROUNDS], s[k31.PTR]
         k31.step(p, s, action)
         if events is not None:
@@ -265,10 +267,11 @@ def _compare_31(config: ThirtyOneConfig, decks: np.ndarray, noise: np.ndarray) -
     """Engine and kernel on the same decks and policy noise: identical decision by decision."""
     game = ThirtyOne(config)
     p = k31.make_params(config)
+    table = k31.potential_table(config)
     seen, outcome = _engine_decisions_31(game, decks, noise)
     events: set = set()
     for i in range(len(decks)):
-        k_seen, k_scores, k_rewards = _kernel_decisions_31(p, decks[i].ravel(), noise[i], events)
+        k_seen, k_scores, k_rewards = _kernel_decisions_31(p, decks[i].ravel(), noise[i], table, events)
         assert len(k_seen) == len(seen[i])
         for k, (mine, theirs) in enumerate(zip(k_seen, seen[i])):
             assert mine == theirs, f"game {i}, decision {k}"

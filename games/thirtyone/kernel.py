@@ -807,14 +807,23 @@ def lives_code(p: np.ndarray, s: np.ndarray) -> int:
 
 
 @njit
+def segment(p: np.ndarray, s: np.ndarray, seat: int) -> int:
+    """The segment of segment rewards (:mod:`rl.segments`): the number of rounds completed, the
+    observation part ``segment`` of the batched engine."""
+    return s[ROUNDS]
+
+
+@njit
 def potential(p: np.ndarray, s: np.ndarray, seat: int, table: np.ndarray) -> float:
     """``seat``'s lives potential now, ``table[lives_code(p, s), seat]`` with ``table =
     potential_table(config)`` (:mod:`games.thirtyone.potential`).
 
-    The round-level reward of a decision is the change of the potential until the seat's
-    next decision (or the end of the game): lives change only when a round ends, so it is
-    zero inside a round and ``V(after) - V(before)`` across a round's end, and summed over a
-    game it telescopes to ``V(final lives) - V(start)`` - the game result up to a constant.
+    Segment rewards (:mod:`rl.segments`, what the batched learners do with the engine's
+    ``segment`` and ``potential`` parts): when :func:`segment` differs between two decisions
+    of a seat, the earlier decision's round is over and its reward is the change of this
+    potential between them (nothing bootstrapped across); after the seat's last decision it is
+    the final reward minus the potential there.  Lives change only at a round's end, so the
+    potential is constant within a round.
     """
     return table[lives_code(p, s), seat]
 
