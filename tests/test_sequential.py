@@ -71,6 +71,8 @@ def reference(game, algo, games, seed_value, explore, epsilon, alpha, gamma=1.0,
         k.draw_deal(p, deal)
         s = np.zeros(k.state_size(p), dtype=np.int64)
         k.reset(p, s, deal)
+        if opponent == "pool":  # one member per opponent seat, in seat order
+            drawn = {other: table[int(_uniform() * len(table))] for other in range(k.n_seats(p)) if other != learner}
         trajectory, pending = [], None
         while (who := k.to_move(p, s)) >= 0:
             k.legal(p, s, who, mask)
@@ -80,6 +82,8 @@ def reference(game, algo, games, seed_value, explore, epsilon, alpha, gamma=1.0,
                     action = uniform(mask)
                 elif opponent == "self":
                     action = frozen[x]
+                elif opponent == "pool":
+                    action = drawn[who][x]
                 else:
                     action = table[x]
                 k.step(p, s, action)
@@ -185,6 +189,17 @@ def test_fixed_seat_table_opponent_and_self_play_equal_the_plain_loop():
     assert np.array_equal(q, q_ref)
     q_ref, _ = reference(GAME, "mc", 200, 6, opponent="self", refresh=50, explore=2, epsilon=0.0, alpha=-1.0)
     q, _ = compiled(GAME, "mc", 200, 6, refresh=50, explore=2, epsilon=0.0, alpha=-1.0)
+    assert np.array_equal(q, q_ref)
+
+
+def test_a_pool_of_champions_draws_one_member_per_game_like_the_plain_loop():
+    from studies.stacks import Mixture
+
+    rng = np.random.default_rng(3)
+    tables = [rng.integers(0, 3, GAME.n_states) for _ in range(3)]
+    settings = dict(explore=2, epsilon=0.0, alpha=-1.0)
+    q_ref, _ = reference(GAME, "mc", 300, 12, opponent="pool", table=tables, **settings)
+    q, _ = compiled(GAME, "mc", 300, 12, opponent=Mixture([TablePolicy(t) for t in tables]), **settings)
     assert np.array_equal(q, q_ref)
 
 
