@@ -158,3 +158,18 @@ def test_thirtyone_learners_default_to_round_rewards_and_explicit_settings_win()
         config = TrainConfig(algo, episodes=10).resolved(game)
         assert (config.reward, config.batch) == ("segment", 10_000)
         assert TrainConfig(algo, episodes=10, reward="game", batch=1).resolved(game).reward == "game"
+
+
+@pytest.mark.slow
+def test_round_rewards_lift_q_learning_against_greedy():
+    """The measured effect, small: 20,000 training games of Q-learning against greedy win far
+    more often with round-level rewards than with the final reward (measured 72% vs 4%)."""
+    from rl.train import train
+
+    wins = {}
+    for reward in ("game", "segment"):
+        config = TrainConfig("q-learning", episodes=20_000, batch=10_000, reward=reward, eval_every=20_000,
+                             eval_games=1000)
+        result = train(ThirtyOne(), config, seed=1, opponent=GreedyPlayer(), panel=[GreedyPlayer()])
+        wins[reward] = result.curve[-1]["win"]
+    assert wins["segment"] > wins["game"] + 0.3, wins
