@@ -52,6 +52,8 @@ Optional, plain Python, for the tests that compare a kernel with its batched eng
   the batched engine play the deals ``deals`` (an int64 array, one kernel deal per row), e.g.
   ``{"deck_order": deals}`` for divide-the-dollar.
 * ``test_configs() -> list``: a few game configurations (small and default) the tests play.
+* ``random_config(seed) -> config``: a random valid configuration, for the tests' search over
+  rule parameters.
 * ``CHANCE_ACTIONS``: actions whose outcome the game draws at random (Stupide Vautour's
   ``random`` bid); the kernel and the engine draw from different generators, so the
   comparison tests never script them (they still check that they play legal moves).

@@ -105,18 +105,10 @@ def _kernel_game(module, p, deal, g, picks, log, game):
     return rewards, scores
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-@settings(max_examples=8, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1))
-def test_kernel_plays_the_engine_rules(case, seed):
-    entry, number = case
-    module = _kernel(entry)
-    if not hasattr(module, "engine_script"):
-        pytest.skip(f"{entry.kernel} has no engine_script yet")
-    config = _configs(entry)[number]
-    game = _game(entry, config)
+def _compare(game, module, seed, n):
+    """``n`` kernel deals played on both sides with the same picks: observations, rewards and
+    scores equal."""
     p = contract.params_of(game)
-    n = 12
     contract.seed(seed)
     deals = np.zeros((n, module.deal_size(p)), dtype=np.int64)
     for row in deals:
@@ -127,6 +119,31 @@ def test_kernel_plays_the_engine_rules(case, seed):
         rewards, scores = _kernel_game(module, p, deals[g], g, picks, log, game)
         assert np.array_equal(rewards, outcome.rewards[g])
         assert np.allclose(scores, outcome.scores[g], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_kernel_plays_the_engine_rules(case, seed):
+    entry, number = case
+    module = _kernel(entry)
+    if not hasattr(module, "engine_script"):
+        pytest.skip(f"{entry.kernel} has no engine_script yet")
+    config = _configs(entry)[number]
+    game = _game(entry, config)
+    _compare(game, module, seed, 12)
+
+
+RANDOM_CONFIG_GAMES = [e for e in KERNEL_GAMES if hasattr(_kernel(e), "random_config")]
+
+
+@pytest.mark.parametrize("entry", RANDOM_CONFIG_GAMES, ids=[e.name for e in RANDOM_CONFIG_GAMES])
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_kernel_plays_the_engine_rules_for_any_parameters(entry, seed):
+    """The same comparison over random rule parameters (``kernel.random_config``)."""
+    module = _kernel(entry)
+    _compare(_game(entry, module.random_config(seed)), module, seed, 4)
 
 
 @pytest.mark.parametrize("entry", KERNEL_GAMES, ids=[e.name for e in KERNEL_GAMES])

@@ -301,3 +301,17 @@ def test_configs() -> list:
 
     return [DTDConfig(), DTDConfig(counts=(2, 2, 2), hand_size=2),
             DTDConfig(cards=(0.1, 0.3, 0.5, 0.9), counts=(5, 4, 6, 3), hand_size=3, dollar=1.2)]
+
+
+def random_config(seed: int):
+    """A random valid configuration (2-4 card types, small decks, hands of 1-5, a dollar that
+    lets some pairs score), for the kernel tests' parameter search."""
+    from games.dtd.game import DTDConfig
+
+    rng = np.random.default_rng(seed)
+    types = int(rng.integers(2, 5))
+    cards = tuple(sorted(float(c) for c in rng.choice(np.arange(1, 20), types, replace=False) / 20))
+    hand = int(rng.integers(1, 6))
+    counts = [int(c) for c in rng.integers(0, 8, types)]
+    counts[0] += max(0, 2 * hand - sum(counts))
+    return DTDConfig(cards=cards, counts=tuple(counts), hand_size=hand, dollar=float(rng.choice([0.5, 1.0, 1.25])))

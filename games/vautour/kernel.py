@@ -452,3 +452,18 @@ def test_configs() -> list:
             VautourConfig(players=4, cards=6, prizes=(-3, 1, 2, 5, 8, -1), tie_rule="cancel", action_set="both",
                           state="with-score", score_clip=4),
             VautourConfig()]
+
+
+def random_config(seed: int):
+    """A random valid configuration (2-5 players, 1-8 cards, a random deck, every rule, action
+    set and state space), for the kernel tests' parameter search."""
+    from games.vautour.game import ACTION_SETS, STATES, TIE_RULES, VautourConfig
+
+    rng = np.random.default_rng(seed)
+    cards = int(rng.integers(1, 9))
+    values = [int(v) for v in rng.choice([v for v in range(-9, 13) if v], cards, replace=False)]
+    state = str(rng.choice(STATES))
+    clip = int(rng.integers(1, 6)) if state == "with-score" and rng.random() < 0.5 else None
+    return VautourConfig(players=int(rng.integers(2, 6)), cards=cards, prizes=tuple(values),
+                         tie_rule=str(rng.choice(TIE_RULES)), action_set=str(rng.choice(ACTION_SETS)), state=state,
+                         score_clip=clip)
