@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
 
-import numba
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
+from fsmarena.jit import njit
 from games.players import FixedActionPlayer, Player, RandomPlayer, TablePolicy
 
 RANDOM, FIXED, BUILTIN, TABLE, SELF, FSM, BDA = range(7)
@@ -162,7 +162,7 @@ def make_opponent_act(kernel: ModuleType) -> Callable[..., int]:
     observe_index, features, legal = kernel.observe_index, kernel.features, kernel.legal
     encoding, builtin_action = kernel.encoding, kernel.builtin_action
 
-    @numba.njit(nogil=True)
+    @njit(cache=False)  # a closure over one kernel's functions: compiled once per process
     def act(p, s, seat, ints, floats, start, fstart, memory, mask, feats, frozen):
         kind = ints[start]
         legal(p, s, seat, mask)

@@ -35,9 +35,9 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, Callable
 
-import numba
 import numpy as np
 
+from fsmarena.jit import njit
 from rl.compiled_players import make_opponent_act
 
 MC_EVERY, MC_FIRST, SARSA, Q_LEARNING, EXPECTED_SARSA = range(5)
@@ -51,7 +51,7 @@ I_ALGO, I_EXPLORE, I_SCHEDULE, I_SEAT, I_REFRESH = range(5)
 F_GAMMA, F_ALPHA, F_EPS, F_EPS_FINAL, F_TOTAL = range(5)
 
 
-@numba.njit(nogil=True, cache=True)
+@njit
 def epsilon_at(kind: int, start: float, final: float, done: int, total: float) -> float:
     """:meth:`rl.schedules.EpsilonSchedule.value`, compiled (same arithmetic)."""
     if kind == 0:
@@ -62,7 +62,7 @@ def epsilon_at(kind: int, start: float, final: float, done: int, total: float) -
     return start * (final / start) ** fraction
 
 
-@numba.njit(nogil=True, cache=True)
+@njit
 def greedy_action(q, legal_row, x):
     """argmax of ``q[x]`` over the True entries of ``legal_row`` (lowest on ties; 0 if none)."""
     best = -1
@@ -72,14 +72,14 @@ def greedy_action(q, legal_row, x):
     return 0 if best < 0 else best
 
 
-@numba.njit(nogil=True, cache=True)
+@njit
 def greedy_table(q, seen, out):
     """The greedy action of every state over its seen-legal actions (``ActionValues.greedy_table``)."""
     for x in range(q.shape[0]):
         out[x] = greedy_action(q, seen[x], x)
 
 
-@numba.njit(nogil=True, cache=True)
+@njit
 def _random_legal(mask):
     count = 0
     for a in range(len(mask)):
@@ -93,14 +93,14 @@ def _random_legal(mask):
     return 0
 
 
-@numba.njit(nogil=True, cache=True)
+@njit
 def _update(q, n, x, a, target, alpha):
     n[x, a] += 1
     step = alpha if alpha >= 0 else 1.0 / n[x, a]
     q[x, a] += step * (target - q[x, a])
 
 
-@numba.njit(nogil=True, cache=True)
+@njit
 def _bootstrap(q, mask, x, algo, epsilon):
     """Q-learning's ``max_a Q(x, a)`` or expected SARSA's epsilon-greedy expectation."""
     if algo == Q_LEARNING:
@@ -123,7 +123,7 @@ def _bootstrap(q, mask, x, algo, epsilon):
     return total
 
 
-@numba.njit(nogil=True, cache=True)
+@njit
 def _credit_episode(q, n, sums, states, actions, length, reward, gamma, alpha, first_visit):
     """Monte Carlo: credit the game's decisions in order with their discounted return."""
     for t in range(length):
@@ -163,7 +163,7 @@ def make_runner(kernel: ModuleType) -> Callable[..., Any]:
     k_legal, k_step, k_rewards = kernel.legal, kernel.step, kernel.rewards
     opponent_act = make_opponent_act(kernel)
 
-    @numba.njit(nogil=True)
+    @njit(cache=False)  # a closure over one kernel's functions: compiled once per process
     def run(p, q, n, sums, seen, frozen, first, count, isets, fsets, ints, floats, int_start, float_start):
         algo, explore_steps, schedule = isets[I_ALGO], isets[I_EXPLORE], isets[I_SCHEDULE]
         fixed_seat, refresh = isets[I_SEAT], isets[I_REFRESH]

@@ -38,7 +38,7 @@ def ablation(algos: list[str], batches: list[int], seeds: int, episodes: int, ev
 
 def markdown(rows: list[dict], episodes: int, eval_games: int) -> str:
     """The rows as a Markdown table (mean, standard deviation, every seed, seconds per run)."""
-    lines = [f"| algorithm | K | mean win vs random | sd | per seed | s per run |",
+    lines = ["| algorithm | K | mean win vs random | sd | per seed | s per run |",
              "|---|---:|---:|---:|---|---:|"]
     for row in rows:
         wins = row["wins"]
