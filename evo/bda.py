@@ -62,8 +62,13 @@ class BinaryDecisionAutomaton(Player):
 
     kind = "bda"
 
-    def __init__(self, genes: np.ndarray, max_tests: int = MAX_TESTS, label: str | None = None,
-                 names: tuple[tuple[str, ...], tuple[str, ...]] | None = None):
+    def __init__(
+        self,
+        genes: np.ndarray,
+        max_tests: int = MAX_TESTS,
+        label: str | None = None,
+        names: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
+    ):
         super().__init__(label or "bda")
         self.names = names
         genes = np.asarray(genes, dtype=np.int64)
@@ -75,8 +80,9 @@ class BinaryDecisionAutomaton(Player):
             raise FsmarenaError(f"a BDA needs at least one test per decision, got {max_tests}")
         self.n_members, self.n_states, _ = genes.shape
         S = self.n_states
-        high = np.array([np.iinfo(np.int64).max, len(TESTS), THETA_STEPS + 1, np.iinfo(np.int64).max, S,
-                         np.iinfo(np.int64).max, S])
+        high = np.array(
+            [np.iinfo(np.int64).max, len(TESTS), THETA_STEPS + 1, np.iinfo(np.int64).max, S, np.iinfo(np.int64).max, S]
+        )
         if genes.min() < 0 or np.any(genes >= high):
             raise FsmarenaError("BDA genes out of range (tests 0-2, theta 0-1000, next states < states)")
         self.genes = genes
@@ -96,8 +102,9 @@ class BinaryDecisionAutomaton(Player):
     def begin(self, game, n, members, rng):
         n_features = len(game.feature_names)
         if self.genes[..., FEATURE].max() >= n_features:
-            raise FsmarenaError(f"BDA tests feature {self.genes[..., FEATURE].max()} but {game.name} has "
-                                f"{n_features} features")
+            raise FsmarenaError(
+                f"BDA tests feature {self.genes[..., FEATURE].max()} but {game.name} has {n_features} features"
+            )
         actions = self.genes[..., [TRUE_ACTION, FALSE_ACTION]]
         if actions.max() >= game.n_actions:
             raise FsmarenaError(f"BDA plays action {actions.max()} but {game.name} has {game.n_actions} actions")
@@ -145,8 +152,11 @@ class BinaryDecisionAutomaton(Player):
     def to_dict(self) -> dict[str, Any]:
         if self.n_members != 1:
             raise FsmarenaError("save the members of a stacked BDA one by one")
-        return {"max_tests": self.max_tests, "start_state": 0,
-                "states": [state_to_json(row, *(self.names or (None, None))) for row in self.genes[0]]}
+        return {
+            "max_tests": self.max_tests,
+            "start_state": 0,
+            "states": [state_to_json(row, *(self.names or (None, None))) for row in self.genes[0]],
+        }
 
     @classmethod
     def from_fields(cls, fields, game):
@@ -169,6 +179,7 @@ def game_names(game) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def state_to_json(row: np.ndarray, feature_names=None, action_names=None) -> dict[str, Any]:
     """A BDA state as a readable JSON object (names where the game's names are given)."""
+
     def action(number: int):
         return action_names[number] if action_names else int(number)
 
@@ -221,8 +232,21 @@ class BDASpec(GenomeSpec):
         self.max_tests = max_tests
         self.names = game_names(game)
         self.shape = (n_states, len(FIELDS))
-        self.high = np.tile(np.array([len(game.feature_names), len(TESTS), THETA_STEPS + 1, game.n_actions,
-                                      n_states, game.n_actions, n_states], dtype=np.int64), (n_states, 1))
+        self.high = np.tile(
+            np.array(
+                [
+                    len(game.feature_names),
+                    len(TESTS),
+                    THETA_STEPS + 1,
+                    game.n_actions,
+                    n_states,
+                    game.n_actions,
+                    n_states,
+                ],
+                dtype=np.int64,
+            ),
+            (n_states, 1),
+        )
 
     def player(self, genomes, label=None):
         return BinaryDecisionAutomaton(genomes, self.max_tests, label=label, names=self.names)

@@ -56,8 +56,9 @@ class GenomeSpec(ABC):
         except (ValueError, TypeError):
             raise FsmarenaError(f"{source}: not a rectangular array") from None
         if array.ndim != len(self.shape) + 1 or array.shape[1:] != self.shape:
-            raise FsmarenaError(f"{source}: genomes must have shape [n, {', '.join(map(str, self.shape))}], "
-                                f"got {list(array.shape)}")
+            raise FsmarenaError(
+                f"{source}: genomes must have shape [n, {', '.join(map(str, self.shape))}], got {list(array.shape)}"
+            )
         if array.size and array.dtype.kind not in "iu":
             raise FsmarenaError(f"{source}: genome entries must be integers")
         array = array.astype(np.int64)
@@ -78,16 +79,16 @@ class GenomeSpec(ABC):
         """The parameters that rebuild this spec (stored in run configurations)."""
 
 
-def genome_spec(game: "Game", genome: str, states: int | None = None, inputs: str = "index",
-                max_tests: int | None = None) -> GenomeSpec:
+def genome_spec(
+    game: "Game", genome: str, states: int | None = None, inputs: str = "index", max_tests: int | None = None
+) -> GenomeSpec:
     """The spec of genome kind ``genome`` (``fsm`` or ``bda``) for ``game``."""
     if genome == "fsm":
         from evo.table_fsm import FSMSpec
 
         return FSMSpec(game, states if states is not None else 4, inputs)
     if genome == "bda":
-        from evo.bda import BDASpec, MAX_TESTS
+        from evo.bda import MAX_TESTS, BDASpec
 
-        return BDASpec(game, states if states is not None else 8,
-                       max_tests if max_tests is not None else MAX_TESTS)
+        return BDASpec(game, states if states is not None else 8, max_tests if max_tests is not None else MAX_TESTS)
     raise FsmarenaError(f"unknown genome '{genome}' (known: {', '.join(GENOMES)})")

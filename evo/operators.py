@@ -75,8 +75,9 @@ def crossover_states(a: np.ndarray, b: np.ndarray, rng: np.random.Generator) -> 
     return c1, c2
 
 
-def mutate_points(genome: np.ndarray, high: np.ndarray, rng: np.random.Generator,
-                  count: int | None = None, rate: float | None = None) -> np.ndarray:
+def mutate_points(
+    genome: np.ndarray, high: np.ndarray, rng: np.random.Generator, count: int | None = None, rate: float | None = None
+) -> np.ndarray:
     """Re-draw entries of ``genome`` in place; returns their flat positions, in order.
 
     With ``count``, exactly ``count`` re-draws at positions drawn uniformly (with replacement)

@@ -62,6 +62,7 @@ MULTI_SEATS = (2, 3, 4, 5, 6)
 
 # ---- scoring ----------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class PanelSeat:
     """A seat taken by fixed player ``index`` of the panel in every game of a pairing."""
@@ -82,8 +83,9 @@ class Scores:
     games: np.ndarray
 
 
-def _genome_sums(n_genomes: int, outcome: Outcome, chunk: Chunk, seconds: float
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _genome_sums(
+    n_genomes: int, outcome: Outcome, chunk: Chunk, seconds: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Worker: a chunk's (reward sums, wins, games) per genome, over the seats genomes hold."""
     reward = np.zeros(n_genomes)
     wins = np.zeros(n_genomes, dtype=np.int64)
@@ -98,9 +100,16 @@ def _genome_sums(n_genomes: int, outcome: Outcome, chunk: Chunk, seconds: float
     return reward, wins, games
 
 
-def score(game: Game, spec: GenomeSpec, genomes: np.ndarray, pairings: Sequence[Pairing],
-          seed: np.random.SeedSequence, jobs: int = 1, chunk: int = 8192,
-          panel: Sequence[Player] = ()) -> tuple[Scores, int]:
+def score(
+    game: Game,
+    spec: GenomeSpec,
+    genomes: np.ndarray,
+    pairings: Sequence[Pairing],
+    seed: np.random.SeedSequence,
+    jobs: int = 1,
+    chunk: int = 8192,
+    panel: Sequence[Player] = (),
+) -> tuple[Scores, int]:
     """Play every pairing (cut into chunks of at most ``chunk`` games by the one chunked
     runner, :mod:`games.runner`) and sum the scores of each genome; returns the scores and the
     number of games played."""
@@ -110,8 +119,14 @@ def score(game: Game, spec: GenomeSpec, genomes: np.ndarray, pairings: Sequence[
         seats = tuple(panel[e.index] if isinstance(e, PanelSeat) else e for e in pairing)
         blocks.append(Block(seats, n))
     n_genomes = len(genomes)
-    results = play_blocks(game, [(seed, blocks)], functools.partial(_genome_sums, n_genomes),
-                          stack=spec.player(genomes), jobs=jobs, chunk=chunk)
+    results = play_blocks(
+        game,
+        [(seed, blocks)],
+        functools.partial(_genome_sums, n_genomes),
+        stack=spec.player(genomes),
+        jobs=jobs,
+        chunk=chunk,
+    )
     reward = np.zeros(n_genomes)
     wins = np.zeros(n_genomes, dtype=np.int64)
     games = np.zeros(n_genomes, dtype=np.int64)
@@ -146,6 +161,7 @@ def panel_pairings(population: int, n_panel: int, games_per_pair: int, seats: in
 
 # ---- protocols --------------------------------------------------------------------------------
 
+
 class Protocol:
     """Scoring and breeding of one protocol; see the module docstring."""
 
@@ -158,8 +174,9 @@ class Protocol:
     def __init__(self, game: Game, spec: GenomeSpec, config: "EvolveConfig", panel: Sequence[Player] = ()):
         self.game, self.spec, self.config, self.panel = game, spec, config, tuple(panel)
 
-    def evaluate(self, genomes: np.ndarray, rng: np.random.Generator, seed: np.random.SeedSequence,
-                 jobs: int) -> tuple[np.ndarray, int]:
+    def evaluate(
+        self, genomes: np.ndarray, rng: np.random.Generator, seed: np.random.SeedSequence, jobs: int
+    ) -> tuple[np.ndarray, int]:
         """Fitness of every genome and the number of games played to get it."""
         raise NotImplementedError
 
@@ -191,9 +208,9 @@ class ThesisProtocol(Protocol):
 
     def breed(self, genomes, fitness, rng):
         c = self.config
-        chosen = rng.permutation(len(genomes))[:c.tournament]
+        chosen = rng.permutation(len(genomes))[: c.tournament]
         ranked = chosen[np.argsort(-fitness[chosen], kind="stable")]
-        best, worst = ranked[:c.replaced], ranked[len(ranked) - c.replaced:]
+        best, worst = ranked[: c.replaced], ranked[len(ranked) - c.replaced :]
         children = genomes[best].copy()
         for i in range(0, len(children) - 1, 2):
             crossover_states(children[i], children[i + 1], rng)
@@ -219,7 +236,7 @@ class RoundRobinProtocol(Protocol):
     def breed(self, genomes, fitness, rng):
         c = self.config
         size = len(genomes)
-        elite = np.argsort(-fitness, kind="stable")[:c.elite]
+        elite = np.argsort(-fitness, kind="stable")[: c.elite]
         n_children = size - len(elite)
         parents = tournament(fitness, c.tournament, n_children + n_children % 2, rng)
         children = genomes[parents].copy()
@@ -249,9 +266,15 @@ class PanelProtocol(RoundRobinProtocol):
         scores, games = score(self.game, self.spec, genomes, pairings, panel_seed, jobs, c.chunk, self.panel)
         fitness = scores.reward / scores.games
         if c.panel_weight < 1.0:
-            robin, robin_games = score(self.game, self.spec, genomes,
-                                       [round_robin_pairing(len(genomes), c.games_per_pair, self.game.n_seats)],
-                                       robin_seed, jobs, c.chunk)
+            robin, robin_games = score(
+                self.game,
+                self.spec,
+                genomes,
+                [round_robin_pairing(len(genomes), c.games_per_pair, self.game.n_seats)],
+                robin_seed,
+                jobs,
+                c.chunk,
+            )
             fitness = c.panel_weight * fitness + (1 - c.panel_weight) * robin.reward / robin.games
             games += robin_games
         return fitness, games
@@ -283,8 +306,7 @@ def exact_values(game: Game):
     return game.exact_player_values if isinstance(game, ExactModel) else None
 
 
-_CLASSES = {"thesis": ThesisProtocol, "round-robin": RoundRobinProtocol, "panel": PanelProtocol,
-            "score": ScoreProtocol}
+_CLASSES = {"thesis": ThesisProtocol, "round-robin": RoundRobinProtocol, "panel": PanelProtocol, "score": ScoreProtocol}
 
 
 def check_seats(game: Game, protocol: str) -> None:
@@ -294,9 +316,10 @@ def check_seats(game: Game, protocol: str) -> None:
     if game.n_seats not in seats:
         fitting = [name for name, cls in _CLASSES.items() if game.n_seats in cls.seats]
         plays = f"{seats[0]}-player games" + (f" and games of up to {seats[-1]} players" if len(seats) > 1 else "")
-        raise FsmarenaError(f"the {protocol} protocol plays {plays}; "
-                            f"{game.name} is set up for {game.n_seats} player(s)"
-                            + (f" (use: {', '.join(fitting)})" if fitting else ""))
+        raise FsmarenaError(
+            f"the {protocol} protocol plays {plays}; "
+            f"{game.name} is set up for {game.n_seats} player(s)" + (f" (use: {', '.join(fitting)})" if fitting else "")
+        )
 
 
 def make_protocol(game: Game, spec: GenomeSpec, config: "EvolveConfig", panel: Sequence[Player] = ()) -> Protocol:

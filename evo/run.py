@@ -123,9 +123,21 @@ class EvolveConfig:
             raise FsmarenaError(f"unknown genome '{self.genome}' (known: {', '.join(GENOMES)})")
         if self.protocol not in PROTOCOLS:
             raise FsmarenaError(f"unknown protocol '{self.protocol}' (known: {', '.join(PROTOCOLS)})")
-        for name in ("generations", "population", "states", "max_tests", "opponents", "games_per_opponent",
-                     "replaced", "games_per_pair", "tournament", "hall_of_fame", "checkpoint_every",
-                     "curve_games", "chunk"):
+        for name in (
+            "generations",
+            "population",
+            "states",
+            "max_tests",
+            "opponents",
+            "games_per_opponent",
+            "replaced",
+            "games_per_pair",
+            "tournament",
+            "hall_of_fame",
+            "checkpoint_every",
+            "curve_games",
+            "chunk",
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise FsmarenaError(f"{_option(name)} must be a positive whole number, got {value!r}")
@@ -135,8 +147,9 @@ class EvolveConfig:
                 raise FsmarenaError(f"{_option(name)} must be zero or a positive whole number, got {value!r}")
         if self.mutations is not None and self.mutation_rate is not None:
             raise FsmarenaError("give --mutations or --mutation-rate, not both")
-        if self.mutations is not None and (isinstance(self.mutations, bool) or not isinstance(self.mutations, int)
-                                           or self.mutations < 0):
+        if self.mutations is not None and (
+            isinstance(self.mutations, bool) or not isinstance(self.mutations, int) or self.mutations < 0
+        ):
             raise FsmarenaError(f"--mutations must be zero or more, got {self.mutations!r}")
         for name in ("crossover_rate", "panel_weight", "mutation_rate"):
             value = getattr(self, name)
@@ -148,8 +161,9 @@ class EvolveConfig:
             if not 2 <= self.tournament <= self.population:
                 raise FsmarenaError(f"--tournament must be between 2 and the population ({self.population})")
             if 2 * self.replaced > self.tournament:
-                raise FsmarenaError(f"{self.replaced} replaced individuals need a tournament of at least "
-                                    f"{2 * self.replaced}")
+                raise FsmarenaError(
+                    f"{self.replaced} replaced individuals need a tournament of at least {2 * self.replaced}"
+                )
         else:
             if self.population < 2:
                 raise FsmarenaError(f"the {self.protocol} protocol needs a population of at least 2")
@@ -193,8 +207,9 @@ class EvolveResult:
     @property
     def best(self) -> Player:
         """The hall of fame's first member, as a player."""
-        return self.spec.player(self.hall_of_fame[0].genome[None],
-                                label=f"evolved-{self.config.genome}-{self.config.protocol}")
+        return self.spec.player(
+            self.hall_of_fame[0].genome[None], label=f"evolved-{self.config.genome}-{self.config.protocol}"
+        )
 
     @property
     def best_fitness(self) -> float:
@@ -228,8 +243,15 @@ class _State:
     panel: list[Player] = field(default_factory=list)
 
 
-def evolve(game: Game, config: EvolveConfig, seed: int = 0, jobs: int = 1, out: str | Path | None = None,
-           resume: bool = False, callback: Callable[[dict], None] | None = None) -> EvolveResult:
+def evolve(
+    game: Game,
+    config: EvolveConfig,
+    seed: int = 0,
+    jobs: int = 1,
+    out: str | Path | None = None,
+    resume: bool = False,
+    callback: Callable[[dict], None] | None = None,
+) -> EvolveResult:
     """Run (or, with ``resume``, continue) an evolution; see the module docstring.
 
     ``callback(record)`` is called after every generation (after its checkpoint, if any) with
@@ -248,8 +270,10 @@ def evolve(game: Game, config: EvolveConfig, seed: int = 0, jobs: int = 1, out: 
     if out_dir is not None:
         checkpoint = out_dir / CHECKPOINT
         if checkpoint.exists() and not resume:
-            raise FsmarenaError(f"{out_dir} already holds a run ({CHECKPOINT}): use --resume to continue it, "
-                                f"or choose another output folder")
+            raise FsmarenaError(
+                f"{out_dir} already holds a run ({CHECKPOINT}): use --resume to continue it, "
+                f"or choose another output folder"
+            )
         if resume and checkpoint.exists():
             state = load_checkpoint(checkpoint, game, spec, config, seed)
     if state is None:
@@ -260,16 +284,28 @@ def evolve(game: Game, config: EvolveConfig, seed: int = 0, jobs: int = 1, out: 
         bar.update(state.generation)
         for generation in range(state.generation, config.generations):
             record = _generation(game, spec, protocol, config, seed, jobs, state, generation)
-            if out_dir is not None and ((generation + 1) % config.checkpoint_every == 0
-                                        or generation + 1 == config.generations):
+            if out_dir is not None and (
+                (generation + 1) % config.checkpoint_every == 0 or generation + 1 == config.generations
+            ):
                 save_checkpoint(out_dir / CHECKPOINT, game, config, seed, state)
                 write_logbook(out_dir / "logbook.csv", state.logbook)
             bar.update(1)
             if callback is not None:
                 callback(record)
 
-    result = EvolveResult(config, seed, game, spec, state.logbook, state.genomes, state.fitness,
-                          list(state.hof), state.games, state.seconds, state.generation)
+    result = EvolveResult(
+        config,
+        seed,
+        game,
+        spec,
+        state.logbook,
+        state.genomes,
+        state.fitness,
+        list(state.hof),
+        state.games,
+        state.seconds,
+        state.generation,
+    )
     if out_dir is not None:
         write_outputs(out_dir, result)
     return result
@@ -279,18 +315,28 @@ def _fresh_state(spec: GenomeSpec, config: EvolveConfig, seed: int, panel: list[
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(0,))))
     logbook = tools.Logbook()
     logbook.header = list(LOGBOOK_COLUMNS)
-    return _State(0, spec.random(rng, config.population), None, hall_of_fame(config.hall_of_fame), logbook,
-                  rng, panel=panel)
+    return _State(
+        0, spec.random(rng, config.population), None, hall_of_fame(config.hall_of_fame), logbook, rng, panel=panel
+    )
 
 
-def _generation(game: Game, spec: GenomeSpec, protocol: Protocol, config: EvolveConfig, seed: int, jobs: int,
-                state: _State, generation: int) -> dict:
+def _generation(
+    game: Game,
+    spec: GenomeSpec,
+    protocol: Protocol,
+    config: EvolveConfig,
+    seed: int,
+    jobs: int,
+    state: _State,
+    generation: int,
+) -> dict:
     """Breed (after the first generation), score, record; updates ``state`` in place."""
     start = time.perf_counter()
     if generation > 0:
         state.genomes = protocol.breed(state.genomes, state.fitness, state.rng)
-    fitness, games = protocol.evaluate(state.genomes, state.rng,
-                                       np.random.SeedSequence(seed, spawn_key=(1, generation)), jobs)
+    fitness, games = protocol.evaluate(
+        state.genomes, state.rng, np.random.SeedSequence(seed, spawn_key=(1, generation)), jobs
+    )
     state.fitness = np.asarray(fitness, dtype=float)
     state.games += games
     population = [Individual(g, f) for g, f in zip(state.genomes, state.fitness)]
@@ -304,13 +350,18 @@ def _generation(game: Game, spec: GenomeSpec, protocol: Protocol, config: Evolve
         if game.n_seats == 1:
             champion_score = _solo_score(game, champion, config.curve_games, curve_seed, jobs)
         else:
-            stats = play_match(game, champion, game.builtin_players()["random"](), config.curve_games,
-                               curve_seed, jobs)
+            stats = play_match(game, champion, game.builtin_players()["random"](), config.curve_games, curve_seed, jobs)
             vs_random = stats.win_rate
     state.seconds += time.perf_counter() - start
     state.generation = generation + 1
-    record = {"gen": generation, "games": state.games, **statistics().compile(population),
-              "vs_random": vs_random, "seconds": round(state.seconds, 3), "champion_score": champion_score}
+    record = {
+        "gen": generation,
+        "games": state.games,
+        **statistics().compile(population),
+        "vs_random": vs_random,
+        "seconds": round(state.seconds, 3),
+        "champion_score": champion_score,
+    }
     state.logbook.record(**record)
     return record
 
@@ -330,6 +381,7 @@ def _solo_score(game: Game, player: Player, games: int, seed: np.random.SeedSequ
 
 # ---- files ----------------------------------------------------------------------------------
 
+
 def logbook_csv(logbook: tools.Logbook) -> str:
     """The logbook as CSV text, one row per generation (empty cell: no curve point)."""
     buffer = io.StringIO()
@@ -348,38 +400,55 @@ def write_outputs(out: Path, result: EvolveResult) -> None:
     """``best.json``, ``population.json`` and ``logbook.csv`` of a finished run."""
     game = result.game
     save_player(result.best, game, out / "best.json")
-    members = [{"fitness": float(f), "player": player_to_json(p, game)}
-               for f, p in zip(result.fitness, result.population_players())]
-    fame = [{"fitness": ind.fitness.values[0],
-             "player": player_to_json(result.spec.player(ind.genome[None], label=f"hall of fame {i}"), game)}
-            for i, ind in enumerate(result.hall_of_fame)]
-    write_json(out / "population.json", {
-        "format_version": FORMAT_VERSION, "kind": "evolve-population", "game": game.name,
-        "generation": result.generation, "config": result.config.to_dict(), "seed": result.seed,
-        "members": members, "hall_of_fame": fame,
-    })
+    members = [
+        {"fitness": float(f), "player": player_to_json(p, game)}
+        for f, p in zip(result.fitness, result.population_players())
+    ]
+    fame = [
+        {
+            "fitness": ind.fitness.values[0],
+            "player": player_to_json(result.spec.player(ind.genome[None], label=f"hall of fame {i}"), game),
+        }
+        for i, ind in enumerate(result.hall_of_fame)
+    ]
+    write_json(
+        out / "population.json",
+        {
+            "format_version": FORMAT_VERSION,
+            "kind": "evolve-population",
+            "game": game.name,
+            "generation": result.generation,
+            "config": result.config.to_dict(),
+            "seed": result.seed,
+            "members": members,
+            "hall_of_fame": fame,
+        },
+    )
     write_logbook(out / "logbook.csv", result.logbook)
 
 
 def save_checkpoint(path: Path, game: Game, config: EvolveConfig, seed: int, state: _State) -> None:
     """Write everything the run needs to continue exactly (atomically)."""
-    write_json(path, {
-        "format_version": FORMAT_VERSION,
-        "kind": "evolve-checkpoint",
-        "game": game.name,
-        "game_config": config_to_dict(game.config),
-        "config": config.to_dict(),
-        "seed": seed,
-        "generation": state.generation,
-        "games": state.games,
-        "seconds": state.seconds,
-        "population": state.genomes.tolist(),
-        "fitness": state.fitness.tolist(),
-        "hall_of_fame": [{"genome": ind.genome.tolist(), "fitness": ind.fitness.values[0]} for ind in state.hof],
-        "logbook": [dict(record) for record in state.logbook],
-        "rng": state.rng.bit_generator.state,
-        "panel": [player_to_json(p, game) for p in state.panel],
-    })
+    write_json(
+        path,
+        {
+            "format_version": FORMAT_VERSION,
+            "kind": "evolve-checkpoint",
+            "game": game.name,
+            "game_config": config_to_dict(game.config),
+            "config": config.to_dict(),
+            "seed": seed,
+            "generation": state.generation,
+            "games": state.games,
+            "seconds": state.seconds,
+            "population": state.genomes.tolist(),
+            "fitness": state.fitness.tolist(),
+            "hall_of_fame": [{"genome": ind.genome.tolist(), "fitness": ind.fitness.values[0]} for ind in state.hof],
+            "logbook": [dict(record) for record in state.logbook],
+            "rng": state.rng.bit_generator.state,
+            "panel": [player_to_json(p, game) for p in state.panel],
+        },
+    )
 
 
 def load_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConfig, seed: int) -> _State:
@@ -401,8 +470,10 @@ def load_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConf
     current = config.to_dict()
     for key, value in current.items():
         if key not in RESUMABLE_CHANGES and saved.get(key, ADDED_FIELDS.get(key, object())) != value:
-            raise fields.fail(f"written with {_option(key)} {saved.get(key)!r}, this run asks for {value!r}: "
-                              f"resume with the same options")
+            raise fields.fail(
+                f"written with {_option(key)} {saved.get(key)!r}, this run asks for {value!r}: "
+                f"resume with the same options"
+            )
     generation = fields.int_in("generation", 1, 10**9)
     if generation > config.generations:
         raise fields.fail(f"already at generation {generation}, beyond --generations {config.generations}")
@@ -434,8 +505,9 @@ def load_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConf
         for key in ("mean", "std", "min", "max", "seconds"):
             values[key] = record.number_in(key, -math.inf, math.inf)
         values["vs_random"] = None if raw.get("vs_random") is None else record.number_in("vs_random", 0.0, 1.0)
-        values["champion_score"] = (None if raw.get("champion_score") is None
-                                    else record.number_in("champion_score", -math.inf, math.inf))
+        values["champion_score"] = (
+            None if raw.get("champion_score") is None else record.number_in("champion_score", -math.inf, math.inf)
+        )
         logbook.record(**{c: values[c] for c in LOGBOOK_COLUMNS})
     rng = np.random.Generator(np.random.PCG64())
     rng_state = fields.get("rng", dict)
@@ -450,5 +522,14 @@ def load_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConf
         panel.append(player_from_json(raw, game, f"{source}: panel player {number}"))
     if len(panel) != len(config.panel):
         raise fields.fail("the stored panel does not match --panel")
-    return _State(generation, genomes, fitness, hof, logbook, rng, fields.int_in("games", 0, 2**62),
-                  fields.number_in("seconds", 0.0, math.inf), panel)
+    return _State(
+        generation,
+        genomes,
+        fitness,
+        hof,
+        logbook,
+        rng,
+        fields.int_in("games", 0, 2**62),
+        fields.number_in("seconds", 0.0, math.inf),
+        panel,
+    )

@@ -44,16 +44,17 @@ class TableFSM(Player):
 
     kind = "table-fsm"
 
-    def __init__(self, next_state: np.ndarray, action: np.ndarray, inputs: str = "index",
-                 label: str | None = None):
+    def __init__(self, next_state: np.ndarray, action: np.ndarray, inputs: str = "index", label: str | None = None):
         super().__init__(label or "table-fsm")
         next_state = np.asarray(next_state, dtype=np.int64)
         action = np.asarray(action, dtype=np.int64)
         if next_state.ndim == 2:
             next_state, action = next_state[None], action[None]
         if next_state.ndim != 3 or next_state.shape != action.shape or 0 in next_state.shape:
-            raise FsmarenaError(f"table FSM: next_state {list(next_state.shape)} and action "
-                                f"{list(action.shape)} must be equal non-empty [states, inputs] tables")
+            raise FsmarenaError(
+                f"table FSM: next_state {list(next_state.shape)} and action "
+                f"{list(action.shape)} must be equal non-empty [states, inputs] tables"
+            )
         self.n_members, self.n_states, self.n_inputs = next_state.shape
         if next_state.min() < 0 or next_state.max() >= self.n_states:
             raise FsmarenaError(f"table FSM: next states must be in [0, {self.n_states - 1}]")
@@ -68,11 +69,13 @@ class TableFSM(Player):
     def begin(self, game, n, members, rng):
         encoder = input_encoder(game, self.inputs)
         if encoder.size != self.n_inputs:
-            raise FsmarenaError(f"table FSM has {self.n_inputs} inputs but '{self.inputs}' gives "
-                                f"{encoder.size} for {game.name}")
+            raise FsmarenaError(
+                f"table FSM has {self.n_inputs} inputs but '{self.inputs}' gives {encoder.size} for {game.name}"
+            )
         if self.action.max() >= game.n_actions:
-            raise FsmarenaError(f"table FSM plays action {self.action.max()} but {game.name} has "
-                                f"{game.n_actions} actions")
+            raise FsmarenaError(
+                f"table FSM plays action {self.action.max()} but {game.name} has {game.n_actions} actions"
+            )
         stride = self.n_states * self.n_inputs
         if members is None:
             base = np.zeros(n, dtype=np.int64)
@@ -97,15 +100,24 @@ class TableFSM(Player):
 
     @classmethod
     def stack(cls, players: Sequence["TableFSM"]) -> "TableFSM":
-        return cls(np.concatenate([p.next_state for p in players]), np.concatenate([p.action for p in players]),
-                   players[0].inputs, label="stack")
+        return cls(
+            np.concatenate([p.next_state for p in players]),
+            np.concatenate([p.action for p in players]),
+            players[0].inputs,
+            label="stack",
+        )
 
     def to_dict(self) -> dict[str, Any]:
         if self.n_members != 1:
             raise FsmarenaError("save the members of a stacked table FSM one by one")
-        return {"inputs": self.inputs, "states": self.n_states, "n_inputs": self.n_inputs,
-                "start_state": 0, "next_state": self.next_state[0].tolist(),
-                "action": self.action[0].tolist()}
+        return {
+            "inputs": self.inputs,
+            "states": self.n_states,
+            "n_inputs": self.n_inputs,
+            "start_state": 0,
+            "next_state": self.next_state[0].tolist(),
+            "action": self.action[0].tolist(),
+        }
 
     @classmethod
     def from_fields(cls, fields, game):

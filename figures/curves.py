@@ -68,9 +68,17 @@ def learning_curves(
             c = color(number)
             n = sum(1 for x, _ in curves if len(x))  # replicates with a curve
             ax.fill_between(grid, 100 * q25, 100 * q75, color=c, alpha=0.18, linewidth=0)
-            ax.plot(grid, 100 * median, color=c, linestyle=LINESTYLES[number % len(LINESTYLES)],
-                    linewidth=1.3, marker=MARKERS[number % len(MARKERS)], markevery=max(1, len(grid) // 6),
-                    markersize=3, label=f"{name} (n={n})")
+            ax.plot(
+                grid,
+                100 * median,
+                color=c,
+                linestyle=LINESTYLES[number % len(LINESTYLES)],
+                linewidth=1.3,
+                marker=MARKERS[number % len(MARKERS)],
+                markevery=max(1, len(grid) // 6),
+                markersize=3,
+                label=f"{name} (n={n})",
+            )
             drawn += 1
         if log_x:
             ax.set_xscale("log")
@@ -79,8 +87,14 @@ def learning_curves(
         ax.set_ylabel(f"win rate vs {opponent} (%)")
         ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
         if drawn:  # below the axes: curves often end where a legend inside would sit
-            ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2,
-                      handlelength=2.6, columnspacing=1.2)
+            ax.legend(
+                frameon=False,
+                loc="upper center",
+                bbox_to_anchor=(0.5, -0.2),
+                ncol=2,
+                handlelength=2.6,
+                columnspacing=1.2,
+            )
         else:
             ax.text(0.5, 0.5, "no learning curves recorded", ha="center", va="center", transform=ax.transAxes)
         if title:

@@ -101,8 +101,10 @@ def _bda_graph(player, game) -> nx.DiGraph:
         test = f"{state['feature']} {state['test']} {state['theta']:.3f}"
         graph.add_node(s, label=f"S{s}" + (" (start)" if s == 0 else ""), test=test)
     for s in states:
-        branches = (("true", "T", int(genes[s, TRUE_NEXT]), names[genes[s, TRUE_ACTION]]),
-                    ("false", "F", int(genes[s, FALSE_NEXT]), names[genes[s, FALSE_ACTION]]))
+        branches = (
+            ("true", "T", int(genes[s, TRUE_NEXT]), names[genes[s, TRUE_ACTION]]),
+            ("false", "F", int(genes[s, FALSE_NEXT]), names[genes[s, FALSE_ACTION]]),
+        )
         for branch, short, target, act in branches:
             text = f"{short}: {act}"
             if graph.has_edge(s, target):
@@ -116,14 +118,14 @@ def _bda_graph(player, game) -> nx.DiGraph:
 
 # ---- output ------------------------------------------------------------------------------------
 
+
 def write_machine(player: "Player", game: "Game", path: str | Path, title: str = "") -> nx.DiGraph:
     """Write the machine as PNG, SVG or PDF (drawing), DOT or GraphML, by ``path``'s suffix;
     returns its graph."""
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
-        raise FsmarenaError(f"cannot write '{path.name}': the output must end in "
-                            f"{', '.join('.' + f for f in FORMATS)}")
+        raise FsmarenaError(f"cannot write '{path.name}': the output must end in {', '.join('.' + f for f in FORMATS)}")
     graph = machine_graph(player, game)
     if fmt == "dot":
         write_text(path, to_dot(graph))
@@ -141,12 +143,18 @@ def _dot_quote(text: object) -> str:
 
 def to_dot(graph: nx.DiGraph) -> str:
     """Graphviz DOT text of ``graph`` (no graphviz package needed to write it)."""
-    lines = [f"digraph {_dot_quote(graph.graph.get('name', 'machine'))} {{",
-             "  node [shape=ellipse, fontname=Helvetica];", "  edge [fontname=Helvetica, fontsize=10];"]
+    lines = [
+        f"digraph {_dot_quote(graph.graph.get('name', 'machine'))} {{",
+        "  node [shape=ellipse, fontname=Helvetica];",
+        "  edge [fontname=Helvetica, fontsize=10];",
+    ]
     for node, data in graph.nodes(data=True):
         detail = data.get("test") or data.get("actions", "")
-        lines.append(f"  {node} [label={_dot_quote(data['label'] + chr(10) + detail)}"
-                     + (", peripheries=2" if node == 0 else "") + "];")
+        lines.append(
+            f"  {node} [label={_dot_quote(data['label'] + chr(10) + detail)}"
+            + (", peripheries=2" if node == 0 else "")
+            + "];"
+        )
     for source, target, data in graph.edges(data=True):
         style = {"true": "solid", "false": "dashed", "both": "bold"}.get(data.get("branch", ""), "solid")
         lines.append(f"  {source} -> {target} [label={_dot_quote(data['label'])}, style={style}];")
@@ -161,8 +169,9 @@ LOOP_RADIUS = 0.09
 CURVATURE = 0.3
 
 
-def draw_machine(graph: nx.DiGraph, path: Path, fmt: str, title: str = "", player: "Player | None" = None,
-                 game: "Game | None" = None) -> None:
+def draw_machine(
+    graph: nx.DiGraph, path: Path, fmt: str, title: str = "", player: "Player | None" = None, game: "Game | None" = None
+) -> None:
     """Draw the machine: states on a circle (start at the top, thick outline), curved edges
     with their labels at the middle of the curve, self-loops outside their state.  Table FSMs
     get a second panel: the action table (state x input), coloured by action."""
@@ -171,8 +180,9 @@ def draw_machine(graph: nx.DiGraph, path: Path, fmt: str, title: str = "", playe
     fsm = graph.graph.get("kind") == "table-fsm"
     with style():
         if fsm and player is not None:
-            fig, (ax, table_ax) = plt.subplots(2, 1, figsize=(PAGE_WIDTH, PAGE_WIDTH * 1.1),
-                                               gridspec_kw={"height_ratios": [3, 1]})
+            fig, (ax, table_ax) = plt.subplots(
+                2, 1, figsize=(PAGE_WIDTH, PAGE_WIDTH * 1.1), gridspec_kw={"height_ratios": [3, 1]}
+            )
             _draw_action_table(table_ax, graph, player, game)
         else:
             fig, ax = plt.subplots(figsize=(PAGE_WIDTH, PAGE_WIDTH * 0.9))
@@ -189,8 +199,10 @@ def _positions(nodes: list[int]) -> dict[int, np.ndarray]:
     n = len(nodes)
     if n == 1:
         return {nodes[0]: np.zeros(2)}
-    return {node: np.array([math.cos(math.pi / 2 - 2 * math.pi * i / n), math.sin(math.pi / 2 - 2 * math.pi * i / n)])
-            for i, node in enumerate(sorted(nodes))}
+    return {
+        node: np.array([math.cos(math.pi / 2 - 2 * math.pi * i / n), math.sin(math.pi / 2 - 2 * math.pi * i / n)])
+        for i, node in enumerate(sorted(nodes))
+    }
 
 
 def _bezier(p0: np.ndarray, p1: np.ndarray, rad: float, t: np.ndarray) -> np.ndarray:
@@ -198,7 +210,7 @@ def _bezier(p0: np.ndarray, p1: np.ndarray, rad: float, t: np.ndarray) -> np.nda
     d = p1 - p0
     control = (p0 + p1) / 2 + rad * np.array([d[1], -d[0]])
     t = t[:, None]
-    return (1 - t) ** 2 * p0 + 2 * (1 - t) * t * control + t ** 2 * p1
+    return (1 - t) ** 2 * p0 + 2 * (1 - t) * t * control + t**2 * p1
 
 
 def _draw_graph(ax, graph: nx.DiGraph) -> None:
@@ -225,8 +237,11 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
             ring = np.roll(ring, -int(np.argmin(outside)), axis=0)
             ring = ring[np.linalg.norm(ring - centre, axis=1) > NODE_RADIUS]
             ax.plot(ring[:-3, 0], ring[:-3, 1], color=edge_color, linestyle=line, lw=width, zorder=1)
-            ax.add_patch(FancyArrowPatch(ring[-4], ring[-1], arrowstyle="-|>", mutation_scale=10,
-                                         color=edge_color, lw=width, zorder=1))
+            ax.add_patch(
+                FancyArrowPatch(
+                    ring[-4], ring[-1], arrowstyle="-|>", mutation_scale=10, color=edge_color, lw=width, zorder=1
+                )
+            )
             anchor = loop_centre + outward * (LOOP_RADIUS + 0.05)
             ax.text(*anchor, text, fontsize=6, ha="center", va="center", bbox=label_box, zorder=3)
             continue
@@ -237,19 +252,31 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
             if np.linalg.norm(control) < np.linalg.norm((pos[source] + pos[target]) / 2):
                 rad = -rad
         curve = _bezier(pos[source], pos[target], rad, np.linspace(0, 1, 120))
-        inside = (np.linalg.norm(curve - pos[source], axis=1) < NODE_RADIUS) | \
-                 (np.linalg.norm(curve - pos[target], axis=1) < NODE_RADIUS + 0.01)
+        inside = (np.linalg.norm(curve - pos[source], axis=1) < NODE_RADIUS) | (
+            np.linalg.norm(curve - pos[target], axis=1) < NODE_RADIUS + 0.01
+        )
         curve = curve[~inside]
         ax.plot(curve[:-2, 0], curve[:-2, 1], color=edge_color, linestyle=line, lw=width, zorder=1)
-        ax.add_patch(FancyArrowPatch(curve[-4], curve[-1], arrowstyle="-|>", mutation_scale=12,
-                                     color=edge_color, lw=width, zorder=1))
+        ax.add_patch(
+            FancyArrowPatch(
+                curve[-4], curve[-1], arrowstyle="-|>", mutation_scale=12, color=edge_color, lw=width, zorder=1
+            )
+        )
         candidates = _bezier(pos[source], pos[target], rad, np.array(LABEL_SPOTS))
         spot = _free_spot(candidates, text, placed)
         placed.append((spot, _box(text)))
         ax.text(*spot, text, fontsize=6, ha="center", va="center", bbox=label_box, zorder=3)
     for node, data in graph.nodes(data=True):
-        ax.add_patch(Circle(pos[node], NODE_RADIUS, fc="#eef3f8", ec=color(0) if node == 0 else "#555555",
-                            lw=2.5 if node == 0 else 1.0, zorder=2))
+        ax.add_patch(
+            Circle(
+                pos[node],
+                NODE_RADIUS,
+                fc="#eef3f8",
+                ec=color(0) if node == 0 else "#555555",
+                lw=2.5 if node == 0 else 1.0,
+                zorder=2,
+            )
+        )
         text = f"{data['label']}\n{data['test']}" if "test" in data else data["label"]
         ax.text(*pos[node], text, fontsize=6, ha="center", va="center", zorder=4)
     ax.set_aspect("equal")
@@ -297,24 +324,37 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game) -> None:
     table = player.action[0][states]
     names = game.action_names
     colours = [color(i) for i in range(len(names))]
-    ax.imshow(table, aspect="auto", interpolation="nearest", cmap=ListedColormap(colours),
-              vmin=-0.5, vmax=len(names) - 0.5)
+    ax.imshow(
+        table, aspect="auto", interpolation="nearest", cmap=ListedColormap(colours), vmin=-0.5, vmax=len(names) - 0.5
+    )
     ax.set_yticks(range(len(states)), [f"S{s}" for s in states])
     encoder = input_encoder(game, player.inputs)
     if player.n_inputs <= 48:
-        ax.set_xticks(range(player.n_inputs), [encoder.label(game, x) for x in range(player.n_inputs)],
-                      rotation=90 if player.n_inputs > 6 else 0, fontsize=4.5 if player.n_inputs > 6 else 6)
+        ax.set_xticks(
+            range(player.n_inputs),
+            [encoder.label(game, x) for x in range(player.n_inputs)],
+            rotation=90 if player.n_inputs > 6 else 0,
+            fontsize=4.5 if player.n_inputs > 6 else 6,
+        )
         if player.n_inputs * len(states) <= 200:
             next_state = player.next_state[0][states]
             for row, col in np.ndindex(next_state.shape):
-                ax.text(col, row, f"to S{next_state[row, col]}", ha="center", va="center", fontsize=5,
-                        color="white")
+                ax.text(col, row, f"to S{next_state[row, col]}", ha="center", va="center", fontsize=5, color="white")
     else:
         ax.set_xlabel(f"input number (0-{player.n_inputs - 1}; '{player.inputs}')")
-    ax.set_title("action per state and input" + (" (and next state)" if player.n_inputs * len(states) <= 200
-                                                  and player.n_inputs <= 48 else ""), fontsize=8)
-    ax.legend(handles=[Patch(color=c, label=n) for c, n in zip(colours, names)], ncol=len(names),
-              loc="lower center", bbox_to_anchor=(0.5, 1.08), frameon=False, fontsize=6)
+    ax.set_title(
+        "action per state and input"
+        + (" (and next state)" if player.n_inputs * len(states) <= 200 and player.n_inputs <= 48 else ""),
+        fontsize=8,
+    )
+    ax.legend(
+        handles=[Patch(color=c, label=n) for c, n in zip(colours, names)],
+        ncol=len(names),
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.08),
+        frameon=False,
+        fontsize=6,
+    )
     ax.spines[:].set_visible(False)
 
 
@@ -327,8 +367,12 @@ def _drawn_label(data: dict) -> str:
 def _default_title(graph: nx.DiGraph) -> str:
     info = graph.graph
     if info.get("kind") == "bda":
-        return (f"binary decision automaton '{info.get('name')}' ({info.get('game')})\n"
-                f"T: the test holds (solid)   F: it fails (dashed); an F action is played only when "
-                f"{info.get('max_tests')} tests in a row fail")
-    return (f"table FSM '{info.get('name')}' ({info.get('game')}), inputs '{info.get('inputs')}'\n"
-            f"edge: the inputs that make the move (width: how many), with the action played")
+        return (
+            f"binary decision automaton '{info.get('name')}' ({info.get('game')})\n"
+            f"T: the test holds (solid)   F: it fails (dashed); an F action is played only when "
+            f"{info.get('max_tests')} tests in a row fail"
+        )
+    return (
+        f"table FSM '{info.get('name')}' ({info.get('game')}), inputs '{info.get('inputs')}'\n"
+        f"edge: the inputs that make the move (width: how many), with the action played"
+    )

@@ -45,18 +45,26 @@ def outcome_boxes(
             data = [100 * np.asarray(panel[m], float) for m in present]
             positions = [methods.index(m) for m in present]
             if data:
-                boxes = ax.boxplot(data, positions=positions, widths=0.6, whis=(0, 100), patch_artist=True,
-                                   orientation="horizontal",
-                                   medianprops={"color": "black", "linewidth": 1.0},
-                                   boxprops={"linewidth": 0.6}, whiskerprops={"linewidth": 0.6},
-                                   capprops={"linewidth": 0.6})
+                boxes = ax.boxplot(
+                    data,
+                    positions=positions,
+                    widths=0.6,
+                    whis=(0, 100),
+                    patch_artist=True,
+                    orientation="horizontal",
+                    medianprops={"color": "black", "linewidth": 1.0},
+                    boxprops={"linewidth": 0.6},
+                    whiskerprops={"linewidth": 0.6},
+                    capprops={"linewidth": 0.6},
+                )
                 for patch, m in zip(boxes["boxes"], present):
                     patch.set_facecolor(color(methods.index(m)))
                     patch.set_alpha(0.35)
                 for values, pos, m in zip(data, positions, present):
                     y = pos + jitter.uniform(-0.2, 0.2, len(values))
-                    ax.scatter(values, y, s=5, color=color(methods.index(m)), edgecolor="black",
-                               linewidth=0.2, zorder=3)
+                    ax.scatter(
+                        values, y, s=5, color=color(methods.index(m)), edgecolor="black", linewidth=0.2, zorder=3
+                    )
             if reference is not None:
                 ax.axvline(100 * reference, color="0.4", linestyle=":", linewidth=0.8)
             ax.set_yticks(range(len(methods)), methods if k % columns == 0 else [""] * len(methods))

@@ -72,8 +72,9 @@ def policy_maps(
             grid[row_of, col_of] = action
             alpha[row_of, col_of] = 0.35 + 0.65 * share
             agree[row_of, col_of] = share
-            ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=n_actions - 0.5,
-                      alpha=alpha, aspect="auto")
+            ax.imshow(
+                np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=n_actions - 0.5, alpha=alpha, aspect="auto"
+            )
             replicates = len(np.atleast_2d(policies[name]))
             if replicates > 1:
                 for r in range(len(rows)):
@@ -96,10 +97,12 @@ def policy_maps(
         for k in range(len(names), panel_rows * columns):
             axes[k // columns, k % columns].set_visible(False)
         handles = [Patch(color=ACTION_COLORS[a], label=action_names[a]) for a in range(n_actions)]
-        fig.legend(handles=handles, loc="lower center", ncol=n_actions, frameon=False,
-                   bbox_to_anchor=(0.5, -0.01))
-        note = "cell text: % of replicates choosing the shown (modal) action" if any(
-            len(np.atleast_2d(p)) > 1 for p in policies.values()) else ""
+        fig.legend(handles=handles, loc="lower center", ncol=n_actions, frameon=False, bbox_to_anchor=(0.5, -0.01))
+        note = (
+            "cell text: % of replicates choosing the shown (modal) action"
+            if any(len(np.atleast_2d(p)) > 1 for p in policies.values())
+            else ""
+        )
         fig.suptitle("\n".join(t for t in (title, note) if t), fontsize=8)
         fig.tight_layout(rect=(0, 0.05, 1, 1))
         return save(fig, stem)

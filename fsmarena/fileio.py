@@ -36,9 +36,7 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     folder = target.parent if str(target.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(
-            prefix=f".{target.name}.tmp-", suffix=suffix or target.suffix or ".tmp", dir=folder
-        )
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.tmp-", suffix=suffix or target.suffix or ".tmp", dir=folder)
     except OSError as exc:
         raise FsmarenaError(f"cannot write {target}: {exc.strerror or exc}") from None
     os.close(fd)
@@ -192,8 +190,7 @@ def loads(text: str, source: str = "JSON text") -> Any:
     if nesting_depth(text) > limits.MAX_NESTING:
         raise FsmarenaError(f"{source} is nested too deeply (the limit is {limits.MAX_NESTING} levels)")
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float,
-                          parse_int=_parse_int)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float, parse_int=_parse_int)
     except RecursionError:
         raise FsmarenaError(f"{source} is nested too deeply") from None
     except _OutOfRange as exc:
@@ -219,14 +216,24 @@ def read_npz(path: str | os.PathLike, what: str = "checkpoint") -> dict[str, Any
         with zipfile.ZipFile(io.BytesIO(raw)) as archive:
             members = archive.infolist()
             if len(members) > limits.MAX_CHECKPOINT_MEMBERS:
-                raise FsmarenaError(f"{source} has {len(members)} arrays; the limit is "
-                                    f"{limits.MAX_CHECKPOINT_MEMBERS} (MAX_CHECKPOINT_MEMBERS)")
+                raise FsmarenaError(
+                    f"{source} has {len(members)} arrays; the limit is "
+                    f"{limits.MAX_CHECKPOINT_MEMBERS} (MAX_CHECKPOINT_MEMBERS)"
+                )
             if sum(m.file_size for m in members) > limits.MAX_CHECKPOINT_BYTES:
-                raise FsmarenaError(f"{source} inflates to more than {limits.MAX_CHECKPOINT_BYTES} bytes "
-                                    f"(MAX_CHECKPOINT_BYTES)")
+                raise FsmarenaError(
+                    f"{source} inflates to more than {limits.MAX_CHECKPOINT_BYTES} bytes (MAX_CHECKPOINT_BYTES)"
+                )
             return {_member_name(m.filename, source): _read_member(archive, m, source) for m in members}
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, OSError, NotImplementedError,
-            RuntimeError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        EOFError,
+        ValueError,
+        OSError,
+        NotImplementedError,
+        RuntimeError,
+    ) as exc:
         raise FsmarenaError(f"{source} is damaged or not an fsmarena checkpoint ({exc})") from None
 
 
@@ -243,8 +250,9 @@ def _read_member(archive: Any, member: Any, source: str) -> Any:
 
     name = sanitise_text(member.filename)
     if member.compress_type != 0 and member.file_size > limits.MAX_COMPRESSION_RATIO * max(member.compress_size, 1):
-        raise FsmarenaError(f"{source}: array '{name}' is compressed more than "
-                            f"{limits.MAX_COMPRESSION_RATIO}:1 (MAX_COMPRESSION_RATIO)")
+        raise FsmarenaError(
+            f"{source}: array '{name}' is compressed more than {limits.MAX_COMPRESSION_RATIO}:1 (MAX_COMPRESSION_RATIO)"
+        )
     with archive.open(member) as handle:
         version = npy.read_magic(handle)
         if version == (1, 0):
@@ -276,7 +284,7 @@ def sanitise_text(text: str, limit: int = 200) -> str:
     """``text`` safe for a terminal and a file: control characters (ANSI escapes included) and
     lone surrogates become ``?``, and at most ``limit`` characters are kept."""
     clean = _UNSAFE.sub("?", str(text))
-    return clean if len(clean) <= limit else clean[:limit - 3] + "..."
+    return clean if len(clean) <= limit else clean[: limit - 3] + "..."
 
 
 class Fields:
@@ -308,7 +316,7 @@ class Fields:
             value = float(value)
         if not isinstance(value, kinds):
             raise self.fail(f"field '{key}' must be {_kind_name(kinds)}, got {type(value).__name__}")
-        if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
+        if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
             raise self.fail(f"field '{key}' is out of range (integers must fit 64 bits)")
         return value
 
@@ -359,6 +367,12 @@ class Fields:
 
 
 def _kind_name(kinds: tuple[type, ...]) -> str:
-    names = {int: "an integer", float: "a number", str: "a string", list: "a list",
-             dict: "an object", bool: "true or false"}
+    names = {
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+        bool: "true or false",
+    }
     return " or ".join(names.get(k, k.__name__) for k in kinds)

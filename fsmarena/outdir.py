@@ -29,8 +29,12 @@ KIND_FILE = ".fsmarena-folder"
 CONTROL_FILES = (LOCK, KIND_FILE)
 KINDS = ("evolve", "train", "tournament", "study")
 #: files that identify a folder written before kind files existed
-SIGNATURES = {"evolve": ("checkpoint.json", "population.json"), "train": ("checkpoint.npz", "tables.npz"),
-              "tournament": ("tournament.json", "matrix.csv"), "study": ("study.json",)}
+SIGNATURES = {
+    "evolve": ("checkpoint.json", "population.json"),
+    "train": ("checkpoint.npz", "tables.npz"),
+    "tournament": ("tournament.json", "matrix.csv"),
+    "study": ("study.json",),
+}
 #: the atomic writer's temporary names (see :func:`fsmarena.fileio.atomic_path`)
 TEMP_NAME = re.compile(r"^\..+\.tmp-[a-z0-9_]{8}(\.[A-Za-z0-9]+)?$")
 
@@ -107,7 +111,7 @@ def release_all(failed: bool = False) -> None:
     the folder too if it created it and nothing else was written, so a refused run leaves
     nothing behind (outputs it did write keep identifying the folder's kind, see SIGNATURES).
     """
-    for key, (fd, created) in list(_held.items()):
+    for _key, (fd, created) in list(_held.items()):
         if failed:
             for path in reversed(created):
                 with contextlib.suppress(OSError):

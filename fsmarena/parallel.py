@@ -108,9 +108,12 @@ def _warn_about_slow_workers(client: Any) -> None:
     except Exception:  # noqa: BLE001
         return
     if settings:
-        print(f"fsmarena: warning: the dask workers run with {MALLOC_TRIM}={min(settings)}, which makes "
-              "fsmarena's tasks about 2x slower; start them with the setting removed (README: Running on a "
-              "cluster)", file=sys.stderr)
+        print(
+            f"fsmarena: warning: the dask workers run with {MALLOC_TRIM}={min(settings)}, which makes "
+            "fsmarena's tasks about 2x slower; start them with the setting removed (README: Running on a "
+            "cluster)",
+            file=sys.stderr,
+        )
 
 
 def dask_address(option: str | None) -> str | None:
@@ -190,14 +193,18 @@ def iter_tasks(
     extra = () if shared is _NOTHING else (shared,)
     calls = [(functools.partial(_indexed_call, fn, index), task, *extra) for index, task in enumerate(tasks)]
     on_dask = _backend == "dask" and len(tasks) > 1
-    with progress.bar(sum(weights), desc or "", unit=unit) as pbar, \
-            (parallel_config(backend="dask", scatter=list(extra)) if on_dask else contextlib.nullcontext()):
+    with (
+        progress.bar(sum(weights), desc or "", unit=unit) as pbar,
+        parallel_config(backend="dask", scatter=list(extra)) if on_dask else contextlib.nullcontext(),
+    ):
         if on_dask:
             stream: Iterable[tuple[int, R]] = _joblib_stream(calls, -1, ordered)
         elif jobs == 1 or len(tasks) <= 1:
             stream = (call(*args) for call, *args in calls)
         else:
-            stream = _joblib_stream(calls, jobs, ordered, backend=LokyBackend(initializer=worker_start, initargs=(os.getpid(),)))
+            stream = _joblib_stream(
+                calls, jobs, ordered, backend=LokyBackend(initializer=worker_start, initargs=(os.getpid(),))
+            )
         for index, result in stream:
             pbar.update(weights[index])
             yield index, result
@@ -265,4 +272,5 @@ def _indexed_call(fn: Callable[..., R], index: int, task: Any, *shared: Any) -> 
 def _joblib_stream(calls: list[tuple], n_jobs: int, ordered: bool, **backend: Any) -> Iterable:
     """joblib's Parallel over ``calls`` as a generator (in order, or as tasks finish)."""
     return Parallel(n_jobs=n_jobs, return_as="generator" if ordered else "generator_unordered", **backend)(
-        delayed(call)(*args) for call, *args in calls)
+        delayed(call)(*args) for call, *args in calls
+    )

@@ -22,5 +22,6 @@ def enabled() -> bool:
 
 def bar(total: float | None, desc: str, unit: str = "it") -> tqdm:
     """A tqdm bar on stderr that disables itself when progress is not wanted."""
-    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled(), leave=False,
-                dynamic_ncols=True, unit_scale=True)
+    return tqdm(
+        total=total, desc=desc, unit=unit, disable=not enabled(), leave=False, dynamic_ncols=True, unit_scale=True
+    )

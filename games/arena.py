@@ -45,11 +45,13 @@ def play_games(
     players = [s.player for s in seated]
 
     if check_legal:
+
         def decide(seat: int, obs: Observation, rows: np.ndarray | None) -> np.ndarray:
             actions = np.asarray(players[seat].act(obs, memories[seat], rows, rng))
             _check_actions(game, seat, obs, actions)
             return actions
     else:
+
         def decide(seat: int, obs: Observation, rows: np.ndarray | None) -> np.ndarray:
             return players[seat].act(obs, memories[seat], rows, rng)
 

@@ -204,6 +204,7 @@ class Game(ABC):
 
 # ---- configuration parameters ------------------------------------------------------------
 
+
 def config_to_dict(config: Any) -> dict[str, Any]:
     """A JSON-ready dict of a config dataclass (tuples become lists)."""
     return {f.name: _jsonable(getattr(config, f.name)) for f in dataclasses.fields(config)}

@@ -48,16 +48,24 @@ def time_case(case: BenchCase, seed: int = 0, scale: float = 1.0) -> dict:
     start = time.perf_counter()
     case.engine(engine_n, seed)
     engine_seconds = time.perf_counter() - start
-    result = {"case": case.name, "unit": case.unit, "engine_units": engine_n,
-              "engine_seconds": engine_seconds, "engine_per_second": engine_n / engine_seconds}
+    result = {
+        "case": case.name,
+        "unit": case.unit,
+        "engine_units": engine_n,
+        "engine_seconds": engine_seconds,
+        "engine_per_second": engine_n / engine_seconds,
+    }
     if case.plain is not None:
         plain_n = max(1, int(case.plain_games * scale))
         start = time.perf_counter()
         case.plain(plain_n, seed)
         plain_seconds = time.perf_counter() - start
-        result.update(plain_units=plain_n, plain_seconds=plain_seconds,
-                      plain_per_second=plain_n / plain_seconds,
-                      ratio=(engine_n / engine_seconds) / (plain_n / plain_seconds))
+        result.update(
+            plain_units=plain_n,
+            plain_seconds=plain_seconds,
+            plain_per_second=plain_n / plain_seconds,
+            ratio=(engine_n / engine_seconds) / (plain_n / plain_seconds),
+        )
     if case.target:
         result["target"] = case.target
     result.update(case.extra)

@@ -71,9 +71,27 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.jit import njit
 
 #: compiled functions every kernel module defines
-COMPILED = ("state_size", "deal_size", "n_seats", "n_actions", "n_states", "n_features", "n_encodings",
-            "encoding_size", "draw_deal", "reset", "to_move", "observe_index", "features", "legal",
-            "encoding", "step", "rewards", "scores", "builtin_action")
+COMPILED = (
+    "state_size",
+    "deal_size",
+    "n_seats",
+    "n_actions",
+    "n_states",
+    "n_features",
+    "n_encodings",
+    "encoding_size",
+    "draw_deal",
+    "reset",
+    "to_move",
+    "observe_index",
+    "features",
+    "legal",
+    "encoding",
+    "step",
+    "rewards",
+    "scores",
+    "builtin_action",
+)
 #: plain-Python functions and constants every kernel module defines
 PLAIN = ("make_params", "BUILTINS")
 
@@ -99,8 +117,10 @@ def kernel_of(game: Any) -> ModuleType:
 
     target = entry(game.name).kernel
     if not target:
-        raise FsmarenaError(f"{game.name} has no single-game kernel: sequential training needs one "
-                            "(use --batch K for the batched algorithm)")
+        raise FsmarenaError(
+            f"{game.name} has no single-game kernel: sequential training needs one "
+            "(use --batch K for the batched algorithm)"
+        )
     module = importlib.import_module(target)
     missing = [name for name in COMPILED + PLAIN if not hasattr(module, name)]
     if missing:  # a programming error in the game's kernel, not user input
@@ -120,6 +140,8 @@ def builtin_code(game: Any, name: str) -> int:
     """The kernel code of builtin player ``name``, or a FsmarenaError saying why it has none."""
     builtins = kernel_of(game).BUILTINS
     if name not in builtins:
-        raise FsmarenaError(f"builtin player '{name}' of {game.name} cannot be compiled: the game's kernel "
-                            f"plays only {', '.join(builtins)}")
+        raise FsmarenaError(
+            f"builtin player '{name}' of {game.name} cannot be compiled: the game's kernel "
+            f"plays only {', '.join(builtins)}"
+        )
     return builtins.index(name)

@@ -52,13 +52,19 @@ class MatchStats:
         n = self.games
         rate = n / self.seconds if self.seconds > 0 else None
         if one_player:
-            return {"games": n, "mean_score": self.score / n if n else None,
-                    "score_ci95": list(mean_interval(self.score, self.score_sq, n)),
-                    "games_per_second": rate}
+            return {
+                "games": n,
+                "mean_score": self.score / n if n else None,
+                "score_ci95": list(mean_interval(self.score, self.score_sq, n)),
+                "games_per_second": rate,
+            }
         return {
             "games": n,
-            "win": self.wins / n, "draw": self.draws / n, "loss": self.losses / n,
-            "score": self.score / n, "opp_score": self.opp_score / n,
+            "win": self.wins / n,
+            "draw": self.draws / n,
+            "loss": self.losses / n,
+            "score": self.score / n,
+            "opp_score": self.opp_score / n,
             "win_ci95": list(wilson_interval(self.wins, n)),
             "score_ci95": list(mean_interval(self.score, self.score_sq, n)),
             "games_per_second": rate,
@@ -96,12 +102,22 @@ def _match_blocks(game: Game, a: Player, b: Player | None, games: int) -> list[B
         raise FsmarenaError(f"{game.name} is a {seats}-player game: give an opponent")
     other = a if b is None else b  # (one-player games never seat it)
     per_seat = [games // seats + (1 if s < games % seats else 0) for s in range(seats)]
-    return [Block(tuple(a if s == a_seat else other for s in range(seats)), per_seat[a_seat], tag=a_seat)
-            for a_seat in range(seats)]
+    return [
+        Block(tuple(a if s == a_seat else other for s in range(seats)), per_seat[a_seat], tag=a_seat)
+        for a_seat in range(seats)
+    ]
 
 
-def play_match(game: Game, a: Player, b: Player | None, games: int, seed: int | np.random.SeedSequence,
-               jobs: int = 1, chunk: int = DEFAULT_CHUNK, desc: str | None = None) -> MatchStats:
+def play_match(
+    game: Game,
+    a: Player,
+    b: Player | None,
+    games: int,
+    seed: int | np.random.SeedSequence,
+    jobs: int = 1,
+    chunk: int = DEFAULT_CHUNK,
+    desc: str | None = None,
+) -> MatchStats:
     """A against B (or A alone in a one-player game) over ``games`` games, seats rotated."""
     _check_games(games)
     groups = [(spawn(seed, 1)[0], _match_blocks(game, a, b, games))]
@@ -142,20 +158,36 @@ class TournamentResult:
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per ordered pair, for CSV and JSON output."""
-        return [{"player": self.labels[i], "opponent": self.labels[j], **stats.to_dict()}
-                for (i, j), stats in sorted(self.ordered().items())]
+        return [
+            {"player": self.labels[i], "opponent": self.labels[j], **stats.to_dict()}
+            for (i, j), stats in sorted(self.ordered().items())
+        ]
 
 
 def _reverse(stats: MatchStats) -> MatchStats:
     """The same two-player match seen from the other side (score sums of squares are not
     tracked for the opponent, so its score interval is not reported)."""
-    return MatchStats(games=stats.games, wins=stats.losses, draws=stats.draws, losses=stats.wins,
-                      score=stats.opp_score, score_sq=float("nan"), opp_score=stats.score,
-                      seconds=stats.seconds)
+    return MatchStats(
+        games=stats.games,
+        wins=stats.losses,
+        draws=stats.draws,
+        losses=stats.wins,
+        score=stats.opp_score,
+        score_sq=float("nan"),
+        opp_score=stats.score,
+        seconds=stats.seconds,
+    )
 
 
-def round_robin(game: Game, players: Sequence[Player], games_per_pair: int, seed: int,
-                jobs: int = 1, chunk: int = DEFAULT_CHUNK, desc: str | None = "tournament") -> TournamentResult:
+def round_robin(
+    game: Game,
+    players: Sequence[Player],
+    games_per_pair: int,
+    seed: int,
+    jobs: int = 1,
+    chunk: int = DEFAULT_CHUNK,
+    desc: str | None = "tournament",
+) -> TournamentResult:
     """Every pair of ``players`` meets once over ``games_per_pair`` games (seats rotated).
 
     For a one-player game each player is measured alone (``pairs[(i, i)]``).
@@ -171,8 +203,10 @@ def round_robin(game: Game, players: Sequence[Player], games_per_pair: int, seed
         pairs = [(i, j) for i in range(count) for j in range(i + 1, count)]
     else:
         pairs = [(i, j) for i in range(count) for j in range(count) if i != j]
-    groups = [(child, _match_blocks(game, players[i], None if game.n_seats == 1 else players[j], games_per_pair))
-              for (i, j), child in zip(pairs, spawn(seed, len(pairs)))]
+    groups = [
+        (child, _match_blocks(game, players[i], None if game.n_seats == 1 else players[j], games_per_pair))
+        for (i, j), child in zip(pairs, spawn(seed, len(pairs)))
+    ]
     result = TournamentResult(labels, one_player=game.n_seats == 1, mirrored=game.n_seats == 2)
     for chunk_result in play_blocks(game, groups, _stats, jobs=jobs, chunk=chunk, desc=desc):
         result.pairs.setdefault(pairs[chunk_result.group], MatchStats()).add(chunk_result.value)

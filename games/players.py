@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 FORMAT_VERSION = 1
 
 
-
 class Player(ABC):
     """Base class of every player; see the module docstring for the protocol."""
 
@@ -229,8 +228,9 @@ class GroupedStack(Player):
         members = np.zeros(n, dtype=np.int64) if members is None else np.asarray(members)
         group = self.group_of[members]
         rows = [np.flatnonzero(group == g) for g in range(len(self.groups))]
-        memories = [p.begin(game, len(r), self.local[members[r]], rng) if len(r) else None
-                    for p, r in zip(self.groups, rows)]
+        memories = [
+            p.begin(game, len(r), self.local[members[r]], rng) if len(r) else None for p, r in zip(self.groups, rows)
+        ]
         position = np.empty(n, dtype=np.int64)
         for r in rows:
             position[r] = np.arange(len(r))
@@ -259,6 +259,7 @@ class GroupedStack(Player):
 
 
 # ---- files and names ------------------------------------------------------------------------
+
 
 def sanitise_label(label: str) -> str:
     """A player label safe to print and to write: control characters (ANSI escapes), lone

@@ -87,12 +87,11 @@ def plan_chunks(groups: Sequence[tuple[np.random.SeedSequence, Sequence[Block]]]
     """The chunks of ``groups`` in order, each with its stream (module docstring)."""
     chunks = []
     for g, (seed, blocks) in enumerate(groups):
-        cut = [(b, size, start) for b, block in enumerate(blocks)
-               for size, start in _pieces(block.games, chunk)]
+        cut = [(b, size, start) for b, block in enumerate(blocks) for size, start in _pieces(block.games, chunk)]
         streams = seed.spawn(len(cut))
         for (b, size, start), stream in zip(cut, streams):
             block = blocks[b]
-            seats = tuple(s[start:start + size] if isinstance(s, np.ndarray) else s for s in block.seats)
+            seats = tuple(s[start : start + size] if isinstance(s, np.ndarray) else s for s in block.seats)
             chunks.append(Chunk(g, b, block.tag, seats, size, stream))
     return chunks
 
@@ -117,15 +116,29 @@ def _play_chunk(shared: _Shared, chunk: Chunk) -> ChunkResult:
     return ChunkResult(chunk.group, chunk.block, chunk.tag, chunk.games, value)
 
 
-def play_blocks(game: Game, groups: Sequence[tuple[np.random.SeedSequence, Sequence[Block]]],
-                reduce: Reduce, *, stack: Player | None = None, jobs: int = 1, chunk: int = 50_000,
-                desc: str | None = None) -> list[ChunkResult]:
+def play_blocks(
+    game: Game,
+    groups: Sequence[tuple[np.random.SeedSequence, Sequence[Block]]],
+    reduce: Reduce,
+    *,
+    stack: Player | None = None,
+    jobs: int = 1,
+    chunk: int = 50_000,
+    desc: str | None = None,
+) -> list[ChunkResult]:
     """Play every block of every group in chunks and return each chunk's reduced result, in
     plan order.  ``reduce`` runs in the worker (a module-level function, so that it pickles)
     and should return something small (counts, sums, per-game rewards as int8)."""
     chunks = plan_chunks(groups, chunk)
-    return run_tasks(_play_chunk, chunks, jobs, desc, weights=[c.games for c in chunks], unit="game",
-                     shared=_Shared(game, stack, reduce))
+    return run_tasks(
+        _play_chunk,
+        chunks,
+        jobs,
+        desc,
+        weights=[c.games for c in chunks],
+        unit="game",
+        shared=_Shared(game, stack, reduce),
+    )
 
 
 def rewards_int8(outcome: Outcome, chunk: Chunk, seconds: float) -> np.ndarray:

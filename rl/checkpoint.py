@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from fsmarena.errors import FsmarenaError
 from fsmarena import limits
+from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, atomic_path, dumps, loads, read_npz, sanitise_text
 
 FORMAT_VERSION = 1
@@ -34,8 +34,9 @@ def save_checkpoint(path: str | Path, meta: dict[str, Any], tables: dict[str, np
             os.fsync(handle.fileno())
 
 
-def load_checkpoint(path: str | Path, lists: tuple[str, ...] = ("curve",),
-                    max_done: int = limits.MAX_EPISODES) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+def load_checkpoint(
+    path: str | Path, lists: tuple[str, ...] = ("curve",), max_done: int = limits.MAX_EPISODES
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """``(meta, tables)`` from a checkpoint file, with one clear error for any defect.
 
     The file is read by :func:`fsmarena.fileio.read_npz` (bounded, headers checked before any
@@ -57,7 +58,7 @@ def load_checkpoint(path: str | Path, lists: tuple[str, ...] = ("curve",),
     if not isinstance(meta, dict) or meta.get("format_version") != FORMAT_VERSION:
         raise FsmarenaError(f"{source}: unsupported checkpoint format")
     _check_meta(Fields(meta, source), lists, max_done)
-    tables = {name[len("table_"):]: value for name, value in arrays.items() if name.startswith("table_")}
+    tables = {name[len("table_") :]: value for name, value in arrays.items() if name.startswith("table_")}
     for name, value in tables.items():
         if value.dtype.kind in "iu" and value.size and value.min() < 0:
             raise FsmarenaError(f"{source}: table '{sanitise_text(name)}' holds negative entries")

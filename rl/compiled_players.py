@@ -72,8 +72,7 @@ def _pack(label: str, parts: list[tuple[list[int], list[float]]]) -> CompiledPla
     floats = [np.asarray(f, dtype=np.float64) for _, f in parts]
     int_start = np.cumsum([0] + [len(i) for i in ints[:-1]]).astype(np.int64)
     float_start = np.cumsum([0] + [len(f) for f in floats[:-1]]).astype(np.int64)
-    return CompiledPlayer(label, np.concatenate(ints), np.concatenate(floats + [np.zeros(1)]),
-                          int_start, float_start)
+    return CompiledPlayer(label, np.concatenate(ints), np.concatenate(floats + [np.zeros(1)]), int_start, float_start)
 
 
 def _member(player: Player, game: Any) -> tuple[list[int], list[float]]:
@@ -82,8 +81,10 @@ def _member(player: Player, game: Any) -> tuple[list[int], list[float]]:
     from evo.table_fsm import TableFSM
 
     if getattr(player, "n_members", 1) != 1:
-        raise FsmarenaError(f"player '{player.label}' is a stack of {player.n_members} players: "
-                            "give them as a mixture to train against them as a pool")
+        raise FsmarenaError(
+            f"player '{player.label}' is a stack of {player.n_members} players: "
+            "give them as a mixture to train against them as a pool"
+        )
     if type(player) is RandomPlayer:
         return [RANDOM], []
     if type(player) is FixedActionPlayer:
@@ -100,10 +101,12 @@ def _member(player: Player, game: Any) -> tuple[list[int], list[float]]:
     code = _builtin_code(player, game)
     if code is not None:
         return [BUILTIN, code], []
-    raise FsmarenaError(f"player '{player.label}' ({player.kind}) cannot be compiled for sequential training: "
-                        "only random, fixed-action, table-policy, table-fsm, bda, mixtures of them and the "
-                        "game kernel's builtins can (use --batch K to train against it with the batched "
-                        "algorithm)")
+    raise FsmarenaError(
+        f"player '{player.label}' ({player.kind}) cannot be compiled for sequential training: "
+        "only random, fixed-action, table-policy, table-fsm, bda, mixtures of them and the "
+        "game kernel's builtins can (use --batch K to train against it with the batched "
+        "algorithm)"
+    )
 
 
 def _builtin_code(player: Player, game: Any) -> int | None:
@@ -133,16 +136,25 @@ def _fsm(player: Any, game: Any) -> list[int]:
     parts: list[int] = []
     for part, size in zip(encoder.parts, encoder.sizes):
         parts += [-1 if part == "index" else names.index(part), size]
-    return [FSM, player.n_states, player.n_inputs, len(encoder.parts), *parts,
-            *player.next_state[0].reshape(-1).tolist(), *player.action[0].reshape(-1).tolist()]
+    return [
+        FSM,
+        player.n_states,
+        player.n_inputs,
+        len(encoder.parts),
+        *parts,
+        *player.next_state[0].reshape(-1).tolist(),
+        *player.action[0].reshape(-1).tolist(),
+    ]
 
 
 def _bda(player: Any, game: Any) -> tuple[list[int], list[float]]:
     from evo.bda import FALSE_ACTION, FALSE_NEXT, FEATURE, TRUE_ACTION, TRUE_NEXT
 
     genes = player.genes[0]
-    if genes[:, FEATURE].max() >= len(game.feature_names) or \
-            genes[:, [TRUE_ACTION, FALSE_ACTION]].max() >= game.n_actions:
+    if (
+        genes[:, FEATURE].max() >= len(game.feature_names)
+        or genes[:, [TRUE_ACTION, FALSE_ACTION]].max() >= game.n_actions
+    ):
         raise FsmarenaError(f"BDA '{player.label}' does not fit {game.name}")
     ints = [BDA, player.n_states, player.max_tests]
     for column in (FEATURE, TRUE_ACTION, TRUE_NEXT, FALSE_ACTION, FALSE_NEXT):

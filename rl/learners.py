@@ -51,8 +51,16 @@ class Episodes:
     """Per-batch memory of a learner: decisions made so far per game, the pending transition
     per game (TD) and the log of every decision call (Monte Carlo)."""
 
-    __slots__ = ("n", "decisions", "pending_state", "pending_action", "pending_segment", "pending_potential",
-                 "log", "marks")
+    __slots__ = (
+        "n",
+        "decisions",
+        "pending_state",
+        "pending_action",
+        "pending_segment",
+        "pending_potential",
+        "log",
+        "marks",
+    )
 
     def __init__(self, n: int):
         self.n = n
@@ -105,8 +113,17 @@ class TabularLearner(Player):
 
     kind = "tabular-learner"  # not a file kind: a learner is saved as its greedy TablePolicy
 
-    def __init__(self, n_states: int, n_actions: int, gamma: float = 1.0, epsilon: float = 0.0,
-                 explore_steps: int = 0, q_init: float = 0.0, label: str | None = None, reward: str = "game"):
+    def __init__(
+        self,
+        n_states: int,
+        n_actions: int,
+        gamma: float = 1.0,
+        epsilon: float = 0.0,
+        explore_steps: int = 0,
+        q_init: float = 0.0,
+        label: str | None = None,
+        reward: str = "game",
+    ):
         super().__init__(label or self.kind)
         self.values = ActionValues(n_states, n_actions, q_init)
         self.gamma = float(gamma)
@@ -120,7 +137,8 @@ class TabularLearner(Player):
     def begin(self, game: "Game", n: int, members: np.ndarray | None, rng: np.random.Generator) -> Episodes:
         if (game.n_states, game.n_actions) != self.values.q.shape:
             raise FsmarenaError(
-                f"this learner's table is {self.values.q.shape}, {game.name} needs {(game.n_states, game.n_actions)}")
+                f"this learner's table is {self.values.q.shape}, {game.name} needs {(game.n_states, game.n_actions)}"
+            )
         if self.segmented and not isinstance(game, SegmentRewards):
             raise FsmarenaError(f"{game.name} has no segments: train it with the game's reward")
         return Episodes(n)
@@ -128,8 +146,9 @@ class TabularLearner(Player):
     def _greedy(self, states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         return self.values.greedy(states, mask)
 
-    def behaviour(self, obs: "Observation", memory: Episodes, rows: np.ndarray | None,
-                  rng: np.random.Generator) -> np.ndarray:
+    def behaviour(
+        self, obs: "Observation", memory: Episodes, rows: np.ndarray | None, rng: np.random.Generator
+    ) -> np.ndarray:
         """Greedy actions, with exploring starts and epsilon-random decisions (module doc)."""
         states = obs.index
         mask = obs.mask
@@ -141,8 +160,9 @@ class TabularLearner(Player):
         if self.epsilon > 0:
             explore |= rng.random(obs.n) < self.epsilon
         if explore.any():
-            actions[explore] = random_actions(int(explore.sum()), obs.n_actions,
-                                              None if mask is None else mask[explore], rng)
+            actions[explore] = random_actions(
+                int(explore.sum()), obs.n_actions, None if mask is None else mask[explore], rng
+            )
         if rows is None:
             memory.decisions += 1
         else:
@@ -176,8 +196,9 @@ class MonteCarlo(TabularLearner):
     kind = "monte-carlo"
     VISITS = ("every-visit", "first-visit")
 
-    def __init__(self, n_states: int, n_actions: int, visits: str = "every-visit",
-                 alpha: float | None = None, **kwargs):
+    def __init__(
+        self, n_states: int, n_actions: int, visits: str = "every-visit", alpha: float | None = None, **kwargs
+    ):
         super().__init__(n_states, n_actions, **kwargs)
         if visits not in self.VISITS:
             raise FsmarenaError(f"unknown Monte Carlo variant '{visits}'")
@@ -249,8 +270,7 @@ class TemporalDifference(TabularLearner):
     kind = "temporal-difference"
     METHODS = ("sarsa", "q-learning", "expected-sarsa")
 
-    def __init__(self, n_states: int, n_actions: int, method: str = "q-learning",
-                 alpha: float | None = 0.1, **kwargs):
+    def __init__(self, n_states: int, n_actions: int, method: str = "q-learning", alpha: float | None = 0.1, **kwargs):
         super().__init__(n_states, n_actions, **kwargs)
         if method not in self.METHODS:
             raise FsmarenaError(f"unknown TD method '{method}'")
@@ -274,19 +294,22 @@ class TemporalDifference(TabularLearner):
         states = np.asarray(obs.index, dtype=np.int64)
         if self.method == "sarsa":
             actions = self.behaviour(obs, memory, rows, rng)
-            self._update_pending(memory, ids, self._segment_targets(obs, memory, ids,
-                                                                    self.gamma * self.values.q[states, actions]))
+            self._update_pending(
+                memory, ids, self._segment_targets(obs, memory, ids, self.gamma * self.values.q[states, actions])
+            )
         else:
             self.values.note_legal(states, obs.mask)
-            self._update_pending(memory, ids, self._segment_targets(obs, memory, ids,
-                                                                    self.gamma * self._bootstrap(states, obs.mask)))
+            self._update_pending(
+                memory, ids, self._segment_targets(obs, memory, ids, self.gamma * self._bootstrap(states, obs.mask))
+            )
             actions = self.behaviour(obs, memory, rows, rng)
         memory.pending_state[ids] = states
         memory.pending_action[ids] = actions
         return actions
 
-    def _segment_targets(self, obs: "Observation", memory: Episodes, ids: np.ndarray,
-                         targets: np.ndarray) -> np.ndarray:
+    def _segment_targets(
+        self, obs: "Observation", memory: Episodes, ids: np.ndarray, targets: np.ndarray
+    ) -> np.ndarray:
         """With segment rewards, a pending transition that closed its segment ends there: its
         target is the change of the potential, with nothing bootstrapped; the pending
         segment and potential become this decision's."""

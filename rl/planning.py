@@ -79,8 +79,7 @@ def value_iteration(mdp: TabularMDP, tolerance: float = 1e-12, max_iterations: i
         new = np.where(mdp.terminal, 0.0, _best(action_values(mdp, values)))
         delta = float(np.abs(new - values).max(initial=0.0))
         values = new
-        history.append({"iteration": iteration, "delta": delta,
-                        "value": _safe_return(mdp, greedy_policy(mdp, values))})
+        history.append({"iteration": iteration, "delta": delta, "value": _safe_return(mdp, greedy_policy(mdp, values))})
         if delta <= tolerance:
             break
     else:

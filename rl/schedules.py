@@ -47,8 +47,12 @@ class EpsilonSchedule:
 
 def check_probability(name: str, value: float) -> float:
     """``value`` if it is a number in [0, 1], else a FsmarenaError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not 0.0 <= value <= 1.0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not 0.0 <= value <= 1.0
+    ):
         raise FsmarenaError(f"{name} must be a number in [0, 1], got {value!r}")
     return float(value)
 

@@ -29,8 +29,9 @@ import numpy as np
 REWARDS = ("game", "segment")
 
 
-def segment_returns(games: np.ndarray, segments: np.ndarray, potential: np.ndarray, final: np.ndarray,
-                    gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def segment_returns(
+    games: np.ndarray, segments: np.ndarray, potential: np.ndarray, final: np.ndarray, gamma: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Returns of decisions given game-major, in decision order within a game.
 
     ``games[i]``, ``segments[i]``, ``potential[i]``: decision i's game, segment and potential;

@@ -42,8 +42,14 @@ from rl.compiled_players import make_opponent_act
 
 MC_EVERY, MC_FIRST, SARSA, Q_LEARNING, EXPECTED_SARSA = range(5)
 #: algorithm name (``rl.train``) -> number
-ALGORITHM_CODES = {"mc": MC_EVERY, "mc-first-visit": MC_FIRST, "mc-constant-alpha": MC_EVERY,
-                   "sarsa": SARSA, "q-learning": Q_LEARNING, "expected-sarsa": EXPECTED_SARSA}
+ALGORITHM_CODES = {
+    "mc": MC_EVERY,
+    "mc-first-visit": MC_FIRST,
+    "mc-constant-alpha": MC_EVERY,
+    "sarsa": SARSA,
+    "q-learning": Q_LEARNING,
+    "expected-sarsa": EXPECTED_SARSA,
+}
 SCHEDULE_CODES = {"constant": 0, "linear": 1, "exponential": 2}
 #: int settings: algorithm, explore steps, schedule, learner seat (-1 alternate), self-play period (0 none)
 I_ALGO, I_EXPLORE, I_SCHEDULE, I_SEAT, I_REFRESH = range(5)
@@ -201,8 +207,9 @@ def make_runner(kernel: ModuleType) -> Callable[..., Any]:
                     break
                 if seat != learner:
                     m = member[seat]
-                    action = opponent_act(p, s, seat, ints, floats, int_start[m], float_start[m], memory, mask,
-                                          feats, frozen)
+                    action = opponent_act(
+                        p, s, seat, ints, floats, int_start[m], float_start[m], memory, mask, feats, frozen
+                    )
                     k_step(p, s, action)
                     continue
                 x = k_observe(p, s, seat)

@@ -83,8 +83,7 @@ def random_actions(n: int, n_actions: int, mask: np.ndarray | None, rng: np.rand
     return uniform_legal(mask, rng)
 
 
-def sequential_update(q: np.ndarray, n: np.ndarray, keys: np.ndarray, targets: np.ndarray,
-                      alpha: float | None) -> None:
+def sequential_update(q: np.ndarray, n: np.ndarray, keys: np.ndarray, targets: np.ndarray, alpha: float | None) -> None:
     """Apply ``N[k] += 1; Q[k] += step * (target - Q[k])`` for each pair in list order.
 
     ``q`` and ``n`` are flat views (``Q.reshape(-1)``); ``step`` is ``alpha``, or ``1 / N[k]``

@@ -60,8 +60,7 @@ class ToyProblem:
 def _bandit() -> ToyProblem:
     # outcomes: +1, -1, +0.2
     moves = np.array([[[0, 0.5, 0.5, 0.0], [0, 0.7, 0.3, 0.0], [0, 0.0, 0.0, 1.0]]])
-    return ToyProblem(moves, np.array([1.0, -1.0, 0.2]), np.ones((1, 3), bool), np.ones(1),
-                      ("coin", "biased", "sure"))
+    return ToyProblem(moves, np.array([1.0, -1.0, 0.2]), np.ones((1, 3), bool), np.ones(1), ("coin", "biased", "sure"))
 
 
 def _chain(masked: bool) -> ToyProblem:
@@ -117,8 +116,9 @@ class ToyGame(Game):
             if len(alive) == 0:
                 break
             here = state[alive]
-            obs = Observation(len(alive), self.n_actions, index=here,
-                              mask=legal[here] if self._masked else None, step=step)
+            obs = Observation(
+                len(alive), self.n_actions, index=here, mask=legal[here] if self._masked else None, step=step
+            )
             actions = np.asarray(decide(0, obs, None if len(alive) == n else alive))
             if self._masked and not legal[here, actions].all():
                 raise FsmarenaError("toy: illegal action")

@@ -59,9 +59,9 @@ from games.arena import play_games
 from games.base import Game, config_to_dict
 from games.capabilities import ExactModel, SegmentRewards
 from games.kernel import has_kernel, kernel_of, params_of
-from games.registry import entry, resolve
 from games.match import play_match
 from games.players import Player, RandomPlayer, TablePolicy, player_to_json, save_player
+from games.registry import entry, resolve
 from games.stats import mean_interval, wilson_interval
 from rl import checkpoint as ckpt
 from rl.learners import MonteCarlo, TabularLearner, TemporalDifference
@@ -81,12 +81,15 @@ ALGORITHMS = MONTE_CARLO + TEMPORAL_DIFFERENCE + MODEL_BASED
 #: clearly better policies than 1/n (which averages returns of long-gone policies) and than a
 #: constant epsilon (off-policy Q-learning then oscillates under the aliased 40-state view).
 DEFAULTS = {
-    "mc": {"epsilon": 0.0, "epsilon_final": 0.0, "epsilon_schedule": "constant", "explore_steps": 2,
-           "alpha": "1/n"},
-    "mc-constant-alpha": {"epsilon": 0.0, "epsilon_final": 0.0, "epsilon_schedule": "constant",
-                          "explore_steps": 2, "alpha": 0.001},
-    "td": {"epsilon": 0.2, "epsilon_final": 0.0, "epsilon_schedule": "linear", "explore_steps": 0,
-           "alpha": 0.001},
+    "mc": {"epsilon": 0.0, "epsilon_final": 0.0, "epsilon_schedule": "constant", "explore_steps": 2, "alpha": "1/n"},
+    "mc-constant-alpha": {
+        "epsilon": 0.0,
+        "epsilon_final": 0.0,
+        "epsilon_schedule": "constant",
+        "explore_steps": 2,
+        "alpha": 0.001,
+    },
+    "td": {"epsilon": 0.2, "epsilon_final": 0.0, "epsilon_schedule": "linear", "explore_steps": 0, "alpha": 0.001},
 }
 #: defaults common to every family: the sequential algorithm (``batch`` 1) when the game has a
 #: kernel; :data:`BATCH_WITHOUT_KERNEL` games per batch otherwise
@@ -97,9 +100,23 @@ CHUNK = 50_000
 #: settings a game may tune through ``Game.train_defaults = {family: {key: value}}``
 GAME_DEFAULT_KEYS = ("batch", "epsilon", "epsilon_final", "epsilon_schedule", "alpha", "explore_steps", "reward")
 
-CURVE_COLUMNS = ("games", "iteration", "opponent", "eval_games", "win", "draw", "loss", "win_ci_low",
-                 "win_ci_high", "mean_reward", "mean_score", "score_ci_low", "score_ci_high",
-                 "exact_value", "epsilon")
+CURVE_COLUMNS = (
+    "games",
+    "iteration",
+    "opponent",
+    "eval_games",
+    "win",
+    "draw",
+    "loss",
+    "win_ci_low",
+    "win_ci_high",
+    "mean_reward",
+    "mean_score",
+    "score_ci_low",
+    "score_ci_high",
+    "exact_value",
+    "epsilon",
+)
 
 
 @dataclass(frozen=True)
@@ -158,8 +175,11 @@ class TrainConfig:
             _positive("--self-play-every", self.self_play_every)
         eval_every = self.eval_every if self.eval_every is not None else max(1, self.episodes // 10)
         _positive("--eval-every", eval_every)
-        family = "td" if self.algo in TEMPORAL_DIFFERENCE else (
-            "mc-constant-alpha" if self.algo == "mc-constant-alpha" else "mc")
+        family = (
+            "td"
+            if self.algo in TEMPORAL_DIFFERENCE
+            else ("mc-constant-alpha" if self.algo == "mc-constant-alpha" else "mc")
+        )
         defaults = {**SHARED_DEFAULTS, **DEFAULTS[family], **game_defaults(game, family)}
         if game is not None and defaults["batch"] == 1 and not has_kernel(game):
             defaults["batch"] = BATCH_WITHOUT_KERNEL
@@ -185,9 +205,19 @@ class TrainConfig:
             raise FsmarenaError(f"learner seat must be 'alternate' or a seat number, got {seat!r}")
         reward = defaults.get("reward", "game") if self.reward is None else self.reward
         _check_reward(reward, game, int(batch))
-        return replace(self, epsilon=float(epsilon), alpha="1/n" if parsed is None else parsed, reward=reward,
-                       explore_steps=explore, eval_every=eval_every, q_init=float(self.q_init),
-                       batch=int(batch), epsilon_final=float(final), epsilon_schedule=kind, gamma=float(self.gamma))
+        return replace(
+            self,
+            epsilon=float(epsilon),
+            alpha="1/n" if parsed is None else parsed,
+            reward=reward,
+            explore_steps=explore,
+            eval_every=eval_every,
+            q_init=float(self.q_init),
+            batch=int(batch),
+            epsilon_final=float(final),
+            epsilon_schedule=kind,
+            gamma=float(self.gamma),
+        )
 
     def schedule(self) -> EpsilonSchedule:
         return EpsilonSchedule(self.epsilon, self.epsilon_final, self.epsilon_schedule)
@@ -204,8 +234,7 @@ def _check_reward(reward: Any, game: Game | None, batch: int) -> None:
         if game is not None and not isinstance(game, SegmentRewards):
             raise FsmarenaError(f"{game.name} has no segments: use --reward game")
         if batch == 1 and (game is None or has_kernel(game)):  # the compiled sequential learners
-            raise FsmarenaError("segment rewards need the batched learners (--batch 2 or more), "
-                                "or use --reward game")
+            raise FsmarenaError("segment rewards need the batched learners (--batch 2 or more), or use --reward game")
 
 
 def game_defaults(game: Game | None, family: str) -> dict[str, Any]:
@@ -252,17 +281,30 @@ class TrainResult:
 
     def summary(self) -> dict[str, Any]:
         last = [row for row in self.curve if row["games"] == self.games and row["iteration"] in ("", None)]
-        return {"algo": self.config.algo, "games": self.games, "seconds": self.seconds,
-                "exact_value": self.exact_value, "final": last, "config": self.config.to_dict()}
+        return {
+            "algo": self.config.algo,
+            "games": self.games,
+            "seconds": self.seconds,
+            "exact_value": self.exact_value,
+            "final": last,
+            "config": self.config.to_dict(),
+        }
 
 
 # ---- building blocks ------------------------------------------------------------------------
 
+
 def make_learner(game: Game, config: TrainConfig, label: str | None = None) -> TabularLearner:
     """The learner of a resolved sample-based ``config`` for ``game``."""
     alpha = parse_alpha(config.alpha)
-    common = dict(gamma=config.gamma, epsilon=config.epsilon, explore_steps=config.explore_steps,
-                  q_init=config.q_init, label=label or config.algo, reward=config.reward or "game")
+    common = dict(
+        gamma=config.gamma,
+        epsilon=config.epsilon,
+        explore_steps=config.explore_steps,
+        q_init=config.q_init,
+        label=label or config.algo,
+        reward=config.reward or "game",
+    )
     if config.algo in MONTE_CARLO:
         visits = "first-visit" if config.algo == "mc-first-visit" else "every-visit"
         return MonteCarlo(game.n_states, game.n_actions, visits=visits, alpha=alpha, **common)
@@ -304,8 +346,16 @@ def exact_value(mdp: TabularMDP | None, table: np.ndarray, game: Game | None = N
     return expected_return(mdp, table_on_model(mdp, table))
 
 
-def evaluate(game: Game, policy: Player, panel: Sequence[Player], games: int, seed: int, jobs: int = 1,
-             mdp: TabularMDP | None = None, table: np.ndarray | None = None) -> list[dict[str, Any]]:
+def evaluate(
+    game: Game,
+    policy: Player,
+    panel: Sequence[Player],
+    games: int,
+    seed: int,
+    jobs: int = 1,
+    mdp: TabularMDP | None = None,
+    table: np.ndarray | None = None,
+) -> list[dict[str, Any]]:
     """Curve rows for ``policy``: one match per panel member (seats swapped), or one solo
     measurement in a one-player game; the same ``seed`` gives the same deals every time."""
     exact = exact_value(mdp, table, game) if table is not None else None
@@ -315,15 +365,26 @@ def evaluate(game: Game, policy: Player, panel: Sequence[Player], games: int, se
         stats = play_match(game, policy, opponent, games, seed + number, jobs=jobs)
         n = stats.games
         score_low, score_high = mean_interval(stats.score, stats.score_sq, n)
-        row = {"opponent": "" if opponent is None else opponent.label, "eval_games": n,
-               "mean_score": stats.score / n, "score_ci_low": score_low, "score_ci_high": score_high,
-               "exact_value": exact}
+        row = {
+            "opponent": "" if opponent is None else opponent.label,
+            "eval_games": n,
+            "mean_score": stats.score / n,
+            "score_ci_low": score_low,
+            "score_ci_high": score_high,
+            "exact_value": exact,
+        }
         if opponent is None:
             row.update(win="", draw="", loss="", win_ci_low="", win_ci_high="", mean_reward=stats.score / n)
         else:
             low, high = wilson_interval(stats.wins, n)
-            row.update(win=stats.wins / n, draw=stats.draws / n, loss=stats.losses / n,
-                       win_ci_low=low, win_ci_high=high, mean_reward=(stats.wins - stats.losses) / n)
+            row.update(
+                win=stats.wins / n,
+                draw=stats.draws / n,
+                loss=stats.losses / n,
+                win_ci_low=low,
+                win_ci_high=high,
+                mean_reward=(stats.wins - stats.losses) / n,
+            )
         rows.append(row)
     return rows
 
@@ -355,6 +416,7 @@ def _seat_counts(done: int, k: int, n_seats: int, seat: str | int) -> list[int]:
 
 # ---- the run --------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Setup:
     """Checked settings of a run: resolved config, integer seed, opponent and panel."""
@@ -365,9 +427,15 @@ class Setup:
     panel: list[Player]
 
 
-def prepare(game: Game, config: TrainConfig, seed: int = 0, opponent: Player | None = None,
-            panel: Sequence[Player] | None = None, out: str | Path | None = None,
-            resume: bool = False) -> Setup:
+def prepare(
+    game: Game,
+    config: TrainConfig,
+    seed: int = 0,
+    opponent: Player | None = None,
+    panel: Sequence[Player] | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+) -> Setup:
     """Check everything about a run before any work or output (FsmarenaError, one line)."""
     config = config.resolved(game)
     seed = int(seed_sequence(seed).entropy)  # a non-negative integer
@@ -394,14 +462,25 @@ def prepare(game: Game, config: TrainConfig, seed: int = 0, opponent: Player | N
         if resume and not path.exists():
             raise FsmarenaError(f"nothing to resume: {path} does not exist")
         if not resume and path.exists():
-            raise FsmarenaError(f"{out} already holds a training checkpoint: pass --resume to continue it, "
-                                "or choose another output folder")
+            raise FsmarenaError(
+                f"{out} already holds a training checkpoint: pass --resume to continue it, "
+                "or choose another output folder"
+            )
     return Setup(config, seed, opponent, list(panel))
 
 
-def train(game: Game, config: TrainConfig, seed: int = 0, opponent: Player | None = None,
-          panel: Sequence[Player] | None = None, jobs: int = 1, out: str | Path | None = None,
-          resume: bool = False, checkpoint_seconds: float = 60.0, label: str | None = None) -> TrainResult:
+def train(
+    game: Game,
+    config: TrainConfig,
+    seed: int = 0,
+    opponent: Player | None = None,
+    panel: Sequence[Player] | None = None,
+    jobs: int = 1,
+    out: str | Path | None = None,
+    resume: bool = False,
+    checkpoint_seconds: float = 60.0,
+    label: str | None = None,
+) -> TrainResult:
     """Train ``config.algo`` on ``game``; with ``out``, write policy, curve, tables and checkpoints.
 
     ``opponent`` (default ``random``) fills the other seats; ``panel`` (default ``[random]``)
@@ -414,11 +493,13 @@ def train(game: Game, config: TrainConfig, seed: int = 0, opponent: Player | Non
     label = label or f"{config.algo} {game.name} seed {seed}"
     out_dir = Path(out) if out is not None else None
     if sequential(game, config):
-        result = _train_sequential(game, config, seed, setup.opponent, setup.panel, jobs, out_dir, resume,
-                                   checkpoint_seconds, label)
+        result = _train_sequential(
+            game, config, seed, setup.opponent, setup.panel, jobs, out_dir, resume, checkpoint_seconds, label
+        )
     elif config.sample_based:
-        result = _train_sampled(game, config, seed, setup.opponent, setup.panel, jobs, out_dir, resume,
-                                checkpoint_seconds, label)
+        result = _train_sampled(
+            game, config, seed, setup.opponent, setup.panel, jobs, out_dir, resume, checkpoint_seconds, label
+        )
     else:
         result = _plan(game, config, seed, setup.panel, jobs, label)
     if out_dir is not None:
@@ -426,11 +507,17 @@ def train(game: Game, config: TrainConfig, seed: int = 0, opponent: Player | Non
     return result
 
 
-def _fingerprint(game: Game, config: TrainConfig, seed: int, opponent: Player | None,
-                 panel: Sequence[Player]) -> dict[str, Any]:
-    return {"game": game.name, "parameters": config_to_dict(game.config), "config": config.to_dict(),
-            "seed": int(seed), "opponent": describe_player(opponent, game),
-            "panel": [describe_player(p, game) for p in panel]}
+def _fingerprint(
+    game: Game, config: TrainConfig, seed: int, opponent: Player | None, panel: Sequence[Player]
+) -> dict[str, Any]:
+    return {
+        "game": game.name,
+        "parameters": config_to_dict(game.config),
+        "config": config.to_dict(),
+        "seed": int(seed),
+        "opponent": describe_player(opponent, game),
+        "panel": [describe_player(p, game) for p in panel],
+    }
 
 
 def sequential(game: Game, config: TrainConfig) -> bool:
@@ -464,11 +551,19 @@ def _sequential_settings(config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
 
     alpha = parse_alpha(config.alpha)
     seat = -1 if config.learner_seat == "alternate" else int(config.learner_seat)
-    ints = np.array([seq.ALGORITHM_CODES[config.algo], config.explore_steps,
-                     seq.SCHEDULE_CODES[config.epsilon_schedule], seat, config.self_play_every or 0],
-                    dtype=np.int64)
-    floats = np.array([config.gamma, -1.0 if alpha is None else alpha, config.epsilon, config.epsilon_final,
-                       float(config.episodes)])
+    ints = np.array(
+        [
+            seq.ALGORITHM_CODES[config.algo],
+            config.explore_steps,
+            seq.SCHEDULE_CODES[config.epsilon_schedule],
+            seat,
+            config.self_play_every or 0,
+        ],
+        dtype=np.int64,
+    )
+    floats = np.array(
+        [config.gamma, -1.0 if alpha is None else alpha, config.epsilon, config.epsilon_final, float(config.episodes)]
+    )
     return ints, floats
 
 
@@ -493,8 +588,9 @@ class _Run:
         meta, tables = ckpt.load_checkpoint(self.path, max_done=self.config.episodes)
         saved, current = meta.get("fingerprint"), _jsonable(self.fingerprint)
         if saved != current:
-            raise FsmarenaError(f"checkpoint {self.path} was made with different settings: "
-                                f"{_differences(saved, current)}")
+            raise FsmarenaError(
+                f"checkpoint {self.path} was made with different settings: {_differences(saved, current)}"
+            )
         self.learner.load_arrays(tables)
         if self.config.batch != 1:
             self.rng = ckpt.restore_rng(meta.get("rng"), f"checkpoint {self.path}")
@@ -505,8 +601,16 @@ class _Run:
 
     def evaluate_now(self) -> None:
         table = self.learner.values.greedy_table()
-        rows = evaluate(self.game, TablePolicy(table, label=self.label), self.panel, self.config.eval_games,
-                        self.eval_seed, self.jobs, self.mdp, table)
+        rows = evaluate(
+            self.game,
+            TablePolicy(table, label=self.label),
+            self.panel,
+            self.config.eval_games,
+            self.eval_seed,
+            self.jobs,
+            self.mdp,
+            table,
+        )
         eps = self.schedule.value(self.done, self.config.episodes)
         for row in rows:
             self.curve.append({"games": self.done, "iteration": "", **row, "epsilon": eps})
@@ -518,17 +622,30 @@ class _Run:
         if self.frozen is not None:
             tables["frozen"] = self.frozen
         rng = ckpt.rng_state(self.rng) if self.config.batch != 1 else {"sequential": "reseeded per chunk"}
-        meta = {"fingerprint": self.fingerprint, "done": self.done, "rng": rng, "curve": self.curve,
-                "seconds": self.elapsed_before + time.perf_counter() - self.start_time}
+        meta = {
+            "fingerprint": self.fingerprint,
+            "done": self.done,
+            "rng": rng,
+            "curve": self.curve,
+            "seconds": self.elapsed_before + time.perf_counter() - self.start_time,
+        }
         ckpt.save_checkpoint(self.path, meta, tables)
 
     def result(self) -> TrainResult:
         seconds = self.elapsed_before + time.perf_counter() - self.start_time
         table = self.learner.values.greedy_table()
         values = self.learner.values
-        return TrainResult(TablePolicy(table, label=self.label), values.q.copy(), values.n.copy(), self.curve,
-                           self.done, seconds, self.config, exact_value(self.mdp, table, self.game),
-                           learner=self.learner)
+        return TrainResult(
+            TablePolicy(table, label=self.label),
+            values.q.copy(),
+            values.n.copy(),
+            self.curve,
+            self.done,
+            seconds,
+            self.config,
+            exact_value(self.mdp, table, self.game),
+            learner=self.learner,
+        )
 
 
 def _train_sequential(game, config, seed, opponent, panel, jobs, out_dir, resume, checkpoint_seconds, label):
@@ -559,8 +676,22 @@ def _train_sequential(game, config, seed, opponent, panel, jobs, out_dir, resume
         while run.done < total:
             k = _batch_plan(run.done, total, CHUNK, eval_every, refresh)
             seed_compiled(chunk_seed(seed, run.done))
-            runner(params, values.q, values.n, sums, values.legal, frozen, run.done, k, ints, floats,
-                   compiled.ints, compiled.floats, compiled.int_start, compiled.float_start)
+            runner(
+                params,
+                values.q,
+                values.n,
+                sums,
+                values.legal,
+                frozen,
+                run.done,
+                k,
+                ints,
+                floats,
+                compiled.ints,
+                compiled.floats,
+                compiled.int_start,
+                compiled.float_start,
+            )
             run.done += k
             bar.update(k)
             if run.done % eval_every == 0 or run.done == total:
@@ -621,20 +752,32 @@ def _plan(game, config, seed, panel, jobs, label) -> TrainResult:
     if not math.isclose(mdp.gamma, config.gamma) and config.gamma != 1.0:
         mdp = replace(mdp, gamma=config.gamma)
     plan = value_iteration(mdp, config.tolerance) if config.algo == "value-iteration" else policy_iteration(mdp)
-    table = plan.policy[:game.n_states]
-    curve = [{"games": 0, "iteration": row["iteration"], "opponent": "", "exact_value": row["value"]}
-             for row in plan.history]
+    table = plan.policy[: game.n_states]
+    curve = [
+        {"games": 0, "iteration": row["iteration"], "opponent": "", "exact_value": row["value"]} for row in plan.history
+    ]
     _, eval_seed = streams(seed)
     policy = TablePolicy(table, label=label)
     for row in evaluate(game, policy, panel, config.eval_games, eval_seed, jobs, mdp, table):
         curve.append({"games": 0, "iteration": "", **row, "epsilon": ""})
-    q = np.nan_to_num(plan.q[:game.n_states], nan=-np.inf)
+    q = np.nan_to_num(plan.q[: game.n_states], nan=-np.inf)
     counts = np.zeros(q.shape, dtype=np.int64)
-    return TrainResult(policy, q, counts, curve, 0, time.perf_counter() - start_time, config,
-                       exact_value(mdp, table, game), plan=plan, extra={"optimal_value": float(mdp.start @ plan.values)})
+    return TrainResult(
+        policy,
+        q,
+        counts,
+        curve,
+        0,
+        time.perf_counter() - start_time,
+        config,
+        exact_value(mdp, table, game),
+        plan=plan,
+        extra={"optimal_value": float(mdp.start @ plan.values)},
+    )
 
 
 # ---- outputs --------------------------------------------------------------------------------
+
 
 def curve_csv(rows: Sequence[dict[str, Any]]) -> str:
     """The learning curve as CSV text with :data:`CURVE_COLUMNS` (missing cells empty)."""
@@ -664,8 +807,16 @@ def write_outputs(out_dir: Path, game: Game, result: TrainResult, seed: int) -> 
     with atomic_path(out_dir / "tables.npz", suffix=".npz") as tmp:
         with open(tmp, "wb") as handle:
             np.savez(handle, **tables)
-    write_json(out_dir / "run.json", {"game": game.name, "parameters": config_to_dict(game.config),
-                                      "seed": int(seed), **result.summary(), **result.extra})
+    write_json(
+        out_dir / "run.json",
+        {
+            "game": game.name,
+            "parameters": config_to_dict(game.config),
+            "seed": int(seed),
+            **result.summary(),
+            **result.extra,
+        },
+    )
 
 
 def _jsonable(data: Any) -> Any:

@@ -52,9 +52,13 @@ def evolve(ctx: MethodContext) -> Trained:
     config = _evolve_config(ctx)
     result = run_evolution(ctx.game, config, seed=ctx.seed, jobs=1)
     curve = result.curve()
-    return Trained(player=result.best, games=int(result.games), curve_games=[int(g) for g, _ in curve],
-                   curve_win=[float(w) for _, w in curve],
-                   info={"best_fitness": float(result.best_fitness), "generations": int(result.generation)})
+    return Trained(
+        player=result.best,
+        games=int(result.games),
+        curve_games=[int(g) for g, _ in curve],
+        curve_win=[float(w) for _, w in curve],
+        info={"best_fitness": float(result.best_fitness), "generations": int(result.generation)},
+    )
 
 
 def train(ctx: MethodContext) -> Trained:
@@ -68,11 +72,16 @@ def train(ctx: MethodContext) -> Trained:
     else:
         opponent = resolve_player(opponent_name, ctx.game)
     curve_opponent = resolve_player(ctx.curve_opponent, ctx.game)
-    result = run_training(ctx.game, config, seed=ctx.seed, opponent=opponent, panel=[curve_opponent],
-                          jobs=1, label=ctx.label)
+    result = run_training(
+        ctx.game, config, seed=ctx.seed, opponent=opponent, panel=[curve_opponent], jobs=1, label=ctx.label
+    )
     rows = [r for r in result.curve if r.get("win") not in ("", None)]
-    return Trained(player=result.policy, games=int(result.games), curve_games=[int(r["games"]) for r in rows],
-                   curve_win=[float(r["win"]) for r in rows])
+    return Trained(
+        player=result.policy,
+        games=int(result.games),
+        curve_games=[int(r["games"]) for r in rows],
+        curve_win=[float(r["win"]) for r in rows],
+    )
 
 
 def _evolve_config(ctx: MethodContext) -> Any:

@@ -49,25 +49,51 @@ def analyse(data: StudyData, figures: bool = True) -> Analysis:
             for opponent, counts in rec.panel.items():
                 g = counts["games"]
                 low, high = st.wilson_interval(counts["wins"], g)
-                panel_rows.append({"champion": who, "method": label[name], "competitor": name,
-                                   "replicate": rec.replicate, "opponent": opponent, **{
-                                       k: counts[k] for k in ("games", "wins", "draws", "losses")},
-                                   "win_rate": counts["wins"] / g, "ci_low": low, "ci_high": high,
-                                   "score": counts["score"] / g, "opp_score": counts["opp_score"] / g})
+                panel_rows.append(
+                    {
+                        "champion": who,
+                        "method": label[name],
+                        "competitor": name,
+                        "replicate": rec.replicate,
+                        "opponent": opponent,
+                        **{k: counts[k] for k in ("games", "wins", "draws", "losses")},
+                        "win_rate": counts["wins"] / g,
+                        "ci_low": low,
+                        "ci_high": high,
+                        "score": counts["score"] / g,
+                        "opp_score": counts["opp_score"] / g,
+                    }
+                )
             for games, win in zip(rec.curve_games, rec.curve_win):
-                curve_rows.append({"competitor": name, "method": label[name], "replicate": rec.replicate,
-                                   "games": games, "win_rate": win})
-            seed_rows.append({"competitor": name, "replicate": rec.replicate, "train_seed": rec.seed,
-                              "games_consumed": rec.games})
-            timing_rows.append({"competitor": name, "replicate": rec.replicate,
-                                "train_seconds": rec.train_seconds, "panel_seconds": rec.panel_seconds,
-                                "cpu_seconds": rec.cpu_seconds})
+                curve_rows.append(
+                    {
+                        "competitor": name,
+                        "method": label[name],
+                        "replicate": rec.replicate,
+                        "games": games,
+                        "win_rate": win,
+                    }
+                )
+            seed_rows.append(
+                {"competitor": name, "replicate": rec.replicate, "train_seed": rec.seed, "games_consumed": rec.games}
+            )
+            timing_rows.append(
+                {
+                    "competitor": name,
+                    "replicate": rec.replicate,
+                    "train_seconds": rec.train_seconds,
+                    "panel_seconds": rec.panel_seconds,
+                    "cpu_seconds": rec.cpu_seconds,
+                }
+            )
     result.tables.update(panel=panel_rows, curves=curve_rows, seeds=seed_rows, timing=timing_rows)
 
     summary, tests = [], []
     for opponent in study.panel:
-        groups = {label[n]: [r["win_rate"] for r in panel_rows if r["competitor"] == n and r["opponent"] == opponent]
-                  for n in names}
+        groups = {
+            label[n]: [r["win_rate"] for r in panel_rows if r["competitor"] == n and r["opponent"] == opponent]
+            for n in names
+        }
         summary += st.summarize(groups, opponent)
         tests += st.pairwise(groups, opponent)
     result.tables.update(panel_summary=summary, panel_tests=tests)
@@ -79,9 +105,17 @@ def analyse(data: StudyData, figures: bool = True) -> Analysis:
             row["method"], row["opponent_method"] = label[row["family"]], label[row["opponent_family"]]
         for row in champion_rows:
             row["method"] = label[row["family"]]
-        pair_rows = [{"champion_a": cp.labels[i], "champion_b": cp.labels[j], "games": int(g),
-                      "wins_a": int(w), "draws": int(d), "losses_a": int(l)}
-                     for (i, j), g, w, d, l in zip(cp.pairs, cp.games, cp.wins, cp.draws, cp.losses)]
+        pair_rows = [
+            {
+                "champion_a": cp.labels[i],
+                "champion_b": cp.labels[j],
+                "games": int(g),
+                "wins_a": int(w),
+                "draws": int(d),
+                "losses_a": int(l),
+            }
+            for (i, j), g, w, d, l in zip(cp.pairs, cp.games, cp.wins, cp.draws, cp.losses)
+        ]
         # each champion against the pooled champions of all *other* families: a league score
         league: dict[str, list[float]] = {label[n]: [] for n in names}
         league_rows = []
@@ -92,13 +126,25 @@ def analyse(data: StudyData, figures: bool = True) -> Analysis:
                 wins = sum(r["wins"] for r in mine)
                 losses = sum(r["losses"] for r in mine)
                 league[label[cp.families[c]]].append(wins / games)
-                league_rows.append({"champion": who, "method": label[cp.families[c]], "games": games,
-                                    "wins": wins, "draws": games - wins - losses, "losses": losses,
-                                    "win_rate": wins / games})
-        result.tables.update(crossplay_family=family_rows, crossplay_champions=champion_rows,
-                             crossplay_pairs=pair_rows, crossplay_league=league_rows,
-                             crossplay_league_summary=st.summarize(league, "other families"),
-                             crossplay_league_tests=st.pairwise(league, "other families"))
+                league_rows.append(
+                    {
+                        "champion": who,
+                        "method": label[cp.families[c]],
+                        "games": games,
+                        "wins": wins,
+                        "draws": games - wins - losses,
+                        "losses": losses,
+                        "win_rate": wins / games,
+                    }
+                )
+        result.tables.update(
+            crossplay_family=family_rows,
+            crossplay_champions=champion_rows,
+            crossplay_pairs=pair_rows,
+            crossplay_league=league_rows,
+            crossplay_league_summary=st.summarize(league, "other families"),
+            crossplay_league_tests=st.pairwise(league, "other families"),
+        )
 
     for name, rows in result.tables.items():
         write_text(data.out / "tables" / f"{name}.csv", to_csv(rows))
@@ -133,18 +179,22 @@ def draw_figures(data: StudyData, result: Analysis) -> None:
     curves = {label[n]: [(r.curve_games, r.curve_win) for r in data.family(n)] for n in names}
     curves = {k: v for k, v in curves.items() if any(len(x) for x, _ in v)}
     result.figures["learning_curves"] = learning_curves(
-        curves, folder / "learning_curves", opponent=study.curve_opponent)
+        curves, folder / "learning_curves", opponent=study.curve_opponent
+    )
 
     panel_figure(result, names, study.panel, folder)
     crossplay_figures(result, names, folder)
 
-    tables = {label[n]: [r.player.table[0] for r in data.family(n)] for n in names
-              if all(isinstance(r.player, TablePolicy) for r in data.family(n))}
+    tables = {
+        label[n]: [r.player.table[0] for r in data.family(n)]
+        for n in names
+        if all(isinstance(r.player, TablePolicy) for r in data.family(n))
+    }
     if tables:
         game = data.game
         result.figures["policy_map"] = policy_maps(
-            tables, [game.state_label(s) for s in range(game.n_states)], game.action_names,
-            folder / "policy_map")
+            tables, [game.state_label(s) for s in range(game.n_states)], game.action_names, folder / "policy_map"
+        )
 
     result.figures.update(best_machine_figures(data, result, folder))
 
@@ -154,9 +204,13 @@ def panel_figure(result: Analysis, names: Sequence[str], panel: Sequence[str], f
     from figures.outcomes import outcome_boxes
 
     label = result.labels
-    panels = {opp: {label[n]: [r["win_rate"] for r in result.tables["panel"]
-                               if r["competitor"] == n and r["opponent"] == opp] for n in names}
-              for opp in panel}
+    panels = {
+        opp: {
+            label[n]: [r["win_rate"] for r in result.tables["panel"] if r["competitor"] == n and r["opponent"] == opp]
+            for n in names
+        }
+        for opp in panel
+    }
     result.figures["panel_outcomes"] = outcome_boxes(panels, folder / "panel_outcomes", xlabel="win rate (%)")
 
 
@@ -171,19 +225,34 @@ def crossplay_figures(result: Analysis, names: Sequence[str], folder: Path) -> N
     label = result.labels
     order = [label[n] for n in names]
     matrix, low, high = st.matrices(
-        [{**r, "family": r["method"], "opponent_family": r["opponent_method"]}
-         for r in result.tables["crossplay_family"]], order)
+        [
+            {**r, "family": r["method"], "opponent_family": r["opponent_method"]}
+            for r in result.tables["crossplay_family"]
+        ],
+        order,
+    )
     result.figures["crossplay_heatmap"] = win_rate_heatmap(
-        matrix, order, folder / "crossplay_heatmap", low, high, value_label="row's win rate vs column")
-    spread = {label[b]: {label[a]: [r["win_rate"] for r in result.tables["crossplay_champions"]
-                                    if r["family"] == a and r["opponent_family"] == b] for a in names}
-              for b in names}
+        matrix, order, folder / "crossplay_heatmap", low, high, value_label="row's win rate vs column"
+    )
+    spread = {
+        label[b]: {
+            label[a]: [
+                r["win_rate"]
+                for r in result.tables["crossplay_champions"]
+                if r["family"] == a and r["opponent_family"] == b
+            ]
+            for a in names
+        }
+        for b in names
+    }
     result.figures["crossplay_spread"] = outcome_boxes(
-        spread, folder / "crossplay_spread", xlabel="champion's win rate (%)")
+        spread, folder / "crossplay_spread", xlabel="champion's win rate (%)"
+    )
 
 
-def best_machine_figures(data: StudyData, result: Analysis, folder: Path,
-                         players: int | None = None) -> dict[str, list[Path]]:
+def best_machine_figures(
+    data: StudyData, result: Analysis, folder: Path, players: int | None = None
+) -> dict[str, list[Path]]:
     """Draw each family's best automaton (``best_<name>.png``/``.pdf`` in ``folder``, or
     ``best_<name>_<n>p`` when ``players`` gives the table size); returns the figures by key."""
     drawn = {}
@@ -192,8 +261,12 @@ def best_machine_figures(data: StudyData, result: Analysis, folder: Path,
         if rec.player.kind not in MACHINE_KINDS:
             continue
         suffix, at_table = ("", "") if players is None else (f"_{players}p", f", {players} players")
-        paths = draw_machine(rec.player, data.game, folder / f"best_{name}{suffix}",
-                             title=f"best {result.labels[name]}{at_table} (replicate {replicate})")
+        paths = draw_machine(
+            rec.player,
+            data.game,
+            folder / f"best_{name}{suffix}",
+            title=f"best {result.labels[name]}{at_table} (replicate {replicate})",
+        )
         if paths:
             drawn[f"best_{name}"] = paths
     return drawn
@@ -215,6 +288,7 @@ def draw_machine(player, game, stem: Path, title: str = "") -> list[Path]:
 
 
 # ---- CSV --------------------------------------------------------------------------------------
+
 
 def _cell(value: Any) -> Any:
     if isinstance(value, (float, np.floating)):

@@ -21,9 +21,8 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from games.base import Game
-from games.players import Player
+from games.players import GroupedStack, Player
 from games.runner import Block, concatenated, play_blocks, rewards_int8
-from games.players import GroupedStack
 
 DEFAULT_CHUNK = 20_000
 
@@ -44,9 +43,14 @@ class CrossplayResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "labels": self.labels, "families": self.families, "replicates": self.replicates,
-            "pairs": self.pairs.tolist(), "games": self.games.tolist(), "wins": self.wins.tolist(),
-            "draws": self.draws.tolist(), "losses": self.losses.tolist(),
+            "labels": self.labels,
+            "families": self.families,
+            "replicates": self.replicates,
+            "pairs": self.pairs.tolist(),
+            "games": self.games.tolist(),
+            "wins": self.wins.tolist(),
+            "draws": self.draws.tolist(),
+            "losses": self.losses.tolist(),
         }
 
     @classmethod
@@ -84,9 +88,17 @@ def pairing_games(families: Sequence[str], needed: int) -> np.ndarray:
     return np.maximum(2, per + per % 2).astype(np.int64)
 
 
-def crossplay(game: Game, players: Sequence[Player], families: Sequence[str], replicates: Sequence[int],
-              games: np.ndarray, seed: np.random.SeedSequence, jobs: int = 1,
-              chunk: int = DEFAULT_CHUNK, desc: str | None = "cross-play") -> CrossplayResult:
+def crossplay(
+    game: Game,
+    players: Sequence[Player],
+    families: Sequence[str],
+    replicates: Sequence[int],
+    games: np.ndarray,
+    seed: np.random.SeedSequence,
+    jobs: int = 1,
+    chunk: int = DEFAULT_CHUNK,
+    desc: str | None = "cross-play",
+) -> CrossplayResult:
     """Every pair of ``players`` (i < j, ``numpy.triu_indices`` order) meets over ``games[k]``
     games (even; seats swapped in half of them).  Two-player games only."""
     if game.n_seats != 2:
@@ -104,13 +116,21 @@ def crossplay(game: Game, players: Sequence[Player], families: Sequence[str], re
     a, b = pairs[pairing, 0], pairs[pairing, 1]
     seat0 = np.where(i_first, a, b)
     seat1 = np.where(i_first, b, a)
-    results = play_blocks(game, [(seed, [Block((seat0, seat1), len(pairing))])], rewards_int8,
-                          stack=GroupedStack(players), jobs=jobs, chunk=chunk, desc=desc)
+    results = play_blocks(
+        game,
+        [(seed, [Block((seat0, seat1), len(pairing))])],
+        rewards_int8,
+        stack=GroupedStack(players),
+        jobs=jobs,
+        chunk=chunk,
+        desc=desc,
+    )
     seat0_reward = concatenated(results, 2)[:, 0]
     reward_i = np.where(i_first, seat0_reward, -seat0_reward)
     count = len(pairs)
     wins = np.bincount(pairing, weights=reward_i > 0, minlength=count).astype(np.int64)
     draws = np.bincount(pairing, weights=reward_i == 0, minlength=count).astype(np.int64)
     losses = games - wins - draws
-    return CrossplayResult([p.label for p in players], list(families), [int(r) for r in replicates],
-                           pairs, games, wins, draws, losses)
+    return CrossplayResult(
+        [p.label for p in players], list(families), [int(r) for r in replicates], pairs, games, wins, draws, losses
+    )

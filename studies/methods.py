@@ -134,6 +134,7 @@ def win_rate(game: Game, player: Player, opponent: str | Player, games: int, see
 
 # ---- generic methods -------------------------------------------------------------------------
 
+
 def builtin(ctx: MethodContext) -> Trained:
     """A builtin strategy as a competitor (``params.player``); no training, no curve."""
     player = resolve_player(builtin_check(ctx)["player"], ctx.game)
@@ -170,8 +171,13 @@ def random_search(ctx: MethodContext) -> Trained:
             best, best_rate = k, rate
         curve_games.append((k + 1) * per)
         curve_win.append(best_rate)
-    return Trained(TablePolicy(tables[best], label=ctx.label), candidates * per,
-                   curve_games, curve_win, {"best_candidate": int(best)})
+    return Trained(
+        TablePolicy(tables[best], label=ctx.label),
+        candidates * per,
+        curve_games,
+        curve_win,
+        {"best_candidate": int(best)},
+    )
 
 
 def random_search_check(ctx: MethodContext) -> dict[str, Any]:

@@ -30,10 +30,9 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields
 from games.base import Game
-from games.players import Player
+from games.players import GroupedStack, Player
 from games.runner import Block, concatenated, play_blocks, rewards_int8
 from games.stats import Z95, wilson_interval
-from games.players import GroupedStack
 
 DEFAULT_CHUNK = 20_000
 COUNTS = ("games", "wins", "draws", "losses", "other_wins")
@@ -55,9 +54,14 @@ class LeagueResult:
     other_wins: np.ndarray
 
     def to_json(self) -> dict[str, Any]:
-        return {"labels": self.labels, "groups": self.groups, "seats": self.seats,
-                "first": self.first.tolist(), "other": self.other.tolist(),
-                **{k: getattr(self, k).tolist() for k in COUNTS}}
+        return {
+            "labels": self.labels,
+            "groups": self.groups,
+            "seats": self.seats,
+            "first": self.first.tolist(),
+            "other": self.other.tolist(),
+            **{k: getattr(self, k).tolist() for k in COUNTS},
+        }
 
     @classmethod
     def from_json(cls, data: Any, source: str = "league file") -> "LeagueResult":
@@ -70,14 +74,16 @@ class LeagueResult:
         first = f.int_array("first", (count,), 0, max(len(labels), 1))
         other = f.int_array("other", (count,), 0, max(len(labels), 1))
         counts = {k: f.int_array(k, (count,), 0, 2**40) for k in COUNTS}
-        if np.any(counts["wins"] + counts["draws"] + counts["losses"] != counts["games"]) \
-                or np.any(counts["other_wins"] > counts["losses"]):
+        if np.any(counts["wins"] + counts["draws"] + counts["losses"] != counts["games"]) or np.any(
+            counts["other_wins"] > counts["losses"]
+        ):
             raise f.fail("inconsistent counts (wins + draws + losses must equal games, other_wins <= losses)")
         return cls(labels, groups, seats, first, other, **counts)
 
 
-def advantage_interval(wins: int, other_wins: int, games: int, seats: int, z: float = Z95
-                       ) -> tuple[float, float, float]:
+def advantage_interval(
+    wins: int, other_wins: int, games: int, seats: int, z: float = Z95
+) -> tuple[float, float, float]:
     """A's advantage over one of B's seats per game (module docstring) and its normal 95%
     interval, clipped to the possible range: the per-game value is 1 (A sole winner),
     -1 / (S - 1) (a B copy) or 0."""
@@ -113,9 +119,16 @@ def pairings(groups: Sequence[str], needed: int, seats: int) -> tuple[np.ndarray
     return np.array(first, np.int64), np.array(other, np.int64), np.array(games, np.int64)
 
 
-def league(game: Game, players: Sequence[Player], groups: Sequence[str], needed: int,
-           seed: np.random.SeedSequence, jobs: int = 1, chunk: int = DEFAULT_CHUNK,
-           desc: str | None = "league") -> LeagueResult:
+def league(
+    game: Game,
+    players: Sequence[Player],
+    groups: Sequence[str],
+    needed: int,
+    seed: np.random.SeedSequence,
+    jobs: int = 1,
+    chunk: int = DEFAULT_CHUNK,
+    desc: str | None = "league",
+) -> LeagueResult:
     """Every entrant against copies of every entrant of another group (module docstring)."""
     seats = game.n_seats
     if seats < 2:
@@ -127,8 +140,15 @@ def league(game: Game, players: Sequence[Player], groups: Sequence[str], needed:
     offset = np.arange(len(pairing)) - np.repeat(np.cumsum(games) - games, games)
     single_seat = offset % seats
     members = tuple(np.where(single_seat == s, first[pairing], other[pairing]) for s in range(seats))
-    results = play_blocks(game, [(seed, [Block(members, len(pairing))])], rewards_int8,
-                          stack=GroupedStack(players), jobs=jobs, chunk=chunk, desc=desc)
+    results = play_blocks(
+        game,
+        [(seed, [Block(members, len(pairing))])],
+        rewards_int8,
+        stack=GroupedStack(players),
+        jobs=jobs,
+        chunk=chunk,
+        desc=desc,
+    )
     rewards = concatenated(results, seats)
     rows = np.arange(len(pairing))
     mine = rewards[rows, single_seat]
@@ -138,8 +158,18 @@ def league(game: Game, players: Sequence[Player], groups: Sequence[str], needed:
     def tally(flags: np.ndarray) -> np.ndarray:
         return np.bincount(pairing, weights=flags, minlength=count).astype(np.int64)
 
-    return LeagueResult([p.label for p in players], list(groups), seats, first, other, games,
-                        tally(mine > 0), tally(mine == 0), tally(mine < 0), tally(theirs))
+    return LeagueResult(
+        [p.label for p in players],
+        list(groups),
+        seats,
+        first,
+        other,
+        games,
+        tally(mine > 0),
+        tally(mine == 0),
+        tally(mine < 0),
+        tally(theirs),
+    )
 
 
 def group_rows(result: LeagueResult) -> list[dict[str, Any]]:
@@ -157,8 +187,20 @@ def group_rows(result: LeagueResult) -> list[dict[str, Any]]:
             c = {k: int(getattr(result, k)[pick].sum()) for k in COUNTS}
             low, high = wilson_interval(c["wins"], c["games"])
             adv, adv_low, adv_high = advantage_interval(c["wins"], c["other_wins"], c["games"], result.seats)
-            rows.append({"group": g, "opponent": h, **c, "win_rate": c["wins"] / c["games"], "ci_low": low,
-                         "ci_high": high, "other_seat_win_rate": c["other_wins"] / (result.seats - 1) / c["games"],
-                         "advantage": adv, "advantage_low": adv_low, "advantage_high": adv_high,
-                         "beats": adv_low > 0, "pairings": int(pick.sum())})
+            rows.append(
+                {
+                    "group": g,
+                    "opponent": h,
+                    **c,
+                    "win_rate": c["wins"] / c["games"],
+                    "ci_low": low,
+                    "ci_high": high,
+                    "other_seat_win_rate": c["other_wins"] / (result.seats - 1) / c["games"],
+                    "advantage": adv,
+                    "advantage_low": adv_low,
+                    "advantage_high": adv_high,
+                    "beats": adv_low > 0,
+                    "pairings": int(pick.sum()),
+                }
+            )
     return rows

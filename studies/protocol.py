@@ -52,6 +52,7 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 #: the narrowest cross-play confidence interval a study may ask for (about 960,000 games a pair)
 MIN_HALFWIDTH = 0.001
 
+
 class StudyDriver(ABC):
     """A declared capability: a study with its own driver instead of the generic runner's
     one plan (Stupide Vautour runs one plan per player count and a league; 31 adds
@@ -64,8 +65,16 @@ class StudyDriver(ABC):
         """The study's name."""
 
     @abstractmethod
-    def run_driver(self, scale: str, seed: int | None, jobs: int, out: Path, figures: bool,
-                   command: str, log: Callable[[str], None]) -> dict[str, Any]:
+    def run_driver(
+        self,
+        scale: str,
+        seed: int | None,
+        jobs: int,
+        out: Path,
+        figures: bool,
+        command: str,
+        log: Callable[[str], None],
+    ) -> dict[str, Any]:
         """Run (or resume) the study into ``out`` and return its JSON-ready summary."""
 
     @abstractmethod
@@ -190,14 +199,25 @@ class Plan:
         """Every parameter of the run (what the fingerprint hashes)."""
         s = self.study
         return {
-            "study": s.name, "version": s.version, "scale": self.scale.name, "seed": self.seed,
-            "game": s.game, "game_params": dict(s.game_params), "panel": list(s.panel),
+            "study": s.name,
+            "version": s.version,
+            "scale": self.scale.name,
+            "seed": self.seed,
+            "game": s.game,
+            "game_params": dict(s.game_params),
+            "panel": list(s.panel),
             "curve_opponent": s.curve_opponent,
             "panel_games": self.scale.panel_games,
             "crossplay_halfwidth": self.scale.crossplay_halfwidth,
             "competitors": [
-                {"name": c.name, "label": c.label, "method": c.method, "params": dict(c.params),
-                 "needs": list(c.needs), "replicates": c.replicates}
+                {
+                    "name": c.name,
+                    "label": c.label,
+                    "method": c.method,
+                    "params": dict(c.params),
+                    "needs": list(c.needs),
+                    "replicates": c.replicates,
+                }
                 for c in self.competitors
             ],
         }
@@ -233,6 +253,7 @@ def seed_int(sequence: np.random.SeedSequence) -> int:
 
 
 # ---- loading ---------------------------------------------------------------------------------
+
 
 def report_writer(name: str):
     """The report writer registered as ``name`` (see :func:`reports`)."""
@@ -286,8 +307,9 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
             raise c.fail(f"competitor name '{cname}' must be lower-case letters, digits, '-' or '_'")
         params = dict(c.table("params", {}))
         _check_numbers(params, c.source + ": params")
-        competitors.append(Competitor(cname, c.text("label", cname), c.text("method"),
-                                      params, tuple(c.text_list("needs", []))))
+        competitors.append(
+            Competitor(cname, c.text("label", cname), c.text("method"), params, tuple(c.text_list("needs", [])))
+        )
     names = [c.name for c in competitors]
     if not competitors:
         raise r.fail("a study needs at least one competitor")
@@ -312,20 +334,35 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
                 raise s.fail(f"budgets.{key}.replicates must be a whole number from 1 to {limits.MAX_COUNT:,}")
         halfwidth = s.number("crossplay_halfwidth")
         if not MIN_HALFWIDTH <= halfwidth < 0.5:
-            raise s.fail(f"crossplay_halfwidth must be from {MIN_HALFWIDTH} (MIN_HALFWIDTH) to below 0.5, "
-                         f"got {halfwidth}")
+            raise s.fail(
+                f"crossplay_halfwidth must be from {MIN_HALFWIDTH} (MIN_HALFWIDTH) to below 0.5, got {halfwidth}"
+            )
         panel_games = s.positive("panel_games")
         limits.check(panel_games, limits.MAX_GAMES, f"{s.source}: panel_games", "MAX_GAMES")
-        scales[sname] = Scale(sname, s.positive("replicates"), panel_games, halfwidth,
-                              {k: dict(v) for k, v in budgets.items()}, s.text("description", ""))
+        scales[sname] = Scale(
+            sname,
+            s.positive("replicates"),
+            panel_games,
+            halfwidth,
+            {k: dict(v) for k, v in budgets.items()},
+            s.text("description", ""),
+        )
     if not scales:
         raise r.fail("a study needs at least one scale")
     study = Study(
-        name=name, version=r.positive("version"), title=r.text("title", name),
-        question=r.text("question", ""), game=r.text("game"), seed=r.non_negative("seed"),
-        panel=tuple(r.text_list("panel", ["random"])), competitors=tuple(competitors),
-        scales=scales, game_params={k: str(v) for k, v in r.table("game_params", {}).items()},
-        curve_opponent=r.text("curve_opponent", "random"), source=source, report=r.text("report", ""),
+        name=name,
+        version=r.positive("version"),
+        title=r.text("title", name),
+        question=r.text("question", ""),
+        game=r.text("game"),
+        seed=r.non_negative("seed"),
+        panel=tuple(r.text_list("panel", ["random"])),
+        competitors=tuple(competitors),
+        scales=scales,
+        game_params={k: str(v) for k, v in r.table("game_params", {}).items()},
+        curve_opponent=r.text("curve_opponent", "random"),
+        source=source,
+        report=r.text("report", ""),
     )
     if study.report and study.report not in reports():
         raise r.fail(f"unknown report '{study.report}' (known: {', '.join(sorted(reports()))})")
@@ -337,8 +374,10 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
         for c in plan.competitors:
             for need in c.needs:
                 if plan.competitor(need).replicates < c.replicates:
-                    raise r.fail(f"scale '{scale}': competitor '{c.name}' has more replicates than "
-                                 f"'{need}', whose champions it needs")
+                    raise r.fail(
+                        f"scale '{scale}': competitor '{c.name}' has more replicates than "
+                        f"'{need}', whose champions it needs"
+                    )
     return study
 
 
@@ -397,8 +436,9 @@ class _Reader:
         value = self._get(key, (int,), "a whole number", default)
         if not low <= value <= limits.MAX_COUNT:
             size = "positive" if low else "zero or more"
-            raise self.fail(f"field '{key}' must be {size} and at most {limits.MAX_COUNT:,} (MAX_COUNT), "
-                            f"got {limits.shown(value)}")
+            raise self.fail(
+                f"field '{key}' must be {size} and at most {limits.MAX_COUNT:,} (MAX_COUNT), got {limits.shown(value)}"
+            )
         return value
 
     def table(self, key: str, default: Any = ...) -> Mapping[str, Any]:

@@ -34,8 +34,8 @@ import numpy as np
 
 from fsmarena import __version__
 from fsmarena.errors import FsmarenaError
-from fsmarena.outdir import claim_folder, has_user_files
 from fsmarena.fileio import Fields, dumps, read_json, write_json
+from fsmarena.outdir import claim_folder, has_user_files
 from fsmarena.parallel import iter_tasks
 from games import get_game
 from games.base import Game
@@ -97,6 +97,7 @@ def player_path(out: Path, competitor: str, replicate: int) -> Path:
 
 # ---- ownership -------------------------------------------------------------------------------
 
+
 def claim(out: Path, plan: Plan) -> bool:
     """Make ``out`` this plan's folder; True if it already was (a resumed run).
 
@@ -108,8 +109,12 @@ def claim(out: Path, plan: Plan) -> bool:
         raise FsmarenaError(f"output path {out} is not a folder")
     if marker.exists():
         fields = Fields(read_json(marker, "study marker"), f"study marker {marker}")
-        theirs = (fields.get("study", str), fields.get("scale", str), fields.get("seed", int),
-                  fields.get("fingerprint", str))
+        theirs = (
+            fields.get("study", str),
+            fields.get("scale", str),
+            fields.get("seed", int),
+            fields.get("fingerprint", str),
+        )
         ours = (plan.study.name, plan.scale.name, plan.seed, plan.fingerprint)
         if theirs != ours:
             raise FsmarenaError(
@@ -120,13 +125,23 @@ def claim(out: Path, plan: Plan) -> bool:
         return True
     if has_user_files(out):  # the lock and kind files of fsmarena.outdir do not count
         raise FsmarenaError(f"{out} is not empty and holds no study results; choose a new or empty --out")
-    write_json(marker, {"format_version": FORMAT_VERSION, "study": plan.study.name, "scale": plan.scale.name,
-                        "seed": plan.seed, "fingerprint": plan.fingerprint, "fsmarena": __version__,
-                        "plan": plan.to_json()})
+    write_json(
+        marker,
+        {
+            "format_version": FORMAT_VERSION,
+            "study": plan.study.name,
+            "scale": plan.scale.name,
+            "seed": plan.seed,
+            "fingerprint": plan.fingerprint,
+            "fsmarena": __version__,
+            "plan": plan.to_json(),
+        },
+    )
     return False
 
 
 # ---- tasks ------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _Task:
@@ -144,12 +159,13 @@ def _run_task(task: _Task) -> dict[str, Any]:
     study = plan.study
     game = get_game(study.game, study.game_params)
     competitor = plan.competitor(name)
-    opponents = [player_from_json(data, game, f"champion '{need}' of replicate {r}")
-                 for need, data in zip(competitor.needs, task.opponents)]
+    opponents = [
+        player_from_json(data, game, f"champion '{need}' of replicate {r}")
+        for need, data in zip(competitor.needs, task.opponents)
+    ]
     seed = seed_int(plan.task_seed(r, name, "train"))
     label = champion_label(name, r)
-    ctx = MethodContext(game, dict(competitor.params), seed, label, opponents, study.curve_opponent,
-                        competitor.needs)
+    ctx = MethodContext(game, dict(competitor.params), seed, label, opponents, study.curve_opponent, competitor.needs)
     cpu_start = time.process_time()
     start = time.perf_counter()
     trained = get_method(competitor.method)(ctx)
@@ -161,17 +177,32 @@ def _run_task(task: _Task) -> dict[str, Any]:
     seeds = plan.task_seed(r, name, "panel").spawn(len(study.panel))
     for opponent, child in zip(study.panel, seeds):
         stats = play_match(game, player, resolve_player(opponent, game), plan.scale.panel_games, child)
-        panel[opponent] = {"games": stats.games, "wins": stats.wins, "draws": stats.draws,
-                           "losses": stats.losses, "score": stats.score, "opp_score": stats.opp_score}
+        panel[opponent] = {
+            "games": stats.games,
+            "wins": stats.wins,
+            "draws": stats.draws,
+            "losses": stats.losses,
+            "score": stats.score,
+            "opp_score": stats.opp_score,
+        }
     panel_seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
     return {
-        "format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "competitor": name,
-        "replicate": r, "seed": seed, "player": player_to_json(player, game), "games": int(trained.games),
+        "format_version": FORMAT_VERSION,
+        "fingerprint": plan.fingerprint,
+        "competitor": name,
+        "replicate": r,
+        "seed": seed,
+        "player": player_to_json(player, game),
+        "games": int(trained.games),
         "curve_games": [int(g) for g in trained.curve_games],
-        "curve_win": [float(w) for w in trained.curve_win], "panel": panel, "info": trained.info,
+        "curve_win": [float(w) for w in trained.curve_win],
+        "panel": panel,
+        "info": trained.info,
         "settings": task.settings,
-        "train_seconds": train_seconds, "panel_seconds": panel_seconds, "cpu_seconds": cpu_seconds,
+        "train_seconds": train_seconds,
+        "panel_seconds": panel_seconds,
+        "cpu_seconds": cpu_seconds,
     }
 
 
@@ -183,8 +214,7 @@ def _save_result(out: Path, result: dict[str, Any]) -> None:
     write_json(result_path(out, name, r), result)
 
 
-def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: int,
-                settings: dict[str, Any]) -> Record:
+def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: int, settings: dict[str, Any]) -> Record:
     """Read and validate one task's result file (FsmarenaError if missing, not this plan's, or
     computed under other resolved settings, e.g. by a version with other defaults)."""
     path = result_path(out, competitor, replicate)
@@ -208,15 +238,26 @@ def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: i
     for opponent in plan.study.panel:
         entry = Fields(panel_data.get(opponent, dict), f"{f.source}: panel '{opponent}'")
         counts = {k: entry.int_in(k, 0, plan.scale.panel_games) for k in ("games", "wins", "draws", "losses")}
-        if counts["games"] != plan.scale.panel_games or counts["wins"] + counts["draws"] + counts["losses"] != counts["games"]:
+        if (
+            counts["games"] != plan.scale.panel_games
+            or counts["wins"] + counts["draws"] + counts["losses"] != counts["games"]
+        ):
             raise f.fail(f"inconsistent panel counts against '{opponent}'")
         panel[opponent] = {**counts, "score": entry.get("score", float), "opp_score": entry.get("opp_score", float)}
     return Record(
-        competitor=competitor, replicate=replicate, seed=f.get("seed", int),
+        competitor=competitor,
+        replicate=replicate,
+        seed=f.get("seed", int),
         player=player_from_json(f.get("player", dict), game, f"{f.source}: player"),
-        games=f.get("games", int), curve_games=curve_games, curve_win=curve_win, panel=panel,
-        info=f.get("info", dict, {}), settings=settings, train_seconds=f.get("train_seconds", float, 0.0),
-        panel_seconds=f.get("panel_seconds", float, 0.0), cpu_seconds=f.get("cpu_seconds", float, 0.0),
+        games=f.get("games", int),
+        curve_games=curve_games,
+        curve_win=curve_win,
+        panel=panel,
+        info=f.get("info", dict, {}),
+        settings=settings,
+        train_seconds=f.get("train_seconds", float, 0.0),
+        panel_seconds=f.get("panel_seconds", float, 0.0),
+        cpu_seconds=f.get("cpu_seconds", float, 0.0),
     )
 
 
@@ -232,8 +273,8 @@ def _finished(out: Path, plan: Plan, game: Game, competitor: str, replicate: int
 
 # ---- the whole run ----------------------------------------------------------------------------
 
-def run_study(plan: Plan, out: str | Path, jobs: int = 1,
-              log: Callable[[str], None] | None = None) -> StudyData:
+
+def run_study(plan: Plan, out: str | Path, jobs: int = 1, log: Callable[[str], None] | None = None) -> StudyData:
     """Run (or resume) every task of ``plan`` in ``out``, then the cross-play."""
     out = Path(out)
     log = log or (lambda message: print(message, file=sys.stderr))
@@ -247,21 +288,35 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1,
     claim_folder(out, "study")  # locked for this run (idempotent if the command claimed it already)
     resumed = claim(out, plan)
     for number, stage in enumerate(plan.stages(), 1):
-        todo = [_Task(plan, c.name, r, settings[c.name],
-                      tuple(player_to_json(read_record(out, plan, game, need, r, settings[need]).player, game)
-                            for need in c.needs))
-                for c in stage for r in range(c.replicates)
-                if not _finished(out, plan, game, c.name, r, settings[c.name])]
+        todo = [
+            _Task(
+                plan,
+                c.name,
+                r,
+                settings[c.name],
+                tuple(
+                    player_to_json(read_record(out, plan, game, need, r, settings[need]).player, game)
+                    for need in c.needs
+                ),
+            )
+            for c in stage
+            for r in range(c.replicates)
+            if not _finished(out, plan, game, c.name, r, settings[c.name])
+        ]
         total = sum(c.replicates for c in stage)
         names = ", ".join(c.name for c in stage)
         if resumed or len(todo) < total:
             log(f"stage {number} ({names}): {total - len(todo)} of {total} tasks already done")
         if todo:
-            for _, result in iter_tasks(_run_task, todo, jobs, desc=f"stage {number}: {names}", unit="task",
-                                        ordered=False):
+            for _, result in iter_tasks(
+                _run_task, todo, jobs, desc=f"stage {number}: {names}", unit="task", ordered=False
+            ):
                 _save_result(out, result)
-    records = {(c.name, r): read_record(out, plan, game, c.name, r, settings[c.name])
-               for c in plan.competitors for r in range(c.replicates)}
+    records = {
+        (c.name, r): read_record(out, plan, game, c.name, r, settings[c.name])
+        for c in plan.competitors
+        for r in range(c.replicates)
+    }
     data = StudyData(plan, game, records, None, out, settings)
     if game.n_seats == 2 and len(records) >= 2:
         data.crossplay = run_crossplay(data, jobs, log)
@@ -289,8 +344,10 @@ def run_crossplay(data: StudyData, jobs: int, log: Callable[[str], None]) -> Cro
     log(f"cross-play: {len(keys)} champions, {len(games):,} pairings, {int(games.sum()):,} games")
     result = crossplay(data.game, players, families, [r for _, r in keys], games, plan.crossplay_seed(), jobs)
     result.labels = labels
-    write_json(path, {"format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "champions": champions,
-                      **result.to_json()})
+    write_json(
+        path,
+        {"format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "champions": champions, **result.to_json()},
+    )
     return result
 
 

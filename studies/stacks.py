@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import numpy as np
-
 from games.players import GroupedStack, Player
 
 

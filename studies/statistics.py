@@ -81,8 +81,10 @@ def effect_words(a12: float) -> str:
 
 # ---- tables ---------------------------------------------------------------------------------
 
-def summarize(groups: Mapping[str, Sequence[float]], opponent: str = "",
-              bounds: tuple[float, float] = (0.0, 1.0)) -> list[dict[str, Any]]:
+
+def summarize(
+    groups: Mapping[str, Sequence[float]], opponent: str = "", bounds: tuple[float, float] = (0.0, 1.0)
+) -> list[dict[str, Any]]:
     """One row per method: replicates, mean with 95% CI, median, quartiles, min, max.
 
     The interval is clipped to ``bounds`` (rates cannot leave [0, 1]; with few replicates
@@ -93,11 +95,22 @@ def summarize(groups: Mapping[str, Sequence[float]], opponent: str = "",
         x = np.asarray(values, float)
         mean, low, high = mean_ci(x)
         low, high = max(low, bounds[0]), min(high, bounds[1])
-        q1, median, q3 = (np.percentile(x, [25, 50, 75]) if len(x) else (math.nan,) * 3)
-        rows.append({"opponent": opponent, "method": method, "replicates": len(x), "mean": mean,
-                     "ci_low": low, "ci_high": high, "median": float(median), "q1": float(q1),
-                     "q3": float(q3), "min": float(x.min()) if len(x) else math.nan,
-                     "max": float(x.max()) if len(x) else math.nan})
+        q1, median, q3 = np.percentile(x, [25, 50, 75]) if len(x) else (math.nan,) * 3
+        rows.append(
+            {
+                "opponent": opponent,
+                "method": method,
+                "replicates": len(x),
+                "mean": mean,
+                "ci_low": low,
+                "ci_high": high,
+                "median": float(median),
+                "q1": float(q1),
+                "q3": float(q3),
+                "min": float(x.min()) if len(x) else math.nan,
+                "max": float(x.max()) if len(x) else math.nan,
+            }
+        )
     return rows
 
 
@@ -106,12 +119,18 @@ def pairwise(groups: Mapping[str, Sequence[float]], opponent: str = "") -> list[
     names = list(groups)
     rows = []
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             test = mann_whitney(groups[a], groups[b])
-            rows.append({"opponent": opponent, "method_a": a, "method_b": b,
-                         "median_a": float(np.median(groups[a])) if len(groups[a]) else math.nan,
-                         "median_b": float(np.median(groups[b])) if len(groups[b]) else math.nan,
-                         **test})
+            rows.append(
+                {
+                    "opponent": opponent,
+                    "method_a": a,
+                    "method_b": b,
+                    "median_a": float(np.median(groups[a])) if len(groups[a]) else math.nan,
+                    "median_b": float(np.median(groups[b])) if len(groups[b]) else math.nan,
+                    **test,
+                }
+            )
     for row, adjusted in zip(rows, holm([r["p"] for r in rows])):
         row["p_holm"] = adjusted
         row["effect"] = effect_words(row["a12"])
@@ -155,10 +174,19 @@ def crossplay_tables(result: CrossplayResult, order: Sequence[str]) -> tuple[lis
         for k, opponent in enumerate(order):
             games = per_w[c, k] + per_d[c, k] + per_l[c, k]
             if games:
-                champion_rows.append({"champion": result.labels[c], "family": fam[c],
-                                      "replicate": result.replicates[c], "opponent_family": opponent,
-                                      "games": int(games), "wins": int(per_w[c, k]), "draws": int(per_d[c, k]),
-                                      "losses": int(per_l[c, k]), "win_rate": per_w[c, k] / games})
+                champion_rows.append(
+                    {
+                        "champion": result.labels[c],
+                        "family": fam[c],
+                        "replicate": result.replicates[c],
+                        "opponent_family": opponent,
+                        "games": int(games),
+                        "wins": int(per_w[c, k]),
+                        "draws": int(per_d[c, k]),
+                        "losses": int(per_l[c, k]),
+                        "win_rate": per_w[c, k] / games,
+                    }
+                )
     family_rows = []
     for a in order:
         for b in order:
@@ -172,17 +200,32 @@ def crossplay_tables(result: CrossplayResult, order: Sequence[str]) -> tuple[lis
             draws = games - wins - losses
             low, high = wilson_interval(wins, games)
             net, net_low, net_high = net_interval(wins, draws, losses)
-            spread = np.array([r["win_rate"] for r in champion_rows
-                               if r["family"] == a and r["opponent_family"] == b])
+            spread = np.array([r["win_rate"] for r in champion_rows if r["family"] == a and r["opponent_family"] == b])
             q1, median, q3 = np.percentile(spread, [25, 50, 75])
-            family_rows.append({"family": a, "opponent_family": b, "pairings": int(forward.sum() + backward.sum()),
-                                "games": games, "wins": wins, "draws": draws, "losses": losses,
-                                "win_rate": wins / games, "ci_low": low, "ci_high": high,
-                                "loss_rate": losses / games, "net": net, "net_ci_low": net_low,
-                                "net_ci_high": net_high, "champions": len(spread),
-                                "champion_median": float(median), "champion_q1": float(q1),
-                                "champion_q3": float(q3), "champion_min": float(spread.min()),
-                                "champion_max": float(spread.max())})
+            family_rows.append(
+                {
+                    "family": a,
+                    "opponent_family": b,
+                    "pairings": int(forward.sum() + backward.sum()),
+                    "games": games,
+                    "wins": wins,
+                    "draws": draws,
+                    "losses": losses,
+                    "win_rate": wins / games,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "loss_rate": losses / games,
+                    "net": net,
+                    "net_ci_low": net_low,
+                    "net_ci_high": net_high,
+                    "champions": len(spread),
+                    "champion_median": float(median),
+                    "champion_q1": float(q1),
+                    "champion_q3": float(q3),
+                    "champion_min": float(spread.min()),
+                    "champion_max": float(spread.max()),
+                }
+            )
     return family_rows, champion_rows
 
 

@@ -45,6 +45,7 @@ def training_opponents(method: str, params: dict[str, Any]) -> list[str]:
 
 def variant(game: Any, overrides: dict[str, Any]) -> Any:
     """``game`` with the parameters ``overrides`` changed (command-line conversion rules)."""
+
     def text(value: Any) -> str:
         if isinstance(value, bool):
             return str(value).lower()
@@ -84,8 +85,9 @@ def _in_study_game(player: Any, training_game: Any, study_game: Any, label: str)
     try:
         return player_from_json(player_to_json(player, training_game), study_game, f"competitor '{label}'")
     except FsmarenaError as exc:
-        raise FsmarenaError(f"competitor '{label}': the player trained with game_params does not fit the "
-                            f"study's game: {exc}") from None
+        raise FsmarenaError(
+            f"competitor '{label}': the player trained with game_params does not fit the study's game: {exc}"
+        ) from None
 
 
 def _run(ctx: MethodContext, method: Callable[[MethodContext], Trained], allow_opponents: bool) -> Trained:

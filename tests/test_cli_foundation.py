@@ -10,8 +10,8 @@ import tracemalloc
 
 import numpy as np
 import pytest
-
 from cli_helpers import run_cli
+
 from games import get_game
 from games.match import play_match
 from games.players import RandomPlayer
@@ -52,8 +52,10 @@ def test_play_json_has_the_contract_fields_and_is_identical_for_any_jobs(capsys)
 
 
 def test_different_seeds_give_different_games(capsys):
-    outs = [json.loads(run_cli(capsys, "play", "dtd", "random", "random", "--games", "2000", "--seed", s, "--json")[1])
-            for s in ("1", "2")]
+    outs = [
+        json.loads(run_cli(capsys, "play", "dtd", "random", "random", "--games", "2000", "--seed", s, "--json")[1])
+        for s in ("1", "2")
+    ]
     assert outs[0]["score"] != outs[1]["score"]
 
 
@@ -62,8 +64,21 @@ def test_tournament_writes_consistent_tables_and_heatmap(capsys, tmp_path):
     outs = []
     for jobs in ("1", "2"):
         out = tmp_path / f"jobs{jobs}"
-        code, stdout, _ = run_cli(capsys, "tournament", "dtd", *players, "--games", "4000", "--seed", "9",
-                                  "--jobs", jobs, "--out", str(out), "--json")
+        code, stdout, _ = run_cli(
+            capsys,
+            "tournament",
+            "dtd",
+            *players,
+            "--games",
+            "4000",
+            "--seed",
+            "9",
+            "--jobs",
+            jobs,
+            "--out",
+            str(out),
+            "--json",
+        )
         assert code == 0
         outs.append(json.loads(stdout))
         for name in ("results.csv", "matrix.csv", "tournament.json", "heatmap.png", "heatmap.pdf"):
@@ -114,22 +129,25 @@ def test_bench_reports_engine_plain_and_ratio(capsys):
     assert result["ratio"] == pytest.approx(result["engine_per_second"] / result["plain_per_second"])
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["play", "chess", "random", "random"], "unknown game 'chess'"),
-    (["play", "dtd", "random", "wizard"], "unknown player 'wizard'"),
-    (["play", "dtd", "random", "random", "--games", "0"], "positive"),
-    (["play", "dtd", "random", "random", "--games", "-5"], "positive"),
-    (["play", "dtd", "random", "random", "--games", "many"], "whole number"),
-    (["play", "dtd", "random"], "give an opponent"),
-    (["play", "dtd", "random", "random", "--param", "hand_size=0"], "hand_size"),
-    (["play", "dtd", "random", "random", "--param", "colour=red"], "unknown parameter 'colour'"),
-    (["play", "dtd", "random", "random", "--param", "counts=1,1,1"], "cannot deal"),
-    (["play", "dtd", "random", "random", "--jobs", "0"], "jobs"),
-    (["play", "dtd", "random", "random", "--seed", "-1"], "seed"),
-    (["tournament", "dtd", "random", "--out", "x"], "at least two players"),
-    (["bench", "dtd", "--scale", "-1"], "scale"),
-    (["frobnicate"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["play", "chess", "random", "random"], "unknown game 'chess'"),
+        (["play", "dtd", "random", "wizard"], "unknown player 'wizard'"),
+        (["play", "dtd", "random", "random", "--games", "0"], "positive"),
+        (["play", "dtd", "random", "random", "--games", "-5"], "positive"),
+        (["play", "dtd", "random", "random", "--games", "many"], "whole number"),
+        (["play", "dtd", "random"], "give an opponent"),
+        (["play", "dtd", "random", "random", "--param", "hand_size=0"], "hand_size"),
+        (["play", "dtd", "random", "random", "--param", "colour=red"], "unknown parameter 'colour'"),
+        (["play", "dtd", "random", "random", "--param", "counts=1,1,1"], "cannot deal"),
+        (["play", "dtd", "random", "random", "--jobs", "0"], "jobs"),
+        (["play", "dtd", "random", "random", "--seed", "-1"], "seed"),
+        (["tournament", "dtd", "random", "--out", "x"], "at least two players"),
+        (["bench", "dtd", "--scale", "-1"], "scale"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
 def test_bad_input_is_one_clear_line(capsys, argv, message):
     code, out, err = run_cli(capsys, *argv)
     assert code == 2
@@ -147,8 +165,9 @@ def test_bad_player_file_and_unwritable_out_leave_nothing(capsys, tmp_path):
 
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    code, _, err = run_cli(capsys, "tournament", "dtd", "random", "always-small", "--games", "100",
-                           "--out", str(blocker / "sub"))
+    code, _, err = run_cli(
+        capsys, "tournament", "dtd", "random", "always-small", "--games", "100", "--out", str(blocker / "sub")
+    )
     assert code == 2 and "cannot create output folder" in err
 
     out = tmp_path / "out"
@@ -158,12 +177,15 @@ def test_bad_player_file_and_unwritable_out_leave_nothing(capsys, tmp_path):
 
 
 def test_console_script_prints_no_traceback():
-    result = subprocess.run([sys.executable, "-m", "fsmarena", "play", "dtd", "random", "nobody.json"],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "fsmarena", "play", "dtd", "random", "nobody.json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
-    assert result.stderr.strip().splitlines() == [
-        "fsmarena: error: player file nobody.json does not exist"]
+    assert result.stderr.strip().splitlines() == ["fsmarena: error: player file nobody.json does not exist"]
 
 
 def test_three_player_round_robin_plays_each_direction():

@@ -49,20 +49,53 @@ def test_tournament_on_a_cluster_is_bit_identical(tmp_path, scheduler, capsys):
 
 
 def test_evolve_on_a_cluster_is_bit_identical(tmp_path, scheduler, capsys):
-    args = ["evolve", "dtd", "--genome", "fsm", "--protocol", "round-robin", "--generations", "4",
-            "--population", "8", "--games-per-pair", "4", "--seed", "3", "--chunk", "64"]
+    args = [
+        "evolve",
+        "dtd",
+        "--genome",
+        "fsm",
+        "--protocol",
+        "round-robin",
+        "--generations",
+        "4",
+        "--population",
+        "8",
+        "--games-per-pair",
+        "4",
+        "--seed",
+        "3",
+        "--chunk",
+        "64",
+    ]
     run(*args, "--jobs", "1", "--out", str(tmp_path / "serial"))
     run(*args, "--dask", scheduler, "--out", str(tmp_path / "dask"))
     for f in ("best.json", "population.json"):
         assert read(tmp_path / "serial" / f) == read(tmp_path / "dask" / f)
-    assert (without_column(tmp_path / "serial" / "logbook.csv", "seconds")
-            == without_column(tmp_path / "dask" / "logbook.csv", "seconds"))
+    assert without_column(tmp_path / "serial" / "logbook.csv", "seconds") == without_column(
+        tmp_path / "dask" / "logbook.csv", "seconds"
+    )
 
 
 def test_train_on_a_cluster_is_bit_identical(tmp_path, scheduler, capsys):
-    args = ["train", "dtd", "--algo", "q-learning", "--episodes", "20000", "--batch", "2000",
-            "--eval-every", "10000", "--eval-games", "20000", "--eval-panel", "random", "always-large",
-            "--seed", "5"]
+    args = [
+        "train",
+        "dtd",
+        "--algo",
+        "q-learning",
+        "--episodes",
+        "20000",
+        "--batch",
+        "2000",
+        "--eval-every",
+        "10000",
+        "--eval-games",
+        "20000",
+        "--eval-panel",
+        "random",
+        "always-large",
+        "--seed",
+        "5",
+    ]
     run(*args, "--jobs", "1", "--out", str(tmp_path / "serial"))
     run(*args, "--dask", scheduler, "--out", str(tmp_path / "dask"))
     assert read(tmp_path / "serial" / "policy.json") == read(tmp_path / "dask" / "policy.json")
@@ -111,8 +144,7 @@ def test_shared_data_is_scattered_once_and_results_keep_task_order(scheduler):
         assert run_tasks(add_offset, tasks, shared=CountedPickles(7)) == expected
 
 
-def test_workers_run_without_the_slow_malloc_setting_and_a_cluster_with_it_is_flagged(scheduler, monkeypatch,
-                                                                                     capsys):
+def test_workers_run_without_the_slow_malloc_setting_and_a_cluster_with_it_is_flagged(scheduler, monkeypatch, capsys):
     with use_dask(scheduler) as client:
         assert set(client.run(_malloc_trim_setting).values()) == {None}
     assert "warning" not in capsys.readouterr().err

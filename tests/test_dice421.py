@@ -18,12 +18,12 @@ import pytest
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.arena import play_games
-from games.dice421.game import Dice421, Dice421Config
 from games.dice421.exact import exact_optimum, exact_state_values, exact_value, expected_scores
+from games.dice421.game import Dice421, Dice421Config
 from games.players import FixedActionPlayer, RandomPlayer, TablePolicy, load_player, save_player
 
-
 # ---- independent oracles -------------------------------------------------------------------
+
 
 def seed_score_table() -> dict[tuple[int, int, int], int]:
     """The score table built the way the seed's notebook builds it (specials, then 1 for the rest)."""
@@ -33,8 +33,9 @@ def seed_score_table() -> dict[tuple[int, int, int], int]:
     scores.update({(d, d, d): d for d in dice if d > 1})
     scores.update({(d, d - 1, d - 2): 2 for d in dice if d > 2})
     specials = list(scores)
-    scores.update({(d, e, f): 1 for d in dice for e in dice if e <= d for f in dice if f <= e
-                   and (d, e, f) not in specials})
+    scores.update(
+        {(d, e, f): 1 for d in dice for e in dice if e <= d for f in dice if f <= e and (d, e, f) not in specials}
+    )
     return scores
 
 
@@ -58,6 +59,7 @@ def brute_force(rethrows: int, variant: str, policy=None) -> Fraction:
     With ``policy`` None every subset of dice to re-throw is tried (the optimum); otherwise
     the policy's action (bit 4 = high die, 2 = middle, 1 = low) is followed.
     """
+
     @lru_cache(maxsize=None)
     def value(dice: tuple[int, int, int], left: int) -> Fraction:
         stop = Fraction(oracle_score(dice, variant))
@@ -82,8 +84,7 @@ def brute_force(rethrows: int, variant: str, policy=None) -> Fraction:
             best = mean if best is None else max(best, mean)
         return best
 
-    total = sum(value(tuple(sorted(roll, reverse=True)), rethrows)
-                for roll in itertools.product(range(1, 7), repeat=3))
+    total = sum(value(tuple(sorted(roll, reverse=True)), rethrows) for roll in itertools.product(range(1, 7), repeat=3))
     return total / 216
 
 
@@ -92,6 +93,7 @@ def game_of(rethrows: int = 2, scores: str = "seed") -> Dice421:
 
 
 # ---- rules and numbering -------------------------------------------------------------------
+
 
 def test_score_table_matches_the_seed_construction():
     game = game_of()
@@ -125,6 +127,7 @@ def test_unknown_variant_and_bad_rethrows_are_clear_errors():
 
 # ---- exact optimum and exact values ---------------------------------------------------------
 
+
 @pytest.mark.parametrize("rethrows,variant", [(2, "seed"), (0, "seed"), (1, "seed"), (3, "seed"), (2, "sum")])
 def test_optimum_matches_brute_force(rethrows, variant):
     value, policy = exact_optimum(game_of(rethrows, variant))
@@ -133,8 +136,9 @@ def test_optimum_matches_brute_force(rethrows, variant):
     assert exact_value(game_of(rethrows, variant), policy) == value
 
 
-@pytest.mark.parametrize("rethrows,expected", [(0, Fraction(21, 2)), (1, Fraction(51, 4)),
-                                               (2, Fraction(14)), (3, Fraction(89, 6))])
+@pytest.mark.parametrize(
+    "rethrows,expected", [(0, Fraction(21, 2)), (1, Fraction(51, 4)), (2, Fraction(14)), (3, Fraction(89, 6))]
+)
 def test_sum_variant_optimum_in_closed_form(rethrows, expected):
     # with the sum of the dice as score each die is re-thrown alone while below the value
     # of a fresh die with one throw fewer: v0 = 7/2, v(t+1) = E[max(die, v(t))]
@@ -146,8 +150,12 @@ def test_exact_value_of_policies_matches_brute_force_and_the_linear_solve():
 
     game = game_of()
     rng = np.random.default_rng(7)
-    policies = [exact_optimum(game)[1], np.zeros(game.n_states, dtype=np.int64),
-                np.full(game.n_states, 7), *rng.integers(0, 8, size=(3, game.n_states))]
+    policies = [
+        exact_optimum(game)[1],
+        np.zeros(game.n_states, dtype=np.int64),
+        np.full(game.n_states, 7),
+        *rng.integers(0, 8, size=(3, game.n_states)),
+    ]
     mdp = game.model()
     exact = [exact_value(game, p) for p in policies]
     for policy, value in zip(policies, exact):
@@ -157,8 +165,9 @@ def test_exact_value_of_policies_matches_brute_force_and_the_linear_solve():
     np.testing.assert_allclose(batched, [float(v) for v in exact], atol=1e-12)
     optimum = exact_optimum(game)[0]
     assert all(v <= optimum for v in exact)
-    assert exact[1] == Fraction(sum(SEED_SCORES[tuple(sorted(r, reverse=True))]
-                                    for r in itertools.product(range(1, 7), repeat=3)), 216)
+    assert exact[1] == Fraction(
+        sum(SEED_SCORES[tuple(sorted(r, reverse=True))] for r in itertools.product(range(1, 7), repeat=3)), 216
+    )
 
 
 def _legal(game, policy):
@@ -176,8 +185,10 @@ def test_optimal_state_values_satisfy_bellman_with_fractions():
     for left in (1, 2):
         for k in range(56):
             stop = Fraction(int(game.tables.score[k]))
-            moves = [sum(Fraction(int(c), 216) * values[(left - 1) * 56 + j] for j, c in enumerate(counts[k, a]))
-                     for a in range(1, 8)]
+            moves = [
+                sum(Fraction(int(c), 216) * values[(left - 1) * 56 + j] for j, c in enumerate(counts[k, a]))
+                for a in range(1, 8)
+            ]
             assert values[left * 56 + k] == max([stop] + moves)
 
 
@@ -204,6 +215,7 @@ def test_exact_value_rejects_bad_policies():
 
 
 # ---- engine ----------------------------------------------------------------------------------
+
 
 def table_decide(player, rng):
     return lambda seat, obs, rows: player.act(obs, None, rows, rng)
@@ -238,8 +250,7 @@ def test_masks_allow_only_stop_without_throws_left():
     outcome = play_games(game, [RandomPlayer()], 20_000, np.random.default_rng(5), check_legal=True)
     assert outcome.scores.shape == (20_000, 1)
     # a player answering 'reroll_all' everywhere still stops after the last throw
-    outcome = play_games(game, [FixedActionPlayer(7, "reroll_all")], 20_000, np.random.default_rng(5),
-                         check_legal=True)
+    outcome = play_games(game, [FixedActionPlayer(7, "reroll_all")], 20_000, np.random.default_rng(5), check_legal=True)
     assert set(np.unique(outcome.scores)) <= set(SEED_SCORES.values())
 
 
@@ -287,6 +298,7 @@ def test_features_and_encodings():
 
 
 # ---- players and files -----------------------------------------------------------------------
+
 
 def test_policy_files_round_trip_and_refuse_another_game(tmp_path):
     game = game_of()

@@ -35,8 +35,9 @@ def test_421_training_defaults_are_the_games_own_and_explicit_settings_win():
         for key, value in Dice421.train_defaults[family].items():
             expected = float(value) if key in ("epsilon", "epsilon_final") else value
             assert getattr(resolved, key) == expected, (algo, key)
-        mine = TrainConfig(algo, episodes=10, batch=77, epsilon=0.05, epsilon_schedule="constant",
-                           explore_steps=0).resolved(GAME)
+        mine = TrainConfig(
+            algo, episodes=10, batch=77, epsilon=0.05, epsilon_schedule="constant", explore_steps=0
+        ).resolved(GAME)
         assert (mine.batch, mine.epsilon, mine.epsilon_schedule, mine.explore_steps) == (77, 0.05, "constant", 0)
     # a game without its own defaults keeps the generic ones
     dtd = DivideTheDollar()
@@ -61,14 +62,31 @@ def test_learners_at_default_settings_learn_most_of_the_optimum_quickly(algo):
 @pytest.mark.parametrize("algo", LEARNERS)
 def test_learners_reach_99_percent_of_the_optimum_within_200000_games_over_5_seeds(algo):
     """The issue's criterion at default settings (see the README for the per-seed numbers)."""
-    fractions = [fraction(train(GAME, TrainConfig(algo, episodes=200_000, eval_games=1), seed=seed).policy)
-                 for seed in range(5)]
+    fractions = [
+        fraction(train(GAME, TrainConfig(algo, episodes=200_000, eval_games=1), seed=seed).policy) for seed in range(5)
+    ]
     assert min(fractions) >= 0.99, fractions
 
 
 def test_train_command_uses_the_421_defaults_and_reports_the_exact_value(capsys, tmp_path):
-    code = main(["train", "421", "--algo", "expected-sarsa", "--episodes", "20000", "--eval-games", "500",
-                 "--seed", "2", "--out", str(tmp_path / "run"), "--json", "--quiet"])
+    code = main(
+        [
+            "train",
+            "421",
+            "--algo",
+            "expected-sarsa",
+            "--episodes",
+            "20000",
+            "--eval-games",
+            "500",
+            "--seed",
+            "2",
+            "--out",
+            str(tmp_path / "run"),
+            "--json",
+            "--quiet",
+        ]
+    )
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
     for key, value in Dice421.train_defaults["td"].items():

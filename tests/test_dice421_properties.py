@@ -27,14 +27,27 @@ class Recorder(TablePolicy):
         games = np.arange(obs.n) if rows is None else rows
         mask = obs.mask
         for i, g in enumerate(games):
-            self.log.append((int(g), int(obs.throws_left[i]), tuple(int(d) for d in obs.dice[i]),
-                             int(obs.index[i]), None if mask is None else mask[i].copy(), int(actions[i])))
+            self.log.append(
+                (
+                    int(g),
+                    int(obs.throws_left[i]),
+                    tuple(int(d) for d in obs.dice[i]),
+                    int(obs.index[i]),
+                    None if mask is None else mask[i].copy(),
+                    int(actions[i]),
+                )
+            )
         return actions
 
 
 @settings(max_examples=40, deadline=None)
-@given(rethrows=st.integers(0, 4), variant=st.sampled_from(["seed", "sum"]),
-       seed=st.integers(0, 2**32 - 1), n=st.integers(1, 60), data=st.data())
+@given(
+    rethrows=st.integers(0, 4),
+    variant=st.sampled_from(["seed", "sum"]),
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 60),
+    data=st.data(),
+)
 def test_every_decision_is_a_valid_position_and_games_end_by_the_rules(rethrows, variant, seed, n, data):
     game = Dice421(Dice421Config(rethrows=rethrows, scores=variant))
     table = np.array(data.draw(st.lists(st.integers(0, 7), min_size=game.n_states, max_size=game.n_states)))

@@ -19,11 +19,16 @@ GAME = DivideTheDollar()
 def hand_bda():
     """S0: Coop > 0.412, T: large_max -> S2, F: median -> S2 (one merged edge).
     S1: unreachable.  S2: Ttl < 0.5, T: small_spoil -> S2 (loop), F: median -> S0."""
-    return BinaryDecisionAutomaton(np.array([
-        [4, 0, 412, LARGE_MAX, 2, MEDIAN, 2],
-        [0, 2, 100, SMALL_SPOIL, 0, SMALL_SPOIL, 1],
-        [0, 1, 500, SMALL_SPOIL, 2, MEDIAN, 0],
-    ]), label="hand")
+    return BinaryDecisionAutomaton(
+        np.array(
+            [
+                [4, 0, 412, LARGE_MAX, 2, MEDIAN, 2],
+                [0, 2, 100, SMALL_SPOIL, 0, SMALL_SPOIL, 1],
+                [0, 1, 500, SMALL_SPOIL, 2, MEDIAN, 0],
+            ]
+        ),
+        label="hand",
+    )
 
 
 def hand_fsm():
@@ -40,7 +45,10 @@ def test_bda_graph_has_reachable_states_with_tests_and_branch_edges():
     assert graph.nodes[0]["test"] == "Coop > 0.412" and graph.nodes[2]["test"] == "Ttl < 0.500"
     assert graph.nodes[0]["label"] == "S0 (start)"
     assert {(s, t): d["label"] for s, t, d in graph.edges(data=True)} == {
-        (0, 2): "T: large_max / F: median", (2, 2): "T: small_spoil", (2, 0): "F: median"}
+        (0, 2): "T: large_max / F: median",
+        (2, 2): "T: small_spoil",
+        (2, 0): "F: median",
+    }
     assert graph.edges[0, 2]["branch"] == "both" and graph.edges[2, 0]["branch"] == "false"
 
 
@@ -80,7 +88,8 @@ def test_draw_writes_every_format(capsys, tmp_path, make):
     expected = machine_graph(make(), GAME)
     assert sorted(back.nodes) == sorted(str(n) for n in expected.nodes)
     assert {(s, t): d["label"] for s, t, d in back.edges(data=True)} == {
-        (str(s), str(t)): d["label"] for s, t, d in expected.edges(data=True)}
+        (str(s), str(t)): d["label"] for s, t, d in expected.edges(data=True)
+    }
     assert "2 reachable states" in capsys.readouterr().out
 
 

@@ -21,11 +21,11 @@ SMALL, MEDIAN, LARGE = (FixedActionPlayer(a) for a in range(3))
 
 
 def rounds_of(trace):
-    return [(int(r["leader"]), int(r["lead_card"][0]), int(r["follow_card"][0]), bool(r["scored"][0]))
-            for r in trace]
+    return [(int(r["leader"]), int(r["lead_card"][0]), int(r["follow_card"][0]), bool(r["scored"][0])) for r in trace]
 
 
 # ---- hand-worked deals (deck of 6, hands of 2, 2 rounds; median of 2 cards = the larger) ----
+
 
 def test_both_large_max_uses_the_smallest_card_fallback():
     # seat 0: [1/4, 3/4], seat 1: [1/2, 3/4], then 1/4 and 1/2 to draw.
@@ -53,7 +53,9 @@ def test_both_small_spoil_uses_the_largest_card_fallback():
 def test_both_median():
     # r0: 3/4 on 3/4, no score; r1: seat 1 [1/2, 1/2] leads 1/2, seat 0 [1/4, 1/4] plays 1/4: scores.
     game = small_game()
-    outcome, trace = play_scripted(game, [MEDIAN, MEDIAN], [THREE_QUARTERS, QUARTER, HALF, THREE_QUARTERS, QUARTER, HALF])
+    outcome, trace = play_scripted(
+        game, [MEDIAN, MEDIAN], [THREE_QUARTERS, QUARTER, HALF, THREE_QUARTERS, QUARTER, HALF]
+    )
     assert rounds_of(trace) == [(0, THREE_QUARTERS, THREE_QUARTERS, False), (1, HALF, QUARTER, True)]
     assert outcome.scores[0].tolist() == [0.25, 0.5]
 
@@ -80,7 +82,9 @@ def test_seat_zero_wins_when_seat_one_always_spoils_itself():
     # seat 1 always plays small_spoil as follower and leader; seat 0 fits whenever it can.
     game = small_game(counts=(4, 0, 2))
     # seat 0 [1/4, 1/4], seat 1 [1/4, 3/4], draws 1/4 then 3/4
-    outcome, trace = play_scripted(game, [LARGE, SMALL], [QUARTER, QUARTER, QUARTER, THREE_QUARTERS, QUARTER, THREE_QUARTERS])
+    outcome, trace = play_scripted(
+        game, [LARGE, SMALL], [QUARTER, QUARTER, QUARTER, THREE_QUARTERS, QUARTER, THREE_QUARTERS]
+    )
     # r0: seat 0 leads 1/4; seat 1 cannot spoil (3/4 + 1/4 = 1) -> its largest 3/4: both score.
     # r1: seat 1 [1/4, 3/4] leads its smallest 1/4; seat 0 [1/4, 1/4] fits 1/4: both score.
     assert rounds_of(trace) == [(0, QUARTER, THREE_QUARTERS, True), (1, QUARTER, QUARTER, True)]
@@ -96,11 +100,116 @@ def test_default_game_has_26_rounds_and_40_states():
 
 def test_observation_index_matches_the_seeds_numbering():
     # the seed's true_state_index over ravel(showing, small, median, large), dims (4, 3, 3, 3)
-    seed_table = [0, 1, 2, -1, 3, 4, -1, -1, 5, -1, -1, -1, -1, 6, 7, -1, -1, 8, -1, -1, -1, -1, -1, -1, -1, -1, 9,
-                  10, 11, 12, -1, 13, 14, -1, -1, 15, -1, -1, -1, -1, 16, 17, -1, -1, 18, -1, -1, -1, -1, -1, -1, -1,
-                  -1, 19, 20, 21, 22, -1, 23, 24, -1, -1, 25, -1, -1, -1, -1, 26, 27, -1, -1, 28, -1, -1, -1, -1, -1,
-                  -1, -1, -1, 29, 30, 31, 32, -1, 33, 34, -1, -1, 35, -1, -1, -1, -1, 36, 37, -1, -1, 38, -1, -1, -1,
-                  -1, -1, -1, -1, -1, 39]
+    seed_table = [
+        0,
+        1,
+        2,
+        -1,
+        3,
+        4,
+        -1,
+        -1,
+        5,
+        -1,
+        -1,
+        -1,
+        -1,
+        6,
+        7,
+        -1,
+        -1,
+        8,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        9,
+        10,
+        11,
+        12,
+        -1,
+        13,
+        14,
+        -1,
+        -1,
+        15,
+        -1,
+        -1,
+        -1,
+        -1,
+        16,
+        17,
+        -1,
+        -1,
+        18,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        19,
+        20,
+        21,
+        22,
+        -1,
+        23,
+        24,
+        -1,
+        -1,
+        25,
+        -1,
+        -1,
+        -1,
+        -1,
+        26,
+        27,
+        -1,
+        -1,
+        28,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        29,
+        30,
+        31,
+        32,
+        -1,
+        33,
+        34,
+        -1,
+        -1,
+        35,
+        -1,
+        -1,
+        -1,
+        -1,
+        36,
+        37,
+        -1,
+        -1,
+        38,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        -1,
+        39,
+    ]
     game = DivideTheDollar()
     t = game.tables
     seen = set()
@@ -148,6 +257,7 @@ def test_scripted_deck_must_match_counts():
 
 # ---- two implementations agree -------------------------------------------------------------
 
+
 @st.composite
 def configs(draw) -> DTDConfig:
     """Random decks of 1-4 card values in eighths, any counts that deal two hands."""
@@ -157,8 +267,9 @@ def configs(draw) -> DTDConfig:
         counts[0] += 2 - sum(counts)
     hand_size = draw(st.integers(1, min(5, sum(counts) // 2)))
     dollar = draw(st.sampled_from([1.0, 0.75, 1.25]))
-    return DTDConfig(cards=tuple(float(Fraction(v, 8)) for v in values), counts=tuple(counts),
-                     hand_size=hand_size, dollar=dollar)
+    return DTDConfig(
+        cards=tuple(float(Fraction(v, 8)) for v in values), counts=tuple(counts), hand_size=hand_size, dollar=dollar
+    )
 
 
 @given(config=configs(), seed=st.integers(0, 2**32 - 1))
@@ -178,6 +289,7 @@ def test_engine_matches_plain_reference(config, seed):
 
 
 # ---- invariants ----------------------------------------------------------------------------
+
 
 @given(config=configs(), seed=st.integers(0, 2**32 - 1))
 def test_invariants_hold_for_random_players(config, seed):

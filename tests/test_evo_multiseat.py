@@ -20,24 +20,41 @@ THREE = vautour(players=3, cards=6, action_set="abstract")
 
 def as_rows(pairing):
     """The pairing as one tuple of seat occupants per game."""
-    return [tuple(int(e[g]) if not isinstance(e, PanelSeat) else f"panel {e.index}" for e in pairing)
-            for g in range(len(next(e for e in pairing if not isinstance(e, PanelSeat))))]
+    return [
+        tuple(int(e[g]) if not isinstance(e, PanelSeat) else f"panel {e.index}" for e in pairing)
+        for g in range(len(next(e for e in pairing if not isinstance(e, PanelSeat))))
+    ]
 
 
 def test_two_seat_plans_are_the_two_player_plans():
     first, second = round_robin_pairing(3, 2, seats=2)
     assert list(zip(first.tolist(), second.tolist())) == [
-        (0, 1), (0, 1), (0, 2), (0, 2), (1, 0), (1, 0), (1, 2), (1, 2), (2, 0), (2, 0), (2, 1), (2, 1)]
+        (0, 1),
+        (0, 1),
+        (0, 2),
+        (0, 2),
+        (1, 0),
+        (1, 0),
+        (1, 2),
+        (1, 2),
+        (2, 0),
+        (2, 0),
+        (2, 1),
+        (2, 1),
+    ]
     plans = panel_pairings(2, 2, 1, seats=2)
     assert [tuple(isinstance(e, PanelSeat) and e.index for e in p) for p in plans] == [
-        (False, 0), (0, False), (False, 1), (1, False)]
+        (False, 0),
+        (0, False),
+        (False, 1),
+        (1, False),
+    ]
 
 
 def test_three_seat_round_robin_rotates_the_single_seat_against_copies():
     rows = as_rows(round_robin_pairing(2, 4, seats=3))
     # pair (0, 1): game k puts 0 in seat k mod 3 and 1 in the two others; then pair (1, 0)
-    assert rows == [(0, 1, 1), (1, 0, 1), (1, 1, 0), (0, 1, 1),
-                    (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 0, 0)]
+    assert rows == [(0, 1, 1), (1, 0, 1), (1, 1, 0), (0, 1, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 0, 0)]
 
 
 def test_panel_plan_puts_each_individual_in_every_seat_against_panel_copies():
@@ -63,7 +80,7 @@ def test_three_seat_scores_match_a_plain_loop_over_the_same_games():
     for pairing in pairings:
         n = len(next(e for e in pairing if not isinstance(e, PanelSeat)))
         for start in range(0, n, 7):
-            chunks.append(tuple(e if isinstance(e, PanelSeat) else e[start:start + 7] for e in pairing))
+            chunks.append(tuple(e if isinstance(e, PanelSeat) else e[start : start + 7] for e in pairing))
     for pairing, child in zip(chunks, np.random.SeedSequence(5).spawn(len(chunks))):
         seats = [Seat(panel[e.index]) if isinstance(e, PanelSeat) else Seat(stack, e) for e in pairing]
         n = len(next(e for e in pairing if not isinstance(e, PanelSeat)))
@@ -82,15 +99,47 @@ def test_three_seat_scores_match_a_plain_loop_over_the_same_games():
 
 
 RUNS = {
-    "round-robin": EvolveConfig(genome="fsm", protocol="round-robin", generations=4, population=5, states=2,
-                                inputs="prize", games_per_pair=6, checkpoint_every=2, curve_every=2,
-                                curve_games=300, chunk=40),
-    "panel": EvolveConfig(genome="bda", protocol="panel", generations=4, population=5, states=3,
-                          panel=("max", "random"), panel_weight=0.5, games_per_pair=6, checkpoint_every=2,
-                          curve_every=2, curve_games=300, chunk=40),
-    "thesis": EvolveConfig(genome="bda", protocol="thesis", generations=4, population=5, opponents=4,
-                           games_per_opponent=3, tournament=4, states=3, checkpoint_every=2, curve_every=2,
-                           curve_games=300, chunk=40),
+    "round-robin": EvolveConfig(
+        genome="fsm",
+        protocol="round-robin",
+        generations=4,
+        population=5,
+        states=2,
+        inputs="prize",
+        games_per_pair=6,
+        checkpoint_every=2,
+        curve_every=2,
+        curve_games=300,
+        chunk=40,
+    ),
+    "panel": EvolveConfig(
+        genome="bda",
+        protocol="panel",
+        generations=4,
+        population=5,
+        states=3,
+        panel=("max", "random"),
+        panel_weight=0.5,
+        games_per_pair=6,
+        checkpoint_every=2,
+        curve_every=2,
+        curve_games=300,
+        chunk=40,
+    ),
+    "thesis": EvolveConfig(
+        genome="bda",
+        protocol="thesis",
+        generations=4,
+        population=5,
+        opponents=4,
+        games_per_opponent=3,
+        tournament=4,
+        states=3,
+        checkpoint_every=2,
+        curve_every=2,
+        curve_games=300,
+        chunk=40,
+    ),
 }
 
 
@@ -130,8 +179,18 @@ def test_four_player_panel_evolution_learns_to_beat_its_panel():
     random bidders, a fair share being 25% of the wins: ten generations take the champion
     from the first generation's best (29%) to near bid-the-prize-rank (50%)."""
     game = vautour(players=4, cards=8, action_set="abstract")
-    config = EvolveConfig(genome="fsm", inputs="prize", states=1, protocol="panel", generations=10, population=10,
-                          panel=("random",), games_per_pair=20, curve_every=0, curve_games=100)
+    config = EvolveConfig(
+        genome="fsm",
+        inputs="prize",
+        states=1,
+        protocol="panel",
+        generations=10,
+        population=10,
+        panel=("random",),
+        games_per_pair=20,
+        curve_every=0,
+        curve_games=100,
+    )
     result = evolve(game, config, seed=7)
     first = evolve(game, EvolveConfig(**{**config.to_dict(), "panel": ("random",), "generations": 1}), seed=7)
     opponent = resolve_player("random", game)

@@ -20,8 +20,11 @@ GAME = DivideTheDollar()
 
 specs = st.one_of(
     st.builds(lambda s: genome_spec(GAME, "bda", states=s), st.integers(1, 10)),
-    st.builds(lambda s, i: genome_spec(GAME, "fsm", states=s, inputs=i), st.integers(1, 6),
-              st.sampled_from(["index", "opp_last", "index+opp_last"])),
+    st.builds(
+        lambda s, i: genome_spec(GAME, "fsm", states=s, inputs=i),
+        st.integers(1, 6),
+        st.sampled_from(["index", "opp_last", "index+opp_last"]),
+    ),
 )
 
 
@@ -127,14 +130,16 @@ def test_thesis_breeding_replaces_the_two_worst_of_eleven_by_bred_copies_of_the_
         from_a = np.all(bred[slot] == genomes[best[0]], axis=1)
         from_b = np.all(bred[slot] == genomes[best[1]], axis=1)
         assert np.sum(~(from_a | from_b)) <= 9
-        differing = np.minimum(np.sum(bred[slot] != genomes[best[0]], axis=1),
-                               np.sum(bred[slot] != genomes[best[1]], axis=1)).sum()
+        differing = np.minimum(
+            np.sum(bred[slot] != genomes[best[0]], axis=1), np.sum(bred[slot] != genomes[best[1]], axis=1)
+        ).sum()
         assert 0 < differing <= 9
 
 
 def test_generational_breeding_keeps_the_elite_and_the_population_size():
-    config = EvolveConfig(genome="fsm", protocol="round-robin", population=12, elite=3, states=2,
-                          inputs="opp_last").resolved()
+    config = EvolveConfig(
+        genome="fsm", protocol="round-robin", population=12, elite=3, states=2, inputs="opp_last"
+    ).resolved()
     spec = genome_spec(GAME, "fsm", states=2, inputs="opp_last")
     protocol = RoundRobinProtocol(GAME, spec, config)
     rng = np.random.default_rng(8)

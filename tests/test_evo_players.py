@@ -7,22 +7,29 @@ import json
 
 import numpy as np
 import pytest
+from dtd_helpers import HALF, QUARTER, THREE_QUARTERS, play_scripted, small_game
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dtd_helpers import HALF, QUARTER, THREE_QUARTERS, play_scripted, small_game
-from evo.bda import BinaryDecisionAutomaton, BDASpec
+from evo.bda import BDASpec, BinaryDecisionAutomaton
 from evo.genome import genome_spec
 from evo.inputs import input_encoder
-from games.dtd.machines_reference import PlainBDA, machine_of, play_one
 from evo.table_fsm import TableFSM
 from fsmarena.errors import FsmarenaError
 from games.arena import play_games
 from games.base import Observation
 from games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
+from games.dtd.machines_reference import PlainBDA, machine_of, play_one
 from games.dtd.reference import state_numbers
-from games.players import (FixedActionPlayer, RandomPlayer, TablePolicy, load_player, player_from_json,
-                           player_to_json, save_player)
+from games.players import (
+    FixedActionPlayer,
+    RandomPlayer,
+    TablePolicy,
+    load_player,
+    player_from_json,
+    player_to_json,
+    save_player,
+)
 
 GAME = DivideTheDollar()
 GREATER, LESS, NEAR = 0, 1, 2
@@ -38,6 +45,7 @@ def observe(features, mask=None):
 
 
 # ---- BDA -------------------------------------------------------------------------------------
+
 
 def all_failing_bda():
     """Every test is 'Ttl > 1.000' (never true); false branches chain 0 -> 1 -> ... -> 7 -> 0 and
@@ -68,17 +76,21 @@ def test_bda_true_branch_plays_at_the_first_test_that_holds_and_rows_keep_their_
     # state 0: Coop > 0.5 -> large_max, go 2; else go 1.  state 1: Sml < 0.3 -> median, go 0; else go 2.
     # state 2: Lrg near 0.72 -> small_spoil, go 2; else go 0 (false action large_max, never reached
     # before the sixth test).
-    genes = np.array([
-        bda_state(4, GREATER, 500, (LARGE_MAX, 2), (SMALL_SPOIL, 1)),
-        bda_state(1, LESS, 300, (MEDIAN, 0), (SMALL_SPOIL, 2)),
-        bda_state(3, NEAR, 720, (SMALL_SPOIL, 2), (LARGE_MAX, 0)),
-    ])
+    genes = np.array(
+        [
+            bda_state(4, GREATER, 500, (LARGE_MAX, 2), (SMALL_SPOIL, 1)),
+            bda_state(1, LESS, 300, (MEDIAN, 0), (SMALL_SPOIL, 2)),
+            bda_state(3, NEAR, 720, (SMALL_SPOIL, 2), (LARGE_MAX, 0)),
+        ]
+    )
     bda = BinaryDecisionAutomaton(genes)
     rng = np.random.default_rng(0)
     memory = bda.begin(GAME, 3, None, rng)
     rows = np.array([0, 2])  # only games 0 and 2 decide now
-    features = [[0, 0.25, 0.5, 0.75, 0.9, 0],   # Coop 0.9 > 0.5: large_max, to state 2
-                [0, 0.50, 0.5, 0.75, 0.2, 0]]   # Coop fails -> state 1: Sml 0.5 not < 0.3 -> state 2:
+    features = [
+        [0, 0.25, 0.5, 0.75, 0.9, 0],  # Coop 0.9 > 0.5: large_max, to state 2
+        [0, 0.50, 0.5, 0.75, 0.2, 0],
+    ]  # Coop fails -> state 1: Sml 0.5 not < 0.3 -> state 2:
     #                                             Lrg 0.75 near 0.72: small_spoil, stay in 2
     assert bda.act(observe(features), memory, rows, rng).tolist() == [LARGE_MAX, SMALL_SPOIL]
     assert memory.state.tolist() == [2, 0, 2]
@@ -87,18 +99,21 @@ def test_bda_true_branch_plays_at_the_first_test_that_holds_and_rows_keep_their_
     assert memory.state.tolist() == [2, 0, 2]
 
 
-@pytest.mark.parametrize("test, theta, x, holds", [
-    (NEAR, 200, 0.25, False),   # |0.25 - 0.2| = 0.05 exactly: not < 0.05
-    (NEAR, 201, 0.25, True),
-    (NEAR, 300, 0.25, False),
-    (NEAR, 299, 0.25, True),
-    (GREATER, 250, 0.25, False),
-    (GREATER, 249, 0.25, True),
-    (LESS, 250, 0.25, False),
-    (LESS, 251, 0.25, True),
-    (GREATER, 333, 1 / 3, True),  # Coop = 1/3 is above 0.333
-    (LESS, 334, 1 / 3, True),
-])
+@pytest.mark.parametrize(
+    "test, theta, x, holds",
+    [
+        (NEAR, 200, 0.25, False),  # |0.25 - 0.2| = 0.05 exactly: not < 0.05
+        (NEAR, 201, 0.25, True),
+        (NEAR, 300, 0.25, False),
+        (NEAR, 299, 0.25, True),
+        (GREATER, 250, 0.25, False),
+        (GREATER, 249, 0.25, True),
+        (LESS, 250, 0.25, False),
+        (LESS, 251, 0.25, True),
+        (GREATER, 333, 1 / 3, True),  # Coop = 1/3 is above 0.333
+        (LESS, 334, 1 / 3, True),
+    ],
+)
 def test_bda_thresholds_are_exact_at_card_values(test, theta, x, holds):
     genes = np.array([bda_state(0, test, theta, (LARGE_MAX, 0), (SMALL_SPOIL, 0))])
     bda = BinaryDecisionAutomaton(genes, max_tests=1)
@@ -114,9 +129,11 @@ def test_stacked_bda_decisions_equal_the_plain_one_row_reading(seed, n_states, m
     spec = BDASpec(GAME, n_states, max_tests)
     genomes = spec.random(rng, 4)
     # thresholds sometimes exactly at feature values, to exercise the boundaries
-    genomes[..., 2] = np.where(rng.random(genomes.shape[:2]) < 0.5, rng.choice([0, 250, 500, 750, 1000, 200, 300],
-                                                                                size=genomes.shape[:2]),
-                               genomes[..., 2])
+    genomes[..., 2] = np.where(
+        rng.random(genomes.shape[:2]) < 0.5,
+        rng.choice([0, 250, 500, 750, 1000, 200, 300], size=genomes.shape[:2]),
+        genomes[..., 2],
+    )
     stack = spec.player(genomes)
     n = 12
     members = rng.integers(0, 4, n)
@@ -143,6 +160,7 @@ def test_illegal_actions_fall_back_to_a_legal_one():
 
 # ---- table FSM -------------------------------------------------------------------------------
 
+
 def test_table_fsm_follows_its_transitions_over_a_scripted_game():
     # Two states over opp_last (0 none, 1 = 1/4, 2 = 1/2, 3 = 3/4).  S0: small_spoil, go to S1 on
     # every input.  S1: none -> median, S0; 1/4 -> large_max, S1; 1/2 -> median, S0; 3/4 ->
@@ -157,8 +175,20 @@ def test_table_fsm_follows_its_transitions_over_a_scripted_game():
     next_state = [[1, 1, 1, 1], [0, 1, 0, 0]]
     action = [[SMALL_SPOIL] * 4, [MEDIAN, LARGE_MAX, MEDIAN, SMALL_SPOIL]]
     fsm = TableFSM(next_state, action, inputs="opp_last")
-    deck = [QUARTER, THREE_QUARTERS, HALF, HALF, QUARTER, THREE_QUARTERS, THREE_QUARTERS, QUARTER,
-            HALF, QUARTER, THREE_QUARTERS, HALF]
+    deck = [
+        QUARTER,
+        THREE_QUARTERS,
+        HALF,
+        HALF,
+        QUARTER,
+        THREE_QUARTERS,
+        THREE_QUARTERS,
+        QUARTER,
+        HALF,
+        QUARTER,
+        THREE_QUARTERS,
+        HALF,
+    ]
     opponent = FixedActionPlayer(LARGE_MAX, "large_max")
     states = []
 
@@ -187,8 +217,9 @@ def test_one_state_fsm_over_the_index_is_the_table_policy():
     assert len(np.unique(outcomes[0].rewards[:, 0])) == 3  # wins, draws and losses: real games
 
 
-@pytest.mark.parametrize("genome, inputs", [("bda", "index"), ("fsm", "index"), ("fsm", "index+opp_last"),
-                                            ("fsm", "opp_last")])
+@pytest.mark.parametrize(
+    "genome, inputs", [("bda", "index"), ("fsm", "index"), ("fsm", "index+opp_last"), ("fsm", "opp_last")]
+)
 def test_stacked_players_play_the_same_games_as_the_plain_loop(genome, inputs):
     """Heterogeneous stacks in one batch give, game by game, the plain loop's exact totals."""
     rng = np.random.default_rng(17)
@@ -223,6 +254,7 @@ def test_input_encoders_combine_parts_in_mixed_radix_and_label_them():
 
 # ---- files -----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("genome", ["fsm", "bda"])
 def test_player_files_round_trip(tmp_path, genome):
     spec = genome_spec(GAME, genome, states=5, inputs="index+opp_last")
@@ -243,24 +275,27 @@ def good_bda_json():
     return player_to_json(all_failing_bda(), GAME)
 
 
-@pytest.mark.parametrize("make, edit, message", [
-    (good_fsm_json, lambda d: d.update(next_state=[[0, 0, 0], [0, 0, 0]]), "shape"),
-    (good_fsm_json, lambda d: d.update(next_state=[[0, 0, 0, 2], [0, 0, 0, 0]]), r"entries must be in \[0, 1\]"),
-    (good_fsm_json, lambda d: d.update(action=[[0, 0, 0, 3], [0, 0, 0, 0]]), r"entries must be in \[0, 2\]"),
-    (good_fsm_json, lambda d: d.update(action=[[0, 0, 0, 0.5], [0, 0, 0, 0]]), "integers"),
-    (good_fsm_json, lambda d: d.update(inputs="hand"), "unknown FSM input"),
-    (good_fsm_json, lambda d: d.update(states=-1), "between"),
-    (good_fsm_json, lambda d: d.pop("action"), "missing field 'action'"),
-    (good_bda_json, lambda d: d["states"][2]["true"].pop("action"), "missing field 'action'"),
-    (good_bda_json, lambda d: d["states"][2]["true"].update(next=8), "between 0 and 7"),
-    (good_bda_json, lambda d: d["states"][2]["false"].update(action="fold"), "unknown action 'fold'"),
-    (good_bda_json, lambda d: d["states"][0].update(feature="Luck"), "unknown feature 'Luck'"),
-    (good_bda_json, lambda d: d["states"][0].update(test=">="), "unknown test"),
-    (good_bda_json, lambda d: d["states"][0].update(theta=1.5), "between 0.0 and 1.0"),
-    (good_bda_json, lambda d: d["states"][0].update(theta=0.2501), "not a multiple"),
-    (good_bda_json, lambda d: d.update(states=[]), "1 to"),
-    (good_bda_json, lambda d: d.update(states={"0": 1}), "must be a list"),
-])
+@pytest.mark.parametrize(
+    "make, edit, message",
+    [
+        (good_fsm_json, lambda d: d.update(next_state=[[0, 0, 0], [0, 0, 0]]), "shape"),
+        (good_fsm_json, lambda d: d.update(next_state=[[0, 0, 0, 2], [0, 0, 0, 0]]), r"entries must be in \[0, 1\]"),
+        (good_fsm_json, lambda d: d.update(action=[[0, 0, 0, 3], [0, 0, 0, 0]]), r"entries must be in \[0, 2\]"),
+        (good_fsm_json, lambda d: d.update(action=[[0, 0, 0, 0.5], [0, 0, 0, 0]]), "integers"),
+        (good_fsm_json, lambda d: d.update(inputs="hand"), "unknown FSM input"),
+        (good_fsm_json, lambda d: d.update(states=-1), "between"),
+        (good_fsm_json, lambda d: d.pop("action"), "missing field 'action'"),
+        (good_bda_json, lambda d: d["states"][2]["true"].pop("action"), "missing field 'action'"),
+        (good_bda_json, lambda d: d["states"][2]["true"].update(next=8), "between 0 and 7"),
+        (good_bda_json, lambda d: d["states"][2]["false"].update(action="fold"), "unknown action 'fold'"),
+        (good_bda_json, lambda d: d["states"][0].update(feature="Luck"), "unknown feature 'Luck'"),
+        (good_bda_json, lambda d: d["states"][0].update(test=">="), "unknown test"),
+        (good_bda_json, lambda d: d["states"][0].update(theta=1.5), "between 0.0 and 1.0"),
+        (good_bda_json, lambda d: d["states"][0].update(theta=0.2501), "not a multiple"),
+        (good_bda_json, lambda d: d.update(states=[]), "1 to"),
+        (good_bda_json, lambda d: d.update(states={"0": 1}), "must be a list"),
+    ],
+)
 def test_malformed_machine_files_give_one_clear_error(make, edit, message):
     data = make()
     player_from_json(data, GAME)  # the unedited file is fine

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_helpers import run_cli
 
 from evo.genome import genome_spec
 from evo.protocols import PanelSeat, round_robin_pairing, score
 from evo.run import EvolveConfig, evolve
-from cli_helpers import run_cli
 from games.arena import Seat, play_games
 from games.dtd.game import LARGE_MAX, DivideTheDollar
 from games.players import FixedActionPlayer, load_player
@@ -26,14 +26,47 @@ from games.players import FixedActionPlayer, load_player
 GAME = DivideTheDollar()
 
 SMALL_RUNS = {
-    "thesis": EvolveConfig(genome="bda", protocol="thesis", generations=7, opponents=6, games_per_opponent=5,
-                           population=8, tournament=6, checkpoint_every=2, curve_every=3, curve_games=200, chunk=100),
-    "round-robin": EvolveConfig(genome="fsm", protocol="round-robin", generations=7, population=8, states=3,
-                                inputs="index+opp_last", games_per_pair=6, checkpoint_every=2, curve_every=3,
-                                curve_games=200, chunk=150),
-    "panel": EvolveConfig(genome="fsm", protocol="panel", generations=7, population=6, states=2, inputs="opp_last",
-                          panel=("random", "always-large"), panel_weight=0.5, games_per_pair=8, checkpoint_every=2,
-                          curve_every=3, curve_games=200, chunk=100),
+    "thesis": EvolveConfig(
+        genome="bda",
+        protocol="thesis",
+        generations=7,
+        opponents=6,
+        games_per_opponent=5,
+        population=8,
+        tournament=6,
+        checkpoint_every=2,
+        curve_every=3,
+        curve_games=200,
+        chunk=100,
+    ),
+    "round-robin": EvolveConfig(
+        genome="fsm",
+        protocol="round-robin",
+        generations=7,
+        population=8,
+        states=3,
+        inputs="index+opp_last",
+        games_per_pair=6,
+        checkpoint_every=2,
+        curve_every=3,
+        curve_games=200,
+        chunk=150,
+    ),
+    "panel": EvolveConfig(
+        genome="fsm",
+        protocol="panel",
+        generations=7,
+        population=6,
+        states=2,
+        inputs="opp_last",
+        panel=("random", "always-large"),
+        panel_weight=0.5,
+        games_per_pair=8,
+        checkpoint_every=2,
+        curve_every=3,
+        curve_games=200,
+        chunk=100,
+    ),
 }
 
 
@@ -52,10 +85,23 @@ def same_result(a, b):
 
 # ---- scoring ---------------------------------------------------------------------------------
 
+
 def test_round_robin_pairing_has_every_ordered_pair_in_both_seatings():
     first, second = round_robin_pairing(3, 2)
     assert list(zip(first.tolist(), second.tolist())) == [
-        (0, 1), (0, 1), (0, 2), (0, 2), (1, 0), (1, 0), (1, 2), (1, 2), (2, 0), (2, 0), (2, 1), (2, 1)]
+        (0, 1),
+        (0, 1),
+        (0, 2),
+        (0, 2),
+        (1, 0),
+        (1, 0),
+        (1, 2),
+        (1, 2),
+        (2, 0),
+        (2, 0),
+        (2, 1),
+        (2, 1),
+    ]
 
 
 def test_score_sums_each_genomes_rewards_as_a_plain_loop_over_the_same_games():
@@ -104,6 +150,7 @@ def test_thesis_fitness_is_wins_over_all_games_against_fresh_random_automata():
 
 # ---- reproducibility --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("protocol", ["thesis", "round-robin"])
 def test_same_seed_same_logbook_and_best_for_one_or_two_jobs(protocol):
     config = SMALL_RUNS[protocol]
@@ -123,6 +170,7 @@ def stop_after(generation):
     def callback(record):
         if record["gen"] == generation:
             raise Interrupt
+
     return callback
 
 
@@ -151,11 +199,29 @@ def test_a_finished_run_can_be_extended_to_the_longer_runs_result(tmp_path):
 
 def test_sigkilled_command_resumes_to_the_uninterrupted_result(tmp_path):
     out = tmp_path / "run"
-    argv = ["evolve", "dtd", "--genome", "bda", "--protocol", "thesis", "--generations", "50",
-            "--checkpoint-every", "2", "--curve-every", "20", "--seed", "8", "--out", str(out), "--quiet"]
+    argv = [
+        "evolve",
+        "dtd",
+        "--genome",
+        "bda",
+        "--protocol",
+        "thesis",
+        "--generations",
+        "50",
+        "--checkpoint-every",
+        "2",
+        "--curve-every",
+        "20",
+        "--seed",
+        "8",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    process = subprocess.Popen([sys.executable, "-m", "fsmarena", *argv], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fsmarena", *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     checkpoint = out / "checkpoint.json"
     deadline = time.monotonic() + 60
     while not checkpoint.exists() and time.monotonic() < deadline and process.poll() is None:
@@ -166,11 +232,16 @@ def test_sigkilled_command_resumes_to_the_uninterrupted_result(tmp_path):
     killed_at = json.loads(checkpoint.read_text())["generation"]
     assert 0 < killed_at < 50
     assert not (out / "best.json").exists()
-    resumed = subprocess.run([sys.executable, "-m", "fsmarena", *argv, "--resume"], env=env,
-                             capture_output=True, text=True)
+    resumed = subprocess.run(
+        [sys.executable, "-m", "fsmarena", *argv, "--resume"], env=env, capture_output=True, text=True
+    )
     assert resumed.returncode == 0, resumed.stderr
-    whole = evolve(GAME, EvolveConfig(genome="bda", protocol="thesis", generations=50, checkpoint_every=2,
-                                      curve_every=20), seed=8, out=tmp_path / "whole")
+    whole = evolve(
+        GAME,
+        EvolveConfig(genome="bda", protocol="thesis", generations=50, checkpoint_every=2, curve_every=20),
+        seed=8,
+        out=tmp_path / "whole",
+    )
     assert np.array_equal(load_player(out / "best.json", GAME).genes[0], whole.hall_of_fame[0].genome)
     assert timeless(rows(out / "logbook.csv")) == timeless(rows(tmp_path / "whole" / "logbook.csv"))
 
@@ -182,12 +253,22 @@ def rows(path):
 
 # ---- evolution works ----------------------------------------------------------------------------
 
+
 def test_round_robin_evolution_beats_random_clearly_better_than_its_first_generation():
     """One-state FSMs over the 40 DTD states (tabular policies): the first generation's champion
     wins about 60-70% against random; selection must lift it well above that in 30 generations
     (with random selection, inverted selection or random search instead it ends near 0.64, 0.26, 0.61)."""
-    config = EvolveConfig(genome="fsm", protocol="round-robin", states=1, inputs="index", population=20,
-                          games_per_pair=10, generations=30, curve_every=29, curve_games=3000)
+    config = EvolveConfig(
+        genome="fsm",
+        protocol="round-robin",
+        states=1,
+        inputs="index",
+        population=20,
+        games_per_pair=10,
+        generations=30,
+        curve_every=29,
+        curve_games=3000,
+    )
     curve = evolve(GAME, config, seed=2).curve()
     (_, first), (last_games, last) = curve[0], curve[-1]
     assert last_games == 30 * 20 * 19 * 10
@@ -205,8 +286,27 @@ def test_thesis_protocol_full_run_evolves_automata_that_beat_random():
 
 # ---- command line ---------------------------------------------------------------------------------
 
-RUN = ["evolve", "dtd", "--genome", "fsm", "--protocol", "round-robin", "--generations", "3", "--population", "6",
-       "--states", "2", "--inputs", "index+opp_last", "--games-per-pair", "4", "--curve-games", "100", "--quiet"]
+RUN = [
+    "evolve",
+    "dtd",
+    "--genome",
+    "fsm",
+    "--protocol",
+    "round-robin",
+    "--generations",
+    "3",
+    "--population",
+    "6",
+    "--states",
+    "2",
+    "--inputs",
+    "index+opp_last",
+    "--games-per-pair",
+    "4",
+    "--curve-games",
+    "100",
+    "--quiet",
+]
 
 
 def test_evolve_writes_its_files_and_json_summary(capsys, tmp_path):
@@ -229,13 +329,16 @@ def snapshot(folder):
     return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in Path(folder).iterdir()}
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--protocol", "island"], "invalid choice: 'island'"),
-    (["--generations", "-2"], "must be a positive whole number"),
-    (["--inputs", "index+hand"], "unknown FSM input 'hand'"),
-    (["--population", "1"], "population of at least 2"),
-    (["--protocol", "panel", "--panel", "nobody"], "unknown player 'nobody'"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--protocol", "island"], "invalid choice: 'island'"),
+        (["--generations", "-2"], "must be a positive whole number"),
+        (["--inputs", "index+hand"], "unknown FSM input 'hand'"),
+        (["--population", "1"], "population of at least 2"),
+        (["--protocol", "panel", "--panel", "nobody"], "unknown player 'nobody'"),
+    ],
+)
 def test_bad_options_fail_with_one_line_and_touch_nothing(capsys, tmp_path, extra, message):
     run_cli(capsys, *RUN, "--out", str(tmp_path))
     before = snapshot(tmp_path)
@@ -245,14 +348,17 @@ def test_bad_options_fail_with_one_line_and_touch_nothing(capsys, tmp_path, extr
     assert snapshot(tmp_path) == before
 
 
-@pytest.mark.parametrize("corrupt, message", [
-    (lambda text: text[: len(text) // 2], "not valid JSON"),
-    (lambda text: text.replace('"population": [', '"population": [[[0]], ', 1), "rectangular"),
-    (lambda text: text.replace('"format_version": 1', '"format_version": 7', 1), "format_version 7"),
-    (lambda text: text.replace('"bit_generator": "PCG64"', '"bit_generator": "MT19937"', 1), "random generator"),
-    (lambda text: json.dumps({**json.loads(text), "seed": 99}), "--seed 99"),
-    (lambda text: json.dumps({**json.loads(text), "fitness": [0.5]}), "shape"),
-])
+@pytest.mark.parametrize(
+    "corrupt, message",
+    [
+        (lambda text: text[: len(text) // 2], "not valid JSON"),
+        (lambda text: text.replace('"population": [', '"population": [[[0]], ', 1), "rectangular"),
+        (lambda text: text.replace('"format_version": 1', '"format_version": 7', 1), "format_version 7"),
+        (lambda text: text.replace('"bit_generator": "PCG64"', '"bit_generator": "MT19937"', 1), "random generator"),
+        (lambda text: json.dumps({**json.loads(text), "seed": 99}), "--seed 99"),
+        (lambda text: json.dumps({**json.loads(text), "fitness": [0.5]}), "shape"),
+    ],
+)
 def test_corrupt_checkpoint_is_refused_and_nothing_is_overwritten(capsys, tmp_path, corrupt, message):
     run_cli(capsys, *RUN, "--out", str(tmp_path))
     checkpoint = tmp_path / "checkpoint.json"

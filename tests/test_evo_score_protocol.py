@@ -23,8 +23,8 @@ from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.arena import play_games
-from games.dice421.game import Dice421
 from games.dice421.exact import exact_value, input_codes
+from games.dice421.game import Dice421
 from games.match import play_match
 from games.players import TablePolicy, load_player
 from games.stats import mean_interval
@@ -48,18 +48,26 @@ def fraction_value(game: Dice421, next_state: np.ndarray, action: np.ndarray, in
                 memo[key] = Fraction(int(t.score[k]))
             else:
                 q2 = int(next_state[q, x])
-                memo[key] = sum((Fraction(int(c), 216) * value(left - 1, j, q2)
-                                 for j, c in enumerate(t.counts[k, a]) if c), Fraction(0))
+                memo[key] = sum(
+                    (Fraction(int(c), 216) * value(left - 1, j, q2) for j, c in enumerate(t.counts[k, a]) if c),
+                    Fraction(0),
+                )
         return memo[key]
 
     R = game.config.rethrows
     return sum((Fraction(int(c), 216) * value(R, k, 0) for k, c in enumerate(t.start_counts) if c), Fraction(0))
 
 
-@pytest.mark.parametrize("states, inputs, params", [
-    (1, "index", {}), (3, "triple", {}), (2, "throws_left", {}), (4, "index+triple", {"rethrows": "3"}),
-    (3, "triple", {"scores": "sum"}),
-])
+@pytest.mark.parametrize(
+    "states, inputs, params",
+    [
+        (1, "index", {}),
+        (3, "triple", {}),
+        (2, "throws_left", {}),
+        (4, "index+triple", {"rethrows": "3"}),
+        (3, "triple", {"scores": "sum"}),
+    ],
+)
 def test_fsm_exact_values_match_a_plain_recursion_in_fractions(states, inputs, params):
     game = get_game("421", params)
     spec = genome_spec(game, "fsm", states, inputs)
@@ -108,17 +116,29 @@ def test_players_without_an_exact_value_are_refused_clearly():
 
 # ---- evolution ------------------------------------------------------------------------------
 
+
 def table_run(**changes) -> EvolveConfig:
-    settings = dict(genome="fsm", protocol="score", states=1, inputs="index", population=20, generations=12,
-                    games_per_pair=30, curve_every=3, chunk=200, checkpoint_every=4)
+    settings = dict(
+        genome="fsm",
+        protocol="score",
+        states=1,
+        inputs="index",
+        population=20,
+        generations=12,
+        games_per_pair=30,
+        curve_every=3,
+        chunk=200,
+        checkpoint_every=4,
+    )
     settings.update(changes)
     return EvolveConfig(**settings)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_sampled_score_evolution_improves_the_exact_value_of_its_champion(seed):
-    result = evolve(GAME, table_run(generations=60, games_per_pair=50, tournament=5, mutation_rate=0.02,
-                                    curve_every=20), seed=seed)
+    result = evolve(
+        GAME, table_run(generations=60, games_per_pair=50, tournament=5, mutation_rate=0.02, curve_every=20), seed=seed
+    )
     curve = result.score_curve()
     assert result.games == 60 * 20 * 50
     assert [g for g, _ in curve] == [1000, 21000, 41000, 60000]
@@ -133,8 +153,11 @@ def test_sampled_score_evolution_improves_the_exact_value_of_its_champion(seed):
 
 
 def test_exact_fitness_evolution_approaches_the_optimum_without_simulating():
-    result = evolve(GAME, table_run(generations=120, population=36, tournament=5, mutations=1,
-                                    exact_fitness=True, curve_every=20), seed=2)
+    result = evolve(
+        GAME,
+        table_run(generations=120, population=36, tournament=5, mutations=1, exact_fitness=True, curve_every=20),
+        seed=2,
+    )
     assert result.games == 0
     best = result.best
     value = GAME.exact_player_values(best)[0]
@@ -197,9 +220,34 @@ def test_machines_without_exact_values_are_measured_by_sampling():
 
 def test_cli_evolves_a_lookup_table_for_421(capsys, tmp_path):
     out = tmp_path / "run"
-    code = main(["evolve", "421", "--genome", "fsm", "--protocol", "score", "--inputs", "index", "--states", "1",
-                 "--generations", "6", "--population", "10", "--games-per-pair", "40", "--curve-every", "2",
-                 "--seed", "3", "--out", str(out), "--json", "--quiet"])
+    code = main(
+        [
+            "evolve",
+            "421",
+            "--genome",
+            "fsm",
+            "--protocol",
+            "score",
+            "--inputs",
+            "index",
+            "--states",
+            "1",
+            "--generations",
+            "6",
+            "--population",
+            "10",
+            "--games-per-pair",
+            "40",
+            "--curve-every",
+            "2",
+            "--seed",
+            "3",
+            "--out",
+            str(out),
+            "--json",
+            "--quiet",
+        ]
+    )
     assert code == 0
     import json
 

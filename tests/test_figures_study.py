@@ -20,8 +20,7 @@ def test_band_of_identical_curves_is_the_curve():
 
 
 def test_band_quartiles_over_replicates_and_no_extrapolation():
-    curves = [([0, 100, 200], [0.1, 0.1, 0.1]), ([0, 100, 300], [0.5, 0.5, 0.5]),
-              ([0, 100, 200], [0.9, 0.9, 0.9])]
+    curves = [([0, 100, 200], [0.1, 0.1, 0.1]), ([0, 100, 300], [0.5, 0.5, 0.5]), ([0, 100, 200], [0.9, 0.9, 0.9])]
     grid, q25, median, q75 = band(curves, points=4)
     assert grid[0] == 100 and grid[-1] == 200  # zero games dropped on a log axis; common range only
     assert np.allclose(median, 0.5) and np.allclose(q25, 0.3) and np.allclose(q75, 0.7)
@@ -51,13 +50,15 @@ def test_figures_are_written_as_png_and_pdf(tmp_path, draw):
     if draw == "curves":
         paths = learning_curves({"A": [([1, 10, 100], [0.4, 0.5, 0.6])], "B": []}, stem)
     elif draw == "boxes":
-        paths = outcome_boxes({"random": {"A": [0.5, 0.6], "B": [0.7]}, "always-small": {"A": [0.2]}}, stem,
-                              reference=0.5)
+        paths = outcome_boxes(
+            {"random": {"A": [0.5, 0.6], "B": [0.7]}, "always-small": {"A": [0.2]}}, stem, reference=0.5
+        )
     else:
         game = get_game("dtd")
         tables = np.random.default_rng(0).integers(0, 3, size=(3, game.n_states))
-        paths = policy_maps({"MC": tables, "Q": tables[:1]}, [game.state_label(s) for s in range(40)],
-                            game.action_names, stem)
+        paths = policy_maps(
+            {"MC": tables, "Q": tables[:1]}, [game.state_label(s) for s in range(40)], game.action_names, stem
+        )
     assert [p.suffix for p in paths] == [".png", ".pdf"]
     assert paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and paths[1].read_bytes()[:4] == b"%PDF"
     assert not list(tmp_path.glob(".*"))  # no temporary files left behind

@@ -35,10 +35,38 @@ from fsmarena.outdir import CONTROL_FILES, KIND_FILE, LOCK, claim_folder, releas
 from tests.cli_helpers import run_cli
 
 #: tabular training small enough for a test
-TRAIN = ["train", "dtd", "--algo", "q-learning", "--episodes", "2000", "--batch", "1000",
-         "--eval-every", "1000", "--eval-games", "100", "--seed", "1", "--quiet"]
-EVOLVE_BASE = ["evolve", "dtd", "--genome", "fsm", "--protocol", "round-robin", "--population", "4",
-               "--games-per-pair", "2", "--seed", "1", "--quiet"]
+TRAIN = [
+    "train",
+    "dtd",
+    "--algo",
+    "q-learning",
+    "--episodes",
+    "2000",
+    "--batch",
+    "1000",
+    "--eval-every",
+    "1000",
+    "--eval-games",
+    "100",
+    "--seed",
+    "1",
+    "--quiet",
+]
+EVOLVE_BASE = [
+    "evolve",
+    "dtd",
+    "--genome",
+    "fsm",
+    "--protocol",
+    "round-robin",
+    "--population",
+    "4",
+    "--games-per-pair",
+    "2",
+    "--seed",
+    "1",
+    "--quiet",
+]
 EVOLVE = [*EVOLVE_BASE, "--generations", "2"]
 RESUME = [*EVOLVE_BASE, "--generations", "3", "--resume"]
 #: the interpreter as the console script runs it: -P keeps the working directory off sys.path
@@ -60,8 +88,11 @@ def files(folder: Path) -> dict[str, bytes]:
     """Every output file under ``folder`` (the folder's lock and kind files excluded)."""
     if not folder.exists():
         return {}
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name not in CONTROL_FILES}
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name not in CONTROL_FILES
+    }
 
 
 def _limit_memory() -> None:
@@ -70,11 +101,19 @@ def _limit_memory() -> None:
 
 def run_bounded(argv: list[str], cwd: Path, timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
     """``fsmarena ARGV`` in a child process with a time limit and an address-space limit."""
-    return subprocess.run([*FSMARENA, *map(str, argv)], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, preexec_fn=_limit_memory, **kwargs)
+    return subprocess.run(
+        [*FSMARENA, *map(str, argv)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=_limit_memory,
+        **kwargs,
+    )
 
 
 # ---- files that are not regular files -------------------------------------------------------
+
 
 @pytest.mark.parametrize("special", ["/dev/zero", "/proc/self/status", "FIFO", "FOLDER"])
 def test_player_files_that_are_not_regular_files_are_refused_at_once(tmp_path, special):
@@ -118,10 +157,13 @@ def test_reads_stop_at_the_limit_whatever_the_size_claims(tmp_path, monkeypatch,
 
 # ---- JSON and TOML content ------------------------------------------------------------------
 
+
 @hostile
-@given(number=st.sampled_from(["1e400", "-1e400", "NaN", "Infinity", "-Infinity"])
-       | st.integers(min_value=10**limits.MAX_JSON_INT_DIGITS).map(str)
-       | st.integers(max_value=-10**limits.MAX_JSON_INT_DIGITS).map(str))
+@given(
+    number=st.sampled_from(["1e400", "-1e400", "NaN", "Infinity", "-Infinity"])
+    | st.integers(min_value=10**limits.MAX_JSON_INT_DIGITS).map(str)
+    | st.integers(max_value=-(10**limits.MAX_JSON_INT_DIGITS)).map(str)
+)
 def test_numbers_out_of_range_are_refused_by_the_parser(number):
     with pytest.raises(FsmarenaError, match="not allowed|out of range|digits"):
         loads(f'{{"a": [1, {number}]}}', "player file x")
@@ -132,8 +174,11 @@ def test_numbers_out_of_range_are_refused_by_the_parser(number):
 def test_deep_nesting_is_refused_before_parsing(depth, bracket):
     opening, closing = bracket
     inner = '"k": 1' if opening == "{" else "1"
-    text = (opening + '"k":') * (depth - 1) + opening + inner + closing * depth if opening == "{" \
+    text = (
+        (opening + '"k":') * (depth - 1) + opening + inner + closing * depth
+        if opening == "{"
         else opening * depth + inner + closing * depth
+    )
     assert nesting_depth(text) == depth
     with pytest.raises(FsmarenaError, match="nested too deeply"):
         loads(text)
@@ -160,8 +205,7 @@ def test_huge_numbers_in_player_and_checkpoint_files_are_one_line(tmp_path, caps
     text = json.dumps(data).replace(f'"games": {data["games"]}', f'"games": {number}', 1)
     checkpoint.write_text(text)
     before = files(tmp_path / "evo")
-    code, _, err = run_cli(capsys, *RESUME,
-                           "--out", tmp_path / "evo")
+    code, _, err = run_cli(capsys, *RESUME, "--out", tmp_path / "evo")
     assert_one_clear_line(code, err)
     assert files(tmp_path / "evo") == before
 
@@ -175,6 +219,7 @@ def test_deeply_nested_study_toml_is_one_line(tmp_path, capsys):
 
 
 # ---- tampered training checkpoints (read before anything is inflated) -------------------------
+
 
 def _npz(path: Path, members: dict[str, bytes], compress: bool = False) -> None:
     mode = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
@@ -225,12 +270,14 @@ def _tamper(trained: Path, tmp_path: Path, change) -> Path:
 def _set(key, value):
     def change(arrays, meta):
         meta[key] = value
+
     return change
 
 
 def _drop(key):
     def change(arrays, meta):
         del meta[key]
+
     return change
 
 
@@ -255,21 +302,36 @@ def _object_dtype(arrays, meta):
     return members
 
 
-@pytest.mark.parametrize("change, words", [
-    (_drop("done"), "missing field 'done'"),
-    (_set("done", -1), "'done' must be between"),
-    (_set("done", 10**30), "out of range|'done' must be between"),
-    (_set("done", "many"), "'done' must be an integer"),
-    (_drop("rng"), "missing field 'rng'"),
-    (_set("curve", {"a": 1}), "'curve' must be a list"),
-    (_nan_q, "NaN or infinite"),
-    (_negative_counts, "negative entries"),
-    (_huge_shape, "larger than its data"),
-    (_object_dtype, "unsupported type"),
-], ids=["no-done", "done-negative", "done-1e30", "done-text", "no-rng", "curve-object", "nan-q",
-        "negative-counts", "huge-shape", "object-dtype"])
-def test_tampered_training_checkpoints_are_one_line_and_leave_the_folder_alone(trained, tmp_path, capsys,
-                                                                                change, words):
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (_drop("done"), "missing field 'done'"),
+        (_set("done", -1), "'done' must be between"),
+        (_set("done", 10**30), "out of range|'done' must be between"),
+        (_set("done", "many"), "'done' must be an integer"),
+        (_drop("rng"), "missing field 'rng'"),
+        (_set("curve", {"a": 1}), "'curve' must be a list"),
+        (_nan_q, "NaN or infinite"),
+        (_negative_counts, "negative entries"),
+        (_huge_shape, "larger than its data"),
+        (_object_dtype, "unsupported type"),
+    ],
+    ids=[
+        "no-done",
+        "done-negative",
+        "done-1e30",
+        "done-text",
+        "no-rng",
+        "curve-object",
+        "nan-q",
+        "negative-counts",
+        "huge-shape",
+        "object-dtype",
+    ],
+)
+def test_tampered_training_checkpoints_are_one_line_and_leave_the_folder_alone(
+    trained, tmp_path, capsys, change, words
+):
     out = _tamper(trained, tmp_path, change)
     before = files(out)
     code, _, err = run_cli(capsys, *TRAIN, "--resume", "--out", out)
@@ -289,9 +351,12 @@ def test_a_zip_bomb_checkpoint_is_refused_before_inflating(tmp_path):
 
 
 @hostile
-@given(shape=st.lists(st.integers(0, 2**40), min_size=0, max_size=4),
-       dtype=st.sampled_from(["<f8", "<i8", "|b1", "<U3", "|O", "<c16", "|V8", "<f2", ">i4"]),
-       fortran=st.booleans(), payload=st.integers(0, 256))
+@given(
+    shape=st.lists(st.integers(0, 2**40), min_size=0, max_size=4),
+    dtype=st.sampled_from(["<f8", "<i8", "|b1", "<U3", "|O", "<c16", "|V8", "<f2", ">i4"]),
+    fortran=st.booleans(),
+    payload=st.integers(0, 256),
+)
 def test_any_npy_header_is_read_or_refused_without_inflating(tmp_path_factory, shape, dtype, fortran, payload):
     """Declared shapes up to 2^160 elements, odd dtypes: only FsmarenaError, never an allocation
     beyond the member's real data."""
@@ -332,8 +397,23 @@ def test_a_member_shorter_than_its_shape_is_refused(tmp_path):
 def test_tampered_31_agent_checkpoint_is_one_line(tmp_path, capsys):
     """The 31 agent's checkpoint goes through the same reader and its own fields."""
     pytest.importorskip("sklearn")
-    args = ["train", "thirtyone", "--algo", "mlp", "--episodes", "200", "--eval-every", "200",
-            "--eval-games", "20", "--hidden", "4", "--seed", "1", "--quiet"]
+    args = [
+        "train",
+        "thirtyone",
+        "--algo",
+        "mlp",
+        "--episodes",
+        "200",
+        "--eval-every",
+        "200",
+        "--eval-games",
+        "20",
+        "--hidden",
+        "4",
+        "--seed",
+        "1",
+        "--quiet",
+    ]
     out = tmp_path / "mlp"
     assert run_cli(capsys, *args, "--out", out)[0] == 0
     with np.load(out / "checkpoint.npz") as data:
@@ -355,26 +435,57 @@ def test_tampered_31_agent_checkpoint_is_one_line(tmp_path, capsys):
 
 # ---- budgets, workers and game sizes: refused before any work or file ----------------------------
 
-@pytest.mark.parametrize("argv, words", [
-    (["play", "dtd", "random", "random", "--games", "1000000000000000"], "MAX_GAMES"),
-    (["play", "dtd", "random", "random", "--games", "10", "--jobs", "1000"], "MAX_JOBS"),
-    (["play", "dtd", "random", "random", "--games", "10", "--seed", "1" + "0" * 25], "MAX_SEED"),
-    (["play", "dtd", "random", "random", "--games", "9" * 5000], "too long"),
-    (["bench", "dtd", "--scale", "inf"], "MAX_BENCH_SCALE"),
-    (["bench", "dtd", "--scale", "nan"], "MAX_BENCH_SCALE"),
-    (["play", "dtd", "random", "random", "--param", "cards=" + ",".join(str(i / 100) for i in range(1, 100)),
-      "--param", "counts=" + ",".join(["2"] * 99)], "MAX_HANDS"),
-    (["play", "dtd", "random", "random", "--param", "counts=1000000000,28,16"], "MAX_DECK"),
-    (["play", "dtd", "random", "random", "--param", "dollar=1e300"], "MAX_VALUE"),
-    ([*TRAIN[:4], "--episodes", "1000000000000", "--out", "OUT"], "MAX_EPISODES"),
-    ([*EVOLVE, "--population", "100000", "--out", "OUT"], "MAX_POPULATION"),
-    ([*EVOLVE, "--states", "100000", "--out", "OUT"], "MAX_STATES"),
-    ([*EVOLVE, "--games-per-pair", "10000000000", "--out", "OUT"], "MAX_GAMES"),
-    (["tournament", "dtd", "random", "always-large", "always-small", "--games", "1000000000", "--out", "OUT"],
-     "MAX_GAMES"),
-], ids=["games", "jobs", "seed", "long-number", "scale-inf", "scale-nan", "card-types", "deck", "dollar",
-        "episodes", "population", "states", "games-per-pair",
-        "tournament-total"])
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["play", "dtd", "random", "random", "--games", "1000000000000000"], "MAX_GAMES"),
+        (["play", "dtd", "random", "random", "--games", "10", "--jobs", "1000"], "MAX_JOBS"),
+        (["play", "dtd", "random", "random", "--games", "10", "--seed", "1" + "0" * 25], "MAX_SEED"),
+        (["play", "dtd", "random", "random", "--games", "9" * 5000], "too long"),
+        (["bench", "dtd", "--scale", "inf"], "MAX_BENCH_SCALE"),
+        (["bench", "dtd", "--scale", "nan"], "MAX_BENCH_SCALE"),
+        (
+            [
+                "play",
+                "dtd",
+                "random",
+                "random",
+                "--param",
+                "cards=" + ",".join(str(i / 100) for i in range(1, 100)),
+                "--param",
+                "counts=" + ",".join(["2"] * 99),
+            ],
+            "MAX_HANDS",
+        ),
+        (["play", "dtd", "random", "random", "--param", "counts=1000000000,28,16"], "MAX_DECK"),
+        (["play", "dtd", "random", "random", "--param", "dollar=1e300"], "MAX_VALUE"),
+        ([*TRAIN[:4], "--episodes", "1000000000000", "--out", "OUT"], "MAX_EPISODES"),
+        ([*EVOLVE, "--population", "100000", "--out", "OUT"], "MAX_POPULATION"),
+        ([*EVOLVE, "--states", "100000", "--out", "OUT"], "MAX_STATES"),
+        ([*EVOLVE, "--games-per-pair", "10000000000", "--out", "OUT"], "MAX_GAMES"),
+        (
+            ["tournament", "dtd", "random", "always-large", "always-small", "--games", "1000000000", "--out", "OUT"],
+            "MAX_GAMES",
+        ),
+    ],
+    ids=[
+        "games",
+        "jobs",
+        "seed",
+        "long-number",
+        "scale-inf",
+        "scale-nan",
+        "card-types",
+        "deck",
+        "dollar",
+        "episodes",
+        "population",
+        "states",
+        "games-per-pair",
+        "tournament-total",
+    ],
+)
 def test_oversized_budgets_name_their_limit_and_write_nothing(tmp_path, capsys, argv, words):
     out = tmp_path / "out"
     start = time.monotonic()
@@ -405,16 +516,27 @@ crossplay_halfwidth = {halfwidth}
 """
 
 
-@pytest.mark.parametrize("panel_games, halfwidth, extra, words", [
-    ("1000000000000000", "0.2", "", "MAX_COUNT|MAX_GAMES"),
-    ("100", "1e-9", "", "MIN_HALFWIDTH"),
-    ("100", "nan", "", "finite"),
-    ("100", "0.2", 'report = "exact-values"', "not one of the game dtd's reports"),
-    ("100", "0.2", 'report = "nonsense"', "unknown report"),
-    ("100", "0.2", "", "MAX_COUNT"),
-    ("100", "0.2", "", "finite"),
-], ids=["panel-games", "halfwidth", "halfwidth-nan", "report-of-another-game", "unknown-report",
-        "episodes-1e12", "nan-setting"])
+@pytest.mark.parametrize(
+    "panel_games, halfwidth, extra, words",
+    [
+        ("1000000000000000", "0.2", "", "MAX_COUNT|MAX_GAMES"),
+        ("100", "1e-9", "", "MIN_HALFWIDTH"),
+        ("100", "nan", "", "finite"),
+        ("100", "0.2", 'report = "exact-values"', "not one of the game dtd's reports"),
+        ("100", "0.2", 'report = "nonsense"', "unknown report"),
+        ("100", "0.2", "", "MAX_COUNT"),
+        ("100", "0.2", "", "finite"),
+    ],
+    ids=[
+        "panel-games",
+        "halfwidth",
+        "halfwidth-nan",
+        "report-of-another-game",
+        "unknown-report",
+        "episodes-1e12",
+        "nan-setting",
+    ],
+)
 def test_a_study_that_cannot_run_claims_no_folder(tmp_path, capsys, panel_games, halfwidth, extra, words):
     study = tmp_path / "hostile.toml"
     text = STUDY_TOML.format(panel_games=panel_games, halfwidth=halfwidth, extra=extra)
@@ -432,12 +554,20 @@ def test_a_study_that_cannot_run_claims_no_folder(tmp_path, capsys, panel_games,
 
 # ---- output folders ---------------------------------------------------------------------------
 
+
 def test_a_second_run_into_a_folder_in_use_is_refused_naming_the_holder(tmp_path, capsys):
     out = tmp_path / "evo"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from fsmarena.outdir import claim_folder; "
-         "claim_folder(sys.argv[1], 'evolve'); print('held', flush=True); time.sleep(60)", str(out)],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from fsmarena.outdir import claim_folder; "
+            "claim_folder(sys.argv[1], 'evolve'); print('held', flush=True); time.sleep(60)",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         code, _, err = run_cli(capsys, *EVOLVE, "--out", out)
@@ -453,8 +583,10 @@ def test_a_second_run_into_a_folder_in_use_is_refused_naming_the_holder(tmp_path
 def test_two_concurrent_runs_into_one_folder_one_wins_one_is_refused(tmp_path):
     out = tmp_path / "evo"
     argv = [*FSMARENA, *EVOLVE, "--generations", "60", "--out", str(out)]
-    runs = [subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for _ in range(2)]
+    runs = [
+        subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     results = [(p.wait(timeout=120), p.stderr.read()) for p in runs]
     codes = sorted(code for code, _ in results)
     assert codes == [0, 2], results
@@ -463,11 +595,13 @@ def test_two_concurrent_runs_into_one_folder_one_wins_one_is_refused(tmp_path):
     assert "in use by another fsmarena run" in refused or "already holds a run" in refused
 
 
-@pytest.mark.parametrize("first, second", [("evolve", "train"), ("train", "evolve"),
-                                           ("evolve", "tournament"), ("tournament", "study")])
+@pytest.mark.parametrize(
+    "first, second", [("evolve", "train"), ("train", "evolve"), ("evolve", "tournament"), ("tournament", "study")]
+)
 def test_commands_refuse_each_others_folders(tmp_path, capsys, first, second):
     commands = {
-        "evolve": EVOLVE, "train": TRAIN,
+        "evolve": EVOLVE,
+        "train": TRAIN,
         "tournament": ["tournament", "dtd", "random", "always-large", "--games", "20", "--quiet"],
         "study": ["study", "dtd-thesis", "--scale", "test", "--no-figures", "--quiet"],
     }
@@ -502,6 +636,7 @@ def test_a_failed_tournament_rerun_leaves_no_mix_of_old_and_new_tables(tmp_path,
 
     def broken_heatmap(*args, **kwargs):
         raise FsmarenaError("cannot write heatmap: disk full")
+
     monkeypatch.setattr("figures.heatmap.win_rate_heatmap", broken_heatmap)
     code, _, err = run_cli(capsys, *argv, 30)
     assert_one_clear_line(code, err)
@@ -537,9 +672,12 @@ def test_claiming_is_idempotent_within_a_run_and_released_after(tmp_path):
 
 # ---- labels -------------------------------------------------------------------------------------
 
+
 @hostile
-@given(label=st.text(st.characters(codec=None, exclude_categories=()), max_size=40)
-       | st.sampled_from(["\x1b[31mred\x1b[0m", "\ud800", "a\nb\rc", "\x1b]0;title\x07", "\x9b2J"]))
+@given(
+    label=st.text(st.characters(codec=None, exclude_categories=()), max_size=40)
+    | st.sampled_from(["\x1b[31mred\x1b[0m", "\ud800", "a\nb\rc", "\x1b]0;title\x07", "\x9b2J"])
+)
 def test_sanitised_text_has_no_control_characters_or_surrogates(label):
     clean = sanitise_text(label)
     clean.encode("utf-8")  # raises on a lone surrogate
@@ -556,8 +694,9 @@ def test_hostile_labels_reach_neither_terminal_nor_files_raw(tmp_path, capsys):
     code, out, err = run_cli(capsys, "play", "dtd", player, "random", "--games", "10")
     assert code == 0, err
     assert "\x1b" not in out and "\ud800" not in out and "?[31mevil" in out
-    code, out, err = run_cli(capsys, "tournament", "dtd", player, "random", "--games", "10", "--quiet",
-                             "--out", tmp_path / "t")
+    code, out, err = run_cli(
+        capsys, "tournament", "dtd", player, "random", "--games", "10", "--quiet", "--out", tmp_path / "t"
+    )
     assert code == 0, err
     for path in (tmp_path / "t").iterdir():
         if path.suffix in (".csv", ".json"):
@@ -576,6 +715,7 @@ def test_error_lines_are_sanitised_too(tmp_path, capsys):
 
 # ---- workers and signals ---------------------------------------------------------------------
 
+
 def _alive(pids: list[int]) -> list[int]:
     import psutil
 
@@ -593,28 +733,57 @@ def _alive(pids: list[int]) -> list[int]:
 def test_workers_do_not_import_from_the_working_directory(tmp_path):
     marker = tmp_path / "executed"
     (tmp_path / "numpy.py").write_text(f"open({str(marker)!r}, 'w').write('x')\nraise SystemExit('evil')\n")
-    done = run_bounded(["play", "dtd", "random", "random", "--games", "20000", "--jobs", "2", "--quiet"],
-                       tmp_path, timeout=120)
+    done = run_bounded(
+        ["play", "dtd", "random", "random", "--games", "20000", "--jobs", "2", "--quiet"], tmp_path, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert not marker.exists()
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sig, status, message", [
-    (signal.SIGINT, 130, "fsmarena: interrupted"),
-    (signal.SIGTERM, 143, "fsmarena: terminated"),
-    (signal.SIGKILL, -signal.SIGKILL, None),
-], ids=["sigint", "sigterm", "sigkill"])
+@pytest.mark.parametrize(
+    "sig, status, message",
+    [
+        (signal.SIGINT, 130, "fsmarena: interrupted"),
+        (signal.SIGTERM, 143, "fsmarena: terminated"),
+        (signal.SIGKILL, -signal.SIGKILL, None),
+    ],
+    ids=["sigint", "sigterm", "sigkill"],
+)
 @pytest.mark.parametrize("command", ["play", "evolve"])
 def test_signals_with_two_jobs_end_cleanly_and_leave_no_worker(tmp_path, sig, status, message, command):
     import psutil
 
-    argv = {"play": ["play", "dtd", "random", "random", "--games", "500000000", "--jobs", "2", "--quiet"],
-            "evolve": ["evolve", "dtd", "--genome", "fsm", "--protocol", "round-robin", "--population", "30",
-                       "--games-per-pair", "200", "--generations", "100000", "--jobs", "2", "--quiet",
-                       "--out", str(tmp_path / "evo")]}[command]
-    process = subprocess.Popen([*FSMARENA, *argv], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)
+    argv = {
+        "play": ["play", "dtd", "random", "random", "--games", "500000000", "--jobs", "2", "--quiet"],
+        "evolve": [
+            "evolve",
+            "dtd",
+            "--genome",
+            "fsm",
+            "--protocol",
+            "round-robin",
+            "--population",
+            "30",
+            "--games-per-pair",
+            "200",
+            "--generations",
+            "100000",
+            "--jobs",
+            "2",
+            "--quiet",
+            "--out",
+            str(tmp_path / "evo"),
+        ],
+    }[command]
+    process = subprocess.Popen(
+        [*FSMARENA, *argv],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     children: list[int] = []
     while time.monotonic() < deadline and len(children) < 2:

@@ -64,7 +64,8 @@ def _engine_log(game, module, deals, picks):
             legal = _scripted(module, mask[j])
             actions[j] = legal[picks[g, seat, count[g, seat]] % len(legal)]
             log.setdefault((int(g), seat), []).append(
-                (int(index[j]), feats[j].copy(), mask[j].copy(), [int(c[j]) for c in codes], int(actions[j])))
+                (int(index[j]), feats[j].copy(), mask[j].copy(), [int(c[j]) for c in codes], int(actions[j]))
+            )
             count[g, seat] += 1
         return actions
 

@@ -26,6 +26,7 @@ SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[Healt
 
 # ---- 421 --------------------------------------------------------------------------------------
 
+
 def _engine_decisions_421(game: Dice421, rolls: np.ndarray, table: np.ndarray):
     """Play the engine with scripted dice and a table policy; per game, the list of
     (index, features, throws_left, triple) it observed, and the final scores."""
@@ -128,8 +129,10 @@ def test_421_kernel_exact_enumeration_equals_the_solver(scores):
     moves = [[[_transition_421(p1, dice, a, roll) for roll in rolls] for a in range(8)] for dice in dice_of]
     value = stop_score
     for _ in range(game.config.rethrows):
-        value = [max([stop_score[k]] + [sum(value[j] for j in moves[k][a]) / 216 for a in range(1, 8)])
-                 for k in range(N_TRIPLES)]
+        value = [
+            max([stop_score[k]] + [sum(value[j] for j in moves[k][a]) / 216 for a in range(1, 8)])
+            for k in range(N_TRIPLES)
+        ]
     start = sum(value[_transition_421(p1, (1, 1, 1), 7, roll)] for roll in rolls) / 216
     assert start == game.exact_optimum()[0]
 
@@ -153,7 +156,7 @@ def test_421_optimal_builtin_over_every_deal_scores_the_exact_optimum():
             k421.step(p, s, action)
         k421.scores(p, s, out)
         total += int(out[0])
-    assert Fraction(total, 216 ** 2) == game.exact_optimum()[0]
+    assert Fraction(total, 216**2) == game.exact_optimum()[0]
 
 
 def test_421_random_deals_and_builtins_are_legal_and_reproducible():
@@ -221,17 +224,29 @@ def _engine_decisions_31(game: ThirtyOne, decks: np.ndarray, noise: np.ndarray):
             u, v = noise[row, count[row]]
             count[row] += 1
             actions[j] = _policy_31(u, v, mask[j], obs.phase, int(obs.greedy_turn[j]))
-            seen[row].append((seat, int(obs.index[j]), codes[j].tolist(), mask[j].tolist(), feats[j].tolist(),
-                              int(plays[0][j]), int(plays[1][j]), int(actions[j]), int(obs.segment[j]),
-                              float(obs.potential[j])))
+            seen[row].append(
+                (
+                    seat,
+                    int(obs.index[j]),
+                    codes[j].tolist(),
+                    mask[j].tolist(),
+                    feats[j].tolist(),
+                    int(plays[0][j]),
+                    int(plays[1][j]),
+                    int(actions[j]),
+                    int(obs.segment[j]),
+                    float(obs.potential[j]),
+                )
+            )
         return actions
 
     outcome = game.play(n, np.random.default_rng(0), decide, deck_order=decks)
     return seen, outcome
 
 
-def _kernel_decisions_31(p: np.ndarray, deal: np.ndarray, noise: np.ndarray, table: np.ndarray,
-                         events: set | None = None):
+def _kernel_decisions_31(
+    p: np.ndarray, deal: np.ndarray, noise: np.ndarray, table: np.ndarray, events: set | None = None
+):
     """The same game in the kernel; ``events`` collects how rounds ended and pile turnovers."""
     s = np.zeros(k31.state_size(p), dtype=np.int64)
     k31.reset(p, s, deal)
@@ -247,9 +262,20 @@ def _kernel_decisions_31(p: np.ndarray, deal: np.ndarray, noise: np.ndarray, tab
         u, v = noise[len(seen)]
         action = _policy_31(u, v, mask, codes[0], codes[6])
         assert mask[action]
-        seen.append((seat, k31.observe_index(p, s, seat), codes, mask.tolist(), feats.tolist(),
-                     k31.builtin_action(p, s, seat, k31.GREEDY), k31.builtin_action(p, s, seat, k31.GREEDY_KNOCK),
-                     action, k31.segment(p, s, seat), k31.potential(p, s, seat, table)))
+        seen.append(
+            (
+                seat,
+                k31.observe_index(p, s, seat),
+                codes,
+                mask.tolist(),
+                feats.tolist(),
+                k31.builtin_action(p, s, seat, k31.GREEDY),
+                k31.builtin_action(p, s, seat, k31.GREEDY_KNOCK),
+                action,
+                k31.segment(p, s, seat),
+                k31.potential(p, s, seat, table),
+            )
+        )
         before = s[k31.ROUNDS], s[k31.PTR]
         k31.step(p, s, action)
         if events is not None:
@@ -286,12 +312,19 @@ def _decks(rng: np.random.Generator, n: int, config: ThirtyOneConfig) -> np.ndar
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 6), lives=st.integers(1, 5),
-       tok=st.sampled_from([None, 30.5, 20.0]), gun=st.booleans(), max_turns=st.sampled_from([2, 9, 100]),
-       max_rounds=st.sampled_from([1, 4, 32]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    players=st.integers(2, 6),
+    lives=st.integers(1, 5),
+    tok=st.sampled_from([None, 30.5, 20.0]),
+    gun=st.booleans(),
+    max_turns=st.sampled_from([2, 9, 100]),
+    max_rounds=st.sampled_from([1, 4, 32]),
+)
 def test_31_kernel_plays_the_engine_game_by_game(seed, players, lives, tok, gun, max_turns, max_rounds):
-    config = ThirtyOneConfig(players=players, lives=lives, three_of_a_kind=tok, under_the_gun=gun,
-                             max_turns=max_turns, max_rounds=max_rounds)
+    config = ThirtyOneConfig(
+        players=players, lives=lives, three_of_a_kind=tok, under_the_gun=gun, max_turns=max_turns, max_rounds=max_rounds
+    )
     rng = np.random.default_rng(seed)
     n = 6
     _compare_31(config, _decks(rng, n, config), rng.random((n, MAX_DECISIONS, 2)))
@@ -362,7 +395,7 @@ def test_31_kernel_potential_is_the_agents_lives_potential():
         s = np.zeros(k31.state_size(p), dtype=np.int64)
         for _ in range(20):
             own = rng.integers(0, lives + 1, size=players)
-            s[k31.LIVES:k31.LIVES + players] = own
+            s[k31.LIVES : k31.LIVES + players] = own
             for seat in range(players):
                 assert k31.potential(p, s, seat, table) == pytest.approx(reference.exact_value(own[None, :], seat)[0])
 
@@ -377,11 +410,19 @@ def test_uncompiled_kernels_play_the_same_games():
     from pathlib import Path
 
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    tests = ["test_31_comparison_reaches_every_way_a_round_ends", "test_421_kernel_exact_enumeration_equals_the_solver",
-             "test_31_random_builtin_plays_legal_reproducible_games"]
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k",
-                           " or ".join(tests)], env=env, cwd=Path(__file__).parent.parent, capture_output=True,
-                          text=True, timeout=600)
+    tests = [
+        "test_31_comparison_reaches_every_way_a_round_ends",
+        "test_421_kernel_exact_enumeration_equals_the_solver",
+        "test_31_random_builtin_plays_legal_reproducible_games",
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", " or ".join(tests)],
+        env=env,
+        cwd=Path(__file__).parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout[-3000:]
     assert "5 passed" in done.stdout
 
@@ -406,7 +447,7 @@ def test_31_expected_draw_is_the_brute_force_best_three_of_four(tok):
             deck = np.r_[deck[0], mate, [c for c in deck[1:] if c != mate]]
         s = np.zeros(k31.state_size(p), dtype=np.int64)
         k31.reset(p, s, np.tile(deck, k31.deal_size(p) // 52))
-        hand = [int(c) for c in s[k31.HANDS:k31.HANDS + 3]]
+        hand = [int(c) for c in s[k31.HANDS : k31.HANDS + 3]]
         unseen = k31._unseen(p, s, 0)
         cards = [x for x in range(52) if (unseen >> x) & 1]
         expected = sum(max(double_score(list(three), tok) for three in combinations(hand + [x], 3)) for x in cards)

@@ -12,8 +12,17 @@ from hypothesis import strategies as st
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.arena import Seat, play_games
-from games.players import (FixedActionPlayer, GroupedStack, RandomPlayer, TablePolicy, load_player,
-                           player_from_json, player_to_json, resolve_player, save_player)
+from games.players import (
+    FixedActionPlayer,
+    GroupedStack,
+    RandomPlayer,
+    TablePolicy,
+    load_player,
+    player_from_json,
+    player_to_json,
+    resolve_player,
+    save_player,
+)
 
 GAME = get_game("dtd")
 
@@ -59,8 +68,10 @@ def test_stacked_table_policy_equals_separate_players():
     rng = np.random.default_rng(5)
     tables = rng.integers(0, 3, size=(3, 40))
     members = np.repeat(np.arange(3), 100)
-    stacked = play_games(GAME, [Seat(TablePolicy(tables), members), FixedActionPlayer(1)], 300,
-                         np.random.default_rng(11))
+    stacked = play_games(
+        GAME, [Seat(TablePolicy(tables), members), FixedActionPlayer(1)], 300, np.random.default_rng(11)
+    )
+
     # the same games one member at a time need the same random stream: deals are drawn in
     # lock-step for all rows, so compare with a grouped stack of separate (unmerged) players instead
     class Unstackable(TablePolicy):
@@ -77,21 +88,27 @@ def test_stacked_table_policy_equals_separate_players():
     assert np.array_equal(stacked.scores, again.scores)
 
 
-@pytest.mark.parametrize("data, message", [
-    ([], "expected a JSON object"),
-    ({"kind": "table-policy", "game": "dtd", "actions": [0] * 40}, "format_version"),
-    ({"format_version": 99, "kind": "table-policy", "game": "dtd", "actions": [0] * 40}, "unsupported format_version"),
-    ({"format_version": 1, "kind": "pickle", "game": "dtd"}, "unknown player kind"),
-    ({"format_version": 1, "kind": "table-policy", "game": "421", "actions": [0] * 40}, "for the game '421'"),
-    ({"format_version": 1, "kind": "table-policy", "game": "dtd", "actions": [0] * 39}, "shape"),
-    ({"format_version": 1, "kind": "table-policy", "game": "dtd", "actions": [3] * 40}, r"\[0, 2\]"),
-    ({"format_version": 1, "kind": "table-policy", "game": "dtd", "actions": [-1] * 40}, r"\[0, 2\]"),
-    ({"format_version": 1, "kind": "table-policy", "game": "dtd", "actions": [0.5] * 40}, "integers"),
-    ({"format_version": 1, "kind": "table-policy", "game": "dtd", "actions": "0" * 40}, "must be a list"),
-    ({"format_version": 1, "kind": "table-policy", "game": "dtd", "actions": [[0]] * 40}, "shape"),
-    ({"format_version": 1, "kind": "fixed-action", "game": "dtd", "action": "jump"}, "unknown action"),
-    ({"format_version": True, "kind": "random", "game": "dtd"}, "boolean"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ([], "expected a JSON object"),
+        ({"kind": "table-policy", "game": "dtd", "actions": [0] * 40}, "format_version"),
+        (
+            {"format_version": 99, "kind": "table-policy", "game": "dtd", "actions": [0] * 40},
+            "unsupported format_version",
+        ),
+        ({"format_version": 1, "kind": "pickle", "game": "dtd"}, "unknown player kind"),
+        ({"format_version": 1, "kind": "table-policy", "game": "421", "actions": [0] * 40}, "for the game '421'"),
+        ({"format_version": 1, "kind": "table-policy", "game": "dtd", "actions": [0] * 39}, "shape"),
+        ({"format_version": 1, "kind": "table-policy", "game": "dtd", "actions": [3] * 40}, r"\[0, 2\]"),
+        ({"format_version": 1, "kind": "table-policy", "game": "dtd", "actions": [-1] * 40}, r"\[0, 2\]"),
+        ({"format_version": 1, "kind": "table-policy", "game": "dtd", "actions": [0.5] * 40}, "integers"),
+        ({"format_version": 1, "kind": "table-policy", "game": "dtd", "actions": "0" * 40}, "must be a list"),
+        ({"format_version": 1, "kind": "table-policy", "game": "dtd", "actions": [[0]] * 40}, "shape"),
+        ({"format_version": 1, "kind": "fixed-action", "game": "dtd", "action": "jump"}, "unknown action"),
+        ({"format_version": True, "kind": "random", "game": "dtd"}, "boolean"),
+    ],
+)
 def test_tampered_player_files_are_refused_clearly(data, message):
     with pytest.raises(FsmarenaError, match=message):
         player_from_json(data, GAME)

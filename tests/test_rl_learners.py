@@ -16,8 +16,8 @@ from rl.schedules import EpsilonSchedule
 from rl.toy import ToyConfig, ToyGame
 from rl.train import TrainConfig, make_learner, streams, table_on_model, train
 
-
 # ---- the sequential reference: one game at a time, scalar arithmetic, textbook order ----------
+
 
 class SequentialReference(Player):
     """Textbook tabular control written plainly: Python lists, one game per call, updates in
@@ -126,8 +126,9 @@ def run_reference(game, config, seed, games, opponent=None):
     config = config.resolved()
     rng, _eval_seed = streams(seed)
     alpha = None if config.alpha == "1/n" else config.alpha
-    ref = SequentialReference(game.n_states, game.n_actions, config.algo, alpha, config.gamma,
-                              config.epsilon, config.explore_steps)
+    ref = SequentialReference(
+        game.n_states, game.n_actions, config.algo, alpha, config.gamma, config.epsilon, config.explore_steps
+    )
     schedule = EpsilonSchedule(config.epsilon, config.epsilon_final, config.epsilon_schedule)
     for g in range(games):
         ref.epsilon = schedule.value(g, games)
@@ -144,9 +145,19 @@ ALGOS = ["mc", "mc-first-visit", "mc-constant-alpha", "sarsa", "q-learning", "ex
 def test_one_game_per_batch_is_the_sequential_algorithm_on_a_masked_toy(algo):
     game = ToyGame(ToyConfig("masked-chain", gamma=0.9))
     alpha = 0.2 if algo in ("mc-constant-alpha", "sarsa") else None
-    config = TrainConfig(algo, episodes=400, batch=1, epsilon=0.3, epsilon_final=0.05,
-                         epsilon_schedule="linear", alpha=alpha, gamma=0.9, explore_steps=1,
-                         eval_every=400, eval_games=10)
+    config = TrainConfig(
+        algo,
+        episodes=400,
+        batch=1,
+        epsilon=0.3,
+        epsilon_final=0.05,
+        epsilon_schedule="linear",
+        alpha=alpha,
+        gamma=0.9,
+        explore_steps=1,
+        eval_every=400,
+        eval_games=10,
+    )
     result = train(game, config, seed=5)
     q, n = run_reference(game, config, 5, 400)
     assert np.array_equal(result.q, q)  # bit for bit: same order, same arithmetic
@@ -192,6 +203,7 @@ def test_the_seed_credit_defect_is_fixed_the_taken_action_is_credited():
 
 # ---- learning known answers ----------------------------------------------------------------
 
+
 def optimal(game):
     plan = value_iteration(game.model())
     S = game.n_states
@@ -202,8 +214,9 @@ def test_monte_carlo_learns_the_bandit_means():
     """Every game opens with a random action (exploring start), so Q is the sample mean of
     each arm: within 0.1 (3 standard errors at 1000 pulls per arm) of [0, 0.4, 0.2]."""
     game = ToyGame(ToyConfig("bandit"))
-    result = train(game, TrainConfig("mc", episodes=3000, batch=100, explore_steps=1, eval_every=3000,
-                                     eval_games=100), seed=1)
+    result = train(
+        game, TrainConfig("mc", episodes=3000, batch=100, explore_steps=1, eval_every=3000, eval_games=100), seed=1
+    )
     assert np.allclose(result.q[0], [0.0, 0.4, 0.2], atol=0.1)
     assert result.policy.table[0, 0] == 1
     assert toy_value(game, result) == pytest.approx(0.4)
@@ -215,22 +228,26 @@ def toy_value(game, result):
     return expected_return(game.model(), table_on_model(game.model(), result.policy.table[0]))
 
 
-@pytest.mark.parametrize("algo, settings, games", [
-    ("mc", dict(explore_steps=1), 20_000),
-    ("mc-first-visit", dict(explore_steps=1), 20_000),
-    ("mc-constant-alpha", dict(explore_steps=1, alpha=0.02), 20_000),
-    ("sarsa", dict(epsilon=0.5, epsilon_final=0.0, epsilon_schedule="linear", alpha="1/n"), 20_000),
-    ("q-learning", dict(epsilon=0.3, epsilon_schedule="constant", alpha="1/n"), 20_000),
-    ("expected-sarsa", dict(epsilon=0.5, epsilon_final=0.0, epsilon_schedule="linear", alpha="1/n"), 20_000),
-])
+@pytest.mark.parametrize(
+    "algo, settings, games",
+    [
+        ("mc", dict(explore_steps=1), 20_000),
+        ("mc-first-visit", dict(explore_steps=1), 20_000),
+        ("mc-constant-alpha", dict(explore_steps=1, alpha=0.02), 20_000),
+        ("sarsa", dict(epsilon=0.5, epsilon_final=0.0, epsilon_schedule="linear", alpha="1/n"), 20_000),
+        ("q-learning", dict(epsilon=0.3, epsilon_schedule="constant", alpha="1/n"), 20_000),
+        ("expected-sarsa", dict(epsilon=0.5, epsilon_final=0.0, epsilon_schedule="linear", alpha="1/n"), 20_000),
+    ],
+)
 @pytest.mark.parametrize("problem", ["chain", "masked-chain"])
 def test_learners_find_the_optimal_chain_policy(algo, settings, games, problem):
     """The toy chain's optimum is known exactly (by hand and by value iteration): every
     learner's greedy policy must be it, and the values of the optimal actions within 0.05."""
     game = ToyGame(ToyConfig(problem))
     best_policy, best_q = optimal(game)
-    result = train(game, TrainConfig(algo, episodes=games, batch=50, eval_every=games, eval_games=100,
-                                     **settings), seed=2)
+    result = train(
+        game, TrainConfig(algo, episodes=games, batch=50, eval_every=games, eval_games=100, **settings), seed=2
+    )
     assert result.policy.table[0].tolist() == best_policy.tolist()
     states = np.arange(game.n_states)
     assert np.allclose(result.q[states, best_policy], best_q[states, best_policy], atol=0.05)
@@ -244,8 +261,7 @@ def test_learners_beat_random_at_divide_the_dollar(algo):
     """A policy that always plays the median wins about 40% against random; 60,000 training
     games must give a greedy policy clearly above random's 50% (evaluation: 20,000 games)."""
     game = DivideTheDollar()
-    result = train(game, TrainConfig(algo, episodes=60_000, batch=5_000, eval_every=60_000, eval_games=20_000),
-                   seed=4)
+    result = train(game, TrainConfig(algo, episodes=60_000, batch=5_000, eval_every=60_000, eval_games=20_000), seed=4)
     start, end = result.curve[0], result.curve[-1]
     assert start["games"] == 0 and end["games"] == 60_000
     assert end["win_ci_low"] > 0.52

@@ -8,7 +8,8 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fsmarena.errors import FsmarenaError
 from rl.mdp import TabularMDP, policy_value

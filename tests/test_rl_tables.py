@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fsmarena.errors import FsmarenaError
 from rl.schedules import EpsilonSchedule, parse_alpha
@@ -22,8 +23,7 @@ def plain_loop(q, n, keys, targets, alpha):
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(1, 12), st.integers(0, 300),
-       st.sampled_from([None, 0.5, 0.1, 1.0]))
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12), st.integers(0, 300), st.sampled_from([None, 0.5, 0.1, 1.0]))
 def test_sequential_update_is_the_plain_loop_bit_for_bit(seed, size, count, alpha):
     rng = np.random.default_rng(seed)
     q = rng.normal(size=size)
@@ -99,6 +99,7 @@ def test_alpha_rule():
 
 def test_note_legal_accumulates_over_repeated_states_in_one_batch():
     values = ActionValues(2, 3)
-    values.note_legal(np.array([0, 0, 0]), np.array([[True, False, False], [False, True, False],
-                                                      [False, False, False]]))
+    values.note_legal(
+        np.array([0, 0, 0]), np.array([[True, False, False], [False, True, False], [False, False, False]])
+    )
     assert values.legal.tolist() == [[True, True, False], [False, False, False]]

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_helpers import run_cli
 
 import rl.train as rt
-from cli_helpers import run_cli
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.dtd.game import DivideTheDollar
@@ -41,11 +41,32 @@ def same_run(a: Path, b: Path) -> None:
 
 # ---- outputs -----------------------------------------------------------------------------------
 
+
 def test_cli_writes_policy_curve_tables_and_summary(capsys, tmp_path):
     out = tmp_path / "run"
-    code, stdout, err = run_cli(capsys, "train", "dtd", "--algo", "q-learning", "--episodes", 3000, "--batch", 500,
-                                "--eval-every", 1000, "--eval-games", 400, "--eval-panel", "random", "always-large",
-                                "--seed", 3, "--out", out, "--json")
+    code, stdout, err = run_cli(
+        capsys,
+        "train",
+        "dtd",
+        "--algo",
+        "q-learning",
+        "--episodes",
+        3000,
+        "--batch",
+        500,
+        "--eval-every",
+        1000,
+        "--eval-games",
+        400,
+        "--eval-panel",
+        "random",
+        "always-large",
+        "--seed",
+        3,
+        "--out",
+        out,
+        "--json",
+    )
     assert code == 0, err
     summary = json.loads(stdout)
     assert summary["games"] == 3000 and summary["algo"] == "q-learning"
@@ -54,7 +75,8 @@ def test_cli_writes_policy_curve_tables_and_summary(capsys, tmp_path):
     assert isinstance(policy, TablePolicy) and policy.table.shape == (1, game.n_states)
     rows = read_curve(out / "curve.csv")
     assert [(int(r["games"]), r["opponent"]) for r in rows] == [
-        (g, o) for g in (0, 1000, 2000, 3000) for o in ("random", "always-large")]
+        (g, o) for g in (0, 1000, 2000, 3000) for o in ("random", "always-large")
+    ]
     assert all(int(r["eval_games"]) == 400 for r in rows)
     for r in rows:
         assert float(r["win_ci_low"]) <= float(r["win"]) <= float(r["win_ci_high"])
@@ -72,7 +94,9 @@ def test_cli_writes_policy_curve_tables_and_summary(capsys, tmp_path):
 
 def test_same_seed_same_result_for_any_jobs(tmp_path):
     game = DivideTheDollar()
-    config = TrainConfig("mc", episodes=4000, batch=1000, eval_every=4000, eval_games=120_000)  # 4 chunks per evaluation
+    config = TrainConfig(
+        "mc", episodes=4000, batch=1000, eval_every=4000, eval_games=120_000
+    )  # 4 chunks per evaluation
     one = train(game, config, seed=8, jobs=1)
     two = train(game, config, seed=8, jobs=2)
     assert np.array_equal(one.q, two.q) and np.array_equal(one.counts, two.counts)
@@ -85,8 +109,9 @@ def test_planners_on_421_write_the_exact_optimum(capsys, tmp_path):
     optimum, table = game.exact_optimum()
     for algo in ("value-iteration", "policy-iteration"):
         out = tmp_path / algo
-        code, stdout, err = run_cli(capsys, "train", "421", "--algo", algo, "--eval-games", 2000, "--out", out,
-                                    "--json")
+        code, stdout, err = run_cli(
+            capsys, "train", "421", "--algo", algo, "--eval-games", 2000, "--out", out, "--json"
+        )
         assert code == 0, err
         summary = json.loads(stdout)
         assert summary["exact_value"] == pytest.approx(float(optimum), abs=1e-12)
@@ -98,8 +123,13 @@ def test_planners_on_421_write_the_exact_optimum(capsys, tmp_path):
 
 def test_learners_run_on_421_and_report_the_exact_value_of_their_policy():
     game = get_game("421")
-    result = train(game, TrainConfig("sarsa", episodes=20_000, batch=1000, eval_games=1000, alpha="1/n",
-                                     epsilon=0.1, epsilon_schedule="constant"), seed=1)
+    result = train(
+        game,
+        TrainConfig(
+            "sarsa", episodes=20_000, batch=1000, eval_games=1000, alpha="1/n", epsilon=0.1, epsilon_schedule="constant"
+        ),
+        seed=1,
+    )
     assert result.exact_value == pytest.approx(float(game.exact_value(result.policy)), abs=1e-9)
     assert all(row["exact_value"] is not None for row in result.curve)
     assert result.curve[-1]["exact_value"] > result.curve[0]["exact_value"] + 1.0
@@ -107,10 +137,12 @@ def test_learners_run_on_421_and_report_the_exact_value_of_their_policy():
 
 # ---- resume ----------------------------------------------------------------------------------
 
+
 def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, monkeypatch):
     game = DivideTheDollar()
-    config = TrainConfig("sarsa", episodes=6000, batch=700, eval_every=1500, eval_games=300,
-                         epsilon=0.3, epsilon_schedule="linear")
+    config = TrainConfig(
+        "sarsa", episodes=6000, batch=700, eval_every=1500, eval_games=300, epsilon=0.3, epsilon_schedule="linear"
+    )
     train(game, config, seed=2, out=tmp_path / "whole")
 
     calls = {"n": 0}
@@ -138,8 +170,13 @@ def test_resume_with_other_settings_is_refused(tmp_path):
     config = TrainConfig("mc", episodes=1000, batch=500, eval_games=100)
     train(game, config, seed=1, out=tmp_path)
     with pytest.raises(FsmarenaError, match="different settings: config.episodes was 1000, now 2000"):
-        train(game, TrainConfig("mc", episodes=2000, batch=500, eval_every=100, eval_games=100), seed=1,
-              out=tmp_path, resume=True)
+        train(
+            game,
+            TrainConfig("mc", episodes=2000, batch=500, eval_every=100, eval_games=100),
+            seed=1,
+            out=tmp_path,
+            resume=True,
+        )
     with pytest.raises(FsmarenaError, match="already holds a training checkpoint"):
         train(game, config, seed=1, out=tmp_path)
     with pytest.raises(FsmarenaError, match="nothing to resume"):
@@ -147,12 +184,33 @@ def test_resume_with_other_settings_is_refused(tmp_path):
 
 
 def test_resume_after_sigkill_of_a_real_process(tmp_path):
-    args = ["train", "dtd", "--algo", "q-learning", "--episodes", "40000", "--batch", "500", "--eval-every", "5000",
-            "--eval-games", "200", "--checkpoint-seconds", "0.2", "--seed", "6", "--quiet"]
+    args = [
+        "train",
+        "dtd",
+        "--algo",
+        "q-learning",
+        "--episodes",
+        "40000",
+        "--batch",
+        "500",
+        "--eval-every",
+        "5000",
+        "--eval-games",
+        "200",
+        "--checkpoint-seconds",
+        "0.2",
+        "--seed",
+        "6",
+        "--quiet",
+    ]
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     cut = tmp_path / "cut"
-    process = subprocess.Popen([sys.executable, "-m", "fsmarena", *args, "--out", str(cut)], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fsmarena", *args, "--out", str(cut)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     checkpoint = cut / FILENAME
     deadline = time.monotonic() + 120
     done = 0
@@ -170,25 +228,32 @@ def test_resume_after_sigkill_of_a_real_process(tmp_path):
     process.wait()
     assert 0 < load_checkpoint(checkpoint)[0]["done"] < 40_000
     assert not (cut / "policy.json").exists()
-    resumed = subprocess.run([sys.executable, "-m", "fsmarena", *args, "--out", str(cut), "--resume"], env=env,
-                             capture_output=True, text=True)
+    resumed = subprocess.run(
+        [sys.executable, "-m", "fsmarena", *args, "--out", str(cut), "--resume"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert resumed.returncode == 0, resumed.stderr
     whole = tmp_path / "whole"
-    straight = subprocess.run([sys.executable, "-m", "fsmarena", *args, "--out", str(whole)], env=env,
-                              capture_output=True, text=True)
+    straight = subprocess.run(
+        [sys.executable, "-m", "fsmarena", *args, "--out", str(whole)], env=env, capture_output=True, text=True
+    )
     assert straight.returncode == 0, straight.stderr
     same_run(whole, cut)
 
 
 # ---- opponents ---------------------------------------------------------------------------------
 
+
 def test_self_play_starts_against_the_frozen_greedy_policy_and_refreshes_it(tmp_path):
     game = DivideTheDollar()
     common = dict(batch=100, eval_every=500, eval_games=100, epsilon=0.2, epsilon_schedule="constant")
     # the first frozen copy is the greedy policy of an all-zero table: action 0 everywhere
     self_play = train(game, TrainConfig("q-learning", episodes=500, self_play_every=500, **common), seed=4)
-    always_small = train(game, TrainConfig("q-learning", episodes=500, **common), seed=4,
-                         opponent=FixedActionPlayer(0, "small_spoil"))
+    always_small = train(
+        game, TrainConfig("q-learning", episodes=500, **common), seed=4, opponent=FixedActionPlayer(0, "small_spoil")
+    )
     assert np.array_equal(self_play.q, always_small.q)
     # after 500 games the copy is refreshed to the learner's greedy policy at that moment
     train(game, TrainConfig("q-learning", episodes=1000, self_play_every=500, **common), seed=4, out=tmp_path)
@@ -201,11 +266,27 @@ def test_an_opponent_from_a_player_file_is_the_same_opponent(capsys, tmp_path):
     game = DivideTheDollar()
     table = np.random.default_rng(0).integers(0, 3, game.n_states)
     save_player(TablePolicy(table, label="fixed table"), game, tmp_path / "opp.json")
-    code, _out, err = run_cli(capsys, "train", "dtd", "--algo", "mc", "--episodes", 2000, "--batch", 500,
-                              "--eval-games", 100, "--opponent", tmp_path / "opp.json", "--out", tmp_path / "file")
+    code, _out, err = run_cli(
+        capsys,
+        "train",
+        "dtd",
+        "--algo",
+        "mc",
+        "--episodes",
+        2000,
+        "--batch",
+        500,
+        "--eval-games",
+        100,
+        "--opponent",
+        tmp_path / "opp.json",
+        "--out",
+        tmp_path / "file",
+    )
     assert code == 0, err
-    direct = train(game, TrainConfig("mc", episodes=2000, batch=500, eval_games=100), seed=0,
-                   opponent=TablePolicy(table))
+    direct = train(
+        game, TrainConfig("mc", episodes=2000, batch=500, eval_games=100), seed=0, opponent=TablePolicy(table)
+    )
     with np.load(tmp_path / "file" / "tables.npz", allow_pickle=False) as tables:
         assert np.array_equal(tables["q"], direct.q)
 
@@ -221,23 +302,27 @@ def test_thesis_seat_and_batch_plan():
 
 # ---- bad input -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("extra, message", [
-    (["--algo", "monte-carlo", "--episodes", "10"], "unknown algorithm 'monte-carlo'"),
-    (["--algo", "mc", "--episodes", "0"], "must be a positive whole number"),
-    (["--algo", "mc", "--episodes", "-5"], "must be a positive whole number"),
-    (["--algo", "mc"], "--episodes must be a positive whole number"),
-    (["--algo", "sarsa", "--episodes", "10", "--epsilon", "1.5"], "epsilon must be a number in [0, 1]"),
-    (["--algo", "sarsa", "--episodes", "10", "--alpha", "2"], "alpha must be a number in (0, 1]"),
-    (["--algo", "sarsa", "--episodes", "10", "--alpha", "-0.1"], "alpha must be a number in (0, 1]"),
-    (["--algo", "sarsa", "--episodes", "10", "--gamma", "1.1"], "gamma must be a number in [0, 1]"),
-    (["--algo", "mc", "--episodes", "10", "--alpha", "0.1"], "use mc-constant-alpha"),
-    (["--algo", "mc", "--episodes", "10", "--batch", "0"], "must be a positive whole number"),
-    (["--algo", "mc", "--episodes", "10", "--eval-games", "-1"], "must be a positive whole number"),
-    (["--algo", "mc", "--episodes", "10", "--opponent", "nobody"], "unknown player 'nobody'"),
-    (["--algo", "mc", "--episodes", "10", "--learner-seat", "2"], "learner seat 2 does not exist"),
-    (["--algo", "value-iteration"], "needs a game with a known model"),
-    (["--algo", "mc", "--episodes", "10", "--resume"], "nothing to resume"),
-])
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--algo", "monte-carlo", "--episodes", "10"], "unknown algorithm 'monte-carlo'"),
+        (["--algo", "mc", "--episodes", "0"], "must be a positive whole number"),
+        (["--algo", "mc", "--episodes", "-5"], "must be a positive whole number"),
+        (["--algo", "mc"], "--episodes must be a positive whole number"),
+        (["--algo", "sarsa", "--episodes", "10", "--epsilon", "1.5"], "epsilon must be a number in [0, 1]"),
+        (["--algo", "sarsa", "--episodes", "10", "--alpha", "2"], "alpha must be a number in (0, 1]"),
+        (["--algo", "sarsa", "--episodes", "10", "--alpha", "-0.1"], "alpha must be a number in (0, 1]"),
+        (["--algo", "sarsa", "--episodes", "10", "--gamma", "1.1"], "gamma must be a number in [0, 1]"),
+        (["--algo", "mc", "--episodes", "10", "--alpha", "0.1"], "use mc-constant-alpha"),
+        (["--algo", "mc", "--episodes", "10", "--batch", "0"], "must be a positive whole number"),
+        (["--algo", "mc", "--episodes", "10", "--eval-games", "-1"], "must be a positive whole number"),
+        (["--algo", "mc", "--episodes", "10", "--opponent", "nobody"], "unknown player 'nobody'"),
+        (["--algo", "mc", "--episodes", "10", "--learner-seat", "2"], "learner seat 2 does not exist"),
+        (["--algo", "value-iteration"], "needs a game with a known model"),
+        (["--algo", "mc", "--episodes", "10", "--resume"], "nothing to resume"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(capsys, tmp_path, extra, message):
     out = tmp_path / "out"
     code, stdout, err = run_cli(capsys, "train", "dtd", *extra, "--out", out)
@@ -250,19 +335,22 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(capsys, tmp_path, extra
 def test_a_player_file_that_does_not_parse_is_refused(capsys, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"format_version": 1, "kind": "table-policy", "game": "dtd", "actions": [1, 2')
-    code, _out, err = run_cli(capsys, "train", "dtd", "--algo", "mc", "--episodes", 10, "--opponent", bad,
-                              "--out", tmp_path / "out")
+    code, _out, err = run_cli(
+        capsys, "train", "dtd", "--algo", "mc", "--episodes", 10, "--opponent", bad, "--out", tmp_path / "out"
+    )
     assert code == 2 and "not valid JSON" in err and err.count("\n") == 1
     assert not (tmp_path / "out").exists()
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"format_version": 1, "kind": "table-policy", "game": "dtd", "actions": [5] * 40}))
-    code, _out, err = run_cli(capsys, "train", "dtd", "--algo", "mc", "--episodes", 10, "--eval-panel", wrong,
-                              "--out", tmp_path / "out")
+    code, _out, err = run_cli(
+        capsys, "train", "dtd", "--algo", "mc", "--episodes", 10, "--eval-panel", wrong, "--out", tmp_path / "out"
+    )
     assert code == 2 and "entries must be in [0, 2]" in err
 
 
 def test_one_player_games_refuse_opponents(capsys, tmp_path):
-    code, _out, err = run_cli(capsys, "train", "421", "--algo", "sarsa", "--episodes", 10, "--opponent", "random",
-                              "--out", tmp_path / "out")
+    code, _out, err = run_cli(
+        capsys, "train", "421", "--algo", "sarsa", "--episodes", 10, "--opponent", "random", "--out", tmp_path / "out"
+    )
     assert code == 2 and "one-player game" in err
     assert not (tmp_path / "out").exists()

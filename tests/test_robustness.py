@@ -21,14 +21,47 @@ from hypothesis import strategies as st
 from fsmarena.cli import main
 from fsmarena.outdir import CONTROL_FILES
 
-EVOLVE = ["evolve", "dtd", "--genome", "fsm", "--protocol", "round-robin", "--population", "4",
-          "--games-per-pair", "2", "--checkpoint-every", "1", "--seed", "1", "--quiet"]
-TRAIN = ["train", "dtd", "--algo", "q-learning", "--episodes", "4000", "--batch", "1000",
-         "--eval-every", "2000", "--eval-games", "200", "--seed", "1", "--quiet"]
+EVOLVE = [
+    "evolve",
+    "dtd",
+    "--genome",
+    "fsm",
+    "--protocol",
+    "round-robin",
+    "--population",
+    "4",
+    "--games-per-pair",
+    "2",
+    "--checkpoint-every",
+    "1",
+    "--seed",
+    "1",
+    "--quiet",
+]
+TRAIN = [
+    "train",
+    "dtd",
+    "--algo",
+    "q-learning",
+    "--episodes",
+    "4000",
+    "--batch",
+    "1000",
+    "--eval-every",
+    "2000",
+    "--eval-games",
+    "200",
+    "--seed",
+    "1",
+    "--quiet",
+]
 STUDY = ["study", "dtd-thesis", "--scale", "test", "--no-figures", "--quiet"]
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=6),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
     max_leaves=25,
@@ -51,23 +84,32 @@ def assert_one_clear_line(code, err):
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder`` but the lock and kind files every run keeps there."""
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name not in CONTROL_FILES}
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name not in CONTROL_FILES
+    }
 
 
 def full_disk(monkeypatch):
     """Every atomic write fails at its last step, as on a full disk."""
+
     def no_space(src, dst):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
     monkeypatch.setattr("fsmarena.fileio.os.replace", no_space)
 
 
-@pytest.mark.parametrize("command, first, second, checkpoint", [
-    (EVOLVE, ["--generations", "2"], ["--generations", "4", "--resume"], "checkpoint.json"),
-    (TRAIN, [], ["--resume"], "checkpoint.npz"),
-])
-def test_full_disk_is_a_clear_error_and_keeps_the_previous_checkpoint(tmp_path, capsys, monkeypatch,
-                                                                    command, first, second, checkpoint):
+@pytest.mark.parametrize(
+    "command, first, second, checkpoint",
+    [
+        (EVOLVE, ["--generations", "2"], ["--generations", "4", "--resume"], "checkpoint.json"),
+        (TRAIN, [], ["--resume"], "checkpoint.npz"),
+    ],
+)
+def test_full_disk_is_a_clear_error_and_keeps_the_previous_checkpoint(
+    tmp_path, capsys, monkeypatch, command, first, second, checkpoint
+):
     out = tmp_path / "run"
     assert run(capsys, [*command, *first, "--out", str(out)])[0] == 0
     before = snapshot(out)
@@ -105,9 +147,14 @@ def test_fuzzed_evolution_checkpoints_are_refused_cleanly(tmp_path_factory, caps
 
 
 @fuzz
-@given(data=st.binary(max_size=300) | st.dictionaries(
-    st.sampled_from(["format_version", "meta", "q", "counts", "rng", "curve", "x"]),
-    st.lists(st.integers(-3, 3), max_size=6), max_size=5))
+@given(
+    data=st.binary(max_size=300)
+    | st.dictionaries(
+        st.sampled_from(["format_version", "meta", "q", "counts", "rng", "curve", "x"]),
+        st.lists(st.integers(-3, 3), max_size=6),
+        max_size=5,
+    )
+)
 def test_fuzzed_training_checkpoints_are_refused_cleanly(tmp_path_factory, capsys, data):
     out = tmp_path_factory.mktemp("rl")
     path = out / "checkpoint.npz"
@@ -141,8 +188,9 @@ def finished_study(tmp_path_factory):
 
 @fuzz
 @given(value=json_values, target=st.sampled_from(["study.json", "replicates/mc/r000.json", "replicates/bda/r001.json"]))
-def test_fuzzed_study_files_give_a_clean_error_or_a_clean_recomputation(finished_study, tmp_path_factory, capsys,
-                                                                         value, target):
+def test_fuzzed_study_files_give_a_clean_error_or_a_clean_recomputation(
+    finished_study, tmp_path_factory, capsys, value, target
+):
     import shutil
 
     out = tmp_path_factory.mktemp("fuzz") / "study"
@@ -175,5 +223,6 @@ def test_a_result_file_with_a_number_out_of_range_is_recomputed(finished_study, 
     assert code == 0, err
     timings = ("train_seconds", "panel_seconds", "cpu_seconds")
     recomputed, original = (
-        {k: v for k, v in json.loads(t).items() if k not in timings} for t in (target.read_text(), text))
+        {k: v for k, v in json.loads(t).items() if k not in timings} for t in (target.read_text(), text)
+    )
     assert recomputed == original  # recomputed from its seed: the same result

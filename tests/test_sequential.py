@@ -16,9 +16,9 @@ import pytest
 from evo.bda import BDASpec, BinaryDecisionAutomaton
 from evo.table_fsm import TableFSM
 from fsmarena.errors import FsmarenaError
+from fsmarena.jit import njit
 from games.base import Observation
 from games.dtd.game import DivideTheDollar, DTDConfig
-from fsmarena.jit import njit
 from games.kernel import kernel_of, params_of, seed
 from games.players import FixedActionPlayer, Player, RandomPlayer, TablePolicy
 from rl import sequential as seq
@@ -33,8 +33,22 @@ def _uniform() -> float:
     return np.random.random()
 
 
-def reference(game, algo, games, seed_value, explore, epsilon, alpha, gamma=1.0, opponent="random",
-              table=None, seat=-1, refresh=0, eps_final=None, schedule="constant"):
+def reference(
+    game,
+    algo,
+    games,
+    seed_value,
+    explore,
+    epsilon,
+    alpha,
+    gamma=1.0,
+    opponent="random",
+    table=None,
+    seat=-1,
+    refresh=0,
+    eps_final=None,
+    schedule="constant",
+):
     """Plain Python: the textbook algorithm, one game at a time, numpy's global stream."""
     k = kernel_of(game)
     p = params_of(game)
@@ -131,8 +145,22 @@ def reference(game, algo, games, seed_value, explore, epsilon, alpha, gamma=1.0,
     return q, n
 
 
-def compiled(game, algo, games, seed_value, explore, epsilon, alpha, gamma=1.0, opponent=None, seat=-1,
-             refresh=0, eps_final=None, schedule="constant", chunks=1):
+def compiled(
+    game,
+    algo,
+    games,
+    seed_value,
+    explore,
+    epsilon,
+    alpha,
+    gamma=1.0,
+    opponent=None,
+    seat=-1,
+    refresh=0,
+    eps_final=None,
+    schedule="constant",
+    chunks=1,
+):
     k = kernel_of(game)
     p = params_of(game)
     S, A = game.n_states, game.n_actions
@@ -145,8 +173,22 @@ def compiled(game, algo, games, seed_value, explore, epsilon, alpha, gamma=1.0, 
     seed(seed_value)
     bounds = np.linspace(0, games, chunks + 1).astype(int)
     for first, last in zip(bounds[:-1], bounds[1:]):
-        run(p, q, n, sums, seen, frozen, first, last - first, isets, fsets, opp.ints, opp.floats, opp.int_start,
-            opp.float_start)
+        run(
+            p,
+            q,
+            n,
+            sums,
+            seen,
+            frozen,
+            first,
+            last - first,
+            isets,
+            fsets,
+            opp.ints,
+            opp.floats,
+            opp.int_start,
+            opp.float_start,
+        )
     return q, n
 
 
@@ -214,16 +256,24 @@ def test_chunks_do_not_change_the_result_and_seeds_do():
 
 # ---- compiled opponents ---------------------------------------------------------------------
 
+
 def _players(game):
     rng = np.random.default_rng(1)
-    fsm = TableFSM(rng.integers(0, 4, (4, game.n_states * 4)), rng.integers(0, 3, (4, game.n_states * 4)),
-                   inputs="index+opp_last")
+    fsm = TableFSM(
+        rng.integers(0, 4, (4, game.n_states * 4)), rng.integers(0, 3, (4, game.n_states * 4)), inputs="index+opp_last"
+    )
     fsm_small = TableFSM(rng.integers(0, 2, (2, 4)), rng.integers(0, 3, (2, 4)), inputs="opp_last")
     genes = BDASpec(game, 8).random(rng, 3)
     genes[2, :, 2] = rng.choice([200, 250, 300, 500, 700, 750], 8)  # thresholds on card values: the edges
     bdas = [BinaryDecisionAutomaton(g) for g in genes]
-    return [FixedActionPlayer(2), TablePolicy(rng.integers(0, 3, game.n_states)), fsm, fsm_small, *bdas,
-            game.builtin_players()["always-median"]()]
+    return [
+        FixedActionPlayer(2),
+        TablePolicy(rng.integers(0, 3, game.n_states)),
+        fsm,
+        fsm_small,
+        *bdas,
+        game.builtin_players()["always-median"](),
+    ]
 
 
 def _observation(k, p, s, seat, game):
@@ -233,8 +283,14 @@ def _observation(k, p, s, seat, game):
     mask = np.zeros(k.n_actions(p), dtype=bool)
     k.legal(p, s, seat, mask)
     codes = {name: np.array([k.encoding(p, s, seat, w)]) for w, name in enumerate(game.encodings)}
-    return Observation(1, game.n_actions, index=np.array([index]), features=feats[None, :len(game.feature_names)],
-                       mask=None if mask.all() else mask[None], **codes)
+    return Observation(
+        1,
+        game.n_actions,
+        index=np.array([index]),
+        features=feats[None, : len(game.feature_names)],
+        mask=None if mask.all() else mask[None],
+        **codes,
+    )
 
 
 @pytest.mark.parametrize("number", range(8))
@@ -255,11 +311,21 @@ def test_compiled_opponent_plays_like_the_batched_player(number):
         batched = player.begin(game, 1, None, rng)
         mask, feats = np.zeros(3, dtype=bool), np.zeros(6)
         while (seat := k.to_move(p, s)) >= 0:
-            expected = int(player.act(_observation(k, p, s, seat, game), batched, None, rng)[0]) if seat == 0 \
-                else None
+            expected = int(player.act(_observation(k, p, s, seat, game), batched, None, rng)[0]) if seat == 0 else None
             if seat == 0:
-                got = act(p, s, 0, opp.ints, opp.floats, opp.int_start[0], opp.float_start[0], memory, mask,
-                          feats, np.zeros(1, dtype=np.int64))
+                got = act(
+                    p,
+                    s,
+                    0,
+                    opp.ints,
+                    opp.floats,
+                    opp.int_start[0],
+                    opp.float_start[0],
+                    memory,
+                    mask,
+                    feats,
+                    np.zeros(1, dtype=np.int64),
+                )
                 assert got == expected
                 k.step(p, s, got)
             else:
@@ -290,12 +356,27 @@ def test_compiled_vautour_builtins_play_like_the_batched_ones(action_set):
             while (seat := k.to_move(p, s)) >= 0:
                 obs = _observation(k, p, s, seat, game)
                 hand = s[k._hand_at(p, seat)]
-                obs = Observation(1, game.n_actions, **{n: getattr(obs, n) for n in
-                                  ("index", "features", "mask", *game.encodings)},
-                                  hand=np.array([hand]), prize_value=np.array([game.tables.values[obs.prize[0]]]))
+                obs = Observation(
+                    1,
+                    game.n_actions,
+                    **{n: getattr(obs, n) for n in ("index", "features", "mask", *game.encodings)},
+                    hand=np.array([hand]),
+                    prize_value=np.array([game.tables.values[obs.prize[0]]]),
+                )
                 expected = int(player.act(obs, batched, None, rng)[0])
-                got = act(p, s, seat, opp.ints, opp.floats, opp.int_start[0], opp.float_start[0], memory, mask,
-                          feats, np.zeros(1, dtype=np.int64))
+                got = act(
+                    p,
+                    s,
+                    seat,
+                    opp.ints,
+                    opp.floats,
+                    opp.int_start[0],
+                    opp.float_start[0],
+                    memory,
+                    mask,
+                    feats,
+                    np.zeros(1, dtype=np.int64),
+                )
                 assert got == expected, (name, seat)
                 k.step(p, s, got)
 
@@ -322,6 +403,7 @@ def test_a_mixture_is_a_pool_and_uncompilable_players_are_named():
 
 # ---- training runs (rl.train with batch = 1) ------------------------------------------------
 
+
 def test_the_sequential_algorithm_is_the_default_and_a_batch_is_asked_for():
     from rl.train import TrainConfig
 
@@ -345,8 +427,15 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, m
     from rl.checkpoint import FILENAME, load_checkpoint
     from rl.train import TrainConfig, train
 
-    config = TrainConfig("sarsa", episodes=3000, eval_every=1000, eval_games=200, epsilon=0.3,
-                         epsilon_schedule="linear", self_play_every=700)
+    config = TrainConfig(
+        "sarsa",
+        episodes=3000,
+        eval_every=1000,
+        eval_games=200,
+        epsilon=0.3,
+        epsilon_schedule="linear",
+        self_play_every=700,
+    )
     whole = train(GAME, config, seed=2, out=tmp_path / "whole")
     real = sequential_module.make_runner
     calls = {"n": 0}
@@ -359,6 +448,7 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, m
             if calls["n"] == 4:  # chunks end at 700, 1000, 1400, 2000...: stopped after game 1400
                 raise KeyboardInterrupt
             return runner(*args)
+
         return run
 
     monkeypatch.setattr(sequential_module, "make_runner", interrupted)
@@ -391,8 +481,9 @@ def test_an_opponent_that_cannot_be_compiled_is_refused_before_anything_is_writt
 def test_cli_batch_zero_is_one_line_exit_2_and_writes_nothing(capsys, tmp_path):
     from cli_helpers import run_cli
 
-    code, _out, err = run_cli(capsys, "train", "dtd", "--algo", "mc", "--episodes", 10, "--batch", 0,
-                              "--out", tmp_path / "a")
+    code, _out, err = run_cli(
+        capsys, "train", "dtd", "--algo", "mc", "--episodes", 10, "--batch", 0, "--out", tmp_path / "a"
+    )
     assert code == 2 and err.startswith("fsmarena: error:") and err.count("\n") == 1
     assert not (tmp_path / "a").exists()
 

@@ -64,12 +64,15 @@ def test_solve_text_shows_fraction_and_keep_table(capsys):
     assert row.split()[1:] == ["11", "stop", "stop"]
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["solve", "dtd"], "no known model"),
-    (["solve", "nosuchgame"], "unknown game 'nosuchgame'"),
-    (["solve", "421", "--param", "scores=french"], "unknown score table 'french'"),
-    (["solve", "421", "--param", "rethrows=-2"], "rethrows"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["solve", "dtd"], "no known model"),
+        (["solve", "nosuchgame"], "unknown game 'nosuchgame'"),
+        (["solve", "421", "--param", "scores=french"], "unknown score table 'french'"),
+        (["solve", "421", "--param", "rethrows=-2"], "rethrows"),
+    ],
+)
 def test_solve_bad_input_is_one_clear_line(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""

@@ -13,8 +13,8 @@ from hypothesis import strategies as hs
 from studies import statistics as st
 from studies.crossplay import CrossplayResult, pairing_games
 
-
 # ---- Holm --------------------------------------------------------------------------------------
+
 
 def test_holm_hand_worked():
     # sorted: 0.01*3 = 0.03, 0.03*2 = 0.06, 0.04*1 = 0.04 -> running max 0.06
@@ -39,6 +39,7 @@ def test_holm_invariants(p):
 
 # ---- effect size and Mann-Whitney ---------------------------------------------------------------
 
+
 @given(hs.lists(hs.integers(0, 5), min_size=1, max_size=8), hs.lists(hs.integers(0, 5), min_size=1, max_size=8))
 def test_vargha_delaney_is_probability_of_superiority(x, y):
     pairs = [(a, b) for a in x for b in y]
@@ -60,11 +61,14 @@ def _permutation_p(x, y):
     return sum(abs(u(s) - n1 * n2 / 2) >= observed - 1e-12 for s in splits) / len(splits)
 
 
-@pytest.mark.parametrize("x, y", [
-    ([0.61, 0.72, 0.55, 0.80], [0.41, 0.52, 0.49, 0.58]),
-    ([0.1, 0.5, 0.3], [0.2, 0.4, 0.6, 0.7, 0.05]),
-    ([1.0, 2.0, 3.0, 4.0, 5.0], [6.0, 7.0, 8.0, 9.0, 10.0]),
-])
+@pytest.mark.parametrize(
+    "x, y",
+    [
+        ([0.61, 0.72, 0.55, 0.80], [0.41, 0.52, 0.49, 0.58]),
+        ([0.1, 0.5, 0.3], [0.2, 0.4, 0.6, 0.7, 0.05]),
+        ([1.0, 2.0, 3.0, 4.0, 5.0], [6.0, 7.0, 8.0, 9.0, 10.0]),
+    ],
+)
 def test_mann_whitney_matches_exact_permutation_test(x, y):
     result = st.mann_whitney(x, y)
     assert result["p"] == pytest.approx(_permutation_p(x, y))
@@ -79,10 +83,16 @@ def test_mann_whitney_degenerate_cases():
 
 def test_effect_words_thresholds():
     assert [st.effect_words(a) for a in (0.5, 0.56, 0.64, 0.71, 0.29)] == [
-        "negligible", "small", "medium", "large", "large"]
+        "negligible",
+        "small",
+        "medium",
+        "large",
+        "large",
+    ]
 
 
 # ---- intervals ------------------------------------------------------------------------------------
+
 
 def test_mean_ci_hand_worked():
     mean, low, high = st.mean_ci([0.0, 1.0])
@@ -116,6 +126,7 @@ def test_pairwise_applies_holm_within_the_table():
 
 # ---- cross-play tables -------------------------------------------------------------------------------
 
+
 def test_pairing_games_reach_the_target_for_every_family_pair():
     families = ["A", "A", "A", "B", "C", "C"]
     games = pairing_games(families, 97)
@@ -139,9 +150,15 @@ def test_pairing_games_reach_the_target_for_every_family_pair():
 def test_crossplay_tables_hand_worked():
     # champions 0, 1 of family A, champion 2 of family B
     result = CrossplayResult(
-        labels=["a0", "a1", "b0"], families=["A", "A", "B"], replicates=[0, 1, 0],
-        pairs=np.array([[0, 1], [0, 2], [1, 2]]), games=np.array([10, 20, 20]),
-        wins=np.array([6, 12, 5]), draws=np.array([1, 2, 3]), losses=np.array([3, 6, 12]))
+        labels=["a0", "a1", "b0"],
+        families=["A", "A", "B"],
+        replicates=[0, 1, 0],
+        pairs=np.array([[0, 1], [0, 2], [1, 2]]),
+        games=np.array([10, 20, 20]),
+        wins=np.array([6, 12, 5]),
+        draws=np.array([1, 2, 3]),
+        losses=np.array([3, 6, 12]),
+    )
     family, champions = st.crossplay_tables(result, ["A", "B"])
     by = {(r["family"], r["opponent_family"]): r for r in family}
     ab = by[("A", "B")]

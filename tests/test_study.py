@@ -73,9 +73,19 @@ panel_games = 100
 crossplay_halfwidth = 0.1
 """
 
-RESULT_TABLES = ("panel", "panel_summary", "panel_tests", "curves", "seeds", "crossplay_family",
-                 "crossplay_champions", "crossplay_pairs", "crossplay_league", "crossplay_league_summary",
-                 "crossplay_league_tests")
+RESULT_TABLES = (
+    "panel",
+    "panel_summary",
+    "panel_tests",
+    "curves",
+    "seeds",
+    "crossplay_family",
+    "crossplay_champions",
+    "crossplay_pairs",
+    "crossplay_league",
+    "crossplay_league_summary",
+    "crossplay_league_tests",
+)
 
 
 @pytest.fixture(scope="module")
@@ -121,11 +131,15 @@ def tables(out: Path) -> dict[str, str]:
 
 
 def snapshot(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 # ---- end to end -----------------------------------------------------------------------------------
+
 
 def test_every_output_exists_and_the_report_links_resolve(finished):
     data, analysis, _ = finished
@@ -133,12 +147,29 @@ def test_every_output_exists_and_the_report_links_resolve(finished):
     report = (out / "report.md").read_text()
     for label in ("BDA", "FSM", "MC-ES", "Q (evo)"):
         assert label in report
-    for needle in ("## Question", "## Protocol", "## Conclusions", "## Reproduce", "numpy", "scipy", "deap",
-                   "matplotlib", "joblib", "Master seed** 11", "fsmarena study tiny.toml"):
+    for needle in (
+        "## Question",
+        "## Protocol",
+        "## Conclusions",
+        "## Reproduce",
+        "numpy",
+        "scipy",
+        "deap",
+        "matplotlib",
+        "joblib",
+        "Master seed** 11",
+        "fsmarena study tiny.toml",
+    ):
         assert needle in report
     links = [line.split("](", 1)[1].split(")", 1)[0] for line in report.splitlines() if line.startswith("![")]
-    assert {"figures/learning_curves.png", "figures/crossplay_heatmap.png", "figures/panel_outcomes.png",
-            "figures/policy_map.png", "figures/best_bda.png", "figures/best_fsm.png"} <= set(links)
+    assert {
+        "figures/learning_curves.png",
+        "figures/crossplay_heatmap.png",
+        "figures/panel_outcomes.png",
+        "figures/policy_map.png",
+        "figures/best_bda.png",
+        "figures/best_fsm.png",
+    } <= set(links)
     for link in links:
         assert (out / link).stat().st_size > 1000
         assert (out / link).with_suffix(".pdf").read_bytes()[:4] == b"%PDF"
@@ -147,7 +178,9 @@ def test_every_output_exists_and_the_report_links_resolve(finished):
     # per-competitor replicates: 3 evolved, 2 RL
     seeds = read_csv(out / "tables" / "seeds.csv")
     assert sorted((r["competitor"], r["replicate"]) for r in seeds) == sorted(
-        [(c, str(r)) for c in ("bda", "fsm") for r in range(3)] + [(c, str(r)) for c in ("mc", "q-evo") for r in range(2)])
+        [(c, str(r)) for c in ("bda", "fsm") for r in range(3)]
+        + [(c, str(r)) for c in ("mc", "q-evo") for r in range(2)]
+    )
 
 
 def test_panel_results_replay_from_the_documented_seeds(finished, plan):
@@ -158,8 +191,11 @@ def test_panel_results_replay_from_the_documented_seeds(finished, plan):
         seeds = np.random.SeedSequence(11, spawn_key=(replicate, zlib.crc32(competitor.encode()), 1)).spawn(2)
         for opponent, seed in zip(("random", "always-large"), seeds):
             stats = play_match(data.game, player, resolve_player(opponent, data.game), 100, seed)
-            row = next(r for r in rows if r["competitor"] == competitor and r["replicate"] == str(replicate)
-                       and r["opponent"] == opponent)
+            row = next(
+                r
+                for r in rows
+                if r["competitor"] == competitor and r["replicate"] == str(replicate) and r["opponent"] == opponent
+            )
             assert (int(row["wins"]), int(row["draws"]), int(row["losses"])) == (stats.wins, stats.draws, stats.losses)
 
 
@@ -169,16 +205,20 @@ def test_crossplay_family_table_recomputed_from_raw_pairs(finished, plan):
     pairs = read_csv(out / "tables" / "crossplay_pairs.csv")
     family = {(r["family"], r["opponent_family"]): r for r in read_csv(out / "tables" / "crossplay_family.csv")}
     names = [c.name for c in plan.competitors]
-    needed = math.ceil(1.959963984540054 ** 2 / (4 * 0.1 ** 2))
+    needed = math.ceil(1.959963984540054**2 / (4 * 0.1**2))
     for a in names:
         for b in names:
             wins = losses = games = 0
             for p in pairs:
                 fa, fb = p["champion_a"].split("/")[0], p["champion_b"].split("/")[0]
                 if (fa, fb) == (a, b):
-                    wins += int(p["wins_a"]); losses += int(p["losses_a"]); games += int(p["games"])
+                    wins += int(p["wins_a"])
+                    losses += int(p["losses_a"])
+                    games += int(p["games"])
                 elif (fa, fb) == (b, a) and a != b:
-                    wins += int(p["losses_a"]); losses += int(p["wins_a"]); games += int(p["games"])
+                    wins += int(p["losses_a"])
+                    losses += int(p["wins_a"])
+                    games += int(p["games"])
             if not games:
                 assert (a, b) not in family
                 continue
@@ -214,6 +254,7 @@ def test_report_tables_match_the_csv(finished):
 
 
 # ---- reproducibility ------------------------------------------------------------------------------
+
 
 def test_jobs_do_not_change_results(finished, plan, tmp_path):
     data, _, _ = finished
@@ -298,6 +339,7 @@ def test_stale_result_file_is_redone(finished, plan, tmp_path):
 
 # ---- bad input ------------------------------------------------------------------------------------
 
+
 def run_cli(*args) -> int:
     return main(["study", *args, "--quiet"])
 
@@ -327,19 +369,26 @@ def test_out_holding_another_study_is_refused_untouched(finished, tmp_path, caps
     assert snapshot(foreign) == {"notes.txt": hashlib.sha256(b"mine").hexdigest()}
 
 
-@pytest.mark.parametrize("change, message", [
-    (("method = \"train\"", "method = \"tran\""), "unknown study method 'tran'"),
-    (("games_per_pair = 2", "games_per_pair = 2, bogus = 3"), "unknown parameter 'bogus'"),
-    (("episodes = 600, batch = 200, eval_every = 300, eval_games = 100, learner_seat = 0",
-      "episodes = -5"), "competitor 'mc'"),
-    (('needs = ["bda", "fsm"]', 'needs = ["bda", "nobody"]'), "needs unknown competitors: nobody"),
-    (('mc = { replicates = 2 }', 'mc = { replicates = 2 }\nbda = { replicates = 1 }'), "has more replicates"),
-    (("crossplay_halfwidth = 0.1\n[scales.test.budgets]", "crossplay_halfwidth = 0.7\n[scales.test.budgets]"),
-     "crossplay_halfwidth"),
-    (('panel = ["random", "always-large"]', 'panel = ["random", "always-huge"]'), "unknown player 'always-huge'"),
-    (("version = 1", "version = \"one\""), "field 'version' must be a whole number"),
-    (("[[competitors]]", "[[competitors]"), "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (('method = "train"', 'method = "tran"'), "unknown study method 'tran'"),
+        (("games_per_pair = 2", "games_per_pair = 2, bogus = 3"), "unknown parameter 'bogus'"),
+        (
+            ("episodes = 600, batch = 200, eval_every = 300, eval_games = 100, learner_seat = 0", "episodes = -5"),
+            "competitor 'mc'",
+        ),
+        (('needs = ["bda", "fsm"]', 'needs = ["bda", "nobody"]'), "needs unknown competitors: nobody"),
+        (("mc = { replicates = 2 }", "mc = { replicates = 2 }\nbda = { replicates = 1 }"), "has more replicates"),
+        (
+            ("crossplay_halfwidth = 0.1\n[scales.test.budgets]", "crossplay_halfwidth = 0.7\n[scales.test.budgets]"),
+            "crossplay_halfwidth",
+        ),
+        (('panel = ["random", "always-large"]', 'panel = ["random", "always-huge"]'), "unknown player 'always-huge'"),
+        (("version = 1", 'version = "one"'), "field 'version' must be a whole number"),
+        (("[[competitors]]", "[[competitors]"), "not valid TOML"),
+    ],
+)
 def test_bad_study_definitions_fail_before_writing(tmp_path, capsys, change, message):
     old, new = change
     assert old in TINY
@@ -353,10 +402,17 @@ def test_bad_study_definitions_fail_before_writing(tmp_path, capsys, change, mes
 
 
 def test_circular_needs_rejected():
-    data = {"name": "loop", "version": 1, "game": "dtd", "seed": 1,
-            "competitors": [{"name": "a", "method": "builtin", "needs": ["b"]},
-                            {"name": "b", "method": "builtin", "needs": ["a"]}],
-            "scales": {"test": {"replicates": 1, "panel_games": 10, "crossplay_halfwidth": 0.1}}}
+    data = {
+        "name": "loop",
+        "version": 1,
+        "game": "dtd",
+        "seed": 1,
+        "competitors": [
+            {"name": "a", "method": "builtin", "needs": ["b"]},
+            {"name": "b", "method": "builtin", "needs": ["a"]},
+        ],
+        "scales": {"test": {"replicates": 1, "panel_games": 10, "crossplay_halfwidth": 0.1}},
+    }
     with pytest.raises(FsmarenaError, match="circular"):
         study_from_dict(data)
 
@@ -380,8 +436,11 @@ def test_csv_cells_are_plain(finished):
     data, _, _ = finished
     with open(data.out / "tables" / "panel.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
-    assert all(float(r["win_rate"]) == int(r["wins"]) / int(r["games"]) or
-               abs(float(r["win_rate"]) - int(r["wins"]) / int(r["games"])) < 1e-6 for r in rows)
+    assert all(
+        float(r["win_rate"]) == int(r["wins"]) / int(r["games"])
+        or abs(float(r["win_rate"]) - int(r["wins"]) / int(r["games"])) < 1e-6
+        for r in rows
+    )
 
 
 @pytest.mark.slow
@@ -393,11 +452,27 @@ def test_sigkill_then_rerun_matches_uninterrupted(tmp_path, study_file):
     import time
 
     slower = tmp_path / "slower.toml"
-    slower.write_text(study_file.read_text().replace("episodes = 600", "episodes = 8000")
-                      .replace("generations = 2", "generations = 8"))
+    slower.write_text(
+        study_file.read_text()
+        .replace("episodes = 600", "episodes = 8000")
+        .replace("generations = 2", "generations = 8")
+    )
     out = tmp_path / "killed"
-    command = [sys.executable, "-m", "fsmarena", "study", str(slower), "--scale", "test", "--jobs", "2",
-               "--out", str(out), "--quiet", "--no-figures"]
+    command = [
+        sys.executable,
+        "-m",
+        "fsmarena",
+        "study",
+        str(slower),
+        "--scale",
+        "test",
+        "--jobs",
+        "2",
+        "--out",
+        str(out),
+        "--quiet",
+        "--no-figures",
+    ]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and len(list((out / "replicates").rglob("*.json"))) < 2:
@@ -408,8 +483,25 @@ def test_sigkill_then_rerun_matches_uninterrupted(tmp_path, study_file):
     finished = subprocess.run(command, capture_output=True, text=True)
     assert finished.returncode == 0, finished.stderr
     reference = tmp_path / "reference"
-    subprocess.run([sys.executable, "-m", "fsmarena", "study", str(slower), "--scale", "test", "--jobs", "1",
-                    "--out", str(reference), "--quiet", "--no-figures"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fsmarena",
+            "study",
+            str(slower),
+            "--scale",
+            "test",
+            "--jobs",
+            "1",
+            "--out",
+            str(reference),
+            "--quiet",
+            "--no-figures",
+        ],
+        check=True,
+        capture_output=True,
+    )
     assert tables(out) == tables(reference)
 
 

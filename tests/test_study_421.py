@@ -19,10 +19,10 @@ import pytest
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
 from games import get_game
+from games.dice421.study import finish
 from games.players import load_player
 from studies.protocol import get_study, study_from_dict
 from studies.runner import run_study
-from games.dice421.study import finish
 
 GAME = get_game("421")
 OPTIMUM, OPTIMAL_TABLE = GAME.exact_optimum()
@@ -86,13 +86,39 @@ def test_study_421_runs_end_to_end_and_its_numbers_agree(tmp_path, capsys):
 
 
 SMALL = {
-    "name": "small-421", "version": 1, "game": "421", "seed": 5, "panel": [], "report": "exact-values",
+    "name": "small-421",
+    "version": 1,
+    "game": "421",
+    "seed": 5,
+    "panel": [],
+    "report": "exact-values",
     "competitors": [
-        {"name": "q", "method": "train-exact", "params": {"algo": "q-learning", "episodes": 3000, "batch": 500,
-                                                          "eval_every": 1000, "eval_games": 10, "check_games": 500}},
-        {"name": "ga", "method": "evolve-exact", "params": {"genome": "fsm", "protocol": "score", "states": 1,
-                                                            "generations": 3, "population": 6, "games_per_pair": 20,
-                                                            "curve_every": 1, "check_games": 500}},
+        {
+            "name": "q",
+            "method": "train-exact",
+            "params": {
+                "algo": "q-learning",
+                "episodes": 3000,
+                "batch": 500,
+                "eval_every": 1000,
+                "eval_games": 10,
+                "check_games": 500,
+            },
+        },
+        {
+            "name": "ga",
+            "method": "evolve-exact",
+            "params": {
+                "genome": "fsm",
+                "protocol": "score",
+                "states": 1,
+                "generations": 3,
+                "population": 6,
+                "games_per_pair": 20,
+                "curve_every": 1,
+                "check_games": 500,
+            },
+        },
     ],
     "scales": {"test": {"replicates": 2, "panel_games": 1, "crossplay_halfwidth": 0.05}},
 }
@@ -105,27 +131,50 @@ def test_the_same_plan_gives_the_same_tables_for_any_jobs(tmp_path):
         data = run_study(plan, tmp_path / f"jobs{jobs}", jobs, log=lambda message: None)
         summary = finish(data, False, "test", None)
         assert Path(summary["report"]).exists()
-        tables.append([(tmp_path / f"jobs{jobs}" / "tables" / f"{name}.csv").read_text()
-                       for name in ("values", "values_summary", "curves")])
+        tables.append(
+            [
+                (tmp_path / f"jobs{jobs}" / "tables" / f"{name}.csv").read_text()
+                for name in ("values", "values_summary", "curves")
+            ]
+        )
     assert tables[0] == tables[1]
     curve = rows(tmp_path / "jobs1" / "tables" / "curves.csv")
     ga = [r for r in curve if r["competitor"] == "ga" and r["replicate"] == "0"]
     assert [int(r["games"]) for r in ga] == [120, 240, 360]
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"report": "nope"}, "unknown report 'nope'"),
-    ({"game": "dtd"}, "one-player game|not one of the game dtd's reports"),
-    ({"competitors": [{"name": "p", "method": "plan", "params": {"algo": "q-learning"}}]}, "plan runs one of"),
-    ({"competitors": [{"name": "g", "method": "evolve-exact", "params": {"genome": "bda", "protocol": "score"}}]},
-     "only table FSMs"),
-    ({"competitors": [{"name": "g", "method": "evolve-exact", "params": {"genome": "fsm", "protocol": "thesis"}}]},
-     "protocol = \"score\""),
-    ({"competitors": [{"name": "t", "method": "train-exact", "params": {"algo": "mc", "episodes": -3}}]},
-     "--episodes must be a positive"),
-    ({"competitors": [{"name": "t", "method": "train-exact", "params": {"algo": "mc", "bogus": 1}}]},
-     "unknown parameter 'bogus'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"report": "nope"}, "unknown report 'nope'"),
+        ({"game": "dtd"}, "one-player game|not one of the game dtd's reports"),
+        ({"competitors": [{"name": "p", "method": "plan", "params": {"algo": "q-learning"}}]}, "plan runs one of"),
+        (
+            {
+                "competitors": [
+                    {"name": "g", "method": "evolve-exact", "params": {"genome": "bda", "protocol": "score"}}
+                ]
+            },
+            "only table FSMs",
+        ),
+        (
+            {
+                "competitors": [
+                    {"name": "g", "method": "evolve-exact", "params": {"genome": "fsm", "protocol": "thesis"}}
+                ]
+            },
+            'protocol = "score"',
+        ),
+        (
+            {"competitors": [{"name": "t", "method": "train-exact", "params": {"algo": "mc", "episodes": -3}}]},
+            "--episodes must be a positive",
+        ),
+        (
+            {"competitors": [{"name": "t", "method": "train-exact", "params": {"algo": "mc", "bogus": 1}}]},
+            "unknown parameter 'bogus'",
+        ),
+    ],
+)
 def test_bad_421_studies_fail_in_one_line_before_writing(tmp_path, change, message):
     out = tmp_path / "never"
     with pytest.raises(FsmarenaError, match=message):
@@ -152,8 +201,9 @@ replicates = 1
 panel_games = 1
 crossplay_halfwidth = 0.05
 """)
-    code = main(["study", str(path), "--scale", "test", "--out", str(tmp_path / "out"), "--json", "--no-figures",
-                 "--quiet"])
+    code = main(
+        ["study", str(path), "--scale", "test", "--out", str(tmp_path / "out"), "--json", "--no-figures", "--quiet"]
+    )
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["optimum"] == pytest.approx(float(OPTIMUM), abs=1e-12)

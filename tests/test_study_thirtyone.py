@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("sklearn")
 
 from cli_helpers import cli  # noqa: E402
+
 from fsmarena.cli import main  # noqa: E402
 from fsmarena.errors import FsmarenaError  # noqa: E402
 from games import get_game  # noqa: E402
@@ -22,15 +23,34 @@ from games.match import play_match  # noqa: E402
 from games.players import RandomPlayer, resolve_player  # noqa: E402
 from games.stats import wilson_interval  # noqa: E402
 from games.thirtyone.players import GreedyPlayer  # noqa: E402
+from games.thirtyone.study import CHUNK, CONFIRM_KEY, TABLE_KEY, arrangements, load, table_match  # noqa: E402
 from studies.analysis import read_csv  # noqa: E402
 from studies.methods import MethodContext, check_method  # noqa: E402
 from studies.report import pct  # noqa: E402
-from games.thirtyone.study import CHUNK, CONFIRM_KEY, TABLE_KEY, arrangements, load, table_match  # noqa: E402
 
-FAMILIES = ("MC", "SARSA", "Q-learning", "MLP agent", "FSM vs greedy", "BDA vs greedy", "FSM round robin",
-            "BDA round robin", "greedy-knock", "greedy")
-FIGURES = ("learning_curves", "evolution_curves", "panel_outcomes", "crossplay_heatmap", "crossplay_spread",
-           "versus_reference", "table", "best_fsm", "best_bda")
+FAMILIES = (
+    "MC",
+    "SARSA",
+    "Q-learning",
+    "MLP agent",
+    "FSM vs greedy",
+    "BDA vs greedy",
+    "FSM round robin",
+    "BDA round robin",
+    "greedy-knock",
+    "greedy",
+)
+FIGURES = (
+    "learning_curves",
+    "evolution_curves",
+    "panel_outcomes",
+    "crossplay_heatmap",
+    "crossplay_spread",
+    "versus_reference",
+    "table",
+    "best_fsm",
+    "best_bda",
+)
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +63,7 @@ def run(tmp_path_factory):
 
 
 # ---- the whole pipeline ---------------------------------------------------------------------------
+
 
 def test_the_answer_is_traced_to_fresh_games_replayed_from_the_documented_seed(run):
     out, summary = run
@@ -64,8 +85,10 @@ def test_the_answer_is_traced_to_fresh_games_replayed_from_the_documented_seed(r
         assert float(row["confirm_ci_high"]) == pytest.approx(high, abs=1e-5)
         assert (row["reaches_target"] == "True") == (low >= study.target)
         # the best replicate is the one with the most panel wins against greedy
-        panel = [json.loads(p.read_text())["panel"]["greedy"]["wins"]
-                 for p in sorted((out / "replicates" / name).glob("r*.json"))]
+        panel = [
+            json.loads(p.read_text())["panel"]["greedy"]["wins"]
+            for p in sorted((out / "replicates" / name).glob("r*.json"))
+        ]
         assert panel[replicate] == max(panel)
         # replayed from the player file and the seed the report documents: the same games
         player = resolve_player(str(out / "players" / name / f"r{replicate:03d}.json"), game)
@@ -113,20 +136,40 @@ def test_the_three_player_table_is_traced_to_its_games(run):
 
 def test_every_generic_table_and_the_report_sections_exist(run):
     out, _summary = run
-    for name in ("panel", "panel_summary", "curves", "seeds", "timing", "crossplay_family", "crossplay_champions",
-                 "families", "table", "table_summary"):
+    for name in (
+        "panel",
+        "panel_summary",
+        "curves",
+        "seeds",
+        "timing",
+        "crossplay_family",
+        "crossplay_champions",
+        "families",
+        "table",
+        "table_summary",
+    ):
         assert (out / "tables" / f"{name}.csv").stat().st_size > 0, name
     report = (out / "report.md").read_text()
-    for heading in ("## Answer", "## Protocol", "## Results", "### Cross-play", "## 3 players", "## Compute",
-                    "## Reproduce"):
+    for heading in (
+        "## Answer",
+        "## Protocol",
+        "## Results",
+        "### Cross-play",
+        "## 3 players",
+        "## Compute",
+        "## Reproduce",
+    ):
         assert heading in report, heading
     panel = read_csv(out / "tables" / "panel.csv")
     assert {r["opponent"] for r in panel} == {"greedy", "greedy-knock", "random"}
     for path in sorted((out / "replicates").glob("*/r*.json")):
         record = json.loads(path.read_text())
         for opponent, counts in record["panel"].items():
-            row = next(r for r in panel if r["champion"] == f"{record['competitor']}/r{record['replicate']:03d}"
-                       and r["opponent"] == opponent)
+            row = next(
+                r
+                for r in panel
+                if r["champion"] == f"{record['competitor']}/r{record['replicate']:03d}" and r["opponent"] == opponent
+            )
             assert int(row["wins"]) == counts["wins"] and int(row["games"]) == counts["games"]
 
 
@@ -170,6 +213,7 @@ def test_end_to_end_with_figures_and_two_jobs_gives_the_same_tables(run, tmp_pat
 
 # ---- the 3-player table ---------------------------------------------------------------------------
 
+
 def test_arrangements_seat_everybody_everywhere_equally():
     plans = arrangements(3)
     assert len(plans) == len(set(plans)) == 6
@@ -201,13 +245,18 @@ def test_table_match_counts_equal_a_plain_loop_over_the_seatings():
 
 # ---- the train-mlp method ---------------------------------------------------------------------------
 
+
 def test_train_mlp_records_its_settings_without_the_replicate_seed_and_refuses_typos():
     game = get_game("thirtyone")
     settings = check_method("train-mlp", MethodContext(game, {"games": 100, "hidden": [8]}, 123, "mlp", [], "greedy"))
     assert settings["games"] == 100 and settings["hidden"] == [8] and "seed" not in settings
     assert settings["eval_panel"] == ["greedy"] and settings["opponents"] == ["greedy"]
-    for params, message in (({"gamess": 100}, "unknown parameter 'gamess'"), ({"games": 0}, "positive"),
-                            ({"opponents": ["nobody"]}, "unknown player 'nobody'"), ({"seed": 3}, "unknown parameter")):
+    for params, message in (
+        ({"gamess": 100}, "unknown parameter 'gamess'"),
+        ({"games": 0}, "positive"),
+        ({"opponents": ["nobody"]}, "unknown player 'nobody'"),
+        ({"seed": 3}, "unknown parameter"),
+    ):
         with pytest.raises(FsmarenaError, match=message):
             check_method("train-mlp", MethodContext(game, params, 0, "mlp", [], "greedy"))
     with pytest.raises(FsmarenaError, match="31"):

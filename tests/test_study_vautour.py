@@ -8,24 +8,31 @@ import json
 
 import numpy as np
 import pytest
-
 from cli_helpers import cli
+
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.players import resolve_player
+from games.vautour.study import DEFINITION, load
 from studies import statistics as st
 from studies.analysis import read_csv
 from studies.methods import MethodContext, check_method, get_method
 from studies.multiseat import LeagueResult, advantage_interval, group_rows, league
 from studies.report import pct
-from games.vautour.study import DEFINITION, load
 
 FAMILIES = ("MC", "SARSA", "Q-learning", "FSM", "BDA")
 BUILTINS = ("random", "max", "min", "prize-rank", "bonus-craving", "negative-adverse", "get-rid-of-bad-cards")
 SEEN = ("random", "max", "min", "prize-rank")
-FIGURES = ("league_heatmap", "champions_vs_builtins", "generalisation", "curves_train", "curves_evolve",
-           "best_fsm", "best_bda")
+FIGURES = (
+    "league_heatmap",
+    "champions_vs_builtins",
+    "generalisation",
+    "curves_train",
+    "curves_evolve",
+    "best_fsm",
+    "best_bda",
+)
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +50,14 @@ def test_every_table_of_both_player_counts_is_written(run):
     for n in (2, 3):
         sub = out / f"{n}-players"
         assert (sub / "report.md").exists() and (sub / "raw" / "league.json").exists()
-        for name in ("league", "champions", "reference", "generalisation", "generalisation_summary",
-                     "generalisation_tests"):
+        for name in (
+            "league",
+            "champions",
+            "reference",
+            "generalisation",
+            "generalisation_summary",
+            "generalisation_tests",
+        ):
             assert (out / "tables" / f"{name}_{n}p.csv").stat().st_size > 0
         # every champion's player file plays in the study's game
         game = get_game("vautour", {"state": "buckets", "action_set": "both", "players": str(n)})
@@ -126,8 +139,9 @@ def test_report_numbers_come_from_the_tables(run, n):
 def test_seen_flags_and_generalisation_summary_follow_the_definition(run, n):
     out, _summary = run
     champions = read_csv(out / "tables" / f"champions_{n}p.csv")
-    assert {(r["opponent"], r["seen"]) for r in champions} == \
-        {(b, str(b in SEEN)) for b in BUILTINS} | {("field", "False")}
+    assert {(r["opponent"], r["seen"]) for r in champions} == {(b, str(b in SEEN)) for b in BUILTINS} | {
+        ("field", "False")
+    }
     general = read_csv(out / "tables" / f"generalisation_{n}p.csv")
     assert len(general) == 5 * 2  # five families, two replicates each
     for row in general:
@@ -169,6 +183,7 @@ def test_unknown_scale_fails_with_one_line_before_writing(capsys, tmp_path):
 
 # ---- the definition ---------------------------------------------------------------------------
 
+
 def test_the_definition_loads_with_its_player_counts_and_reference():
     study = load()
     assert study.players == (2, 3) and study.reference == "prize-rank"
@@ -179,12 +194,15 @@ def test_the_definition_loads_with_its_player_counts_and_reference():
     assert {c.name for c in plans[2].competitors} == {"mc", "sarsa", "q-learning", "fsm", "bda"}
 
 
-@pytest.mark.parametrize("edit,message", [
-    (("players = [2, 3]", "players = [1, 3]"), "player counts between 2 and 5"),
-    (("reference = \"prize-rank\"", "reference = \"bid-high\""), "must be one of the panel"),
-    (("league_games = 60\n", ""), "needs a positive whole number 'league_games'"),
-    (("game_params = { state", "game_params = { players = \"2\", state"), "not in game_params"),
-])
+@pytest.mark.parametrize(
+    "edit,message",
+    [
+        (("players = [2, 3]", "players = [1, 3]"), "player counts between 2 and 5"),
+        (('reference = "prize-rank"', 'reference = "bid-high"'), "must be one of the panel"),
+        (("league_games = 60\n", ""), "needs a positive whole number 'league_games'"),
+        (("game_params = { state", 'game_params = { players = "2", state'), "not in game_params"),
+    ],
+)
 def test_bad_definitions_are_refused(tmp_path, edit, message):
     text = DEFINITION.read_text()
     assert edit[0] in text
@@ -195,6 +213,7 @@ def test_bad_definitions_are_refused(tmp_path, edit, message):
 
 
 # ---- the league -------------------------------------------------------------------------------
+
 
 def test_advantage_is_the_net_advantage_with_two_seats():
     for wins, draws, losses in ((30, 5, 15), (0, 10, 0), (7, 0, 93)):
@@ -244,14 +263,22 @@ def test_league_files_with_impossible_counts_are_refused():
 
 # ---- the variant methods ----------------------------------------------------------------------
 
+
 def context(params, game=None, needs=()):
     game = game or get_game("vautour", {"cards": "6", "state": "buckets", "action_set": "both"})
     return MethodContext(game, params, 3, "tester", [], "prize-rank", needs)
 
 
 def test_train_variant_trains_on_abstract_bids_against_its_opponents_and_plays_in_the_study_game():
-    params = {"algo": "mc", "episodes": 3000, "batch": 1000, "eval_every": 3000, "eval_games": 50,
-              "opponents": ["max", "min"], "game_params": {"action_set": "abstract"}}
+    params = {
+        "algo": "mc",
+        "episodes": 3000,
+        "batch": 1000,
+        "eval_every": 3000,
+        "eval_games": 50,
+        "opponents": ["max", "min"],
+        "game_params": {"action_set": "abstract"},
+    }
     settings = check_method("train-variant", context(params))
     assert settings["opponents"] == ["max", "min"] and settings["opponent"] == "one of max, min per game"
     trained = get_method("train-variant")(context(params))
@@ -260,22 +287,33 @@ def test_train_variant_trains_on_abstract_bids_against_its_opponents_and_plays_i
     assert trained.info["trained_against"] == ["max", "min"]
 
 
-@pytest.mark.parametrize("method,params,message", [
-    ("train-variant", {"algo": "mc", "opponent": "max", "opponents": ["min"]}, "not both"),
-    ("train-variant", {"algo": "mc", "opponents": ["nobody"]}, "unknown player 'nobody'"),
-    ("train-variant", {"algo": "mc", "game_params": {"colour": "red"}}, "unknown parameter 'colour'"),
-    ("evolve-variant", {"genome": "bda", "opponents": ["max"]}, "evolution names its opponents"),
-    ("evolve-variant", {"genome": "bda", "protocol": "panel", "game_params": {"players": "9"}}, "players must be 2 to 5"),
-])
+@pytest.mark.parametrize(
+    "method,params,message",
+    [
+        ("train-variant", {"algo": "mc", "opponent": "max", "opponents": ["min"]}, "not both"),
+        ("train-variant", {"algo": "mc", "opponents": ["nobody"]}, "unknown player 'nobody'"),
+        ("train-variant", {"algo": "mc", "game_params": {"colour": "red"}}, "unknown parameter 'colour'"),
+        ("evolve-variant", {"genome": "bda", "opponents": ["max"]}, "evolution names its opponents"),
+        (
+            "evolve-variant",
+            {"genome": "bda", "protocol": "panel", "game_params": {"players": "9"}},
+            "players must be 2 to 5",
+        ),
+    ],
+)
 def test_variant_settings_errors_name_the_competitor(method, params, message):
     with pytest.raises(FsmarenaError, match=f"competitor 'tester'.*{message}"):
         check_method(method, context(params))
 
 
 def test_a_player_that_does_not_fit_the_study_game_fails_loudly():
-    params = {"algo": "mc", "episodes": 200, "batch": 100, "eval_every": 200, "eval_games": 20,
-              "game_params": {"state": "no-memory"}}
+    params = {
+        "algo": "mc",
+        "episodes": 200,
+        "batch": 100,
+        "eval_every": 200,
+        "eval_games": 20,
+        "game_params": {"state": "no-memory"},
+    }
     with pytest.raises(FsmarenaError, match="does not fit the study's game"):
         get_method("train-variant")(context(params))
-
-

@@ -17,13 +17,13 @@ import pytest
 pytest.importorskip("sklearn")
 
 from cli_helpers import run_cli  # noqa: E402
+
 from fsmarena.errors import FsmarenaError  # noqa: E402
 from games.arena import play_games  # noqa: E402
 from games.players import RandomPlayer, load_player, resolve_player, save_player  # noqa: E402
+from games.thirtyone.agent import AgentSettings, LivesPotential, MLPAgent, QNetwork, Trainer, round_returns, train_agent  # noqa: E402
 from games.thirtyone.game import ThirtyOne, ThirtyOneConfig  # noqa: E402
 from games.thirtyone.players import GreedyPlayer  # noqa: E402
-from games.thirtyone.agent import (AgentSettings, LivesPotential, MLPAgent, QNetwork, Trainer,  # noqa: E402
-                                round_returns, train_agent)
 
 
 def small_agent(game, seed=0, hidden=(8,)):
@@ -32,6 +32,7 @@ def small_agent(game, seed=0, hidden=(8,)):
 
 
 # ---- rewards ------------------------------------------------------------------------------------
+
 
 def coin_flip_win(a: int, b: int) -> float:
     """P(the other player loses b lives before I lose a), one fair coin per round."""
@@ -46,8 +47,8 @@ def test_lives_potential_matches_coin_flip_probabilities():
             assert potential.value(np.array([[a, b]]), 0)[0] == pytest.approx(expected)
             assert potential.value(np.array([[b, a]]), 1)[0] == pytest.approx(expected)
     three = LivesPotential.of(ThirtyOne(ThirtyOneConfig(players=3)))
-    assert three.value(np.array([[1, 1, 1]]), 0)[0] == pytest.approx(2 / 3 - 1)   # symmetric: 1/3
-    assert three.value(np.array([[2, 0, 1]]), 0)[0] == pytest.approx(0.5)        # 1v1 at (2, 1): 3/4
+    assert three.value(np.array([[1, 1, 1]]), 0)[0] == pytest.approx(2 / 3 - 1)  # symmetric: 1/3
+    assert three.value(np.array([[2, 0, 1]]), 0)[0] == pytest.approx(0.5)  # 1v1 at (2, 1): 3/4
 
 
 def test_round_returns_by_hand():
@@ -70,6 +71,7 @@ def test_round_returns_by_hand():
 
 
 # ---- playing ------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("epsilon", [0.0, 1.0])
 def test_agent_plays_only_legal_actions(epsilon):
@@ -115,13 +117,13 @@ def test_player_file_round_trip_and_hostile_files(tmp_path):
         with pytest.raises(FsmarenaError):
             load_player(target, game)
 
-    rejected(lambda d: d["turn"]["weights"][0].pop())                        # wrong shape
-    rejected(lambda d: d["swap"]["biases"][-1].append(0.0))                   # wrong output count
-    rejected(lambda d: d["turn"].__setitem__("hidden", [8, 8]))               # layers do not match
-    rejected(lambda d: d["turn"].__setitem__("hidden", [10**9]))              # absurd size
-    rejected(lambda d: d.__setitem__("features", d["features"][:-1]))         # other feature list
-    rejected(lambda d: d["turn"]["weights"][0][0].__setitem__(0, "x"))        # not a number
-    rejected(lambda d: d.pop("swap"))                                         # missing network
+    rejected(lambda d: d["turn"]["weights"][0].pop())  # wrong shape
+    rejected(lambda d: d["swap"]["biases"][-1].append(0.0))  # wrong output count
+    rejected(lambda d: d["turn"].__setitem__("hidden", [8, 8]))  # layers do not match
+    rejected(lambda d: d["turn"].__setitem__("hidden", [10**9]))  # absurd size
+    rejected(lambda d: d.__setitem__("features", d["features"][:-1]))  # other feature list
+    rejected(lambda d: d["turn"]["weights"][0][0].__setitem__(0, "x"))  # not a number
+    rejected(lambda d: d.pop("swap"))  # missing network
 
 
 # ---- training -----------------------------------------------------------------------------------
@@ -132,17 +134,25 @@ SMALL = dict(games=600, batch=150, hidden=(8,), eval_every=300, eval_games=60, r
 def test_outputs_and_resume_equals_an_uninterrupted_run(tmp_path):
     game = ThirtyOne()
     full = train_agent(game, AgentSettings(**SMALL), tmp_path / "full")
-    for name in ("policy.json", "metrics.csv", "curve.csv", "metrics.png", "metrics.pdf", "checkpoint.npz",
-                 "run.json"):
+    for name in ("policy.json", "metrics.csv", "curve.csv", "metrics.png", "metrics.pdf", "checkpoint.npz", "run.json"):
         assert (tmp_path / "full" / name).exists(), name
     header = (tmp_path / "full" / "metrics.csv").read_text().splitlines()[0].split(",")
-    assert header == ["games", "epsilon", "turn_loss", "swap_loss", "mean_round_reward", "round_length",
-                      "rolling_win_rate", "seconds"]
+    assert header == [
+        "games",
+        "epsilon",
+        "turn_loss",
+        "swap_loss",
+        "mean_round_reward",
+        "round_length",
+        "rolling_win_rate",
+        "seconds",
+    ]
     assert len(full.metrics) == 4 and [c["games"] for c in full.curve] == [0, 300, 600]
-    with pytest.raises(FsmarenaError):   # a checkpoint is only continued with its own settings
+    with pytest.raises(FsmarenaError):  # a checkpoint is only continued with its own settings
         Trainer(game, AgentSettings(**{**SMALL, "games": 900}), [GreedyPlayer()]).restore(
-            tmp_path / "full" / "checkpoint.npz")
-    with pytest.raises(FsmarenaError):   # and never silently overwritten
+            tmp_path / "full" / "checkpoint.npz"
+        )
+    with pytest.raises(FsmarenaError):  # and never silently overwritten
         train_agent(game, AgentSettings(**SMALL), tmp_path / "full")
     # stop after two batches, save, restore into a fresh trainer and continue: same weights
     first = Trainer(game, AgentSettings(**SMALL), [GreedyPlayer()])
@@ -158,13 +168,20 @@ def test_outputs_and_resume_equals_an_uninterrupted_run(tmp_path):
         for x, y in zip(first.agent.nets[name].arrays().values(), again.agent.nets[name].arrays().values()):
             assert np.array_equal(x, y)
     for x, y in zip(full.agent.nets["turn"].arrays().values(), first.agent.nets["turn"].arrays().values()):
-        assert np.array_equal(x, y)     # same seed, same batches: the full run is the same run
+        assert np.array_equal(x, y)  # same seed, same batches: the full run is the same run
 
 
 def test_bad_settings_and_files(tmp_path):
     game = ThirtyOne()
-    for bad in ({"games": 0}, {"batch": -1}, {"hidden": ()}, {"gamma": 0.0}, {"epsilon": 1.5},
-                {"learning_rate": 2.0}, {"opponents": ()}):
+    for bad in (
+        {"games": 0},
+        {"batch": -1},
+        {"hidden": ()},
+        {"gamma": 0.0},
+        {"epsilon": 1.5},
+        {"learning_rate": 2.0},
+        {"opponents": ()},
+    ):
         with pytest.raises(FsmarenaError):
             Trainer(game, AgentSettings(**{**SMALL, **bad}), [GreedyPlayer()])
     with pytest.raises(FsmarenaError):
@@ -177,25 +194,39 @@ def test_bad_settings_and_files(tmp_path):
 @pytest.mark.slow
 def test_training_beats_the_untrained_network_against_greedy(tmp_path):
     game = ThirtyOne()
-    trainer = train_agent(game, AgentSettings(games=30_000, batch=2_000, eval_every=30_000, eval_games=4_000,
-                                              seed=7), tmp_path / "run")
+    trainer = train_agent(
+        game, AgentSettings(games=30_000, batch=2_000, eval_every=30_000, eval_games=4_000, seed=7), tmp_path / "run"
+    )
     start, end = trainer.curve[0], trainer.curve[-1]
     assert end["win_ci_low"] > start["win_ci_high"] + 0.1
 
 
 # ---- fsmarena train thirtyone --algo mlp ----------------------------------------------------------
 
-CLI_SMALL = ["--episodes", "300", "--batch", "100", "--hidden", "8", "--eval-every", "150", "--eval-games", "30",
-             "--seed", "3"]
+CLI_SMALL = [
+    "--episodes",
+    "300",
+    "--batch",
+    "100",
+    "--hidden",
+    "8",
+    "--eval-every",
+    "150",
+    "--eval-games",
+    "30",
+    "--seed",
+    "3",
+]
 
 
 def test_cli_trains_the_mlp_agent_and_resumes_an_interrupted_run_exactly(capsys, tmp_path, monkeypatch):
-    code, out, _err = run_cli(capsys, "train", "thirtyone", "--algo", "mlp", *CLI_SMALL, "--out", tmp_path / "full",
-                              "--json")
+    code, out, _err = run_cli(
+        capsys, "train", "thirtyone", "--algo", "mlp", *CLI_SMALL, "--out", tmp_path / "full", "--json"
+    )
     assert code == 0
     summary = json.loads(out)
     assert summary["games"] == 300 and summary["config"]["hidden"] == [8] and summary["config"]["seed"] == 3
-    assert [row["opponent"] for row in summary["final"]] == ["greedy"]      # the seed's opponent by default
+    assert [row["opponent"] for row in summary["final"]] == ["greedy"]  # the seed's opponent by default
     for name in ("policy.json", "metrics.csv", "curve.csv", "metrics.png", "checkpoint.npz", "run.json"):
         assert (tmp_path / "full" / name).exists(), name
     curve = (tmp_path / "full" / "curve.csv").read_text().splitlines()
@@ -216,24 +247,28 @@ def test_cli_trains_the_mlp_agent_and_resumes_an_interrupted_run_exactly(capsys,
     code, _out, _err = run_cli(capsys, "train", "thirtyone", "--algo", "mlp", *CLI_SMALL, "--out", tmp_path / "cut")
     assert code != 0 and calls["n"] == 3
     monkeypatch.setattr(Trainer, "run_batch", real)
-    code, _out, _err = run_cli(capsys, "train", "thirtyone", "--algo", "mlp", *CLI_SMALL, "--out", tmp_path / "cut",
-                               "--resume")
+    code, _out, _err = run_cli(
+        capsys, "train", "thirtyone", "--algo", "mlp", *CLI_SMALL, "--out", tmp_path / "cut", "--resume"
+    )
     assert code == 0
     for name in ("policy.json", "curve.csv"):
         assert (tmp_path / "cut" / name).read_text() == (tmp_path / "full" / name).read_text(), name
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--episodes", "100", "--alpha", "0.1"], "--alpha does not apply to the mlp agent"),
-    (["--episodes", "100", "--learner-seat", "1"], "--learner-seat does not apply to the mlp agent"),
-    (["--episodes", "100", "--learning-rate", "2"], "learning_rate must be in (0, 1)"),
-    (["--episodes", "100", "--epsilon", "1.5"], "epsilon must be a number in [0, 1]"),
-    (["--episodes", "100", "--opponent", "nobody"], "unknown player 'nobody'"),
-    (["--episodes", "100", "--eval-panel", "greedy", "nobody"], "unknown player 'nobody'"),
-    (["--episodes", "100", "--resume"], "does not exist"),
-    (["--episodes", "100", "--hidden", "8,0"], "layer sizes must be positive"),
-    ([], "--episodes must be a positive whole number"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--episodes", "100", "--alpha", "0.1"], "--alpha does not apply to the mlp agent"),
+        (["--episodes", "100", "--learner-seat", "1"], "--learner-seat does not apply to the mlp agent"),
+        (["--episodes", "100", "--learning-rate", "2"], "learning_rate must be in (0, 1)"),
+        (["--episodes", "100", "--epsilon", "1.5"], "epsilon must be a number in [0, 1]"),
+        (["--episodes", "100", "--opponent", "nobody"], "unknown player 'nobody'"),
+        (["--episodes", "100", "--eval-panel", "greedy", "nobody"], "unknown player 'nobody'"),
+        (["--episodes", "100", "--resume"], "does not exist"),
+        (["--episodes", "100", "--hidden", "8,0"], "layer sizes must be positive"),
+        ([], "--episodes must be a positive whole number"),
+    ],
+)
 def test_cli_bad_input_is_one_line_and_writes_nothing(capsys, tmp_path, extra, message):
     out = tmp_path / "out"
     code, _stdout, err = run_cli(capsys, "train", "thirtyone", "--algo", "mlp", *extra, "--out", out)
@@ -244,12 +279,14 @@ def test_cli_bad_input_is_one_line_and_writes_nothing(capsys, tmp_path, extra, m
 
 
 def test_cli_keeps_neural_options_away_from_tabular_learners_and_other_games(capsys, tmp_path):
-    code, _out, err = run_cli(capsys, "train", "thirtyone", "--algo", "sarsa", "--episodes", 10, "--hidden", "8",
-                              "--out", tmp_path / "out")
+    code, _out, err = run_cli(
+        capsys, "train", "thirtyone", "--algo", "sarsa", "--episodes", 10, "--hidden", "8", "--out", tmp_path / "out"
+    )
     assert code == 2 and "--hidden is an option of neural agents" in err
     code, _out, err = run_cli(capsys, "train", "dtd", "--algo", "mlp", "--episodes", 10, "--out", tmp_path / "out")
     assert code == 2 and "unknown algorithm 'mlp'" in err
-    code, _out, err = run_cli(capsys, "train", "thirtyone", "--algo", "mcc", "--episodes", 10,
-                              "--out", tmp_path / "out")
-    assert code == 2 and "mlp" in err          # the known list names the game's own agent
+    code, _out, err = run_cli(
+        capsys, "train", "thirtyone", "--algo", "mcc", "--episodes", 10, "--out", tmp_path / "out"
+    )
+    assert code == 2 and "mlp" in err  # the known list names the game's own agent
     assert not (tmp_path / "out").exists()

@@ -44,10 +44,18 @@ def engine_hash(seat, obs):
 KINDS = ("hash", "greedy", "knock")
 
 
-@pytest.mark.parametrize("players, options", [
-    (2, {}), (2, {"three_of_a_kind": 30.5, "max_turns": 30}), (2, {"under_the_gun": False}),
-    (3, {}), (4, {"three_of_a_kind": 30.5}), (5, {"max_turns": 40}), (6, {"lives": 2}),
-])
+@pytest.mark.parametrize(
+    "players, options",
+    [
+        (2, {}),
+        (2, {"three_of_a_kind": 30.5, "max_turns": 30}),
+        (2, {"under_the_gun": False}),
+        (3, {}),
+        (4, {"three_of_a_kind": 30.5}),
+        (5, {"max_turns": 40}),
+        (6, {"lives": 2}),
+    ],
+)
 def test_engine_matches_the_reference(players, options):
     config = ThirtyOneConfig(players=players, **options)
     game = ThirtyOne(config)
@@ -65,15 +73,21 @@ def test_engine_matches_the_reference(players, options):
 
     log: list = []
     outcome = game.play(n, rng, decide, deck_order=decks, log=log)
-    policies = [reference_hash if k == "hash" else
-                (lambda v: greedy(v, tok)) if k == "greedy" else (lambda v: greedy(v, tok, 24))
-                for k in kinds]
+    policies = [
+        reference_hash
+        if k == "hash"
+        else (lambda v: greedy(v, tok))
+        if k == "greedy"
+        else (lambda v: greedy(v, tok, 24))
+        for k in kinds
+    ]
     kinds_seen = set()
     for g in range(n):
         records: list = []
-        lives = play_game(config, policies, lambda r: list(decks[g, r]), records)
-        engine_rounds = [(kind, knocker_seat, lives_after) for row, _, kind, knocker_seat, lives_after in log
-                         if row == g]
+        lives = play_game(config, policies, lambda r, g=g: list(decks[g, r]), records)
+        engine_rounds = [
+            (kind, knocker_seat, lives_after) for row, _, kind, knocker_seat, lives_after in log if row == g
+        ]
         assert engine_rounds == [(r.kind, r.knocker, tuple(r.lives)) for r in records], f"game {g}"
         assert list(outcome.scores[g]) == lives
         kinds_seen.update(r.kind for r in records)
@@ -114,12 +128,17 @@ GAME_TABLES: list = []
 
 
 @settings(max_examples=25)
-@given(players=st.integers(2, 6), seed=st.integers(0, 2**32 - 1), lives=st.integers(1, 3),
-       tok=st.sampled_from([None, 30.5]), max_turns=st.sampled_from([12, 40, 100]),
-       gun=st.booleans(), mix=st.lists(st.integers(0, 3), min_size=6, max_size=6))
+@given(
+    players=st.integers(2, 6),
+    seed=st.integers(0, 2**32 - 1),
+    lives=st.integers(1, 3),
+    tok=st.sampled_from([None, 30.5]),
+    max_turns=st.sampled_from([12, 40, 100]),
+    gun=st.booleans(),
+    mix=st.lists(st.integers(0, 3), min_size=6, max_size=6),
+)
 def test_invariants_at_every_decision(players, seed, lives, tok, max_turns, gun, mix):
-    config = ThirtyOneConfig(players=players, lives=lives, three_of_a_kind=tok, max_turns=max_turns,
-                             under_the_gun=gun)
+    config = ThirtyOneConfig(players=players, lives=lives, three_of_a_kind=tok, max_turns=max_turns, under_the_gun=gun)
     game = ThirtyOne(config)
     GAME_TABLES[:] = [game.tables]
     pool = [RandomPlayer(), GreedyPlayer(), GreedyPlayer(22), GreedyPlayer(29)]

@@ -64,9 +64,17 @@ def test_the_games_own_training_defaults_apply_and_explicit_settings_win():
 
 def test_evolution_against_greedy_learns_to_take_the_discard():
     game = ThirtyOne()
-    config = EvolveConfig(genome="fsm", states=1, inputs="score_bucket+greedy_turn", protocol="panel",
-                          panel=("greedy",), generations=12, population=16, games_per_pair=15,
-                          curve_every=0).resolved()
+    config = EvolveConfig(
+        genome="fsm",
+        states=1,
+        inputs="score_bucket+greedy_turn",
+        protocol="panel",
+        panel=("greedy",),
+        generations=12,
+        population=16,
+        games_per_pair=15,
+        curve_every=0,
+    ).resolved()
     result = evolve(game, config, seed=4)
     never_takes = TableFSM(np.zeros((1, 16), np.int64), np.zeros((1, 16), np.int64), "score_bucket+greedy_turn")
     evolved = play_match(game, result.best, GreedyPlayer(), 2000, 5).win_rate

@@ -53,8 +53,8 @@ class Spy(Player):
         ids = np.arange(obs.n) if rows is None else rows
         for j, g in enumerate(ids):
             self.decisions.setdefault(int(g), []).append(
-                (int(obs.index[j]), int(actions[j]), int(obs.segment[j]), float(obs.potential[j]),
-                 obs.mask[j].copy()))
+                (int(obs.index[j]), int(actions[j]), int(obs.segment[j]), float(obs.potential[j]), obs.mask[j].copy())
+            )
         return actions
 
     def finish(self, memory, outcome, seat):
@@ -66,7 +66,7 @@ def _round_rewards(decisions: list, final: float) -> list[float]:
     """Plain loop: each decision's segment reward (undiscounted) from its game's log."""
     out = []
     for k, (_s, _a, segment, potential, _m) in enumerate(decisions):
-        later = [d for d in decisions[k + 1:] if d[2] != segment]
+        later = [d for d in decisions[k + 1 :] if d[2] != segment]
         out.append((later[0][3] if later else final) - potential)
     return out
 
@@ -91,8 +91,9 @@ def test_monte_carlo_segment_returns_match_a_plain_recomputation():
 def test_q_learning_segment_rule_one_game_at_a_time_is_the_textbook_loop():
     game = ThirtyOne()
     alpha, gamma = 0.3, 0.9
-    learner = TemporalDifference(game.n_states, game.n_actions, method="q-learning", alpha=alpha, gamma=gamma,
-                                 epsilon=0.3, reward="segment")
+    learner = TemporalDifference(
+        game.n_states, game.n_actions, method="q-learning", alpha=alpha, gamma=gamma, epsilon=0.3, reward="segment"
+    )
     spy = Spy(learner)
     rng = np.random.default_rng(9)
     q = np.zeros((game.n_states, game.n_actions))
@@ -143,11 +144,39 @@ def test_segment_reward_is_refused_where_it_cannot_apply():
 def test_train_command_takes_the_reward_option(capsys, tmp_path):
     from cli_helpers import run_cli
 
-    code, _out, err = run_cli(capsys, "train", "thirtyone", "--algo", "mc", "--episodes", "10", "--batch", "1",
-                              "--reward", "segment", "--out", str(tmp_path / "refused"))
+    code, _out, err = run_cli(
+        capsys,
+        "train",
+        "thirtyone",
+        "--algo",
+        "mc",
+        "--episodes",
+        "10",
+        "--batch",
+        "1",
+        "--reward",
+        "segment",
+        "--out",
+        str(tmp_path / "refused"),
+    )
     assert code == 2 and "batched learners" in err and not (tmp_path / "refused").exists()
-    code, _out, err = run_cli(capsys, "train", "thirtyone", "--algo", "mc", "--episodes", "200", "--batch", "100",
-                              "--reward", "segment", "--eval-games", "20", "--out", str(tmp_path / "ok"))
+    code, _out, err = run_cli(
+        capsys,
+        "train",
+        "thirtyone",
+        "--algo",
+        "mc",
+        "--episodes",
+        "200",
+        "--batch",
+        "100",
+        "--reward",
+        "segment",
+        "--eval-games",
+        "20",
+        "--out",
+        str(tmp_path / "ok"),
+    )
     assert code == 0, err
     assert '"reward": "segment"' in (tmp_path / "ok" / "run.json").read_text()
 
@@ -168,8 +197,9 @@ def test_round_rewards_lift_q_learning_against_greedy():
 
     wins = {}
     for reward in ("game", "segment"):
-        config = TrainConfig("q-learning", episodes=20_000, batch=10_000, reward=reward, eval_every=20_000,
-                             eval_games=1000)
+        config = TrainConfig(
+            "q-learning", episodes=20_000, batch=10_000, reward=reward, eval_every=20_000, eval_games=1000
+        )
         result = train(ThirtyOne(), config, seed=1, opponent=GreedyPlayer(), panel=[GreedyPlayer()])
         wins[reward] = result.curve[-1]["win"]
     assert wins["segment"] > wins["game"] + 0.3, wins

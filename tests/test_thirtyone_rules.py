@@ -10,24 +10,34 @@ import json
 
 import numpy as np
 import pytest
+from thirtyone_helpers import Scripts, card, cards, deck, play_scripted
 
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.arena import play_games
 from games.players import RandomPlayer, load_player, save_player
-from games.thirtyone.game import (DISCARD, DRAW_DECK, DRAW_DISCARD, TURN, ThirtyOne, ThirtyOneConfig,
-                             _tables, combo_id)
+from games.thirtyone.game import DISCARD, DRAW_DECK, DRAW_DISCARD, TURN, ThirtyOne, ThirtyOneConfig, _tables, combo_id
 from games.thirtyone.players import DEFAULT_THRESHOLD, GreedyPlayer
 from games.thirtyone.reference import canonical, double_score
-from thirtyone_helpers import Scripts, card, cards, deck, play_scripted
-
 
 # ---- scoring ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("hand, points", [
-    ("AS KS QS", 31), ("AS KS 10S", 31), ("KS QS 2H", 20), ("5D 7C 3H", 7), ("AH AS AD", 11),
-    ("10H JH 2S", 20), ("9C 8C 7C", 24), ("2S 3H 4D", 4), ("AS 2H 3H", 11), ("6D 7D AC", 13),
-])
+
+@pytest.mark.parametrize(
+    "hand, points",
+    [
+        ("AS KS QS", 31),
+        ("AS KS 10S", 31),
+        ("KS QS 2H", 20),
+        ("5D 7C 3H", 7),
+        ("AH AS AD", 11),
+        ("10H JH 2S", 20),
+        ("9C 8C 7C", 24),
+        ("2S 3H 4D", 4),
+        ("AS 2H 3H", 11),
+        ("6D 7D AC", 13),
+    ],
+)
 def test_hand_scores(hand, points):
     table = _tables(0)
     ids = cards(hand)
@@ -38,7 +48,7 @@ def test_hand_scores(hand, points):
 def test_three_of_a_kind_rule():
     trips = combo_id(*cards("7S 7H 7D"))
     assert _tables(0).score2[trips] == 14
-    assert _tables(61).score2[trips] == 61          # 30.5 doubled
+    assert _tables(61).score2[trips] == 61  # 30.5 doubled
     assert _tables(61).score2[combo_id(*cards("AS KS QS"))] == 62
     assert _tables(61).score2[combo_id(*cards("7S 7H 6D"))] == 14
 
@@ -52,15 +62,25 @@ def test_canonical_order_puts_the_strongest_suit_first():
 
 # ---- hand-worked rounds -------------------------------------------------------------------------
 
+
 def test_knock_then_the_lowest_other_player_loses_a_life():
     # seat 0: K Q of spades = 20; seat 1: 7 (clubs); 9C face up; stock 4D 2C ...
-    scripts = Scripts(["deck", "dd", "knock"],              # draws 4D, throws it; knocks on 20
-                      ["discard", "d2", "deck", "dd"])      # takes 4D for 3H (7C 5D 4D = 9); last turn
+    scripts = Scripts(
+        ["deck", "dd", "knock"],  # draws 4D, throws it; knocks on 20
+        ["discard", "d2", "deck", "dd"],
+    )  # takes 4D for 3H (7C 5D 4D = 9); last turn
     _, log = play_scripted([deck("KS QS 2H", "5D 7C 3H", "9C", "4D 2C")], scripts)
     assert log[0] == (0, "knock", 0, (3, 2))
     # the last turn was played, then the round ended: seat 1's four actions were all used
-    assert scripts.calls[:7] == [(0, TURN, 0), (0, DISCARD, 0), (1, TURN, 1), (1, DISCARD, 1),
-                                 (0, TURN, 2), (1, TURN, 3), (1, DISCARD, 3)]
+    assert scripts.calls[:7] == [
+        (0, TURN, 0),
+        (0, DISCARD, 0),
+        (1, TURN, 1),
+        (1, DISCARD, 1),
+        (0, TURN, 2),
+        (1, TURN, 3),
+        (1, DISCARD, 3),
+    ]
     assert scripts.calls[7][2] == 0  # next decision is the first turn of round 1
 
 
@@ -94,7 +114,7 @@ def test_thirty_one_ends_the_round_at_once():
     scripts = Scripts(["deck", "dd", "knock"], ["discard", "dg"])
     outcome, log = play_scripted([deck("KS QS 2H", "AD KD 3H", "9C", "QD")], scripts, lives=1)
     assert log == [(0, "blitz", -1, (0, 1))]
-    assert scripts.scripts[0] == ["knock"]      # seat 0 was never asked again
+    assert scripts.scripts[0] == ["knock"]  # seat 0 was never asked again
     assert list(outcome.rewards[0]) == [-1.0, 1.0] and list(outcome.scores[0]) == [0.0, 1.0]
 
 
@@ -116,24 +136,23 @@ def test_ties():
     _, log = play_scripted([deck("KS QS 2H", "KD QD 3H", "9C")], Scripts(["knock"], []))
     assert log[0] == (0, "gun", 0, (3, 3))
     # two of three tied for lowest: both lose
-    _, log = play_scripted([deck("KS QS 2H", "10D 5D 4H", "10H 5H 3D", "9C")],
-                           Scripts(["knock"], [], []), players=3)
+    _, log = play_scripted([deck("KS QS 2H", "10D 5D 4H", "10H 5H 3D", "9C")], Scripts(["knock"], [], []), players=3)
     assert log[0] == (0, "gun", 0, (3, 2, 2))
 
 
 def test_three_of_a_kind_option_changes_the_showdown():
     hands = deck("7S 7H 7D", "KD QD JD", "2C")
     _, log = play_scripted([hands], Scripts(["knock"], []), three_of_a_kind=30.5)
-    assert log[0] == (0, "gun", 0, (3, 2))       # 30.5 beats 30
+    assert log[0] == (0, "gun", 0, (3, 2))  # 30.5 beats 30
     _, log = play_scripted([hands], Scripts(["knock"], []))
-    assert log[0] == (0, "gun", 0, (1, 3))       # 7 loses to 30, knocker loses two
+    assert log[0] == (0, "gun", 0, (1, 3))  # 7 loses to 30, knocker loses two
 
 
 def test_elimination_dealing_and_turn_order_skip_the_player_who_is_out():
     # round 0: seat 0 knocks under the gun; seat 1 (7 points) is out of its only life.
     # round 1 starts with seat 2 (the next live seat after seat 0), dealt the first 3 cards.
     round0 = deck("KS QS 2H", "5D 7C 3H", "KD QD 4C", "9C")
-    round1 = deck("2C 5H 9D", "2D 4H 7S", "6C")   # seat 2: 9; seat 0: 7
+    round1 = deck("2C 5H 9D", "2D 4H 7S", "6C")  # seat 2: 9; seat 0: 7
     scripts = Scripts(["knock"], [], ["knock"])
     outcome, log = play_scripted([round0, round1], scripts, players=3, lives=1)
     assert log == [(0, "gun", 0, (1, 0, 1)), (1, "gun", 2, (0, 0, 1))]
@@ -188,7 +207,7 @@ def first_observation(order, **config):
 def test_tabular_index_by_hand():
     # seat 0 holds KS QS 2H (20 -> bucket 2: 20-22), 9S face up: K Q 9 of spades = 29 (+9 -> bucket 2)
     game, turn, discard = first_observation(deck("KS QS 2H", "5D 7C 3H", "9S"))
-    lives = (3 - 1) * 3 + (3 - 1)                       # own 3, opponent 3
+    lives = (3 - 1) * 3 + (3 - 1)  # own 3, opponent 3
     assert int(turn.index[0]) == (((2 * 4 + 2) * 4 + 0) * 9 + lives) * 2 + 0
     # after taking 9S: greedy throws 2H (position 2) -> 29 (bucket 6), gain 9 (bucket 2)
     assert int(discard.greedy_discard[0]) == 2
@@ -201,7 +220,7 @@ def test_tabular_index_by_hand():
 def test_masks_and_greedy_choices_by_hand():
     game, turn, discard = first_observation(deck("KS QS 2H", "5D 7C 3H", "9S"))
     assert list(turn.mask[0]) == [True, True, True, False, False, False, False, False]
-    assert int(turn.greedy_turn[0]) == DRAW_DISCARD      # 29 for sure beats any stock draw
+    assert int(turn.greedy_turn[0]) == DRAW_DISCARD  # 29 for sure beats any stock draw
     assert list(discard.mask[0]) == [False, False, False, True, True, True, True, False]
     assert list(turn.hand[0]) == cards("KS QS 2H") and int(turn.top[0]) == card("9S")
     assert int(discard.drawn[0]) == card("9S")
@@ -223,11 +242,11 @@ def test_features_by_hand():
     assert f["unseen_value_S"] == pytest.approx((95 - 29) / 95)
     # the 9S replacing position 2 (the 2H): K Q 9 of spades = 29; replacing the K: Q 9 = 19
     assert f["swap_score_2"] == pytest.approx(29 / 31) and f["swap_score_0"] == pytest.approx(19 / 31)
-    assert (f["greedy_0"], f["greedy_1"]) == (0.0, 1.0)     # greedy takes the discard
+    assert (f["greedy_0"], f["greedy_1"]) == (0.0, 1.0)  # greedy takes the discard
     g = dict(zip(names, discard.features[0]))
     assert [g[f"greedy_{k}"] for k in range(4)] == [0.0, 0.0, 1.0, 0.0]
     assert g["drawn_S"] == pytest.approx(9 / 11) and g["from_discard"] == 1.0
-    assert g["pile_seen_S"] == 0.0                      # the 9 is in the air, not in the pile
+    assert g["pile_seen_S"] == 0.0  # the 9 is in the air, not in the pile
     assert np.all((turn.features >= 0) & (turn.features <= 1))
 
 
@@ -252,11 +271,21 @@ def test_known_cards_of_neighbours_appear_in_features():
 
 # ---- configuration and players ------------------------------------------------------------------
 
-@pytest.mark.parametrize("params", [
-    {"players": "1"}, {"players": "7"}, {"lives": "0"}, {"three_of_a_kind": "31"},
-    {"three_of_a_kind": "30.3"}, {"max_turns": "0"}, {"max_rounds": "-1"}, {"colour": "red"},
-    {"under_the_gun": "maybe"},
-])
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"players": "1"},
+        {"players": "7"},
+        {"lives": "0"},
+        {"three_of_a_kind": "31"},
+        {"three_of_a_kind": "30.3"},
+        {"max_turns": "0"},
+        {"max_rounds": "-1"},
+        {"colour": "red"},
+        {"under_the_gun": "maybe"},
+    ],
+)
 def test_bad_parameters_are_clear_errors(params):
     with pytest.raises(FsmarenaError):
         get_game("thirtyone", params)
@@ -291,8 +320,9 @@ def test_greedy_players_round_trip_through_json(tmp_path):
         assert isinstance(loaded, GreedyPlayer) and loaded.threshold == player.threshold
     hostile = tmp_path / "bad.json"
     for threshold in (40, -1, "high", True):
-        hostile.write_text(json.dumps({"format_version": 1, "kind": "thirtyone-greedy",
-                                       "game": "thirtyone", "threshold": threshold}))
+        hostile.write_text(
+            json.dumps({"format_version": 1, "kind": "thirtyone-greedy", "game": "thirtyone", "threshold": threshold})
+        )
         with pytest.raises(FsmarenaError):
             load_player(hostile, game)
 
@@ -308,8 +338,9 @@ def test_greedy_knock_knocks_exactly_at_its_threshold():
         def decide(seat, obs, rows, player=player, other=other):
             return (player if seat == 0 else other).act(obs, None, rows, np.random.default_rng(1))
 
-        game.play(1, np.random.default_rng(0), decide,
-                  deck_order=np.array([[deck("KS QS 2H", "5D 7C 3H", "3C")]]), log=log)
+        game.play(
+            1, np.random.default_rng(0), decide, deck_order=np.array([[deck("KS QS 2H", "5D 7C 3H", "3C")]]), log=log
+        )
         assert (log[0][2] == "gun") == (expected == "gun")
 
 

@@ -17,11 +17,11 @@ from rl.train import TrainConfig, train
 from studies.stacks import Mixture
 from tests.vautour_helpers import play_scripted, random_orders, vautour
 
-SEED_STRATEGIES = ("random", "max", "min", "bonus-craving", "negative-adverse", "get-rid-of-bad-cards",
-                   "prize-rank")
+SEED_STRATEGIES = ("random", "max", "min", "bonus-craving", "negative-adverse", "get-rid-of-bad-cards", "prize-rank")
 
 
 # ---- plain-Python state numbers, from the rules in words ------------------------------------
+
 
 def with_score_number(prize, hand, deck, lead, clip, carried, cancel):
     index = state_number(prize, hand, deck) * (2 * clip + 1) + max(-clip, min(clip, lead)) + clip
@@ -30,7 +30,7 @@ def with_score_number(prize, hand, deck, lead, clip, carried, cancel):
 
 def buckets_number(prize, turn, hand, opponent_hands, lead, deck, carried, cancel):
     position = sorted(deck).index(prize)
-    phase = 3 * turn // len(deck)                      # first, middle, last third of the turns
+    phase = 3 * turn // len(deck)  # first, middle, last third of the turns
     best_opponent = max(max(h) for h in opponent_hands)
     high = 0 if max(hand) < best_opponent else 1 if max(hand) == best_opponent else 2
     far = max(abs(p) for p in deck)
@@ -68,19 +68,30 @@ def states_by_hand(game, trace, seat):
     for turn, record in enumerate(trace):
         rows = []
         for g in range(n):
-            hands = [[c for c in range(1, cards + 1)
-                      if c not in [int(trace[k]["bids"][g, s]) for k in range(turn)]] for s in range(players)]
+            hands = [
+                [c for c in range(1, cards + 1) if c not in [int(trace[k]["bids"][g, s]) for k in range(turn)]]
+                for s in range(players)
+            ]
             points = [0] * players if turn == 0 else trace[turn - 1]["points"][g].tolist()
             carried = 0 if turn == 0 else int(trace[turn - 1]["carried"][g])
             lead = points[seat] - max(points[s] for s in range(players) if s != seat)
-            rows.append((int(record["prize"][g]), turn, hands[seat],
-                         [hands[s] for s in range(players) if s != seat], lead, carried))
+            rows.append(
+                (
+                    int(record["prize"][g]),
+                    turn,
+                    hands[seat],
+                    [hands[s] for s in range(players) if s != seat],
+                    lead,
+                    carried,
+                )
+            )
         yield rows
 
 
 @pytest.mark.parametrize("state", ["with-score", "buckets"])
-@pytest.mark.parametrize("players,cards,rule,clip", [(2, 6, "seed", None), (3, 5, "cancel", 2),
-                                                     (2, 15, "cancel", 1), (4, 7, "seed", 4)])
+@pytest.mark.parametrize(
+    "players,cards,rule,clip", [(2, 6, "seed", None), (3, 5, "cancel", 2), (2, 15, "cancel", 1), (4, 7, "seed", 4)]
+)
 def test_state_index_matches_the_rules_in_words(state, players, cards, rule, clip):
     params = dict(players=players, cards=cards, tie_rule=rule, state=state)
     if state == "with-score":
@@ -120,8 +131,9 @@ def test_state_labels_read_back_the_parts():
     game = vautour(cards=6, state="with-score", score_clip=3, tie_rule="cancel")
     index = with_score_number(4, [1, 5, 6], game.config.prizes, -2, 3, 1, True)
     assert game.state_label(index) == "prize +4, hand 1 5 6, lead -2, pot carried"
-    assert game.state_label(with_score_number(-2, [3], game.config.prizes, 9, 3, 0, True)) == \
-        "prize -2, hand 3, lead ≥+3"
+    assert (
+        game.state_label(with_score_number(-2, [3], game.config.prizes, 9, 3, 0, True)) == "prize -2, hand 3, lead ≥+3"
+    )
     game = vautour(state="buckets")
     index = buckets_number(10, 14, [2], [[1]], -11, game.config.prizes, 0, False)
     assert game.state_label(index) == "prize +10: late, high card above, far behind"
@@ -130,12 +142,15 @@ def test_state_labels_read_back_the_parts():
         game.state_label(675)
 
 
-@pytest.mark.parametrize("params,message", [
-    ({"state": "memory"}, "unknown state 'memory'"),
-    ({"state": "with-score"}, "69,302,205 states"),
-    ({"state": "buckets", "score_clip": 3}, "score_clip only applies"),
-    ({"state": "with-score", "cards": 6, "score_clip": 0}, "score_clip must be a positive"),
-])
+@pytest.mark.parametrize(
+    "params,message",
+    [
+        ({"state": "memory"}, "unknown state 'memory'"),
+        ({"state": "with-score"}, "69,302,205 states"),
+        ({"state": "buckets", "score_clip": 3}, "score_clip only applies"),
+        ({"state": "with-score", "cards": 6, "score_clip": 0}, "score_clip must be a positive"),
+    ],
+)
 def test_bad_state_settings_are_refused(params, message):
     with pytest.raises(FsmarenaError, match=message):
         vautour(**params)
@@ -160,6 +175,7 @@ def test_policies_of_one_state_space_do_not_load_in_another():
 
 # ---- learning ---------------------------------------------------------------------------------
 
+
 def _trained(game, algo, opponent, episodes, seed=1, **settings):
     config = TrainConfig(algo=algo, episodes=episodes, batch=5000, eval_every=episodes, eval_games=200, **settings)
     return train(game, config, seed=seed, opponent=opponent, panel=[RandomPlayer()]).policy
@@ -183,8 +199,9 @@ def test_only_monte_carlo_learns_on_the_no_memory_state_and_the_score_fixes_td()
         assert rates["no-memory", algo] < 0.5 < 0.75 < rates["with-score", algo], (algo, rates)
 
 
-@pytest.mark.parametrize("algo", ["mc", pytest.param("sarsa", marks=pytest.mark.slow),
-                                  pytest.param("q-learning", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "algo", ["mc", pytest.param("sarsa", marks=pytest.mark.slow), pytest.param("q-learning", marks=pytest.mark.slow)]
+)
 def test_exact_tables_beat_each_seed_strategy_they_trained_against_in_the_6_card_game(algo):
     """One learner per algorithm on the exact with-score tables of the 6-card game, trained
     against all seven builtins at once (one drawn per game): it beats every one of them."""

@@ -17,8 +17,7 @@ from games import get_game
 from games.arena import Seat, play_games
 from games.players import GroupedStack, load_player, player_from_json, resolve_player, save_player
 from games.vautour.game import BID_RANK
-from games.vautour.players import (BonusCraving, GetRidOfBadCards, NegativeAdverse, VautourBuiltin,
-                                   builtin_factories)
+from games.vautour.players import BonusCraving, GetRidOfBadCards, NegativeAdverse, VautourBuiltin, builtin_factories
 from games.vautour.reference import abstract_bid
 from tests.vautour_helpers import play_scripted, random_orders, vautour
 
@@ -54,12 +53,18 @@ RULES = {
     "max": (builtin("max"), lambda prize, hand, deck: hand[-1]),
     "min": (builtin("min"), lambda prize, hand, deck: hand[0]),
     "prize-rank": (builtin("prize-rank"), lambda prize, hand, deck: abstract_bid("bid_rank", hand, prize, deck)),
-    "negative-adverse": (VautourBuiltin(NegativeAdverse(p=1.0)),
-                         lambda prize, hand, deck: hand[-1] if prize < 0 else hand[0]),
-    "bonus-craving": (VautourBuiltin(BonusCraving(p_high=1.0)),
-                      lambda prize, hand, deck: hand[-1] if prize >= 6 else None),
-    "get-rid-of-bad-cards": (VautourBuiltin(GetRidOfBadCards(p_low=1.0)),
-                             lambda prize, hand, deck: hand[0] if abs(prize) <= 3 else None),
+    "negative-adverse": (
+        VautourBuiltin(NegativeAdverse(p=1.0)),
+        lambda prize, hand, deck: hand[-1] if prize < 0 else hand[0],
+    ),
+    "bonus-craving": (
+        VautourBuiltin(BonusCraving(p_high=1.0)),
+        lambda prize, hand, deck: hand[-1] if prize >= 6 else None,
+    ),
+    "get-rid-of-bad-cards": (
+        VautourBuiltin(GetRidOfBadCards(p_low=1.0)),
+        lambda prize, hand, deck: hand[0] if abs(prize) <= 3 else None,
+    ),
 }
 
 
@@ -108,14 +113,17 @@ def test_random_bids_are_uniform_over_the_hand(action_set):
     assert chi2 < 36.1  # 14 degrees of freedom, p = 0.001
 
 
-@pytest.mark.parametrize("player,condition,card,p", [
-    (VautourBuiltin(BonusCraving(p_high=0.9)), lambda v: v >= 6, 15, 0.9),
-    (VautourBuiltin(BonusCraving(p_high=0.9)), lambda v: v < 6, 15, 0.0),
-    (VautourBuiltin(GetRidOfBadCards(p_low=0.7)), lambda v: abs(v) <= 3, 1, 0.7),
-    (VautourBuiltin(GetRidOfBadCards(p_low=0.7)), lambda v: abs(v) > 3, 1, 0.0),
-    (VautourBuiltin(NegativeAdverse(p=0.5)), lambda v: v < 0, 15, 0.5),
-    (VautourBuiltin(NegativeAdverse(p=0.5)), lambda v: v > 0, 1, 0.5),
-])
+@pytest.mark.parametrize(
+    "player,condition,card,p",
+    [
+        (VautourBuiltin(BonusCraving(p_high=0.9)), lambda v: v >= 6, 15, 0.9),
+        (VautourBuiltin(BonusCraving(p_high=0.9)), lambda v: v < 6, 15, 0.0),
+        (VautourBuiltin(GetRidOfBadCards(p_low=0.7)), lambda v: abs(v) <= 3, 1, 0.7),
+        (VautourBuiltin(GetRidOfBadCards(p_low=0.7)), lambda v: abs(v) > 3, 1, 0.0),
+        (VautourBuiltin(NegativeAdverse(p=0.5)), lambda v: v < 0, 15, 0.5),
+        (VautourBuiltin(NegativeAdverse(p=0.5)), lambda v: v > 0, 1, 0.5),
+    ],
+)
 def test_strategy_probabilities(player, condition, card, p):
     """On the first turn (full hand) the card is played with probability p + (1 - p) / 15."""
     prize, bids = _first_bids(vautour(), player)
@@ -130,8 +138,10 @@ def test_thresholds_are_relative_to_the_deck():
     # the reduced deck -2, -1, +1..+4: high bonuses are >= 0.6 x 4 (3 and 4), small prizes |v| <= 1.2
     game = vautour(cards=6)
     orders = random_orders(game, 50, np.random.default_rng(4))
-    for player, rule in ((VautourBuiltin(BonusCraving(p_high=1.0)), lambda v, h: h[-1] if v >= 3 else None),
-                         (VautourBuiltin(GetRidOfBadCards(p_low=1.0)), lambda v, h: h[0] if abs(v) <= 1 else None)):
+    for player, rule in (
+        (VautourBuiltin(BonusCraving(p_high=1.0)), lambda v, h: h[-1] if v >= 3 else None),
+        (VautourBuiltin(GetRidOfBadCards(p_low=1.0)), lambda v, h: h[0] if abs(v) <= 1 else None),
+    ):
         _outcome, trace = play_scripted(game, [player, builtin("random")], orders)
         for rows in hands_and_bids(trace, 0):
             for prize, hand, bid in rows:
@@ -155,6 +165,7 @@ def test_a_mixed_stack_of_strategies_plays_each_member_on_its_games():
 
 # ---- files and command line ----------------------------------------------------------------
 
+
 def test_parameterised_strategies_round_trip_through_json(tmp_path):
     game = vautour()
     player = VautourBuiltin(BonusCraving(p_high=0.75, high_bonus=0.5), label="craver")
@@ -169,23 +180,35 @@ def test_parameterised_strategies_round_trip_through_json(tmp_path):
     b = play_scripted(game, [loaded, builtin("random")], orders)[1]
     assert all((x["bids"] == y["bids"]).all() for x, y in zip(a, b))
     for name in NAMES:
-        again = player_from_json(json.loads(json.dumps(
-            {"format_version": 1, "kind": "vautour-builtin", "game": "vautour", "strategy": name})), game)
+        again = player_from_json(
+            json.loads(
+                json.dumps({"format_version": 1, "kind": "vautour-builtin", "game": "vautour", "strategy": name})
+            ),
+            game,
+        )
         assert again.strategy == builtin(name).strategy
 
 
-@pytest.mark.parametrize("change,message", [
-    ({"strategy": "greedy"}, "unknown strategy"),
-    ({"strategy": 3}, "must be a string"),
-    ({"params": {"p_high": 1.5}}, "between 0.0 and 1.0"),
-    ({"params": {"p_high": "high"}}, "must be a number"),
-    ({"params": {"temperature": 0.1}}, "unknown parameter 'temperature'"),
-    ({"params": [0.9]}, "must be an object"),
-    ({"game": "dtd"}, "not 'vautour'"),
-])
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ({"strategy": "greedy"}, "unknown strategy"),
+        ({"strategy": 3}, "must be a string"),
+        ({"params": {"p_high": 1.5}}, "between 0.0 and 1.0"),
+        ({"params": {"p_high": "high"}}, "must be a number"),
+        ({"params": {"temperature": 0.1}}, "unknown parameter 'temperature'"),
+        ({"params": [0.9]}, "must be an object"),
+        ({"game": "dtd"}, "not 'vautour'"),
+    ],
+)
 def test_hostile_strategy_files_are_clear_errors(change, message):
-    data = {"format_version": 1, "kind": "vautour-builtin", "game": "vautour", "strategy": "bonus-craving",
-            "params": {"p_high": 0.9}}
+    data = {
+        "format_version": 1,
+        "kind": "vautour-builtin",
+        "game": "vautour",
+        "strategy": "bonus-craving",
+        "params": {"p_high": 0.9},
+    }
     data.update(change)
     with pytest.raises(FsmarenaError, match=message):
         player_from_json(data, vautour())
@@ -200,13 +223,16 @@ def test_bad_parameters_in_code_and_wrong_game_are_errors():
 
 @pytest.mark.parametrize("params", [[], ["--param", "action_set=abstract", "--param", "players=3"]])
 def test_play_command_with_builtin_names(capsys, params):
-    assert main(["play", "vautour", "prize-rank", "get-rid-of-bad-cards", "--games", "2000", "--json",
-                 "--quiet", *params]) == 0
+    assert (
+        main(["play", "vautour", "prize-rank", "get-rid-of-bad-cards", "--games", "2000", "--json", "--quiet", *params])
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert result["games"] == 2000 and abs(result["win"] + result["draw"] + result["loss"] - 1) < 1e-9
 
 
 # ---- bid-the-prize-rank, the reference point ------------------------------------------------
+
 
 def _goofspiel_values(game):
     """Exact expected (points, point difference) against a uniformly random opponent, seed

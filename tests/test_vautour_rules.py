@@ -21,8 +21,9 @@ from tests.vautour_helpers import ScriptedBids, play_scripted, random_orders, ra
 
 def turns(trace, game=0):
     """(prize, stake, bids, winner) of every turn of one game."""
-    return [(int(t["prize"][game]), int(t["stake"][game]), t["bids"][game].tolist(), int(t["winner"][game]))
-            for t in trace]
+    return [
+        (int(t["prize"][game]), int(t["stake"][game]), t["bids"][game].tolist(), int(t["winner"][game])) for t in trace
+    ]
 
 
 def scripted(game, bids, order):
@@ -31,6 +32,7 @@ def scripted(game, bids, order):
 
 
 # ---- hand-worked turns ------------------------------------------------------------------
+
 
 def test_default_decks():
     assert default_prizes(15) == (-5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
@@ -132,9 +134,19 @@ def test_a_pot_still_open_after_the_last_turn_is_lost():
 
 # ---- engine against the plain reference loop ---------------------------------------------
 
-@pytest.mark.parametrize("players,cards,rule", [(2, 6, "seed"), (2, 6, "cancel"), (3, 5, "cancel"),
-                                                (4, 4, "seed"), (5, 6, "cancel"), (2, 15, "seed"),
-                                                (3, 15, "cancel")])
+
+@pytest.mark.parametrize(
+    "players,cards,rule",
+    [
+        (2, 6, "seed"),
+        (2, 6, "cancel"),
+        (3, 5, "cancel"),
+        (4, 4, "seed"),
+        (5, 6, "cancel"),
+        (2, 15, "seed"),
+        (3, 15, "cancel"),
+    ],
+)
 def test_engine_matches_the_reference_loop(players, cards, rule):
     """Random deterministic tables mixing abstract actions and concrete bids (illegal ones
     too, which both implementations must replace by the nearest remaining card)."""
@@ -178,11 +190,12 @@ def test_state_space_sizes_are_the_seeds():
 
 # ---- invariants under hypothesis ----------------------------------------------------------
 
+
 def _check_conservation(game, outcome, trace):
     players, cards = game.config.players, game.config.cards
-    bids = np.stack([t["bids"] for t in trace], axis=2)          # (n, players, turns)
+    bids = np.stack([t["bids"] for t in trace], axis=2)  # (n, players, turns)
     assert (np.sort(bids, axis=2) == np.arange(1, cards + 1)).all(), "each card bid exactly once"
-    winners = np.stack([t["winner"] for t in trace], axis=1)     # (n, turns)
+    winners = np.stack([t["winner"] for t in trace], axis=1)  # (n, turns)
     stakes = np.stack([t["stake"] for t in trace], axis=1)
     prizes = np.stack([t["prize"] for t in trace], axis=1)
     assert (np.sort(prizes, axis=1) == sorted(game.config.prizes)).all(), "every prize turned up once"
@@ -192,16 +205,21 @@ def _check_conservation(game, outcome, trace):
         lost = np.where(winners < 0, prizes, 0).sum(axis=1)
         assert (stakes == prizes).all()
     else:
-        lost = np.where(winners[:, -1] < 0, stakes[:, -1], 0)   # only a pot left open at the end
+        lost = np.where(winners[:, -1] < 0, stakes[:, -1], 0)  # only a pot left open at the end
     assert (won + lost == sum(game.config.prizes)).all(), "prizes won + discarded + carried = deck"
     for seat in range(players):
         gained = np.where(winners == seat, stakes, 0).sum(axis=1)
         assert (outcome.scores[:, seat] == gained).all()
 
 
-@given(players=st.integers(2, 5), cards=st.integers(1, 8), rule=st.sampled_from(["seed", "cancel"]),
-       action_set=st.sampled_from(["bids", "abstract", "both"]), seed=st.integers(0, 2**32 - 1),
-       names=st.lists(st.sampled_from(sorted(builtin_factories()) + ["generic-random"]), min_size=5, max_size=5))
+@given(
+    players=st.integers(2, 5),
+    cards=st.integers(1, 8),
+    rule=st.sampled_from(["seed", "cancel"]),
+    action_set=st.sampled_from(["bids", "abstract", "both"]),
+    seed=st.integers(0, 2**32 - 1),
+    names=st.lists(st.sampled_from(sorted(builtin_factories()) + ["generic-random"]), min_size=5, max_size=5),
+)
 def test_cards_and_prizes_are_conserved_and_every_action_is_legal(players, cards, rule, action_set, seed, names):
     game = vautour(players=players, cards=cards, tie_rule=rule, action_set=action_set)
     factories = builtin_factories()
@@ -222,6 +240,7 @@ def _legal_decide(game, seats, n, rng):
         actions = np.asarray(seats[seat].act(obs, memories[seat], rows, rng))
         _check_actions(game, seat, obs, actions)
         return actions
+
     return decide
 
 
@@ -239,8 +258,9 @@ def test_conservation_even_with_illegal_concrete_bids(players, rule, seed):
     _check_conservation(game, outcome, trace)
 
 
-@given(players=st.integers(2, 5), rule=st.sampled_from(["seed", "cancel"]), seed=st.integers(0, 2**32 - 1),
-       data=st.data())
+@given(
+    players=st.integers(2, 5), rule=st.sampled_from(["seed", "cancel"]), seed=st.integers(0, 2**32 - 1), data=st.data()
+)
 def test_permuting_the_seats_permutes_the_scores(players, rule, seed, data):
     """Deterministic players on the same prize orders: the engine favours no seat."""
     permutation = data.draw(st.permutations(range(players)))
@@ -257,8 +277,7 @@ def test_permuting_the_seats_permutes_the_scores(players, rule, seed, data):
 
 def test_identical_random_players_win_equally_often_in_every_seat():
     game = vautour(players=3)
-    outcome = play_games(game, [builtin_factories()["random"]() for _ in range(3)], 30_000,
-                         np.random.default_rng(11))
+    outcome = play_games(game, [builtin_factories()["random"]() for _ in range(3)], 30_000, np.random.default_rng(11))
     wins = (outcome.rewards > 0).mean(axis=0)
     # three seats, each near 1/3 minus the draws; 5 standard errors of a proportion at n=30,000
     assert np.ptp(wins) < 5 * np.sqrt(0.25 / 30_000) * 2
@@ -273,6 +292,7 @@ def test_same_seed_same_games():
 
 
 # ---- observations -------------------------------------------------------------------------
+
 
 def _observations(game, n=200, seed=0):
     seen = []
@@ -333,7 +353,7 @@ def test_opp_last_shows_the_previous_turn_only():
             continue
         previous = trace[turn - 1]["bids"][:, (seat + 1) % 3]
         assert (obs.opp_last == 1 + np.minimum(2, 3 * (previous - 1) // 6)).all()
-        assert (obs.step == turn)
+        assert obs.step == turn
 
 
 def test_carry_encoding_marks_a_carried_pot():
@@ -351,27 +371,33 @@ def test_carry_encoding_marks_a_carried_pot():
 
 # ---- configuration ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("params,message", [
-    ({"players": "1"}, "players must be 2 to 5"),
-    ({"players": "6"}, "players must be 2 to 5"),
-    ({"cards": "0"}, "cards must be"),
-    ({"cards": "17"}, "cards must be"),
-    ({"cards": "6", "prizes": "1,2,3"}, "must be equal"),
-    ({"prizes": "-5,-4,-3,-2,-1,1,2,3,4,5,6,7,8,9,9"}, "distinct and non-zero"),
-    ({"cards": "3", "prizes": "0,1,2"}, "distinct and non-zero"),
-    ({"tie_rule": "coin"}, "unknown tie_rule"),
-    ({"action_set": "cards"}, "unknown action_set"),
-    ({"colour": "red"}, "unknown parameter"),
-    ({"cards": "six"}, "cannot read"),
-])
+
+@pytest.mark.parametrize(
+    "params,message",
+    [
+        ({"players": "1"}, "players must be 2 to 5"),
+        ({"players": "6"}, "players must be 2 to 5"),
+        ({"cards": "0"}, "cards must be"),
+        ({"cards": "17"}, "cards must be"),
+        ({"cards": "6", "prizes": "1,2,3"}, "must be equal"),
+        ({"prizes": "-5,-4,-3,-2,-1,1,2,3,4,5,6,7,8,9,9"}, "distinct and non-zero"),
+        ({"cards": "3", "prizes": "0,1,2"}, "distinct and non-zero"),
+        ({"tie_rule": "coin"}, "unknown tie_rule"),
+        ({"action_set": "cards"}, "unknown action_set"),
+        ({"colour": "red"}, "unknown parameter"),
+        ({"cards": "six"}, "cannot read"),
+    ],
+)
 def test_bad_configurations_are_clear_errors(params, message):
     with pytest.raises(FsmarenaError, match=message):
         get_game("vautour", params)
 
 
 def test_parameters_from_the_command_line_strings():
-    game = get_game("vautour", {"players": "3", "cards": "6", "prizes": "-1,1,2,3,4,5", "tie_rule": "cancel",
-                                "action_set": "abstract"})
+    game = get_game(
+        "vautour",
+        {"players": "3", "cards": "6", "prizes": "-1,1,2,3,4,5", "tie_rule": "cancel", "action_set": "abstract"},
+    )
     assert game.n_seats == 3 and game.config.prizes == (-1, 1, 2, 3, 4, 5)
     assert game.action_names == ABSTRACT_NAMES and game.n_actions == 7
     assert game.describe()["parameters"]["prizes"] == [-1, 1, 2, 3, 4, 5]
@@ -412,8 +438,9 @@ def test_a_bids_table_policy_plays_unchanged_with_automata_and_builtins_in_both(
     orders = random_orders(bids_game, 50, rng)
     mixed = [TablePolicy(table), automaton, builtin_factories()["prize-rank"]()]
     _outcome, together = play_scripted(both_game, mixed, orders)
-    _outcome, alone_bids = play_scripted(bids_game, [TablePolicy(table)] + [builtin_factories()["prize-rank"]()] * 2,
-                                         orders)
+    _outcome, alone_bids = play_scripted(
+        bids_game, [TablePolicy(table)] + [builtin_factories()["prize-rank"]()] * 2, orders
+    )
     _outcome, alone_abstract = play_scripted(abstract_game, [automaton] * 3, orders)
     for t_together, t_bids, t_abstract in zip(together, alone_bids, alone_abstract):
         assert (t_together["bids"][:, 0] == t_bids["bids"][:, 0]).all()

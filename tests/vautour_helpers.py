@@ -44,8 +44,10 @@ def play_scripted(game, players, prize_order, rng_seed=0):
 def raw_table_decide(tables):
     """A decide callback playing ``tables[seat][obs.index]`` as is (no mask fallback), so the
     engine's own handling of every action, illegal concrete bids included, is exercised."""
+
     def decide(seat, obs, rows):
         return np.asarray(tables[seat])[obs.index]
+
     return decide
 
 

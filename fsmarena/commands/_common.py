@@ -14,8 +14,14 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import dumps, sanitise_text
 
 
-def _whole_number(text: str, low: int, message: str, allowed: tuple[int, ...] = (),
-                  high: int = limits.MAX_COUNT, name: str = "MAX_COUNT") -> int:
+def _whole_number(
+    text: str,
+    low: int,
+    message: str,
+    allowed: tuple[int, ...] = (),
+    high: int = limits.MAX_COUNT,
+    name: str = "MAX_COUNT",
+) -> int:
     if len(text) > 30:
         raise argparse.ArgumentTypeError(f"'{sanitise_text(text, 30)}' is too long to be a whole number")
     try:
@@ -39,24 +45,28 @@ def non_negative_int(text: str) -> int:
 
 def games_count(text: str) -> int:
     """A number of games (``--games``, games per pair or per evaluation), at most MAX_GAMES."""
-    return _whole_number(text, 1, "must be a positive whole number, got {value}", high=limits.MAX_GAMES,
-                         name="MAX_GAMES")
+    return _whole_number(
+        text, 1, "must be a positive whole number, got {value}", high=limits.MAX_GAMES, name="MAX_GAMES"
+    )
 
 
 def episodes_count(text: str) -> int:
     """Training games (``--episodes``), at most MAX_EPISODES."""
-    return _whole_number(text, 1, "must be a positive whole number, got {value}", high=limits.MAX_EPISODES,
-                         name="MAX_EPISODES")
+    return _whole_number(
+        text, 1, "must be a positive whole number, got {value}", high=limits.MAX_EPISODES, name="MAX_EPISODES"
+    )
 
 
 def population_size(text: str) -> int:
-    return _whole_number(text, 1, "must be a positive whole number, got {value}", high=limits.MAX_POPULATION,
-                         name="MAX_POPULATION")
+    return _whole_number(
+        text, 1, "must be a positive whole number, got {value}", high=limits.MAX_POPULATION, name="MAX_POPULATION"
+    )
 
 
 def states_count(text: str) -> int:
-    return _whole_number(text, 1, "must be a positive whole number, got {value}", high=limits.MAX_STATES,
-                         name="MAX_STATES")
+    return _whole_number(
+        text, 1, "must be a positive whole number, got {value}", high=limits.MAX_STATES, name="MAX_STATES"
+    )
 
 
 def seed_value(text: str) -> int:
@@ -65,29 +75,45 @@ def seed_value(text: str) -> int:
 
 def jobs_count(text: str) -> int:
     """Worker processes: 1 to :func:`fsmarena.limits.max_jobs`, or -1 for every core."""
-    return _whole_number(text, 1, "must be a positive number of processes, or -1 for all cores", allowed=(-1,),
-                         high=limits.max_jobs(), name="MAX_JOBS: 4 per core, at most 64")
+    return _whole_number(
+        text,
+        1,
+        "must be a positive number of processes, or -1 for all cores",
+        allowed=(-1,),
+        high=limits.max_jobs(),
+        name="MAX_JOBS: 4 per core, at most 64",
+    )
 
 
 def add_game(parser: argparse.ArgumentParser) -> None:
     """The GAME positional argument and repeatable ``--param key=value``."""
     parser.add_argument("game", metavar="GAME", help="dtd, 421, thirtyone or vautour")
-    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                        help="game rule parameter (repeatable), e.g. --param hand_size=4")
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="game rule parameter (repeatable), e.g. --param hand_size=4",
+    )
 
 
 def add_seed_jobs(parser: argparse.ArgumentParser, jobs: bool = True) -> None:
     parser.add_argument("--seed", type=seed_value, default=0, help="master random seed (default 0)")
     if jobs:
-        parser.add_argument("--jobs", type=jobs_count, default=1,
-                            help="worker processes (results are identical for any value)")
+        parser.add_argument(
+            "--jobs", type=jobs_count, default=1, help="worker processes (results are identical for any value)"
+        )
 
 
 def add_dask(parser: argparse.ArgumentParser) -> None:
     """``--dask ADDRESS``: run the parallel chunks on a dask.distributed scheduler."""
-    parser.add_argument("--dask", metavar="ADDRESS", default=None,
-                        help="dask scheduler address, or 'local' for a LocalCluster on this machine "
-                             "(default: the FSMARENA_DASK environment variable, else local processes)")
+    parser.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        help="dask scheduler address, or 'local' for a LocalCluster on this machine "
+        "(default: the FSMARENA_DASK environment variable, else local processes)",
+    )
 
 
 def parallel_backend(args: argparse.Namespace):

@@ -27,8 +27,7 @@ def _run(scale: str, out: Path, workers: int) -> None:
 
     parallel = ["--dask", "local", "--jobs", str(workers)] if workers > 1 else ["--jobs", "1"]
     with contextlib.redirect_stdout(sys.stderr):  # the study's summary must not mix with bench --json
-        code = main(["study", "dtd-thesis", "--scale", scale, "--out", str(out), "--quiet", "--no-figures",
-                     *parallel])
+        code = main(["study", "dtd-thesis", "--scale", scale, "--out", str(out), "--quiet", "--no-figures", *parallel])
     if code != 0:
         raise FsmarenaError(f"the {scale}-scale study failed (exit {code})")
 
@@ -55,8 +54,17 @@ def scaling_cases(game) -> list[BenchCase]:
             finally:
                 shutil.rmtree(folder, ignore_errors=True)
 
-        cases.append(BenchCase(
-            name=f"study speed-up ({scale} dtd-thesis, 2 dask workers vs 1 process)",
-            engine=two_workers, plain=one_process, engine_games=1, plain_games=1, unit="studies",
-            target="ratio >= 1.7 (paper scale)", opt_in=True, warmup=False))
+        cases.append(
+            BenchCase(
+                name=f"study speed-up ({scale} dtd-thesis, 2 dask workers vs 1 process)",
+                engine=two_workers,
+                plain=one_process,
+                engine_games=1,
+                plain_games=1,
+                unit="studies",
+                target="ratio >= 1.7 (paper scale)",
+                opt_in=True,
+                warmup=False,
+            )
+        )
     return cases

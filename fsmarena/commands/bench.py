@@ -12,10 +12,14 @@ HELP = "benchmark the batched engines (games/s) against a plain-Python loop, wit
 
 def add_arguments(parser) -> None:
     parser.add_argument("game", metavar="GAME", nargs="?", help="one game (default: all)")
-    parser.add_argument("--scale", type=float, default=1.0,
-                        help="multiply every case's amount of work (e.g. 0.1 for a quick look)")
-    parser.add_argument("--case", default=None, help="only cases whose name contains this text (long cases, such as "
-                             "'study speed-up', run only when named)")
+    parser.add_argument(
+        "--scale", type=float, default=1.0, help="multiply every case's amount of work (e.g. 0.1 for a quick look)"
+    )
+    parser.add_argument(
+        "--case",
+        default=None,
+        help="only cases whose name contains this text (long cases, such as 'study speed-up', run only when named)",
+    )
     add_json(parser)
 
 
@@ -24,8 +28,10 @@ def run(args) -> int:
     from games.bench import cases_for, time_case
 
     if not 0 < args.scale <= limits.MAX_BENCH_SCALE:  # also refuses nan and inf
-        raise FsmarenaError(f"--scale must be a positive number of at most {limits.MAX_BENCH_SCALE:g} "
-                            f"(MAX_BENCH_SCALE), got {args.scale}")
+        raise FsmarenaError(
+            f"--scale must be a positive number of at most {limits.MAX_BENCH_SCALE:g} "
+            f"(MAX_BENCH_SCALE), got {args.scale}"
+        )
     names = [args.game] if args.game else available_games()
     results = []
     for name in names:
@@ -62,11 +68,12 @@ def _line(result: dict) -> str:
         if "target" in result:
             text += f" | target: {result['target']}"
         return text
-    text = (f"{result['game']:>9} | {result['case']}: {result['engine_per_second']:,.0f} {unit}/s "
-            f"({result['engine_units']:,} {unit} in {result['engine_seconds']:.2f} s)")
+    text = (
+        f"{result['game']:>9} | {result['case']}: {result['engine_per_second']:,.0f} {unit}/s "
+        f"({result['engine_units']:,} {unit} in {result['engine_seconds']:.2f} s)"
+    )
     if "ratio" in result:
-        text += (f" | plain loop {result['plain_per_second']:,.0f} {unit}/s"
-                 f" | ratio {result['ratio']:.1f}x")
+        text += f" | plain loop {result['plain_per_second']:,.0f} {unit}/s | ratio {result['ratio']:.1f}x"
     if "target" in result:
         text += f" | target: {result['target']}"
     return text

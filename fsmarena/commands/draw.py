@@ -10,17 +10,23 @@ HELP = "draw a table-FSM or BDA player file as PNG/SVG/PDF, or export it as DOT 
 
 def add_arguments(parser) -> None:
     parser.add_argument("player", metavar="PLAYER.json", help="a table-fsm or bda player file (e.g. best.json)")
-    parser.add_argument("--out", required=True, metavar="FILE",
-                        help="output file: .png, .svg, .pdf (drawing), .dot or .graphml")
-    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                        help="game rule parameter the player was evolved with (repeatable)")
+    parser.add_argument(
+        "--out", required=True, metavar="FILE", help="output file: .png, .svg, .pdf (drawing), .dot or .graphml"
+    )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="game rule parameter the player was evolved with (repeatable)",
+    )
     parser.add_argument("--title", default="", help="figure title (default: describes the machine)")
 
 
 def run(args) -> int:
     from figures.machine_graph import FORMATS, write_machine
-    from fsmarena.errors import FsmarenaError
     from fsmarena.commands._common import game_from_args
+    from fsmarena.errors import FsmarenaError
     from fsmarena.fileio import Fields, read_json
     from games.players import player_from_json
 
@@ -33,6 +39,8 @@ def run(args) -> int:
     game = game_from_args(argparse.Namespace(game=game_name, param=args.param))
     player = player_from_json(data, game, source)
     graph = write_machine(player, game, args.out, args.title)
-    print(f"{player.kind} with {graph.number_of_nodes()} reachable states and {graph.number_of_edges()} edges "
-          f"written to {args.out}")
+    print(
+        f"{player.kind} with {graph.number_of_nodes()} reachable states and {graph.number_of_edges()} edges "
+        f"written to {args.out}"
+    )
     return 0

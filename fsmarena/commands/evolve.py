@@ -12,9 +12,21 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fsmarena.commands._common import (add_dask, add_game, add_json, add_seed_jobs, game_from_args, parallel_backend, non_negative_int,
-                                       games_count, population_size, positive_int, prepare_out, print_json,
-                                       states_count)
+from fsmarena.commands._common import (
+    add_dask,
+    add_game,
+    add_json,
+    add_seed_jobs,
+    game_from_args,
+    games_count,
+    non_negative_int,
+    parallel_backend,
+    population_size,
+    positive_int,
+    prepare_out,
+    print_json,
+    states_count,
+)
 
 NAME = "evolve"
 HELP = "evolve table FSMs or binary decision automata (thesis, round-robin, panel or score fitness)"
@@ -32,40 +44,67 @@ def unit_float(text: str) -> float:
 
 def add_arguments(parser) -> None:
     add_game(parser)
-    parser.add_argument("--genome", required=True, choices=("fsm", "bda"),
-                        help="table FSM (Mealy machine) or binary decision automaton")
-    parser.add_argument("--protocol", required=True, choices=("thesis", "round-robin", "panel", "score"),
-                        help="thesis: steady state vs fresh random automata; round-robin: generational GA "
-                             "scored within the population; panel: scored against fixed players; "
-                             "score: one-player games (421), fitness = mean score")
+    parser.add_argument(
+        "--genome", required=True, choices=("fsm", "bda"), help="table FSM (Mealy machine) or binary decision automaton"
+    )
+    parser.add_argument(
+        "--protocol",
+        required=True,
+        choices=("thesis", "round-robin", "panel", "score"),
+        help="thesis: steady state vs fresh random automata; round-robin: generational GA "
+        "scored within the population; panel: scored against fixed players; "
+        "score: one-player games (421), fitness = mean score",
+    )
     parser.add_argument("--generations", type=positive_int, help="generations (thesis 250, others 50)")
     parser.add_argument("--population", type=population_size, help="population size (thesis 15, others 36)")
     parser.add_argument("--states", type=states_count, help="machine states (BDA 8, FSM 4)")
     parser.add_argument("--inputs", default="index", help="FSM inputs: index, opp_last or index+opp_last")
     parser.add_argument("--max-tests", type=positive_int, default=6, help="BDA tests per decision (6)")
-    parser.add_argument("--panel", nargs="+", default=[], metavar="PLAYER",
-                        help="panel players (builtin names or player files) for --protocol panel")
-    parser.add_argument("--panel-weight", type=unit_float, default=1.0,
-                        help="weight of the panel in the fitness; the rest is the round robin (1)")
-    parser.add_argument("--games-per-pair", type=games_count, default=20,
-                        help="round robin / panel: games per ordered pair (per seating); score: games per "
-                             "individual (20)")
-    parser.add_argument("--exact-fitness", action="store_true",
-                        help="score: fitness = exact expected score where the game computes it (421); "
-                             "simulates no game")
+    parser.add_argument(
+        "--panel",
+        nargs="+",
+        default=[],
+        metavar="PLAYER",
+        help="panel players (builtin names or player files) for --protocol panel",
+    )
+    parser.add_argument(
+        "--panel-weight",
+        type=unit_float,
+        default=1.0,
+        help="weight of the panel in the fitness; the rest is the round robin (1)",
+    )
+    parser.add_argument(
+        "--games-per-pair",
+        type=games_count,
+        default=20,
+        help="round robin / panel: games per ordered pair (per seating); score: games per individual (20)",
+    )
+    parser.add_argument(
+        "--exact-fitness",
+        action="store_true",
+        help="score: fitness = exact expected score where the game computes it (421); simulates no game",
+    )
     parser.add_argument("--opponents", type=positive_int, default=25, help="thesis: fresh random automata (25)")
     parser.add_argument("--games-per-opponent", type=games_count, default=5, help="thesis: games each (5)")
     parser.add_argument("--replaced", type=positive_int, default=2, help="thesis: individuals replaced (2)")
     parser.add_argument("--tournament", type=positive_int, help="tournament size (thesis 11, others 3)")
     parser.add_argument("--elite", type=non_negative_int, default=2, help="round robin / panel: elites kept (2)")
-    parser.add_argument("--crossover-rate", type=unit_float, default=0.7,
-                        help="round robin / panel: crossover probability per pair (0.7)")
+    parser.add_argument(
+        "--crossover-rate",
+        type=unit_float,
+        default=0.7,
+        help="round robin / panel: crossover probability per pair (0.7)",
+    )
     parser.add_argument("--mutations", type=non_negative_int, help="point mutations per child (thesis 9, others 2)")
     parser.add_argument("--mutation-rate", type=unit_float, help="instead of --mutations: per-entry probability")
     parser.add_argument("--hall-of-fame", type=positive_int, default=5, help="hall of fame size (5)")
     parser.add_argument("--checkpoint-every", type=positive_int, default=10, help="checkpoint period (10)")
-    parser.add_argument("--curve-every", type=non_negative_int, default=10,
-                        help="measure the champion against random every K generations (10; 0: only the last)")
+    parser.add_argument(
+        "--curve-every",
+        type=non_negative_int,
+        default=10,
+        help="measure the champion against random every K generations (10; 0: only the last)",
+    )
     parser.add_argument("--curve-games", type=games_count, default=1000, help="games per curve point (1000)")
     parser.add_argument("--chunk", type=positive_int, default=8192, help="games per parallel task (8192)")
     add_seed_jobs(parser)
@@ -79,13 +118,30 @@ def config_from_args(args):
     from evo.run import EvolveConfig
 
     return EvolveConfig(
-        genome=args.genome, protocol=args.protocol, generations=args.generations, population=args.population,
-        states=args.states, inputs=args.inputs, max_tests=args.max_tests, opponents=args.opponents,
-        games_per_opponent=args.games_per_opponent, replaced=args.replaced, games_per_pair=args.games_per_pair,
-        elite=args.elite, crossover_rate=args.crossover_rate, panel=tuple(args.panel),
-        panel_weight=args.panel_weight, exact_fitness=args.exact_fitness, tournament=args.tournament, mutations=args.mutations,
-        mutation_rate=args.mutation_rate, hall_of_fame=args.hall_of_fame, checkpoint_every=args.checkpoint_every,
-        curve_every=args.curve_every, curve_games=args.curve_games, chunk=args.chunk,
+        genome=args.genome,
+        protocol=args.protocol,
+        generations=args.generations,
+        population=args.population,
+        states=args.states,
+        inputs=args.inputs,
+        max_tests=args.max_tests,
+        opponents=args.opponents,
+        games_per_opponent=args.games_per_opponent,
+        replaced=args.replaced,
+        games_per_pair=args.games_per_pair,
+        elite=args.elite,
+        crossover_rate=args.crossover_rate,
+        panel=tuple(args.panel),
+        panel_weight=args.panel_weight,
+        exact_fitness=args.exact_fitness,
+        tournament=args.tournament,
+        mutations=args.mutations,
+        mutation_rate=args.mutation_rate,
+        hall_of_fame=args.hall_of_fame,
+        checkpoint_every=args.checkpoint_every,
+        curve_every=args.curve_every,
+        curve_games=args.curve_games,
+        chunk=args.chunk,
     ).resolved()
 
 
@@ -104,21 +160,32 @@ def run(args) -> int:
     curve = result.curve()
     scores = result.score_curve()
     summary = {
-        "game": game.name, "genome": config.genome, "protocol": config.protocol, "seed": args.seed,
-        "generations": result.generation, "games": result.games, "best_fitness": result.best_fitness,
-        "best_label": result.best.label, "champion_vs_random": curve[-1][1] if curve else None,
+        "game": game.name,
+        "genome": config.genome,
+        "protocol": config.protocol,
+        "seed": args.seed,
+        "generations": result.generation,
+        "games": result.games,
+        "best_fitness": result.best_fitness,
+        "best_label": result.best.label,
+        "champion_vs_random": curve[-1][1] if curve else None,
         "champion_score": scores[-1][1] if scores else None,
-        "seconds": result.seconds, "out": str(out),
+        "seconds": result.seconds,
+        "out": str(out),
         "files": ["best.json", "logbook.csv", "population.json", CHECKPOINT],
     }
     if args.json:
         print_json(summary)
     else:
         last = result.logbook[-1]
-        print(f"{config.protocol} evolution of {config.population} {config.genome}s on {game.name}: "
-              f"{result.generation} generations, {result.games} games in {result.seconds:.1f} s")
-        print(f"last generation fitness: mean {last['mean']:.3f}, max {last['max']:.3f}; "
-              f"hall of fame best {result.best_fitness:.3f}")
+        print(
+            f"{config.protocol} evolution of {config.population} {config.genome}s on {game.name}: "
+            f"{result.generation} generations, {result.games} games in {result.seconds:.1f} s"
+        )
+        print(
+            f"last generation fitness: mean {last['mean']:.3f}, max {last['max']:.3f}; "
+            f"hall of fame best {result.best_fitness:.3f}"
+        )
         if curve:
             print(f"champion vs random: win rate {curve[-1][1]:.3f} (first generation {curve[0][1]:.3f})")
         if scores:

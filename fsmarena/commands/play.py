@@ -39,12 +39,16 @@ def run(args) -> int:
         return 0
     if game.n_seats == 1:
         low, high = result["score_ci95"]
-        print(f"{a.label}: mean score {result['mean_score']:.4f} (95% CI {low:.4f} to {high:.4f}) over {stats.games} games")
+        print(
+            f"{a.label}: mean score {result['mean_score']:.4f} (95% CI {low:.4f} to {high:.4f}) over {stats.games} games"
+        )
     else:
         low, high = result["win_ci95"]
         print(f"{a.label} vs {b.label} over {stats.games} games (seats rotated):")
-        print(f"  win {100 * result['win']:.2f}% (95% CI {100 * low:.2f} to {100 * high:.2f})   "
-              f"draw {100 * result['draw']:.2f}%   loss {100 * result['loss']:.2f}%")
+        print(
+            f"  win {100 * result['win']:.2f}% (95% CI {100 * low:.2f} to {100 * high:.2f})   "
+            f"draw {100 * result['draw']:.2f}%   loss {100 * result['loss']:.2f}%"
+        )
         print(f"  mean score {result['score']:.4f} vs {result['opp_score']:.4f}")
     if result["games_per_second"]:
         print(f"  {result['games_per_second']:,.0f} games/s")

@@ -30,8 +30,10 @@ def solve(game: Game) -> dict[str, Any]:
     from games.base import config_to_dict
 
     if not isinstance(game, ExactModel):
-        raise FsmarenaError(f"the game '{game.name}' has no known model to solve exactly "
-                            "(solve needs known transition probabilities, as in 421)")
+        raise FsmarenaError(
+            f"the game '{game.name}' has no known model to solve exactly "
+            "(solve needs known transition probabilities, as in 421)"
+        )
     value, table = game.exact_optimum()
     value = Fraction(value)
     policy = game.policy_rows(table)
@@ -52,8 +54,7 @@ def run(args) -> int:
         print_json(result)
         return 0
     params = ", ".join(f"{k}={v}" for k, v in result["parameters"].items())
-    print(f"{game.name} ({params}): optimal expected score {result['value_fraction']} "
-          f"= {result['value']:.6f}")
+    print(f"{game.name} ({params}): optimal expected score {result['value_fraction']} = {result['value']:.6f}")
     print()
     print(game.policy_text(result["actions"]))
     return 0

@@ -6,23 +6,27 @@ import sys
 import time
 from pathlib import Path
 
-from fsmarena.commands._common import (add_dask, add_json, jobs_count, parallel_backend, seed_value,
-                                       print_json)
+from fsmarena.commands._common import add_dask, add_json, jobs_count, parallel_backend, print_json, seed_value
 
 NAME = "study"
-HELP = ("run a named study (e.g. dtd-thesis) end to end: replicates, cross-play, statistics, "
-        "figures and DIR/report.md; re-running resumes")
+HELP = (
+    "run a named study (e.g. dtd-thesis) end to end: replicates, cross-play, statistics, "
+    "figures and DIR/report.md; re-running resumes"
+)
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("name", metavar="NAME", help="study name (e.g. dtd-thesis) or a study .toml file")
-    parser.add_argument("--scale", default="quick",
-                        help="budget scale defined by the study: test (seconds), quick (minutes), paper")
-    parser.add_argument("--jobs", type=jobs_count, default=1,
-                        help="worker processes (results are identical for any value)")
+    parser.add_argument(
+        "--scale", default="quick", help="budget scale defined by the study: test (seconds), quick (minutes), paper"
+    )
+    parser.add_argument(
+        "--jobs", type=jobs_count, default=1, help="worker processes (results are identical for any value)"
+    )
     add_dask(parser)
-    parser.add_argument("--seed", type=seed_value, default=None,
-                        help="master seed (default: the study's own, recorded in the report)")
+    parser.add_argument(
+        "--seed", type=seed_value, default=None, help="master seed (default: the study's own, recorded in the report)"
+    )
     parser.add_argument("--out", required=True, help="output folder (new, empty, or this study's own to resume)")
     parser.add_argument("--no-figures", action="store_true", help="skip the figures (tables and report only)")
     add_json(parser)
@@ -52,8 +56,9 @@ def run(args) -> int:
     if isinstance(study, StudyDriver):
         claim_folder(args.out, "study")  # a study with its own driver (vautour: 2 and 3 players; thirtyone)
         with parallel_backend(args):
-            summary = study.run_driver(args.scale, args.seed, args.jobs, Path(args.out),
-                                       not args.no_figures, command_line(args), log)
+            summary = study.run_driver(
+                args.scale, args.seed, args.jobs, Path(args.out), not args.no_figures, command_line(args), log
+            )
         if args.json:
             print_json(summary)
         else:
@@ -64,19 +69,28 @@ def run(args) -> int:
 
     with parallel_backend(args):  # --dask: replicate tasks and cross-play chunks run on the cluster
         tasks = sum(c.replicates for c in plan.competitors)
-        log(f"{study.name} at scale {plan.scale.name}: {len(plan.competitors)} competitors, {tasks} replicate "
-            f"tasks, seed {plan.seed}, into {args.out}")
+        log(
+            f"{study.name} at scale {plan.scale.name}: {len(plan.competitors)} competitors, {tasks} replicate "
+            f"tasks, seed {plan.seed}, into {args.out}"
+        )
         data = run_study(plan, args.out, args.jobs, log)
         if study.report:  # a study with its own tables and report (e.g. 421: exact values)
             from studies.protocol import report_writer
 
             log("tables, figures and report")
-            summary = report_writer(study.report)(data, not args.no_figures, command_line(args),
-                                                  time.perf_counter() - start)
+            summary = report_writer(study.report)(
+                data, not args.no_figures, command_line(args), time.perf_counter() - start
+            )
             if args.json:
-                print_json({"study": study.name, "scale": plan.scale.name, "seed": plan.seed,
-                            "fingerprint": plan.fingerprint,
-                            **{k: v for k, v in summary.items() if k != "lines"}})
+                print_json(
+                    {
+                        "study": study.name,
+                        "scale": plan.scale.name,
+                        "seed": plan.seed,
+                        "fingerprint": plan.fingerprint,
+                        **{k: v for k, v in summary.items() if k != "lines"},
+                    }
+                )
             else:
                 print("\n".join(summary["lines"]))
             return 0
@@ -87,10 +101,17 @@ def run(args) -> int:
     opponent = study.curve_opponent if study.curve_opponent in study.panel else study.panel[0]
     rows = [r for r in analysis.tables["panel_summary"] if r["opponent"] == opponent]
     if args.json:
-        print_json({"study": study.name, "scale": plan.scale.name, "seed": plan.seed,
-                    "fingerprint": plan.fingerprint, "report": str(report),
-                    "panel_summary": analysis.tables["panel_summary"],
-                    "crossplay_family": analysis.tables.get("crossplay_family", [])})
+        print_json(
+            {
+                "study": study.name,
+                "scale": plan.scale.name,
+                "seed": plan.seed,
+                "fingerprint": plan.fingerprint,
+                "report": str(report),
+                "panel_summary": analysis.tables["panel_summary"],
+                "crossplay_family": analysis.tables.get("crossplay_family", []),
+            }
+        )
     else:
         width = max(len(r["method"]) for r in rows) + 2
         print(f"win rate vs {opponent} (mean over replicates, 95% CI)")

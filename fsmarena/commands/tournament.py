@@ -7,9 +7,18 @@ import io
 
 import numpy as np
 
-from fsmarena.commands._common import (add_dask, add_game, add_json, add_seed_jobs, game_from_args, parallel_backend,
-                                       games_count, prepare_out, print_json)
 from fsmarena import limits
+from fsmarena.commands._common import (
+    add_dask,
+    add_game,
+    add_json,
+    add_seed_jobs,
+    game_from_args,
+    games_count,
+    parallel_backend,
+    prepare_out,
+    print_json,
+)
 from fsmarena.fileio import write_json, write_text
 
 NAME = "tournament"
@@ -17,8 +26,18 @@ HELP = "round robin between players; writes results.csv, matrix.csv, tournament.
 
 #: the tables a run writes (plus heatmap.*), removed when a re-run starts
 OUTPUTS = ("results.csv", "matrix.csv", "tournament.json")
-RESULT_FIELDS = ["player", "opponent", "games", "win", "draw", "loss", "score", "opp_score",
-                 "win_ci_low", "win_ci_high"]
+RESULT_FIELDS = [
+    "player",
+    "opponent",
+    "games",
+    "win",
+    "draw",
+    "loss",
+    "score",
+    "opp_score",
+    "win_ci_low",
+    "win_ci_high",
+]
 
 
 def add_arguments(parser) -> None:
@@ -45,11 +64,12 @@ def run(args) -> int:
         old.unlink(missing_ok=True)  # a folder holds one run's tables: a failed re-run leaves none, not a mix
     with parallel_backend(args):
         result = round_robin(game, players, args.games, args.seed, args.jobs)
-    summary = {"game": game.name, "games_per_pair": args.games, "seed": args.seed,
-               "players": result.labels}
+    summary = {"game": game.name, "games_per_pair": args.games, "seed": args.seed, "players": result.labels}
     if result.one_player:
-        rows = [{"player": result.labels[i], **stats.to_dict(one_player=True)}
-                for (i, _), stats in sorted(result.pairs.items())]
+        rows = [
+            {"player": result.labels[i], **stats.to_dict(one_player=True)}
+            for (i, _), stats in sorted(result.pairs.items())
+        ]
         for row in rows:
             row.pop("games_per_second")  # timings vary: result files stay bit-identical
         summary["results"] = rows
@@ -67,8 +87,14 @@ def run(args) -> int:
         write_text(out / "results.csv", _csv(rows, RESULT_FIELDS))
         write_text(out / "matrix.csv", _matrix_csv(result.labels, matrix))
         low, high = _ci_matrices(result.labels, rows)
-        win_rate_heatmap(matrix, result.labels, out / "heatmap", low, high,
-                         title=f"{game.name}: round robin, {args.games} games per pair")
+        win_rate_heatmap(
+            matrix,
+            result.labels,
+            out / "heatmap",
+            low,
+            high,
+            title=f"{game.name}: round robin, {args.games} games per pair",
+        )
     write_json(out / "tournament.json", summary)
     if args.json:
         print_json(summary)

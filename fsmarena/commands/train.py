@@ -14,19 +14,50 @@ from __future__ import annotations
 
 import argparse
 
-from fsmarena.commands._common import (add_dask, add_game, add_json, add_seed_jobs, game_from_args, parallel_backend, non_negative_int,
-                                       episodes_count, games_count, positive_int, prepare_out, print_json)
+from fsmarena.commands._common import (
+    add_dask,
+    add_game,
+    add_json,
+    add_seed_jobs,
+    episodes_count,
+    game_from_args,
+    games_count,
+    non_negative_int,
+    parallel_backend,
+    positive_int,
+    prepare_out,
+    print_json,
+)
 from fsmarena.errors import FsmarenaError
 
 NAME = "train"
-HELP = ("train Monte Carlo / SARSA / Q-learning (or a game's neural agent, --algo mlp), or run value / "
-        "policy iteration, and save the policy")
+HELP = (
+    "train Monte Carlo / SARSA / Q-learning (or a game's neural agent, --algo mlp), or run value / "
+    "policy iteration, and save the policy"
+)
 #: options only function-approximation agents use
 APPROXIMATOR_OPTIONS = ("hidden", "learning_rate", "epochs")
 #: every training option, passed on only when given (None = the algorithm's default)
-OPTIONS = ("episodes", "batch", "epsilon", "epsilon_final", "epsilon_schedule", "alpha", "gamma", "explore_steps",
-           "q_init", "learner_seat", "self_play_every", "eval_every", "eval_games", "eval_panel", "opponent",
-           "tolerance", "checkpoint_seconds", "reward") + APPROXIMATOR_OPTIONS
+OPTIONS = (
+    "episodes",
+    "batch",
+    "epsilon",
+    "epsilon_final",
+    "epsilon_schedule",
+    "alpha",
+    "gamma",
+    "explore_steps",
+    "q_init",
+    "learner_seat",
+    "self_play_every",
+    "eval_every",
+    "eval_games",
+    "eval_panel",
+    "opponent",
+    "tolerance",
+    "checkpoint_seconds",
+    "reward",
+) + APPROXIMATOR_OPTIONS
 
 
 def _number(text: str) -> float:
@@ -60,47 +91,77 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from rl.train import ALGORITHMS
 
     add_game(parser)
-    parser.add_argument("--algo", required=True, metavar="ALGO",
-                        help="one of: " + ", ".join(ALGORITHMS) + "; mlp: the neural agent of games that have "
-                             "one (thirtyone)")
+    parser.add_argument(
+        "--algo",
+        required=True,
+        metavar="ALGO",
+        help="one of: " + ", ".join(ALGORITHMS) + "; mlp: the neural agent of games that have one (thirtyone)",
+    )
     parser.add_argument("--episodes", type=episodes_count, help="training games (sample-based algorithms)")
-    parser.add_argument("--opponent", metavar="PLAYER",
-                        help="builtin name or player file (default: random; mlp: greedy)")
-    parser.add_argument("--self-play-every", type=positive_int, metavar="M",
-                        help="self-play: the opponent is a frozen copy of the learner refreshed every M games")
-    parser.add_argument("--learner-seat", type=_seat,
-                        help="'alternate' (default: seat = game number mod seats) or a fixed seat; 0 = thesis")
-    parser.add_argument("--batch", type=positive_int, metavar="K",
-                        help="1 (default for games with a compiled kernel) = the textbook sequential algorithm, "
-                             "updating after every decision/game; K > 1 = the batched algorithm, a different "
-                             "one: K games per engine call with the policy of the batch start (see "
-                             "docs/sequential-learning.md)")
-    parser.add_argument("--epsilon", type=_number,
-                        help="exploration probability at the start (default: 0 for Monte Carlo, 0.2 for TD)")
+    parser.add_argument(
+        "--opponent", metavar="PLAYER", help="builtin name or player file (default: random; mlp: greedy)"
+    )
+    parser.add_argument(
+        "--self-play-every",
+        type=positive_int,
+        metavar="M",
+        help="self-play: the opponent is a frozen copy of the learner refreshed every M games",
+    )
+    parser.add_argument(
+        "--learner-seat",
+        type=_seat,
+        help="'alternate' (default: seat = game number mod seats) or a fixed seat; 0 = thesis",
+    )
+    parser.add_argument(
+        "--batch",
+        type=positive_int,
+        metavar="K",
+        help="1 (default for games with a compiled kernel) = the textbook sequential algorithm, "
+        "updating after every decision/game; K > 1 = the batched algorithm, a different "
+        "one: K games per engine call with the policy of the batch start (see "
+        "docs/sequential-learning.md)",
+    )
+    parser.add_argument(
+        "--epsilon", type=_number, help="exploration probability at the start (default: 0 for Monte Carlo, 0.2 for TD)"
+    )
     parser.add_argument("--epsilon-final", type=_number, help="epsilon at the end of the budget (default 0)")
-    parser.add_argument("--epsilon-schedule", choices=SCHEDULES,
-                        help="how epsilon moves to --epsilon-final (default: constant for Monte Carlo, "
-                             "linear for TD)")
-    parser.add_argument("--alpha", help="step size in (0, 1] or '1/n' (sample average); default: 1/n for mc "
-                                        "and mc-first-visit, 0.001 otherwise")
+    parser.add_argument(
+        "--epsilon-schedule",
+        choices=SCHEDULES,
+        help="how epsilon moves to --epsilon-final (default: constant for Monte Carlo, linear for TD)",
+    )
+    parser.add_argument(
+        "--alpha",
+        help="step size in (0, 1] or '1/n' (sample average); default: 1/n for mc and mc-first-visit, 0.001 otherwise",
+    )
     parser.add_argument("--gamma", type=_number, help="discount per decision (default 1; mlp: 0.98)")
-    parser.add_argument("--explore-steps", type=non_negative_int,
-                        help="random first decisions of every game (exploring starts; Monte Carlo default 2)")
+    parser.add_argument(
+        "--explore-steps",
+        type=non_negative_int,
+        help="random first decisions of every game (exploring starts; Monte Carlo default 2)",
+    )
     parser.add_argument("--q-init", type=_number, help="initial action values (default 0)")
-    parser.add_argument("--reward", choices=("game", "segment"),
-                        help="what the tabular learners maximise: the game's final reward, or segment rewards "
-                             "(31: each round's change of the lives potential; needs --batch 2 or more); "
-                             "default: the game's choice")
+    parser.add_argument(
+        "--reward",
+        choices=("game", "segment"),
+        help="what the tabular learners maximise: the game's final reward, or segment rewards "
+        "(31: each round's change of the lives potential; needs --batch 2 or more); "
+        "default: the game's choice",
+    )
     parser.add_argument("--eval-every", type=positive_int, metavar="E", help="games between curve points")
-    parser.add_argument("--eval-games", type=games_count, metavar="G",
-                        help="games per evaluation match (default 10000)")
-    parser.add_argument("--eval-panel", nargs="+", metavar="PLAYER",
-                        help="opponents of the curve (default random; mlp: greedy)")
+    parser.add_argument(
+        "--eval-games", type=games_count, metavar="G", help="games per evaluation match (default 10000)"
+    )
+    parser.add_argument(
+        "--eval-panel", nargs="+", metavar="PLAYER", help="opponents of the curve (default random; mlp: greedy)"
+    )
     parser.add_argument("--tolerance", type=_number, help="value iteration stopping tolerance (default 1e-12)")
-    parser.add_argument("--checkpoint-seconds", type=_number,
-                        help="save a checkpoint at least this often (default 60; also at every curve point)")
-    parser.add_argument("--hidden", type=_layers, metavar="N,N,...",
-                        help="mlp: hidden layer sizes (default 64,64)")
+    parser.add_argument(
+        "--checkpoint-seconds",
+        type=_number,
+        help="save a checkpoint at least this often (default 60; also at every curve point)",
+    )
+    parser.add_argument("--hidden", type=_layers, metavar="N,N,...", help="mlp: hidden layer sizes (default 64,64)")
     parser.add_argument("--learning-rate", type=_number, help="mlp: Adam's step size (default 0.001)")
     parser.add_argument("--epochs", type=positive_int, help="mlp: passes over each batch's decisions (default 1)")
     add_seed_jobs(parser)
@@ -134,8 +195,17 @@ def run(args: argparse.Namespace) -> int:
     prepare(game, config, args.seed, opponent, panel, args.out, args.resume)
     out = prepare_out(args.out, "train")
     with parallel_backend(args):  # --dask: evaluation chunks run on the cluster
-        result = train(game, config, seed=args.seed, opponent=opponent, panel=panel, jobs=args.jobs, out=out,
-                       resume=args.resume, checkpoint_seconds=checkpoint_seconds)
+        result = train(
+            game,
+            config,
+            seed=args.seed,
+            opponent=opponent,
+            panel=panel,
+            jobs=args.jobs,
+            out=out,
+            resume=args.resume,
+            checkpoint_seconds=checkpoint_seconds,
+        )
     summary = {"game": game.name, "out": str(out), **result.summary(), **result.extra}
     _print_summary(args, summary, result.exact_value)
     return 0
@@ -154,13 +224,17 @@ def _print_summary(args: argparse.Namespace, summary: dict, exact_value: float |
         print_json(summary)
         return
     out = summary["out"]
-    print(f"{summary['algo']} on {summary['game']}: {summary['games']} games in {summary['seconds']:.1f} s "
-          f"-> {out}/policy.json")
+    print(
+        f"{summary['algo']} on {summary['game']}: {summary['games']} games in {summary['seconds']:.1f} s "
+        f"-> {out}/policy.json"
+    )
     if exact_value is not None:
         print(f"  exact value of the policy: {exact_value:.6f}")
     for row in summary["final"]:
         if row.get("opponent"):
-            print(f"  vs {row['opponent']}: win {row['win']:.4f} "
-                  f"[{row['win_ci_low']:.4f}, {row['win_ci_high']:.4f}] over {row['eval_games']} games")
+            print(
+                f"  vs {row['opponent']}: win {row['win']:.4f} "
+                f"[{row['win_ci_low']:.4f}, {row['win_ci_high']:.4f}] over {row['eval_games']} games"
+            )
         else:
             print(f"  mean score {row['mean_score']:.4f} over {row['eval_games']} games")

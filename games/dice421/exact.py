@@ -46,8 +46,9 @@ def policy_table(game: "Dice421", policy: Any) -> np.ndarray:
         policy = policy.table[0]
     table = np.asarray(policy)
     if table.shape != (game.n_states,):
-        raise FsmarenaError(f"421: a policy table needs {game.n_states} entries (one per state), "
-                            f"got shape {table.shape}")
+        raise FsmarenaError(
+            f"421: a policy table needs {game.n_states} entries (one per state), got shape {table.shape}"
+        )
     if table.dtype.kind not in "iu" or (table.size and (table.min() < 0 or table.max() >= game.n_actions)):
         raise FsmarenaError(f"421: policy actions must be whole numbers 0..{game.n_actions - 1}")
     return table.astype(np.int64)
@@ -62,13 +63,14 @@ def _backward(game: "Dice421", table: np.ndarray | None) -> tuple[list[list[int]
     tables, R = game.tables, game.config.rethrows
     score = [int(s) for s in tables.score]
     # sparse transition counts per (triple, action): [(next triple, count), ...]
-    moves = [[[(int(j), int(c)) for j, c in enumerate(tables.counts[k, a]) if c] for a in range(8)]
-             for k in range(N_TRIPLES)]
+    moves = [
+        [[(int(j), int(c)) for j, c in enumerate(tables.counts[k, a]) if c] for a in range(8)] for k in range(N_TRIPLES)
+    ]
     actions = np.zeros(game.n_states, dtype=np.int64)
     W = [score]
     for left in range(1, R + 1):
         prev = W[-1]
-        scale = N_ROLLS ** left
+        scale = N_ROLLS**left
         row = []
         for k in range(N_TRIPLES):
             index = left * N_TRIPLES + k
@@ -120,7 +122,7 @@ def exact_state_values(game: "Dice421", policy: Any = None) -> list[Fraction]:
     values = [Fraction(0)] * game.n_states
     for left, row in enumerate(W):
         for k, w in enumerate(row):
-            values[left * N_TRIPLES + k] = Fraction(w, N_ROLLS ** left)
+            values[left * N_TRIPLES + k] = Fraction(w, N_ROLLS**left)
     return values
 
 
@@ -144,7 +146,7 @@ def expected_scores(game: "Dice421", tables: np.ndarray) -> np.ndarray:
     for left in range(1, R + 1):
         q = np.einsum("kaj,pj->pka", probabilities, values)
         q[:, :, 0] = t.score_float
-        chosen = tables[:, left * N_TRIPLES:(left + 1) * N_TRIPLES].astype(np.int64)
+        chosen = tables[:, left * N_TRIPLES : (left + 1) * N_TRIPLES].astype(np.int64)
         values = np.take_along_axis(q, chosen[:, :, None], axis=2)[:, :, 0]
     return values @ (t.start_counts / N_ROLLS)
 
@@ -216,14 +218,16 @@ def policy_rows(game: "Dice421", policy: Any) -> list[dict[str, Any]]:
         for k, dice in enumerate(game.tables.triples):
             index = left * N_TRIPLES + k
             action = int(table[index])
-            rows.append({
-                "dice": list(dice),
-                "throws_left": left,
-                "action": game.action_names[action],
-                "keep": list(game.kept_dice(dice, action)),
-                "stop_score": int(game.tables.score[k]),
-                "value": float(values[index]),
-            })
+            rows.append(
+                {
+                    "dice": list(dice),
+                    "throws_left": left,
+                    "action": game.action_names[action],
+                    "keep": list(game.kept_dice(dice, action)),
+                    "stop_score": int(game.tables.score[k]),
+                    "value": float(values[index]),
+                }
+            )
     return rows
 
 

@@ -48,8 +48,7 @@ def policy_cells(game, table: np.ndarray) -> tuple[list[int], list[list[str]], n
     return order, texts, thrown
 
 
-def optimal_policy_figure(game, table: np.ndarray, stem: str | Path, title: str = "",
-                          blocks: int = 2) -> list[Path]:
+def optimal_policy_figure(game, table: np.ndarray, stem: str | Path, title: str = "", blocks: int = 2) -> list[Path]:
     """A policy table of 421 drawn as a chart (see the module docstring)."""
     order, texts, thrown = policy_cells(game, table)
     t, R = game.tables, game.config.rethrows
@@ -57,12 +56,13 @@ def optimal_policy_figure(game, table: np.ndarray, stem: str | Path, title: str 
     cmap = ListedColormap(REROLL_COLORS)
     height = per_block * 0.15 + 0.9
     with style():
-        fig, axes = plt.subplots(1, blocks, figsize=(PAGE_WIDTH if R > 1 else COLUMN_WIDTH * 1.6, height),
-                                 squeeze=False)
+        fig, axes = plt.subplots(
+            1, blocks, figsize=(PAGE_WIDTH if R > 1 else COLUMN_WIDTH * 1.6, height), squeeze=False
+        )
         for b in range(blocks):
             ax = axes[0, b]
             rows = range(b * per_block, min(len(order), (b + 1) * per_block))
-            ax.imshow(thrown[rows.start:rows.stop], cmap=cmap, vmin=-0.5, vmax=3.5, aspect="auto")
+            ax.imshow(thrown[rows.start : rows.stop], cmap=cmap, vmin=-0.5, vmax=3.5, aspect="auto")
             for i, row in enumerate(rows):
                 for col in range(R):
                     ax.text(col, i, texts[row][col], ha="center", va="center", fontsize=5.5)
@@ -77,8 +77,9 @@ def optimal_policy_figure(game, table: np.ndarray, stem: str | Path, title: str 
             ax.spines[:].set_visible(False)
             if b == 0:
                 ax.set_ylabel("dice (score if kept)")
-        handles = [Patch(facecolor=c, edgecolor="0.6", linewidth=0.4, label=n)
-                   for c, n in zip(REROLL_COLORS, REROLL_NAMES)]
+        handles = [
+            Patch(facecolor=c, edgecolor="0.6", linewidth=0.4, label=n) for c, n in zip(REROLL_COLORS, REROLL_NAMES)
+        ]
         fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False, bbox_to_anchor=(0.5, -0.005))
         if title:
             fig.suptitle(title)
@@ -115,18 +116,24 @@ def exact_value_curves(
                 continue
             c = color(number)
             n = sum(1 for x, _ in curves if len(x))
-            style_kw = dict(color=c, linestyle=LINESTYLES[number % len(LINESTYLES)], linewidth=1.3,
-                            marker=MARKERS[number % len(MARKERS)], markevery=max(1, len(grid) // 6), markersize=3)
+            style_kw = dict(
+                color=c,
+                linestyle=LINESTYLES[number % len(LINESTYLES)],
+                linewidth=1.3,
+                marker=MARKERS[number % len(MARKERS)],
+                markevery=max(1, len(grid) // 6),
+                markersize=3,
+            )
             left.fill_between(grid, q25, q75, color=c, alpha=0.18, linewidth=0)
             left.plot(grid, median, label=f"{name} (n={n})", **style_kw)
-            right.fill_between(grid, _gap_pct(q75, optimum), _gap_pct(q25, optimum), color=c, alpha=0.18,
-                               linewidth=0)
+            right.fill_between(grid, _gap_pct(q75, optimum), _gap_pct(q25, optimum), color=c, alpha=0.18, linewidth=0)
             right.plot(grid, _gap_pct(median, optimum), **style_kw)
             drawn += 1
         left.axhline(optimum, color="black", linestyle="--", linewidth=0.8, label=f"optimum {optimum:.4f}")
         if target is not None:
-            left.axhline(target * optimum, color="0.4", linestyle=":", linewidth=0.8,
-                         label=f"{100 * target:.0f}% of the optimum")
+            left.axhline(
+                target * optimum, color="0.4", linestyle=":", linewidth=0.8, label=f"{100 * target:.0f}% of the optimum"
+            )
             right.axhline(100 * (1 - target), color="0.4", linestyle=":", linewidth=0.8)
         left.set_ylabel("exact expected score of the policy")
         right.set_ylabel("gap to the optimum (% of it, log scale)")
@@ -138,16 +145,27 @@ def exact_value_curves(
             ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
         if not drawn:
             left.text(0.5, 0.5, "no learning curves recorded", ha="center", va="center", transform=left.transAxes)
-        fig.legend(*left.get_legend_handles_labels(), frameon=False, loc="lower center", ncol=4,
-                   handlelength=2.6, bbox_to_anchor=(0.5, -0.02))
+        fig.legend(
+            *left.get_legend_handles_labels(),
+            frameon=False,
+            loc="lower center",
+            ncol=4,
+            handlelength=2.6,
+            bbox_to_anchor=(0.5, -0.02),
+        )
         if title:
             fig.suptitle(title)
         fig.tight_layout(rect=(0, 0.14, 1, 1))
         return save(fig, stem)
 
 
-def final_gaps(values: Mapping[str, Sequence[float]], optimum: float, stem: str | Path,
-               target: float | None = 0.99, title: str = "") -> list[Path]:
+def final_gaps(
+    values: Mapping[str, Sequence[float]],
+    optimum: float,
+    stem: str | Path,
+    target: float | None = 0.99,
+    title: str = "",
+) -> list[Path]:
     """Every final policy's gap to the optimum (% of it, log scale): one row per method, one
     dot per replicate, a bar at the median; gaps below 0.001% (rounding) sit at that floor."""
     names = list(values)
@@ -158,13 +176,21 @@ def final_gaps(values: Mapping[str, Sequence[float]], optimum: float, stem: str 
             gaps = _gap_pct(values[name], optimum)
             if not len(gaps):
                 continue
-            ax.scatter(gaps, row + jitter.uniform(-0.15, 0.15, len(gaps)), s=9, color=color(row),
-                       edgecolor="black", linewidth=0.25, zorder=3)
+            ax.scatter(
+                gaps,
+                row + jitter.uniform(-0.15, 0.15, len(gaps)),
+                s=9,
+                color=color(row),
+                edgecolor="black",
+                linewidth=0.25,
+                zorder=3,
+            )
             ax.plot([np.median(gaps)] * 2, [row - 0.3, row + 0.3], color="black", linewidth=1.2)
         if target is not None:
             ax.axvline(100 * (1 - target), color="0.4", linestyle=":", linewidth=0.8)
-            ax.text(100 * (1 - target), -0.75, f" {100 * target:.0f}% of the optimum", fontsize=6, color="0.3",
-                    va="center")
+            ax.text(
+                100 * (1 - target), -0.75, f" {100 * target:.0f}% of the optimum", fontsize=6, color="0.3", va="center"
+            )
         ax.set_xscale("log")
         ax.set_xlim(GAP_FLOOR / 2, 100)
         ax.set_yticks(range(len(names)), names)

@@ -39,8 +39,14 @@ from games.base import Game, Observation, Outcome
 from games.capabilities import ExactModel
 
 ACTION_NAMES = (
-    "keep_all", "reroll_low", "reroll_middle", "reroll_middle_low",
-    "reroll_high", "reroll_high_low", "reroll_high_middle", "reroll_all",
+    "keep_all",
+    "reroll_low",
+    "reroll_middle",
+    "reroll_middle_low",
+    "reroll_high",
+    "reroll_high_low",
+    "reroll_high_middle",
+    "reroll_all",
 )
 STOP = 0
 FEATURE_NAMES = ("high", "middle", "low", "throws_left", "score")
@@ -88,13 +94,14 @@ class Dice421Config:
     scores: str = "seed"
 
     def __post_init__(self) -> None:
-        if isinstance(self.rethrows, bool) or not isinstance(self.rethrows, int) \
-                or not 0 <= self.rethrows <= MAX_RETHROWS:
-            raise FsmarenaError(f"421: rethrows must be a whole number from 0 to {MAX_RETHROWS}, "
-                                f"got {self.rethrows!r}")
+        if (
+            isinstance(self.rethrows, bool)
+            or not isinstance(self.rethrows, int)
+            or not 0 <= self.rethrows <= MAX_RETHROWS
+        ):
+            raise FsmarenaError(f"421: rethrows must be a whole number from 0 to {MAX_RETHROWS}, got {self.rethrows!r}")
         if self.scores not in SCORE_TABLES:
-            raise FsmarenaError(f"421: unknown score table '{self.scores}' "
-                                f"(known: {', '.join(sorted(SCORE_TABLES))})")
+            raise FsmarenaError(f"421: unknown score table '{self.scores}' (known: {', '.join(sorted(SCORE_TABLES))})")
 
 
 def mask_positions(action: int) -> tuple[bool, bool, bool]:
@@ -154,10 +161,15 @@ class Dice421(Game, ExactModel):
     #: the first).  TD starts at epsilon 0.4 (SARSA, on-policy, pays for exploration in its
     #: values: 19 of 20 seeds reach 99% at 0.4, 17 of 20 at 0.5), Monte Carlo at 0.5.
     train_defaults = {
-        "mc": {"explore_steps": 1, "epsilon": 0.5, "epsilon_final": 0.0, "epsilon_schedule": "linear",
-               "batch": 1000},
-        "td": {"alpha": "1/n", "explore_steps": 0, "epsilon": 0.4, "epsilon_final": 0.0,
-               "epsilon_schedule": "linear", "batch": 1000},
+        "mc": {"explore_steps": 1, "epsilon": 0.5, "epsilon_final": 0.0, "epsilon_schedule": "linear", "batch": 1000},
+        "td": {
+            "alpha": "1/n",
+            "explore_steps": 0,
+            "epsilon": 0.4,
+            "epsilon_final": 0.0,
+            "epsilon_schedule": "linear",
+            "batch": 1000,
+        },
     }
 
     def __init__(self, config: Dice421Config | None = None):
@@ -170,7 +182,7 @@ class Dice421(Game, ExactModel):
         span = max(1, int(t.score.max() - t.score.min()))
         features = np.zeros((self.terminal_index + 1, len(FEATURE_NAMES)))
         for left in range(R + 1):
-            block = features[left * N_TRIPLES:(left + 1) * N_TRIPLES]
+            block = features[left * N_TRIPLES : (left + 1) * N_TRIPLES]
             block[:, :3] = (t.dice - 1) / 5.0
             block[:, 3] = left / R if R else 0.0
             block[:, 4] = (t.score - t.score.min()) / span
@@ -261,7 +273,7 @@ class Dice421(Game, ExactModel):
         terminal = np.zeros(S, dtype=bool)
         terminal[end] = True
         start = np.zeros(S)
-        start[R * N_TRIPLES:(R + 1) * N_TRIPLES] = t.start_counts / N_ROLLS
+        start[R * N_TRIPLES : (R + 1) * N_TRIPLES] = t.start_counts / N_ROLLS
         return TabularMDP(transitions, rewards, terminal, legal, start, gamma=1.0).validate()
 
     def exact_optimum(self) -> tuple[Fraction, np.ndarray]:
@@ -305,8 +317,9 @@ class Dice421(Game, ExactModel):
         return policy_text(self, table)
 
     # ---- engine ----------------------------------------------------------------------
-    def play(self, n: int, rng: np.random.Generator, decide, rolls: np.ndarray | None = None,
-             trace: list | None = None) -> Outcome:
+    def play(
+        self, n: int, rng: np.random.Generator, decide, rolls: np.ndarray | None = None, trace: list | None = None
+    ) -> Outcome:
         """Play ``n`` games.
 
         ``rolls`` (``(n, rethrows + 1, 3)`` dice values) scripts the dice instead of random
@@ -359,7 +372,8 @@ class Dice421(Game, ExactModel):
         m = len(triple)
         index = triple + left * N_TRIPLES
         return Observation(
-            m, 8,
+            m,
+            8,
             index=index,
             features=lambda: self._features[index],
             mask=None if left else (lambda: np.broadcast_to(self._stop_only, (m, 8))),

@@ -205,6 +205,7 @@ def builtin_action(p: np.ndarray, s: np.ndarray, seat: int, code: int) -> int:
 
 # ---- for tests -----------------------------------------------------------------------------
 
+
 def engine_script(config: Any, deals: np.ndarray) -> dict:
     """The ``Dice421.play`` keyword that makes the batched engine throw the dice of ``deals``
     (one kernel deal per row)."""

@@ -46,8 +46,9 @@ def state_numbers(rethrows: int) -> dict[tuple[int, int, int, int], int]:
     return numbers
 
 
-def play_one(rethrows: int, throws: Sequence[Sequence[int]], policy: Sequence[int],
-             numbers: dict, variant: str = "seed") -> tuple[list[int], int]:
+def play_one(
+    rethrows: int, throws: Sequence[Sequence[int]], policy: Sequence[int], numbers: dict, variant: str = "seed"
+) -> tuple[list[int], int]:
     """One game with scripted ``throws`` (``rethrows + 1`` triples of dice values): throw
     ``j`` sets each re-thrown position of the descending dice to ``throws[j][position]``.
 
@@ -94,5 +95,13 @@ def bench_cases(game) -> list:
     def plain(n: int, seed: int) -> object:
         return plain_loop(game.config.rethrows, n, policy, seed, game.config.scores)
 
-    return [BenchCase("optimal policy", engine, plain, engine_games=2_000_000, plain_games=50_000,
-                      target=">= 500,000 games/s on one core")]
+    return [
+        BenchCase(
+            "optimal policy",
+            engine,
+            plain,
+            engine_games=2_000_000,
+            plain_games=50_000,
+            target=">= 500,000 games/s on one core",
+        )
+    ]

@@ -27,8 +27,7 @@ def ablation(algos: list[str], batches: list[int], seeds: int, episodes: int, ev
             wins, seconds = [], 0.0
             for seed in range(seeds):
                 start = time.perf_counter()
-                config = TrainConfig(algo, episodes=episodes, batch=batch, eval_every=episodes,
-                                     eval_games=eval_games)
+                config = TrainConfig(algo, episodes=episodes, batch=batch, eval_every=episodes, eval_games=eval_games)
                 result = train(game, config, seed=seed)
                 seconds += time.perf_counter() - start
                 wins.append(float(result.curve[-1]["win"]))
@@ -38,13 +37,14 @@ def ablation(algos: list[str], batches: list[int], seeds: int, episodes: int, ev
 
 def markdown(rows: list[dict], episodes: int, eval_games: int) -> str:
     """The rows as a Markdown table (mean, standard deviation, every seed, seconds per run)."""
-    lines = ["| algorithm | K | mean win vs random | sd | per seed | s per run |",
-             "|---|---:|---:|---:|---|---:|"]
+    lines = ["| algorithm | K | mean win vs random | sd | per seed | s per run |", "|---|---:|---:|---:|---|---:|"]
     for row in rows:
         wins = row["wins"]
         sd = statistics.stdev(wins) if len(wins) > 1 else 0.0
-        lines.append(f"| {row['algo']} | {row['batch']:,} | {statistics.mean(wins):.4f} | {sd:.4f} | "
-                     f"{', '.join(f'{w:.4f}' for w in wins)} | {row['seconds']:.1f} |")
+        lines.append(
+            f"| {row['algo']} | {row['batch']:,} | {statistics.mean(wins):.4f} | {sd:.4f} | "
+            f"{', '.join(f'{w:.4f}' for w in wins)} | {row['seconds']:.1f} |"
+        )
     lines.append("")
     lines.append(f"{episodes:,} training games per run, {eval_games:,} evaluation games against random.")
     return "\n".join(lines)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from evo.genome import genome_spec
-from games.dtd.machines_reference import machine_of, play_games
 from evo.run import EvolveConfig, evolve
+from games.dtd.machines_reference import machine_of, play_games
 
 THESIS_GAMES_PER_GENERATION = 15 * 25 * 5
 ROUND_ROBIN_GAMES_PER_GENERATION = 36 * 35 * 20
@@ -37,21 +37,45 @@ def bench_cases(game) -> list:
 
     def thesis(n: int, seed: int) -> object:
         generations = max(1, round(n / THESIS_GAMES_PER_GENERATION))
-        return evolve(game, EvolveConfig(genome="bda", protocol="thesis", generations=generations,
-                                         curve_every=0, curve_games=10), seed)
+        return evolve(
+            game,
+            EvolveConfig(genome="bda", protocol="thesis", generations=generations, curve_every=0, curve_games=10),
+            seed,
+        )
 
     def round_robin(n: int, seed: int) -> object:
         generations = max(1, round(n / ROUND_ROBIN_GAMES_PER_GENERATION))
-        return evolve(game, EvolveConfig(genome="fsm", protocol="round-robin", population=36, states=4,
-                                         inputs="index+opp_last", games_per_pair=20, generations=generations,
-                                         curve_every=0, curve_games=10), seed)
+        return evolve(
+            game,
+            EvolveConfig(
+                genome="fsm",
+                protocol="round-robin",
+                population=36,
+                states=4,
+                inputs="index+opp_last",
+                games_per_pair=20,
+                generations=generations,
+                curve_every=0,
+                curve_games=10,
+            ),
+            seed,
+        )
 
     return [
-        BenchCase("evolution: thesis run, 250 generations of 15 BDAs", thesis, _plain(game, "bda", states=8),
-                  engine_games=250 * THESIS_GAMES_PER_GENERATION, plain_games=1500,
-                  target=f">= {250 * THESIS_GAMES_PER_GENERATION / 30:,.0f} games/s (the run in <= 30 s, one core)"),
-        BenchCase("evolution: round-robin generation, 36 FSMs x 20 games per pair", round_robin,
-                  _plain(game, "fsm", states=4, inputs="index+opp_last"),
-                  engine_games=4 * ROUND_ROBIN_GAMES_PER_GENERATION, plain_games=1500,
-                  target=f">= {ROUND_ROBIN_GAMES_PER_GENERATION / 0.5:,.0f} games/s (a generation in <= 0.5 s)"),
+        BenchCase(
+            "evolution: thesis run, 250 generations of 15 BDAs",
+            thesis,
+            _plain(game, "bda", states=8),
+            engine_games=250 * THESIS_GAMES_PER_GENERATION,
+            plain_games=1500,
+            target=f">= {250 * THESIS_GAMES_PER_GENERATION / 30:,.0f} games/s (the run in <= 30 s, one core)",
+        ),
+        BenchCase(
+            "evolution: round-robin generation, 36 FSMs x 20 games per pair",
+            round_robin,
+            _plain(game, "fsm", states=4, inputs="index+opp_last"),
+            engine_games=4 * ROUND_ROBIN_GAMES_PER_GENERATION,
+            plain_games=1500,
+            target=f">= {ROUND_ROBIN_GAMES_PER_GENERATION / 0.5:,.0f} games/s (a generation in <= 0.5 s)",
+        ),
     ]

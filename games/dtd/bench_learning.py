@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import random
 
-
 from games.dtd.reference import play_one, state_numbers
 
 MC_GAMES = 2_000_000
@@ -115,6 +114,7 @@ def bench_cases(game) -> list:
         def run(n: int, seed: int) -> object:
             config = TrainConfig(algo, episodes=n, batch=batch, eval_every=n, eval_games=1000)
             return train(game, config, seed=seed)
+
         return run
 
     def plain(n: int, seed: int) -> object:
@@ -128,16 +128,35 @@ def bench_cases(game) -> list:
         name = "MC-ES" if algo == "mc" else "Q-learning"
         goal = f"{MC_GAMES:,} games <= {target} s on one core"
         sequential += [
-            BenchCase(f"sequential {name} vs random, against the plain loop", trainer(algo, 1), baseline,
-                      engine_games=MC_GAMES, plain_games=3_000, target=goal),
-            BenchCase(f"sequential {name} vs random, against batched K={batch:,}", trainer(algo, 1),
-                      trainer(algo, batch), engine_games=MC_GAMES, plain_games=MC_GAMES // 4, target=goal,
-                      extra={"note": "ratio = sequential games/s over batched games/s"}),
+            BenchCase(
+                f"sequential {name} vs random, against the plain loop",
+                trainer(algo, 1),
+                baseline,
+                engine_games=MC_GAMES,
+                plain_games=3_000,
+                target=goal,
+            ),
+            BenchCase(
+                f"sequential {name} vs random, against batched K={batch:,}",
+                trainer(algo, 1),
+                trainer(algo, batch),
+                engine_games=MC_GAMES,
+                plain_games=MC_GAMES // 4,
+                target=goal,
+                extra={"note": "ratio = sequential games/s over batched games/s"},
+            ),
         ]
     return sequential + [
-        BenchCase(f"MC-ES training vs random (batch {MC_BATCH})", trainer("mc", MC_BATCH), plain,
-                  engine_games=MC_GAMES, plain_games=3_000, target=f"{MC_GAMES:,} games <= 60 s on one core",
-                  extra={"note": "engine_seconds is the time for the 2M-game thesis budget"}),
-        BenchCase("Q-learning training vs random (batch 10000)", trainer("q-learning", 10_000), None,
-                  engine_games=500_000),
+        BenchCase(
+            f"MC-ES training vs random (batch {MC_BATCH})",
+            trainer("mc", MC_BATCH),
+            plain,
+            engine_games=MC_GAMES,
+            plain_games=3_000,
+            target=f"{MC_GAMES:,} games <= 60 s on one core",
+            extra={"note": "engine_seconds is the time for the 2M-game thesis budget"},
+        ),
+        BenchCase(
+            "Q-learning training vs random (batch 10000)", trainer("q-learning", 10_000), None, engine_games=500_000
+        ),
     ]

@@ -27,44 +27,67 @@ ALGOS = ("mc", "sarsa", "q-learning")
 EVAL_SEED = 2_000_000_017  # distinct from every training seed and its derived streams
 
 
-def run(seeds: int, episodes: int, eval_games: int, jobs: int, out: Path, batch: int | None,
-        algos: tuple[str, ...] = ALGOS) -> list[dict]:
+def run(
+    seeds: int, episodes: int, eval_games: int, jobs: int, out: Path, batch: int | None, algos: tuple[str, ...] = ALGOS
+) -> list[dict]:
     game = DivideTheDollar()
     rows = []
     for algo in algos:
         for seed in range(seeds):
             folder = out / f"{algo}-seed{seed}"
-            config = TrainConfig(algo, episodes=episodes, batch=batch or (50_000 if algo == "mc" else 10_000),
-                                 eval_every=max(1, episodes // 20), eval_games=20_000)
+            config = TrainConfig(
+                algo,
+                episodes=episodes,
+                batch=batch or (50_000 if algo == "mc" else 10_000),
+                eval_every=max(1, episodes // 20),
+                eval_games=20_000,
+            )
             result = train(game, config, seed=seed, jobs=jobs)
             write_outputs(folder, game, result, seed)
             stats = play_match(game, result.policy, RandomPlayer(), eval_games, EVAL_SEED, jobs=jobs)
             summary = stats.to_dict()
-            rows.append({"algo": algo, "seed": seed, "episodes": episodes, "batch": config.batch,
-                         "eval_games": stats.games,
-                         "win": summary["win"], "win_ci_low": summary["win_ci95"][0],
-                         "win_ci_high": summary["win_ci95"][1], "draw": summary["draw"],
-                         "train_seconds": round(result.seconds, 1)})
-            print(f"{algo:>10} seed {seed}: win {summary['win']:.4f} "
-                  f"[{summary['win_ci95'][0]:.4f}, {summary['win_ci95'][1]:.4f}] "
-                  f"trained in {result.seconds:.1f} s", flush=True)
+            rows.append(
+                {
+                    "algo": algo,
+                    "seed": seed,
+                    "episodes": episodes,
+                    "batch": config.batch,
+                    "eval_games": stats.games,
+                    "win": summary["win"],
+                    "win_ci_low": summary["win_ci95"][0],
+                    "win_ci_high": summary["win_ci95"][1],
+                    "draw": summary["draw"],
+                    "train_seconds": round(result.seconds, 1),
+                }
+            )
+            print(
+                f"{algo:>10} seed {seed}: win {summary['win']:.4f} "
+                f"[{summary['win_ci95'][0]:.4f}, {summary['win_ci95'][1]:.4f}] "
+                f"trained in {result.seconds:.1f} s",
+                flush=True,
+            )
     return rows
 
 
 def summary_markdown(rows: list[dict]) -> str:
-    lines = ["| algorithm | mean win | sd over seeds | min | max | per-seed win [95% CI] | train s (mean) |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| algorithm | mean win | sd over seeds | min | max | per-seed win [95% CI] | train s (mean) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for algo in dict.fromkeys(r["algo"] for r in rows):
         mine = [r for r in rows if r["algo"] == algo]
         if not mine:
             continue
         wins = [r["win"] for r in mine]
-        per_seed = "; ".join(f"{r['seed']}: {r['win']:.4f} [{r['win_ci_low']:.4f}, {r['win_ci_high']:.4f}]"
-                             for r in mine)
+        per_seed = "; ".join(
+            f"{r['seed']}: {r['win']:.4f} [{r['win_ci_low']:.4f}, {r['win_ci_high']:.4f}]" for r in mine
+        )
         sd = statistics.stdev(wins) if len(wins) > 1 else 0.0
         seconds = statistics.mean(r["train_seconds"] for r in mine)
-        lines.append(f"| {algo} | {statistics.mean(wins):.4f} | {sd:.4f} | {min(wins):.4f} | {max(wins):.4f} "
-                     f"| {per_seed} | {seconds:.1f} |")
+        lines.append(
+            f"| {algo} | {statistics.mean(wins):.4f} | {sd:.4f} | {min(wins):.4f} | {max(wins):.4f} "
+            f"| {per_seed} | {seconds:.1f} |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -68,9 +68,7 @@ class DTDConfig:
             raise FsmarenaError("dtd: hand_size must be a positive integer")
         self._check_sizes()
         if sum(self.counts) < 2 * self.hand_size:
-            raise FsmarenaError(
-                f"dtd: a deck of {sum(self.counts)} cards cannot deal two hands of {self.hand_size}"
-            )
+            raise FsmarenaError(f"dtd: a deck of {sum(self.counts)} cards cannot deal two hands of {self.hand_size}")
         if not (math.isfinite(self.dollar) and self.dollar > 0):
             raise FsmarenaError("dtd: dollar must be a positive number")
 
@@ -84,8 +82,10 @@ class DTDConfig:
             raise FsmarenaError(f"dtd: card values and the dollar must be at most {MAX_VALUE:g} (MAX_VALUE)")
         hands = math.comb(len(self.cards) + self.hand_size, self.hand_size)  # count vectors of size <= h
         if hands > MAX_HANDS:
-            raise FsmarenaError(f"dtd: {len(self.cards)} card types and hands of {self.hand_size} give "
-                                f"{limits.shown(hands)} possible hands; the limit is {MAX_HANDS:,} (MAX_HANDS)")
+            raise FsmarenaError(
+                f"dtd: {len(self.cards)} card types and hands of {self.hand_size} give "
+                f"{limits.shown(hands)} possible hands; the limit is {MAX_HANDS:,} (MAX_HANDS)"
+            )
 
     @property
     def deck_size(self) -> int:
@@ -132,9 +132,9 @@ class _Tables:
         for i, c in enumerate(hands):
             for k in range(K):
                 if sum(c) < h:
-                    self.add[i, k] = ids[c[:k] + (c[k] + 1,) + c[k + 1:]]
+                    self.add[i, k] = ids[c[:k] + (c[k] + 1,) + c[k + 1 :]]
                 if c[k] > 0:
-                    self.remove[i, k] = ids[c[:k] + (c[k] - 1,) + c[k + 1:]]
+                    self.remove[i, k] = ids[c[:k] + (c[k] - 1,) + c[k + 1 :]]
 
         # sorted-hand views of full hands (other sizes never decide)
         self.smallest = np.zeros(H, dtype=np.int64)
@@ -233,8 +233,9 @@ class DivideTheDollar(Game):
         return players
 
     # ---- engine ----------------------------------------------------------------------
-    def play(self, n: int, rng: np.random.Generator, decide, deck_order: np.ndarray | None = None,
-             trace: list | None = None) -> Outcome:
+    def play(
+        self, n: int, rng: np.random.Generator, decide, deck_order: np.ndarray | None = None, trace: list | None = None
+    ) -> Outcome:
         """Play ``n`` games.  ``deck_order`` (``(n, deck_size)`` card types) scripts the deal
         and draws instead of random draws; ``trace`` collects, per round, a dict of the
         leader, both cards played, whether the round scored, and the hands and deck after the
@@ -283,11 +284,13 @@ class DivideTheDollar(Game):
         for rnd in range(cfg.rounds):
             leader = rnd % 2
             follower = 1 - leader
-            lead_action = decide(leader, self._observe(hands[leader], None, rnd, scored_rounds,
-                                                       last_played[follower], n), None)
+            lead_action = decide(
+                leader, self._observe(hands[leader], None, rnd, scored_rounds, last_played[follower], n), None
+            )
             lead_card = t.lead[hands[leader], lead_action]
-            follow_action = decide(follower, self._observe(hands[follower], lead_card, rnd, scored_rounds,
-                                                           lead_card + 1, n), None)
+            follow_action = decide(
+                follower, self._observe(hands[follower], lead_card, rnd, scored_rounds, lead_card + 1, n), None
+            )
             follow_card = t.follow[hands[follower], lead_card, follow_action]
             hands[leader] = t.remove[hands[leader], lead_card]
             hands[follower] = t.remove[hands[follower], follow_card]
@@ -298,17 +301,32 @@ class DivideTheDollar(Game):
             last_played[leader] = lead_card + 1
             last_played[follower] = follow_card + 1
             if trace is not None:
-                trace.append({"round": rnd, "leader": leader, "lead_card": lead_card,
-                              "follow_card": follow_card, "scored": scored,
-                              "hands": (t.counts[hands[0]], t.counts[hands[1]]), "deck": deck.T.copy()})
+                trace.append(
+                    {
+                        "round": rnd,
+                        "leader": leader,
+                        "lead_card": lead_card,
+                        "follow_card": follow_card,
+                        "scored": scored,
+                        "hands": (t.counts[hands[0]], t.counts[hands[1]]),
+                        "deck": deck.T.copy(),
+                    }
+                )
             if rnd < cfg.rounds - 1:
                 for seat in (0, 1):
                     if remaining > 0:
                         hands[seat] = t.add[hands[seat], draw()]
         return Outcome(scores=points / t.scale, rewards=rewards_from_ranking(points))
 
-    def _observe(self, hand: np.ndarray, shown: np.ndarray | None, rnd: int,
-                 scored_rounds: np.ndarray, opp_last: np.ndarray, n: int) -> Observation:
+    def _observe(
+        self,
+        hand: np.ndarray,
+        shown: np.ndarray | None,
+        rnd: int,
+        scored_rounds: np.ndarray,
+        opp_last: np.ndarray,
+        n: int,
+    ) -> Observation:
         t = self.tables
         showing = t.K if shown is None else shown
 
@@ -323,7 +341,8 @@ class DivideTheDollar(Game):
             return out
 
         return Observation(
-            n, 3,
+            n,
+            3,
             index=lambda: t.state_index(hand, showing),
             features=features,
             mask=None,

@@ -40,14 +40,21 @@ def make_params(config) -> np.ndarray:
 
     tables = _tables(config)
     K = tables.K
-    triples = np.full(K ** 3, -1, dtype=np.int64)
+    triples = np.full(K**3, -1, dtype=np.int64)
     for number, (a, b, c) in enumerate(tables.triples):
         triples[(a * K + b) * K + c] = number
     dollar_points = int(_exact(config.dollar) * tables.scale)
     head = [K, config.hand_size, config.deck_size, config.rounds, dollar_points, tables.n_triples, tables.scale]
     values = np.asarray(config.cards, dtype=np.float64).view(np.int64)
-    return np.concatenate([np.array(head, dtype=np.int64), tables.points.astype(np.int64),
-                           np.asarray(config.counts, dtype=np.int64), values, triples])
+    return np.concatenate(
+        [
+            np.array(head, dtype=np.int64),
+            tables.points.astype(np.int64),
+            np.asarray(config.counts, dtype=np.int64),
+            values,
+            triples,
+        ]
+    )
 
 
 @njit
@@ -58,7 +65,7 @@ def _points(p, k):
 @njit
 def _value(p, k):
     K = p[_K]
-    return p[_HEAD + 2 * K: _HEAD + 3 * K].view(np.float64)[k]
+    return p[_HEAD + 2 * K : _HEAD + 3 * K].view(np.float64)[k]
 
 
 @njit
@@ -139,7 +146,7 @@ def _draw(p, s, seat):
 def reset(p, s, deal):
     K = p[_K]
     s[:] = 0
-    s[_HANDS + 2 * K:] = deal[:p[_DECK]]
+    s[_HANDS + 2 * K :] = deal[: p[_DECK]]
     for seat in range(2):
         for _ in range(p[_HAND]):
             _draw(p, s, seat)
@@ -299,8 +306,11 @@ def test_configs() -> list:
     and an odd one (four card types, a dollar of 1.2, hands of 3)."""
     from games.dtd.game import DTDConfig
 
-    return [DTDConfig(), DTDConfig(counts=(2, 2, 2), hand_size=2),
-            DTDConfig(cards=(0.1, 0.3, 0.5, 0.9), counts=(5, 4, 6, 3), hand_size=3, dollar=1.2)]
+    return [
+        DTDConfig(),
+        DTDConfig(counts=(2, 2, 2), hand_size=2),
+        DTDConfig(cards=(0.1, 0.3, 0.5, 0.9), counts=(5, 4, 6, 3), hand_size=3, dollar=1.2),
+    ]
 
 
 def random_config(seed: int):

@@ -59,8 +59,13 @@ class PlainFSM:
     """One table FSM: ``next_state[state][input]``, ``action[state][input]``; ``inputs`` is
     ``index``, ``opp_last`` or ``index+opp_last`` (``n_opp``: the size of opp_last)."""
 
-    def __init__(self, next_state: Sequence[Sequence[int]], action: Sequence[Sequence[int]],
-                 inputs: str = "index", n_opp: int = 0):
+    def __init__(
+        self,
+        next_state: Sequence[Sequence[int]],
+        action: Sequence[Sequence[int]],
+        inputs: str = "index",
+        n_opp: int = 0,
+    ):
         self.next_state = [list(map(int, row)) for row in next_state]
         self.action = [list(map(int, row)) for row in action]
         if inputs not in ("index", "opp_last", "index+opp_last"):
@@ -95,7 +100,7 @@ def play_one(config, deck: Sequence[int], machines: Sequence[Machine], states: d
     values = [float(c) for c in config.cards]
     h = config.hand_size
     none = len(points)
-    hands = [sorted(deck[:h]), sorted(deck[h:2 * h])]
+    hands = [sorted(deck[:h]), sorted(deck[h : 2 * h])]
     position = 2 * h
     totals = [0, 0]
     last = [0, 0]  # last card each seat played, 0 = none, k + 1 = type k
@@ -156,5 +161,6 @@ def machine_of(player, game, member: int = 0) -> Machine:
 
     if isinstance(player, BinaryDecisionAutomaton):
         return PlainBDA(player.genes[member].tolist(), player.max_tests)
-    return PlainFSM(player.next_state[member].tolist(), player.action[member].tolist(), player.inputs,
-                    game.encodings["opp_last"])
+    return PlainFSM(
+        player.next_state[member].tolist(), player.action[member].tolist(), player.inputs, game.encodings["opp_last"]
+    )

@@ -15,6 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
+
 def play_one(config, deck: Sequence[int], policies: Sequence[Sequence[int]], states: dict) -> tuple[Fraction, Fraction]:
     """One game from a full deck order (card types); ``policies[s][state] -> action``.
 
@@ -27,7 +28,7 @@ def play_one(config, deck: Sequence[int], policies: Sequence[Sequence[int]], sta
     dollar = int(dollar_exact * scale)
     h = config.hand_size
     cards = list(deck)
-    hands = [sorted(cards[:h]), sorted(cards[h:2 * h])]
+    hands = [sorted(cards[:h]), sorted(cards[h : 2 * h])]
     next_card = 2 * h
     totals = [0, 0]
     none = len(values)

@@ -63,9 +63,9 @@ from rl.schedules import EpsilonSchedule
 from rl.segments import segment_returns
 
 KIND = "thirtyone-mlp"
-TURN_ACTIONS = 3   # draw_deck, draw_discard, knock
-SWAP_ACTIONS = 4   # discard_0, discard_1, discard_2, discard_drawn
-BATCH_SIZE = 512   # Adam minibatch
+TURN_ACTIONS = 3  # draw_deck, draw_discard, knock
+SWAP_ACTIONS = 4  # discard_0, discard_1, discard_2, discard_drawn
+BATCH_SIZE = 512  # Adam minibatch
 
 
 _CONTROLLER: list = []
@@ -85,8 +85,9 @@ def _sklearn_mlp():
     try:
         from sklearn.neural_network import MLPRegressor
     except ImportError:  # pragma: no cover - depends on the installation
-        raise FsmarenaError("the 31 function-approximation agent needs scikit-learn: "
-                            "pip install 'fsmarena[neural]'") from None
+        raise FsmarenaError(
+            "the 31 function-approximation agent needs scikit-learn: pip install 'fsmarena[neural]'"
+        ) from None
     return MLPRegressor
 
 
@@ -98,14 +99,20 @@ class QNetwork:
     saved ones through the public ``coefs_`` / ``intercepts_`` attributes.
     """
 
-    def __init__(self, n_inputs: int, n_outputs: int, hidden: Sequence[int], learning_rate: float,
-                 seed: int):
+    def __init__(self, n_inputs: int, n_outputs: int, hidden: Sequence[int], learning_rate: float, seed: int):
         MLPRegressor = _sklearn_mlp()
         self.n_inputs, self.n_outputs, self.hidden = n_inputs, n_outputs, tuple(int(h) for h in hidden)
         self.learning_rate = float(learning_rate)
-        self.model = MLPRegressor(hidden_layer_sizes=self.hidden, activation="relu", solver="adam",
-                                  learning_rate_init=self.learning_rate, batch_size=BATCH_SIZE, shuffle=False,
-                                  random_state=seed, alpha=1e-5)
+        self.model = MLPRegressor(
+            hidden_layer_sizes=self.hidden,
+            activation="relu",
+            solver="adam",
+            learning_rate_init=self.learning_rate,
+            batch_size=BATCH_SIZE,
+            shuffle=False,
+            random_state=seed,
+            alpha=1e-5,
+        )
         with warnings.catch_warnings():  # one sample is smaller than batch_size: expected here
             warnings.simplefilter("ignore", UserWarning)
             self.model.partial_fit(np.zeros((1, n_inputs)), np.zeros((1, n_outputs)))
@@ -185,15 +192,21 @@ class QNetwork:
             raise FsmarenaError(f"{source}: optimizer state does not fit the networks ({exc})") from None
 
     def to_json(self) -> dict[str, Any]:
-        return {"hidden": list(self.hidden), "learning_rate": self.learning_rate,
-                "weights": [w.tolist() for w in self.model.coefs_],
-                "biases": [b.tolist() for b in self.model.intercepts_]}
+        return {
+            "hidden": list(self.hidden),
+            "learning_rate": self.learning_rate,
+            "weights": [w.tolist() for w in self.model.coefs_],
+            "biases": [b.tolist() for b in self.model.intercepts_],
+        }
 
     @classmethod
     def from_json(cls, fields: Fields, n_inputs: int, n_outputs: int) -> "QNetwork":
         hidden = fields.get("hidden", list)
-        if not hidden or len(hidden) > 8 or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 4096
-                                                for h in hidden):
+        if (
+            not hidden
+            or len(hidden) > 8
+            or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 4096 for h in hidden)
+        ):
             raise fields.fail("field 'hidden' must list 1 to 8 layer sizes between 1 and 4096")
         rate = fields.number_in("learning_rate", 1e-7, 1.0)
         net = cls(n_inputs, n_outputs, hidden, rate, seed=0)
@@ -218,10 +231,17 @@ class Decisions:
         self.n = n
         self.parts: dict[str, list[np.ndarray]] = {k: [] for k in ("game", "phase", "x", "action", "round", "lives")}
 
-    def add(self, rows: np.ndarray, phase: int, x: np.ndarray, action: np.ndarray, rnd: np.ndarray,
-            lives: np.ndarray) -> None:
-        for key, value in (("game", rows), ("phase", np.full(len(rows), phase)), ("x", x),
-                           ("action", action), ("round", rnd), ("lives", lives)):
+    def add(
+        self, rows: np.ndarray, phase: int, x: np.ndarray, action: np.ndarray, rnd: np.ndarray, lives: np.ndarray
+    ) -> None:
+        for key, value in (
+            ("game", rows),
+            ("phase", np.full(len(rows), phase)),
+            ("x", x),
+            ("action", action),
+            ("round", rnd),
+            ("lives", lives),
+        ):
             self.parts[key].append(value)
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -248,9 +268,17 @@ class MLPAgent(Player):
     def act(self, obs, memory, rows, rng):
         x = obs.features
         if obs.phase == TURN:
-            values, legal, first = self.nets["turn"].predict(x), obs.mask[:, DRAW_DECK:DRAW_DECK + TURN_ACTIONS], DRAW_DECK
+            values, legal, first = (
+                self.nets["turn"].predict(x),
+                obs.mask[:, DRAW_DECK : DRAW_DECK + TURN_ACTIONS],
+                DRAW_DECK,
+            )
         else:
-            values, legal, first = self.nets["swap"].predict(x), obs.mask[:, DISCARD_0:DISCARD_0 + SWAP_ACTIONS], DISCARD_0
+            values, legal, first = (
+                self.nets["swap"].predict(x),
+                obs.mask[:, DISCARD_0 : DISCARD_0 + SWAP_ACTIONS],
+                DISCARD_0,
+            )
         choice = np.argmax(np.where(legal, values, -np.inf), axis=1)
         if self.epsilon > 0:
             explore = rng.random(obs.n) < self.epsilon
@@ -278,12 +306,14 @@ class MLPAgent(Player):
         n_inputs = len(game.feature_names)
         nets = {}
         for name, outputs in (("turn", TURN_ACTIONS), ("swap", SWAP_ACTIONS)):
-            nets[name] = QNetwork.from_json(Fields(fields.get(name, dict), f"{fields.source} {name} network"),
-                                            n_inputs, outputs)
+            nets[name] = QNetwork.from_json(
+                Fields(fields.get(name, dict), f"{fields.source} {name} network"), n_inputs, outputs
+            )
         return cls(nets["turn"], nets["swap"], label=fields.get("label", str, None))
 
 
 # ---- training ------------------------------------------------------------------------------
+
 
 @dataclass
 class AgentSettings:
@@ -319,13 +349,28 @@ class AgentSettings:
         EpsilonSchedule(self.epsilon, self.epsilon_final, self.epsilon_schedule)
 
 
-METRIC_FIELDS = ("games", "epsilon", "turn_loss", "swap_loss", "mean_round_reward", "round_length",
-                 "rolling_win_rate", "seconds")
+METRIC_FIELDS = (
+    "games",
+    "epsilon",
+    "turn_loss",
+    "swap_loss",
+    "mean_round_reward",
+    "round_length",
+    "rolling_win_rate",
+    "seconds",
+)
 CURVE_FIELDS = ("games", "opponent", "eval_games", "win", "win_ci_low", "win_ci_high")
 
 
-def round_returns(game: np.ndarray, rnd: np.ndarray, lives: np.ndarray, final_lives: np.ndarray, seat: int,
-                  potential: LivesPotential, gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def round_returns(
+    game: np.ndarray,
+    rnd: np.ndarray,
+    lives: np.ndarray,
+    final_lives: np.ndarray,
+    seat: int,
+    potential: LivesPotential,
+    gamma: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Returns of the learner's decisions, given in (game, round, time) order.
 
     ``lives[i]`` are the lives when decision i was taken (those of its round's start);
@@ -335,8 +380,7 @@ def round_returns(game: np.ndarray, rnd: np.ndarray, lives: np.ndarray, final_li
     rewards of :func:`rl.segments.segment_returns`, rounds as segments.  Returns
     ``(returns per decision, reward per observed round, decisions per observed round)``.
     """
-    return segment_returns(game, rnd, potential.value(lives, seat), potential.value(final_lives[game], seat),
-                           gamma)
+    return segment_returns(game, rnd, potential.value(lives, seat), potential.value(final_lives[game], seat), gamma)
 
 
 class Trainer:
@@ -351,8 +395,10 @@ class Trainer:
         n_inputs = len(game.feature_names)
         seeds = seed_sequence(settings.seed).spawn(3)
         net_seeds = [int(s.generate_state(1)[0] % (2**31)) for s in seeds[:2]]
-        self.agent = MLPAgent(QNetwork(n_inputs, TURN_ACTIONS, settings.hidden, settings.learning_rate, net_seeds[0]),
-                              QNetwork(n_inputs, SWAP_ACTIONS, settings.hidden, settings.learning_rate, net_seeds[1]))
+        self.agent = MLPAgent(
+            QNetwork(n_inputs, TURN_ACTIONS, settings.hidden, settings.learning_rate, net_seeds[0]),
+            QNetwork(n_inputs, SWAP_ACTIONS, settings.hidden, settings.learning_rate, net_seeds[1]),
+        )
         self.agent.trainer = self
         self.rng = np.random.default_rng(seeds[2])
         self.schedule = EpsilonSchedule(settings.epsilon, settings.epsilon_final, settings.epsilon_schedule)
@@ -374,16 +420,18 @@ class Trainer:
         order = np.lexsort((np.arange(len(data["game"])), data["round"], data["game"]))
         for key in data:
             data[key] = data[key][order]
-        returns, reward, sizes = round_returns(data["game"], data["round"], data["lives"],
-                                               outcome.scores.astype(np.int64), seat, self.potential, s.gamma)
+        returns, reward, sizes = round_returns(
+            data["game"], data["round"], data["lives"], outcome.scores.astype(np.int64), seat, self.potential, s.gamma
+        )
         stats = self._batch_stats
         stats.setdefault("reward", []).append(reward)
         stats.setdefault("length", []).append(sizes)
         for phase, name in ((TURN, "turn"), (1, "swap")):
             pick = np.flatnonzero(data["phase"] == phase)
             pick = pick[self.rng.permutation(len(pick))]
-            loss = self.agent.nets[name].fit(data["x"][pick].astype(float), data["action"][pick], returns[pick],
-                                             s.epochs)
+            loss = self.agent.nets[name].fit(
+                data["x"][pick].astype(float), data["action"][pick], returns[pick], s.epochs
+            )
             stats.setdefault(name, []).append((loss, len(pick)))
 
     def run_batch(self, size: int) -> None:
@@ -412,7 +460,7 @@ class Trainer:
 
     def _record(self, seconds: float) -> None:
         stats, s = self._batch_stats, self.settings
-        recent = np.concatenate(self.recent)[-s.rolling:] if self.recent else np.zeros(0)
+        recent = np.concatenate(self.recent)[-s.rolling :] if self.recent else np.zeros(0)
         self.recent = [recent]
 
         def weighted(name: str) -> float:
@@ -422,14 +470,18 @@ class Trainer:
 
         rewards = np.concatenate(stats["reward"]) if stats.get("reward") else np.zeros(0)
         lengths = np.concatenate(stats["length"]) if stats.get("length") else np.zeros(0)
-        self.metrics.append({
-            "games": self.done, "epsilon": self.agent.epsilon,
-            "turn_loss": weighted("turn"), "swap_loss": weighted("swap"),
-            "mean_round_reward": float(rewards.mean()) if len(rewards) else float("nan"),
-            "round_length": float(lengths.mean()) if len(lengths) else float("nan"),
-            "rolling_win_rate": float((recent > 0).mean()) if len(recent) else float("nan"),
-            "seconds": seconds,
-        })
+        self.metrics.append(
+            {
+                "games": self.done,
+                "epsilon": self.agent.epsilon,
+                "turn_loss": weighted("turn"),
+                "swap_loss": weighted("swap"),
+                "mean_round_reward": float(rewards.mean()) if len(rewards) else float("nan"),
+                "round_length": float(lengths.mean()) if len(lengths) else float("nan"),
+                "rolling_win_rate": float((recent > 0).mean()) if len(recent) else float("nan"),
+                "seconds": seconds,
+            }
+        )
 
     def evaluate(self, panel: Sequence[Player], jobs: int = 1) -> None:
         """Greedy-policy matches (epsilon 0, no learning) against each panel player."""
@@ -440,8 +492,16 @@ class Trainer:
             for k, opponent in enumerate(panel):
                 stats = play_match(self.game, self.agent, opponent, s.eval_games, seed=s.seed * 1000 + k, jobs=jobs)
                 d = stats.to_dict()
-                self.curve.append({"games": self.done, "opponent": opponent.label, "eval_games": d["games"],
-                                   "win": d["win"], "win_ci_low": d["win_ci95"][0], "win_ci_high": d["win_ci95"][1]})
+                self.curve.append(
+                    {
+                        "games": self.done,
+                        "opponent": opponent.label,
+                        "eval_games": d["games"],
+                        "win": d["win"],
+                        "win_ci_low": d["win_ci95"][0],
+                        "win_ci_high": d["win_ci95"][1],
+                    }
+                )
         finally:
             self.agent.trainer, self.agent.epsilon = trainer, epsilon
 
@@ -453,9 +513,15 @@ class Trainer:
             tables.update({f"{name}_opt_{k}": v for k, v in net.optimizer_arrays().items()})
         if self.recent:
             tables["recent"] = np.concatenate(self.recent)
-        meta = {"kind": "thirtyone-mlp-training", "settings": _jsonable(asdict(self.settings)),
-                "game": dict(_jsonable(asdict(self.game.config))), "done": self.done,
-                "rng": ckpt.rng_state(self.rng), "metrics": self.metrics, "curve": self.curve}
+        meta = {
+            "kind": "thirtyone-mlp-training",
+            "settings": _jsonable(asdict(self.settings)),
+            "game": dict(_jsonable(asdict(self.game.config))),
+            "done": self.done,
+            "rng": ckpt.rng_state(self.rng),
+            "metrics": self.metrics,
+            "curve": self.curve,
+        }
         ckpt.save_checkpoint(path, meta, tables)
 
     def restore(self, path: str | Path) -> None:
@@ -468,10 +534,17 @@ class Trainer:
         if meta.get("game") != _jsonable(asdict(self.game.config)):
             raise FsmarenaError(f"{source} was written for other 31 rules")
         for name, net in self.agent.nets.items():
-            net.set_arrays({k[len(name) + 1:]: v for k, v in tables.items() if k.startswith(f"{name}_w")
-                            or k.startswith(f"{name}_b")}, source)
-            net.set_optimizer_arrays({k[len(name) + 5:]: v for k, v in tables.items()
-                                      if k.startswith(f"{name}_opt_")}, source)
+            net.set_arrays(
+                {
+                    k[len(name) + 1 :]: v
+                    for k, v in tables.items()
+                    if k.startswith(f"{name}_w") or k.startswith(f"{name}_b")
+                },
+                source,
+            )
+            net.set_optimizer_arrays(
+                {k[len(name) + 5 :]: v for k, v in tables.items() if k.startswith(f"{name}_opt_")}, source
+            )
         self.recent = [tables["recent"]] if "recent" in tables else []
         self.done = int(meta["done"])
         self.rng = ckpt.restore_rng(meta["rng"], source)
@@ -517,8 +590,9 @@ def plot_metrics(metrics: list[dict[str, Any]], curve: list[dict[str, Any]], ste
             rows = [c for c in curve if c["opponent"] == opponent]
             x = [c["games"] for c in rows]
             ax.plot(x, [c["win"] for c in rows], "o-", color=color(k), ms=3, label=f"vs {opponent}")
-            ax.fill_between(x, [c["win_ci_low"] for c in rows], [c["win_ci_high"] for c in rows],
-                            color=color(k), alpha=0.2, lw=0)
+            ax.fill_between(
+                x, [c["win_ci_low"] for c in rows], [c["win_ci_high"] for c in rows], color=color(k), alpha=0.2, lw=0
+            )
         ax.set_ylabel("win rate")
         ax.legend(frameon=False)
         for ax in axes[1]:
@@ -526,9 +600,15 @@ def plot_metrics(metrics: list[dict[str, Any]], curve: list[dict[str, Any]], ste
         save(fig, stem)
 
 
-def train_agent(game: ThirtyOne, settings: AgentSettings, out: str | Path | None,
-                opponents: Sequence[Player] | None = None, panel: Sequence[Player] | None = None,
-                resume: bool = False, jobs: int = 1) -> Trainer:
+def train_agent(
+    game: ThirtyOne,
+    settings: AgentSettings,
+    out: str | Path | None,
+    opponents: Sequence[Player] | None = None,
+    panel: Sequence[Player] | None = None,
+    resume: bool = False,
+    jobs: int = 1,
+) -> Trainer:
     """Train, evaluate and save: ``out/policy.json``, ``metrics.csv``, ``curve.csv``,
     ``metrics.png`` / ``.pdf``, ``checkpoint.npz`` (after every evaluation) and ``run.json``.
     With ``out=None`` nothing is written (a study keeps the trained agent and its curve)."""
@@ -570,8 +650,10 @@ def _write_outputs(trainer: Trainer, out: Path) -> None:
     save_player(trainer.agent, trainer.game, out / "policy.json")
     write_text(out / "metrics.csv", _csv(trainer.metrics, METRIC_FIELDS))
     write_text(out / "curve.csv", _csv(trainer.curve, CURVE_FIELDS))
-    write_json(out / "run.json", {"settings": _jsonable(asdict(trainer.settings)), "games": trainer.done,
-                                  "curve": trainer.curve})
+    write_json(
+        out / "run.json",
+        {"settings": _jsonable(asdict(trainer.settings)), "games": trainer.done, "curve": trainer.curve},
+    )
     plot_metrics(trainer.metrics, trainer.curve, out / "metrics")
     trainer.save(out / ckpt.FILENAME)
 
@@ -579,10 +661,21 @@ def _write_outputs(trainer: Trainer, out: Path) -> None:
 # ---- command line -----------------------------------------------------------------------------
 
 #: ``fsmarena train thirtyone --algo mlp`` options and the :class:`AgentSettings` field each sets
-COMMAND_OPTIONS = {"episodes": "games", "batch": "batch", "hidden": "hidden", "learning_rate": "learning_rate",
-                   "epochs": "epochs", "gamma": "gamma", "epsilon": "epsilon", "epsilon_final": "epsilon_final",
-                   "epsilon_schedule": "epsilon_schedule", "opponent": "opponents", "eval_every": "eval_every",
-                   "eval_games": "eval_games", "eval_panel": "eval_panel"}
+COMMAND_OPTIONS = {
+    "episodes": "games",
+    "batch": "batch",
+    "hidden": "hidden",
+    "learning_rate": "learning_rate",
+    "epochs": "epochs",
+    "gamma": "gamma",
+    "epsilon": "epsilon",
+    "epsilon_final": "epsilon_final",
+    "epsilon_schedule": "epsilon_schedule",
+    "opponent": "opponents",
+    "eval_every": "eval_every",
+    "eval_games": "eval_games",
+    "eval_panel": "eval_panel",
+}
 
 
 def command_settings(options: dict[str, Any], seed: int) -> AgentSettings:
@@ -624,13 +717,19 @@ def train_command(game: ThirtyOne, options: dict[str, Any], seed: int, out: str 
     if resume:
         Trainer(game, settings, opponents).restore(checkpoint)  # missing, damaged or other settings
     elif checkpoint.exists():
-        raise FsmarenaError(f"{out} already holds a training checkpoint: pass --resume to continue it, "
-                            "or choose another output folder")
+        raise FsmarenaError(
+            f"{out} already holds a training checkpoint: pass --resume to continue it, or choose another output folder"
+        )
 
     def run(jobs: int = 1) -> dict[str, Any]:
         trainer = train_agent(game, settings, out, opponents, panel, resume=resume, jobs=jobs)
         final = [row for row in trainer.curve if row["games"] == trainer.done]
-        return {"algo": "mlp", "games": trainer.done, "seconds": sum(m["seconds"] for m in trainer.metrics),
-                "final": final, "config": _jsonable(asdict(settings))}
+        return {
+            "algo": "mlp",
+            "games": trainer.done,
+            "seconds": sum(m["seconds"] for m in trainer.metrics),
+            "final": final,
+            "config": _jsonable(asdict(settings)),
+        }
 
     return run

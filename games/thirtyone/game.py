@@ -82,8 +82,16 @@ from games.capabilities import SegmentRewards
 from games.thirtyone.potential import LivesPotential
 
 DRAW_DECK, DRAW_DISCARD, KNOCK, DISCARD_GREEDY, DISCARD_0, DISCARD_1, DISCARD_2, DISCARD_DRAWN = range(8)
-ACTION_NAMES = ("draw_deck", "draw_discard", "knock", "discard_greedy", "discard_0", "discard_1", "discard_2",
-                "discard_drawn")
+ACTION_NAMES = (
+    "draw_deck",
+    "draw_discard",
+    "knock",
+    "discard_greedy",
+    "discard_0",
+    "discard_1",
+    "discard_2",
+    "discard_drawn",
+)
 N_ACTIONS = len(ACTION_NAMES)
 TURN, DISCARD = 0, 1
 RANK_VALUES = np.array([2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 11], dtype=np.int64)
@@ -92,11 +100,10 @@ CARD_SUIT = np.repeat(np.arange(4), 13)
 N_COMBOS = 52 * 51 * 50 // 6
 BIT = np.left_shift(np.uint64(1), np.arange(52, dtype=np.uint64))  # card -> 52-bit set
 ALL_CARDS = np.uint64((1 << 52) - 1)
-SUIT_BITS = np.array([BIT[13 * k:13 * k + 13].sum(dtype=np.uint64) for k in range(4)], dtype=np.uint64)
+SUIT_BITS = np.array([BIT[13 * k : 13 * k + 13].sum(dtype=np.uint64) for k in range(4)], dtype=np.uint64)
 SUIT_VALUE_TOTAL = 95.0  # 2 + ... + 10 + 3 * 10 + 11
 #: VALUE_PLANES[b]: the set of cards whose value has bit b (sums of values by popcounts)
-VALUE_PLANES = np.array([BIT[((CARD_VALUE >> b) & 1) == 1].sum(dtype=np.uint64) for b in range(4)],
-                        dtype=np.uint64)
+VALUE_PLANES = np.array([BIT[((CARD_VALUE >> b) & 1) == 1].sum(dtype=np.uint64) for b in range(4)], dtype=np.uint64)
 BLITZ2 = 62  # 31, doubled
 
 #: round-end kinds (``log`` records and tests)
@@ -180,11 +187,16 @@ class ThirtyOneConfig:
             raise FsmarenaError("thirtyone: under_the_gun must be true or false")
         tok = self.three_of_a_kind
         if tok is not None:
-            if isinstance(tok, bool) or not isinstance(tok, (int, float)) or not 0 < tok < 31 \
-                    or float(2 * tok) != round(2 * tok):
+            if (
+                isinstance(tok, bool)
+                or not isinstance(tok, (int, float))
+                or not 0 < tok < 31
+                or float(2 * tok) != round(2 * tok)
+            ):
                 raise FsmarenaError(
                     f"thirtyone: three_of_a_kind must be none or a multiple of 0.5 between 0 and 31 "
-                    f"(e.g. 30.5), got {tok!r}")
+                    f"(e.g. 30.5), got {tok!r}"
+                )
 
     @property
     def three_of_a_kind2(self) -> int:
@@ -307,28 +319,28 @@ class _State:
         self.n, self.S = n, S
         self.lives = np.full((n, S), lives, dtype=np.int64)
         self.alive = np.full(n, (1 << S) - 1, dtype=np.int64)  # bitmask of live seats
-        self.hand = np.zeros((S, n), dtype=np.int64)           # combination id of each hand
-        self.stock = np.zeros((n, 52), dtype=np.int8)           # this round's card order
-        self.ptr = np.zeros(n, dtype=np.int64)                  # next stock position
-        self.pile = np.zeros((n, 52), dtype=np.int8)            # discard pile, bottom first
+        self.hand = np.zeros((S, n), dtype=np.int64)  # combination id of each hand
+        self.stock = np.zeros((n, 52), dtype=np.int8)  # this round's card order
+        self.ptr = np.zeros(n, dtype=np.int64)  # next stock position
+        self.pile = np.zeros((n, 52), dtype=np.int8)  # discard pile, bottom first
         self.plen = np.zeros(n, dtype=np.int64)
         self.stock_flat = self.stock.reshape(-1)
         self.pile_flat = self.pile.reshape(-1)
-        self.pile_bits = np.zeros(n, dtype=np.uint64)           # cards in the discard pile
-        self.public = np.zeros(n, dtype=np.uint64)              # face up since they left the stock
-        self.thrown = np.zeros((S, n), dtype=np.uint64)         # cards each seat threw this round
+        self.pile_bits = np.zeros(n, dtype=np.uint64)  # cards in the discard pile
+        self.public = np.zeros(n, dtype=np.uint64)  # face up since they left the stock
+        self.thrown = np.zeros((S, n), dtype=np.uint64)  # cards each seat threw this round
         self.first = np.zeros(n, dtype=np.int64)
         self.mover = np.zeros(n, dtype=np.int64)
         self.knocker = np.full(n, -1, dtype=np.int64)
-        self.knock_end = np.zeros(n, dtype=np.int64)            # turn count closing a knock
-        self.limit = np.zeros(n, dtype=np.int64)                # turn count ending the round
-        self.turns_before = np.zeros(n, dtype=np.int64)         # turns of earlier rounds
-        self.turn = np.zeros(n, dtype=np.int64)                 # turns completed this round
-        self.rounds = np.zeros(n, dtype=np.int64)               # rounds completed
+        self.knock_end = np.zeros(n, dtype=np.int64)  # turn count closing a knock
+        self.limit = np.zeros(n, dtype=np.int64)  # turn count ending the round
+        self.turns_before = np.zeros(n, dtype=np.int64)  # turns of earlier rounds
+        self.turn = np.zeros(n, dtype=np.int64)  # turns completed this round
+        self.rounds = np.zeros(n, dtype=np.int64)  # rounds completed
         self.in_round = np.zeros(n, dtype=bool)
         self.end_kind = np.full(n, -1, dtype=np.int64)
         self.done = np.zeros(n, dtype=bool)
-        self.drawn = np.full(n, -1, dtype=np.int64)             # card in the air (only with ``watch``)
+        self.drawn = np.full(n, -1, dtype=np.int64)  # card in the air (only with ``watch``)
 
 
 PLANE_WEIGHTS = (1 << np.arange(6)).astype(np.float32)
@@ -364,9 +376,16 @@ class ThirtyOne(Game, SegmentRewards):
     #: explores with epsilon 0.1 decaying linearly to 0 (measured with the final reward: the thesis
     #: setting, greedy after two random opening decisions, reached 37% at 1,000,000 games; 0.05:
     #: 52-55%, 0.2 without the opening decisions: 33%); TD uses sample averages (alpha 1/n).
-    train_defaults = {"mc": {"epsilon": 0.1, "epsilon_final": 0.0, "epsilon_schedule": "linear",
-                             "reward": "segment", "batch": 10_000},
-                      "td": {"alpha": "1/n", "reward": "segment", "batch": 10_000}}
+    train_defaults = {
+        "mc": {
+            "epsilon": 0.1,
+            "epsilon_final": 0.0,
+            "epsilon_schedule": "linear",
+            "reward": "segment",
+            "batch": 10_000,
+        },
+        "td": {"alpha": "1/n", "reward": "segment", "batch": 10_000},
+    }
 
     def __init__(self, config: ThirtyOneConfig | None = None):
         super().__init__(config)
@@ -390,17 +409,28 @@ class ThirtyOne(Game, SegmentRewards):
 
     @property
     def encodings(self):
-        return {"phase": 2, "knocked": 2, "score_bucket": N_SCORE, "gain_bucket": N_GAIN,
-                "turn_bucket": N_TURN, "greedy_discard": 4, "greedy_turn": 2}
+        return {
+            "phase": 2,
+            "knocked": 2,
+            "score_bucket": N_SCORE,
+            "gain_bucket": N_GAIN,
+            "turn_bucket": N_TURN,
+            "greedy_discard": 4,
+            "greedy_turn": 2,
+        }
 
     def encoding_label(self, name: str, value: int) -> str:
         """Readable value of an encoding, for figures of table-FSM inputs."""
         value = int(value)
-        words = {"phase": ("turn", "discard"), "knocked": ("open", "knocked"),
-                 "score_bucket": tuple(f"score {x}" for x in SCORE_LABELS),
-                 "gain_bucket": tuple(f"gain {x}" for x in GAIN_LABELS), "turn_bucket": TURN_LABELS,
-                 "greedy_turn": ("greedy: stock", "greedy: pile"),
-                 "greedy_discard": tuple(f"greedy throws {g}" for g in GREEDY_LABELS)}.get(name)
+        words = {
+            "phase": ("turn", "discard"),
+            "knocked": ("open", "knocked"),
+            "score_bucket": tuple(f"score {x}" for x in SCORE_LABELS),
+            "gain_bucket": tuple(f"gain {x}" for x in GAIN_LABELS),
+            "turn_bucket": TURN_LABELS,
+            "greedy_turn": ("greedy: stock", "greedy: pile"),
+            "greedy_discard": tuple(f"greedy throws {g}" for g in GREEDY_LABELS),
+        }.get(name)
         return words[value] if words is not None and 0 <= value < len(words) else f"{name}={value}"
 
     def state_label(self, index: int) -> str:
@@ -412,14 +442,18 @@ class ThirtyOne(Game, SegmentRewards):
             rest, tb = divmod(rest, N_TURN)
             sb, gain = divmod(rest, N_GAIN)
             own, opp = divmod(lv, L)
-            return (f"turn: score {SCORE_LABELS[sb]}, discard {GAIN_LABELS[gain]}, {TURN_LABELS[tb]}, "
-                    f"lives {own + 1} vs {opp + 1}" + (", knocked" if knocked else ""))
+            return (
+                f"turn: score {SCORE_LABELS[sb]}, discard {GAIN_LABELS[gain]}, {TURN_LABELS[tb]}, "
+                f"lives {own + 1} vs {opp + 1}" + (", knocked" if knocked else "")
+            )
         rest, knocked = divmod(index - self.n_turn_states, 2)
         rest, gain = divmod(rest, N_GAIN)
         rest, sb = divmod(rest, N_SCORE)
         source, greedy = divmod(rest, 4)
-        return (f"discard: drew from {'discard' if source else 'deck'}, greedy {GREEDY_LABELS[greedy]} "
-                f"-> {SCORE_LABELS[sb]} ({GAIN_LABELS[gain]})" + (", knocked" if knocked else ""))
+        return (
+            f"discard: drew from {'discard' if source else 'deck'}, greedy {GREEDY_LABELS[greedy]} "
+            f"-> {SCORE_LABELS[sb]} ({GAIN_LABELS[gain]})" + (", knocked" if knocked else "")
+        )
 
     def builtin_players(self):
         from games.thirtyone.players import builtin_players
@@ -432,8 +466,15 @@ class ThirtyOne(Game, SegmentRewards):
         return bench_cases(self)
 
     # ---- engine -----------------------------------------------------------------------
-    def play(self, n: int, rng: np.random.Generator, decide, deck_order: np.ndarray | None = None,
-             watch: Callable | None = None, log: list | None = None) -> Outcome:
+    def play(
+        self,
+        n: int,
+        rng: np.random.Generator,
+        decide,
+        deck_order: np.ndarray | None = None,
+        watch: Callable | None = None,
+        log: list | None = None,
+    ) -> Outcome:
         """Play ``n`` games.  For tests: ``deck_order`` (``(n, R, 52)`` or ``(n, 52)``) fixes
         the card order of each game's first R rounds (dealt three at a time to the live
         players from the round's first player, then the face-up card, then the stock; later
@@ -530,8 +571,7 @@ class ThirtyOne(Game, SegmentRewards):
                 ended[k[gun]] = True
             d = np.flatnonzero(~knock)
             if len(d):
-                ended[d] = self._draw_and_discard(st, seat, rows[d], hand[d], action[d] == DRAW_DISCARD,
-                                                  decide, watch)
+                ended[d] = self._draw_and_discard(st, seat, rows[d], hand[d], action[d] == DRAW_DISCARD, decide, watch)
         else:
             ended = self._draw_and_discard(st, seat, rows, hand, action == DRAW_DISCARD, decide, watch)
         turn = st.turn.take(rows) + 1
@@ -547,8 +587,9 @@ class ThirtyOne(Game, SegmentRewards):
             self._end(st, stopped[~complete], CAP)
         st.mover[going] = self._next_flat.take(st.alive.take(going) * self.config.players + seat)
 
-    def _draw_and_discard(self, st: _State, seat: int, rows: np.ndarray, hand: np.ndarray,
-                          from_discard: np.ndarray, decide, watch) -> np.ndarray:
+    def _draw_and_discard(
+        self, st: _State, seat: int, rows: np.ndarray, hand: np.ndarray, from_discard: np.ndarray, decide, watch
+    ) -> np.ndarray:
         """Draw (stock or discard), ask for the discard, apply it; True where the round ended."""
         t = self.tables
         base = rows * 52
@@ -559,8 +600,9 @@ class ThirtyOne(Game, SegmentRewards):
                 self._turn_pile_over(st, rows[empty])
                 ptr = st.ptr.take(rows)
         plen = st.plen.take(rows)
-        drawn = np.where(from_discard, st.pile_flat.take(base + plen - 1),
-                         st.stock_flat.take(base + np.minimum(ptr, 51))).astype(np.int64)
+        drawn = np.where(
+            from_discard, st.pile_flat.take(base + plen - 1), st.stock_flat.take(base + np.minimum(ptr, 51))
+        ).astype(np.int64)
         st.ptr[rows] = ptr + ~from_discard
         plen = plen - from_discard
         pile_bits = st.pile_bits.take(rows)
@@ -647,14 +689,30 @@ class ThirtyOne(Game, SegmentRewards):
         st.first[rows] = self._next_flat.take(alive_bits * S + st.first.take(rows))
         if log is not None:
             for i, row in enumerate(rows):
-                log.append((int(row), int(st.rounds[row]) - 1, END_KINDS[kind[i]], int(st.knocker[row]),
-                            tuple(int(v) for v in lives[i])))
+                log.append(
+                    (
+                        int(row),
+                        int(st.rounds[row]) - 1,
+                        END_KINDS[kind[i]],
+                        int(st.knocker[row]),
+                        tuple(int(v) for v in lives[i]),
+                    )
+                )
 
     # ---- observations -----------------------------------------------------------------
-    def _observe(self, st: _State, seat: int, rows: np.ndarray, hand: np.ndarray, phase: int,
-                 drawn: np.ndarray | None = None, from_discard: np.ndarray | None = None,
-                 pile_len: np.ndarray | None = None, best: np.ndarray | None = None,
-                 greedy: np.ndarray | None = None) -> Observation:
+    def _observe(
+        self,
+        st: _State,
+        seat: int,
+        rows: np.ndarray,
+        hand: np.ndarray,
+        phase: int,
+        drawn: np.ndarray | None = None,
+        from_discard: np.ndarray | None = None,
+        pile_len: np.ndarray | None = None,
+        best: np.ndarray | None = None,
+        greedy: np.ndarray | None = None,
+    ) -> Observation:
         """What ``seat`` sees in the games ``rows``; every part is computed on first use
         (the hot path only pays for what the players read)."""
         t, cfg = self.tables, self.config
@@ -673,6 +731,7 @@ class ThirtyOne(Game, SegmentRewards):
                 if name not in memo:
                     memo[name] = function()
                 return memo[name]
+
             return get
 
         @cached
@@ -733,6 +792,7 @@ class ThirtyOne(Game, SegmentRewards):
             return np.minimum(np.where(others > 0, others, L + 1).min(axis=1), L)
 
         if phase == TURN:
+
             def mask() -> np.ndarray:
                 out = np.zeros((m, N_ACTIONS), dtype=bool)
                 out[:, DRAW_DECK] = out[:, DRAW_DISCARD] = True
@@ -769,7 +829,7 @@ class ThirtyOne(Game, SegmentRewards):
 
             def mask() -> np.ndarray:
                 out = np.zeros((m, N_ACTIONS), dtype=bool)
-                out[:, DISCARD_GREEDY:DISCARD_2 + 1] = True
+                out[:, DISCARD_GREEDY : DISCARD_2 + 1] = True
                 out[:, DISCARD_DRAWN] = ~from_discard
                 return out
 
@@ -793,11 +853,27 @@ class ThirtyOne(Game, SegmentRewards):
 
         def features() -> np.ndarray:
             choice = greedy_turn() if phase == TURN else greedy
-            return self._features(st, seat, rows, hand, phase, drawn, from_discard, score2, knocked(),
-                                  top(), option2(), expected_draw2(), unseen(), opp_lives(), choice)
+            return self._features(
+                st,
+                seat,
+                rows,
+                hand,
+                phase,
+                drawn,
+                from_discard,
+                score2,
+                knocked(),
+                top(),
+                option2(),
+                expected_draw2(),
+                unseen(),
+                opp_lives(),
+                choice,
+            )
 
         return Observation(
-            m, N_ACTIONS,
+            m,
+            N_ACTIONS,
             index=index,
             features=features,
             mask=mask,
@@ -822,8 +898,24 @@ class ThirtyOne(Game, SegmentRewards):
             potential=lambda: self.potential.value(st.lives.take(rows, axis=0), seat),
         )
 
-    def _features(self, st, seat, rows, hand, phase, drawn, from_discard, score2, knocked, top,
-                  option2, expected2, unseen, opp_lives, greedy) -> np.ndarray:
+    def _features(
+        self,
+        st,
+        seat,
+        rows,
+        hand,
+        phase,
+        drawn,
+        from_discard,
+        score2,
+        knocked,
+        top,
+        option2,
+        expected2,
+        unseen,
+        opp_lives,
+        greedy,
+    ) -> np.ndarray:
         """The ``features`` vector (:data:`FEATURE_NAMES`, meanings in :data:`FEATURE_DOC`)."""
         t, cfg = self.tables, self.config
         m = len(rows)
@@ -858,8 +950,9 @@ class ThirtyOne(Game, SegmentRewards):
             low, high = t.kept_low.take(at), t.kept_high.take(at)
             lo, hi = np.minimum(low, candidate), np.maximum(high, candidate)
             new = lo + CHOOSE2.take(low + high + candidate - lo - hi) + CHOOSE3.take(hi)
-            cols[f"swap_score_{p}"] = np.where(candidate >= 0, t.score2.take(np.where(candidate >= 0, new, 0)),
-                                               score2) / BLITZ2
+            cols[f"swap_score_{p}"] = (
+                np.where(candidate >= 0, t.score2.take(np.where(candidate >= 0, new, 0)), score2) / BLITZ2
+            )
         for k in range(4):
             cols[f"greedy_{k}"] = (greedy == k).astype(float)
         pile_bits = st.pile_bits.take(rows)
@@ -871,8 +964,10 @@ class ThirtyOne(Game, SegmentRewards):
         suit_sums(unseen, "unseen_value", SUIT_VALUE_TOTAL)
         alive = st.alive.take(rows)
         public = st.public.take(rows)
-        for side, neighbour in (("left", self._next_flat.take(alive * cfg.players + seat)),
-                                ("right", self._previous(alive, seat))):
+        for side, neighbour in (
+            ("left", self._next_flat.take(alive * cfg.players + seat)),
+            ("right", self._previous(alive, seat)),
+        ):
             other = neighbour != seat
             theirs = t.bits.take(st.hand.reshape(-1).take(neighbour * st.n + rows)) & public
             suit_sums(np.where(other, theirs, np.uint64(0)), f"{side}_known", 31.0)

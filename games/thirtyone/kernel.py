@@ -75,8 +75,26 @@ GREEDY_KNOCK2 = 60
 # parameters
 P_PLAYERS, P_LIVES, P_TOK2, P_GUN, P_MAX_TURNS, P_MAX_ROUNDS = range(6)
 # state fields
-PHASE, DONE, ALIVE, FIRST, MOVER, KNOCKER, KNOCK_END, LIMIT, TURNS_BEFORE, TURN_NO, ROUNDS, PTR, PLEN, \
-    PILE_BITS, PUBLIC, DRAWN, FROM_DISCARD, END_KIND = range(18)
+(
+    PHASE,
+    DONE,
+    ALIVE,
+    FIRST,
+    MOVER,
+    KNOCKER,
+    KNOCK_END,
+    LIMIT,
+    TURNS_BEFORE,
+    TURN_NO,
+    ROUNDS,
+    PTR,
+    PLEN,
+    PILE_BITS,
+    PUBLIC,
+    DRAWN,
+    FROM_DISCARD,
+    END_KIND,
+) = range(18)
 LIVES = 18
 HANDS = 24
 THROWN = 42
@@ -87,8 +105,17 @@ DEAL = 152
 
 def make_params(config: Any) -> np.ndarray:
     """The rules of a :class:`ThirtyOneConfig` packed into one int64 array."""
-    return np.array([config.players, config.lives, config.three_of_a_kind2, int(config.under_the_gun),
-                     config.max_turns, config.max_rounds], dtype=np.int64)
+    return np.array(
+        [
+            config.players,
+            config.lives,
+            config.three_of_a_kind2,
+            int(config.under_the_gun),
+            config.max_turns,
+            config.max_rounds,
+        ],
+        dtype=np.int64,
+    )
 
 
 @njit
@@ -163,6 +190,7 @@ def draw_deal(p: np.ndarray, deal: np.ndarray) -> None:
 
 # ---- cards and hands ------------------------------------------------------------------------
 
+
 @njit
 def value(card: int) -> int:
     """Ace 11, faces 10, others their face value (rank ``card % 13``: 0 = two ... 12 = ace)."""
@@ -184,9 +212,11 @@ def score2(p: np.ndarray, a: int, b: int, c: int) -> int:
     """Twice the best single-suit sum of three cards (three of a kind per the rules)."""
     va, vb, vc = value(a), value(b), value(c)
     sa, sb, sc = a // 13, b // 13, c // 13
-    best = max(va + (vb if sb == sa else 0) + (vc if sc == sa else 0),
-               vb + (va if sa == sb else 0) + (vc if sc == sb else 0),
-               vc + (va if sa == sc else 0) + (vb if sb == sc else 0))
+    best = max(
+        va + (vb if sb == sa else 0) + (vc if sc == sa else 0),
+        vb + (va if sa == sb else 0) + (vc if sc == sb else 0),
+        vc + (va if sa == sc else 0) + (vb if sb == sc else 0),
+    )
     best *= 2
     if p[P_TOK2] and a % 13 == b % 13 and b % 13 == c % 13:
         best = max(best, p[P_TOK2])
@@ -274,6 +304,7 @@ def _value_sums(bits: int, out: np.ndarray) -> None:
 
 # ---- seats ---------------------------------------------------------------------------------
 
+
 @njit
 def _count(alive: int) -> int:
     return _popcount(alive)
@@ -302,6 +333,7 @@ def _previous(p: np.ndarray, alive: int, seat: int) -> int:
 
 
 # ---- rounds --------------------------------------------------------------------------------
+
 
 @njit
 def reset(p: np.ndarray, s: np.ndarray, deal: np.ndarray) -> None:
@@ -405,6 +437,7 @@ def _end_round(p: np.ndarray, s: np.ndarray) -> None:
 
 # ---- play ----------------------------------------------------------------------------------
 
+
 @njit
 def to_move(p: np.ndarray, s: np.ndarray) -> int:
     return -1 if s[DONE] else s[MOVER]
@@ -506,6 +539,7 @@ def _finish_turn(p: np.ndarray, s: np.ndarray, seat: int, ended: bool) -> None:
 
 
 # ---- observations --------------------------------------------------------------------------
+
 
 @njit
 def _score_bucket(score: int) -> int:
@@ -750,6 +784,7 @@ def features(p: np.ndarray, s: np.ndarray, seat: int, out: np.ndarray) -> None:
 
 # ---- results -------------------------------------------------------------------------------
 
+
 @njit
 def scores(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
     """The lives of every seat."""
@@ -796,6 +831,7 @@ def builtin_action(p: np.ndarray, s: np.ndarray, seat: int, code: int) -> int:
 
 # ---- round-level reward ---------------------------------------------------------------------
 
+
 @njit
 def lives_code(p: np.ndarray, s: np.ndarray) -> int:
     """The lives of every seat as one number in base ``lives + 1``, seat 0 the lowest digit:
@@ -837,6 +873,7 @@ def potential_table(config: Any) -> np.ndarray:
 
 # ---- for tests -----------------------------------------------------------------------------
 
+
 def engine_script(config: Any, deals: np.ndarray) -> dict:
     """The ``ThirtyOne.play`` keyword that makes the batched engine deal the deck orders of
     ``deals`` (one kernel deal per row, ``K`` rounds each)."""
@@ -848,6 +885,8 @@ def test_configs() -> list:
     """Rule sets the kernel-vs-engine tests cover."""
     from games.thirtyone.game import ThirtyOneConfig
 
-    return [ThirtyOneConfig(),
-            ThirtyOneConfig(players=4, lives=2, three_of_a_kind=30.5, under_the_gun=False, max_turns=30),
-            ThirtyOneConfig(players=6, lives=1, max_rounds=4, max_turns=9)]
+    return [
+        ThirtyOneConfig(),
+        ThirtyOneConfig(players=4, lives=2, three_of_a_kind=30.5, under_the_gun=False, max_turns=30),
+        ThirtyOneConfig(players=6, lives=1, max_rounds=4, max_turns=9),
+    ]

@@ -57,9 +57,13 @@ def train_mlp(ctx: MethodContext) -> Trained:
     agent = trainer.agent
     agent.trainer = None
     agent.label = ctx.label
-    return Trained(player=agent, games=trainer.done, curve_games=[int(r["games"]) for r in trainer.curve],
-                   curve_win=[float(r["win"]) for r in trainer.curve],
-                   info={"trained_against": list(settings.opponents)})
+    return Trained(
+        player=agent,
+        games=trainer.done,
+        curve_games=[int(r["games"]) for r in trainer.curve],
+        curve_win=[float(r["win"]) for r in trainer.curve],
+        info={"trained_against": list(settings.opponents)},
+    )
 
 
 def train_mlp_check(ctx: MethodContext) -> dict[str, Any]:

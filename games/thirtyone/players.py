@@ -96,5 +96,14 @@ def bench_cases(game) -> list:
     def plain(n: int, seed: int) -> object:
         return plain_loop(game.config, n, seed)
 
-    return [BenchCase("greedy vs greedy", engine, plain, engine_games=100_000, plain_games=300,
-                      target=">= 20,000 games/s on one core (2 players)", extra=extra)]
+    return [
+        BenchCase(
+            "greedy vs greedy",
+            engine,
+            plain,
+            engine_games=100_000,
+            plain_games=300,
+            target=">= 20,000 games/s on one core (2 players)",
+            extra=extra,
+        )
+    ]

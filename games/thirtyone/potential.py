@@ -46,7 +46,7 @@ class LivesPotential:
             live = 1 + len(others)
             total = self.win_probability(own - 1, others)
             for k in range(len(others)):
-                hit = others[:k] + (others[k] - 1,) + others[k + 1:]
+                hit = others[:k] + (others[k] - 1,) + others[k + 1 :]
                 total += self.win_probability(own, hit)
             self._memo[key] = total / live
         return self._memo[key]
@@ -56,7 +56,7 @@ class LivesPotential:
         recursion (what :func:`potential_table` tabulates)."""
         out = np.empty(len(lives))
         for i, row in enumerate(np.asarray(lives).tolist()):
-            others = tuple(row[:seat] + row[seat + 1:])
+            others = tuple(row[:seat] + row[seat + 1 :])
             out[i] = 2.0 * self.win_probability(row[seat], others) - 1.0
         return out
 

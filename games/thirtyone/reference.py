@@ -52,15 +52,15 @@ class View:
     """What the deciding player sees (the reference's counterpart of an Observation)."""
 
     seat: int
-    phase: int                 # 0 = turn decision, 1 = discard decision
-    hand: list[int]            # canonical order
-    top: int                   # face-up card on the discard pile (phase 0)
-    drawn: int                 # the card just drawn (phase 1), else -1
-    from_discard: bool         # phase 1: the drawn card came from the discard pile
-    knocked: bool              # someone has knocked this round
-    round_turn: int            # turns completed this round
-    pile: list[int]            # discard pile, bottom first (phase 0: includes top)
-    known: list[int]           # cards known to sit in other players' hands
+    phase: int  # 0 = turn decision, 1 = discard decision
+    hand: list[int]  # canonical order
+    top: int  # face-up card on the discard pile (phase 0)
+    drawn: int  # the card just drawn (phase 1), else -1
+    from_discard: bool  # phase 1: the drawn card came from the discard pile
+    knocked: bool  # someone has knocked this round
+    round_turn: int  # turns completed this round
+    pile: list[int]  # discard pile, bottom first (phase 0: includes top)
+    known: list[int]  # cards known to sit in other players' hands
     legal: list[int] = field(default_factory=list)
 
 
@@ -77,7 +77,7 @@ def greedy(view: View, three_of_a_kind: float | None = None, threshold: float | 
         current = double_score(hand, three_of_a_kind)
         if threshold is not None and KNOCK in view.legal and current >= round(2 * threshold):
             return KNOCK
-        with_top = max(double_score(hand[:i] + [view.top] + hand[i + 1:], three_of_a_kind) for i in range(3))
+        with_top = max(double_score(hand[:i] + [view.top] + hand[i + 1 :], three_of_a_kind) for i in range(3))
         if with_top <= current:
             return DRAW_DECK
         excluded = set(hand) | set(view.pile) | set(view.known)
@@ -86,14 +86,14 @@ def greedy(view: View, three_of_a_kind: float | None = None, threshold: float | 
         for card in unseen:
             best = current
             for i in range(3):
-                best = max(best, double_score(hand[:i] + [card] + hand[i + 1:], three_of_a_kind))
+                best = max(best, double_score(hand[:i] + [card] + hand[i + 1 :], three_of_a_kind))
             total += best
         return DRAW_DISCARD if with_top * len(unseen) > total else DRAW_DECK
     options = []  # (score, total, preference) for each choice
     if not view.from_discard:
         options.append((double_score(hand, three_of_a_kind), sum(map(card_value, hand)), 3, DISCARD_DRAWN))
     for i in range(3):
-        new = hand[:i] + [view.drawn] + hand[i + 1:]
+        new = hand[:i] + [view.drawn] + hand[i + 1 :]
         options.append((double_score(new, three_of_a_kind), sum(map(card_value, new)), i, DISCARD_0 + i))
     return max(options)[3]
 
@@ -108,8 +108,9 @@ class RoundRecord:
     lives: list[int]
 
 
-def play_game(config, policies: Sequence[Policy], deck_for_round: Callable[[int], Sequence[int]],
-              records: list | None = None) -> list[int]:
+def play_game(
+    config, policies: Sequence[Policy], deck_for_round: Callable[[int], Sequence[int]], records: list | None = None
+) -> list[int]:
     """One full game; returns the final lives.  ``deck_for_round(r)`` gives round r's card
     order (52 distinct cards: dealt three at a time to the live players from the round's first
     player on, then one card face up, then drawn in order)."""
@@ -158,7 +159,7 @@ def _play_round(config, policies, deck: list[int], lives: list[int], first: int)
     hands: dict[int, list[int]] = {}
     position = 0
     for s in order:
-        hands[s] = canonical(deck[position:position + 3])
+        hands[s] = canonical(deck[position : position + 3])
         position += 3
     pile = [deck[position]]
     position += 1
@@ -200,8 +201,19 @@ def _play_round(config, policies, deck: list[int], lives: list[int], first: int)
                 drawn = pile.pop()
             from_discard = action == DRAW_DISCARD
             legal = [DISCARD_GREEDY, DISCARD_0, DISCARD_1, DISCARD_2] + ([] if from_discard else [DISCARD_DRAWN])
-            view = View(seat, 1, list(hands[seat]), pile[-1] if pile else -1, drawn, from_discard,
-                        knocker >= 0, turn, list(pile), known, legal)
+            view = View(
+                seat,
+                1,
+                list(hands[seat]),
+                pile[-1] if pile else -1,
+                drawn,
+                from_discard,
+                knocker >= 0,
+                turn,
+                list(pile),
+                known,
+                legal,
+            )
             choice = policies[seat](view)
             if choice not in legal:
                 raise ValueError(f"illegal discard action {choice}")

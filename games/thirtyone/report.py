@@ -31,8 +31,20 @@ from games.base import Game, config_to_dict
 from games.stats import wilson_interval
 from studies import statistics as st
 from studies.analysis import Analysis, best_machine_figures, crossplay_figures, panel_figure, to_csv
-from studies.report import (compute_section, conclusions, crossplay_section, figure, machines_section, panel_section,
-                            pct, pp, protocol_section, reproduce_section, table, tests_section)
+from studies.report import (
+    compute_section,
+    conclusions,
+    crossplay_section,
+    figure,
+    machines_section,
+    panel_section,
+    pct,
+    pp,
+    protocol_section,
+    reproduce_section,
+    table,
+    tests_section,
+)
 from studies.runner import StudyData
 
 #: the seed's neural agent against greedy in 1v1 (DESIGN.md "31")
@@ -41,6 +53,7 @@ EVOLVE_METHODS = ("evolve", "evolve-variant")
 
 
 # ---- tables -------------------------------------------------------------------------------------
+
 
 def verdict(low: float, rate: float, high: float, target: float) -> str:
     """The target question in words, from a 95% interval."""
@@ -54,8 +67,9 @@ def verdict(low: float, rate: float, high: float, target: float) -> str:
     return f"no: {short} (interval up to {pct(high)})"
 
 
-def family_rows(data: StudyData, analysis: Analysis, confirmed: Sequence[Mapping[str, Any]], reference: str,
-                target: float) -> list[dict[str, Any]]:
+def family_rows(
+    data: StudyData, analysis: Analysis, confirmed: Sequence[Mapping[str, Any]], reference: str, target: float
+) -> list[dict[str, Any]]:
     """One row per competitor: the target question (module docstring)."""
     summary = {r["method"]: r for r in analysis.tables["panel_summary"] if r["opponent"] == reference}
     by_name = {r["competitor"]: r for r in confirmed}
@@ -66,14 +80,29 @@ def family_rows(data: StudyData, analysis: Analysis, confirmed: Sequence[Mapping
         best = data.records[(c.name, conf["replicate"])].panel[reference]
         rate = conf["wins"] / conf["games"]
         low, high = wilson_interval(conf["wins"], conf["games"])
-        rows.append({"competitor": c.name, "method": c.label, "replicates": s["replicates"],
-                     "mean_win_rate": s["mean"], "mean_ci_low": s["ci_low"], "mean_ci_high": s["ci_high"],
-                     "best_replicate": conf["replicate"], "best_panel_games": best["games"],
-                     "best_panel_win_rate": best["wins"] / best["games"],
-                     "confirm_games": conf["games"], "confirm_wins": conf["wins"], "confirm_draws": conf["draws"],
-                     "confirm_losses": conf["losses"], "confirm_win_rate": rate, "confirm_ci_low": low,
-                     "confirm_ci_high": high, "gap_to_target": rate - target,
-                     "reaches_target": bool(low >= target), "verdict": verdict(low, rate, high, target)})
+        rows.append(
+            {
+                "competitor": c.name,
+                "method": c.label,
+                "replicates": s["replicates"],
+                "mean_win_rate": s["mean"],
+                "mean_ci_low": s["ci_low"],
+                "mean_ci_high": s["ci_high"],
+                "best_replicate": conf["replicate"],
+                "best_panel_games": best["games"],
+                "best_panel_win_rate": best["wins"] / best["games"],
+                "confirm_games": conf["games"],
+                "confirm_wins": conf["wins"],
+                "confirm_draws": conf["draws"],
+                "confirm_losses": conf["losses"],
+                "confirm_win_rate": rate,
+                "confirm_ci_low": low,
+                "confirm_ci_high": high,
+                "gap_to_target": rate - target,
+                "reaches_target": bool(low >= target),
+                "verdict": verdict(low, rate, high, target),
+            }
+        )
     return rows
 
 
@@ -82,9 +111,17 @@ def table_rows(rows: Sequence[Mapping[str, Any]], opponents: Sequence[str]) -> l
     out = []
     for r in rows:
         low, high = wilson_interval(r["wins"], r["games"])
-        row = {"entrant": r["entrant"], "group": r["group"], "games": r["games"], "wins": r["wins"],
-               "draws": r["draws"], "losses": r["losses"], "win_rate": r["wins"] / r["games"], "ci_low": low,
-               "ci_high": high}
+        row = {
+            "entrant": r["entrant"],
+            "group": r["group"],
+            "games": r["games"],
+            "wins": r["wins"],
+            "draws": r["draws"],
+            "losses": r["losses"],
+            "win_rate": r["wins"] / r["games"],
+            "ci_low": low,
+            "ci_high": high,
+        }
         for name, wins in zip(opponents, r["other_wins"]):
             row[f"{name}_win_rate"] = wins / r["games"]
         out.append(row)
@@ -100,11 +137,20 @@ def table_summary(rows: Sequence[Mapping[str, Any]], opponents: Sequence[str], s
         wins = sum(r["wins"] for r in mine)
         low, high = wilson_interval(wins, games)
         mean, mean_low, mean_high = st.mean_ci([r["win_rate"] for r in mine])
-        row = {"group": group, "entrants": len(mine), "games": games, "wins": wins, "win_rate": wins / games,
-               "ci_low": low, "ci_high": high, "mean": mean,  # one entrant: no interval (NaN, an empty cell)
-               "mean_ci_low": max(0.0, mean_low) if math.isfinite(mean_low) else math.nan,
-               "mean_ci_high": min(1.0, mean_high) if math.isfinite(mean_high) else math.nan,
-               "fair_share": 1 / seats, "above_fair_share": low > 1 / seats}
+        row = {
+            "group": group,
+            "entrants": len(mine),
+            "games": games,
+            "wins": wins,
+            "win_rate": wins / games,
+            "ci_low": low,
+            "ci_high": high,
+            "mean": mean,  # one entrant: no interval (NaN, an empty cell)
+            "mean_ci_low": max(0.0, mean_low) if math.isfinite(mean_low) else math.nan,
+            "mean_ci_high": min(1.0, mean_high) if math.isfinite(mean_high) else math.nan,
+            "fair_share": 1 / seats,
+            "above_fair_share": low > 1 / seats,
+        }
         for name in opponents:
             row[f"{name}_win_rate"] = float(np.mean([r[f"{name}_win_rate"] for r in mine]))
         out.append(row)
@@ -113,8 +159,10 @@ def table_summary(rows: Sequence[Mapping[str, Any]], opponents: Sequence[str], s
 
 # ---- figures ------------------------------------------------------------------------------------
 
-def versus_reference_figure(data: StudyData, families: Sequence[Mapping[str, Any]], reference: str, target: float,
-                            stem: Path) -> list[Path]:
+
+def versus_reference_figure(
+    data: StudyData, families: Sequence[Mapping[str, Any]], reference: str, target: float, stem: Path
+) -> list[Path]:
     """Every champion's panel win rate against ``reference`` (dots with Wilson intervals) and
     each family's best champion on fresh games (diamond), with the target and the seed's agent."""
     from figures.style import PAGE_WIDTH, color, plt, save, style
@@ -129,12 +177,29 @@ def versus_reference_figure(data: StudyData, families: Sequence[Mapping[str, Any
                 counts = rec.panel[reference]
                 rate = counts["wins"] / counts["games"]
                 low, high = wilson_interval(int(counts["wins"]), int(counts["games"]))
-                ax.errorbar(100 * rate, y + off, xerr=[[100 * (rate - low)], [100 * (high - rate)]], fmt="o",
-                            ms=3, color=color(y), elinewidth=0.8, capsize=0)
-            ax.errorbar(100 * fam["confirm_win_rate"], y + 0.38,
-                        xerr=[[100 * (fam["confirm_win_rate"] - fam["confirm_ci_low"])],
-                              [100 * (fam["confirm_ci_high"] - fam["confirm_win_rate"])]],
-                        fmt="D", ms=4, color="black", elinewidth=1.0, capsize=2)
+                ax.errorbar(
+                    100 * rate,
+                    y + off,
+                    xerr=[[100 * (rate - low)], [100 * (high - rate)]],
+                    fmt="o",
+                    ms=3,
+                    color=color(y),
+                    elinewidth=0.8,
+                    capsize=0,
+                )
+            ax.errorbar(
+                100 * fam["confirm_win_rate"],
+                y + 0.38,
+                xerr=[
+                    [100 * (fam["confirm_win_rate"] - fam["confirm_ci_low"])],
+                    [100 * (fam["confirm_ci_high"] - fam["confirm_win_rate"])],
+                ],
+                fmt="D",
+                ms=4,
+                color="black",
+                elinewidth=1.0,
+                capsize=2,
+            )
         ax.axvline(100 * target, color="0.3", linestyle="--", linewidth=0.8, label=f"target {pct(target, 0)}")
         ax.axvline(100 * SEED_AGENT, color="0.5", linestyle=":", linewidth=0.8, label=f"seed's agent {pct(SEED_AGENT)}")
         ax.set_yticks(range(len(names)), [c.label for c in data.plan.competitors])
@@ -145,8 +210,13 @@ def versus_reference_figure(data: StudyData, families: Sequence[Mapping[str, Any
         return save(fig, stem)
 
 
-def table_figure(summary: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]], seats: int,
-                 opponents: Sequence[str], stem: Path) -> list[Path]:
+def table_figure(
+    summary: Sequence[Mapping[str, Any]],
+    rows: Sequence[Mapping[str, Any]],
+    seats: int,
+    opponents: Sequence[str],
+    stem: Path,
+) -> list[Path]:
     """Per group at the 3-player table: entrants (dots) and the pooled rate with its interval."""
     from figures.style import PAGE_WIDTH, color, plt, save, style
 
@@ -155,9 +225,16 @@ def table_figure(summary: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[st
         for y, s in enumerate(summary):
             mine = [r for r in rows if r["group"] == s["group"]]
             ax.scatter([100 * r["win_rate"] for r in mine], [y] * len(mine), s=6, color=color(y), alpha=0.7)
-            ax.errorbar(100 * s["win_rate"], y - 0.25, xerr=[[100 * (s["win_rate"] - s["ci_low"])],
-                                                            [100 * (s["ci_high"] - s["win_rate"])]],
-                        fmt="D", ms=3.5, color="black", elinewidth=0.9, capsize=2)
+            ax.errorbar(
+                100 * s["win_rate"],
+                y - 0.25,
+                xerr=[[100 * (s["win_rate"] - s["ci_low"])], [100 * (s["ci_high"] - s["win_rate"])]],
+                fmt="D",
+                ms=3.5,
+                color="black",
+                elinewidth=0.9,
+                capsize=2,
+            )
         ax.axvline(100 / seats, color="0.3", linestyle="--", linewidth=0.8, label=f"fair share 1/{seats}")
         ax.set_yticks(range(len(summary)), [s["group"] for s in summary])
         ax.set_ylim(len(summary) - 0.4, -0.7)
@@ -167,108 +244,190 @@ def table_figure(summary: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[st
         return save(fig, stem)
 
 
-def draw_figures(data: StudyData, analysis: Analysis, families: Sequence[Mapping[str, Any]],
-                 summary: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]], study: Any) -> None:
+def draw_figures(
+    data: StudyData,
+    analysis: Analysis,
+    families: Sequence[Mapping[str, Any]],
+    summary: Sequence[Mapping[str, Any]],
+    rows: Sequence[Mapping[str, Any]],
+    study: Any,
+) -> None:
     """Every figure of the report into ``figures/`` (keys in ``analysis.figures``)."""
     from figures.curves import learning_curves
 
     plan, folder, label = data.plan, data.out / "figures", analysis.labels
     names = [c.name for c in plan.competitors]
     evolved = {c.name for c in plan.competitors if c.method in EVOLVE_METHODS}
-    for key, chosen, opponent in (("learning_curves", [n for n in names if n not in evolved], plan.study.curve_opponent),
-                                  ("evolution_curves", [n for n in names if n in evolved], "random")):
+    for key, chosen, opponent in (
+        ("learning_curves", [n for n in names if n not in evolved], plan.study.curve_opponent),
+        ("evolution_curves", [n for n in names if n in evolved], "random"),
+    ):
         curves = {label[n]: [(r.curve_games, r.curve_win) for r in data.family(n)] for n in chosen}
         curves = {k: v for k, v in curves.items() if any(len(x) for x, _ in v)}
         if curves:
             analysis.figures[key] = learning_curves(curves, folder / key, opponent=opponent)
     panel_figure(analysis, names, plan.study.panel, folder)
     crossplay_figures(analysis, names, folder)
-    analysis.figures["versus_reference"] = versus_reference_figure(data, families, study.reference, study.target,
-                                                                   folder / "versus_reference")
-    analysis.figures["table"] = table_figure(summary, rows, study.table_players, study.table_opponents,
-                                             folder / "table")
+    analysis.figures["versus_reference"] = versus_reference_figure(
+        data, families, study.reference, study.target, folder / "versus_reference"
+    )
+    analysis.figures["table"] = table_figure(
+        summary, rows, study.table_players, study.table_opponents, folder / "table"
+    )
     analysis.figures.update(best_machine_figures(data, analysis, folder))
 
 
 # ---- report -------------------------------------------------------------------------------------
 
+
 def answer_section(data: StudyData, analysis: Analysis, families: Sequence[Mapping[str, Any]], study: Any) -> str:
     reference, target = study.reference, study.target
-    rows = [[f["method"], f["replicates"], f"{pct(f['mean_win_rate'])} [{pct(f['mean_ci_low'])}, {pct(f['mean_ci_high'])}]",
-             f"r{f['best_replicate']:03d}: {pct(f['best_panel_win_rate'])} ({f['best_panel_games']:,})",
-             f"{pct(f['confirm_win_rate'], 2)} [{pct(f['confirm_ci_low'], 2)}, {pct(f['confirm_ci_high'], 2)}]",
-             pp(f["gap_to_target"]), f["verdict"]] for f in families]
+    rows = [
+        [
+            f["method"],
+            f["replicates"],
+            f"{pct(f['mean_win_rate'])} [{pct(f['mean_ci_low'])}, {pct(f['mean_ci_high'])}]",
+            f"r{f['best_replicate']:03d}: {pct(f['best_panel_win_rate'])} ({f['best_panel_games']:,})",
+            f"{pct(f['confirm_win_rate'], 2)} [{pct(f['confirm_ci_low'], 2)}, {pct(f['confirm_ci_high'], 2)}]",
+            pp(f["gap_to_target"]),
+            f["verdict"],
+        ]
+        for f in families
+    ]
     reached = [f["method"] for f in families if f["reaches_target"]]
     best = max(families, key=lambda f: f["confirm_win_rate"])
     games = families[0]["confirm_games"]
     if reached:
-        headline = (f"**Yes**: {', '.join(reached)} win{'s' if len(reached) == 1 else ''} at least "
-                    f"{pct(target, 0)} of 1v1 games against `{reference}` on {games:,} fresh games with seats "
-                    "swapped (the whole 95% interval at or above the target).")
+        headline = (
+            f"**Yes**: {', '.join(reached)} win{'s' if len(reached) == 1 else ''} at least "
+            f"{pct(target, 0)} of 1v1 games against `{reference}` on {games:,} fresh games with seats "
+            "swapped (the whole 95% interval at or above the target)."
+        )
     else:
-        headline = (f"**Not at this scale**: no family's best champion is shown to win {pct(target, 0)} of 1v1 games "
-                    f"against `{reference}`. The closest is {best['method']} with {pct(best['confirm_win_rate'], 2)} "
-                    f"[{pct(best['confirm_ci_low'], 2)}, {pct(best['confirm_ci_high'], 2)}] on {games:,} fresh games "
-                    f"({pp(best['gap_to_target'])} from the target); every family's distance is in the table.")
-    return "\n".join([
-        f"## Answer: who wins {pct(target, 0)} of 1v1 games against {reference}?\n",
-        headline, "",
-        f"For each family: the mean win rate of its champions (one per replicate) against `{reference}` on the "
-        "panel games with the 95% t-interval over replicates; its best champion on those panel games (a selected "
-        "maximum, biased upwards); and the same champion on fresh confirmation games against "
-        f"`{reference}` with seats swapped, 95% Wilson interval - the number the question is answered with "
-        f"(`tables/families.csv`). The seed's neural agent reported {pct(SEED_AGENT)}.\n",
-        table(["family", "replicates", "mean vs greedy [95% CI]", "best on panel (games)",
-               f"best on {games:,} fresh games [95% CI]", "vs target", "verdict"], rows), "",
-        figure(analysis, "versus_reference", f"Every champion against {reference} on its panel games (dots, 95% "
-               "Wilson intervals) and each family's best champion on the fresh confirmation games (diamond); "
-               f"dashed: the {pct(target, 0)} target, dotted: the seed's agent.", data.out),
-    ])
+        headline = (
+            f"**Not at this scale**: no family's best champion is shown to win {pct(target, 0)} of 1v1 games "
+            f"against `{reference}`. The closest is {best['method']} with {pct(best['confirm_win_rate'], 2)} "
+            f"[{pct(best['confirm_ci_low'], 2)}, {pct(best['confirm_ci_high'], 2)}] on {games:,} fresh games "
+            f"({pp(best['gap_to_target'])} from the target); every family's distance is in the table."
+        )
+    return "\n".join(
+        [
+            f"## Answer: who wins {pct(target, 0)} of 1v1 games against {reference}?\n",
+            headline,
+            "",
+            f"For each family: the mean win rate of its champions (one per replicate) against `{reference}` on the "
+            "panel games with the 95% t-interval over replicates; its best champion on those panel games (a selected "
+            "maximum, biased upwards); and the same champion on fresh confirmation games against "
+            f"`{reference}` with seats swapped, 95% Wilson interval - the number the question is answered with "
+            f"(`tables/families.csv`). The seed's neural agent reported {pct(SEED_AGENT)}.\n",
+            table(
+                [
+                    "family",
+                    "replicates",
+                    "mean vs greedy [95% CI]",
+                    "best on panel (games)",
+                    f"best on {games:,} fresh games [95% CI]",
+                    "vs target",
+                    "verdict",
+                ],
+                rows,
+            ),
+            "",
+            figure(
+                analysis,
+                "versus_reference",
+                f"Every champion against {reference} on its panel games (dots, 95% "
+                "Wilson intervals) and each family's best champion on the fresh confirmation games (diamond); "
+                f"dashed: the {pct(target, 0)} target, dotted: the seed's agent.",
+                data.out,
+            ),
+        ]
+    )
 
 
-def table_section(data: StudyData, analysis: Analysis, summary: Sequence[Mapping[str, Any]], study: Any,
-                  games: int) -> str:
+def table_section(
+    data: StudyData, analysis: Analysis, summary: Sequence[Mapping[str, Any]], study: Any, games: int
+) -> str:
     seats, opponents = study.table_players, study.table_opponents
-    rows = [[s["group"], s["entrants"], f"{s['games']:,}",
-             f"{pct(s['win_rate'])} [{pct(s['ci_low'])}, {pct(s['ci_high'])}]",
-             f"{pct(s['mean'])} [{pct(s['mean_ci_low'])}, {pct(s['mean_ci_high'])}]",
-             pp(s["win_rate"] - s["fair_share"])] + [pct(s[f"{o}_win_rate"]) for o in opponents]
-            for s in summary]
+    rows = [
+        [
+            s["group"],
+            s["entrants"],
+            f"{s['games']:,}",
+            f"{pct(s['win_rate'])} [{pct(s['ci_low'])}, {pct(s['ci_high'])}]",
+            f"{pct(s['mean'])} [{pct(s['mean_ci_low'])}, {pct(s['mean_ci_high'])}]",
+            pp(s["win_rate"] - s["fair_share"]),
+        ]
+        + [pct(s[f"{o}_win_rate"]) for o in opponents]
+        for s in summary
+    ]
     above = [s["group"] for s in summary if s["above_fair_share"]]
     ranked = sorted(summary, key=lambda s: -s["win_rate"])
-    words = (f"Above the fair share of 1/{seats} (whole pooled interval above it): {', '.join(above) or 'nobody'}. "
-             f"Highest pooled win rate: {ranked[0]['group']} ({pct(ranked[0]['win_rate'])}).")
-    return "\n".join([
-        f"## {seats} players: against {' + '.join(opponents)}\n",
-        "Every champion trained in the 1v1 game, and the builtins "
-        + ", ".join(f"`{r}`" for r in study.table_references)
-        + f", sits at a {seats}-player table with `{'` and `'.join(opponents)}` in the other seats, every seating "
-        f"arrangement equally often, {games:,} games each (the abstraction, features and automata inputs do not "
-        "depend on the number of players, so the 1v1 players play here unchanged). Win rate pooled over the "
-        "group's entrants (Wilson interval) and mean over entrants (t-interval), and how often each opponent won "
-        "(`tables/table.csv`, `tables/table_summary.csv`).\n",
-        table(["group", "entrants", "games", "pooled win [95% CI]", "mean over entrants [95% CI]",
-               f"vs 1/{seats}"] + [f"{o} won" for o in opponents], rows), "",
-        words, "",
-        figure(analysis, "table", f"The {seats}-player table: every entrant's win rate (dots) and the group's "
-               f"pooled rate with its 95% interval (diamond); dashed: the fair share.", data.out),
-    ])
+    words = (
+        f"Above the fair share of 1/{seats} (whole pooled interval above it): {', '.join(above) or 'nobody'}. "
+        f"Highest pooled win rate: {ranked[0]['group']} ({pct(ranked[0]['win_rate'])})."
+    )
+    return "\n".join(
+        [
+            f"## {seats} players: against {' + '.join(opponents)}\n",
+            "Every champion trained in the 1v1 game, and the builtins "
+            + ", ".join(f"`{r}`" for r in study.table_references)
+            + f", sits at a {seats}-player table with `{'` and `'.join(opponents)}` in the other seats, every seating "
+            f"arrangement equally often, {games:,} games each (the abstraction, features and automata inputs do not "
+            "depend on the number of players, so the 1v1 players play here unchanged). Win rate pooled over the "
+            "group's entrants (Wilson interval) and mean over entrants (t-interval), and how often each opponent won "
+            "(`tables/table.csv`, `tables/table_summary.csv`).\n",
+            table(
+                ["group", "entrants", "games", "pooled win [95% CI]", "mean over entrants [95% CI]", f"vs 1/{seats}"]
+                + [f"{o} won" for o in opponents],
+                rows,
+            ),
+            "",
+            words,
+            "",
+            figure(
+                analysis,
+                "table",
+                f"The {seats}-player table: every entrant's win rate (dots) and the group's "
+                f"pooled rate with its 95% interval (diamond); dashed: the fair share.",
+                data.out,
+            ),
+        ]
+    )
 
 
 def evolution_section(data: StudyData, analysis: Analysis) -> str:
-    text = figure(analysis, "evolution_curves", "Evolution runs: the champion of every measured generation "
-                  "against random (what an evolution run records), vs games simulated; median over replicates "
-                  "and inter-quartile band.", data.out)
+    text = figure(
+        analysis,
+        "evolution_curves",
+        "Evolution runs: the champion of every measured generation "
+        "against random (what an evolution run records), vs games simulated; median over replicates "
+        "and inter-quartile band.",
+        data.out,
+    )
     if not text:
         return ""
-    return "\n".join(["### Evolution curves\n",
-                      "The learners' curves above are against greedy; an evolution run records its champion "
-                      "against `random`, so those curves are drawn separately.\n", text])
+    return "\n".join(
+        [
+            "### Evolution curves\n",
+            "The learners' curves above are against greedy; an evolution run records its champion "
+            "against `random`, so those curves are drawn separately.\n",
+            text,
+        ]
+    )
 
 
-def write_thirtyone_report(study: Any, data: StudyData, analysis: Analysis, confirmed: Sequence[Mapping[str, Any]],
-                           table_game: Game, table_raw: Sequence[Mapping[str, Any]], figures: bool, command: str,
-                           wall_seconds: float) -> dict[str, Any]:
+def write_thirtyone_report(
+    study: Any,
+    data: StudyData,
+    analysis: Analysis,
+    confirmed: Sequence[Mapping[str, Any]],
+    table_game: Game,
+    table_raw: Sequence[Mapping[str, Any]],
+    figures: bool,
+    command: str,
+    wall_seconds: float,
+) -> dict[str, Any]:
     """Write the tables, figures and ``DIR/report.md``; return a summary for the command."""
     plan = data.plan
     scale = plan.scale.name
@@ -285,7 +444,8 @@ def write_thirtyone_report(study: Any, data: StudyData, analysis: Analysis, conf
         f"Study `{study.name}` (version {plan.study.version}), scale `{scale}`"
         + (f" ({plan.scale.description})" if plan.scale.description else "")
         + f", written by fsmarena {__version__}.\n",
-        "## Question\n", plan.study.question.strip() + "\n",
+        "## Question\n",
+        plan.study.question.strip() + "\n",
         answer_section(data, analysis, families, study),
         protocol_section(data, analysis),
         f"- **Confirmation**: each family's best champion (most panel wins against `{study.reference}`) plays "
@@ -302,18 +462,28 @@ def write_thirtyone_report(study: Any, data: StudyData, analysis: Analysis, conf
         machines_section(data, analysis, heading="### Automata\n"),
         conclusions(data, analysis),
         compute_section(analysis, wall_seconds),
-        reproduce_section(command, [
-            "`study.json`: the protocol (every parameter) and its fingerprint",
-            "`tables/*.csv`: every number in this report (`families.csv`: the answer; `table*.csv`: 3 players)",
-            "`figures/*.png`, `figures/*.pdf`: the figures (PDF is vector)",
-            "`players/<competitor>/rNNN.json`: every final player (`fsmarena play` accepts them)",
-            "`replicates/<competitor>/rNNN.json`: raw per-replicate results; `raw/crossplay.json`, `raw/confirm.json`, "
-            "`raw/table.json`: raw counts"],
+        reproduce_section(
+            command,
+            [
+                "`study.json`: the protocol (every parameter) and its fingerprint",
+                "`tables/*.csv`: every number in this report (`families.csv`: the answer; `table*.csv`: 3 players)",
+                "`figures/*.png`, `figures/*.pdf`: the figures (PDF is vector)",
+                "`players/<competitor>/rNNN.json`: every final player (`fsmarena play` accepts them)",
+                "`replicates/<competitor>/rNNN.json`: raw per-replicate results; `raw/crossplay.json`, `raw/confirm.json`, "
+                "`raw/table.json`: raw counts",
+            ],
             kept="finished replicates, cross-play, confirmation and table games are kept",
-            extra_packages=("scikit-learn",)),
+            extra_packages=("scikit-learn",),
+        ),
     ]
     path = data.out / "report.md"
     write_text(path, "\n".join(p for p in parts if p) + "\n")
-    return {"study": study.name, "scale": scale, "seed": plan.seed, "fingerprint": plan.fingerprint,
-            "report": str(path), "families": families, "table": summary}
-
+    return {
+        "study": study.name,
+        "scale": scale,
+        "seed": plan.seed,
+        "fingerprint": plan.fingerprint,
+        "report": str(path),
+        "families": families,
+        "table": summary,
+    }

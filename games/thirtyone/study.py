@@ -69,8 +69,16 @@ class ThirtyOneStudy(StudyDriver):
     def name(self) -> str:
         return self.base.name
 
-    def run_driver(self, scale: str, seed: int | None, jobs: int, out: Path, figures: bool,
-                   command: str, log: Callable[[str], None]) -> dict[str, Any]:
+    def run_driver(
+        self,
+        scale: str,
+        seed: int | None,
+        jobs: int,
+        out: Path,
+        figures: bool,
+        command: str,
+        log: Callable[[str], None],
+    ) -> dict[str, Any]:
         """``fsmarena study thirtyone ...``: run or resume, write the report, return the summary
         (the command has set up ``--dask`` already)."""
         return run_thirtyone(self, scale, seed, jobs, out, figures=figures, command=command, log=log)
@@ -79,12 +87,16 @@ class ThirtyOneStudy(StudyDriver):
         from studies.report import pct
 
         lines: list[str] = []
-        lines.append(f"1v1 against {self.reference}: best champion of each family on fresh games "
-                     f"(95% Wilson CI); target {pct(self.target, 0)}")
+        lines.append(
+            f"1v1 against {self.reference}: best champion of each family on fresh games "
+            f"(95% Wilson CI); target {pct(self.target, 0)}"
+        )
         width = max(len(r["method"]) for r in summary["families"]) + 2
         for r in summary["families"]:
-            lines.append(f"  {r['method'].ljust(width)}{pct(r['confirm_win_rate'])}  "
-                         f"[{pct(r['confirm_ci_low'])}, {pct(r['confirm_ci_high'])}]  {r['verdict']}")
+            lines.append(
+                f"  {r['method'].ljust(width)}{pct(r['confirm_win_rate'])}  "
+                f"[{pct(r['confirm_ci_low'])}, {pct(r['confirm_ci_high'])}]  {r['verdict']}"
+            )
         lines.append(f"report: {summary['report']}")
         return lines
 
@@ -113,14 +125,16 @@ def load(path: Path = DEFINITION) -> ThirtyOneStudy:
 
 # ---- 3-player table -----------------------------------------------------------------------------
 
+
 def arrangements(seats: int) -> list[tuple[int, ...]]:
     """Every seating: ``arrangement[s]`` is who sits in seat ``s`` (0 = the entrant, ``k`` =
     the ``k``-th other player), each permutation once (6 for three seats)."""
     return list(itertools.permutations(range(seats)))
 
 
-def table_match(game: Game, entrant: Player, others: Sequence[Player], games: int,
-                seed: np.random.SeedSequence, jobs: int = 1) -> dict[str, Any]:
+def table_match(
+    game: Game, entrant: Player, others: Sequence[Player], games: int, seed: np.random.SeedSequence, jobs: int = 1
+) -> dict[str, Any]:
     """``entrant`` against the fixed ``others`` (one per other seat), every seating equally
     often: ``games`` rounded up to a multiple of the number of seatings, each seating's games
     cut into chunks, chunk ``k`` playing with ``seed``'s ``k``-th child stream.  Counts from the entrant's side, and how
@@ -149,6 +163,7 @@ def table_match(game: Game, entrant: Player, others: Sequence[Player], games: in
 
 
 # ---- the run ------------------------------------------------------------------------------------
+
 
 def _digest(players: Sequence[Player], game: Game) -> str:
     """A hash of the players' files: a cache is reused only for exactly the same players."""
@@ -185,9 +200,13 @@ def confirm(data: StudyData, reference: str, games: int, jobs: int, log: Callabl
     plan, game = data.plan, data.game
     best = best_champions(data, reference)
     players = [data.records[(c.name, best[c.name])].player for c in plan.competitors]
-    key = {"fingerprint": plan.fingerprint, "reference": reference, "games": games,
-           "champions": [champion_label(c.name, best[c.name]) for c in plan.competitors],
-           "players": _digest(players, game)}
+    key = {
+        "fingerprint": plan.fingerprint,
+        "reference": reference,
+        "games": games,
+        "champions": [champion_label(c.name, best[c.name]) for c in plan.competitors],
+        "players": _digest(players, game),
+    }
     path = data.out / "raw" / "confirm.json"
     cached = _cached(path, key)
     if cached is not None:
@@ -199,8 +218,16 @@ def confirm(data: StudyData, reference: str, games: int, jobs: int, log: Callabl
     for c, player in zip(plan.competitors, players):
         seed = np.random.SeedSequence(plan.seed, spawn_key=(CONFIRM_KEY, zlib.crc32(c.name.encode())))
         stats = play_match(game, player, opponent, games, seed, jobs=jobs, desc=f"confirm {c.name}")
-        rows.append({"competitor": c.name, "replicate": best[c.name], "games": stats.games, "wins": stats.wins,
-                     "draws": stats.draws, "losses": stats.losses})
+        rows.append(
+            {
+                "competitor": c.name,
+                "replicate": best[c.name],
+                "games": stats.games,
+                "wins": stats.wins,
+                "draws": stats.draws,
+                "losses": stats.losses,
+            }
+        )
     write_json(path, {"format_version": FORMAT_VERSION, "key": key, "results": rows})
     return rows
 
@@ -220,22 +247,31 @@ def table_entrants(data: StudyData, references: Sequence[str]) -> tuple[list[Pla
     return players, groups, labels
 
 
-def run_table(data: StudyData, study: ThirtyOneStudy, games: int, jobs: int,
-              log: Callable[[str], None]) -> tuple[Game, list[dict]]:
+def run_table(
+    data: StudyData, study: ThirtyOneStudy, games: int, jobs: int, log: Callable[[str], None]
+) -> tuple[Game, list[dict]]:
     """Every entrant at the 3-player table (cached in ``raw/table.json``)."""
     plan = data.plan
     table_game = variant(data.game, {"players": study.table_players})
     players, groups, labels = table_entrants(data, study.table_references)
     others = [resolve_player(name, table_game) for name in study.table_opponents]
-    key = {"fingerprint": plan.fingerprint, "players": study.table_players, "games": games,
-           "opponents": list(study.table_opponents), "labels": labels, "entrants": _digest(players, data.game)}
+    key = {
+        "fingerprint": plan.fingerprint,
+        "players": study.table_players,
+        "games": games,
+        "opponents": list(study.table_opponents),
+        "labels": labels,
+        "entrants": _digest(players, data.game),
+    }
     path = data.out / "raw" / "table.json"
     cached = _cached(path, key)
     if cached is not None:
         log(f"{study.table_players}-player table: reusing the finished games")
         return table_game, cached
-    log(f"{study.table_players}-player table: {len(players)} entrants, {games:,} games each against "
-        + " + ".join(study.table_opponents))
+    log(
+        f"{study.table_players}-player table: {len(players)} entrants, {games:,} games each against "
+        + " + ".join(study.table_opponents)
+    )
     rows = []
     for player, group, label in zip(players, groups, labels):
         seed = np.random.SeedSequence(plan.seed, spawn_key=(TABLE_KEY, zlib.crc32(label.encode())))
@@ -245,24 +281,35 @@ def run_table(data: StudyData, study: ThirtyOneStudy, games: int, jobs: int,
     return table_game, rows
 
 
-def run_thirtyone(study: ThirtyOneStudy, scale: str, seed: int | None, jobs: int, out: Path, figures: bool = True,
-                  command: str = "", log: Callable[[str], None] | None = None) -> dict[str, Any]:
+def run_thirtyone(
+    study: ThirtyOneStudy,
+    scale: str,
+    seed: int | None,
+    jobs: int,
+    out: Path,
+    figures: bool = True,
+    command: str = "",
+    log: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """Run (or resume) the two-player study, the confirmation matches and the 3-player table;
     write every table, figure and the report."""
-    from studies.analysis import analyse
     from games.thirtyone.report import write_thirtyone_report
+    from studies.analysis import analyse
 
     log = log or (lambda message: print(message, file=sys.stderr))
     started = time.perf_counter()
     if scale not in study.confirm_games:
         raise FsmarenaError(f"study '{study.name}' has no scale '{scale}' (scales: {', '.join(study.confirm_games)})")
     plan = study.base.plan(scale, seed)
-    log(f"{study.name} at scale {scale}: {len(plan.competitors)} competitors, "
-        f"{sum(c.replicates for c in plan.competitors)} replicate tasks, seed {plan.seed}, into {out}")
+    log(
+        f"{study.name} at scale {scale}: {len(plan.competitors)} competitors, "
+        f"{sum(c.replicates for c in plan.competitors)} replicate tasks, seed {plan.seed}, into {out}"
+    )
     data = run_study(plan, out, jobs, log)
     confirmed = confirm(data, study.reference, study.confirm_games[scale], jobs, log)
     table_game, table_rows = run_table(data, study, study.table_games[scale], jobs, log)
     log("tables, figures and report")
     analysis = analyse(data, figures=False)
-    return write_thirtyone_report(study, data, analysis, confirmed, table_game, table_rows, figures, command,
-                                  time.perf_counter() - started)
+    return write_thirtyone_report(
+        study, data, analysis, confirmed, table_game, table_rows, figures, command, time.perf_counter() - started
+    )

@@ -168,8 +168,10 @@ class VautourConfig:
         prizes = tuple(int(p) for p in prizes)
         object.__setattr__(self, "prizes", prizes)
         if len(prizes) != self.cards:
-            raise FsmarenaError(f"vautour: the prize deck has {len(prizes)} cards but players bid "
-                                f"{self.cards} cards: they must be equal")
+            raise FsmarenaError(
+                f"vautour: the prize deck has {len(prizes)} cards but players bid "
+                f"{self.cards} cards: they must be equal"
+            )
         if 0 in prizes or len(set(prizes)) != len(prizes):
             raise FsmarenaError("vautour: prizes must be distinct and non-zero")
         if any(abs(p) > 10**9 for p in prizes):
@@ -177,8 +179,7 @@ class VautourConfig:
         if self.tie_rule not in TIE_RULES:
             raise FsmarenaError(f"vautour: unknown tie_rule '{self.tie_rule}' (known: {', '.join(TIE_RULES)})")
         if self.action_set not in ACTION_SETS:
-            raise FsmarenaError(
-                f"vautour: unknown action_set '{self.action_set}' (known: {', '.join(ACTION_SETS)})")
+            raise FsmarenaError(f"vautour: unknown action_set '{self.action_set}' (known: {', '.join(ACTION_SETS)})")
         if self.state not in STATES:
             raise FsmarenaError(f"vautour: unknown state '{self.state}' (known: {', '.join(STATES)})")
         if self.score_clip is not None:
@@ -188,10 +189,17 @@ class VautourConfig:
                 raise FsmarenaError("vautour: score_clip only applies to state=with-score")
             object.__setattr__(self, "score_clip", int(self.score_clip))
         if self.state == "with-score":
-            size = self.cards * ((1 << self.cards) - 1) * (2 * self.lead_clip + 1) * (2 if self.tie_rule == "cancel" else 1)
+            size = (
+                self.cards
+                * ((1 << self.cards) - 1)
+                * (2 * self.lead_clip + 1)
+                * (2 if self.tie_rule == "cancel" else 1)
+            )
             if size > MAX_STATES:
-                raise FsmarenaError(f"vautour: state=with-score gives {size:,} states with {self.cards} cards (at most "
-                                    f"{MAX_STATES:,}): set a smaller score_clip, fewer cards, or use state=buckets")
+                raise FsmarenaError(
+                    f"vautour: state=with-score gives {size:,} states with {self.cards} cards (at most "
+                    f"{MAX_STATES:,}): set a smaller score_clip, fewer cards, or use state=buckets"
+                )
 
     @property
     def lead_clip(self) -> int:
@@ -278,8 +286,7 @@ class _Tables:
     def full(self) -> int:
         return self.H - 1
 
-    def resolve(self, actions: np.ndarray, hand: np.ndarray, prize: np.ndarray,
-                rng: np.random.Generator) -> np.ndarray:
+    def resolve(self, actions: np.ndarray, hand: np.ndarray, prize: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The card each action bids (the per-game hook shared by engine and strategies).
 
         ``actions`` in the full numbering (abstract 0..6, concrete 7..6+C), ``hand`` bitmasks,
@@ -375,8 +382,7 @@ class StupideVautour(Game):
     #: Monte Carlo's thesis setting (greedy after two random opening bids) explores too little
     #: in a 15-turn game (it lost to prize-rank: 45% wins); epsilon 0.2 decaying linearly to 0
     #: won 96%.  TD's generic step 0.001 is too small for this budget; 0.05 and 0.1 did alike.
-    train_defaults = {"mc": {"epsilon": 0.2, "epsilon_schedule": "linear", "epsilon_final": 0.0},
-                      "td": {"alpha": 0.05}}
+    train_defaults = {"mc": {"epsilon": 0.2, "epsilon_schedule": "linear", "epsilon_final": 0.0}, "td": {"alpha": 0.05}}
 
     @property
     def encodings(self):
@@ -386,8 +392,12 @@ class StupideVautour(Game):
         """Readable value of an encoding (FSM input labels in figures)."""
         if part == "prize":
             return f"prize {int(self.tables.values[value]):+d}"
-        names = {"opp_last": ("opp none", "opp low", "opp mid", "opp high"), "carry": ("no pot", "pot carried"),
-                 "phase": ("early", "middle", "late"), "lead": ("behind", "level", "ahead")}
+        names = {
+            "opp_last": ("opp none", "opp low", "opp mid", "opp high"),
+            "carry": ("no pot", "pot carried"),
+            "phase": ("early", "middle", "late"),
+            "lead": ("behind", "level", "ahead"),
+        }
         return names[part][value]
 
     def bid_action(self, card: int) -> int:
@@ -410,9 +420,11 @@ class StupideVautour(Game):
             rest, lead = divmod(rest, LEAD_BUCKETS)
             phase, high = divmod(rest, REACH)
             reach = ("below", "level", "above")
-            return (f"prize {int(self.tables.values[base]):+d}: {('early', 'middle', 'late')[phase]}, "
-                    f"high card {reach[high]}, "
-                    f"{('far behind', 'behind', 'level', 'ahead', 'far ahead')[lead]}{pot}")
+            return (
+                f"prize {int(self.tables.values[base]):+d}: {('early', 'middle', 'late')[phase]}, "
+                f"high card {reach[high]}, "
+                f"{('far behind', 'behind', 'level', 'ahead', 'far ahead')[lead]}{pot}"
+            )
         position, bits = divmod(base, self.tables.H - 1)
         bits += 1
         cards = [c for c in range(1, cfg.cards + 1) if bits >> (c - 1) & 1]
@@ -433,8 +445,9 @@ class StupideVautour(Game):
         return bench_cases(self)
 
     # ---- engine ----------------------------------------------------------------------
-    def play(self, n: int, rng: np.random.Generator, decide, prize_order: np.ndarray | None = None,
-             trace: list | None = None) -> Outcome:
+    def play(
+        self, n: int, rng: np.random.Generator, decide, prize_order: np.ndarray | None = None, trace: list | None = None
+    ) -> Outcome:
         """Play ``n`` games.  ``prize_order`` (``(n, cards)`` prize values, each row a
         permutation of the deck) scripts the order the prizes are turned up; ``trace``
         collects one dict per turn (prize, stake, bids, winner or -1, carried) — both for tests."""
@@ -445,14 +458,15 @@ class StupideVautour(Game):
         hands = [np.full(n, t.full, dtype=np.int64) for _ in range(P)]
         points = [np.zeros(n, dtype=np.int64) for _ in range(P)]
         last = [np.zeros(n, dtype=np.int64) for _ in range(P)]
-        carry = np.zeros(n, dtype=np.int64)      # value of the carried pot (cancel rule)
-        carried = np.zeros(n, dtype=np.int64)    # number of prize cards in it
+        carry = np.zeros(n, dtype=np.int64)  # value of the carried pot (cancel rule)
+        carried = np.zeros(n, dtype=np.int64)  # number of prize cards in it
         for turn in range(C):
             prize = order[turn]
             value = t.values[prize]
             stake = carry + value if cancel else value
-            observations = [self._observe(s, turn, prize, value, stake, carried, hands, points, last, n)
-                            for s in range(P)]
+            observations = [
+                self._observe(s, turn, prize, value, stake, carried, hands, points, last, n) for s in range(P)
+            ]
             bids = []
             for seat in range(P):
                 actions = np.asarray(decide(seat, observations[seat], None))
@@ -473,9 +487,17 @@ class StupideVautour(Game):
                 carry = np.where(won, 0, stake)
                 carried = np.where(won, 0, carried + 1)
             if trace is not None:
-                trace.append({"turn": turn, "prize": value, "stake": stake, "bids": np.stack(bids, axis=1),
-                              "winner": np.where(won, winner, -1), "carried": carried.copy(),
-                              "points": np.stack(points, axis=1)})
+                trace.append(
+                    {
+                        "turn": turn,
+                        "prize": value,
+                        "stake": stake,
+                        "bids": np.stack(bids, axis=1),
+                        "winner": np.where(won, winner, -1),
+                        "carried": carried.copy(),
+                        "points": np.stack(points, axis=1),
+                    }
+                )
         totals = np.stack(points, axis=1)
         return Outcome(scores=totals.astype(float), rewards=rewards_from_ranking(totals))
 
@@ -517,7 +539,8 @@ class StupideVautour(Game):
             table = t.mask_bids if cfg.action_set == "bids" else t.mask_both
             mask = lambda: np.take(table, hand, axis=0)  # noqa: E731 - lazy part (take: 8x faster rows)
         return Observation(
-            n, self.n_actions,
+            n,
+            self.n_actions,
             index=lambda: self._state_index(seat, turn, prize, carried, hands, points),
             features=features,
             mask=mask,
@@ -526,14 +549,14 @@ class StupideVautour(Game):
             opp_last=lambda: t.bucket[opponent],
             carry=lambda: (carried > 0).astype(np.int64),
             phase=3 * turn // cfg.cards,
-            lead=lambda: np.sign(points[seat] - np.max([points[s] for s in range(cfg.players) if s != seat],
-                                                       axis=0)) + 1,
+            lead=lambda: (
+                np.sign(points[seat] - np.max([points[s] for s in range(cfg.players) if s != seat], axis=0)) + 1
+            ),
             hand=hand,
             prize_value=value,
             stake=stake,
             rank=lambda: t.rank[prize],
         )
-
 
     def _state_index(self, seat, turn, prize, carried, hands, points) -> np.ndarray:
         """The ``index`` observation of ``seat`` under the configured ``state`` (module docstring)."""
@@ -548,8 +571,9 @@ class StupideVautour(Game):
             index = (prize * (t.H - 1) + (hand - 1)) * (2 * clip + 1) + np.clip(lead, -clip, clip) + clip
         else:
             far = t.largest_size
-            lead_bucket = np.where(lead < -far, 0, np.where(lead < 0, 1, np.where(lead == 0, 2,
-                                                                                  np.where(lead <= far, 3, 4))))
+            lead_bucket = np.where(
+                lead < -far, 0, np.where(lead < 0, 1, np.where(lead == 0, 2, np.where(lead <= far, 3, 4)))
+            )
             high = np.sign(t.highest[hand] - np.max([t.highest[hands[s]] for s in others], axis=0)) + 1
             phase = PHASES * turn // cfg.cards
             index = ((prize * PHASES + phase) * REACH + high) * LEAD_BUCKETS + lead_bucket

@@ -40,8 +40,18 @@ def make_params(config) -> np.ndarray:
     from games.vautour.game import ACTION_SETS, STATES, _tables
 
     t = _tables(config.cards, config.prizes)
-    head = [config.players, config.cards, int(config.tie_rule == "cancel"), ACTION_SETS.index(config.action_set),
-            STATES.index(config.state), config.lead_clip, t.negative_sum, t.positive_sum, t.span, t.largest_size]
+    head = [
+        config.players,
+        config.cards,
+        int(config.tie_rule == "cancel"),
+        ACTION_SETS.index(config.action_set),
+        STATES.index(config.state),
+        config.lead_clip,
+        t.negative_sum,
+        t.positive_sum,
+        t.span,
+        t.largest_size,
+    ]
     return np.concatenate([np.array(head, dtype=np.int64), t.values.astype(np.int64), t.rank.astype(np.int64)])
 
 
@@ -146,7 +156,7 @@ def reset(p, s, deal):
     full = (1 << p[_C]) - 1
     for seat in range(p[_P]):
         s[_hand_at(p, seat)] = full
-    s[_order_at(p):_order_at(p) + p[_C]] = deal[:p[_C]]
+    s[_order_at(p) : _order_at(p) + p[_C]] = deal[: p[_C]]
 
 
 @njit
@@ -155,6 +165,7 @@ def to_move(p, s):
 
 
 # ---- hands ------------------------------------------------------------------------------------
+
 
 @njit
 def _popcount(hand):
@@ -223,6 +234,7 @@ def _card(p, hand, prize, action):
 
 
 # ---- observations -------------------------------------------------------------------------------
+
 
 @njit
 def _prize(p, s):
@@ -332,6 +344,7 @@ def encoding(p, s, seat, which):
 
 
 # ---- play ---------------------------------------------------------------------------------------
+
 
 @njit
 def step(p, s, action):
@@ -446,12 +459,22 @@ def test_configs() -> list:
     players, the default and a custom deck."""
     from games.vautour.game import VautourConfig
 
-    return [VautourConfig(cards=6), VautourConfig(cards=6, tie_rule="cancel", action_set="both", state="with-score"),
-            VautourConfig(players=3, cards=7, action_set="abstract", state="buckets"),
-            VautourConfig(players=5, cards=5, tie_rule="cancel", state="buckets"),
-            VautourConfig(players=4, cards=6, prizes=(-3, 1, 2, 5, 8, -1), tie_rule="cancel", action_set="both",
-                          state="with-score", score_clip=4),
-            VautourConfig()]
+    return [
+        VautourConfig(cards=6),
+        VautourConfig(cards=6, tie_rule="cancel", action_set="both", state="with-score"),
+        VautourConfig(players=3, cards=7, action_set="abstract", state="buckets"),
+        VautourConfig(players=5, cards=5, tie_rule="cancel", state="buckets"),
+        VautourConfig(
+            players=4,
+            cards=6,
+            prizes=(-3, 1, 2, 5, 8, -1),
+            tie_rule="cancel",
+            action_set="both",
+            state="with-score",
+            score_clip=4,
+        ),
+        VautourConfig(),
+    ]
 
 
 def random_config(seed: int):
@@ -464,6 +487,12 @@ def random_config(seed: int):
     values = [int(v) for v in rng.choice([v for v in range(-9, 13) if v], cards, replace=False)]
     state = str(rng.choice(STATES))
     clip = int(rng.integers(1, 6)) if state == "with-score" and rng.random() < 0.5 else None
-    return VautourConfig(players=int(rng.integers(2, 6)), cards=cards, prizes=tuple(values),
-                         tie_rule=str(rng.choice(TIE_RULES)), action_set=str(rng.choice(ACTION_SETS)), state=state,
-                         score_clip=clip)
+    return VautourConfig(
+        players=int(rng.integers(2, 6)),
+        cards=cards,
+        prizes=tuple(values),
+        tie_rule=str(rng.choice(TIE_RULES)),
+        action_set=str(rng.choice(ACTION_SETS)),
+        state=state,
+        score_clip=clip,
+    )

@@ -38,7 +38,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields
 from games.players import Player
-from games.vautour.game import HIGHEST, LOWEST, N_ABSTRACT, RANDOM, BID_RANK
+from games.vautour.game import BID_RANK, HIGHEST, LOWEST, N_ABSTRACT, RANDOM
 
 
 @dataclass(frozen=True)
@@ -151,8 +151,7 @@ class GetRidOfBadCards(Strategy):
 
 #: builtin name -> strategy class, in the order ``fsmarena games`` lists them
 STRATEGIES: dict[str, type[Strategy]] = {
-    cls.name: cls for cls in (RandomBid, MaxCard, MinCard, BonusCraving, NegativeAdverse, GetRidOfBadCards,
-                              PrizeRank)
+    cls.name: cls for cls in (RandomBid, MaxCard, MinCard, BonusCraving, NegativeAdverse, GetRidOfBadCards, PrizeRank)
 }
 
 
@@ -194,7 +193,9 @@ class VautourBuiltin(Player):
         known = {f.name for f in dataclasses.fields(strategy_cls)}
         unknown = sorted(set(params.data) - known)
         if unknown:
-            raise params.fail(f"unknown parameter '{unknown[0]}' for {name} (known: {', '.join(sorted(known)) or 'none'})")
+            raise params.fail(
+                f"unknown parameter '{unknown[0]}' for {name} (known: {', '.join(sorted(known)) or 'none'})"
+            )
         values = {key: params.number_in(key, 0.0, 1.0) for key in params.data}
         return cls(strategy_cls(**values), label=fields.get("label", str, None))
 

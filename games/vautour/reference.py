@@ -21,13 +21,12 @@ ABSTRACT = ("lowest", "median", "highest", "bid_rank", "rank_up", "rank_down")
 Chooser = Callable[[int, int, int, list, Sequence[int]], int]
 
 
-def play_one(prize_order: Sequence[int], players: int, tie_rule: str,
-             choosers: Sequence[Chooser]) -> list[int]:
+def play_one(prize_order: Sequence[int], players: int, tie_rule: str, choosers: Sequence[Chooser]) -> list[int]:
     """One game: the prizes come up in ``prize_order``; returns every player's total."""
     cards = len(prize_order)
     hands = [list(range(1, cards + 1)) for _ in range(players)]
     totals = [0] * players
-    pot = 0          # prizes carried over by the cancel rule
+    pot = 0  # prizes carried over by the cancel rule
     for turn, prize in enumerate(prize_order):
         at_stake = pot + prize if tie_rule == "cancel" else prize
         bids = []
@@ -38,16 +37,16 @@ def play_one(prize_order: Sequence[int], players: int, tie_rule: str,
         times = Counter(bids)
         unmatched = [(bid, seat) for seat, bid in enumerate(bids) if times[bid] == 1]
         if at_stake > 0 or (at_stake == 0 and prize > 0):
-            best = max(unmatched) if unmatched else None   # the highest lone bid
+            best = max(unmatched) if unmatched else None  # the highest lone bid
         else:
-            best = min(unmatched) if unmatched else None   # the lowest lone bid
+            best = min(unmatched) if unmatched else None  # the lowest lone bid
         if best is not None:
             totals[best[1]] += at_stake
             pot = 0
         elif tie_rule == "cancel":
-            pot = at_stake          # carried over, accumulates
+            pot = at_stake  # carried over, accumulates
         else:
-            pot = 0                 # the seed's rule: discarded
+            pot = 0  # the seed's rule: discarded
     return totals
 
 
@@ -99,6 +98,7 @@ def table_chooser(table: Sequence[int], deck: Sequence[int]) -> Chooser:
             return abstract_bid(ABSTRACT[action], hand, prize, deck)
         card = action - len(ABSTRACT)
         return card if card in hand else nearest(hand, card)
+
     return choose
 
 
@@ -156,8 +156,13 @@ def bench_cases(game) -> list:
 
     cases = []
     for players, target in ((2, ">= 50,000 full 15-turn games/s on one core"), (3, "")):
-        config = game.config.__class__(players=players, cards=game.config.cards, prizes=game.config.prizes,
-                                       tie_rule=game.config.tie_rule, action_set="bids")
+        config = game.config.__class__(
+            players=players,
+            cards=game.config.cards,
+            prizes=game.config.prizes,
+            tie_rule=game.config.tie_rule,
+            action_set="bids",
+        )
         bench_game = StupideVautour(config)
         tables = random_legal_tables(bench_game, players, 12345)
         seats = [TablePolicy(table) for table in tables]
@@ -172,13 +177,22 @@ def bench_cases(game) -> list:
         def plain(n: int, seed: int, config=config, tables=tables) -> object:
             return plain_loop(config, n, tables.tolist(), seed)
 
-        cases.append(BenchCase(f"{players} table players ({config.cards} cards, {config.tie_rule} rule)",
-                               engine, plain, engine_games=200_000, plain_games=4_000, target=target))
+        cases.append(
+            BenchCase(
+                f"{players} table players ({config.cards} cards, {config.tie_rule} rule)",
+                engine,
+                plain,
+                engine_games=200_000,
+                plain_games=4_000,
+                target=target,
+            )
+        )
 
     from games.vautour.players import builtin_factories
 
-    config = game.config.__class__(players=2, cards=game.config.cards, prizes=game.config.prizes,
-                                   tie_rule="cancel", action_set="abstract")
+    config = game.config.__class__(
+        players=2, cards=game.config.cards, prizes=game.config.prizes, tie_rule="cancel", action_set="abstract"
+    )
     abstract_game = StupideVautour(config)
     strategies = [builtin_factories()["prize-rank"](), builtin_factories()["random"]()]
 
@@ -188,6 +202,13 @@ def bench_cases(game) -> list:
             play_games(abstract_game, strategies, min(50_000, n - start), rng)
         return None
 
-    cases.append(BenchCase("prize-rank vs random, abstract actions (cancel rule)", engine_builtins,
-                           lambda n, seed: builtin_loop(config, n, seed), engine_games=200_000, plain_games=2_000))
+    cases.append(
+        BenchCase(
+            "prize-rank vs random, abstract actions (cancel rule)",
+            engine_builtins,
+            lambda n, seed: builtin_loop(config, n, seed),
+            engine_games=200_000,
+            plain_games=2_000,
+        )
+    )
     return cases

@@ -63,15 +63,27 @@ def champion_rows(data: StudyData, result: LeagueResult) -> list[dict[str, Any]]
         c = label_of[family]
         counts = {key: int(getattr(result, key)[k]) for key in ("games", "wins", "draws", "losses", "other_wins")}
         adv, low, high = advantage_interval(counts["wins"], counts["other_wins"], counts["games"], result.seats)
-        rows.append({"champion": result.labels[a], "family": family, "competitor": c.name, "opponent": opponent,
-                     "seen": opponent in training_opponents(c.method, dict(c.params)), **counts,
-                     "win_rate": counts["wins"] / counts["games"], "advantage": adv, "advantage_low": low,
-                     "advantage_high": high, "beats": low > 0})
+        rows.append(
+            {
+                "champion": result.labels[a],
+                "family": family,
+                "competitor": c.name,
+                "opponent": opponent,
+                "seen": opponent in training_opponents(c.method, dict(c.params)),
+                **counts,
+                "win_rate": counts["wins"] / counts["games"],
+                "advantage": adv,
+                "advantage_low": low,
+                "advantage_high": high,
+                "beats": low > 0,
+            }
+        )
     return rows
 
 
-def reference_rows(groups: Sequence[str], builtins: Sequence[str], reference: str,
-                   pairs: Mapping[tuple[str, str], dict]) -> list[dict[str, Any]]:
+def reference_rows(
+    groups: Sequence[str], builtins: Sequence[str], reference: str, pairs: Mapping[tuple[str, str], dict]
+) -> list[dict[str, Any]]:
     """Each group against the reference, and its mean win rate against the other builtins
     beside the reference's mean against the same ones (difference with a normal interval)."""
     rows = []
@@ -87,18 +99,28 @@ def reference_rows(groups: Sequence[str], builtins: Sequence[str], reference: st
         field, ref_field = pairs.get((g, "field")), pairs.get((reference, "field"))
         field_diff = field["win_rate"] - ref_field["win_rate"]
         field_half = Z95 * math.sqrt(sum(r["win_rate"] * (1 - r["win_rate"]) / r["games"] for r in (field, ref_field)))
-        rows.append({"group": g, "vs_reference_games": head["games"] if head else 0,
-                     "vs_reference_win_rate": head["win_rate"] if head else math.nan,
-                     "vs_reference_ci_low": head["ci_low"] if head else math.nan,
-                     "vs_reference_ci_high": head["ci_high"] if head else math.nan,
-                     "vs_reference_advantage": head["advantage"] if head else math.nan,
-                     "vs_reference_advantage_low": head["advantage_low"] if head else math.nan,
-                     "vs_reference_advantage_high": head["advantage_high"] if head else math.nan,
-                     "field_win_rate": field["win_rate"], "field_difference": field_diff,
-                     "field_difference_low": field_diff - field_half, "field_difference_high": field_diff + field_half,
-                     "opponents": " ".join(others), "mean_win_rate": mean, "reference_mean_win_rate": ref,
-                     "difference": mean - ref, "difference_low": mean - ref - half,
-                     "difference_high": mean - ref + half})
+        rows.append(
+            {
+                "group": g,
+                "vs_reference_games": head["games"] if head else 0,
+                "vs_reference_win_rate": head["win_rate"] if head else math.nan,
+                "vs_reference_ci_low": head["ci_low"] if head else math.nan,
+                "vs_reference_ci_high": head["ci_high"] if head else math.nan,
+                "vs_reference_advantage": head["advantage"] if head else math.nan,
+                "vs_reference_advantage_low": head["advantage_low"] if head else math.nan,
+                "vs_reference_advantage_high": head["advantage_high"] if head else math.nan,
+                "field_win_rate": field["win_rate"],
+                "field_difference": field_diff,
+                "field_difference_low": field_diff - field_half,
+                "field_difference_high": field_diff + field_half,
+                "opponents": " ".join(others),
+                "mean_win_rate": mean,
+                "reference_mean_win_rate": ref,
+                "difference": mean - ref,
+                "difference_low": mean - ref - half,
+                "difference_high": mean - ref + half,
+            }
+        )
     return rows
 
 
@@ -120,6 +142,7 @@ def generalisation_rows(champions: Sequence[dict]) -> list[dict[str, Any]]:
 
 
 # ---- the report ---------------------------------------------------------------------------------
+
 
 def _cell(row: dict | None) -> str:
     if row is None:
@@ -151,9 +174,14 @@ class _Part:
             if part == "unseen":
                 self.tests = st.pairwise(groups, "unseen")
         tag = f"{self.n}p"
-        tables = {f"league_{tag}": self.league, f"champions_{tag}": self.champions, f"reference_{tag}": self.refs,
-                  f"generalisation_{tag}": self.general, f"generalisation_summary_{tag}": self.summary,
-                  f"generalisation_tests_{tag}": self.tests}
+        tables = {
+            f"league_{tag}": self.league,
+            f"champions_{tag}": self.champions,
+            f"reference_{tag}": self.refs,
+            f"generalisation_{tag}": self.general,
+            f"generalisation_summary_{tag}": self.summary,
+            f"generalisation_tests_{tag}": self.tests,
+        }
         for name, rows in tables.items():
             write_text(out / "tables" / f"{name}.csv", to_csv(rows))
         self.tables = tables
@@ -180,27 +208,46 @@ class _Part:
                     matrix[i, j], low[i, j], high[i, j] = r["win_rate"], r["ci_low"], r["ci_high"]
         folder = self.out / "figures"
         self.figures["heatmap"] = win_rate_heatmap(
-            matrix, order, folder / f"league_heatmap_{self.n}p", low, high,
+            matrix,
+            order,
+            folder / f"league_heatmap_{self.n}p",
+            low,
+            high,
             title=f"{self.n} players: row against {self.n - 1} {'copy' if self.n == 2 else 'copies'} of column",
-            value_label="row's win rate")
+            value_label="row's win rate",
+        )
         panels = {}
         for b in self.builtins:
-            panels[f"{b}"] = {f: [r["win_rate"] for r in self.champions if r["family"] == f and r["opponent"] == b]
-                              for f in self.families}
-        self.figures["outcomes"] = outcome_boxes(panels, folder / f"champions_vs_builtins_{self.n}p",
-                                                 xlabel="win rate (%)", reference=1 / self.n)
-        general = {part: {f: [r[f"{part}_advantage"] for r in self.general if r["family"] == f]
-                          for f in self.families} for part in ("seen", "unseen")}
+            panels[f"{b}"] = {
+                f: [r["win_rate"] for r in self.champions if r["family"] == f and r["opponent"] == b]
+                for f in self.families
+            }
+        self.figures["outcomes"] = outcome_boxes(
+            panels, folder / f"champions_vs_builtins_{self.n}p", xlabel="win rate (%)", reference=1 / self.n
+        )
+        general = {
+            part: {f: [r[f"{part}_advantage"] for r in self.general if r["family"] == f] for f in self.families}
+            for part in ("seen", "unseen")
+        }
         self.figures["generalisation"] = outcome_boxes(
-            general, folder / f"generalisation_{self.n}p", xlabel="mean advantage (pp)", reference=0.0,
-            columns=2, title_prefix="builtins ")
+            general,
+            folder / f"generalisation_{self.n}p",
+            xlabel="mean advantage (pp)",
+            reference=0.0,
+            columns=2,
+            title_prefix="builtins ",
+        )
         plan = self.data.plan
         for kind, opponent in (("train", plan.study.curve_opponent), ("evolve", "random")):
-            curves = {c.label: [(r.curve_games, r.curve_win) for r in self.data.family(c.name)]
-                      for c in plan.competitors if c.method.startswith(kind)}
+            curves = {
+                c.label: [(r.curve_games, r.curve_win) for r in self.data.family(c.name)]
+                for c in plan.competitors
+                if c.method.startswith(kind)
+            }
             if any(len(x) for v in curves.values() for x, _ in v):
-                self.figures[f"curves_{kind}"] = learning_curves(curves, folder / f"curves_{kind}_{self.n}p",
-                                                                 opponent=opponent)
+                self.figures[f"curves_{kind}"] = learning_curves(
+                    curves, folder / f"curves_{kind}_{self.n}p", opponent=opponent
+                )
         self.figures.update(best_machine_figures(self.data, self.analysis, folder, players=self.n))
 
     # ---- text ------------------------------------------------------------------------------
@@ -208,40 +255,67 @@ class _Part:
         n, ref = self.n, self.reference
         copies = "one copy" if n == 2 else f"{n - 1} copies"
         seen_all = sorted({b for v in self.seen.values() for b in v}, key=self.builtins.index)
-        header = ["row \\ column"] + [f"`{b}`{' *' if b in seen_all else ''}" for b in self.builtins] + \
-            self.families + ["field"]
+        header = (
+            ["row \\ column"]
+            + [f"`{b}`{' *' if b in seen_all else ''}" for b in self.builtins]
+            + self.families
+            + ["field"]
+        )
         rows = []
         for g in self.families + self.builtins:
-            rows.append([f"**{g}**" if g == ref else g] + [_cell(self.pairs.get((g, h))) for h in
-                                                           self.builtins + self.families + ["field"]])
-        text = [f"## {n} players\n",
-                "### Everyone against everyone\n",
-                f"Win rate of the row (its champions pooled over replicates) against {copies} of the column, ± the "
-                f"95% Wilson half-width, at least {min(r['games'] for r in self.league):,} games per cell "
-                f"(`tables/league_{n}p.csv`; a fair share is {pct(1 / n)}). Builtins marked * are training opponents "
-                "(seen); *field*: each other seat draws one of the seven builtins per game.\n",
-                table(header, rows), "",
-                image(self.figures.get("heatmap", []), self.out, f"{n} players: the league as a heat map."),
-                self.reference_section(), self.seen_section(), self.generalisation_section(),
-                image(self.figures.get("outcomes", []), self.out,
-                       f"{n} players: each champion's win rate against each builtin (dots: replicates; dotted line: "
-                       "a fair share)."),
-                self.curves_section()]
+            rows.append(
+                [f"**{g}**" if g == ref else g]
+                + [_cell(self.pairs.get((g, h))) for h in self.builtins + self.families + ["field"]]
+            )
+        text = [
+            f"## {n} players\n",
+            "### Everyone against everyone\n",
+            f"Win rate of the row (its champions pooled over replicates) against {copies} of the column, ± the "
+            f"95% Wilson half-width, at least {min(r['games'] for r in self.league):,} games per cell "
+            f"(`tables/league_{n}p.csv`; a fair share is {pct(1 / n)}). Builtins marked * are training opponents "
+            "(seen); *field*: each other seat draws one of the seven builtins per game.\n",
+            table(header, rows),
+            "",
+            image(self.figures.get("heatmap", []), self.out, f"{n} players: the league as a heat map."),
+            self.reference_section(),
+            self.seen_section(),
+            self.generalisation_section(),
+            image(
+                self.figures.get("outcomes", []),
+                self.out,
+                f"{n} players: each champion's win rate against each builtin (dots: replicates; dotted line: "
+                "a fair share).",
+            ),
+            self.curves_section(),
+        ]
         return "\n".join(t for t in text if t)
 
     def curves_section(self) -> str:
         plan = self.data.plan
-        text = [image(self.figures.get("curves_train", []), self.out,
-                       f"{self.n} players: learners' win rate against `{plan.study.curve_opponent}` (in the training "
-                       "game) vs training games; median and inter-quartile band over replicates."),
-                image(self.figures.get("curves_evolve", []), self.out,
-                       f"{self.n} players: the generation champion's win rate against `random` vs games simulated "
-                       "by the evolution (evolution measures its curve against random).")]
+        text = [
+            image(
+                self.figures.get("curves_train", []),
+                self.out,
+                f"{self.n} players: learners' win rate against `{plan.study.curve_opponent}` (in the training "
+                "game) vs training games; median and inter-quartile band over replicates.",
+            ),
+            image(
+                self.figures.get("curves_evolve", []),
+                self.out,
+                f"{self.n} players: the generation champion's win rate against `random` vs games simulated "
+                "by the evolution (evolution measures its curve against random).",
+            ),
+        ]
         for name, replicate in self.analysis.best.items():
-            text.append(image(self.figures.get(f"best_{name}", []), self.out,
-                               f"{self.n} players: the best {self.analysis.labels[name]} (replicate {replicate}, highest "
-                               f"win rate against `{plan.study.curve_opponent}` in the panel games); player file "
-                               f"`{self.n}-players/players/{name}/r{replicate:03d}.json`."))
+            text.append(
+                image(
+                    self.figures.get(f"best_{name}", []),
+                    self.out,
+                    f"{self.n} players: the best {self.analysis.labels[name]} (replicate {replicate}, highest "
+                    f"win rate against `{plan.study.curve_opponent}` in the panel games); player file "
+                    f"`{self.n}-players/players/{name}/r{replicate:03d}.json`.",
+                )
+            )
         text = [t for t in text if t]
         return "\n".join(["### Learning curves and the best machines\n"] + text) if text else ""
 
@@ -249,27 +323,64 @@ class _Part:
         ref, n = self.reference, self.n
         rows = []
         for r in self.refs:
-            head = "–" if r["group"] == ref else \
-                f"{pct(r['vs_reference_win_rate'])} [{pct(r['vs_reference_ci_low'])}, {pct(r['vs_reference_ci_high'])}]"
-            adv = "–" if r["group"] == ref else \
-                f"{pp(r['vs_reference_advantage'])} [{pp(r['vs_reference_advantage_low'])}, " \
+            head = (
+                "–"
+                if r["group"] == ref
+                else f"{pct(r['vs_reference_win_rate'])} [{pct(r['vs_reference_ci_low'])}, {pct(r['vs_reference_ci_high'])}]"
+            )
+            adv = (
+                "–"
+                if r["group"] == ref
+                else f"{pp(r['vs_reference_advantage'])} [{pp(r['vs_reference_advantage_low'])}, "
                 f"{pp(r['vs_reference_advantage_high'])}]"
-            diff = "reference" if r["group"] == ref else \
-                f"{pp(r['difference'])} [{pp(r['difference_low'])}, {pp(r['difference_high'])}]"
-            field = "reference" if r["group"] == ref else \
-                f"{pp(r['field_difference'])} [{pp(r['field_difference_low'])}, {pp(r['field_difference_high'])}]"
-            rows.append([f"**{r['group']}**" if r["group"] == ref else r["group"], head, adv, pct(r["field_win_rate"]),
-                         field, pct(r["mean_win_rate"]), pct(r["reference_mean_win_rate"]), diff])
-        return "\n".join([
-            f"### Reference point: `{ref}`\n",
-            f"How far each family is above bid-the-prize-rank: head to head (against {n - 1} "
-            f"{'copy' if n == 2 else 'copies'} of it: win rate with its Wilson interval, advantage with its "
-            "interval), against the field (win rate, and its difference from the reference's own win rate "
-            "against the field), and against the other builtins (mean win rate over them, next to the "
-            "reference's own mean against the same builtins, and the difference); differences with 95% normal "
-            f"intervals. `tables/reference_{n}p.csv`.\n",
-            table(["row", f"vs `{ref}`: win rate", "advantage", "vs field", f"field: minus `{ref}`'s",
-                   "mean vs other builtins", f"`{ref}` vs the same", "difference"], rows), ""])
+            )
+            diff = (
+                "reference"
+                if r["group"] == ref
+                else f"{pp(r['difference'])} [{pp(r['difference_low'])}, {pp(r['difference_high'])}]"
+            )
+            field = (
+                "reference"
+                if r["group"] == ref
+                else f"{pp(r['field_difference'])} [{pp(r['field_difference_low'])}, {pp(r['field_difference_high'])}]"
+            )
+            rows.append(
+                [
+                    f"**{r['group']}**" if r["group"] == ref else r["group"],
+                    head,
+                    adv,
+                    pct(r["field_win_rate"]),
+                    field,
+                    pct(r["mean_win_rate"]),
+                    pct(r["reference_mean_win_rate"]),
+                    diff,
+                ]
+            )
+        return "\n".join(
+            [
+                f"### Reference point: `{ref}`\n",
+                f"How far each family is above bid-the-prize-rank: head to head (against {n - 1} "
+                f"{'copy' if n == 2 else 'copies'} of it: win rate with its Wilson interval, advantage with its "
+                "interval), against the field (win rate, and its difference from the reference's own win rate "
+                "against the field), and against the other builtins (mean win rate over them, next to the "
+                "reference's own mean against the same builtins, and the difference); differences with 95% normal "
+                f"intervals. `tables/reference_{n}p.csv`.\n",
+                table(
+                    [
+                        "row",
+                        f"vs `{ref}`: win rate",
+                        "advantage",
+                        "vs field",
+                        f"field: minus `{ref}`'s",
+                        "mean vs other builtins",
+                        f"`{ref}` vs the same",
+                        "difference",
+                    ],
+                    rows,
+                ),
+                "",
+            ]
+        )
 
     def seen_section(self) -> str:
         rows = []
@@ -282,15 +393,34 @@ class _Part:
                 beaten = sum(c["beats"] for c in values)
                 worst.append(f"`{b}` {beaten}/{len(values)}")
             pooled = [self.pairs[(f, b)] for b in seen]
-            rows.append([f, ", ".join(f"`{b}`" for b in seen), f"{sum(r['beats_all_seen'] for r in mine)} of {len(mine)}",
-                         "; ".join(worst), "yes" if all(r["beats"] for r in pooled) else "no"])
-        return "\n".join([
-            "### Does each champion beat every strategy it trained against?\n",
-            "A champion *beats* a builtin when the 95% interval of its advantage (its sole-win rate minus the "
-            "sole-win rate of one of the builtin's seats) lies above zero, over its own league games "
-            f"(`tables/generalisation_{self.n}p.csv`, `tables/champions_{self.n}p.csv`).\n",
-            table(["family", "trained against", "champions beating all of them", "per opponent: champions beating it",
-                   "family pooled beats all"], rows), ""])
+            rows.append(
+                [
+                    f,
+                    ", ".join(f"`{b}`" for b in seen),
+                    f"{sum(r['beats_all_seen'] for r in mine)} of {len(mine)}",
+                    "; ".join(worst),
+                    "yes" if all(r["beats"] for r in pooled) else "no",
+                ]
+            )
+        return "\n".join(
+            [
+                "### Does each champion beat every strategy it trained against?\n",
+                "A champion *beats* a builtin when the 95% interval of its advantage (its sole-win rate minus the "
+                "sole-win rate of one of the builtin's seats) lies above zero, over its own league games "
+                f"(`tables/generalisation_{self.n}p.csv`, `tables/champions_{self.n}p.csv`).\n",
+                table(
+                    [
+                        "family",
+                        "trained against",
+                        "champions beating all of them",
+                        "per opponent: champions beating it",
+                        "family pooled beats all",
+                    ],
+                    rows,
+                ),
+                "",
+            ]
+        )
 
     def generalisation_section(self) -> str:
         s = {(r["method"], r["opponent"]): r for r in self.summary}
@@ -303,24 +433,50 @@ class _Part:
                 r = s.get((f, part))
                 cells.append("–" if r is None else f"{pp(r['mean'])} [{pp(r['ci_low'])}, {pp(r['ci_high'])}]")
             gap = [g["seen_advantage"] - g["unseen_advantage"] for g in self.general if g["family"] == f]
-            rows.append([f, ", ".join(f"`{b}`" for b in unseen) or "–", *cells,
-                         pp(float(np.mean(gap))) if gap else "–",
-                         f"{sum(r['beats'] for r in pooled)} of {len(pooled)}"])
-        tests = [[r["method_a"], r["method_b"], f"{r['a12']:.2f}", r["effect"], pval(r["p"]), pval(r["p_holm"])]
-                 for r in self.tests]
-        return "\n".join([
-            "### Generalisation to unseen strategies\n",
-            "Each champion's mean advantage over the builtins it trained against (seen) and over those it never met "
-            "(unseen); mean over replicates with a 95% t-interval (replicates are the independent units; "
-            f"`tables/generalisation_summary_{self.n}p.csv`). Gap: seen minus unseen. Last column: unseen builtins "
-            "the family's pooled champions beat.\n",
-            table(["family", "unseen builtins", "advantage on seen", "advantage on unseen", "gap",
-                   "unseen beaten (pooled)"], rows), "",
-            "Mann–Whitney tests on the unseen advantage of the replicates (Holm-corrected; "
-            f"`tables/generalisation_tests_{self.n}p.csv`):\n",
-            table(["A", "B", "A₁₂", "effect", "p", "p (Holm)"], tests) if tests else "(fewer than two families)", "",
-            image(self.figures.get("generalisation", []), self.out,
-                   f"{self.n} players: each champion's mean advantage over seen and unseen builtins."), ""])
+            rows.append(
+                [
+                    f,
+                    ", ".join(f"`{b}`" for b in unseen) or "–",
+                    *cells,
+                    pp(float(np.mean(gap))) if gap else "–",
+                    f"{sum(r['beats'] for r in pooled)} of {len(pooled)}",
+                ]
+            )
+        tests = [
+            [r["method_a"], r["method_b"], f"{r['a12']:.2f}", r["effect"], pval(r["p"]), pval(r["p_holm"])]
+            for r in self.tests
+        ]
+        return "\n".join(
+            [
+                "### Generalisation to unseen strategies\n",
+                "Each champion's mean advantage over the builtins it trained against (seen) and over those it never met "
+                "(unseen); mean over replicates with a 95% t-interval (replicates are the independent units; "
+                f"`tables/generalisation_summary_{self.n}p.csv`). Gap: seen minus unseen. Last column: unseen builtins "
+                "the family's pooled champions beat.\n",
+                table(
+                    [
+                        "family",
+                        "unseen builtins",
+                        "advantage on seen",
+                        "advantage on unseen",
+                        "gap",
+                        "unseen beaten (pooled)",
+                    ],
+                    rows,
+                ),
+                "",
+                "Mann–Whitney tests on the unseen advantage of the replicates (Holm-corrected; "
+                f"`tables/generalisation_tests_{self.n}p.csv`):\n",
+                table(["A", "B", "A₁₂", "effect", "p", "p (Holm)"], tests) if tests else "(fewer than two families)",
+                "",
+                image(
+                    self.figures.get("generalisation", []),
+                    self.out,
+                    f"{self.n} players: each champion's mean advantage over seen and unseen builtins.",
+                ),
+                "",
+            ]
+        )
 
     # ---- findings ----------------------------------------------------------------------------
     def findings(self) -> list[str]:
@@ -329,55 +485,105 @@ class _Part:
         refs = {r["group"]: r for r in self.refs}
         above = [f for f in self.families if refs[f]["vs_reference_advantage_low"] > 0]
         below = [f for f in self.families if refs[f]["vs_reference_advantage_high"] < 0]
-        lines.append(f"- **{n} players, against `{ref}` head to head**: "
-                     + (", ".join(f"{f} ({pct(refs[f]['vs_reference_win_rate'])} wins, advantage "
-                                   f"{pp(refs[f]['vs_reference_advantage'])})" for f in above) + " beat it"
-                        if above else "no family beats it")
-                     + (("; " + ", ".join(below) + " lose to it") if below else "") + ".")
+        lines.append(
+            f"- **{n} players, against `{ref}` head to head**: "
+            + (
+                ", ".join(
+                    f"{f} ({pct(refs[f]['vs_reference_win_rate'])} wins, advantage "
+                    f"{pp(refs[f]['vs_reference_advantage'])})"
+                    for f in above
+                )
+                + " beat it"
+                if above
+                else "no family beats it"
+            )
+            + (("; " + ", ".join(below) + " lose to it") if below else "")
+            + "."
+        )
         ranked = sorted(self.families, key=lambda f: -refs[f]["field_difference"])
-        lines.append(f"- **{n} players, against the field** (each other seat a builtin drawn per game), the families' "
-                     f"win rates minus `{ref}`'s ({pct(refs[ref]['field_win_rate'])}): " + ", ".join(
-                         f"{f} {pp(refs[f]['field_difference'])} [{pp(refs[f]['field_difference_low'])}, "
-                         f"{pp(refs[f]['field_difference_high'])}]" for f in ranked) + ".")
+        lines.append(
+            f"- **{n} players, against the field** (each other seat a builtin drawn per game), the families' "
+            f"win rates minus `{ref}`'s ({pct(refs[ref]['field_win_rate'])}): "
+            + ", ".join(
+                f"{f} {pp(refs[f]['field_difference'])} [{pp(refs[f]['field_difference_low'])}, "
+                f"{pp(refs[f]['field_difference_high'])}]"
+                for f in ranked
+            )
+            + "."
+        )
         ranked = sorted(self.families, key=lambda f: -refs[f]["difference"])
-        lines.append(f"- **{n} players, against the other builtins one at a time**, the families' mean win rates "
-                     f"minus `{ref}`'s against the same builtins: " + ", ".join(
-                         f"{f} {pp(refs[f]['difference'])} [{pp(refs[f]['difference_low'])}, "
-                         f"{pp(refs[f]['difference_high'])}]" for f in ranked) + " (95% intervals).")
-        all_seen = [f for f in self.families
-                    if all(r["beats_all_seen"] for r in self.general if r["family"] == f)]
-        missing = [f"{f} ({sum(r['beats_all_seen'] for r in self.general if r['family'] == f)} of "
-                   f"{sum(1 for r in self.general if r['family'] == f)} champions)"
-                   for f in self.families if f not in all_seen]
-        lines.append(f"- **{n} players, trained-against strategies**: every champion of "
-                     + (", ".join(all_seen) if all_seen else "no family")
-                     + " beats every strategy it trained against"
-                     + ("; not all champions of " + ", ".join(missing) + " do" if missing else "") + ".")
+        lines.append(
+            f"- **{n} players, against the other builtins one at a time**, the families' mean win rates "
+            f"minus `{ref}`'s against the same builtins: "
+            + ", ".join(
+                f"{f} {pp(refs[f]['difference'])} [{pp(refs[f]['difference_low'])}, {pp(refs[f]['difference_high'])}]"
+                for f in ranked
+            )
+            + " (95% intervals)."
+        )
+        all_seen = [f for f in self.families if all(r["beats_all_seen"] for r in self.general if r["family"] == f)]
+        missing = [
+            f"{f} ({sum(r['beats_all_seen'] for r in self.general if r['family'] == f)} of "
+            f"{sum(1 for r in self.general if r['family'] == f)} champions)"
+            for f in self.families
+            if f not in all_seen
+        ]
+        lines.append(
+            f"- **{n} players, trained-against strategies**: every champion of "
+            + (", ".join(all_seen) if all_seen else "no family")
+            + " beats every strategy it trained against"
+            + ("; not all champions of " + ", ".join(missing) + " do" if missing else "")
+            + "."
+        )
         s = {r["method"]: r for r in self.summary if r["opponent"] == "unseen"}
         if s:
             ranked = sorted(s.values(), key=lambda r: -r["mean"])
             best, rest = ranked[0], ranked[1:]
-            separated = [r["method"] for r in rest if math.isfinite(best["ci_low"]) and math.isfinite(r["ci_high"])
-                         and best["ci_low"] > r["ci_high"]]
-            significant = [t for t in self.tests if best["method"] in (t["method_a"], t["method_b"])
-                           and math.isfinite(t["p_holm"]) and t["p_holm"] < ALPHA]
-            text = (f"- **{n} players, generalisation**: {best['method']} has the highest mean advantage over the "
-                    f"builtins it never saw ({pp(best['mean'])}, 95% CI {pp(best['ci_low'])} to {pp(best['ci_high'])}"
-                    f"; then " + ", ".join(f"{r['method']} {pp(r['mean'])}" for r in rest) + ").")
+            separated = [
+                r["method"]
+                for r in rest
+                if math.isfinite(best["ci_low"]) and math.isfinite(r["ci_high"]) and best["ci_low"] > r["ci_high"]
+            ]
+            significant = [
+                t
+                for t in self.tests
+                if best["method"] in (t["method_a"], t["method_b"])
+                and math.isfinite(t["p_holm"])
+                and t["p_holm"] < ALPHA
+            ]
+            text = (
+                f"- **{n} players, generalisation**: {best['method']} has the highest mean advantage over the "
+                f"builtins it never saw ({pp(best['mean'])}, 95% CI {pp(best['ci_low'])} to {pp(best['ci_high'])}"
+                f"; then " + ", ".join(f"{r['method']} {pp(r['mean'])}" for r in rest) + ")."
+            )
             if separated:
-                text += (f" Its interval lies above those of {', '.join(separated)}.")
+                text += f" Its interval lies above those of {', '.join(separated)}."
             if significant:
-                text += " Replicate-level tests separate it from " + ", ".join(
-                    t["method_b"] if t["method_a"] == best["method"] else t["method_a"] for t in significant) + "."
+                text += (
+                    " Replicate-level tests separate it from "
+                    + ", ".join(
+                        t["method_b"] if t["method_a"] == best["method"] else t["method_a"] for t in significant
+                    )
+                    + "."
+                )
             else:
-                text += (" With this many replicates no Holm-corrected test separates it from the others, so "
-                         "\"best\" is the point estimate, not a demonstrated difference.")
+                text += (
+                    " With this many replicates no Holm-corrected test separates it from the others, so "
+                    '"best" is the point estimate, not a demonstrated difference.'
+                )
             lines.append(text)
         return lines
 
 
-def write_vautour_report(study, scale: str, results: Mapping[int, tuple[StudyData, Analysis, LeagueResult]], out: Path,
-                         figures: bool, command: str, wall_seconds: float) -> dict[str, Any]:
+def write_vautour_report(
+    study,
+    scale: str,
+    results: Mapping[int, tuple[StudyData, Analysis, LeagueResult]],
+    out: Path,
+    figures: bool,
+    command: str,
+    wall_seconds: float,
+) -> dict[str, Any]:
     """Write the tables, figures and ``out/report.md``; return a JSON-ready summary."""
     parts = [_Part(study, data, analysis, result, out, figures) for data, analysis, result in results.values()]
     first = parts[0].data
@@ -388,9 +594,16 @@ def write_vautour_report(study, scale: str, results: Mapping[int, tuple[StudyDat
     comp_rows = []
     for c in plan.competitors:
         settings = ", ".join(f"{k}={v}" for k, v in c.params.items() if k not in ("opponents", "panel"))
-        comp_rows.append([f"`{c.name}`", c.label, f"`{c.method}`",
-                          ", ".join(f"`{b}`" for b in training_opponents(c.method, dict(c.params))),
-                          settings, c.replicates])
+        comp_rows.append(
+            [
+                f"`{c.name}`",
+                c.label,
+                f"`{c.method}`",
+                ", ".join(f"`{b}`" for b in training_opponents(c.method, dict(c.params))),
+                settings,
+                c.replicates,
+            ]
+        )
     timing = []
     for part in parts:
         per: dict[str, list[float]] = {}
@@ -400,13 +613,18 @@ def write_vautour_report(study, scale: str, results: Mapping[int, tuple[StudyDat
     text = [
         f"# {base.title}\n",
         f"Study `{base.name}` (version {base.version}), scale `{scale}`, written by fsmarena {__version__}.\n",
-        "## Question\n", base.question.strip() + "\n",
+        "## Question\n",
+        base.question.strip() + "\n",
         "## Protocol\n",
         f"- **Game** `{base.game}` with {', '.join(str(n) for n in study.players)} players and parameters "
-        + ", ".join(f"{k}={val}" for k, val in params.items()) + ". Learners and automata train on the same game "
+        + ", ".join(f"{k}={val}" for k, val in params.items())
+        + ". Learners and automata train on the same game "
         "with the parameters of their `game_params` (abstract bids); everybody meets in the study's game.",
-        f"- **Scale** `{scale}`: " + (plan.scale.description or "") + f"; master seed {plan.seed}; "
-        + ", ".join(f"{p.n} players: protocol fingerprint `{p.data.plan.fingerprint}`" for p in parts) + ".",
+        f"- **Scale** `{scale}`: "
+        + (plan.scale.description or "")
+        + f"; master seed {plan.seed}; "
+        + ", ".join(f"{p.n} players: protocol fingerprint `{p.data.plan.fingerprint}`" for p in parts)
+        + ".",
         "- **Per player count** a complete study on the generic runner in `<n>-players/` (its own `report.md`: "
         "learning curves against `" + base.curve_opponent + f"`, {plan.scale.panel_games:,} games per champion and "
         "builtin, cross-play in the two-player game), then a **league**: every champion, every builtin and the "
@@ -416,30 +634,51 @@ def write_vautour_report(study, scale: str, results: Mapping[int, tuple[StudyDat
         "- **Seen / unseen**: each competitor's training opponents (its `opponents` or evolution `panel`) are its "
         "seen builtins; the other builtins of the panel are never met in training.",
         "",
-        table(["name", "label", "method", "trained against", "parameters", "replicates"], comp_rows), "",
+        table(["name", "label", "method", "trained against", "parameters", "replicates"], comp_rows),
+        "",
     ]
     for part in parts:
         text.append(part.section())
     text += ["## Conclusions\n"]
     for part in parts:
         text += part.findings()
-    text += ["- In games of three or more, \"against B\" means against copies of B: identical deterministic "
-             "builtins bid the same cards and cancel each other (e.g. two `max` players never win a bid), which "
-             "makes such columns easy; the *field* column, where each other seat draws a builtin per game, is the "
-             "harder and more realistic test.", "",
-             "## Compute\n", "Seconds per replicate task (training + panel games), one core each:\n",
-             table(["players", "competitor", "median s", "total s"], timing),
-             f"\nWall-clock time of this invocation: {wall_seconds / 60:.1f} min.\n",
-             reproduce_section(command, [
-                 "`tables/*_<n>p.csv`: every number of this report, per player count",
-                 "`figures/*.png`, `figures/*.pdf`: the figures",
-                 "`<n>-players/`: the generic study of each player count (its own `report.md`, tables, figures, "
-                 "players, raw results; `raw/league.json`: the league's raw counts)"])]
+    text += [
+        '- In games of three or more, "against B" means against copies of B: identical deterministic '
+        "builtins bid the same cards and cancel each other (e.g. two `max` players never win a bid), which "
+        "makes such columns easy; the *field* column, where each other seat draws a builtin per game, is the "
+        "harder and more realistic test.",
+        "",
+        "## Compute\n",
+        "Seconds per replicate task (training + panel games), one core each:\n",
+        table(["players", "competitor", "median s", "total s"], timing),
+        f"\nWall-clock time of this invocation: {wall_seconds / 60:.1f} min.\n",
+        reproduce_section(
+            command,
+            [
+                "`tables/*_<n>p.csv`: every number of this report, per player count",
+                "`figures/*.png`, `figures/*.pdf`: the figures",
+                "`<n>-players/`: the generic study of each player count (its own `report.md`, tables, figures, "
+                "players, raw results; `raw/league.json`: the league's raw counts)",
+            ],
+        ),
+    ]
     path = out / "report.md"
     write_text(path, "\n".join(t for t in text if t is not None) + "\n")
-    return {"study": base.name, "scale": scale, "seed": plan.seed, "report": str(path),
-            "fingerprints": {str(p.n): p.data.plan.fingerprint for p in parts},
-            "reference": {str(p.n): [{"group": f, **{k: p.pairs[(f, study.reference)][k]
-                                                      for k in ("win_rate", "ci_low", "ci_high", "advantage")}}
-                                     for f in p.families] for p in parts},
-            "generalisation": {str(p.n): p.summary for p in parts}}
+    return {
+        "study": base.name,
+        "scale": scale,
+        "seed": plan.seed,
+        "report": str(path),
+        "fingerprints": {str(p.n): p.data.plan.fingerprint for p in parts},
+        "reference": {
+            str(p.n): [
+                {
+                    "group": f,
+                    **{k: p.pairs[(f, study.reference)][k] for k in ("win_rate", "ci_low", "ci_high", "advantage")},
+                }
+                for f in p.families
+            ]
+            for p in parts
+        },
+        "generalisation": {str(p.n): p.summary for p in parts},
+    }

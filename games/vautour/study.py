@@ -30,8 +30,8 @@ import numpy as np
 
 from fsmarena import __version__
 from fsmarena.errors import FsmarenaError
-from fsmarena.outdir import has_user_files
 from fsmarena.fileio import Fields, read_json, write_json
+from fsmarena.outdir import has_user_files
 from games import get_game
 from games.players import resolve_player
 from studies.methods import MethodContext, check_method
@@ -62,15 +62,26 @@ class VautourStudy(StudyDriver):
 
     def study(self, players: int) -> Study:
         """The definition for one player count (a complete study for the generic runner)."""
-        return dataclasses.replace(self.base, name=f"{self.base.name}-{players}p",
-                                   title=f"{self.base.title} ({players} players)",
-                                   game_params={**self.base.game_params, "players": str(players)})
+        return dataclasses.replace(
+            self.base,
+            name=f"{self.base.name}-{players}p",
+            title=f"{self.base.title} ({players} players)",
+            game_params={**self.base.game_params, "players": str(players)},
+        )
 
     def plans(self, scale: str, seed: int | None = None) -> dict[int, Plan]:
         return {n: self.study(n).plan(scale, seed) for n in self.players}
 
-    def run_driver(self, scale: str, seed: int | None, jobs: int, out: Path, figures: bool,
-                   command: str, log: Callable[[str], None]) -> dict[str, Any]:
+    def run_driver(
+        self,
+        scale: str,
+        seed: int | None,
+        jobs: int,
+        out: Path,
+        figures: bool,
+        command: str,
+        log: Callable[[str], None],
+    ) -> dict[str, Any]:
         """``fsmarena study vautour ...``: run or resume, write the report, return the summary
         (the command has set up ``--dask`` already)."""
         return run_vautour(self, scale, seed, jobs, out, figures=figures, command=command, log=log)
@@ -80,11 +91,14 @@ class VautourStudy(StudyDriver):
 
         lines: list[str] = []
         for n, rows in summary["reference"].items():
-            lines.append(f"{n} players: win rate against {self.reference} "
-                         "(champions pooled over replicates, 95% Wilson CI)")
+            lines.append(
+                f"{n} players: win rate against {self.reference} (champions pooled over replicates, 95% Wilson CI)"
+            )
             width = max(len(r["group"]) for r in rows) + 2
             for r in rows:
-                lines.append(f"  {r['group'].ljust(width)}{pct(r['win_rate'])}  [{pct(r['ci_low'])}, {pct(r['ci_high'])}]")
+                lines.append(
+                    f"  {r['group'].ljust(width)}{pct(r['win_rate'])}  [{pct(r['ci_low'])}, {pct(r['ci_high'])}]"
+                )
         lines.append(f"report: {summary['report']}")
         return lines
 
@@ -95,8 +109,11 @@ def load(path: Path = DEFINITION) -> VautourStudy:
     base = study_from_dict(data, f"study file {path.name}")
     source = Fields(data, f"study file {path.name}")
     players = source.get("players", list)
-    if not players or not all(isinstance(p, int) and not isinstance(p, bool) and 2 <= p <= 5 for p in players) \
-            or len(set(players)) != len(players):
+    if (
+        not players
+        or not all(isinstance(p, int) and not isinstance(p, bool) and 2 <= p <= 5 for p in players)
+        or len(set(players)) != len(players)
+    ):
         raise source.fail("'players' must be a list of different player counts between 2 and 5")
     reference = source.get("reference", str)
     if reference not in base.panel:
@@ -114,6 +131,7 @@ def load(path: Path = DEFINITION) -> VautourStudy:
 
 # ---- the run ----------------------------------------------------------------------------------
 
+
 def check_plans(plans: Mapping[int, Plan]) -> None:
     """Every game, builtin and competitor setting, before anything is written."""
     for plan in plans.values():
@@ -121,23 +139,30 @@ def check_plans(plans: Mapping[int, Plan]) -> None:
         for name in plan.study.panel + (plan.study.curve_opponent,):
             resolve_player(name, game)
         for c in plan.competitors:
-            check_method(c.method, MethodContext(game, dict(c.params), 0, c.name, [], plan.study.curve_opponent,
-                                                 c.needs))
+            check_method(
+                c.method, MethodContext(game, dict(c.params), 0, c.name, [], plan.study.curve_opponent, c.needs)
+            )
 
 
 def claim(out: Path, study: VautourStudy, scale: str, plans: Mapping[int, Plan]) -> None:
     """Make ``out`` this run's folder: new, empty, or marked by the same plans."""
-    ours = {"study": study.name, "scale": scale, "seed": next(iter(plans.values())).seed,
-            "fingerprints": {str(n): p.fingerprint for n, p in plans.items()},
-            "league_games": study.league_games[scale]}
+    ours = {
+        "study": study.name,
+        "scale": scale,
+        "seed": next(iter(plans.values())).seed,
+        "fingerprints": {str(n): p.fingerprint for n, p in plans.items()},
+        "league_games": study.league_games[scale],
+    }
     marker = out / MARKER
     if out.exists() and not out.is_dir():
         raise FsmarenaError(f"output path {out} is not a folder")
     if marker.exists():
         theirs = Fields(read_json(marker, "study marker"), f"study marker {marker}").data
         if {k: theirs.get(k) for k in ours} != ours:
-            raise FsmarenaError(f"{out} holds another run (study '{theirs.get('study')}', scale {theirs.get('scale')}, "
-                                f"seed {theirs.get('seed')}): choose another --out")
+            raise FsmarenaError(
+                f"{out} holds another run (study '{theirs.get('study')}', scale {theirs.get('scale')}, "
+                f"seed {theirs.get('seed')}): choose another --out"
+            )
         return
     if has_user_files(out):  # the lock and kind files of fsmarena.outdir do not count
         raise FsmarenaError(f"{out} is not empty and holds no study results; choose a new or empty --out")
@@ -190,8 +215,9 @@ def run_league(data: StudyData, needed: int, jobs: int, log: Callable[[str], Non
     seed = np.random.SeedSequence(plan.seed, spawn_key=(LEAGUE_KEY + seats,))
     result = league(data.game, players, groups, needed, seed, jobs, desc=f"league ({seats} players)")
     result.labels = labels
-    write_json(path, {"format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "needed": needed,
-                      **result.to_json()})
+    write_json(
+        path, {"format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "needed": needed, **result.to_json()}
+    )
     return result
 
 
@@ -199,13 +225,21 @@ def game_players(data: StudyData) -> int:
     return data.game.n_seats
 
 
-def run_vautour(study: VautourStudy, scale: str, seed: int | None, jobs: int, out: Path, figures: bool = True,
-                command: str = "", log: Callable[[str], None] | None = None,
-                started: float | None = None) -> dict[str, Any]:
+def run_vautour(
+    study: VautourStudy,
+    scale: str,
+    seed: int | None,
+    jobs: int,
+    out: Path,
+    figures: bool = True,
+    command: str = "",
+    log: Callable[[str], None] | None = None,
+    started: float | None = None,
+) -> dict[str, Any]:
     """Run (or resume) every player count's study and league; write every report."""
+    from games.vautour.report import write_vautour_report
     from studies.analysis import analyse
     from studies.report import write_report
-    from games.vautour.report import write_vautour_report
 
     log = log or (lambda message: print(message, file=sys.stderr))
     started = time.perf_counter() if started is None else started

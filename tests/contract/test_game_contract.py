@@ -72,8 +72,11 @@ def test_every_player_kind_names_its_own_class():
 def test_description_is_json_and_parameters_round_trip(game):
     described = game.describe()
     assert json.loads(json.dumps(described)) == described
-    as_strings = {k: ",".join(map(str, v)) if isinstance(v, list) else str(v)
-                  for k, v in config_to_dict(game.config).items() if v is not None}
+    as_strings = {
+        k: ",".join(map(str, v)) if isinstance(v, list) else str(v)
+        for k, v in config_to_dict(game.config).items()
+        if v is not None
+    }
     assert parse_params(type(game.config), as_strings) == game.config
     with pytest.raises(FsmarenaError, match="unknown parameter"):
         parse_params(type(game.config), {"no_such_rule": "1"})

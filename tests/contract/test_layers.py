@@ -151,7 +151,6 @@ def test_cycle_finder_finds_a_cycle():
 
 
 def test_module_level_imports_form_no_cycle():
-    graph = {m: {n for n in _imports(p, module_level_only=True) if n in MODULES and n != m}
-             for m, p in MODULES.items()}
+    graph = {m: {n for n in _imports(p, module_level_only=True) if n in MODULES and n != m} for m, p in MODULES.items()}
     # a package's __init__ importing its own submodules is not a cycle of the package itself
     assert _cycles(graph) == []
