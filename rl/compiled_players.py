@@ -165,6 +165,21 @@ def _bda(player: Any, game: Any) -> tuple[list[int], list[float]]:
 _CACHE: dict[str, Callable[..., int]] = {}
 
 
+@njit
+def random_legal(mask: np.ndarray) -> int:
+    """A uniformly random legal action (one ``np.random.random()`` draw)."""
+    count = 0
+    for a in range(len(mask)):
+        count += mask[a]
+    pick = int(np.random.random() * count)
+    for a in range(len(mask)):
+        if mask[a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return 0
+
+
 def make_opponent_act(kernel: ModuleType) -> Callable[..., int]:
     """The compiled interpreter of :class:`CompiledPlayer` members for ``kernel``'s game:
     ``act(p, s, seat, ints, floats, start, fstart, memory, mask, feats, frozen) -> action``,
@@ -179,16 +194,7 @@ def make_opponent_act(kernel: ModuleType) -> Callable[..., int]:
         kind = ints[start]
         legal(p, s, seat, mask)
         if kind == RANDOM:
-            count = 0
-            for a in range(len(mask)):
-                count += mask[a]
-            pick = int(np.random.random() * count)
-            for a in range(len(mask)):
-                if mask[a]:
-                    if pick == 0:
-                        return a
-                    pick -= 1
-            return 0
+            return random_legal(mask)
         if kind == FIXED:
             action = ints[start + 1]
         elif kind == BUILTIN:

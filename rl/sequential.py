@@ -38,7 +38,7 @@ from typing import Any, Callable
 import numpy as np
 
 from fsmarena.jit import njit
-from rl.compiled_players import make_opponent_act
+from rl.compiled_players import make_opponent_act, random_legal
 
 MC_EVERY, MC_FIRST, SARSA, Q_LEARNING, EXPECTED_SARSA = range(5)
 #: algorithm name (``rl.train``) -> number
@@ -83,20 +83,6 @@ def greedy_table(q, seen, out):
     """The greedy action of every state over its seen-legal actions (``ActionValues.greedy_table``)."""
     for x in range(q.shape[0]):
         out[x] = greedy_action(q, seen[x], x)
-
-
-@njit
-def _random_legal(mask):
-    count = 0
-    for a in range(len(mask)):
-        count += mask[a]
-    pick = int(np.random.random() * count)
-    for a in range(len(mask)):
-        if mask[a]:
-            if pick == 0:
-                return a
-            pick -= 1
-    return 0
 
 
 @njit
@@ -223,7 +209,7 @@ def make_runner(kernel: ModuleType) -> Callable[..., Any]:
                 if epsilon > 0 and np.random.random() < epsilon:
                     explore = True
                 if explore:
-                    action = _random_legal(mask)
+                    action = random_legal(mask)
                 if pending >= 0 and algo == SARSA:
                     _update(q, n, pending, pending_action, gamma * q[x, action], alpha)
                 pending, pending_action = x, action

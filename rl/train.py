@@ -399,6 +399,23 @@ def describe_player(player: Player | None, game: Game) -> Any:
         return {"kind": player.kind, "label": player.label}
 
 
+def _advance(
+    run: Any, k: int, bar: Any, eval_every: int, total: int, checkpoint_seconds: float, last_save: float
+) -> float:
+    """Count ``k`` more games; evaluate and checkpoint at curve points and the end, checkpoint
+    when ``checkpoint_seconds`` have passed since ``last_save``.  Returns the last save time."""
+    run.done += k
+    bar.update(k)
+    if run.done % eval_every == 0 or run.done == total:
+        run.evaluate_now()
+        run.save()
+        return time.perf_counter()
+    if time.perf_counter() - last_save >= checkpoint_seconds:
+        run.save()
+        return time.perf_counter()
+    return last_save
+
+
 def _batch_plan(done: int, total: int, batch: int, eval_every: int, refresh: int | None) -> int:
     """Games in the next batch: up to ``batch``, never across an evaluation or refresh point."""
     stop = min(total, (done // eval_every + 1) * eval_every)
@@ -692,15 +709,7 @@ def _train_sequential(game, config, seed, opponent, panel, jobs, out_dir, resume
                 compiled.int_start,
                 compiled.float_start,
             )
-            run.done += k
-            bar.update(k)
-            if run.done % eval_every == 0 or run.done == total:
-                run.evaluate_now()
-                run.save()
-                last_save = time.perf_counter()
-            elif time.perf_counter() - last_save >= checkpoint_seconds:
-                run.save()
-                last_save = time.perf_counter()
+            last_save = _advance(run, k, bar, eval_every, total, checkpoint_seconds, last_save)
     return run.result()
 
 
@@ -732,15 +741,7 @@ def _train_sampled(game, config, seed, opponent, panel, jobs, out_dir, resume, c
                     seats = [rival] * game.n_seats
                     seats[seat] = learner
                     play_games(game, seats, count, run.rng)
-            run.done += k
-            bar.update(k)
-            if run.done % eval_every == 0 or run.done == total:
-                run.evaluate_now()
-                run.save()
-                last_save = time.perf_counter()
-            elif time.perf_counter() - last_save >= checkpoint_seconds:
-                run.save()
-                last_save = time.perf_counter()
+            last_save = _advance(run, k, bar, eval_every, total, checkpoint_seconds, last_save)
     return run.result()
 
 
