@@ -170,33 +170,35 @@ def read_json(path: str | os.PathLike, what: str = "file") -> Any:
     return loads(read_text(path, what, limits.MAX_JSON_BYTES), f"{what} {Path(path)}")
 
 
-def nesting_depth(text: str) -> int:
-    """The deepest nesting of ``[``/``{`` in JSON text, strings skipped (cheap: no parsing)."""
-    import numpy as np
-
-    bare = _JSON_STRING.sub("", text).encode("utf-8", "surrogatepass")
-    codes = np.frombuffer(bare, dtype=np.uint8)
-    steps = (codes == ord("[")).astype(np.int32) + (codes == ord("{"))
-    steps -= (codes == ord("]")).astype(np.int32) + (codes == ord("}"))
-    return int(np.cumsum(steps).max(initial=0))
-
-
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+def nesting_depth(value: Any) -> int:
+    """How deeply arrays/objects nest in parsed JSON (a scalar is 0), without recursion."""
+    if not isinstance(value, (list, dict)):
+        return 0
+    deepest, stack = 1, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        for item in node.values() if isinstance(node, dict) else node:
+            if isinstance(item, (list, dict)):
+                stack.append((item, level + 1))
+    return deepest
 
 
 def loads(text: str, source: str = "JSON text") -> Any:
     """Parse JSON text; NaN/Infinity, numbers out of range, deep nesting and syntax errors
     become FsmarenaError."""
-    if nesting_depth(text) > limits.MAX_NESTING:
-        raise FsmarenaError(f"{source} is nested too deeply (the limit is {limits.MAX_NESTING} levels)")
+    too_deep = f"{source} is nested too deeply (the limit is {limits.MAX_NESTING} levels)"
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float, parse_int=_parse_int)
-    except RecursionError:
-        raise FsmarenaError(f"{source} is nested too deeply") from None
+        data = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float, parse_int=_parse_int)
+    except RecursionError:  # the C parser stops cleanly at the interpreter's recursion limit
+        raise FsmarenaError(too_deep) from None
     except _OutOfRange as exc:
         raise FsmarenaError(f"{source}: {exc}") from None
     except ValueError as exc:  # JSONDecodeError is a ValueError
         raise FsmarenaError(f"{source} is not valid JSON: {exc}") from None
+    if nesting_depth(data) > limits.MAX_NESTING:  # code that walks the data may recurse
+        raise FsmarenaError(too_deep)
+    return data
 
 
 def read_npz(path: str | os.PathLike, what: str = "checkpoint") -> dict[str, Any]:

@@ -169,26 +169,54 @@ def test_numbers_out_of_range_are_refused_by_the_parser(number):
         loads(f'{{"a": [1, {number}]}}', "player file x")
 
 
-@hostile
-@given(depth=st.integers(limits.MAX_NESTING + 1, 200_000), bracket=st.sampled_from(["[]", "{}"]))
-def test_deep_nesting_is_refused_before_parsing(depth, bracket):
-    opening, closing = bracket
-    inner = '"k": 1' if opening == "{" else "1"
-    text = (
-        (opening + '"k":') * (depth - 1) + opening + inner + closing * depth
-        if opening == "{"
-        else opening * depth + inner + closing * depth
-    )
-    assert nesting_depth(text) == depth
-    with pytest.raises(FsmarenaError, match="nested too deeply"):
-        loads(text)
+def _nested(depth: int, opening: str) -> str:
+    """JSON text nesting ``depth`` arrays or objects."""
+    if opening == "{":
+        return '{"k":' * (depth - 1) + '{"k": 1' + "}" * depth
+    return "[" * depth + "1" + "]" * depth
 
 
 @hostile
-@given(text=st.text(alphabet='[]{}"\\ ,:a1', max_size=60))
-def test_nesting_depth_ignores_brackets_inside_strings(text):
-    literal = json.dumps(text)
-    assert nesting_depth(f"[{literal}]") == 1
+@given(depth=st.integers(limits.MAX_NESTING + 1, 200_000), opening=st.sampled_from(["[", "{"]))
+def test_deep_nesting_is_one_clear_error_at_any_depth(depth, opening):
+    """Below the interpreter's recursion limit the depth check refuses it, above it the parser's
+    own clean RecursionError does: the same error either way."""
+    with pytest.raises(FsmarenaError, match=f"nested too deeply \\(the limit is {limits.MAX_NESTING} levels"):
+        loads(_nested(depth, opening))
+
+
+def _recursive_depth(value) -> int:
+    """The oracle: nesting depth by plain recursion."""
+    if isinstance(value, dict):
+        return 1 + max(map(_recursive_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_recursive_depth, value), default=0)
+    return 0
+
+
+json_trees = st.recursive(
+    st.none() | st.integers() | st.text(alphabet='[]{}"\\ ,:a1', max_size=8),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=3), children, max_size=3),
+    max_leaves=30,
+)
+
+
+@hostile
+@given(value=json_trees)
+def test_nesting_depth_agrees_with_plain_recursion_and_limit(value):
+    assert nesting_depth(value) == _recursive_depth(value)
+    if nesting_depth(value) <= limits.MAX_NESTING:
+        assert loads(json.dumps(value)) == value  # brackets inside strings are text, not nesting
+
+
+@pytest.mark.parametrize("depth", [limits.MAX_NESTING, limits.MAX_NESTING + 1])
+def test_the_nesting_limit_is_exact(depth):
+    text = _nested(depth, "[")
+    if depth <= limits.MAX_NESTING:
+        assert nesting_depth(loads(text)) == depth
+    else:
+        with pytest.raises(FsmarenaError, match="nested too deeply"):
+            loads(text)
 
 
 @pytest.mark.parametrize("number", ["1e400", "1" + "0" * 400])
