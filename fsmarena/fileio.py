@@ -188,6 +188,12 @@ def loads(text: str, source: str = "JSON text") -> Any:
     """Parse JSON text; NaN/Infinity, numbers out of range, deep nesting and syntax errors
     become FsmarenaError."""
     too_deep = f"{source} is nested too deeply (the limit is {limits.MAX_NESTING} levels)"
+    brackets = text.count("[") + text.count("{")  # an upper bound on the arrays and objects: fast, no parsing
+    if brackets > limits.MAX_JSON_CONTAINERS:
+        raise FsmarenaError(
+            f"{source} holds {brackets:,} arrays and objects; the limit is "
+            f"{limits.MAX_JSON_CONTAINERS:,} (MAX_JSON_CONTAINERS)"
+        )
     try:
         data = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float, parse_int=_parse_int)
     except RecursionError:  # the C parser stops cleanly at the interpreter's recursion limit

@@ -22,6 +22,9 @@ MAX_JSON_BYTES = 64 * 1024 * 1024
 MAX_TOML_BYTES = 1024 * 1024
 #: deepest nesting of arrays/objects in a JSON file (fsmarena writes at most about 6)
 MAX_NESTING = 100
+#: arrays and objects in a JSON file (each costs about 60 bytes of memory once parsed, for a
+#: few bytes of text: this bounds a parsed file's memory to a few hundred megabytes)
+MAX_JSON_CONTAINERS = 2_000_000
 #: digits of a JSON integer (a random generator state needs 39)
 MAX_JSON_INT_DIGITS = 40
 #: a training checkpoint (.npz) on disk, and all its arrays once read (bytes)

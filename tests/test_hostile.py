@@ -158,6 +158,33 @@ def test_reads_stop_at_the_limit_whatever_the_size_claims(tmp_path, monkeypatch,
 # ---- JSON and TOML content ------------------------------------------------------------------
 
 
+def test_many_small_arrays_are_refused_before_parsing(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_JSON_CONTAINERS", 10)
+    assert loads("[" + ",".join(["[1]"] * 9) + "]") == [[1]] * 9
+    with pytest.raises(FsmarenaError, match="holds 11 arrays and objects; the limit is 10 .MAX_JSON_CONTAINERS."):
+        loads("[" + ",".join(["[1]"] * 10) + "]")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", ["arrays", "floats"])
+def test_a_file_near_the_size_limit_parses_in_bounded_time_and_memory(tmp_path, shape):
+    """45 MB of ``[1],`` used to inflate to 2.7 GB of Python lists; floats stay far below."""
+    path = tmp_path / "big.json"
+    if shape == "arrays":
+        path.write_text("[" + ",".join(["[1]"] * 15_000_000) + "]")
+    else:
+        body = ",".join(["0.123456"] * 7_000_000)
+        path.write_text(f'{{"format_version": 1, "kind": "random", "game": "dtd", "x": [{body}]}}')
+    start = time.monotonic()
+    done = run_bounded(["play", "dtd", path, "random", "--games", "10"], tmp_path, timeout=60)
+    assert time.monotonic() - start < 60
+    if shape == "arrays":
+        assert_one_clear_line(done.returncode, done.stderr)
+        assert "MAX_JSON_CONTAINERS" in done.stderr
+    else:
+        assert done.returncode == 0, done.stderr
+
+
 @hostile
 @given(
     number=st.sampled_from(["1e400", "-1e400", "NaN", "Infinity", "-Infinity"])
