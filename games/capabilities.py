@@ -7,6 +7,9 @@ attribute by name:
 * :class:`ExactModel`: the transition model is known (421), so the optimum and the exact
   value of any table policy come from dynamic programming; ``fsmarena solve``, evolution's
   ``score`` protocol and the learners' exact learning curves use it.
+* :class:`SimultaneousMoves`: every turn the engine asks every seat, in seat order, with
+  observations built before any answer of the turn is revealed (Stupide Vautour); the
+  environments offer PettingZoo's parallel API for such games.
 * :class:`SegmentRewards`: the game is cut into segments (31: rounds) whose observations
   carry a segment number and the deciding seat's potential, so learners may be rewarded
   segment by segment (:mod:`rl.segments`, training option ``reward = "segment"``).
@@ -60,3 +63,8 @@ class SegmentRewards:
 
     #: what a segment is called in messages and reports (31: "round")
     segment_name: str = "segment"
+
+
+class SimultaneousMoves:
+    """A game whose seats move simultaneously: each turn ``decide`` is called for seats
+    0, 1, ... in order, and no observation of the turn depends on another seat's answer."""

@@ -118,6 +118,7 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from games.base import Game, Observation, Outcome, rewards_from_ranking
+from games.capabilities import SimultaneousMoves
 
 LOWEST, MEDIAN, HIGHEST, BID_RANK, RANK_UP, RANK_DOWN, RANDOM = range(7)
 ABSTRACT_NAMES = ("lowest", "median", "highest", "bid_rank", "rank_up", "rank_down", "random")
@@ -322,7 +323,7 @@ def _tables(cards: int, prizes: tuple[int, ...]) -> _Tables:
     return _Tables(cards, prizes)
 
 
-class StupideVautour(Game):
+class StupideVautour(Game, SimultaneousMoves):
     """Stupide Vautour / Hol's der Geier; see the module docstring for rules, actions, engine."""
 
     name = "vautour"

@@ -1,0 +1,532 @@
+"""PettingZoo and Gymnasium environments for every registered game (extra ``[envs]``).
+
+Three environments, all over the generic :class:`games.stepper.ThreadStepper`, so every
+registered game has them and a game played through them is the game the engine plays:
+
+* :class:`AECGameEnv` (``aec_env("dtd")``): PettingZoo's agent-environment-cycle API, one
+  agent ``player_<seat>`` per seat, as PettingZoo's classic games are;
+* :class:`ParallelGameEnv` (``parallel_env("vautour")``): PettingZoo's parallel API, for
+  games whose seats move simultaneously (:class:`games.capabilities.SimultaneousMoves`);
+* :class:`GymGameEnv` (``gym_env("dtd", opponents=["random", "best.json"])``, or
+  ``gymnasium.make("fsmarena/DivideTheDollar-v0")``): one seat against opponents given as
+  fsmarena player specs (builtin names, player JSON files, player objects); a list is a pool
+  drawn from for every opponent seat of every episode.
+
+Observations follow PettingZoo's classic convention: ``{"observation": ..., "action_mask":
+int8 mask}``, where the observation is a dict of the game's ``index`` (``Discrete``), its
+``features`` (``Box``, float64) and its small-integer encodings (``Discrete`` each).  The
+Gymnasium environment flattens the same parts into one dict (``index``, ``features``, the
+encodings and ``action_mask``), which libraries with ``Dict`` support take as it is; the mask
+is also in ``info["action_mask"]`` and ``action_masks()``.  Rewards are the game's: 0 until
+the end, then the engine's reward (+1 sole winner, 0 shared first place, -1 otherwise; the
+score in a one-player game); ``info["scores"]`` holds the final scores.
+
+Seeds: ``reset(seed=s)`` plays the game the engine plays with ``numpy.random.default_rng(s)``;
+a later ``reset()`` without a seed plays the next child of ``SeedSequence(s)``.  Rule
+parameters are keyword ``params`` (values or ``--param``-style strings).  An action outside
+the mask raises :class:`IllegalAction` (a ``ValueError`` naming the action and the legal
+ones), as PettingZoo's classic games refuse illegal moves; ``illegal_action="first-legal"``
+plays the first legal action instead (fsmarena's own players' fallback; the checkers' random
+unmasked actions need it) and reports it in ``info["illegal_action"]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+    from pettingzoo import AECEnv, ParallelEnv
+except ModuleNotFoundError as _missing:  # pragma: no cover - exercised without the extra
+    raise ImportError(
+        f"the fsmarena environments need PettingZoo and Gymnasium ({_missing.name} is not installed): "
+        "pip install 'fsmarena[envs]'"
+    ) from _missing
+
+from games import game_class
+from games.base import Game, Observation, parse_params
+from games.capabilities import SimultaneousMoves
+from games.players import Player, resolve_player
+from games.registry import entries
+from games.stepper import Decision, Final, ThreadStepper, Turn
+
+ILLEGAL_POLICIES = ("raise", "first-legal")
+SEAT_CHOICES = ("alternate", "random")
+
+
+class IllegalAction(FsmarenaError, ValueError):
+    """An action outside the action space or the legal-action mask."""
+
+
+# ---- games and their parameters ------------------------------------------------------------
+
+def build_game(game: str | Game, params: Mapping[str, Any] | None = None) -> Game:
+    """The game named ``game`` with rule parameters ``params`` (values, or strings as
+    ``--param`` takes them); a :class:`Game` is returned as it is."""
+    if isinstance(game, Game):
+        if params:
+            raise FsmarenaError("give rule parameters with the game's name, not with a built game")
+        return game
+    cls = game_class(game)
+    params = dict(params or {})
+    fields = {f.name for f in dataclasses.fields(cls.Config)}
+    unknown = sorted(set(params) - fields)
+    if unknown:
+        raise FsmarenaError(f"{game}: unknown parameter '{unknown[0]}' (known: {', '.join(sorted(fields))})")
+    config = parse_params(cls.Config, {k: v for k, v in params.items() if isinstance(v, str)})
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items() if not isinstance(v, str)}
+    try:
+        config = dataclasses.replace(config, **values)
+    except (TypeError, ValueError) as exc:
+        raise FsmarenaError(f"{game}: {exc}") from None
+    return cls(config)
+
+
+def env_id(game: str) -> str:
+    """The Gymnasium id of a registered game: ``fsmarena/<GameClass>-v0``."""
+    for item in entries():
+        if item.name == game:
+            return f"fsmarena/{item.game.split(':')[1]}-v0"
+    raise FsmarenaError(f"unknown game '{game}' (known: {', '.join(e.name for e in entries())})")
+
+
+def register_envs() -> list[str]:
+    """Register every game's Gymnasium environment (idempotent); returns the ids."""
+    ids = []
+    for item in entries():
+        name = env_id(item.name)
+        if name not in gymnasium.registry:
+            gymnasium.register(id=name, entry_point="games.environments:GymGameEnv",
+                               kwargs={"game": item.name})
+        ids.append(name)
+    return ids
+
+
+# ---- observations ----------------------------------------------------------------------------
+
+class Codec:
+    """The game's observation parts as Gymnasium spaces and values: ``index``, ``features``
+    (if the game has any) and every encoding not named like those."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        parts: dict[str, spaces.Space] = {"index": spaces.Discrete(game.n_states)}
+        if game.feature_names:
+            parts["features"] = spaces.Box(-np.inf, np.inf, (len(game.feature_names),), np.float64)
+        self.encodings = [name for name in game.encodings if name not in ("index", "features", "action_mask")]
+        for name in self.encodings:
+            parts[name] = spaces.Discrete(int(game.encodings[name]))
+        self.parts = parts
+        self.mask_space = spaces.Box(0, 1, (game.n_actions,), np.int8)
+
+    def encode(self, obs: Observation) -> tuple[dict[str, Any], np.ndarray]:
+        """The parts and the int8 legal-action mask of a one-row observation."""
+        values: dict[str, Any] = {"index": np.int64(np.asarray(obs.index).reshape(-1)[0])}
+        if "features" in self.parts:
+            values["features"] = np.asarray(obs.features, dtype=np.float64).reshape(-1).copy()
+        for name in self.encodings:
+            values[name] = np.int64(np.asarray(getattr(obs, name)).reshape(-1)[0])
+        mask = obs.mask
+        mask = np.ones(self.game.n_actions, np.int8) if mask is None else np.asarray(mask, np.int8).reshape(-1).copy()
+        return values, mask
+
+    def blank(self) -> tuple[dict[str, Any], np.ndarray]:
+        """Parts of a seat that has not been asked anything yet (all zero, nothing legal)."""
+        values: dict[str, Any] = {"index": np.int64(0)}
+        if "features" in self.parts:
+            values["features"] = np.zeros(self.parts["features"].shape, np.float64)
+        values.update({name: np.int64(0) for name in self.encodings})
+        return values, np.zeros(self.game.n_actions, np.int8)
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def checked_action(game: Game, action: Any, mask: np.ndarray, policy: str, who: str) -> tuple[int, bool]:
+    """``action`` as a legal action number and whether it was replaced (policy
+    ``first-legal``); IllegalAction otherwise."""
+    legal = np.flatnonzero(mask)
+    names = ", ".join(f"{a} ({game.action_names[a]})" for a in legal)
+    try:
+        number = operator.index(action.item() if isinstance(action, np.ndarray) and action.size == 1 else action)
+    except TypeError:
+        raise IllegalAction(f"{who}: the action must be a whole number, got {action!r}") from None
+    if 0 <= number < game.n_actions and mask[number]:
+        return number, False
+    if policy == "first-legal":
+        return int(legal[0]), True
+    what = "out of range" if not 0 <= number < game.n_actions else f"illegal ({game.action_names[number]})"
+    raise IllegalAction(f"{who}: action {number} is {what}; legal actions: {names}")
+
+
+def _check_policy(policy: str) -> str:
+    if policy not in ILLEGAL_POLICIES:
+        raise FsmarenaError(f"illegal_action must be one of {', '.join(ILLEGAL_POLICIES)}, got {policy!r}")
+    return policy
+
+
+class Episodes:
+    """Engine generators for successive episodes: ``default_rng(seed)`` after a seeded reset,
+    then the children of ``SeedSequence(seed)``."""
+
+    def __init__(self) -> None:
+        self.sequence: np.random.SeedSequence | None = None
+
+    def next(self, seed: int | None) -> np.random.Generator:
+        if seed is not None:
+            self.sequence = np.random.SeedSequence(seed)
+            return np.random.default_rng(self.sequence)
+        if self.sequence is None:
+            self.sequence = np.random.SeedSequence()
+        return np.random.default_rng(self.sequence.spawn(1)[0])
+
+    def child(self) -> np.random.Generator:
+        """An independent generator for the environment's own choices."""
+        if self.sequence is None:
+            self.sequence = np.random.SeedSequence()
+        return np.random.default_rng(self.sequence.spawn(1)[0])
+
+
+def _agent(seat: int) -> str:
+    return f"player_{seat}"
+
+
+def _describe(game: Game, agent: str, values: dict[str, Any], mask: np.ndarray) -> str:
+    legal = ", ".join(game.action_names[a] for a in np.flatnonzero(mask))
+    return f"{agent} to move: {game.state_label(int(values['index']))}; legal: {legal}"
+
+
+# ---- PettingZoo ----------------------------------------------------------------------------
+
+class AECGameEnv(AECEnv):
+    """PettingZoo AEC environment of one fsmarena game (module docstring)."""
+
+    metadata = {"name": "fsmarena_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+
+    def __init__(self, game: str | Game = "dtd", params: Mapping[str, Any] | None = None,
+                 illegal_action: str = "raise", render_mode: str | None = None):
+        super().__init__()
+        self.game = build_game(game, params)
+        self.illegal_action = _check_policy(illegal_action)
+        if render_mode not in (None, "ansi"):
+            raise FsmarenaError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        self.metadata = {**self.metadata, "name": f"fsmarena_{self.game.name}_v0",
+                         "is_parallelizable": isinstance(self.game, SimultaneousMoves)}
+        self.codec = Codec(self.game)
+        self.possible_agents = [_agent(s) for s in range(self.game.n_seats)]
+        inner = spaces.Dict(self.codec.parts)
+        self._observation_spaces = {a: spaces.Dict({"observation": inner, "action_mask": self.codec.mask_space})
+                                    for a in self.possible_agents}
+        self._action_spaces = {a: spaces.Discrete(self.game.n_actions) for a in self.possible_agents}
+        self._stepper = ThreadStepper(self.game)
+        self._episodes = Episodes()
+        self.agents: list[str] = []
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        rng = self._episodes.next(seed)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
+        self._seen = {a: self.codec.blank() for a in self.agents}
+        self._apply(self._stepper.start(rng))
+
+    def _apply(self, turn: Turn) -> None:
+        if isinstance(turn, Decision):
+            self.agent_selection = _agent(turn.seat)
+            self._seen[self.agent_selection] = self.codec.encode(turn.observation)
+            return
+        for seat, agent in enumerate(self.possible_agents):
+            self.rewards[agent] = float(turn.rewards[seat])
+            self.terminations[agent] = True
+            self.infos[agent] = {"scores": turn.scores.tolist()}
+        self.agent_selection = self.agents[0]
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """The last observation ``agent`` received (the current one for the agent to move)."""
+        values, mask = self._seen[agent]
+        return {"observation": _copy(values), "action_mask": mask.copy()}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        number, replaced = checked_action(self.game, action, self._seen[agent][1], self.illegal_action, agent)
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        for item in self.infos.values():
+            item.pop("illegal_action", None)
+        if replaced:
+            self.infos[agent]["illegal_action"] = action
+        self._apply(self._stepper.answer(number))
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi" or not self.agents:
+            return None
+        if all(self.terminations.values()):
+            return "game over: scores " + ", ".join(f"{a} {self.infos[a]['scores'][i]:g}"
+                                                    for i, a in enumerate(self.possible_agents) if a in self.infos)
+        values, mask = self._seen[self.agent_selection]
+        return _describe(self.game, self.agent_selection, values, mask)
+
+    def close(self) -> None:
+        self._stepper.close()
+
+
+class ParallelGameEnv(ParallelEnv):
+    """PettingZoo parallel environment of a simultaneous-move game: every seat answers each
+    turn at once.  Every seat's observation of a turn comes from the engine (a replay probe
+    of the stepper, see :meth:`games.stepper.ThreadStepper.probe`)."""
+
+    metadata = {"name": "fsmarena_parallel_v0", "render_modes": []}
+
+    def __init__(self, game: str | Game = "vautour", params: Mapping[str, Any] | None = None,
+                 illegal_action: str = "raise"):
+        self.game = build_game(game, params)
+        if not isinstance(self.game, SimultaneousMoves):
+            raise FsmarenaError(f"{self.game.name} is turn-based: use its AEC environment (aec_env) instead "
+                                "of the parallel API")
+        self.illegal_action = _check_policy(illegal_action)
+        self.metadata = {**self.metadata, "name": f"fsmarena_{self.game.name}_parallel_v0"}
+        self.codec = Codec(self.game)
+        self.possible_agents = [_agent(s) for s in range(self.game.n_seats)]
+        inner = spaces.Dict(self.codec.parts)
+        self._observation_spaces = {a: spaces.Dict({"observation": inner, "action_mask": self.codec.mask_space})
+                                    for a in self.possible_agents}
+        self._action_spaces = {a: spaces.Discrete(self.game.n_actions) for a in self.possible_agents}
+        self._stepper = ThreadStepper(self.game)
+        self._episodes = Episodes()
+        self.agents: list[str] = []
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        self.agents = list(self.possible_agents)
+        self._turn = self._stepper.start(self._episodes.next(seed))
+        return self._observations(), {a: {} for a in self.agents}
+
+    def _observations(self) -> dict[str, dict]:
+        turn = self._turn
+        if not isinstance(turn, Decision) or turn.seat != 0:
+            raise RuntimeError(f"{self.game.name}: a turn must start with seat 0 (engine contract)")
+        seen = self._stepper.probe(self.game.n_seats, _first_legal, self.codec.encode)
+        self._seen = dict(zip(self.possible_agents, seen))
+        return {a: {"observation": _copy(v), "action_mask": m.copy()} for a, (v, m) in self._seen.items()}
+
+    def step(self, actions: Mapping[str, Any]):
+        missing = [a for a in self.agents if a not in actions]
+        if missing:
+            raise IllegalAction(f"every agent moves each turn: no action for {', '.join(missing)}")
+        infos: dict[str, dict] = {a: {} for a in self.agents}
+        numbers = {}
+        for agent in self.agents:
+            numbers[agent], replaced = checked_action(self.game, actions[agent], self._seen[agent][1],
+                                                      self.illegal_action, agent)
+            if replaced:
+                infos[agent]["illegal_action"] = actions[agent]
+        for seat, agent in enumerate(self.possible_agents):
+            if not isinstance(self._turn, Decision) or self._turn.seat != seat:
+                raise RuntimeError(f"{self.game.name}: seats must be asked in order each turn (engine contract)")
+            self._turn = self._stepper.answer(numbers[agent])
+        rewards = {a: 0.0 for a in self.agents}
+        if isinstance(self._turn, Final):
+            final = self._turn
+            rewards = {a: float(final.rewards[s]) for s, a in enumerate(self.possible_agents)}
+            for seat, agent in enumerate(self.possible_agents):
+                infos[agent]["scores"] = final.scores.tolist()
+            observations = {a: {"observation": _copy(v), "action_mask": m.copy()} for a, (v, m) in self._seen.items()}
+            done = {a: True for a in self.agents}
+            self.agents = []
+        else:
+            observations = self._observations()
+            done = {a: False for a in self.agents}
+        return observations, rewards, done, {a: False for a in done}, infos
+
+    def close(self) -> None:
+        self._stepper.close()
+
+
+def _first_legal(obs: Observation) -> int:
+    mask = obs.mask
+    return 0 if mask is None else int(np.argmax(np.asarray(mask).reshape(-1)))
+
+
+def aec_env(game: str | Game = "dtd", **kwargs: Any) -> AECGameEnv:
+    """A PettingZoo AEC environment of ``game`` (keywords: ``params``, ``illegal_action``,
+    ``render_mode``)."""
+    return AECGameEnv(game, **kwargs)
+
+
+def parallel_env(game: str | Game = "vautour", **kwargs: Any) -> ParallelGameEnv:
+    """A PettingZoo parallel environment of a simultaneous-move ``game``."""
+    return ParallelGameEnv(game, **kwargs)
+
+
+# ---- Gymnasium -----------------------------------------------------------------------------
+
+class GymGameEnv(gymnasium.Env):
+    """One seat of a game against fsmarena players (module docstring).
+
+    ``opponents``: a player spec (builtin name or player JSON path), a :class:`Player`, or a
+    list of them (a pool: every opponent seat of every episode draws one uniformly with the
+    environment's seeded generator); ``None`` for a one-player game.  ``seat``: a seat
+    number, ``"alternate"`` (episode k after a seeded reset sits in seat k mod seats) or
+    ``"random"``.  Episodes in which the learner never gets to move (possible in 31, when
+    dealt 31s end every round) are skipped.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, game: str | Game = "dtd", opponents: Any = "random", seat: int | str = "alternate",
+                 params: Mapping[str, Any] | None = None, illegal_action: str = "raise",
+                 render_mode: str | None = None):
+        self.game = build_game(game, params)
+        self.illegal_action = _check_policy(illegal_action)
+        if render_mode not in (None, "ansi"):
+            raise FsmarenaError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        self.pool = self._opponents(opponents)
+        self.seat_rule = self._seat_rule(seat)
+        self.codec = Codec(self.game)
+        self.observation_space = spaces.Dict({**self.codec.parts, "action_mask": self.codec.mask_space})
+        self.action_space = spaces.Discrete(self.game.n_actions)
+        self._stepper = ThreadStepper(self.game)
+        self._episodes = Episodes()
+        self._episode = 0
+        self._seen = self.codec.blank()
+
+    def _opponents(self, opponents: Any) -> list[Player]:
+        specs: Sequence[Any] = [] if opponents is None else (
+            list(opponents) if isinstance(opponents, (list, tuple)) else [opponents])
+        if self.game.n_seats == 1:
+            if specs:
+                raise FsmarenaError(f"{self.game.name} is a one-player game: give no opponents")
+            return []
+        if not specs:
+            raise FsmarenaError(f"{self.game.name} is a {self.game.n_seats}-player game: give at least one opponent")
+        return [spec if isinstance(spec, Player) else resolve_player(str(spec), self.game) for spec in specs]
+
+    def _seat_rule(self, seat: int | str) -> int | str:
+        if isinstance(seat, str):
+            if seat not in SEAT_CHOICES:
+                raise FsmarenaError(f"seat must be a seat number or one of {', '.join(SEAT_CHOICES)}, got {seat!r}")
+            return seat
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.game.n_seats:
+            raise FsmarenaError(f"seat must be 0..{self.game.n_seats - 1} for {self.game.name}, got {seat!r}")
+        return int(seat)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self._episode = 0
+        for _ in range(1000):
+            rng = self._episodes.next(seed)
+            if seed is not None:
+                self._np_random = self._episodes.child()
+            seed = None
+            turn = self._begin(rng)
+            if isinstance(turn, Decision):
+                return self._observation(), self._info()
+        raise FsmarenaError(f"{self.game.name}: the learner's seat got no decision in 1000 games")
+
+    def _begin(self, rng: np.random.Generator) -> Turn:
+        """Seat everyone for a new episode and play until the learner's first decision."""
+        seats = self.game.n_seats
+        rule = self.seat_rule
+        if rule == "alternate":
+            self.seat = self._episode % seats
+        elif rule == "random":
+            self.seat = int(self.np_random.integers(seats))
+        else:
+            self.seat = rule
+        self._episode += 1
+        self.seated: dict[int, Player] = {}
+        for other in range(seats):
+            if other != self.seat:
+                pick = int(self.np_random.integers(len(self.pool))) if len(self.pool) > 1 else 0
+                self.seated[other] = self.pool[pick]
+        self._rng = rng
+        self._memories = {s: p.begin(self.game, 1, None, rng) for s, p in self.seated.items()}
+        self._seen = self.codec.blank()
+        return self._advance(self._stepper.start(rng))
+
+    def _advance(self, turn: Turn) -> Turn:
+        """Let the opponents move until the learner is to move or the game is over."""
+        while isinstance(turn, Decision) and turn.seat != self.seat:
+            player = self.seated[turn.seat]
+            action = int(np.asarray(player.act(turn.observation, self._memories[turn.seat], None, self._rng))[0])
+            turn = self._stepper.answer(action)
+        if isinstance(turn, Decision):
+            self._seen = self.codec.encode(turn.observation)
+        self._turn = turn
+        return turn
+
+    def _observation(self) -> dict[str, Any]:
+        values, mask = self._seen
+        return {**_copy(values), "action_mask": mask.copy()}
+
+    def _info(self) -> dict[str, Any]:
+        return {"seat": self.seat, "action_mask": self._seen[1].astype(bool),
+                "opponents": {s: p.label for s, p in self.seated.items()}}
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now, as booleans (the convention of masked learners)."""
+        return self._seen[1].astype(bool)
+
+    def step(self, action: Any):
+        if not isinstance(getattr(self, "_turn", None), Decision):
+            raise FsmarenaError("the episode is over (or was never started): call reset()")
+        number, replaced = checked_action(self.game, action, self._seen[1], self.illegal_action,
+                                          f"{self.game.name} seat {self.seat}")
+        turn = self._advance(self._stepper.answer(number))
+        info = self._info()
+        if replaced:
+            info["illegal_action"] = action
+        if isinstance(turn, Final):
+            info["scores"] = turn.scores.tolist()
+            return self._observation(), float(turn.rewards[self.seat]), True, False, info
+        return self._observation(), 0.0, False, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        if isinstance(getattr(self, "_turn", None), Final):
+            return f"game over: scores {self._turn.scores.tolist()}"
+        values, mask = self._seen
+        return _describe(self.game, _agent(getattr(self, "seat", 0)), values, mask)
+
+    def close(self) -> None:
+        self._stepper.close()
+
+
+def gym_env(game: str | Game = "dtd", **kwargs: Any) -> GymGameEnv:
+    """A Gymnasium environment: one seat of ``game`` against ``opponents``."""
+    return GymGameEnv(game, **kwargs)
+
+
+register_envs()

@@ -1,0 +1,241 @@
+"""One game, one decision at a time: the engine's ``decide`` callback turned inside out.
+
+Every fsmarena game has a batched engine, :meth:`games.base.Game.play`, which *calls* its
+players.  Reinforcement-learning libraries want the opposite: they call the game, one action
+at a time (``step``).  A :class:`Stepper` bridges the two for any registered game, so every
+game (and every future one) gets environments just by being registered:
+
+* :meth:`Stepper.start` begins one game and returns the first :class:`Decision` (which seat
+  is to move, with the observation the engine built for it) or the :class:`Final` outcome;
+* :meth:`Stepper.answer` gives the action of the seat to move and returns the next one;
+* :meth:`Stepper.close` abandons the game.
+
+:class:`ThreadStepper` is the generic implementation: the engine plays ``Game.play(1, rng,
+decide)`` in a worker thread, and ``decide`` hands each observation over and waits for the
+answer, so the engine runs unchanged and a game played step by step is *the same game*
+``Game.play`` plays with the same generator and the same answers (the random draws happen in
+the same order).  Only one side runs at a time.  The worker never holds a reference to its
+stepper, so a stepper dropped mid-game is garbage-collected and its worker ends; ``close``
+ends it at once.  A stepper over a game's compiled single-game kernel (reset / to_move /
+observe / step / outcome) can implement the same three methods without a thread.
+
+A :class:`Decision`'s observation is the engine's own, valid until the decision is answered
+(the engine may then reuse what its parts read): read what you need first, or keep
+:func:`freeze` of it.
+"""
+
+from __future__ import annotations
+
+import copy
+import queue
+import threading
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from games.base import Game, Observation, Outcome
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Seat ``seat`` is to move and sees ``observation`` (one row); ``number`` counts the
+    decisions of the game so far (0 for the first)."""
+
+    seat: int
+    observation: Observation
+    number: int
+
+
+@dataclass(frozen=True)
+class Final:
+    """The game is over: ``outcome`` holds one row of scores and rewards; ``decisions`` is
+    the number of decisions the game took."""
+
+    outcome: Outcome
+    decisions: int = 0
+
+    @property
+    def rewards(self) -> np.ndarray:
+        return self.outcome.rewards[0]
+
+    @property
+    def scores(self) -> np.ndarray:
+        return self.outcome.scores[0]
+
+
+Turn = Decision | Final
+
+
+class Stepper(Protocol):
+    """A game played one decision at a time (see the module docstring)."""
+
+    game: Game
+
+    def start(self, rng: np.random.Generator) -> Turn:
+        """Begin a new game with ``rng`` (abandoning any game in progress)."""
+
+    def answer(self, action: int) -> Turn:
+        """The action of the seat to move; returns what comes next."""
+
+    def close(self) -> None:
+        """Abandon the game in progress and release what it holds (idempotent)."""
+
+
+def freeze(obs: Observation) -> Observation:
+    """A copy of ``obs`` with every part evaluated now (arrays copied), independent of the
+    engine's state."""
+    parts = {}
+    for name in obs._parts:  # noqa: SLF001 - the contract's own part list
+        value = getattr(obs, name)
+        parts[name] = value.copy() if isinstance(value, np.ndarray) else value
+    return Observation(obs.n, obs.n_actions, **parts)
+
+
+class _Abort(BaseException):
+    """Raised inside the engine's ``decide`` to unwind an abandoned game (a BaseException,
+    so that no ``except Exception`` in an engine can swallow it)."""
+
+
+_ABORT = object()
+
+
+@dataclass
+class _Channel:
+    """The two one-way queues between the engine thread and the stepper."""
+
+    requests: "queue.SimpleQueue[object]" = field(default_factory=queue.SimpleQueue)
+    answers: "queue.SimpleQueue[object]" = field(default_factory=queue.SimpleQueue)
+
+
+@dataclass(frozen=True)
+class _Failed:
+    error: BaseException
+
+
+def _engine(game: Game, rng: np.random.Generator, channel: _Channel) -> None:
+    """The worker: plays one game, handing every decision over ``channel``."""
+    count = 0
+
+    def decide(seat: int, obs: Observation, rows: np.ndarray | None) -> np.ndarray:
+        nonlocal count
+        if obs.n == 0:
+            return np.zeros(0, dtype=np.int64)
+        channel.requests.put(Decision(int(seat), obs, count))
+        reply = channel.answers.get()
+        if reply is _ABORT:
+            raise _Abort
+        count += 1
+        return np.full(obs.n, reply, dtype=np.int64)
+
+    try:
+        outcome = game.play(1, rng, decide)
+    except _Abort:
+        return
+    except BaseException as exc:  # handed to the caller, raised there
+        channel.requests.put(_Failed(exc))
+        return
+    channel.requests.put(Final(outcome, count))
+
+
+def _stop(channel: _Channel, thread: threading.Thread | None) -> None:
+    """End a worker: tell it to abort (it is waiting for an answer, or soon will be) and
+    wait for it.  Module-level, so a finalizer can call it without the stepper."""
+    if thread is not None and thread.is_alive():
+        channel.answers.put(_ABORT)
+        if thread is not threading.current_thread():
+            thread.join()
+
+
+class ThreadStepper:
+    """The generic stepper: the batched engine on one game, in a worker thread.
+
+    Between :meth:`start` and the :class:`Final` turn exactly one worker exists; it ends by
+    itself when the game is over, and :meth:`close`, a new :meth:`start` or garbage
+    collection of the stepper end it early.  ``history`` records the answers given so far,
+    which :meth:`probe` replays.
+    """
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.history: list[int] = []
+        self._channel = _Channel()
+        self._thread: threading.Thread | None = None
+        self._initial: np.random.Generator | None = None
+        self._turn: Turn | None = None
+        self._finalizer = weakref.finalize(self, _stop, self._channel, None)
+
+    @property
+    def turn(self) -> Turn | None:
+        """The current turn (``None`` before the first :meth:`start` and after :meth:`close`)."""
+        return self._turn
+
+    @property
+    def running(self) -> bool:
+        """Whether a worker thread is alive (a game is in progress)."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, rng: np.random.Generator) -> Turn:
+        self.close()
+        self._initial = copy.deepcopy(rng)
+        self.history = []
+        self._channel = _Channel()
+        self._thread = threading.Thread(target=_engine, args=(self.game, rng, self._channel),
+                                        name=f"fsmarena-{self.game.name}-engine", daemon=True)
+        self._finalizer.detach()
+        self._finalizer = weakref.finalize(self, _stop, self._channel, self._thread)
+        self._thread.start()
+        return self._receive()
+
+    def answer(self, action: int) -> Turn:
+        if not isinstance(self._turn, Decision):
+            raise RuntimeError("no decision is pending: start a game first")
+        self.history.append(int(action))
+        self._channel.answers.put(int(action))
+        return self._receive()
+
+    def close(self) -> None:
+        _stop(self._channel, self._thread)
+        self._thread = None
+        self._turn = None
+
+    def _receive(self) -> Turn:
+        message = self._channel.requests.get()
+        if isinstance(message, _Failed):
+            self._thread.join()
+            self._thread = None
+            self._turn = None
+            raise message.error
+        if isinstance(message, Final):
+            self._thread.join()
+            self._thread = None
+        self._turn = message
+        return message
+
+    def probe(self, seats: int, filler: Callable[[Observation], int],
+              convert: Callable[[Observation], Any] = freeze) -> list[Any]:
+        """``convert`` of the observations of the next ``seats`` decisions if the pending one
+        and those after it were answered by ``filler(observation) -> action``, without
+        touching this game: a second worker replays the game so far (same generator state,
+        same answers) and is then abandoned.
+
+        For a simultaneous-move game at the first seat of a turn this gives every seat's
+        observation of the turn: they are built before any bid is revealed, so they do not
+        depend on the filler's answers.
+        """
+        if self._initial is None or not isinstance(self._turn, Decision):
+            raise RuntimeError("no decision is pending: start a game first")
+        shadow = ThreadStepper(self.game)
+        try:
+            turn = shadow.start(copy.deepcopy(self._initial))
+            for action in self.history:
+                turn = shadow.answer(action)
+            seen = []
+            while isinstance(turn, Decision) and len(seen) < seats:
+                seen.append(convert(turn.observation))
+                if len(seen) < seats:
+                    turn = shadow.answer(filler(turn.observation))
+            return seen
+        finally:
+            shadow.close()
