@@ -67,6 +67,7 @@ class IllegalAction(FsmarenaError, ValueError):
 
 # ---- games and their parameters ------------------------------------------------------------
 
+
 def build_game(game: str | Game, params: Mapping[str, Any] | None = None) -> Game:
     """The game named ``game`` with rule parameters ``params`` (values, or strings as
     ``--param`` takes them); a :class:`Game` is returned as it is."""
@@ -103,13 +104,13 @@ def register_envs() -> list[str]:
     for item in entries():
         name = env_id(item.name)
         if name not in gymnasium.registry:
-            gymnasium.register(id=name, entry_point="games.environments:GymGameEnv",
-                               kwargs={"game": item.name})
+            gymnasium.register(id=name, entry_point="games.environments:GymGameEnv", kwargs={"game": item.name})
         ids.append(name)
     return ids
 
 
 # ---- observations ----------------------------------------------------------------------------
+
 
 class Codec:
     """The game's observation parts as Gymnasium spaces and values: ``index``, ``features``
@@ -208,26 +209,36 @@ def _describe(game: Game, agent: str, values: dict[str, Any], mask: np.ndarray) 
 
 # ---- PettingZoo ----------------------------------------------------------------------------
 
+
 class AECGameEnv(AECEnv):
     """PettingZoo AEC environment of one fsmarena game (module docstring)."""
 
     metadata = {"name": "fsmarena_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
-    def __init__(self, game: str | Game = "dtd", params: Mapping[str, Any] | None = None,
-                 illegal_action: str = "raise", render_mode: str | None = None):
+    def __init__(
+        self,
+        game: str | Game = "dtd",
+        params: Mapping[str, Any] | None = None,
+        illegal_action: str = "raise",
+        render_mode: str | None = None,
+    ):
         super().__init__()
         self.game = build_game(game, params)
         self.illegal_action = _check_policy(illegal_action)
         if render_mode not in (None, "ansi"):
             raise FsmarenaError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
-        self.metadata = {**self.metadata, "name": f"fsmarena_{self.game.name}_v0",
-                         "is_parallelizable": isinstance(self.game, SimultaneousMoves)}
+        self.metadata = {
+            **self.metadata,
+            "name": f"fsmarena_{self.game.name}_v0",
+            "is_parallelizable": isinstance(self.game, SimultaneousMoves),
+        }
         self.codec = Codec(self.game)
         self.possible_agents = [_agent(s) for s in range(self.game.n_seats)]
         inner = spaces.Dict(self.codec.parts)
-        self._observation_spaces = {a: spaces.Dict({"observation": inner, "action_mask": self.codec.mask_space})
-                                    for a in self.possible_agents}
+        self._observation_spaces = {
+            a: spaces.Dict({"observation": inner, "action_mask": self.codec.mask_space}) for a in self.possible_agents
+        }
         self._action_spaces = {a: spaces.Discrete(self.game.n_actions) for a in self.possible_agents}
         self._stepper = ThreadStepper(self.game)
         self._episodes = Episodes()
@@ -285,8 +296,9 @@ class AECGameEnv(AECEnv):
         if self.render_mode != "ansi" or not self.agents:
             return None
         if all(self.terminations.values()):
-            return "game over: scores " + ", ".join(f"{a} {self.infos[a]['scores'][i]:g}"
-                                                    for i, a in enumerate(self.possible_agents) if a in self.infos)
+            return "game over: scores " + ", ".join(
+                f"{a} {self.infos[a]['scores'][i]:g}" for i, a in enumerate(self.possible_agents) if a in self.infos
+            )
         values, mask = self._seen[self.agent_selection]
         return _describe(self.game, self.agent_selection, values, mask)
 
@@ -301,19 +313,22 @@ class ParallelGameEnv(ParallelEnv):
 
     metadata = {"name": "fsmarena_parallel_v0", "render_modes": []}
 
-    def __init__(self, game: str | Game = "vautour", params: Mapping[str, Any] | None = None,
-                 illegal_action: str = "raise"):
+    def __init__(
+        self, game: str | Game = "vautour", params: Mapping[str, Any] | None = None, illegal_action: str = "raise"
+    ):
         self.game = build_game(game, params)
         if not isinstance(self.game, SimultaneousMoves):
-            raise FsmarenaError(f"{self.game.name} is turn-based: use its AEC environment (aec_env) instead "
-                                "of the parallel API")
+            raise FsmarenaError(
+                f"{self.game.name} is turn-based: use its AEC environment (aec_env) instead of the parallel API"
+            )
         self.illegal_action = _check_policy(illegal_action)
         self.metadata = {**self.metadata, "name": f"fsmarena_{self.game.name}_parallel_v0"}
         self.codec = Codec(self.game)
         self.possible_agents = [_agent(s) for s in range(self.game.n_seats)]
         inner = spaces.Dict(self.codec.parts)
-        self._observation_spaces = {a: spaces.Dict({"observation": inner, "action_mask": self.codec.mask_space})
-                                    for a in self.possible_agents}
+        self._observation_spaces = {
+            a: spaces.Dict({"observation": inner, "action_mask": self.codec.mask_space}) for a in self.possible_agents
+        }
         self._action_spaces = {a: spaces.Discrete(self.game.n_actions) for a in self.possible_agents}
         self._stepper = ThreadStepper(self.game)
         self._episodes = Episodes()
@@ -345,8 +360,9 @@ class ParallelGameEnv(ParallelEnv):
         infos: dict[str, dict] = {a: {} for a in self.agents}
         numbers = {}
         for agent in self.agents:
-            numbers[agent], replaced = checked_action(self.game, actions[agent], self._seen[agent][1],
-                                                      self.illegal_action, agent)
+            numbers[agent], replaced = checked_action(
+                self.game, actions[agent], self._seen[agent][1], self.illegal_action, agent
+            )
             if replaced:
                 infos[agent]["illegal_action"] = actions[agent]
         for seat, agent in enumerate(self.possible_agents):
@@ -357,7 +373,7 @@ class ParallelGameEnv(ParallelEnv):
         if isinstance(self._turn, Final):
             final = self._turn
             rewards = {a: float(final.rewards[s]) for s, a in enumerate(self.possible_agents)}
-            for seat, agent in enumerate(self.possible_agents):
+            for agent in self.possible_agents:
                 infos[agent]["scores"] = final.scores.tolist()
             observations = {a: {"observation": _copy(v), "action_mask": m.copy()} for a, (v, m) in self._seen.items()}
             done = {a: True for a in self.agents}
@@ -389,6 +405,7 @@ def parallel_env(game: str | Game = "vautour", **kwargs: Any) -> ParallelGameEnv
 
 # ---- Gymnasium -----------------------------------------------------------------------------
 
+
 class GymGameEnv(gymnasium.Env):
     """One seat of a game against fsmarena players (module docstring).
 
@@ -402,9 +419,15 @@ class GymGameEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, game: str | Game = "dtd", opponents: Any = "random", seat: int | str = "alternate",
-                 params: Mapping[str, Any] | None = None, illegal_action: str = "raise",
-                 render_mode: str | None = None):
+    def __init__(
+        self,
+        game: str | Game = "dtd",
+        opponents: Any = "random",
+        seat: int | str = "alternate",
+        params: Mapping[str, Any] | None = None,
+        illegal_action: str = "raise",
+        render_mode: str | None = None,
+    ):
         self.game = build_game(game, params)
         self.illegal_action = _check_policy(illegal_action)
         if render_mode not in (None, "ansi"):
@@ -421,8 +444,9 @@ class GymGameEnv(gymnasium.Env):
         self._seen = self.codec.blank()
 
     def _opponents(self, opponents: Any) -> list[Player]:
-        specs: Sequence[Any] = [] if opponents is None else (
-            list(opponents) if isinstance(opponents, (list, tuple)) else [opponents])
+        specs: Sequence[Any] = (
+            [] if opponents is None else (list(opponents) if isinstance(opponents, (list, tuple)) else [opponents])
+        )
         if self.game.n_seats == 1:
             if specs:
                 raise FsmarenaError(f"{self.game.name} is a one-player game: give no opponents")
@@ -463,7 +487,7 @@ class GymGameEnv(gymnasium.Env):
         elif rule == "random":
             self.seat = int(self.np_random.integers(seats))
         else:
-            self.seat = rule
+            self.seat = int(rule)
         self._episode += 1
         self.seated: dict[int, Player] = {}
         for other in range(seats):
@@ -491,8 +515,11 @@ class GymGameEnv(gymnasium.Env):
         return {**_copy(values), "action_mask": mask.copy()}
 
     def _info(self) -> dict[str, Any]:
-        return {"seat": self.seat, "action_mask": self._seen[1].astype(bool),
-                "opponents": {s: p.label for s, p in self.seated.items()}}
+        return {
+            "seat": self.seat,
+            "action_mask": self._seen[1].astype(bool),
+            "opponents": {s: p.label for s, p in self.seated.items()},
+        }
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, as booleans (the convention of masked learners)."""
@@ -501,8 +528,9 @@ class GymGameEnv(gymnasium.Env):
     def step(self, action: Any):
         if not isinstance(getattr(self, "_turn", None), Decision):
             raise FsmarenaError("the episode is over (or was never started): call reset()")
-        number, replaced = checked_action(self.game, action, self._seen[1], self.illegal_action,
-                                          f"{self.game.name} seat {self.seat}")
+        number, replaced = checked_action(
+            self.game, action, self._seen[1], self.illegal_action, f"{self.game.name} seat {self.seat}"
+        )
         turn = self._advance(self._stepper.answer(number))
         info = self._info()
         if replaced:
@@ -515,8 +543,9 @@ class GymGameEnv(gymnasium.Env):
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        if isinstance(getattr(self, "_turn", None), Final):
-            return f"game over: scores {self._turn.scores.tolist()}"
+        turn = getattr(self, "_turn", None)
+        if isinstance(turn, Final):
+            return f"game over: scores {turn.scores.tolist()}"
         values, mask = self._seen
         return _describe(self.game, _agent(getattr(self, "seat", 0)), values, mask)
 

@@ -181,8 +181,9 @@ class ThreadStepper:
         self._initial = copy.deepcopy(rng)
         self.history = []
         self._channel = _Channel()
-        self._thread = threading.Thread(target=_engine, args=(self.game, rng, self._channel),
-                                        name=f"fsmarena-{self.game.name}-engine", daemon=True)
+        self._thread = threading.Thread(
+            target=_engine, args=(self.game, rng, self._channel), name=f"fsmarena-{self.game.name}-engine", daemon=True
+        )
         self._finalizer.detach()
         self._finalizer = weakref.finalize(self, _stop, self._channel, self._thread)
         self._thread.start()
@@ -203,18 +204,23 @@ class ThreadStepper:
     def _receive(self) -> Turn:
         message = self._channel.requests.get()
         if isinstance(message, _Failed):
-            self._thread.join()
-            self._thread = None
+            self._join()
             self._turn = None
             raise message.error
+        assert isinstance(message, (Decision, Final))
         if isinstance(message, Final):
-            self._thread.join()
-            self._thread = None
+            self._join()
         self._turn = message
         return message
 
-    def probe(self, seats: int, filler: Callable[[Observation], int],
-              convert: Callable[[Observation], Any] = freeze) -> list[Any]:
+    def _join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+        self._thread = None
+
+    def probe(
+        self, seats: int, filler: Callable[[Observation], int], convert: Callable[[Observation], Any] = freeze
+    ) -> list[Any]:
         """``convert`` of the observations of the next ``seats`` decisions if the pending one
         and those after it were answered by ``filler(observation) -> action``, without
         touching this game: a second worker replays the game so far (same generator state,
@@ -231,7 +237,7 @@ class ThreadStepper:
             turn = shadow.start(copy.deepcopy(self._initial))
             for action in self.history:
                 turn = shadow.answer(action)
-            seen = []
+            seen: list = []
             while isinstance(turn, Decision) and len(seen) < seats:
                 seen.append(convert(turn.observation))
                 if len(seen) < seats:
