@@ -29,7 +29,7 @@ def save_checkpoint(path: str | Path, meta: dict[str, Any], tables: dict[str, np
     payload["meta"] = np.frombuffer(dumps(record).encode("utf-8"), dtype=np.uint8)
     with atomic_path(path, suffix=".npz") as tmp:
         with open(tmp, "wb") as handle:
-            np.savez(handle, **payload)
+            np.savez(handle, **payload)  # type: ignore[arg-type]
             handle.flush()
             os.fsync(handle.fileno())
 
@@ -76,7 +76,7 @@ def _check_meta(fields: Fields, lists: tuple[str, ...], max_done: int) -> None:
 
 def rng_state(rng: np.random.Generator) -> dict[str, Any]:
     """The generator's full state as JSON-ready data."""
-    return rng.bit_generator.state
+    return dict(rng.bit_generator.state)
 
 
 def restore_rng(state: Any, source: str) -> np.random.Generator:

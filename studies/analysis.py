@@ -42,13 +42,16 @@ def analyse(data: StudyData, figures: bool = True) -> Analysis:
     label = result.labels
     names = [c.name for c in plan.competitors]
 
-    panel_rows, curve_rows, seed_rows, timing_rows = [], [], [], []
+    panel_rows: list[dict[str, Any]] = []
+    curve_rows: list[dict[str, Any]] = []
+    seed_rows: list[dict[str, Any]] = []
+    timing_rows: list[dict[str, Any]] = []
     for name in names:
         for rec in data.family(name):
             who = champion_label(name, rec.replicate)
             for opponent, counts in rec.panel.items():
                 g = counts["games"]
-                low, high = st.wilson_interval(counts["wins"], g)
+                low, high = st.wilson_interval(counts["wins"], int(g))
                 panel_rows.append(
                     {
                         "champion": who,
@@ -90,8 +93,8 @@ def analyse(data: StudyData, figures: bool = True) -> Analysis:
 
     summary, tests = [], []
     for opponent in study.panel:
-        groups = {
-            label[n]: [r["win_rate"] for r in panel_rows if r["competitor"] == n and r["opponent"] == opponent]
+        groups: dict[str, list[float]] = {
+            label[n]: [float(r["win_rate"]) for r in panel_rows if r["competitor"] == n and r["opponent"] == opponent]
             for n in names
         }
         summary += st.summarize(groups, opponent)
@@ -186,7 +189,7 @@ def draw_figures(data: StudyData, result: Analysis) -> None:
     crossplay_figures(result, names, folder)
 
     tables = {
-        label[n]: [r.player.table[0] for r in data.family(n)]
+        label[n]: [r.player.table[0] for r in data.family(n)]  # type: ignore[attr-defined]
         for n in names
         if all(isinstance(r.player, TablePolicy) for r in data.family(n))
     }

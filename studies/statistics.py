@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, Union
 
 import numpy as np
 from scipy import stats as sps
@@ -22,8 +22,11 @@ from scipy import stats as sps
 from games.stats import Z95, wilson_interval
 from studies.crossplay import CrossplayResult
 
+#: a sample of replicate values: a list or a numpy array
+Sample = Union[Sequence[float], np.ndarray]
 
-def mean_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
+
+def mean_ci(values: Sample, level: float = 0.95) -> tuple[float, float, float]:
     """Mean and Student-t confidence interval; the interval is NaN with fewer than 2 values."""
     x = np.asarray(values, dtype=float)
     if len(x) == 0:
@@ -35,9 +38,9 @@ def mean_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float,
     return (mean, mean - half, mean + half)
 
 
-def vargha_delaney(x: Sequence[float], y: Sequence[float]) -> float:
+def vargha_delaney(xs: Sample, ys: Sample) -> float:
     """A = P(X > Y) + P(X = Y) / 2 for one value drawn from each sample."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
+    x, y = np.asarray(xs, float), np.asarray(ys, float)
     if len(x) == 0 or len(y) == 0:
         return math.nan
     ranks = sps.rankdata(np.concatenate([x, y]))
@@ -45,9 +48,9 @@ def vargha_delaney(x: Sequence[float], y: Sequence[float]) -> float:
     return float((r1 / len(x) - (len(x) + 1) / 2) / len(y))
 
 
-def mann_whitney(x: Sequence[float], y: Sequence[float]) -> dict[str, float]:
+def mann_whitney(xs: Sample, ys: Sample) -> dict[str, float]:
     """Two-sided Mann-Whitney U test with Vargha-Delaney A and rank-biserial r."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
+    x, y = np.asarray(xs, float), np.asarray(ys, float)
     a = vargha_delaney(x, y)
     if len(x) < 2 or len(y) < 2:
         return {"u": math.nan, "p": math.nan, "a12": a, "rank_biserial": 2 * a - 1}
@@ -117,7 +120,7 @@ def summarize(
 def pairwise(groups: Mapping[str, Sequence[float]], opponent: str = "") -> list[dict[str, Any]]:
     """Every pair of methods: Mann-Whitney U, A12, rank-biserial, Holm-adjusted p (this family)."""
     names = list(groups)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             test = mann_whitney(groups[a], groups[b])

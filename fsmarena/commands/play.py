@@ -43,6 +43,7 @@ def run(args) -> int:
             f"{a.label}: mean score {result['mean_score']:.4f} (95% CI {low:.4f} to {high:.4f}) over {stats.games} games"
         )
     else:
+        assert b is not None
         low, high = result["win_ci95"]
         print(f"{a.label} vs {b.label} over {stats.games} games (seats rotated):")
         print(

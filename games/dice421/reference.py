@@ -37,7 +37,7 @@ def score(dice: Sequence[int], variant: str = "seed") -> int:
 def state_numbers(rethrows: int) -> dict[tuple[int, int, int, int], int]:
     """``(throws_left, high, middle, low) -> index``: throws left major, then the
     descending triples in lexicographic order."""
-    numbers: dict[tuple[int, ...], int] = {}
+    numbers: dict[tuple[int, int, int, int], int] = {}
     for left in range(rethrows + 1):
         for high in range(1, 7):
             for middle in range(1, high + 1):

@@ -13,7 +13,7 @@ parallelises over replicates.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, cast
 
 from fsmarena.errors import FsmarenaError
 from games.players import resolve_player
@@ -51,9 +51,11 @@ def _settings(ctx: MethodContext) -> Any:
 def train_mlp(ctx: MethodContext) -> Trained:
     """Train the two-network agent against its opponents (module docstring)."""
     from games.thirtyone.agent import train_agent
+    from games.thirtyone.game import ThirtyOne
 
     settings = _settings(ctx)
-    trainer = train_agent(ctx.game, settings, None, panel=[resolve_player(ctx.curve_opponent, ctx.game)])
+    game = cast(ThirtyOne, ctx.game)
+    trainer = train_agent(game, settings, None, panel=[resolve_player(ctx.curve_opponent, game)])
     agent = trainer.agent
     agent.trainer = None
     agent.label = ctx.label
