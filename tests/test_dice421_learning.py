@@ -92,7 +92,7 @@ def test_train_command_uses_the_421_defaults_and_reports_the_exact_value(capsys,
     for key, value in Dice421.train_defaults["td"].items():
         assert summary["config"][key] == value
     run = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert run["config"]["batch"] == Dice421.train_defaults["td"]["batch"]
+    assert run["config"]["batch"] == 1  # the textbook learner: an update after every game
     from games.players import load_player
 
     policy = load_player(tmp_path / "run" / "policy.json", GAME)

@@ -154,21 +154,21 @@ class Dice421(Game, ExactModel):
     action_names = ACTION_NAMES
     feature_names = FEATURE_NAMES
     #: 421's own training defaults (rl.train.TrainConfig.resolved), chosen over 20 seeds at
-    #: 200,000 games (see the README): the policy must change often (batches of 1,000 games,
-    #: not 10,000) and exploration must fade to nothing (epsilon linear to 0) so that the
+    #: 200,000 games with batches of 1,000 games (see the README): the policy must change often
+    #: (the default is now the textbook K = 1: after every game) and exploration must fade to
+    #: nothing (epsilon linear to 0) so that the
     #: sample averages (alpha = 1/n) end on the greedy policy; Monte Carlo's exploring start is
     #: the first decision only (a random second decision would be averaged into the values of
     #: the first).  TD starts at epsilon 0.4 (SARSA, on-policy, pays for exploration in its
     #: values: 19 of 20 seeds reach 99% at 0.4, 17 of 20 at 0.5), Monte Carlo at 0.5.
     train_defaults = {
-        "mc": {"explore_steps": 1, "epsilon": 0.5, "epsilon_final": 0.0, "epsilon_schedule": "linear", "batch": 1000},
+        "mc": {"explore_steps": 1, "epsilon": 0.5, "epsilon_final": 0.0, "epsilon_schedule": "linear"},
         "td": {
             "alpha": "1/n",
             "explore_steps": 0,
             "epsilon": 0.4,
             "epsilon_final": 0.0,
             "epsilon_schedule": "linear",
-            "batch": 1000,
         },
     }
 
