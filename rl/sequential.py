@@ -13,6 +13,15 @@ One generic loop (:func:`make_runner`, compiled once per game kernel, see
   Q(s', a)`` or ``gamma sum_a pi(a|s') Q(s', a)`` (before choosing); the last one toward the
   final reward when the game ends.
 
+Segment rewards (``I_SEGMENTED``, kernels that define ``segment`` and ``potential``: 31's
+rounds, :mod:`rl.segments`): every segment of the learner's decisions is an episode of its
+own, rewarded by the change of the potential across it (the potential at the learner's next
+segment, or the final reward after its last, minus the potential at this one).  Monte Carlo
+credits a decision ``j`` decisions before the end of its segment with ``gamma^j`` times that
+reward; TD ends the last transition of a segment there, with the change of the potential as
+its target and nothing bootstrapped from the next segment.  The batched learners apply the
+same rule (:mod:`rl.learners`).
+
 Behaviour (the batched learners' rule, :mod:`rl.learners`): greedy in Q over the legal
 actions (ties to the lowest action), except that the first ``explore_steps`` decisions of a
 game are uniformly random legal actions (exploring starts) and any decision is random with
@@ -51,8 +60,9 @@ ALGORITHM_CODES = {
     "expected-sarsa": EXPECTED_SARSA,
 }
 SCHEDULE_CODES = {"constant": 0, "linear": 1, "exponential": 2}
-#: int settings: algorithm, explore steps, schedule, learner seat (-1 alternate), self-play period (0 none)
-I_ALGO, I_EXPLORE, I_SCHEDULE, I_SEAT, I_REFRESH = range(5)
+#: int settings: algorithm, explore steps, schedule, learner seat (-1 alternate), self-play period (0 none),
+#: segment rewards (1 on, 0 the game's final reward)
+I_ALGO, I_EXPLORE, I_SCHEDULE, I_SEAT, I_REFRESH, I_SEGMENTED = range(6)
 #: float settings: gamma, alpha (-1 = 1/N), epsilon start, epsilon final, total games
 F_GAMMA, F_ALPHA, F_EPS, F_EPS_FINAL, F_TOTAL = range(5)
 
@@ -116,8 +126,42 @@ def _bootstrap(q, mask, x, algo, epsilon):
 
 
 @njit
-def _credit_episode(q, n, sums, states, actions, length, reward, gamma, alpha, first_visit):
-    """Monte Carlo: credit the game's decisions in order with their discounted return."""
+def _no_segment(p, s, seat):
+    """The segment of a game without segments: always the first."""
+    return 0
+
+
+@njit
+def _no_potential(p, s, seat, table):
+    """The potential of a game without segments: none."""
+    return 0.0
+
+
+@njit
+def _game_returns(length, reward, gamma, out):
+    """The discounted final reward ``G_t = r gamma^(L - 1 - t)`` of each decision."""
+    for t in range(length):
+        out[t] = reward * gamma ** float(length - 1 - t) if gamma != 1.0 else reward
+
+
+@njit
+def _segment_returns(segments, potentials, length, reward, gamma, out):
+    """Each decision's return under segment rewards (module doc; :func:`rl.segments.segment_returns`)."""
+    start = 0
+    while start < length:
+        end = start
+        while end + 1 < length and segments[end + 1] == segments[start]:
+            end += 1
+        after = potentials[end + 1] if end + 1 < length else reward
+        change = after - potentials[start]
+        for t in range(start, end + 1):
+            out[t] = change * gamma ** float(end - t) if gamma != 1.0 else change
+        start = end + 1
+
+
+@njit
+def _credit_episode(q, n, sums, states, actions, returns, length, alpha, first_visit):
+    """Monte Carlo: credit the game's decisions in order with their returns."""
     for t in range(length):
         x, a = states[t], actions[t]
         if first_visit:
@@ -128,7 +172,7 @@ def _credit_episode(q, n, sums, states, actions, length, reward, gamma, alpha, f
                     break
             if earlier:
                 continue
-        ret = reward * gamma ** float(length - 1 - t) if gamma != 1.0 else reward
+        ret = returns[t]
         n[x, a] += 1
         if alpha >= 0:
             q[x, a] += alpha * (ret - q[x, a])
@@ -144,8 +188,9 @@ def make_runner(kernel: ModuleType) -> Callable[..., Any]:
     """The compiled training loop for ``kernel``'s game (built once per kernel, module doc):
 
     ``run(p, q, n, sums, seen, frozen, first, count, isets, fsets, ints, floats, int_start,
-    float_start) -> float`` plays training games ``first .. first + count - 1`` and returns the
-    sum of the learner's rewards in them.
+    float_start, potentials) -> float`` plays training games ``first .. first + count - 1`` and
+    returns the sum of the learner's final rewards in them.  ``potentials`` is the kernel's
+    ``potential_table`` under segment rewards (any 2-d array otherwise).
     """
     if kernel.__name__ in _RUNNERS:
         return _RUNNERS[kernel.__name__]
@@ -154,10 +199,13 @@ def make_runner(kernel: ModuleType) -> Callable[..., Any]:
     k_draw_deal, k_reset, k_to_move, k_observe = kernel.draw_deal, kernel.reset, kernel.to_move, kernel.observe_index
     k_legal, k_step, k_rewards = kernel.legal, kernel.step, kernel.rewards
     opponent_act = make_opponent_act(kernel)
+    k_segment = getattr(kernel, "segment", _no_segment)
+    k_potential = getattr(kernel, "potential", _no_potential)
 
     @njit(cache=False)  # a closure over one kernel's functions: compiled once per process
-    def run(p, q, n, sums, seen, frozen, first, count, isets, fsets, ints, floats, int_start, float_start):
+    def run(p, q, n, sums, seen, frozen, first, count, isets, fsets, ints, floats, int_start, float_start, potentials):
         algo, explore_steps, schedule = isets[I_ALGO], isets[I_EXPLORE], isets[I_SCHEDULE]
+        segmented = isets[I_SEGMENTED] == 1
         fixed_seat, refresh = isets[I_SEAT], isets[I_REFRESH]
         gamma, alpha = fsets[F_GAMMA], fsets[F_ALPHA]
         monte_carlo = algo == MC_EVERY or algo == MC_FIRST
@@ -171,6 +219,9 @@ def make_runner(kernel: ModuleType) -> Callable[..., Any]:
         memory = np.zeros(seats, dtype=np.int64)
         states = np.zeros(64, dtype=np.int64)
         actions = np.zeros(64, dtype=np.int64)
+        segments = np.zeros(64, dtype=np.int64)
+        marks = np.zeros(64)
+        returns = np.zeros(64)
         members = len(int_start)
         total_reward = 0.0
         for g in range(first, first + count):
@@ -187,6 +238,8 @@ def make_runner(kernel: ModuleType) -> Callable[..., Any]:
             decisions = 0
             pending = -1
             pending_action = 0
+            pending_segment = 0
+            pending_potential = 0.0
             while True:
                 seat = k_to_move(p, s)
                 if seat < 0:
@@ -202,8 +255,17 @@ def make_runner(kernel: ModuleType) -> Callable[..., Any]:
                 k_legal(p, s, seat, mask)
                 for a in range(len(mask)):
                     seen[x, a] |= mask[a]
+                segment_now, potential_now, closed = 0, 0.0, False
+                if segmented:
+                    segment_now = k_segment(p, s, seat)
+                    potential_now = k_potential(p, s, seat, potentials)
+                    closed = pending >= 0 and segment_now != pending_segment
                 if pending >= 0 and (algo == Q_LEARNING or algo == EXPECTED_SARSA):
-                    _update(q, n, pending, pending_action, gamma * _bootstrap(q, mask, x, algo, epsilon), alpha)
+                    if closed:
+                        target = potential_now - pending_potential
+                    else:
+                        target = gamma * _bootstrap(q, mask, x, algo, epsilon)
+                    _update(q, n, pending, pending_action, target, alpha)
                 action = greedy_action(q, mask, x)
                 explore = decisions < explore_steps
                 if epsilon > 0 and np.random.random() < epsilon:
@@ -211,23 +273,34 @@ def make_runner(kernel: ModuleType) -> Callable[..., Any]:
                 if explore:
                     action = random_legal(mask)
                 if pending >= 0 and algo == SARSA:
-                    _update(q, n, pending, pending_action, gamma * q[x, action], alpha)
+                    target = potential_now - pending_potential if closed else gamma * q[x, action]
+                    _update(q, n, pending, pending_action, target, alpha)
                 pending, pending_action = x, action
+                pending_segment, pending_potential = segment_now, potential_now
                 if monte_carlo:
                     if decisions == len(states):
                         states = np.concatenate((states, np.zeros(len(states), dtype=np.int64)))
                         actions = np.concatenate((actions, np.zeros(len(actions), dtype=np.int64)))
+                        segments = np.concatenate((segments, np.zeros(len(segments), dtype=np.int64)))
+                        marks = np.concatenate((marks, np.zeros(len(marks))))
+                        returns = np.concatenate((returns, np.zeros(len(returns))))
                     states[decisions] = x
                     actions[decisions] = action
+                    segments[decisions] = segment_now
+                    marks[decisions] = potential_now
                 decisions += 1
                 k_step(p, s, action)
             k_rewards(p, s, rewards)
             reward = rewards[learner]
             total_reward += reward
             if monte_carlo:
-                _credit_episode(q, n, sums, states, actions, decisions, reward, gamma, alpha, algo == MC_FIRST)
+                if segmented:
+                    _segment_returns(segments, marks, decisions, reward, gamma, returns)
+                else:
+                    _game_returns(decisions, reward, gamma, returns)
+                _credit_episode(q, n, sums, states, actions, returns, decisions, alpha, algo == MC_FIRST)
             elif pending >= 0:
-                _update(q, n, pending, pending_action, reward, alpha)
+                _update(q, n, pending, pending_action, reward - pending_potential if segmented else reward, alpha)
         return total_reward
 
     _RUNNERS[kernel.__name__] = run

@@ -227,14 +227,20 @@ class TrainConfig:
 
 
 def _check_reward(reward: Any, game: Game | None, batch: int) -> None:
-    """A known reward mode; segment rewards need a game with segments and the batched learners."""
+    """A known reward mode; segment rewards need a game with segments (and, for the compiled
+    sequential learners, a kernel that reads them: ``segment``, ``potential``, ``potential_table``)."""
     if reward not in REWARDS:
         raise FsmarenaError(f"unknown reward '{reward}' (known: {', '.join(REWARDS)})")
-    if reward == "segment":
-        if game is not None and not isinstance(game, SegmentRewards):
+    if reward == "segment" and game is not None:
+        if not isinstance(game, SegmentRewards):
             raise FsmarenaError(f"{game.name} has no segments: use --reward game")
-        if batch == 1 and (game is None or has_kernel(game)):  # the compiled sequential learners
-            raise FsmarenaError("segment rewards need the batched learners (--batch 2 or more), or use --reward game")
+        if batch == 1 and has_kernel(game):  # the compiled sequential learners
+            missing = [f for f in ("segment", "potential", "potential_table") if not hasattr(kernel_of(game), f)]
+            if missing:
+                raise FsmarenaError(
+                    f"the kernel of {game.name} has no {', '.join(missing)}: segment rewards need "
+                    "the batched learners (--batch 2 or more), or use --reward game"
+                )
 
 
 def game_defaults(game: Game | None, family: str) -> dict[str, Any]:
@@ -575,6 +581,7 @@ def _sequential_settings(config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
             seq.SCHEDULE_CODES[config.epsilon_schedule],
             seat,
             config.self_play_every or 0,
+            1 if config.reward == "segment" else 0,
         ],
         dtype=np.int64,
     )
@@ -678,6 +685,7 @@ def _train_sequential(game, config, seed, opponent, panel, jobs, out_dir, resume
     params = params_of(game)
     runner = make_runner(kernel)
     ints, floats = _sequential_settings(config)
+    potentials = kernel.potential_table(game.config) if config.reward == "segment" else np.zeros((1, 1))
     values = run.learner.values
     sums = getattr(run.learner, "sums", np.zeros((1, 1)))
     frozen = run.frozen if run.frozen is not None else np.zeros(game.n_states, dtype=np.int64)
@@ -708,6 +716,7 @@ def _train_sequential(game, config, seed, opponent, panel, jobs, out_dir, resume
                 compiled.floats,
                 compiled.int_start,
                 compiled.float_start,
+                potentials,
             )
             last_save = _advance(run, k, bar, eval_every, total, checkpoint_seconds, last_save)
     return run.result()

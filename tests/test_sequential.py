@@ -23,6 +23,7 @@ from games.kernel import kernel_of, params_of, seed
 from games.players import FixedActionPlayer, Player, RandomPlayer, TablePolicy
 from rl import sequential as seq
 from rl.compiled_players import compile_player, make_opponent_act, self_play
+from rl.segments import segment_returns
 
 GAME = DivideTheDollar(DTDConfig(counts=(6, 8, 6), hand_size=3))
 
@@ -48,9 +49,13 @@ def reference(
     refresh=0,
     eps_final=None,
     schedule="constant",
+    segmented=False,
 ):
-    """Plain Python: the textbook algorithm, one game at a time, numpy's global stream."""
+    """Plain Python: the textbook algorithm, one game at a time, numpy's global stream.  With
+    ``segmented``, segment rewards: Monte Carlo's returns come from the batched learners'
+    :func:`rl.segments.segment_returns`, TD ends a transition at a segment's end."""
     k = kernel_of(game)
+    potentials = k.potential_table(game.config) if segmented else None
     p = params_of(game)
     S, A = game.n_states, game.n_actions
     q, n, sums = np.zeros((S, A)), np.zeros((S, A), dtype=np.int64), np.zeros((S, A))
@@ -87,7 +92,8 @@ def reference(
         k.reset(p, s, deal)
         if opponent == "pool":  # one member per opponent seat, in seat order
             drawn = {other: table[int(_uniform() * len(table))] for other in range(k.n_seats(p)) if other != learner}
-        trajectory, pending = [], None
+        trajectory, pending, marks = [], None, []
+        pending_mark = (0, 0.0)
         while (who := k.to_move(p, s)) >= 0:
             k.legal(p, s, who, mask)
             if who != learner:
@@ -104,6 +110,8 @@ def reference(
                 continue
             x = k.observe_index(p, s, who)
             seen[x] |= mask
+            mark = (k.segment(p, s, who), k.potential(p, s, who, potentials)) if segmented else (0, 0.0)
+            closed = bool(pending) and mark[0] != pending_mark[0]
             if pending and algo in ("q-learning", "expected-sarsa"):
                 legal = [a for a in range(A) if mask[a]]
                 if algo == "q-learning":
@@ -114,7 +122,7 @@ def reference(
                     for a in legal:
                         prob = eps * 1.0 / len(legal) + (1.0 - eps if a == best else 0.0)
                         value += prob * q[x, a]
-                update(*pending, gamma * value)
+                update(*pending, mark[1] - pending_mark[1] if closed else gamma * value)
             action = greedy(mask, x)
             random_move = len(trajectory) < explore
             if eps > 0 and _uniform() < eps:
@@ -122,18 +130,28 @@ def reference(
             if random_move:
                 action = uniform(mask)
             if pending and algo == "sarsa":
-                update(*pending, gamma * q[x, action])
-            pending = (x, action)
+                update(*pending, mark[1] - pending_mark[1] if closed else gamma * q[x, action])
+            pending, pending_mark = (x, action), mark
             trajectory.append((x, action))
+            marks.append(mark)
             k.step(p, s, action)
         rewards = np.zeros(k.n_seats(p))
         k.rewards(p, s, rewards)
         reward = rewards[learner]
         if algo.startswith("mc"):
+            returns = [
+                reward * gamma ** float(len(trajectory) - 1 - t) if gamma != 1.0 else reward
+                for t in range(len(trajectory))
+            ]
+            if segmented and trajectory:
+                one_game = np.zeros(len(marks), dtype=np.int64)
+                segments = np.array([m[0] for m in marks], dtype=np.int64)
+                marked = np.array([m[1] for m in marks])
+                returns = list(segment_returns(one_game, segments, marked, np.full(len(marks), reward), gamma)[0])
             for t, (x, a) in enumerate(trajectory):
                 if algo == "mc-first-visit" and (x, a) in trajectory[:t]:
                     continue
-                ret = reward * gamma ** float(len(trajectory) - 1 - t) if gamma != 1.0 else reward
+                ret = returns[t]
                 n[x, a] += 1
                 if alpha >= 0:
                     q[x, a] += alpha * (ret - q[x, a])
@@ -141,7 +159,7 @@ def reference(
                     sums[x, a] += ret
                     q[x, a] = sums[x, a] / n[x, a]
         elif pending:
-            update(*pending, reward)
+            update(*pending, reward - pending_mark[1] if segmented else reward)
     return q, n
 
 
@@ -160,6 +178,7 @@ def compiled(
     eps_final=None,
     schedule="constant",
     chunks=1,
+    segmented=False,
 ):
     k = kernel_of(game)
     p = params_of(game)
@@ -167,7 +186,9 @@ def compiled(
     q, n, sums = np.zeros((S, A)), np.zeros((S, A), dtype=np.int64), np.zeros((S, A))
     seen, frozen = np.zeros((S, A), dtype=bool), np.zeros(S, dtype=np.int64)
     opp = self_play() if refresh else compile_player(opponent or RandomPlayer(), game)
-    isets = np.array([seq.ALGORITHM_CODES[algo], explore, seq.SCHEDULE_CODES[schedule], seat, refresh], dtype=np.int64)
+    codes = [seq.ALGORITHM_CODES[algo], explore, seq.SCHEDULE_CODES[schedule], seat, refresh, int(segmented)]
+    isets = np.array(codes, dtype=np.int64)
+    potentials = k.potential_table(game.config) if segmented else np.zeros((1, 1))
     fsets = np.array([gamma, alpha, epsilon, epsilon if eps_final is None else eps_final, float(games)])
     run = seq.make_runner(k)
     seed(seed_value)
@@ -188,6 +209,7 @@ def compiled(
             opp.floats,
             opp.int_start,
             opp.float_start,
+            potentials,
         )
     return q, n
 
@@ -221,6 +243,22 @@ def test_three_player_vautour_equals_the_plain_loop(algo):
     q_ref, n_ref = reference(game, algo, 300, 9, **settings)
     q, n = compiled(game, algo, 300, 9, **settings)
     assert n.sum() >= 300 * 5 and np.array_equal(n, n_ref) and np.array_equal(q, q_ref)
+
+
+@pytest.mark.parametrize("algo", ["mc", "mc-first-visit", "sarsa", "q-learning", "expected-sarsa"])
+def test_segment_rewards_on_31_equal_the_plain_loop(algo):
+    """31's round-level reward: every round an episode of its own (rl.segments), compiled and plain."""
+    from games.thirtyone.game import ThirtyOne, ThirtyOneConfig
+
+    game = ThirtyOne(ThirtyOneConfig(players=2, lives=2))
+    settings = dict(explore=1, epsilon=0.1, alpha=-1.0 if algo.startswith("mc") else 0.1)
+    if not algo.startswith("mc"):
+        settings["gamma"] = 0.9
+    q_ref, n_ref = reference(game, algo, 150, 4, segmented=True, **settings)
+    q, n = compiled(game, algo, 150, 4, segmented=True, **settings)
+    assert n.sum() >= 150 and np.array_equal(n, n_ref) and np.array_equal(q, q_ref)
+    q_game, _ = compiled(game, algo, 150, 4, **settings)
+    assert not np.array_equal(q, q_game)  # the round-level reward is not the final one
 
 
 def test_fixed_seat_table_opponent_and_self_play_equal_the_plain_loop():

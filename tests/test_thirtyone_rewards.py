@@ -8,6 +8,8 @@ the lives potential.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -130,12 +132,18 @@ def test_observed_potential_is_the_lives_potential():
         assert np.array_equal(segment, rnd)
 
 
-def test_segment_reward_is_refused_where_it_cannot_apply():
+def test_segment_reward_is_refused_where_it_cannot_apply(monkeypatch):
+    from types import SimpleNamespace
+
+    import rl.train
     from games.dice421.game import Dice421
 
     with pytest.raises(FsmarenaError, match="has no segments"):
         TrainConfig(algo="mc", episodes=10, batch=10, reward="segment").resolved(Dice421())
-    with pytest.raises(FsmarenaError, match="batched learners"):
+    sequential = TrainConfig(algo="mc", episodes=10, batch=1, reward="segment").resolved(ThirtyOne())
+    assert (sequential.batch, sequential.reward) == (1, "segment")  # the compiled learners read 31's rounds
+    monkeypatch.setattr(rl.train, "kernel_of", lambda game: SimpleNamespace(segment=None))  # a kernel without them
+    with pytest.raises(FsmarenaError, match="no potential, potential_table: segment rewards need the batched"):
         TrainConfig(algo="mc", episodes=10, batch=1, reward="segment").resolved(ThirtyOne())
     with pytest.raises(FsmarenaError, match="unknown reward"):
         TrainConfig(algo="mc", episodes=10, batch=10, reward="round").resolved(ThirtyOne())
@@ -147,19 +155,18 @@ def test_train_command_takes_the_reward_option(capsys, tmp_path):
     code, _out, err = run_cli(
         capsys,
         "train",
-        "thirtyone",
+        "421",
         "--algo",
         "mc",
         "--episodes",
         "10",
-        "--batch",
-        "1",
         "--reward",
         "segment",
         "--out",
         str(tmp_path / "refused"),
     )
-    assert code == 2 and "batched learners" in err and not (tmp_path / "refused").exists()
+    assert code == 2 and "421 has no segments" in err and not (tmp_path / "refused").exists()
+    assert len(err.strip().splitlines()) == 1
     code, _out, err = run_cli(
         capsys,
         "train",
@@ -168,8 +175,6 @@ def test_train_command_takes_the_reward_option(capsys, tmp_path):
         "mc",
         "--episodes",
         "200",
-        "--batch",
-        "100",
         "--reward",
         "segment",
         "--eval-games",
@@ -178,14 +183,15 @@ def test_train_command_takes_the_reward_option(capsys, tmp_path):
         str(tmp_path / "ok"),
     )
     assert code == 0, err
-    assert '"reward": "segment"' in (tmp_path / "ok" / "run.json").read_text()
+    run = json.loads((tmp_path / "ok" / "run.json").read_text())
+    assert (run["config"]["reward"], run["config"]["batch"]) == ("segment", 1)
 
 
 def test_thirtyone_learners_default_to_round_rewards_and_explicit_settings_win():
     game = ThirtyOne()
     for algo in ("mc", "sarsa", "q-learning"):
         config = TrainConfig(algo, episodes=10).resolved(game)
-        assert (config.reward, config.batch) == ("segment", 10_000)
+        assert (config.reward, config.batch) == ("segment", 1)
         assert TrainConfig(algo, episodes=10, reward="game", batch=1).resolved(game).reward == "game"
 
 
