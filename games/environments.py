@@ -81,13 +81,17 @@ def build_game(game: str | Game, params: Mapping[str, Any] | None = None) -> Gam
     unknown = sorted(set(params) - fields)
     if unknown:
         raise FsmarenaError(f"{game}: unknown parameter '{unknown[0]}' (known: {', '.join(sorted(fields))})")
-    config = parse_params(cls.Config, {k: v for k, v in params.items() if isinstance(v, str)})
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items() if not isinstance(v, str)}
-    try:
-        config = dataclasses.replace(config, **values)
-    except (TypeError, ValueError) as exc:
-        raise FsmarenaError(f"{game}: {exc}") from None
-    return cls(config)
+    return cls(parse_params(cls.Config, {key: _param_text(value) for key, value in params.items()}))
+
+
+def _param_text(value: Any) -> str:
+    """A rule parameter as ``--param`` writes it (lists comma-separated), so that one parser
+    checks every value the same way whatever form it was given in."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return ",".join(_param_text(v) for v in value)
+    return str(value.item() if isinstance(value, np.generic) else value)
 
 
 def env_id(game: str) -> str:

@@ -16,8 +16,10 @@ answer, so the engine runs unchanged and a game played step by step is *the same
 ``Game.play`` plays with the same generator and the same answers (the random draws happen in
 the same order).  Only one side runs at a time.  The worker never holds a reference to its
 stepper, so a stepper dropped mid-game is garbage-collected and its worker ends; ``close``
-ends it at once.  A stepper over a game's compiled single-game kernel (reset / to_move /
-observe / step / outcome) can implement the same three methods without a thread.
+ends it at once.  :class:`KernelStepper` implements the same methods without a thread, on
+the game's compiled single-game kernel (reset / to_move / observe / step / outcome), for the
+games that have one: one compiled call per step instead of a thread hand-over and a batched
+engine call for a single game.
 
 A :class:`Decision`'s observation is the engine's own, valid until the decision is answered
 (the engine may then reuse what its parts read): read what you need first, or keep
@@ -245,3 +247,139 @@ class ThreadStepper:
             return seen
         finally:
             shadow.close()
+
+
+class KernelStepper:
+    """A stepper over the game's compiled single-game kernel (:mod:`games.kernel`): no
+    thread, the whole game is one int64 state vector, a step is one compiled call.
+
+    The kernel draws its deal (and any chance action, such as Stupide Vautour's ``random``
+    bid) from the compiled random stream; the stepper seeds that stream from the generator
+    given to :meth:`start` before the deal and before every answer, so a game depends only on
+    that generator and the answers, however many steppers share the process.  ``deal`` is
+    the deal of the current game: the batched engine plays the same game when given it
+    (``kernel.engine_script``), which is how the tests check that both agree.
+
+    ``opponents`` maps seats to kernel builtin codes (``kernel.BUILTINS``): those seats are
+    played inside the stepper, and only the other seats' decisions are returned.
+    """
+
+    def __init__(self, game: Game, opponents: dict[int, int] | None = None):
+        from games.kernel import kernel_of, params_of
+
+        self.game = game
+        self.kernel = kernel_of(game)
+        self.p = params_of(game)
+        self.opponents = dict(opponents or {})
+        k, p = self.kernel, self.p
+        self._state = np.zeros(k.state_size(p), dtype=np.int64)
+        self._mask = np.zeros(k.n_actions(p), dtype=np.bool_)
+        self._features = np.zeros(max(1, k.n_features(p)))
+        self._n_features = k.n_features(p)
+        self._encodings = list(game.encodings)
+        self.deal = np.zeros(k.deal_size(p), dtype=np.int64)
+        self.history: list[int] = []
+        self._rng: np.random.Generator | None = None
+        self._turn: Turn | None = None
+        self._count = 0
+
+    @property
+    def turn(self) -> Turn | None:
+        return self._turn
+
+    @property
+    def running(self) -> bool:
+        return isinstance(self._turn, Decision)
+
+    def start(self, rng: np.random.Generator) -> Turn:
+        from games.kernel import seed
+
+        self._rng = rng
+        self.history, self._count = [], 0
+        seed(int(rng.integers(2**32)))
+        self.kernel.draw_deal(self.p, self.deal)
+        self.kernel.reset(self.p, self._state, self.deal)
+        return self._next()
+
+    def answer(self, action: int) -> Turn:
+        if not isinstance(self._turn, Decision):
+            raise RuntimeError("no decision is pending: start a game first")
+        self._play(int(action))
+        self.history.append(int(action))
+        return self._next()
+
+    def close(self) -> None:
+        self._turn = None
+
+    def probe(
+        self, seats: int, filler: Callable[[Observation], int], convert: Callable[[Observation], Any] = freeze
+    ) -> list[Any]:
+        """As :meth:`ThreadStepper.probe`, on a copy of the state vector."""
+        if not isinstance(self._turn, Decision):
+            raise RuntimeError("no decision is pending: start a game first")
+        saved = (self._state.copy(), self._turn, self._count, list(self.history))
+        state_seed = None if self._rng is None else copy.deepcopy(self._rng)
+        try:
+            seen: list = []
+            turn: Turn = self._turn
+            while isinstance(turn, Decision) and len(seen) < seats:
+                seen.append(convert(turn.observation))
+                if len(seen) < seats:
+                    turn = self.answer(filler(turn.observation))
+            return seen
+        finally:
+            self._state[:], self._turn, self._count, self.history = saved
+            self._rng = state_seed
+
+    def _play(self, action: int) -> None:
+        from games.kernel import seed
+
+        assert self._rng is not None
+        seed(int(self._rng.integers(2**32)))
+        self.kernel.step(self.p, self._state, action)
+        self._count += 1
+
+    def _next(self) -> Turn:
+        """Play the stepper's own seats, then return the next outside decision or the end."""
+        k, p, s = self.kernel, self.p, self._state
+        while True:
+            seat = k.to_move(p, s)
+            if seat < 0:
+                self._turn = Final(self._outcome(), self._count)
+                return self._turn
+            if seat not in self.opponents:
+                self._turn = Decision(int(seat), self._observation(int(seat)), self._count)
+                return self._turn
+            self._play_builtin(int(seat))
+
+    def _play_builtin(self, seat: int) -> None:
+        """The stepper's own seat ``seat`` moves (its builtin draws from the seeded stream)."""
+        from games.kernel import seed
+
+        assert self._rng is not None
+        seed(int(self._rng.integers(2**32)))
+        action = self.kernel.builtin_action(self.p, self._state, seat, self.opponents[seat])
+        self._play(int(action))
+
+    def _observation(self, seat: int) -> Observation:
+        k, p, s = self.kernel, self.p, self._state
+        k.legal(p, s, seat, self._mask)
+        parts: dict[str, Any] = {
+            "index": np.array([k.observe_index(p, s, seat)], dtype=np.int64),
+            "mask": self._mask.reshape(1, -1).copy(),
+            "step": self._count,
+        }
+        if self._n_features:
+            k.features(p, s, seat, self._features)
+            parts["features"] = self._features[: self._n_features].reshape(1, -1).copy()
+        for which, name in enumerate(self._encodings):
+            parts[name] = np.array([k.encoding(p, s, seat, which)], dtype=np.int64)
+        return Observation(1, k.n_actions(p), **parts)
+
+    def _outcome(self) -> Outcome:
+        k, p, s = self.kernel, self.p, self._state
+        seats = k.n_seats(p)
+        rewards, scores = np.zeros(seats), np.zeros(seats)
+        k.rewards(p, s, rewards)
+        k.scores(p, s, scores)
+        return Outcome(scores.reshape(1, -1), rewards.reshape(1, -1))

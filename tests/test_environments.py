@@ -1,0 +1,252 @@
+"""The PettingZoo and Gymnasium environments: the libraries' own checkers, games played
+through the environments equal to the engine's on the same seeds, no leaked threads, and
+clear errors for bad input."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+gymnasium = pytest.importorskip("gymnasium")
+
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test  # noqa: E402
+
+from fsmarena.errors import FsmarenaError  # noqa: E402
+from games import available_games, get_game  # noqa: E402
+from games.arena import play_games  # noqa: E402
+from games.environments import IllegalAction, aec_env, env_id, gym_env, parallel_env, register_envs  # noqa: E402
+from games.players import FixedActionPlayer, RandomPlayer, save_player  # noqa: E402
+from games.stepper import Decision, ThreadStepper  # noqa: E402
+
+GAMES = available_games()
+
+
+def _quiet(check, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(*args, **kwargs)
+
+
+def _engine_threads() -> int:
+    return sum(t.name.startswith("fsmarena-") and t.is_alive() for t in threading.enumerate())
+
+
+# ---- the libraries' checkers ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_pettingzoo_checkers(name):
+    _quiet(api_test, aec_env(name), num_cycles=100)
+    _quiet(seed_test, lambda: aec_env(name), num_cycles=30)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_gymnasium_checker(name):
+    opponents = {} if get_game(name).n_seats > 1 else {"opponents": None}
+    env = gymnasium.make(env_id(name), illegal_action="first-legal", **opponents)
+    _quiet(check_env, env.unwrapped)
+    env.close()
+
+
+def test_parallel_checkers_for_simultaneous_game():
+    _quiet(parallel_api_test, parallel_env("vautour"), num_cycles=50)
+    _quiet(parallel_seed_test, lambda: parallel_env("vautour", illegal_action="first-legal"), num_cycles=30)
+
+
+def test_every_game_is_registered_under_its_class_name():
+    ids = register_envs()
+    assert env_id("dtd") == "fsmarena/DivideTheDollar-v0" and env_id("vautour") == "fsmarena/StupideVautour-v0"
+    assert set(ids) == {env_id(name) for name in GAMES}
+    assert all(i in gymnasium.registry for i in ids)
+
+
+# ---- the same games as the engine -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_stepper_plays_the_engines_game(name):
+    """Random players sharing the engine's generator: the stepper's game is play_games'."""
+    game = get_game(name)
+    for seed in range(4):
+        expected = play_games(game, [RandomPlayer()] * game.n_seats, 1, np.random.default_rng(seed))
+        rng = np.random.default_rng(seed)
+        player, stepper = RandomPlayer(), ThreadStepper(game)
+        turn = stepper.start(rng)
+        while isinstance(turn, Decision):
+            turn = stepper.answer(int(player.act(turn.observation, None, None, rng)[0]))
+        np.testing.assert_array_equal(turn.scores, expected.scores[0])
+        np.testing.assert_array_equal(turn.rewards, expected.rewards[0])
+
+
+def _preferred(seat: int, n_actions: int) -> int:
+    return (2 * seat + 1) % n_actions
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_aec_env_plays_the_engines_game(name):
+    """Each seat plays its preferred action when legal, else the first legal one: exactly
+    FixedActionPlayer; the environment's rewards equal the engine's on the same seed."""
+    game = get_game(name)
+    players = [FixedActionPlayer(_preferred(s, game.n_actions)) for s in range(game.n_seats)]
+    env = aec_env(name)
+    for seed in range(3):
+        expected = play_games(game, players, 1, np.random.default_rng(seed))
+        env.reset(seed=seed)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        for agent in env.agent_iter():
+            obs, reward, done, truncated, info = env.last()
+            totals[agent] += reward
+            if done:
+                env.step(None)
+                continue
+            seat = int(agent.split("_")[1])
+            mask = obs["action_mask"]
+            want = _preferred(seat, game.n_actions)
+            env.step(want if mask[want] else int(np.argmax(mask)))
+        assert [totals[a] for a in env.possible_agents] == expected.rewards[0].tolist()
+    env.close()
+
+
+@pytest.mark.parametrize("name", ["dtd", "thirtyone", "vautour"])
+@pytest.mark.parametrize("seat", [0, 1])
+def test_gym_env_plays_the_engines_game(name, seat):
+    """The learner plays a fixed action, random opponents draw from the engine's generator:
+    reward and scores equal play_games' with the same seed and seating."""
+    game = get_game(name)
+    learner = FixedActionPlayer(_preferred(seat, game.n_actions))
+    env = gym_env(name, opponents="random", seat=seat)
+    for seed in range(3):
+        seats = [learner if s == seat else RandomPlayer() for s in range(game.n_seats)]
+        expected = play_games(game, seats, 1, np.random.default_rng(seed))
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            mask = obs["action_mask"]
+            want = learner.action
+            obs, reward, done, truncated, info = env.step(want if mask[want] else int(np.argmax(mask)))
+        assert reward == expected.rewards[0, seat]
+        assert info["scores"] == expected.scores[0].tolist()
+    env.close()
+
+
+def test_parallel_env_equals_aec_env():
+    """Observations of every seat each turn and the final rewards agree between the parallel
+    API (replay probes) and the AEC API (the engine asking seat by seat)."""
+    par, aec = parallel_env("vautour"), aec_env("vautour")
+    for seed in (3, 4):
+        observations, _ = par.reset(seed=seed)
+        aec.reset(seed=seed)
+        rng = np.random.default_rng(seed + 100)
+        while par.agents:
+            actions = {}
+            for agent in par.agents:
+                assert aec.agent_selection == agent
+                seen = aec.observe(agent)
+                assert seen["observation"]["index"] == observations[agent]["observation"]["index"]
+                np.testing.assert_array_equal(seen["action_mask"], observations[agent]["action_mask"])
+                actions[agent] = int(rng.choice(np.flatnonzero(seen["action_mask"])))
+                aec.step(actions[agent])
+            observations, rewards, *_ = par.step(actions)
+        assert rewards == {a: aec._cumulative_rewards[a] for a in aec.possible_agents}
+
+
+def test_rule_parameters_are_settable():
+    env = aec_env("vautour", params={"players": 3, "cards": 6, "prizes": "-1,1,2,3,4,5"})
+    env.reset(seed=1)
+    assert env.possible_agents == ["player_0", "player_1", "player_2"]
+    assert (
+        env.action_space("player_0").n
+        == get_game("vautour", {"cards": "6", "players": "3", "prizes": "-1,1,2,3,4,5"}).n_actions
+    )
+    env.close()
+    assert gym_env("dtd", params={"hand_size": "4"}).game.config.hand_size == 4
+
+
+# ---- threads ------------------------------------------------------------------------------------
+
+
+def test_no_thread_outlives_its_game():
+    before = _engine_threads()
+    env = aec_env("dtd")
+    env.reset(seed=0)
+    env.step(0)
+    env.reset(seed=1)  # a game abandoned by a reset
+    assert _engine_threads() == before + 1
+    env.close()
+    env.close()
+    assert _engine_threads() == before
+    dropped = gym_env("thirtyone")
+    dropped.reset(seed=2)
+    assert _engine_threads() == before + 1
+    del dropped  # dropped mid-game
+    gc.collect()
+    for thread in threading.enumerate():
+        if thread.name.startswith("fsmarena-"):
+            thread.join(timeout=5)
+    assert _engine_threads() == before
+
+
+def test_engine_errors_reach_the_caller():
+    stepper = ThreadStepper(get_game("dtd"))
+    stepper.start(np.random.default_rng(0))
+    with pytest.raises(Exception):
+        stepper.answer(7)  # out of the engine's tables: its own error, raised here
+    assert not stepper.running
+
+
+# ---- bad input ----------------------------------------------------------------------------------
+
+
+def test_illegal_action_names_the_legal_ones():
+    env = aec_env("vautour")
+    env.reset(seed=0)
+    first = env.game.bid_action(1)
+    with pytest.raises(IllegalAction, match=rf"action 99 is out of range; legal actions: {first} \(bid_1\)"):
+        env.step(99)
+    with pytest.raises(ValueError, match="whole number"):
+        env.step(1.5)
+    env.step(env.game.bid_action(3))
+    env.step(env.game.bid_action(5))
+    with pytest.raises(IllegalAction, match=rf"action {env.game.bid_action(3)} is illegal \(bid_3\)"):
+        env.step(env.game.bid_action(3))
+    env.close()
+
+
+def test_unknown_game_and_environment_id():
+    with pytest.raises(FsmarenaError, match="unknown game 'chess'"):
+        aec_env("chess")
+    with pytest.raises(gymnasium.error.Error, match="Nope"):
+        gymnasium.make("fsmarena/Nope-v0")
+    with pytest.raises(FsmarenaError, match="unknown parameter 'hand'"):
+        gym_env("dtd", params={"hand": 3})
+
+
+def test_opponent_files_and_seats_are_checked(tmp_path):
+    path = tmp_path / "dtd-player.json"
+    save_player(FixedActionPlayer(0, "small_spoil"), get_game("dtd"), path)
+    assert gym_env("dtd", opponents=[str(path), "random"]).pool[0].label == "always-small_spoil"
+    with pytest.raises(FsmarenaError, match="for the game 'dtd', not 'vautour'"):
+        gym_env("vautour", opponents=str(path))
+    with pytest.raises(FsmarenaError, match="one-player game"):
+        gym_env("421", opponents="random")
+    with pytest.raises(FsmarenaError, match="seat must be 0..1"):
+        gym_env("dtd", seat=2)
+    with pytest.raises(FsmarenaError, match="turn-based"):
+        parallel_env("dtd")
+
+
+def test_missing_extra_is_a_clear_error():
+    code = (
+        "import sys; sys.modules['pettingzoo'] = None\n"
+        "try:\n    import games.environments\nexcept ImportError as e:\n    print(e)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "pip install 'fsmarena[envs]'" in out
