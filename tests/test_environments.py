@@ -197,7 +197,7 @@ def test_no_thread_outlives_its_game():
 def test_engine_errors_reach_the_caller():
     stepper = ThreadStepper(get_game("dtd"))
     stepper.start(np.random.default_rng(0))
-    with pytest.raises(Exception):
+    with pytest.raises(IndexError):
         stepper.answer(7)  # out of the engine's tables: its own error, raised here
     assert not stepper.running
 
