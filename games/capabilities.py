@@ -10,6 +10,9 @@ attribute by name:
 * :class:`SimultaneousMoves`: every turn the engine asks every seat, in seat order, with
   observations built before any answer of the turn is revealed (Stupide Vautour); the
   environments offer PettingZoo's parallel API for such games.
+* :class:`ZeroSumSolvable`: a two-player zero-sum game small enough to solve exactly (Stupide
+  Vautour with a small deck): its value, an equilibrium as a player, and the exploitability
+  of any player (its exact best response); ``fsmarena solve`` and ``fsmarena exploit``.
 * :class:`SegmentRewards`: the game is cut into segments (31: rounds) whose observations
   carry a segment number and the deciding seat's potential, so learners may be rewarded
   segment by segment (:mod:`rl.segments`, training option ``reward = "segment"``).
@@ -68,3 +71,19 @@ class SegmentRewards:
 class SimultaneousMoves:
     """A game whose seats move simultaneously: each turn ``decide`` is called for seats
     0, 1, ... in order, and no observation of the turn depends on another seat's answer."""
+
+
+class ZeroSumSolvable(ABC):
+    """A two-player zero-sum game solved exactly by backward induction over public states."""
+
+    #: the rewards the solution can be computed for (the first is the engine's own)
+    solve_rewards: tuple[str, ...] = ("wdl",)
+
+    @abstractmethod
+    def solve_equilibrium(self, reward: str = "wdl") -> tuple[float, Any]:
+        """The game's value for the first seat and an equilibrium as a player."""
+
+    @abstractmethod
+    def exploitability(self, player: Any, reward: str = "wdl") -> dict[str, Any]:
+        """The exact best-response value against ``player``, the equilibrium's value against
+        it and the exploitability (best response minus the game's value), JSON-ready."""

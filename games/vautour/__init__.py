@@ -9,7 +9,10 @@ from games.registry import GameEntry
 ENTRY = GameEntry(
     name="vautour",
     game="games.vautour.game:StupideVautour",
-    player_kinds={"vautour-builtin": "games.vautour.players:VautourBuiltin"},
+    player_kinds={
+        "vautour-builtin": "games.vautour.players:VautourBuiltin",
+        "vautour-equilibrium": "games.vautour.players:VautourEquilibrium",
+    },
     studies={"vautour": "games.vautour.study:load"},
     kernel="games.vautour.kernel",
 )

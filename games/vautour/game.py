@@ -35,7 +35,9 @@ opponent still holds, turn fraction, own score lead.  Encodings (FSM inputs): ``
 position), ``opp_last`` (the next seat's last bid: 0 none yet, 1 low, 2 middle, 3 high third),
 ``carry`` (1 when a carried pot is at stake), ``phase`` (0 early, 1 middle, 2 late third of the
 turns) and ``lead`` (0 behind the best opponent, 1 level, 2 ahead).  Further parts for strategies: ``hand``
-(bitmask), ``prize_value``, ``stake``, ``rank``.
+(bitmask), ``opp_hand`` (the next seat's hand: bids are revealed, so it is public),
+``prizes_left`` (bitmask of the deck positions still face down), ``prize_value``, ``stake``,
+``rank``.
 
 State spaces (``state``).  ``index`` is one of three tabular observations, all dense
 ``0 .. n_states - 1``:
@@ -118,7 +120,7 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from games.base import Game, Observation, Outcome, rewards_from_ranking
-from games.capabilities import SimultaneousMoves
+from games.capabilities import SimultaneousMoves, ZeroSumSolvable
 
 LOWEST, MEDIAN, HIGHEST, BID_RANK, RANK_UP, RANK_DOWN, RANDOM = range(7)
 ABSTRACT_NAMES = ("lowest", "median", "highest", "bid_rank", "rank_up", "rank_down", "random")
@@ -323,7 +325,7 @@ def _tables(cards: int, prizes: tuple[int, ...]) -> _Tables:
     return _Tables(cards, prizes)
 
 
-class StupideVautour(Game, SimultaneousMoves):
+class StupideVautour(Game, SimultaneousMoves, ZeroSumSolvable):
     """Stupide Vautour / Hol's der Geier; see the module docstring for rules, actions, engine."""
 
     name = "vautour"
@@ -445,6 +447,19 @@ class StupideVautour(Game, SimultaneousMoves):
 
         return bench_cases(self)
 
+    # ---- exact solution (two players, small decks: games.vautour.solver / exploit) ---------
+    solve_rewards = ("wdl", "points")
+
+    def solve_equilibrium(self, reward: str = "wdl"):
+        from games.vautour.exploit import solve_equilibrium
+
+        return solve_equilibrium(self, reward)
+
+    def exploitability(self, player, reward: str = "wdl"):
+        from games.vautour.exploit import exploitability
+
+        return exploitability(self, player, reward)
+
     # ---- engine ----------------------------------------------------------------------
     def play(
         self, n: int, rng: np.random.Generator, decide, prize_order: np.ndarray | None = None, trace: list | None = None
@@ -461,12 +476,14 @@ class StupideVautour(Game, SimultaneousMoves):
         last = [np.zeros(n, dtype=np.int64) for _ in range(P)]
         carry = np.zeros(n, dtype=np.int64)  # value of the carried pot (cancel rule)
         carried = np.zeros(n, dtype=np.int64)  # number of prize cards in it
+        left = np.full(n, t.full, dtype=np.int64)  # prizes still face down (bit = deck position)
         for turn in range(C):
             prize = order[turn]
             value = t.values[prize]
             stake = carry + value if cancel else value
+            left = left ^ (1 << prize)
             observations = [
-                self._observe(s, turn, prize, value, stake, carried, hands, points, last, n) for s in range(P)
+                self._observe(s, turn, prize, value, stake, carried, hands, points, last, n, left) for s in range(P)
             ]
             bids = []
             for seat in range(P):
@@ -514,7 +531,7 @@ class StupideVautour(Game, SimultaneousMoves):
             raise FsmarenaError("vautour: every row of prize_order must be a permutation of the prize deck")
         return np.ascontiguousarray(np.searchsorted(t.values, order).T)
 
-    def _observe(self, seat, turn, prize, value, stake, carried, hands, points, last, n) -> Observation:
+    def _observe(self, seat, turn, prize, value, stake, carried, hands, points, last, n, left=None) -> Observation:
         t, cfg = self.tables, self.config
         hand = hands[seat]
         opponent = last[(seat + 1) % cfg.players]
@@ -554,6 +571,8 @@ class StupideVautour(Game, SimultaneousMoves):
                 np.sign(points[seat] - np.max([points[s] for s in range(cfg.players) if s != seat], axis=0)) + 1
             ),
             hand=hand,
+            opp_hand=lambda: hands[(seat + 1) % cfg.players],
+            prizes_left=left,
             prize_value=value,
             stake=stake,
             rank=lambda: t.rank[prize],

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar
 
@@ -58,6 +59,11 @@ class Strategy:
     def choose(self, value: np.ndarray, deck: DeckInfo, rng: np.random.Generator) -> np.ndarray:
         raise NotImplementedError
 
+    def probabilities(self, value: np.ndarray, deck: DeckInfo) -> np.ndarray:
+        """The exact law of :meth:`choose`: ``(n, N_ABSTRACT)`` probabilities per game (for
+        exact best responses, :mod:`games.vautour.exploit`)."""
+        raise NotImplementedError
+
     def validate(self) -> None:
         """Raise FsmarenaError when a parameter is out of range (all are in [0, 1])."""
         for field in dataclasses.fields(self):
@@ -80,6 +86,9 @@ class ConstantBid(Strategy):
 
     def choose(self, value, deck, rng):
         return np.full(len(value), self.action, dtype=np.int64)
+
+    def probabilities(self, value, deck):
+        return _mix(len(value), (self.action, np.ones(len(value))))
 
 
 @dataclass(frozen=True)
@@ -120,6 +129,11 @@ class BonusCraving(Strategy):
         actions[high & _with_probability(self.p_high, len(value), rng)] = HIGHEST
         return actions
 
+    def probabilities(self, value, deck):
+        high = (value > 0) & (value >= self.high_bonus * deck.largest)
+        p = np.where(high, self.p_high, 0.0)
+        return _mix(len(value), (HIGHEST, p), (RANDOM, 1.0 - p))
+
 
 @dataclass(frozen=True)
 class NegativeAdverse(Strategy):
@@ -132,6 +146,11 @@ class NegativeAdverse(Strategy):
         actions = np.where(value < 0, HIGHEST, LOWEST).astype(np.int64)
         actions[~_with_probability(self.p, len(value), rng)] = RANDOM
         return actions
+
+    def probabilities(self, value, deck):
+        malus = np.where(value < 0, self.p, 0.0)
+        bonus = np.where(value < 0, 0.0, self.p)
+        return _mix(len(value), (HIGHEST, malus), (LOWEST, bonus), (RANDOM, np.full(len(value), 1.0 - self.p)))
 
 
 @dataclass(frozen=True)
@@ -148,6 +167,19 @@ class GetRidOfBadCards(Strategy):
         actions[minor & _with_probability(self.p_low, len(value), rng)] = LOWEST
         return actions
 
+    def probabilities(self, value, deck):
+        minor = np.abs(value) <= self.small * deck.largest_size
+        p = np.where(minor, self.p_low, 0.0)
+        return _mix(len(value), (LOWEST, p), (RANDOM, 1.0 - p))
+
+
+def _mix(n: int, *parts: tuple[int, np.ndarray]) -> np.ndarray:
+    """``(n, N_ABSTRACT)`` probabilities from (abstract action, probability per game) parts."""
+    out = np.zeros((n, N_ABSTRACT))
+    for action, p in parts:
+        out[:, action] += p
+    return out
+
 
 #: builtin name -> strategy class, in the order ``fsmarena games`` lists them
 STRATEGIES: dict[str, type[Strategy]] = {
@@ -155,7 +187,16 @@ STRATEGIES: dict[str, type[Strategy]] = {
 }
 
 
-class VautourBuiltin(Player):
+class KnownDistribution(ABC):
+    """A declared capability of a player: the exact probability of each action, given the
+    observation alone (no memory); :mod:`games.vautour.exploit` uses it for best responses."""
+
+    @abstractmethod
+    def action_probabilities(self, game: Any, obs: Any) -> np.ndarray:
+        """``(obs.n, game.n_actions)`` probabilities of the actions this player would choose."""
+
+
+class VautourBuiltin(Player, KnownDistribution):
     """One of the seed's strategies (see the module docstring) as a player."""
 
     kind = "vautour-builtin"
@@ -180,6 +221,13 @@ class VautourBuiltin(Player):
             actions = cards + (N_ABSTRACT - 1)
         return actions
 
+    def action_probabilities(self, game, obs):
+        values = game.tables.values
+        deck = DeckInfo(largest=int(values.max()), largest_size=int(np.abs(values).max()))
+        probs = np.zeros((obs.n, game.n_actions))
+        probs[:, :N_ABSTRACT] = self.strategy.probabilities(np.broadcast_to(obs.prize_value, (obs.n,)), deck)
+        return probs
+
     def to_dict(self) -> dict[str, Any]:
         return {"strategy": self.strategy.name, "params": dataclasses.asdict(self.strategy)}
 
@@ -203,3 +251,135 @@ class VautourBuiltin(Player):
 def builtin_factories() -> dict[str, Callable[[], Player]]:
     """``fsmarena`` builtin names -> factories (every strategy with its default parameters)."""
     return {name: functools.partial(VautourBuiltin, cls()) for name, cls in STRATEGIES.items()}
+
+
+class VautourEquilibrium(Player, KnownDistribution):
+    """An exact equilibrium of two-player Stupide Vautour (:mod:`games.vautour.solver`): at
+    every public state a mixed strategy over the cards in hand, drawn with the player's
+    random stream.  It reads its own and the opponent's hand, the prizes still face down, the
+    prize, the stake and the lead from the observation, so it plays in every action set with
+    concrete bids (``bids``, ``both``).
+
+    Saved as JSON with kind ``vautour-equilibrium``: the rules it was solved for (``cards``,
+    ``prizes``, ``tie_rule``, ``reward``) and the solved decisions, ``keys`` (canonical states,
+    one row of six integers each) with ``rows`` and ``columns`` (both seats' probabilities per
+    card of their hands in increasing order, padded with zeros to ``cards``).
+    """
+
+    kind = "vautour-equilibrium"
+
+    def __init__(self, solver: Any, label: str | None = None):
+        super().__init__(label or f"equilibrium-{solver.reward}")
+        self.solver = solver
+        self._cache: dict[tuple[int, ...], np.ndarray] = {}
+
+    def begin(self, game, n, members, rng):
+        self.check_game(game)
+        return None
+
+    def check_game(self, game: Any) -> None:
+        """Refuse a game other than the one solved (rules, two players, concrete bids)."""
+        cfg, mine = getattr(game, "config", None), self.solver.config
+        if getattr(game, "name", None) != "vautour" or cfg is None:
+            raise FsmarenaError("the equilibrium player plays Stupide Vautour only")
+        same = (cfg.players, cfg.cards, tuple(cfg.prizes), cfg.tie_rule) == (2, mine.cards, mine.prizes, mine.tie_rule)
+        if not same:
+            raise FsmarenaError(
+                f"this equilibrium was solved for 2 players, {mine.cards} cards, prizes {list(mine.prizes)}, "
+                f"tie_rule {mine.tie_rule}; the game has {cfg.players} players, {cfg.cards} cards, prizes "
+                f"{list(cfg.prizes)}, tie_rule {cfg.tie_rule}"
+            )
+        if cfg.action_set == "abstract":
+            raise FsmarenaError("the equilibrium player bids concrete cards: use action_set bids or both")
+
+    def act(self, obs, memory, rows, rng):
+        probs = self.card_probabilities(obs)
+        cumulative = np.cumsum(probs, axis=1)
+        draw = rng.random(obs.n)[:, None] * cumulative[:, -1:]
+        cards = 1 + np.minimum((cumulative <= draw).sum(axis=1), probs.shape[1] - 1)
+        return cards + (N_ABSTRACT - 1)
+
+    def card_probabilities(self, obs: Any) -> np.ndarray:
+        """``(obs.n, cards)`` probabilities of bidding card 1..cards in each game."""
+        solver = self.solver
+        cfg = solver.config
+        span = sum(solver.sizes)
+        n = obs.n
+        hand = np.broadcast_to(obs.hand, (n,))
+        other = np.broadcast_to(obs.opp_hand, (n,))
+        left = np.broadcast_to(obs.prizes_left, (n,))
+        prize = np.broadcast_to(obs.prize, (n,))
+        value = np.broadcast_to(obs.prize_value, (n,))
+        stake = np.broadcast_to(obs.stake, (n,))
+        pot = stake - value if solver.cancel else np.zeros(n, dtype=np.int64)
+        lead = np.rint((np.asarray(obs.features)[:, 8] - 0.5) * 2 * span).astype(np.int64)
+        out = np.zeros((n, cfg.cards))
+        for row in range(n):
+            key = (int(hand[row]), int(other[row]), int(left[row]), int(prize[row]), int(pot[row]), int(lead[row]))
+            found = self._cache.get(key)
+            if found is None:
+                found = np.zeros(cfg.cards)
+                for card, p in solver.strategy(*key).items():
+                    found[card - 1] = p
+                found /= found.sum()
+                self._cache[key] = found
+            out[row] = found
+        return out
+
+    def action_probabilities(self, game, obs):
+        probs = np.zeros((obs.n, game.n_actions))
+        probs[:, N_ABSTRACT:] = self.card_probabilities(obs)
+        return probs
+
+    def to_dict(self) -> dict[str, Any]:
+        solver, cards = self.solver, self.solver.config.cards
+        keys, rows, columns = [], [], []
+        for key, node in solver.nodes.items():
+            keys.append(list(key))
+            rows.append(_padded(node.row, cards))
+            columns.append(_padded(node.column, cards))
+        cfg = solver.config
+        return {
+            "reward": solver.reward,
+            "cards": cards,
+            "prizes": list(cfg.prizes),
+            "tie_rule": cfg.tie_rule,
+            "keys": keys,
+            "rows": rows,
+            "columns": columns,
+        }
+
+    @classmethod
+    def from_fields(cls, fields: Fields, game) -> "VautourEquilibrium":
+        from games.vautour.game import VautourConfig
+        from games.vautour.solver import Node, VautourSolver
+
+        cards = fields.int_in("cards", 1, 64)
+        prizes = fields.get("prizes", list)
+        config = VautourConfig(players=2, cards=cards, prizes=tuple(prizes), tie_rule=fields.get("tie_rule", str))
+        solver = VautourSolver(config, reward=fields.get("reward", str))
+        keys = fields.get("keys", list)
+        table = fields.int_array("keys", (len(keys), 6), -(2**40), 2**40) if keys else np.zeros((0, 6), np.int64)
+        rows = fields.float_array("rows", (len(table), cards), 0.0, 1.0)
+        columns = fields.float_array("columns", (len(table), cards), 0.0, 1.0)
+        span, hands = sum(solver.sizes), 1 << cards
+        limits = ((0, hands), (0, hands), (0, hands), (0, cards), (-span, span + 1), (-span, span + 1))
+        for column, (low, high) in enumerate(limits):
+            if len(table) and not (low <= table[:, column].min() and table[:, column].max() < high):
+                raise fields.fail(f"field 'keys': column {column} must be in [{low}, {high - 1}]")
+        for key, row, col in zip(table, rows, columns):
+            for probs, hand in ((row, key[0]), (col, key[1])):
+                size = bin(int(hand)).count("1")
+                if abs(probs[:size].sum() - 1.0) > 1e-6 or probs[size:].any():
+                    raise fields.fail("every strategy must be probabilities over the cards of its hand")
+            a, b, left, prize, pot, lead = (int(k) for k in key)
+            solver.nodes[(a, b, left, prize, pot, lead)] = Node(0.0, row[: bin(int(key[0])).count("1")], col)
+        player = cls(solver, label=fields.get("label", str, None))
+        player.check_game(game)
+        return player
+
+
+def _padded(probs: np.ndarray, size: int) -> list[float]:
+    out = [0.0] * size
+    out[: len(probs)] = [float(p) for p in probs]
+    return out
