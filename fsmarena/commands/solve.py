@@ -1,39 +1,51 @@
-"""``fsmarena solve GAME``: the exact optimum of a game whose model is known (421).
+"""``fsmarena solve GAME``: the exact solution of a game that declares it can be solved.
 
-Generic over games: a game qualifies when it exposes ``model()`` (its transition
-probabilities, an :class:`rl.mdp.TabularMDP`) and ``exact_optimum() -> (Fraction, table)``;
-it may add ``policy_rows(table)`` and ``policy_text(table)`` for a readable policy (otherwise
-every state's label and chosen action are listed).  Games without a model get a clear error.
+Dispatches on the game's declared capabilities:
+
+* :class:`games.capabilities.ExactModel` (421): the optimal expected score and the optimal
+  policy from the known transition model (``value``, ``value_fraction``, ``policy``);
+* :class:`games.capabilities.ZeroSumSolvable` (two-player Stupide Vautour with a small deck):
+  the game's value for the first seat under ``--reward`` and, with ``--out FILE``, the
+  equilibrium as a player file (usable by ``play``, ``tournament``, studies); the
+  equilibrium's own exploitability is reported as a check (0 up to rounding).
+
+Games with neither get a clear error.
 """
 
 from __future__ import annotations
 
+import time
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from fsmarena.commands._common import add_game, add_json, game_from_args, print_json
 from fsmarena.errors import FsmarenaError
 from games.base import Game
-from games.capabilities import ExactModel
+from games.capabilities import ExactModel, ZeroSumSolvable
 
 NAME = "solve"
-HELP = "exact optimal expected score and policy of a game whose model is known (421)"
+HELP = "exact solution: 421's optimal policy, two-player Stupide Vautour's equilibrium (small decks)"
 
 
 def add_arguments(parser) -> None:
     add_game(parser)
     add_json(parser)
+    parser.add_argument(
+        "--reward",
+        default=None,
+        help="zero-sum games: what the value is of, wdl (win/draw/loss, default) or points (point difference)",
+    )
+    parser.add_argument("--out", metavar="FILE", default=None, help="zero-sum games: write the equilibrium player")
 
 
 def solve(game: Game) -> dict[str, Any]:
-    """The optimum of ``game`` as a JSON-ready dict (``value``, ``value_fraction``, ``policy``)."""
+    """The optimum of a game with a known model as a JSON-ready dict (``value``,
+    ``value_fraction``, ``policy``)."""
     from games.base import config_to_dict
 
     if not isinstance(game, ExactModel):
-        raise FsmarenaError(
-            f"the game '{game.name}' has no known model to solve exactly "
-            "(solve needs known transition probabilities, as in 421)"
-        )
+        raise FsmarenaError(_unsolvable(game))
     value, table = game.exact_optimum()
     value = Fraction(value)
     policy = game.policy_rows(table)
@@ -47,8 +59,44 @@ def solve(game: Game) -> dict[str, Any]:
     }
 
 
+def _unsolvable(game: Game) -> str:
+    return (
+        f"the game '{game.name}' has no known model to solve exactly "
+        "(solve needs known transition probabilities, as in 421, or a small two-player zero-sum game)"
+    )
+
+
+def solve_zero_sum(game: Game, reward: str) -> tuple[dict[str, Any], Any]:
+    """Value, timing and the equilibrium's exploitability as a JSON-ready dict, and the
+    equilibrium player."""
+    from games.base import config_to_dict
+
+    if not isinstance(game, ZeroSumSolvable):
+        raise FsmarenaError(_unsolvable(game))
+    if reward not in game.solve_rewards:
+        raise FsmarenaError(f"unknown reward '{reward}' (known: {', '.join(game.solve_rewards)})")
+    start = time.perf_counter()
+    value, player = game.solve_equilibrium(reward)
+    seconds = time.perf_counter() - start
+    check = game.exploitability(player, reward)
+    return {
+        "game": game.name,
+        "parameters": config_to_dict(game.config),
+        "reward": reward,
+        "value": value,
+        "value_fraction": str(Fraction(value).limit_denominator(10**6)),
+        "decisions": len(player.solver.nodes),
+        "seconds": round(seconds, 3),
+        "equilibrium_exploitability": check["exploitability"],
+    }, player
+
+
 def run(args) -> int:
-    game = game_from_args(args)
+    game: Game = game_from_args(args)
+    if isinstance(game, ZeroSumSolvable):
+        return _run_zero_sum(game, args)
+    if args.out is not None or args.reward is not None:
+        raise FsmarenaError(f"--out and --reward are for two-player zero-sum games; {game.name} is not one")
     result = solve(game)
     if args.json:
         print_json(result)
@@ -56,5 +104,32 @@ def run(args) -> int:
     params = ", ".join(f"{k}={v}" for k, v in result["parameters"].items())
     print(f"{game.name} ({params}): optimal expected score {result['value_fraction']} = {result['value']:.6f}")
     print()
+    assert isinstance(game, ExactModel)  # solve() refused any other game
     print(game.policy_text(result["actions"]))
+    return 0
+
+
+def _run_zero_sum(game: Game, args) -> int:
+    from games.players import save_player
+
+    out = Path(args.out) if args.out else None
+    if out is not None and (not out.parent.is_dir() or out.is_dir()):
+        raise FsmarenaError(f"cannot write the player file {out}: its folder does not exist or it is a folder")
+    rewards = game.solve_rewards if isinstance(game, ZeroSumSolvable) else ("wdl",)
+    result, player = solve_zero_sum(game, args.reward or rewards[0])
+    if out is not None:
+        save_player(player, game, out)
+        result["out"] = str(out)
+    if args.json:
+        print_json(result)
+        return 0
+    params = ", ".join(f"{k}={v}" for k, v in result["parameters"].items())
+    print(f"{game.name} ({params})")
+    print(
+        f"  value for the first seat ({result['reward']}): {result['value_fraction']} = {result['value']:.9f}"
+        f"  ({result['decisions']:,} decisions solved in {result['seconds']:.1f} s)"
+    )
+    print(f"  exploitability of the equilibrium: {result['equilibrium_exploitability']:.2e}")
+    if out is not None:
+        print(f"  equilibrium player written to {out}")
     return 0
