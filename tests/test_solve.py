@@ -77,3 +77,12 @@ def test_solve_bad_input_is_one_clear_line(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
     assert err.startswith("fsmarena: error:") and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_solve_vautour_prints_the_value_and_the_equilibrium_check(capsys):
+    code, out, err = run(capsys, "solve", "vautour", "--param", "cards=3", "--param", "tie_rule=cancel")
+    assert code == 0 and err == ""
+    assert "value for the first seat (wdl): 0" in out and "exploitability of the equilibrium" in out
+    code, out, _ = run(capsys, "solve", "vautour", "--param", "cards=3", "--reward", "points", "--json")
+    data = json.loads(out)
+    assert data["reward"] == "points" and abs(data["value"]) < 1e-12 and abs(data["equilibrium_exploitability"]) < 1e-9

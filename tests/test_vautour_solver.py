@@ -348,3 +348,26 @@ def test_a_player_file_for_another_game_is_refused_and_nothing_is_written(capsys
     target = tmp_path / "never.json"
     code, out, err = run(capsys, "solve", "vautour", "--param", "cards=3", "--param", "players=3", "--out", str(target))
     assert code == 2 and not target.exists()
+
+
+# ---- the reduced study ---------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_small_study_measures_every_champion_exactly(tmp_path):
+    import csv
+
+    out = tmp_path / "study"
+    assert main(["study", "vautour-small", "--scale", "test", "--out", str(out), "--quiet"]) == 0
+    rows = list(csv.DictReader((out / "tables" / "exploitability_2p.csv").open()))
+    assert rows[0]["player"] == "equilibrium" and abs(float(rows[0]["exploitability"])) < 1e-9
+    game = get_game("vautour", {"cards": "5", "state": "buckets", "action_set": "both"})
+    champions = [r for r in rows if "/" in r["player"]]
+    assert len(champions) == 10
+    for row in champions[::3]:  # a champion's saved file, measured again, gives its number
+        family, replicate = row["player"].split("/")
+        player = load_player(out / "2-players" / "players" / family / f"{replicate}.json", game)
+        assert exploitability(game, player)["exploitability"] == pytest.approx(float(row["exploitability"]))
+        assert float(row["best_response_value"]) >= float(row["equilibrium_value"]) - 1e-9
+    assert "### Exploitability (2 players, exact)" in (out / "report.md").read_text()
+    assert (out / "figures" / "exploitability_2p.png").exists()

@@ -13,6 +13,6 @@ ENTRY = GameEntry(
         "vautour-builtin": "games.vautour.players:VautourBuiltin",
         "vautour-equilibrium": "games.vautour.players:VautourEquilibrium",
     },
-    studies={"vautour": "games.vautour.study:load"},
+    studies={"vautour": "games.vautour.study:load", "vautour-small": "games.vautour.study:load_small"},
     kernel="games.vautour.kernel",
 )

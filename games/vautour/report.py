@@ -575,6 +575,87 @@ class _Part:
         return lines
 
 
+def exploitability_section(rows: Sequence[dict], n: int, out: Path, figures: bool) -> str:
+    """Table (``tables/exploitability_<n>p.csv``), figure and text of the exact exploitability
+    of every champion, builtin and the equilibrium (two-player solvable games only)."""
+    write_text(out / "tables" / f"exploitability_{n}p.csv", to_csv(list(rows)))
+    paths = exploitability_figure(rows, out / "figures" / f"exploitability_{n}p") if figures else []
+    groups = list(dict.fromkeys(r["group"] for r in rows))
+    summary = []
+    for g in groups:
+        mine = [r for r in rows if r["group"] == g]
+        values = [r["exploitability"] for r in mine if r["exploitability"] is not None]
+        games = [r["games"] for r in mine]
+        summary.append(
+            [
+                f"**{g}**" if g == "equilibrium" else g,
+                str(len(mine)),
+                f"{float(np.median(games)):,.0f}",
+                f"{float(np.median(values)):.3f}" if values else "–",
+                f"{min(values):.3f} – {max(values):.3f}" if values else "–",
+                str(len(mine) - len(values)),
+            ]
+        )
+    return "\n".join(
+        [
+            f"### Exploitability ({n} players, exact)\n",
+            "How much an exact best response wins against each player (win/draw/loss, +1/0/-1), the game's "
+            "value being 0: 0 for the equilibrium, 1 for a player its best response beats in every game "
+            "(`fsmarena exploit`; `tables/exploitability_" + f"{n}p.csv`: every player, its best-response value, "
+            "the equilibrium's value against it). Games: games simulated by the champion's training (learners' "
+            "episodes, evolution's fitness games). Champions are measured at the end of training: no "
+            "intermediate players are stored.\n",
+            table(["group", "players", "median games", "median exploitability", "range", "too large"], summary),
+            "",
+            image(
+                paths,
+                out,
+                f"{n} players: exploitability of each champion against the games its training simulated; "
+                "dashed line: the equilibrium (0).",
+            ),
+            "",
+        ]
+    )
+
+
+def exploitability_figure(rows: Sequence[dict], stem: Path) -> list[Path]:
+    """Champions' exploitability against training games, one colour per family, the
+    equilibrium as a reference line and the builtins as dotted ones."""
+    from figures.style import COLUMN_WIDTH, color, plt, save, style
+
+    trained = [r for r in rows if r["games"] > 0 and r["exploitability"] is not None]
+    fixed = [r for r in rows if r["games"] == 0 and r["exploitability"] is not None and r["group"] != "equilibrium"]
+    families = list(dict.fromkeys(r["group"] for r in trained))
+    with style():
+        fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 2.6))
+        for k, family in enumerate(families):
+            mine = [r for r in trained if r["group"] == family]
+            ax.scatter(
+                [r["games"] for r in mine], [r["exploitability"] for r in mine], s=14, color=color(k), label=family
+            )
+        ax.axhline(0.0, color="black", linestyle="--", linewidth=0.8, label="equilibrium")
+        for r in fixed:
+            ax.axhline(r["exploitability"], color="0.6", linestyle=":", linewidth=0.6)
+        if fixed:  # name the least exploitable builtin only (the others' lines often coincide)
+            best = min(fixed, key=lambda r: r["exploitability"])
+            ax.annotate(
+                f"best builtin: {best['player']}",
+                (0.02, best["exploitability"]),
+                xycoords=("axes fraction", "data"),
+                fontsize=6,
+                va="bottom",
+            )
+        if trained:
+            from matplotlib.ticker import NullFormatter
+
+            ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("games simulated in training")
+        ax.set_ylabel("exploitability (win/draw/loss)")
+        ax.legend(loc="best", frameon=False)
+        return save(fig, stem)
+
+
 def write_vautour_report(
     study,
     scale: str,
@@ -583,8 +664,11 @@ def write_vautour_report(
     figures: bool,
     command: str,
     wall_seconds: float,
+    exploitability: Mapping[int, Sequence[dict]] | None = None,
 ) -> dict[str, Any]:
-    """Write the tables, figures and ``out/report.md``; return a JSON-ready summary."""
+    """Write the tables, figures and ``out/report.md``; return a JSON-ready summary (with the
+    exploitability section when the study's game is solvable)."""
+    exploitability = exploitability or {}
     parts = [_Part(study, data, analysis, result, out, figures) for data, analysis, result in results.values()]
     first = parts[0].data
     plan = first.plan
@@ -639,6 +723,8 @@ def write_vautour_report(
     ]
     for part in parts:
         text.append(part.section())
+        if part.n in exploitability:
+            text.append(exploitability_section(exploitability[part.n], part.n, out, figures))
     text += ["## Conclusions\n"]
     for part in parts:
         text += part.findings()
@@ -681,4 +767,5 @@ def write_vautour_report(
             for p in parts
         },
         "generalisation": {str(p.n): p.summary for p in parts},
+        "exploitability": {str(n): list(rows) for n, rows in exploitability.items()},
     }

@@ -41,6 +41,9 @@ from studies.runner import StudyData, champion_label, run_study
 from studies.stacks import Mixture
 
 DEFINITION = DEFINITIONS / "vautour.toml"
+#: the reduced two-player game the exact solution covers (every champion's exploitability)
+SMALL_DEFINITION = DEFINITIONS / "vautour_small.toml"
+EXPLOIT_FILE = "exploitability.json"
 MARKER = "vautour.json"
 #: spawn keys of the leagues' random streams: LEAGUE_KEY + number of players
 LEAGUE_KEY = 2**32 + 16
@@ -127,6 +130,74 @@ def load(path: Path = DEFINITION) -> VautourStudy:
             raise source.fail(f"scale '{scale}' needs a positive whole number 'league_games'")
         games[scale] = value
     return VautourStudy(base, tuple(players), reference, games)
+
+
+def load_small() -> VautourStudy:
+    """The reduced two-player study (``studies/vautour_small.toml``)."""
+    return load(SMALL_DEFINITION)
+
+
+# ---- exploitability (two players, a deck the exact solution covers) ---------------------------
+
+
+def solvable(game: Any) -> bool:
+    """Whether the exact solution covers this game (two players, a small enough deck)."""
+    from games.vautour.game import StupideVautour
+    from games.vautour.solver import MAX_SOLVE_CARDS
+
+    return isinstance(game, StupideVautour) and game.n_seats == 2 and game.config.cards <= MAX_SOLVE_CARDS
+
+
+def run_exploitability(data: StudyData, log: Callable[[str], None]) -> list[dict[str, Any]] | None:
+    """The exact exploitability (win/draw/loss) of every champion, every builtin of the panel
+    and the equilibrium, with the games each champion's training simulated; ``None`` when the
+    game is not solvable.  Cached in ``<folder>/raw/exploitability.json``."""
+    from fsmarena import progress
+
+    game: Any = data.game
+    plan = data.plan
+    if not solvable(game):
+        return None
+    path = data.out / "raw" / EXPLOIT_FILE
+    if path.exists():
+        try:
+            f = Fields(read_json(path, "exploitability file"), f"exploitability file {path}")
+            if f.get("fingerprint", str) == plan.fingerprint:
+                log("exploitability: reusing the computed values")
+                return list(f.get("rows", list))
+        except FsmarenaError:
+            pass
+    _, equilibrium = game.solve_equilibrium("wdl")
+    entrants: list[tuple[str, str, int, Any]] = [("equilibrium", "equilibrium", 0, equilibrium)]
+    for c in plan.competitors:
+        for rec in data.family(c.name):
+            entrants.append((champion_label(c.name, rec.replicate), c.label, int(rec.games), rec.player))
+    entrants += [(name, name, 0, resolve_player(name, game)) for name in plan.study.panel]
+    rows = []
+    log(f"exploitability of {len(entrants)} players (exact best responses)")
+    with progress.bar(len(entrants), "exploitability", "player") as bar:
+        for label, group, games, player in entrants:
+            start = time.perf_counter()
+            try:
+                result = game.exploitability(player, "wdl")
+                values = {k: result[k] for k in ("best_response_value", "equilibrium_value", "exploitability")}
+                note = ""
+            except FsmarenaError as exc:  # a tree too large for a player with memory
+                values = {"best_response_value": None, "equilibrium_value": None, "exploitability": None}
+                note = str(exc)
+            rows.append(
+                {
+                    "player": label,
+                    "group": group,
+                    "games": games,
+                    **values,
+                    "seconds": round(time.perf_counter() - start, 3),
+                    "note": note,
+                }
+            )
+            bar.update(1)
+    write_json(path, {"format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "rows": rows})
+    return rows
 
 
 # ---- the run ----------------------------------------------------------------------------------
@@ -249,6 +320,7 @@ def run_vautour(
     check_plans(plans)
     claim(out, study, scale, plans)
     results = {}
+    exploits: dict[int, list[dict[str, Any]]] = {}
     for n, plan in plans.items():
         log(f"{n} players: {len(plan.competitors)} competitors x {plan.replicates} replicates into {folder(out, n)}")
         data = run_study(plan, folder(out, n), jobs, log)
@@ -257,5 +329,10 @@ def run_vautour(
         analysis = analyse(data, figures=False)
         write_report(data, analysis, f"{command}  # the {n}-player part", None)
         results[n] = (data, analysis, run_league(data, study.league_games[scale], jobs, log))
+        rows = run_exploitability(data, log)
+        if rows is not None:
+            exploits[n] = rows
     log("tables, figures and report")
-    return write_vautour_report(study, scale, results, out, figures, command, time.perf_counter() - started)
+    return write_vautour_report(
+        study, scale, results, out, figures, command, time.perf_counter() - started, exploitability=exploits
+    )
