@@ -27,6 +27,7 @@ GAME_PACKAGES: tuple[str, ...] = (
     "games.dice421",
     "games.thirtyone",
     "games.vautour",
+    "games.goofspiel",
 )
 
 #: player kinds that serve every game: kind -> "module:Class"

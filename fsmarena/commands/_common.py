@@ -87,7 +87,9 @@ def jobs_count(text: str) -> int:
 
 def add_game(parser: argparse.ArgumentParser) -> None:
     """The GAME positional argument and repeatable ``--param key=value``."""
-    parser.add_argument("game", metavar="GAME", help="dtd, 421, thirtyone or vautour")
+    from games.registry import game_names
+
+    parser.add_argument("game", metavar="GAME", help=", ".join(game_names()))
     parser.add_argument(
         "--param",
         action="append",

@@ -1,0 +1,297 @@
+"""Goofspiel (the classic rules, as OpenSpiel plays them): simultaneous bids for prize cards.
+
+Rules.  Each of ``players`` (2-4) holds the bid cards ``1..cards`` (default 13).  The prize
+deck is ``1..cards``; ``points_order`` says in which order it is turned up: ``random`` (a
+fresh shuffle per game), ``descending`` (``cards`` first) or ``ascending``.  Each turn one
+prize is turned face up and every player bids one of its remaining cards at the same time.
+The single highest bid wins the prize; when two or more players share the highest bid the
+prize is discarded (no carry-over, and a lower bid never inherits it).  After ``cards`` turns
+a player's score is the sum of the prizes it won; the reward ranks the exact totals like every
+game of the toolkit (:func:`games.base.rewards_from_ranking`: +1 sole winner, 0 shared first
+place, -1 otherwise).
+
+Why it is not Stupide Vautour with a positive deck.  With two players the rules coincide
+(a matched bid leaves no unmatched one), and the tests check it game by game.  With three or
+more they differ: Stupide Vautour gives the prize to the highest *unmatched* bid (10, 10, 7:
+the 7 wins) while Goofspiel discards it whenever the highest bid is shared.
+
+Observations.  ``index`` is the exact own information when the prize order is fixed and the
+natural no-memory state otherwise: the prize on the table and the set of own remaining cards,
+``(prize - 1) * (2**cards - 1) + (hand_bits - 1)`` (bit ``c - 1`` for card ``c``; the empty
+hand never decides, so the range is dense): 106,483 states for 13 cards, 21 for 3.  Why this
+one: it is what a bid depends on in a one-shot view of the turn, it is exact for tiny decks
+(the tests' brute force) and a tabular learner fits it at the study's 5-8 cards; a whole-history
+state (opponent's hand, prizes left, score) would be ``cards``-fold larger per part.
+``features`` (all in [0, 1], for binary decision automata): prize, own lowest / mean / highest
+card, highest card any opponent still holds, turn fraction, own lead over the best opponent
+(scaled by the deck's total), share of the deck's points still face down.  Encodings (FSM
+inputs, small alphabets): ``prize`` (``cards`` values), ``opp_last`` (the next seat's last bid:
+0 none yet, then low / middle / high third), ``phase`` (early / middle / late third of the
+turns) and ``lead`` (0 behind the best opponent, 1 level, 2 ahead).  Further parts for
+strategies: ``prize_value``, ``hand`` (bitmask), ``opp_hand`` (the next seat's: bids are
+revealed, so it is public), ``prizes_left`` (bitmask of prize values still face down).
+
+Actions.  Action ``c - 1`` bids card ``c``; the legal mask allows the cards in hand.  A bid of
+a card no longer held is never trusted: the engine bids the nearest remaining card (ties
+down), so every card is bid exactly once whatever a player does.
+
+Simultaneous moves (:class:`games.capabilities.SimultaneousMoves`): each turn every seat is
+asked, in seat order, with an observation built before any bid of the turn is revealed.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+from games.base import Game, Observation, Outcome, rewards_from_ranking
+from games.capabilities import SimultaneousMoves
+
+POINTS_ORDERS = ("random", "descending", "ascending")
+FEATURE_NAMES = ("prize", "low", "mean", "high", "opp_high", "turn", "lead", "left")
+MAX_CARDS = 16
+MAX_PLAYERS = 4
+#: buckets of the ``opp_last`` encoding besides "no bid yet"
+OPP_BUCKETS = 3
+PHASES = 3
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class GoofspielConfig:
+    """Goofspiel rules: ``players`` (2-4), bid cards and prizes ``1..cards`` (1-16) and the
+    order the prizes are turned up (``random``, ``descending`` or ``ascending``)."""
+
+    players: int = 2
+    cards: int = 13
+    points_order: str = "random"
+
+    def __post_init__(self) -> None:
+        if not _is_int(self.players) or not 2 <= self.players <= MAX_PLAYERS:
+            raise FsmarenaError(f"goofspiel: players must be 2 to {MAX_PLAYERS}, got {self.players!r}")
+        if not _is_int(self.cards) or not 1 <= self.cards <= MAX_CARDS:
+            raise FsmarenaError(f"goofspiel: cards must be 1 to {MAX_CARDS}, got {self.cards!r}")
+        if self.points_order not in POINTS_ORDERS:
+            raise FsmarenaError(
+                f"goofspiel: unknown points_order '{self.points_order}' (known: {', '.join(POINTS_ORDERS)})"
+            )
+
+
+class Tables:
+    """Every hand-dependent rule as a lookup table over the ``2**cards`` hand bitmasks."""
+
+    def __init__(self, cards: int):
+        C, H = cards, 1 << cards
+        self.C, self.H, self.full = C, H, H - 1
+        hands = np.arange(H, dtype=np.int64)
+        values = np.arange(1, C + 1)
+        bits = ((hands[:, None] >> (values - 1)) & 1).astype(bool)  # (H, C)
+        self.mask = bits
+        self.popcount = bits.sum(axis=1).astype(np.int64)
+        cardsum = (bits * values).sum(axis=1)
+        self.lowest = np.where(bits.any(axis=1), bits.argmax(axis=1) + 1, 0).astype(np.int64)
+        self.highest = np.where(bits.any(axis=1), C - bits[:, ::-1].argmax(axis=1), 0).astype(np.int64)
+        self.mean = cardsum / np.maximum(self.popcount, 1)
+        # nearest[h, t]: the held card nearest to target t (1..C), ties towards the lower card
+        self.nearest = np.zeros((H, C + 1), dtype=np.int64)
+        for target in range(1, C + 1):
+            key = np.where(bits, 2 * np.abs(values - target) + (values > target), 4 * C + 4)
+            self.nearest[:, target] = key.argmin(axis=1) + 1
+        # prize points of a bitmask of prize values (prizes_left)
+        self.points = (bits * values).sum(axis=1).astype(np.int64)
+        self.bucket = np.zeros(C + 1, dtype=np.int64)
+        self.bucket[1:] = 1 + np.minimum(OPP_BUCKETS - 1, (OPP_BUCKETS * (values - 1)) // C)
+
+    def legal_card(self, action: np.ndarray, hand: np.ndarray) -> np.ndarray:
+        """The card each action bids: card ``action + 1`` if held, else the nearest held card."""
+        card = action + 1
+        held = ((hand >> action) & 1).astype(bool)
+        return np.where(held, card, self.nearest[hand, card])
+
+
+@functools.lru_cache(maxsize=8)
+def tables(cards: int) -> Tables:
+    """Tables depend on the number of cards only (shared by every player count and order)."""
+    return Tables(cards)
+
+
+def fixed_order(cards: int, points_order: str) -> np.ndarray | None:
+    """The prize values in turn order for a fixed ``points_order``; ``None`` for random."""
+    if points_order == "descending":
+        return np.arange(cards, 0, -1)
+    if points_order == "ascending":
+        return np.arange(1, cards + 1)
+    return None
+
+
+def award(bids: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Winning seat of every game and whether the prize was won: the single highest bid; a
+    shared highest bid discards the prize."""
+    stacked = np.stack(bids)
+    best = stacked.max(axis=0)
+    at_best = stacked == best
+    return at_best.argmax(axis=0).astype(np.int64), at_best.sum(axis=0) == 1
+
+
+class Goofspiel(Game, SimultaneousMoves):
+    """Goofspiel; see the module docstring for rules, observations and actions."""
+
+    name = "goofspiel"
+    title = "Goofspiel (2-4 players, simultaneous bids for prizes 1..n, ties discard the prize)"
+    Config = GoofspielConfig
+    feature_names = FEATURE_NAMES
+
+    def __init__(self, config: GoofspielConfig | None = None):
+        super().__init__(config)
+        self.tables = tables(self.config.cards)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (self.__class__, (self.config,))
+
+    @property
+    def n_seats(self) -> int:
+        return int(self.config.players)
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        return tuple(f"bid_{c}" for c in range(1, self.config.cards + 1))
+
+    @property
+    def n_states(self) -> int:
+        return int(self.config.cards * self.tables.full)
+
+    @property
+    def encodings(self) -> dict[str, int]:
+        return {"prize": self.config.cards, "opp_last": OPP_BUCKETS + 1, "phase": PHASES, "lead": 3}
+
+    def encoding_label(self, name: str, value: int) -> str:
+        """Readable value of an encoding (FSM input labels in figures)."""
+        if name == "prize":
+            return f"prize {value + 1}"
+        names = {
+            "opp_last": ("opp none", "opp low", "opp mid", "opp high"),
+            "phase": ("early", "middle", "late"),
+            "lead": ("behind", "level", "ahead"),
+        }
+        return names[name][value]
+
+    def state_label(self, index: int) -> str:
+        index = int(index)
+        if not 0 <= index < self.n_states:
+            raise FsmarenaError(f"goofspiel: no state {index} (states are 0..{self.n_states - 1})")
+        prize, bits = divmod(index, self.tables.full)
+        hand = [c for c in range(1, self.config.cards + 1) if (bits + 1) >> (c - 1) & 1]
+        return f"prize {prize + 1}, hand {' '.join(map(str, hand))}"
+
+    def builtin_players(self) -> dict[str, Callable[[], Any]]:
+        from games.goofspiel.players import builtin_factories
+
+        return builtin_factories()
+
+    # ---- engine ----------------------------------------------------------------------
+    def play(
+        self,
+        n: int,
+        rng: np.random.Generator,
+        decide: Any,
+        prize_order: np.ndarray | None = None,
+        trace: list | None = None,
+    ) -> Outcome:
+        """Play ``n`` games.  ``prize_order`` (``(n, cards)``, each row a permutation of
+        ``1..cards``) scripts the prizes; ``trace`` collects one dict per turn (prize, bids,
+        winner or -1, points) — both for tests."""
+        t, P, C = self.tables, self.n_seats, self.config.cards
+        order = self.prize_values(n, rng, prize_order)
+        hands = [np.full(n, t.full, dtype=np.int64) for _ in range(P)]
+        points = [np.zeros(n, dtype=np.int64) for _ in range(P)]
+        last = [np.zeros(n, dtype=np.int64) for _ in range(P)]
+        left = np.full(n, t.full, dtype=np.int64)
+        for turn in range(C):
+            value = order[turn]
+            left = left ^ (1 << (value - 1))
+            observations = [self._observe(s, turn, value, hands, points, last, left, n) for s in range(P)]
+            bids = [self._bid(seat, decide(seat, observations[seat], None), hands[seat], n) for seat in range(P)]
+            winner, won = award(bids)
+            points = [points[s] + np.where(won & (winner == s), value, 0) for s in range(P)]
+            hands = [hands[s] ^ (1 << (bids[s] - 1)) for s in range(P)]
+            last = bids
+            if trace is not None:
+                trace.append(
+                    {
+                        "turn": turn,
+                        "prize": value,
+                        "bids": np.stack(bids, axis=1),
+                        "winner": np.where(won, winner, -1),
+                        "points": np.stack(points, axis=1),
+                    }
+                )
+        totals = np.stack(points, axis=1)
+        return Outcome(scores=totals.astype(float), rewards=rewards_from_ranking(totals))
+
+    def _bid(self, seat: int, chosen: Any, hand: np.ndarray, n: int) -> np.ndarray:
+        actions = np.asarray(chosen)
+        if actions.shape != (n,):
+            raise FsmarenaError(f"goofspiel: seat {seat} gave {actions.shape} actions for {n} games")
+        if n and (actions.min() < 0 or actions.max() >= self.n_actions):
+            raise FsmarenaError(f"goofspiel: seat {seat} chose an action out of range 0..{self.n_actions - 1}")
+        return self.tables.legal_card(actions.astype(np.int64, copy=False), hand)
+
+    def prize_values(self, n: int, rng: np.random.Generator, prize_order: Any = None) -> np.ndarray:
+        """``(cards, n)`` prize values in turn order, one column per game."""
+        C = self.config.cards
+        if prize_order is not None:
+            order = np.asarray(prize_order)
+            if order.shape != (n, C) or order.dtype.kind not in "iu":
+                raise FsmarenaError(f"goofspiel: prize_order must be ({n}, {C}) whole numbers")
+            if not np.array_equal(np.sort(order, axis=1), np.broadcast_to(np.arange(1, C + 1), (n, C))):
+                raise FsmarenaError("goofspiel: every row of prize_order must be a permutation of 1..cards")
+            return np.ascontiguousarray(order.T.astype(np.int64))
+        fixed = fixed_order(C, self.config.points_order)
+        if fixed is not None:
+            return np.repeat(fixed[:, None], n, axis=1).astype(np.int64)
+        return np.argsort(rng.random((C, n)), axis=0) + 1
+
+    def _observe(self, seat, turn, value, hands, points, last, left, n) -> Observation:
+        t, P, C = self.tables, self.n_seats, self.config.cards
+        hand = hands[seat]
+        others = [s for s in range(P) if s != seat]
+
+        def lead() -> np.ndarray:
+            return points[seat] - np.max([points[s] for s in others], axis=0)
+
+        def features() -> np.ndarray:
+            total = C * (C + 1) // 2
+            out = np.empty((n, len(FEATURE_NAMES)))
+            out[:, 0] = value / C
+            out[:, 1] = t.lowest[hand] / C
+            out[:, 2] = t.mean[hand] / C
+            out[:, 3] = t.highest[hand] / C
+            out[:, 4] = np.max([t.highest[hands[s]] for s in others], axis=0) / C
+            out[:, 5] = turn / (C - 1) if C > 1 else 0.0
+            out[:, 6] = 0.5 + 0.5 * np.clip(lead() / total, -1.0, 1.0)
+            out[:, 7] = t.points[left] / total
+            return out
+
+        return Observation(
+            n,
+            self.n_actions,
+            index=lambda: (value - 1) * t.full + (hand - 1),
+            features=features,
+            mask=lambda: np.take(t.mask, hand, axis=0),
+            step=turn,
+            prize=value - 1,
+            prize_value=value,
+            opp_last=lambda: t.bucket[last[(seat + 1) % P]],
+            phase=PHASES * turn // C,
+            lead=lambda: np.sign(lead()) + 1,
+            hand=hand,
+            opp_hand=lambda: hands[(seat + 1) % P],
+            prizes_left=left,
+        )

@@ -1,0 +1,325 @@
+"""Goofspiel: the batched engine against the plain loop (games.goofspiel.reference) on the same
+scripted prize orders and bids, against Stupide Vautour where the rules coincide, observation
+invariants, the builtins, bad input and every command at tiny budgets."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fsmarena.errors import FsmarenaError
+from games import get_game
+from games.goofspiel import reference
+from games.goofspiel.game import Goofspiel, GoofspielConfig
+from games.vautour.game import N_ABSTRACT, StupideVautour, VautourConfig
+from tests.cli_helpers import run_cli
+
+
+def scripted(game: Goofspiel, bids: np.ndarray, orders: np.ndarray):
+    """Play ``bids[g, turn, seat]`` (cards, possibly already played) on the prize ``orders``."""
+    n = len(orders)
+    trace: list = []
+
+    def decide(seat, obs, rows):
+        return bids[:, obs.step, seat] - 1
+
+    outcome = game.play(n, np.random.default_rng(0), decide, prize_order=orders, trace=trace)
+    return outcome, trace
+
+
+def random_script(rng: np.random.Generator, n: int, players: int, cards: int):
+    orders = np.argsort(rng.random((n, cards)), axis=1) + 1
+    bids = rng.integers(1, cards + 1, size=(n, cards, players))
+    return orders, bids
+
+
+def reference_game(players: int, cards: int, order, bids) -> dict:
+    choosers = [lambda seat, turn, prize, hand, points: int(bids[turn][seat])] * players
+    return reference.play_one(players, cards, [int(p) for p in order], choosers)
+
+
+@settings(max_examples=40, deadline=None)
+@given(players=st.integers(2, 4), cards=st.integers(1, 7), seed=st.integers(0, 2**31))
+def test_engine_equals_reference_game_by_game(players, cards, seed):
+    n = 30
+    rng = np.random.default_rng(seed)
+    orders, bids = random_script(rng, n, players, cards)
+    game = Goofspiel(GoofspielConfig(players=players, cards=cards))
+    outcome, trace = scripted(game, bids, orders)
+    for g in range(n):
+        expected = reference_game(players, cards, orders[g], bids[g])
+        for turn, step in enumerate(trace):
+            assert step["prize"][g] == expected["turns"][turn]["prize"]
+            assert list(step["bids"][g]) == expected["turns"][turn]["bids"]
+            assert step["winner"][g] == expected["turns"][turn]["winner"]
+        assert list(outcome.scores[g]) == expected["points"]
+        assert list(outcome.rewards[g]) == expected["rewards"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(players=st.integers(2, 4), cards=st.integers(1, 8), seed=st.integers(0, 2**31))
+def test_every_card_bid_once_and_points_conserved(players, cards, seed):
+    """Invariants: each seat bids each card exactly once; won points plus discarded prizes
+    are the deck's total; two players' rewards sum to zero."""
+    rng = np.random.default_rng(seed)
+    orders, bids = random_script(rng, 20, players, cards)
+    outcome, trace = scripted(Goofspiel(GoofspielConfig(players=players, cards=cards)), bids, orders)
+    played = np.stack([step["bids"] for step in trace], axis=1)  # (n, turns, seats)
+    assert (np.sort(played, axis=1) == np.arange(1, cards + 1)[None, :, None]).all()
+    discarded = sum(np.where(step["winner"] < 0, step["prize"], 0) for step in trace)
+    assert np.array_equal(outcome.scores.sum(axis=1) + discarded, np.full(20, cards * (cards + 1) // 2))
+    if players == 2:
+        assert (outcome.rewards.sum(axis=1) == 0).all()
+
+
+@pytest.mark.parametrize("cards", [1, 3, 6, 13])
+def test_two_players_equal_stupide_vautour_with_positive_prizes(cards):
+    """With two players, prizes 1..n and the seed tie rule (a matched bid discards the prize),
+    Stupide Vautour is Goofspiel: same bids, same winners, same points."""
+    rng = np.random.default_rng(cards)
+    orders, bids = random_script(rng, 200, 2, cards)
+    goof, goof_trace = scripted(Goofspiel(GoofspielConfig(cards=cards)), bids, orders)
+    vautour = StupideVautour(VautourConfig(cards=cards, prizes=tuple(range(1, cards + 1)), tie_rule="seed"))
+
+    def decide(seat, obs, rows):
+        return bids[:, obs.step, seat] + (N_ABSTRACT - 1)
+
+    vtrace: list = []
+    vout = vautour.play(200, np.random.default_rng(0), decide, prize_order=orders, trace=vtrace)
+    assert np.array_equal(goof.scores, vout.scores) and np.array_equal(goof.rewards, vout.rewards)
+    for a, b in zip(goof_trace, vtrace):
+        assert np.array_equal(a["bids"], b["bids"]) and np.array_equal(a["winner"], b["winner"])
+
+
+def test_three_players_differ_from_stupide_vautour():
+    """Why the cross-check stops at two players: bids 3, 3, 2 on prize 3 give Stupide Vautour's
+    prize to the unmatched 2, while Goofspiel discards it."""
+    order = np.array([[3, 2, 1]])
+    bids = np.array([[[3, 3, 2], [2, 1, 3], [1, 2, 1]]])
+    goof, trace = scripted(Goofspiel(GoofspielConfig(players=3, cards=3)), bids, order)
+    assert trace[0]["winner"][0] == -1
+    vautour = StupideVautour(VautourConfig(players=3, cards=3, prizes=(1, 2, 3)))
+    vtrace: list = []
+    vautour.play(1, np.random.default_rng(0), lambda s, o, r: bids[:, o.step, s] + 6, prize_order=order, trace=vtrace)
+    assert vtrace[0]["winner"][0] == 2
+
+
+@pytest.mark.parametrize("order, expected", [("descending", [4, 3, 2, 1]), ("ascending", [1, 2, 3, 4])])
+def test_fixed_points_order(order, expected):
+    game = Goofspiel(GoofspielConfig(cards=4, points_order=order))
+    trace: list = []
+    game.play(5, np.random.default_rng(1), lambda s, o, r: np.zeros(5, dtype=np.int64), trace=trace)
+    assert [int(step["prize"][0]) for step in trace] == expected
+    assert all((step["prize"] == step["prize"][0]).all() for step in trace)
+
+
+def test_random_order_is_a_uniform_shuffle():
+    game = Goofspiel(GoofspielConfig(cards=3))
+    trace: list = []
+    n = 60_000
+    game.play(n, np.random.default_rng(2), lambda s, o, r: np.zeros(n, dtype=np.int64), trace=trace)
+    first = trace[0]["prize"]
+    shares = np.bincount(first, minlength=4)[1:] / n
+    assert np.allclose(shares, 1 / 3, atol=0.01)
+
+
+def test_observations_match_the_documented_numbering():
+    """Index, mask and encodings read back the state the reference keeps, for every decision."""
+    cards, players = 5, 3
+    game = Goofspiel(GoofspielConfig(players=players, cards=cards))
+    rng = np.random.default_rng(3)
+    orders, bids = random_script(rng, 50, players, cards)
+    seen: list = []
+
+    def decide(seat, obs, rows):
+        seen.append((seat, obs.step, obs.index, obs.mask, obs.prize_value, obs.features, obs.lead, obs.opp_last))
+        return bids[:, obs.step, seat] - 1
+
+    trace: list = []
+    game.play(50, rng, decide, prize_order=orders, trace=trace)
+    for seat, turn, index, mask, prize, features, lead, opp_last in seen:
+        played = [step["bids"][:, seat] for step in trace[:turn]]
+        for g in range(50):
+            hand = [c for c in range(1, cards + 1) if all(p[g] != c for p in played)]
+            bits = sum(1 << (c - 1) for c in hand)
+            assert index[g] == (prize[g] - 1) * (2**cards - 1) + bits - 1
+            assert list(np.flatnonzero(mask[g]) + 1) == hand
+        assert (0 <= index).all() and (index < game.n_states).all()
+        assert features.shape == (50, len(game.feature_names)) and (0 <= features).all() and (features <= 1).all()
+        assert set(np.unique(lead)) <= {0, 1, 2} and set(np.unique(opp_last)) <= {0, 1, 2, 3}
+        assert (opp_last == 0).all() == (turn == 0)
+
+
+def test_state_labels_cover_the_index_range():
+    game = Goofspiel(GoofspielConfig(cards=3))
+    labels = {game.state_label(i) for i in range(game.n_states)}
+    assert len(labels) == game.n_states == 21
+    with pytest.raises(FsmarenaError):
+        game.state_label(game.n_states)
+
+
+@pytest.mark.parametrize(
+    "name, rule", [("match", reference.match), ("upbid", reference.upbid), ("max", reference.highest)]
+)
+def test_builtins_play_their_rule_in_words(name, rule):
+    """Each builtin bids what the reference's plain rule bids, against scripted opponents."""
+    cards = 7
+    game = Goofspiel(GoofspielConfig(cards=cards))
+    rng = np.random.default_rng(5)
+    orders, bids = random_script(rng, 100, 2, cards)
+    player = game.builtin_players()[name]()
+    memory = player.begin(game, 100, None, rng)
+
+    def decide(seat, obs, rows):
+        return player.act(obs, memory, rows, rng) if seat == 0 else bids[:, obs.step, 1] - 1
+
+    trace: list = []
+    game.play(100, rng, decide, prize_order=orders, trace=trace)
+    for g in range(100):
+        expected = reference.play_one(
+            2, cards, list(orders[g]), [rule, lambda s, t, p, h, pts, g=g: int(bids[g][t][1])]
+        )
+        assert [int(step["bids"][g, 0]) for step in trace] == [t["bids"][0] for t in expected["turns"]]
+
+
+def test_upbid_takes_every_prize_but_the_top_from_match():
+    """Derived from the rules: upbid tops match's bid on every prize below n and loses only n."""
+    cards = 13
+    game = Goofspiel(GoofspielConfig(cards=cards))
+    players = game.builtin_players()
+    up, match = players["upbid"](), players["match"]()
+    rng = np.random.default_rng(6)
+    memories = [up.begin(game, 200, None, rng), match.begin(game, 200, None, rng)]
+    out = game.play(200, rng, lambda s, o, r: (up, match)[s].act(o, memories[s], r, rng))
+    assert (out.scores[:, 0] == cards * (cards + 1) // 2 - cards).all() and (out.scores[:, 1] == cards).all()
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"players": "1"}, {"players": "5"}, {"cards": "0"}, {"cards": "17"}, {"points_order": "sideways"}, {"deck": "3"}],
+)
+def test_bad_rules_are_one_clear_error(params):
+    with pytest.raises(FsmarenaError):
+        get_game("goofspiel", params)
+
+
+def test_bad_actions_are_refused():
+    game = Goofspiel(GoofspielConfig(cards=3))
+    with pytest.raises(FsmarenaError, match="out of range"):
+        game.play(2, np.random.default_rng(0), lambda s, o, r: np.full(2, 3))
+    with pytest.raises(FsmarenaError, match="permutation"):
+        game.play(1, np.random.default_rng(0), lambda s, o, r: np.zeros(1, int), prize_order=np.array([[1, 1, 2]]))
+
+
+# ---- the commands ------------------------------------------------------------------------------
+
+
+def test_cli_play(capsys):
+    code, out, _ = run_cli(capsys, "play", "goofspiel", "upbid", "match", "--games", 200, "--quiet", "--json")
+    assert code == 0
+    assert json.loads(out)["win"] == 1.0
+
+
+def test_cli_tournament(capsys, tmp_path):
+    code, _, err = run_cli(
+        capsys,
+        "tournament",
+        "goofspiel",
+        "random",
+        "match",
+        "upbid",
+        "--games",
+        50,
+        "--quiet",
+        "--param",
+        "cards=5",
+        "--out",
+        tmp_path / "t",
+    )
+    assert code == 0, err
+    assert (tmp_path / "t" / "tournament.json").exists()
+
+
+def test_cli_evolve_and_play_the_champion(capsys, tmp_path):
+    code, _, err = run_cli(
+        capsys,
+        "evolve",
+        "goofspiel",
+        "--param",
+        "cards=5",
+        "--genome",
+        "fsm",
+        "--protocol",
+        "panel",
+        "--panel",
+        "match",
+        "upbid",
+        "--generations",
+        2,
+        "--population",
+        6,
+        "--games-per-pair",
+        4,
+        "--quiet",
+        "--out",
+        tmp_path / "e",
+    )
+    assert code == 0, err
+    code, _, err = run_cli(
+        capsys,
+        "play",
+        "goofspiel",
+        tmp_path / "e" / "best.json",
+        "match",
+        "--param",
+        "cards=5",
+        "--games",
+        50,
+        "--quiet",
+    )
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("algo", ["mc", "q-learning"])
+def test_cli_train(capsys, tmp_path, algo):
+    code, _, err = run_cli(
+        capsys,
+        "train",
+        "goofspiel",
+        "--param",
+        "cards=4",
+        "--algo",
+        algo,
+        "--episodes",
+        500,
+        "--opponent",
+        "match",
+        "--eval-games",
+        100,
+        "--quiet",
+        "--out",
+        tmp_path / algo,
+    )
+    assert code == 0, err
+    assert (tmp_path / algo / "policy.json").exists()
+
+
+def test_cli_bad_param_exits_2_and_writes_nothing(capsys, tmp_path):
+    code, _, err = run_cli(
+        capsys, "tournament", "goofspiel", "random", "match", "--param", "players=9", "--quiet", "--out", tmp_path / "t"
+    )
+    assert code == 2 and err.count("\n") == 1 and "players" in err
+    assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.slow
+def test_cli_study_test_scale(capsys, tmp_path):
+    code, _, err = run_cli(
+        capsys, "study", "studies/goofspiel.toml", "--scale", "test", "--no-figures", "--quiet", "--out", tmp_path / "s"
+    )
+    assert code == 0, err
+    assert any((tmp_path / "s").iterdir())
