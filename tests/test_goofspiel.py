@@ -127,10 +127,12 @@ def test_random_order_is_a_uniform_shuffle():
     assert np.allclose(shares, 1 / 3, atol=0.01)
 
 
-def test_observations_match_the_documented_numbering():
+@pytest.mark.parametrize("state, clip", [("no-memory", None), ("with-score", None), ("with-score", 4)])
+def test_observations_match_the_documented_numbering(state, clip):
     """Index, mask and encodings read back the state the reference keeps, for every decision."""
     cards, players = 5, 3
-    game = Goofspiel(GoofspielConfig(players=players, cards=cards))
+    game = Goofspiel(GoofspielConfig(players=players, cards=cards, state=state, score_clip=clip))
+    radix = 1 if state == "no-memory" else 2 * game.config.lead_clip + 1
     rng = np.random.default_rng(3)
     orders, bids = random_script(rng, 50, players, cards)
     seen: list = []
@@ -146,7 +148,10 @@ def test_observations_match_the_documented_numbering():
         for g in range(50):
             hand = [c for c in range(1, cards + 1) if all(p[g] != c for p in played)]
             bits = sum(1 << (c - 1) for c in hand)
-            assert index[g] == (prize[g] - 1) * (2**cards - 1) + bits - 1
+            points = trace[turn - 1]["points"][g] if turn else np.zeros(players, dtype=np.int64)
+            ahead = points[seat] - max(points[s] for s in range(players) if s != seat)
+            lead_part = 0 if radix == 1 else min(max(ahead, -(radix // 2)), radix // 2) + radix // 2
+            assert index[g] == ((prize[g] - 1) * (2**cards - 1) + bits - 1) * radix + lead_part
             assert list(np.flatnonzero(mask[g]) + 1) == hand
         assert (0 <= index).all() and (index < game.n_states).all()
         assert features.shape == (50, len(game.feature_names)) and (0 <= features).all() and (features <= 1).all()
@@ -154,10 +159,11 @@ def test_observations_match_the_documented_numbering():
         assert (opp_last == 0).all() == (turn == 0)
 
 
-def test_state_labels_cover_the_index_range():
-    game = Goofspiel(GoofspielConfig(cards=3))
+@pytest.mark.parametrize("state, states", [("no-memory", 3 * 7), ("with-score", 3 * 7 * 13)])
+def test_state_labels_cover_the_index_range(state, states):
+    game = Goofspiel(GoofspielConfig(cards=3, state=state))
     labels = {game.state_label(i) for i in range(game.n_states)}
-    assert len(labels) == game.n_states == 21
+    assert len(labels) == game.n_states == states
     with pytest.raises(FsmarenaError):
         game.state_label(game.n_states)
 
@@ -200,7 +206,18 @@ def test_upbid_takes_every_prize_but_the_top_from_match():
 
 @pytest.mark.parametrize(
     "params",
-    [{"players": "1"}, {"players": "5"}, {"cards": "0"}, {"cards": "17"}, {"points_order": "sideways"}, {"deck": "3"}],
+    [
+        {"players": "1"},
+        {"players": "5"},
+        {"cards": "0"},
+        {"cards": "17"},
+        {"points_order": "sideways"},
+        {"deck": "3"},
+        {"state": "everything"},
+        {"score_clip": "3"},
+        {"state": "with-score", "score_clip": "0"},
+        {"state": "with-score", "cards": "16"},
+    ],
 )
 def test_bad_rules_are_one_clear_error(params):
     with pytest.raises(FsmarenaError):

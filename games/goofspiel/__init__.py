@@ -12,4 +12,5 @@ ENTRY = GameEntry(
     game="games.goofspiel.game:Goofspiel",
     player_kinds={"goofspiel-builtin": "games.goofspiel.players:GoofspielBuiltin"},
     studies={"goofspiel": "goofspiel.toml"},
+    kernel="games.goofspiel.kernel",
 )

@@ -20,8 +20,17 @@ natural no-memory state otherwise: the prize on the table and the set of own rem
 ``(prize - 1) * (2**cards - 1) + (hand_bits - 1)`` (bit ``c - 1`` for card ``c``; the empty
 hand never decides, so the range is dense): 106,483 states for 13 cards, 21 for 3.  Why this
 one: it is what a bid depends on in a one-shot view of the turn, it is exact for tiny decks
-(the tests' brute force) and a tabular learner fits it at the study's 5-8 cards; a whole-history
-state (opponent's hand, prizes left, score) would be ``cards``-fold larger per part.
+and a tabular learner fits it at the study's 6 cards; a whole-history state (opponent's hand,
+prizes left, score) would be ``cards``-fold larger per part.
+
+``state = "with-score"`` adds the player's lead over the best opponent, clipped to
+``-score_clip .. +score_clip`` (unset: the deck's total, i.e. exact):
+``no_memory * (2 * clip + 1) + lead + clip``.  Why: with only the final win/loss as reward,
+a bootstrapping learner (SARSA, Q-learning) on the no-memory state cannot tell a won game
+from a lost one before the end; measured with 5 cards, 100,000 games against ``match``,
+Q-learning won 9-22% of its games with the no-memory state (Monte Carlo, which does not
+bootstrap, beat it in every game) and 100% with ``with-score`` (SARSA too, step 0.05).
+Tables beyond 4,000,000 states are refused.
 ``features`` (all in [0, 1], for binary decision automata): prize, own lowest / mean / highest
 card, highest card any opponent still holds, turn fraction, own lead over the best opponent
 (scaled by the deck's total), share of the deck's points still face down.  Encodings (FSM
@@ -52,6 +61,9 @@ from games.base import Game, Observation, Outcome, rewards_from_ranking
 from games.capabilities import SimultaneousMoves
 
 POINTS_ORDERS = ("random", "descending", "ascending")
+STATES = ("no-memory", "with-score")
+#: ``with-score`` tables beyond this many states are refused (set a smaller score_clip)
+MAX_STATES = 4_000_000
 FEATURE_NAMES = ("prize", "low", "mean", "high", "opp_high", "turn", "lead", "left")
 MAX_CARDS = 16
 MAX_PLAYERS = 4
@@ -72,6 +84,8 @@ class GoofspielConfig:
     players: int = 2
     cards: int = 13
     points_order: str = "random"
+    state: str = "no-memory"
+    score_clip: int | None = None
 
     def __post_init__(self) -> None:
         if not _is_int(self.players) or not 2 <= self.players <= MAX_PLAYERS:
@@ -82,6 +96,24 @@ class GoofspielConfig:
             raise FsmarenaError(
                 f"goofspiel: unknown points_order '{self.points_order}' (known: {', '.join(POINTS_ORDERS)})"
             )
+        if self.state not in STATES:
+            raise FsmarenaError(f"goofspiel: unknown state '{self.state}' (known: {', '.join(STATES)})")
+        if self.score_clip is not None:
+            if not _is_int(self.score_clip) or self.score_clip < 1:
+                raise FsmarenaError(f"goofspiel: score_clip must be a positive whole number, got {self.score_clip!r}")
+            if self.state != "with-score":
+                raise FsmarenaError("goofspiel: score_clip only applies to state=with-score")
+        size = self.cards * ((1 << self.cards) - 1) * (2 * self.lead_clip + 1 if self.state == "with-score" else 1)
+        if size > MAX_STATES:
+            raise FsmarenaError(
+                f"goofspiel: state={self.state} gives {size:,} states with {self.cards} cards (at most "
+                f"{MAX_STATES:,}): set a smaller score_clip or fewer cards"
+            )
+
+    @property
+    def lead_clip(self) -> int:
+        """The ``with-score`` state's clip of the lead: ``score_clip``, else the deck's total."""
+        return int(self.score_clip) if self.score_clip is not None else self.cards * (self.cards + 1) // 2
 
 
 class Tables:
@@ -148,6 +180,11 @@ class Goofspiel(Game, SimultaneousMoves):
     Config = GoofspielConfig
     feature_names = FEATURE_NAMES
 
+    #: training defaults (``rl.train``): TD's generic step 0.001 is too small for a study budget;
+    #: measured with 5 cards, ``with-score``, 100,000 games against ``match``: Q-learning won
+    #: 61% of its games with step 0.001 and 100% with 0.05.
+    train_defaults = {"td": {"alpha": 0.05}}
+
     def __init__(self, config: GoofspielConfig | None = None):
         super().__init__(config)
         self.tables = tables(self.config.cards)
@@ -165,7 +202,12 @@ class Goofspiel(Game, SimultaneousMoves):
 
     @property
     def n_states(self) -> int:
-        return int(self.config.cards * self.tables.full)
+        return int(self.config.cards * self.tables.full * self._lead_values)
+
+    @property
+    def _lead_values(self) -> int:
+        """How many lead values the state tells apart (1 for the no-memory state)."""
+        return 2 * self.config.lead_clip + 1 if self.config.state == "with-score" else 1
 
     @property
     def encodings(self) -> dict[str, int]:
@@ -186,9 +228,15 @@ class Goofspiel(Game, SimultaneousMoves):
         index = int(index)
         if not 0 <= index < self.n_states:
             raise FsmarenaError(f"goofspiel: no state {index} (states are 0..{self.n_states - 1})")
-        prize, bits = divmod(index, self.tables.full)
+        base, lead = divmod(index, self._lead_values)
+        prize, bits = divmod(base, self.tables.full)
         hand = [c for c in range(1, self.config.cards + 1) if (bits + 1) >> (c - 1) & 1]
-        return f"prize {prize + 1}, hand {' '.join(map(str, hand))}"
+        label = f"prize {prize + 1}, hand {' '.join(map(str, hand))}"
+        if self.config.state == "with-score":
+            clip = self.config.lead_clip
+            lead -= clip
+            label += f", lead {'≤' if lead == -clip else '≥' if lead == clip else ''}{lead:+d}"
+        return label
 
     def builtin_players(self) -> dict[str, Callable[[], Any]]:
         from games.goofspiel.players import builtin_factories
@@ -282,7 +330,7 @@ class Goofspiel(Game, SimultaneousMoves):
         return Observation(
             n,
             self.n_actions,
-            index=lambda: (value - 1) * t.full + (hand - 1),
+            index=lambda: self._index(value, hand, lead),
             features=features,
             mask=lambda: np.take(t.mask, hand, axis=0),
             step=turn,
@@ -295,3 +343,11 @@ class Goofspiel(Game, SimultaneousMoves):
             opp_hand=lambda: hands[(seat + 1) % P],
             prizes_left=left,
         )
+
+    def _index(self, value: np.ndarray, hand: np.ndarray, lead: Callable[[], np.ndarray]) -> np.ndarray:
+        """The ``index`` observation under the configured ``state`` (module docstring)."""
+        base = (value - 1) * self.tables.full + (hand - 1)
+        if self.config.state == "no-memory":
+            return base
+        clip = self.config.lead_clip
+        return base * (2 * clip + 1) + np.clip(lead(), -clip, clip) + clip
