@@ -22,6 +22,9 @@ from studies import statistics as st
 from studies.runner import StudyData, champion_label
 
 MACHINE_KINDS = ("bda", "table-fsm")
+#: a policy map draws one cell per tabular state: beyond this many it is unreadable and takes
+#: minutes and gigabytes to draw (measured: over 5 minutes and 3 GB for 16,254 states), so it is left out
+MAX_POLICY_MAP_STATES = 5_000
 
 
 @dataclass
@@ -193,7 +196,7 @@ def draw_figures(data: StudyData, result: Analysis) -> None:
         for n in names
         if all(isinstance(r.player, TablePolicy) for r in data.family(n))
     }
-    if tables:
+    if tables and data.game.n_states <= MAX_POLICY_MAP_STATES:
         game = data.game
         result.figures["policy_map"] = policy_maps(
             tables, [game.state_label(s) for s in range(game.n_states)], game.action_names, folder / "policy_map"
