@@ -340,3 +340,21 @@ def test_cli_study_test_scale(capsys, tmp_path):
     )
     assert code == 0, err
     assert any((tmp_path / "s").iterdir())
+
+
+def test_pettingzoo_parallel_environment_plays_goofspiel():
+    """The generic environments serve the new game unchanged: PettingZoo's own API check
+    passes, and highest-against-lowest gives the highest bidder every prize."""
+    from pettingzoo.test import parallel_api_test
+
+    from games.environments import parallel_env
+
+    parallel_api_test(parallel_env("goofspiel", params={"cards": "4"}), num_cycles=10)
+    env = parallel_env("goofspiel", params={"cards": "4", "players": "3"})
+    obs, _ = env.reset(seed=3)
+    first, *rest = env.agents
+    while env.agents:
+        legal = {a: np.flatnonzero(obs[a]["action_mask"]) for a in env.agents}
+        actions = {a: int(legal[a][-1] if a == first else legal[a][0]) for a in env.agents}
+        obs, rewards, *_ = env.step(actions)
+    assert rewards[first] == 1.0 and all(rewards[a] == -1.0 for a in rest)
