@@ -2,8 +2,8 @@
 
 * ``random`` (the generic player): a uniformly random remaining card.
 * ``match``: bid the prize's value (the card nearest to it, ties down, if already played;
-  with every prize 1..n met once it never is).  The classic baseline, and the best response to
-  a uniformly random opponent in the two-player game with positive prizes.
+  with every prize 1..n met once it never is).  The classic baseline; against a uniformly random
+  opponent it maximises the expected points (Ross's theorem, 1971).
 * ``upbid``: the smallest remaining card above the prize, else the lowest card: one better
   than ``match`` wherever it can be, giving away only the prizes it cannot top.  It beats
   ``match`` (it wins every prize but the top one), which makes the panel non-transitive.
