@@ -5,6 +5,7 @@ invariants, the builtins, bad input and every command at tiny budgets."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,8 @@ from games.goofspiel import reference
 from games.goofspiel.game import Goofspiel, GoofspielConfig
 from games.vautour.game import N_ABSTRACT, StupideVautour, VautourConfig
 from tests.cli_helpers import run_cli
+
+STUDY = Path(__file__).resolve().parents[1] / "studies" / "goofspiel.toml"
 
 
 def scripted(game: Goofspiel, bids: np.ndarray, orders: np.ndarray):
@@ -336,7 +339,7 @@ def test_cli_bad_param_exits_2_and_writes_nothing(capsys, tmp_path):
 @pytest.mark.slow
 def test_cli_study_test_scale(capsys, tmp_path):
     code, _, err = run_cli(
-        capsys, "study", "studies/goofspiel.toml", "--scale", "test", "--no-figures", "--quiet", "--out", tmp_path / "s"
+        capsys, "study", STUDY, "--scale", "test", "--no-figures", "--quiet", "--out", tmp_path / "s"
     )
     assert code == 0, err
     assert any((tmp_path / "s").iterdir())
@@ -358,3 +361,15 @@ def test_pettingzoo_parallel_environment_plays_goofspiel():
         actions = {a: int(legal[a][-1] if a == first else legal[a][0]) for a in env.agents}
         obs, rewards, *_ = env.step(actions)
     assert rewards[first] == 1.0 and all(rewards[a] == -1.0 for a in rest)
+
+
+def test_the_named_study_is_the_toml_on_the_generic_runner():
+    """``fsmarena study goofspiel`` names the packaged TOML through the game's entry, and every
+    scale plans the five families against the four builtins."""
+    from studies.protocol import get_study, load_study_toml
+
+    study = get_study("goofspiel")
+    assert study == load_study_toml(STUDY)
+    assert study.game == "goofspiel" and set(study.panel) == set(get_game("goofspiel").builtin_players())
+    for scale in ("test", "quick", "paper"):
+        assert {c.name for c in study.plan(scale).competitors} == {"fsm", "bda", "mc", "sarsa", "q-learning"}
