@@ -27,13 +27,14 @@ from fsmarena.errors import FsmarenaError
 LOCK = ".fsmarena.lock"
 KIND_FILE = ".fsmarena-folder"
 CONTROL_FILES = (LOCK, KIND_FILE)
-KINDS = ("evolve", "train", "tournament", "study")
+KINDS = ("evolve", "train", "tournament", "study", "search")
 #: files that identify a folder written before kind files existed
 SIGNATURES = {
     "evolve": ("checkpoint.json", "population.json"),
     "train": ("checkpoint.npz", "tables.npz"),
     "tournament": ("tournament.json", "matrix.csv"),
     "study": ("study.json",),
+    "search": ("search.json", "policy.json"),
 }
 #: the atomic writer's temporary names (see :func:`fsmarena.fileio.atomic_path`)
 TEMP_NAME = re.compile(r"^\..+\.tmp-[a-z0-9_]{8}(\.[A-Za-z0-9]+)?$")
