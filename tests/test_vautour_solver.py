@@ -290,7 +290,7 @@ def test_exact_values_match_monte_carlo_through_the_engine(tie_rule):
     mean, half = mean_and_halfwidth(play_games(game, [equilibrium, equilibrium], n, rng).rewards[:, 0])
     assert abs(mean - solver.value()) < half
     # the best response against random and the equilibrium against random
-    response = best_response(game, random, solver)
+    response = best_response(game, random, solver, playable=True)
     mean, half = mean_and_halfwidth(play_games(game, [BestResponsePlayer(response), random], n, rng).rewards[:, 0])
     assert abs(mean - response.value) < half
     mean, half = mean_and_halfwidth(play_games(game, [equilibrium, random], n, rng).rewards[:, 0])
