@@ -126,3 +126,24 @@ def test_search_improves_on_a_random_start_against_random():
     found = search_policy(game, opponent, budget=100_000, seed=2)
     assert found.final_rate > found.start_rate
     assert isinstance(TablePolicy(found.table).to_dict()["actions"], list)
+
+
+def test_study_reference_line_is_computed_once_and_not_worse_than_table_champions(tmp_path, monkeypatch):
+    import studies.reference_line as reference_line
+    from studies.protocol import get_study
+    from studies.runner import run_study
+
+    plan = get_study("dtd-thesis").plan("test")
+    data = run_study(plan, tmp_path / "study", 1, lambda message: None)
+    text = reference_line.reference_section(data)
+    lines = reference_line.ensure_lines(data)
+    assert [line["opponent"] for line in lines] == list(plan.study.reference["opponents"])
+    assert "Best known table policy" in text and "Q-learning" in text
+    for line in lines:  # started from the best table champion: never below it on the common games
+        assert line["final_win_common"] >= line["start_win_common"]
+
+    def fail(*args, **kwargs):
+        raise AssertionError("a stored reference line was searched again")
+
+    monkeypatch.setattr(reference_line, "_search", fail)
+    assert reference_line.reference_section(data) == text  # a resumed study only re-renders
