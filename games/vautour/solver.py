@@ -32,11 +32,12 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 from scipy.optimize import linprog
 
+from fsmarena import progress
 from fsmarena.errors import FsmarenaError
 from games.vautour.game import VautourConfig
 
@@ -156,6 +157,7 @@ class VautourSolver:
     max_cards: int = MAX_SOLVE_CARDS
     nodes: dict[Key, Node] = field(default_factory=dict, repr=False)
     _chance: dict[tuple[int, int, int, int, int], float] = field(default_factory=dict, repr=False)
+    _solved: Callable[[int], object] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         cfg = self.config
@@ -223,6 +225,8 @@ class VautourSolver:
         if node is None:
             node = Node(*solve_matrix(self.payoffs(*key)))
             self.nodes[key] = node
+            if self._solved is not None:
+                self._solved(1)
         return node
 
     def payoffs(self, own: int, other: int, left: int, prize: int, pot: int, lead: int) -> np.ndarray:
@@ -256,8 +260,11 @@ class VautourSolver:
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 10_000))
         try:
-            return self.value()
+            with progress.bar(None, f"solving {self.config.cards} cards", "decision") as bar:
+                self._solved = bar.update
+                return self.value()
         finally:
+            self._solved = None
             sys.setrecursionlimit(limit)
 
     def table(self) -> Iterator[tuple[Key, np.ndarray]]:
