@@ -20,6 +20,7 @@ from fsmarena import __version__
 from fsmarena.fileio import write_text
 from games.base import config_to_dict
 from studies.analysis import Analysis
+from studies.reference_line import reference_section
 from studies.runner import StudyData
 
 ALPHA = 0.05
@@ -472,6 +473,7 @@ def write_report(data: StudyData, analysis: Analysis, command: str, wall_seconds
         study.question.strip() + "\n",
         protocol_section(data, analysis),
         panel_section(data, analysis),
+        reference_section(data),
         crossplay_section(data, analysis),
         tests_section(analysis),
         machines_section(data, analysis),
