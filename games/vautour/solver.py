@@ -22,8 +22,8 @@ Memoised on a canonical state, so that equal subgames are solved once:
   stored there); ``points``: the lead only adds to the value, so it is left out of the key;
 * the seats are swapped when that gives the smaller key (the value changes sign).
 
-Cost.  The number of canonical states grows about as ``4**cards`` times the number of leads,
-each with an LP of up to ``k x k`` bids; see ``docs/ground-truth.md`` for the measured times.
+Cost.  The number of solved decisions grows 7 to 9-fold per card, each an LP of up to
+``k x k`` bids; see ``docs/ground-truth.md`` for the measured times.
 :data:`MAX_SOLVE_CARDS` bounds what ``fsmarena solve`` accepts.
 """
 
@@ -41,8 +41,9 @@ from fsmarena import progress
 from fsmarena.errors import FsmarenaError
 from games.vautour.game import VautourConfig
 
-#: the largest deck ``fsmarena solve vautour`` solves (7 cards take minutes, see the docs)
-MAX_SOLVE_CARDS = 7
+#: the largest deck ``fsmarena solve vautour`` solves (6 cards: 10-20 s; 7 did not finish
+#: reliably on the 2-core test machine, see the docs)
+MAX_SOLVE_CARDS = 6
 REWARDS = ("wdl", "points")
 #: a strategy's probabilities below this are treated as zero (LP noise)
 TOLERANCE = 1e-12
@@ -166,7 +167,7 @@ class VautourSolver:
         if cfg.cards > self.max_cards:
             raise FsmarenaError(
                 f"vautour: {cfg.cards} cards are too many to solve exactly (at most {self.max_cards}; "
-                "the state space grows about 4-fold per card)"
+                "the work grows about 8-fold per card)"
             )
         if self.reward not in REWARDS:
             raise FsmarenaError(f"vautour: unknown reward '{self.reward}' (known: {', '.join(REWARDS)})")
