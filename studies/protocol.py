@@ -144,9 +144,9 @@ class Study:
     source: str = ""
     #: "" for the standard report, else a name in :func:`reports`
     report: str = ""
-    #: the ``[reference]`` table (best known table policy, studies/reference_line.py); not in
+    #: the ``[best_known]`` table (best known table policy, studies/reference_line.py); not in
     #: the fingerprint, so adding it to a finished study keeps its results
-    reference: Mapping[str, Any] = field(default_factory=dict)
+    best_known: Mapping[str, Any] = field(default_factory=dict)
 
     def plan(self, scale: str, seed: int | None = None) -> "Plan":
         """The concrete protocol of one scale (``seed`` overrides the master seed)."""
@@ -366,7 +366,7 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
         curve_opponent=r.text("curve_opponent", "random"),
         source=source,
         report=r.text("report", ""),
-        reference=dict(r.table("reference", {})),
+        best_known=dict(r.table("best_known", {})),
     )
     if study.report and study.report not in reports():
         raise r.fail(f"unknown report '{study.report}' (known: {', '.join(sorted(reports()))})")

@@ -2,9 +2,9 @@
 
 Why: a study ranks its families against each other; a reader also needs to know how far each
 family is from the best policy one can find in the tabular class (as 421's report shows every
-family's gap to the exact optimum).  A study opts in with a ``[reference]`` table::
+family's gap to the exact optimum).  A study opts in with a ``[best_known]`` table::
 
-    [reference]
+    [best_known]
     opponents = ["random"]                      # default: the study's curve opponent
     budgets = { test = 20000, paper = 20000000 } # search games per opponent, per scale
 
@@ -32,16 +32,16 @@ FILE = "raw/reference.json"
 
 def settings(data: StudyData) -> tuple[list[str], int] | None:
     """The opponents and search budget of this study's scale, or None when it has no line."""
-    reference = data.plan.study.reference
+    reference = data.plan.study.best_known
     budgets = reference.get("budgets", {})
     if not isinstance(budgets, dict) or data.plan.scale.name not in budgets:
         return None
     budget = budgets[data.plan.scale.name]
     if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
-        raise FsmarenaError(f"study {data.plan.study.name}: reference.budgets.{data.plan.scale.name} must be > 0")
+        raise FsmarenaError(f"study {data.plan.study.name}: best_known.budgets.{data.plan.scale.name} must be > 0")
     opponents = reference.get("opponents", [data.plan.study.curve_opponent])
     if not isinstance(opponents, list) or not all(isinstance(o, str) for o in opponents):
-        raise FsmarenaError(f"study {data.plan.study.name}: reference.opponents must be a list of player names")
+        raise FsmarenaError(f"study {data.plan.study.name}: best_known.opponents must be a list of player names")
     return opponents, budget
 
 

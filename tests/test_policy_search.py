@@ -137,7 +137,7 @@ def test_study_reference_line_is_computed_once_and_not_worse_than_table_champion
     data = run_study(plan, tmp_path / "study", 1, lambda message: None)
     text = reference_line.reference_section(data)
     lines = reference_line.ensure_lines(data)
-    assert [line["opponent"] for line in lines] == list(plan.study.reference["opponents"])
+    assert [line["opponent"] for line in lines] == list(plan.study.best_known["opponents"])
     assert "Best known table policy" in text and "Q-learning" in text
     for line in lines:  # started from the best table champion: never below it on the common games
         assert line["final_win_common"] >= line["start_win_common"]
