@@ -214,7 +214,33 @@ def _describe(game: Game, agent: str, values: dict[str, Any], mask: np.ndarray) 
 # ---- PettingZoo ----------------------------------------------------------------------------
 
 
-class AECGameEnv(AECEnv):
+class _SeatAgents:
+    """What both PettingZoo environments share: one agent per seat, with the classic games'
+    observation (the game's parts and an action mask) and action spaces, a stepper and the
+    episode seeds."""
+
+    game: Game
+
+    def _seat_agents(self) -> None:
+        self.codec = Codec(self.game)
+        self.possible_agents = [_agent(s) for s in range(self.game.n_seats)]
+        inner = spaces.Dict(self.codec.parts)
+        self._observation_spaces = {
+            a: spaces.Dict({"observation": inner, "action_mask": self.codec.mask_space}) for a in self.possible_agents
+        }
+        self._action_spaces = {a: spaces.Discrete(self.game.n_actions) for a in self.possible_agents}
+        self._stepper = ThreadStepper(self.game)
+        self._episodes = Episodes()
+        self.agents: list[str] = []
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_spaces[agent]
+
+
+class AECGameEnv(_SeatAgents, AECEnv):
     """PettingZoo AEC environment of one fsmarena game (module docstring)."""
 
     metadata = {"name": "fsmarena_v0", "render_modes": ["ansi"], "is_parallelizable": False}
@@ -237,22 +263,7 @@ class AECGameEnv(AECEnv):
             "name": f"fsmarena_{self.game.name}_v0",
             "is_parallelizable": isinstance(self.game, SimultaneousMoves),
         }
-        self.codec = Codec(self.game)
-        self.possible_agents = [_agent(s) for s in range(self.game.n_seats)]
-        inner = spaces.Dict(self.codec.parts)
-        self._observation_spaces = {
-            a: spaces.Dict({"observation": inner, "action_mask": self.codec.mask_space}) for a in self.possible_agents
-        }
-        self._action_spaces = {a: spaces.Discrete(self.game.n_actions) for a in self.possible_agents}
-        self._stepper = ThreadStepper(self.game)
-        self._episodes = Episodes()
-        self.agents: list[str] = []
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self._observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self._action_spaces[agent]
+        self._seat_agents()
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         rng = self._episodes.next(seed)
@@ -310,7 +321,7 @@ class AECGameEnv(AECEnv):
         self._stepper.close()
 
 
-class ParallelGameEnv(ParallelEnv):
+class ParallelGameEnv(_SeatAgents, ParallelEnv):
     """PettingZoo parallel environment of a simultaneous-move game: every seat answers each
     turn at once.  Every seat's observation of a turn comes from the engine (a replay probe
     of the stepper, see :meth:`games.stepper.ThreadStepper.probe`)."""
@@ -327,22 +338,7 @@ class ParallelGameEnv(ParallelEnv):
             )
         self.illegal_action = _check_policy(illegal_action)
         self.metadata = {**self.metadata, "name": f"fsmarena_{self.game.name}_parallel_v0"}
-        self.codec = Codec(self.game)
-        self.possible_agents = [_agent(s) for s in range(self.game.n_seats)]
-        inner = spaces.Dict(self.codec.parts)
-        self._observation_spaces = {
-            a: spaces.Dict({"observation": inner, "action_mask": self.codec.mask_space}) for a in self.possible_agents
-        }
-        self._action_spaces = {a: spaces.Discrete(self.game.n_actions) for a in self.possible_agents}
-        self._stepper = ThreadStepper(self.game)
-        self._episodes = Episodes()
-        self.agents: list[str] = []
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self._observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self._action_spaces[agent]
+        self._seat_agents()
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self.agents = list(self.possible_agents)
