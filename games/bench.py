@@ -1,6 +1,12 @@
 """Benchmarks: the batched engine against a plain-Python single-game loop, in the same run.
 
 Speed targets are ratios measured here, not timed tests: a noisy machine slows both sides.
+Each side is timed twice: wall-clock seconds and CPU seconds (processor time of this process,
+so time spent waiting for a core that other programs hold does not count).  For single-process
+cases, the ratio and absolute targets ("N games in at most T seconds on one core") are read
+off the CPU seconds, which a busy shared machine disturbs far less than the wall clock; for
+cases that run worker processes (``BenchCase.workers``) the CPU of this process leaves the
+workers out, so only the wall clock counts.
 Each game contributes :class:`BenchCase` objects through ``Game.bench_cases()``; other
 modules (evolution, learners) add cases through the game's entry (``GameEntry.bench_cases``).
 """
@@ -31,6 +37,8 @@ class BenchCase:
     opt_in: bool = False
     #: run a small warm-up first (tables, caches, imports); off for whole-study cases
     warmup: bool = True
+    #: the case runs worker processes: its ratio is of wall-clock times, no CPU seconds
+    workers: bool = False
 
 
 def cases_for(game) -> list[BenchCase]:
@@ -40,32 +48,43 @@ def cases_for(game) -> list[BenchCase]:
     return cases
 
 
+def _timed(work: Callable[[int, int], object], n: int, seed: int) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of ``work(n, seed)``."""
+    start, cpu_start = time.perf_counter(), time.process_time()
+    work(n, seed)
+    return time.perf_counter() - start, time.process_time() - cpu_start
+
+
 def time_case(case: BenchCase, seed: int = 0, scale: float = 1.0) -> dict:
-    """Units per second of the engine and of the plain loop, measured back to back."""
+    """Units per second of the engine and of the plain loop, measured back to back (module
+    doc: per CPU second for single-process cases, per wall-clock second otherwise)."""
     engine_n = max(1, int(case.engine_games * scale))
     if case.warmup:
         case.engine(max(1, min(engine_n, engine_n // 10)), seed)  # tables, caches, imports
-    start = time.perf_counter()
-    case.engine(engine_n, seed)
-    engine_seconds = time.perf_counter() - start
+    wall, cpu = _timed(case.engine, engine_n, seed)
+    engine_time = wall if case.workers else cpu
     result = {
         "case": case.name,
         "unit": case.unit,
+        "clock": "wall" if case.workers else "cpu",
         "engine_units": engine_n,
-        "engine_seconds": engine_seconds,
-        "engine_per_second": engine_n / engine_seconds,
+        "engine_seconds": wall,
+        "engine_per_second": engine_n / engine_time,
     }
+    if not case.workers:
+        result["engine_cpu_seconds"] = cpu
     if case.plain is not None:
         plain_n = max(1, int(case.plain_games * scale))
-        start = time.perf_counter()
-        case.plain(plain_n, seed)
-        plain_seconds = time.perf_counter() - start
+        wall, cpu = _timed(case.plain, plain_n, seed)
+        plain_time = wall if case.workers else cpu
         result.update(
             plain_units=plain_n,
-            plain_seconds=plain_seconds,
-            plain_per_second=plain_n / plain_seconds,
-            ratio=(engine_n / engine_seconds) / (plain_n / plain_seconds),
+            plain_seconds=wall,
+            plain_per_second=plain_n / plain_time,
+            ratio=(engine_n / engine_time) / (plain_n / plain_time),
         )
+        if not case.workers:
+            result["plain_cpu_seconds"] = cpu
     if case.target:
         result["target"] = case.target
     result.update(case.extra)

@@ -6,6 +6,7 @@ import csv
 import json
 import subprocess
 import sys
+import time
 import tracemalloc
 
 import numpy as np
@@ -127,6 +128,34 @@ def test_bench_reports_engine_plain_and_ratio(capsys):
     result = json.loads(out)["results"][0]
     assert result["engine_per_second"] > 0 and result["plain_per_second"] > 0
     assert result["ratio"] == pytest.approx(result["engine_per_second"] / result["plain_per_second"])
+    assert result["clock"] == "cpu"
+    assert result["engine_per_second"] == pytest.approx(result["engine_units"] / result["engine_cpu_seconds"])
+
+
+def _busy(seconds: float) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def test_bench_rates_single_process_cases_per_cpu_second_and_worker_cases_per_wall_second():
+    """Waiting (here: sleeping, as when other programs hold the cores) does not count against a
+    single-process case; a case with worker processes is timed by the wall clock."""
+    from games.bench import BenchCase, time_case
+
+    def waits(n, seed):
+        time.sleep(0.3)
+
+    def works(n, seed):
+        _busy(0.3)
+
+    single = time_case(BenchCase("waits", waits, works, engine_games=1, plain_games=1, warmup=False))
+    assert single["clock"] == "cpu" and single["ratio"] > 5
+    assert single["engine_seconds"] >= 0.3 > single["engine_cpu_seconds"]
+    pooled = time_case(BenchCase("waits", waits, works, engine_games=1, plain_games=1, warmup=False, workers=True))
+    assert pooled["clock"] == "wall" and "engine_cpu_seconds" not in pooled
+    assert pooled["ratio"] == pytest.approx(pooled["plain_seconds"] / pooled["engine_seconds"])
+    assert single["ratio"] == pytest.approx(single["plain_cpu_seconds"] / single["engine_cpu_seconds"])
 
 
 @pytest.mark.parametrize(

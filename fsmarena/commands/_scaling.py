@@ -65,6 +65,7 @@ def scaling_cases(game) -> list[BenchCase]:
                 target="ratio >= 1.7 (paper scale)",
                 opt_in=True,
                 warmup=False,
+                workers=True,
             )
         )
     return cases

@@ -7,7 +7,7 @@ from fsmarena.commands._common import add_json, print_json
 from fsmarena.errors import FsmarenaError
 
 NAME = "bench"
-HELP = "benchmark the batched engines (games/s) against a plain-Python loop, with ratios"
+HELP = "benchmark the batched engines (games per CPU second) against a plain-Python loop, with ratios"
 
 
 def add_arguments(parser) -> None:
@@ -59,6 +59,13 @@ def _rate(per_second: float, unit: str) -> str:
     return f"{1 / per_second:,.1f} s each"
 
 
+def _seconds(result: dict) -> str:
+    """The engine's time: CPU seconds (what the rate and ratio use) and the wall clock."""
+    if "engine_cpu_seconds" in result:
+        return f"{result['engine_cpu_seconds']:.2f} s of CPU, {result['engine_seconds']:.2f} s wall"
+    return f"{result['engine_seconds']:.2f} s wall"
+
+
 def _line(result: dict) -> str:
     unit = result["unit"]
     if result["engine_per_second"] < 10:
@@ -70,7 +77,7 @@ def _line(result: dict) -> str:
         return text
     text = (
         f"{result['game']:>9} | {result['case']}: {result['engine_per_second']:,.0f} {unit}/s "
-        f"({result['engine_units']:,} {unit} in {result['engine_seconds']:.2f} s)"
+        f"({result['engine_units']:,} {unit} in {_seconds(result)})"
     )
     if "ratio" in result:
         text += f" | plain loop {result['plain_per_second']:,.0f} {unit}/s | ratio {result['ratio']:.1f}x"

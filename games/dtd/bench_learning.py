@@ -126,7 +126,7 @@ def bench_cases(game) -> list:
     sequential = []
     for algo, batch, target, baseline in (("mc", MC_BATCH, 10, plain), ("q-learning", 10_000, 15, plain_td)):
         name = "MC-ES" if algo == "mc" else "Q-learning"
-        goal = f"{MC_GAMES:,} games <= {target} s on one core"
+        goal = f"{MC_GAMES:,} games <= {target} s of CPU on one core"
         sequential += [
             BenchCase(
                 f"sequential {name} vs random, against the plain loop",
