@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from games import bidding
 from games import kernel as contract
 from games.goofspiel import kernel
 from games.goofspiel.game import Goofspiel, GoofspielConfig
@@ -56,7 +57,7 @@ def test_kernel_random_builtin_is_uniform_over_the_hand():
     contract.seed(5)
     s = np.zeros(kernel.state_size(p), dtype=np.int64)
     kernel.reset(p, s, np.array([2, 1, 4, 3]))
-    s[2] = 0b1011  # seat 0 holds 1, 2 and 4
+    s[bidding.hand_at(p, 0)] = 0b1011  # seat 0 holds 1, 2 and 4
     counts = np.bincount([kernel.builtin_action(p, s, 0, 0) + 1 for _ in range(30_000)], minlength=5)
     assert counts[3] == 0 and counts[0] == 0
     assert np.allclose(counts[[1, 2, 4]] / 30_000, 1 / 3, atol=0.015)

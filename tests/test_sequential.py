@@ -17,6 +17,7 @@ from evo.bda import BDASpec, BinaryDecisionAutomaton
 from evo.table_fsm import TableFSM
 from fsmarena.errors import FsmarenaError
 from fsmarena.jit import njit
+from games import bidding
 from games.base import Observation
 from games.dtd.game import DivideTheDollar, DTDConfig
 from games.kernel import kernel_of, params_of, seed
@@ -393,7 +394,7 @@ def test_compiled_vautour_builtins_play_like_the_batched_ones(action_set):
             batched = player.begin(game, 1, None, rng)
             while (seat := k.to_move(p, s)) >= 0:
                 obs = _observation(k, p, s, seat, game)
-                hand = s[k._hand_at(p, seat)]
+                hand = s[bidding.hand_at(p, seat)]
                 obs = Observation(
                     1,
                     game.n_actions,

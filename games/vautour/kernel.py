@@ -2,18 +2,17 @@
 
 The rules are those of :mod:`games.vautour.game` (both tie rules, any deck, 2-5 players, the
 three action sets and the three state spaces); tests compare the two game by game on the
-same prize orders.  The simultaneous bids are serialised: seats choose in seat order, each
-choice is kept hidden in the state (no observation reads it) and the turn is resolved when
-the last seat has chosen.  Hands are bitmasks (bit ``c - 1`` for card ``c``); the rules the
-engine reads from its per-hand tables are computed here from the bits.
+same prize orders.  The serialised simultaneous bids, the state layout, the hands (bitmasks;
+the rules the engine reads from its per-hand tables are computed here from the bits) and the
+win/draw/loss rewards are Goofspiel's too and live in :mod:`games.bidding`.
 
 Parameters ``p`` (int64): ``[players, cards, cancel (0/1), action set (0 bids, 1 abstract,
 2 both), state (0 no-memory, 1 with-score, 2 buckets), lead clip, negative sum, positive
 sum, span, largest size]``, then the C prize values in ascending order, then their ranks.
 
-State ``s`` (int64): ``[turn, seat to choose (-1 over), carry, carried]``, then per seat its
-hand, points, last bid and pending card (P values each), then the prize order (positions).
-The deal is the prize order as positions into the sorted deck.
+State: :mod:`games.bidding`'s layout, whose two game slots hold the carry (the pot a tie
+left) and how many prizes it carries; the deal is the prize order as positions into the
+sorted deck.
 """
 
 from __future__ import annotations
@@ -21,6 +20,34 @@ from __future__ import annotations
 import numpy as np
 
 from fsmarena.jit import njit
+from games.bidding import (
+    CARDS,
+    MOVER,
+    PLAYERS,
+    choose,
+    deal_size,
+    end_turn,
+    hand_at,
+    highest,
+    last_at,
+    lead,
+    n_seats,
+    nearest,
+    opponents_highest,
+    pending_at,
+    points_at,
+    popcount,
+    prize_slot,
+    reset,
+    rewards,
+    scores,
+    select,
+    shuffle,
+    state_size,
+    to_move,
+)
+
+__all__ = ["deal_size", "n_seats", "reset", "rewards", "scores", "state_size", "to_move"]
 
 BUILTINS = ("random", "max", "min", "bonus-craving", "negative-adverse", "get-rid-of-bad-cards", "prize-rank")
 #: abstract actions whose card the engine draws at random: the kernel-vs-engine tests do not
@@ -29,10 +56,10 @@ CHANCE_ACTIONS = (6,)
 
 LOWEST, MEDIAN, HIGHEST, BID_RANK, RANK_UP, RANK_DOWN, RANDOM = range(7)
 N_ABSTRACT = 7
-_P, _C, _CANCEL, _ACTIONS, _STATE, _CLIP, _NEG, _POS, _SPAN, _LARGEST = range(10)
+_P, _C = PLAYERS, CARDS
+_CANCEL, _ACTIONS, _STATE, _CLIP, _NEG, _POS, _SPAN, _LARGEST = range(2, 10)
 _HEAD = 10
-_TURN, _MOVER, _CARRY, _CARRIED = range(4)
-_SEATS = 4
+_TURN, _CARRY, _CARRIED = 0, 2, 3
 
 
 def make_params(config) -> np.ndarray:
@@ -53,46 +80,6 @@ def make_params(config) -> np.ndarray:
         t.largest_size,
     ]
     return np.concatenate([np.array(head, dtype=np.int64), t.values.astype(np.int64), t.rank.astype(np.int64)])
-
-
-@njit
-def _hand_at(p, seat):
-    return _SEATS + seat
-
-
-@njit
-def _points_at(p, seat):
-    return _SEATS + p[_P] + seat
-
-
-@njit
-def _last_at(p, seat):
-    return _SEATS + 2 * p[_P] + seat
-
-
-@njit
-def _pending_at(p, seat):
-    return _SEATS + 3 * p[_P] + seat
-
-
-@njit
-def _order_at(p):
-    return _SEATS + 4 * p[_P]
-
-
-@njit
-def state_size(p):
-    return _SEATS + 4 * p[_P] + p[_C]
-
-
-@njit
-def deal_size(p):
-    return p[_C]
-
-
-@njit
-def n_seats(p):
-    return p[_P]
 
 
 @njit
@@ -143,68 +130,10 @@ def draw_deal(p, deal):
     C = p[_C]
     for i in range(C):
         deal[i] = i
-    for i in range(C - 1, 0, -1):
-        j = int(np.random.random() * (i + 1))
-        swap = deal[i]
-        deal[i] = deal[j]
-        deal[j] = swap
-
-
-@njit
-def reset(p, s, deal):
-    s[:] = 0
-    full = (1 << p[_C]) - 1
-    for seat in range(p[_P]):
-        s[_hand_at(p, seat)] = full
-    s[_order_at(p) : _order_at(p) + p[_C]] = deal[: p[_C]]
-
-
-@njit
-def to_move(p, s):
-    return -1 if s[_TURN] >= p[_C] else s[_MOVER]
+    shuffle(deal, C)
 
 
 # ---- hands ------------------------------------------------------------------------------------
-
-
-@njit
-def _popcount(hand):
-    count = 0
-    while hand:
-        hand &= hand - 1
-        count += 1
-    return count
-
-
-@njit
-def _select(p, hand, j):
-    """The ``j``-th smallest card of ``hand`` (0 when there is none)."""
-    for c in range(1, p[_C] + 1):
-        if hand >> (c - 1) & 1:
-            if j == 0:
-                return c
-            j -= 1
-    return 0
-
-
-@njit
-def _highest(p, hand):
-    for c in range(p[_C], 0, -1):
-        if hand >> (c - 1) & 1:
-            return c
-    return 0
-
-
-@njit
-def _nearest(p, hand, target, up):
-    """The remaining card nearest to ``target``; ties down (``up`` False) or up."""
-    best, best_key = 0, 1 << 30
-    for c in range(1, p[_C] + 1):
-        if hand >> (c - 1) & 1:
-            key = 2 * abs(c - target) + ((c < target) if up else (c > target))
-            if key < best_key:
-                best, best_key = c, key
-    return best
 
 
 @njit
@@ -214,23 +143,23 @@ def _card(p, hand, prize, action):
         card = action - (N_ABSTRACT - 1)
         if hand >> (card - 1) & 1:
             return card
-        return _nearest(p, hand, card, False)
-    count = _popcount(hand)
+        return nearest(p, hand, card, False)
+    count = popcount(hand)
     if action == LOWEST:
-        return _select(p, hand, 0)
+        return select(p, hand, 0)
     if action == MEDIAN:
-        return _select(p, hand, max(count - 1, 0) // 2)
+        return select(p, hand, max(count - 1, 0) // 2)
     if action == HIGHEST:
-        return _highest(p, hand)
+        return highest(p, hand)
     C = p[_C]
     rank = p[_HEAD + C + prize]
     if action == BID_RANK:
-        return _nearest(p, hand, rank, False)
+        return nearest(p, hand, rank, False)
     if action == RANK_UP:
-        return _nearest(p, hand, min(rank + 1, C), True)
+        return nearest(p, hand, min(rank + 1, C), True)
     if action == RANK_DOWN:
-        return _nearest(p, hand, max(rank - 1, 1), False)
-    return _select(p, hand, int(np.random.random() * count))
+        return nearest(p, hand, max(rank - 1, 1), False)
+    return select(p, hand, int(np.random.random() * count))
 
 
 # ---- observations -------------------------------------------------------------------------------
@@ -238,25 +167,7 @@ def _card(p, hand, prize, action):
 
 @njit
 def _prize(p, s):
-    return s[_order_at(p) + s[_TURN]]
-
-
-@njit
-def _lead(p, s, seat):
-    best = -(1 << 62)
-    for other in range(p[_P]):
-        if other != seat:
-            best = max(best, s[_points_at(p, other)])
-    return s[_points_at(p, seat)] - best
-
-
-@njit
-def _opp_high(p, s, seat):
-    best = 0
-    for other in range(p[_P]):
-        if other != seat:
-            best = max(best, _highest(p, s[_hand_at(p, other)]))
-    return best
+    return prize_slot(p, s)
 
 
 @njit
@@ -268,18 +179,18 @@ def _sign(x):
 def observe_index(p, s, seat):
     C = p[_C]
     prize = _prize(p, s)
-    hand = s[_hand_at(p, seat)]
+    hand = s[hand_at(p, seat)]
     state = p[_STATE]
     if state == 0:
         return prize * ((1 << C) - 1) + (hand - 1)
-    lead = _lead(p, s, seat)
+    ahead = lead(p, s, seat)
     if state == 1:
         clip = p[_CLIP]
-        index = (prize * ((1 << C) - 1) + (hand - 1)) * (2 * clip + 1) + min(max(lead, -clip), clip) + clip
+        index = (prize * ((1 << C) - 1) + (hand - 1)) * (2 * clip + 1) + min(max(ahead, -clip), clip) + clip
     else:
         far = p[_LARGEST]
-        bucket = 0 if lead < -far else (1 if lead < 0 else (2 if lead == 0 else (3 if lead <= far else 4)))
-        high = _sign(_highest(p, hand) - _opp_high(p, s, seat)) + 1
+        bucket = 0 if ahead < -far else (1 if ahead < 0 else (2 if ahead == 0 else (3 if ahead <= far else 4)))
+        high = _sign(highest(p, hand) - opponents_highest(p, s, seat)) + 1
         phase = 3 * s[_TURN] // C
         index = ((prize * 3 + phase) * 3 + high) * 5 + bucket
     if p[_CANCEL]:
@@ -297,22 +208,22 @@ def _stake(p, s):
 def features(p, s, seat, out):
     C = p[_C]
     prize = _prize(p, s)
-    hand = s[_hand_at(p, seat)]
+    hand = s[hand_at(p, seat)]
     vmin, vmax = p[_HEAD], p[_HEAD + C - 1]
     out[0] = (p[_HEAD + prize] - vmin) / (vmax - vmin) if vmax > vmin else 0.5
     out[1] = (p[_HEAD + C + prize] - 1) / (C - 1) if C > 1 else 0.0
     out[2] = (_stake(p, s) - p[_NEG]) / (p[_POS] - p[_NEG])
-    count = _popcount(hand)
+    count = popcount(hand)
     total = 0
     for c in range(1, C + 1):
         if hand >> (c - 1) & 1:
             total += c
-    out[3] = _select(p, hand, 0) / C
+    out[3] = select(p, hand, 0) / C
     out[4] = total / max(count, 1) / C
-    out[5] = _highest(p, hand) / C
-    out[6] = _opp_high(p, s, seat) / C
+    out[5] = highest(p, hand) / C
+    out[6] = opponents_highest(p, s, seat) / C
     out[7] = s[_TURN] / (C - 1) if C > 1 else 0.0
-    out[8] = 0.5 + 0.5 * min(max(_lead(p, s, seat) / p[_SPAN], -1.0), 1.0)
+    out[8] = 0.5 + 0.5 * min(max(lead(p, s, seat) / p[_SPAN], -1.0), 1.0)
 
 
 @njit
@@ -320,7 +231,7 @@ def legal(p, s, seat, mask):
     if p[_ACTIONS] == 1:
         mask[:] = True
         return
-    hand = s[_hand_at(p, seat)]
+    hand = s[hand_at(p, seat)]
     for a in range(N_ABSTRACT):
         mask[a] = p[_ACTIONS] == 2
     for c in range(1, p[_C] + 1):
@@ -334,13 +245,13 @@ def encoding(p, s, seat, which):
     if which == 0:
         return _prize(p, s)
     if which == 1:
-        last = s[_last_at(p, (seat + 1) % p[_P])]
+        last = s[last_at(p, (seat + 1) % p[_P])]
         return 0 if last == 0 else 1 + min(2, (3 * (last - 1)) // C)
     if which == 2:
         return 1 if s[_CARRIED] > 0 else 0
     if which == 3:
         return 3 * s[_TURN] // C
-    return _sign(_lead(p, s, seat)) + 1
+    return _sign(lead(p, s, seat)) + 1
 
 
 # ---- play ---------------------------------------------------------------------------------------
@@ -348,12 +259,9 @@ def encoding(p, s, seat, which):
 
 @njit
 def step(p, s, action):
-    seat = s[_MOVER]
-    s[_pending_at(p, seat)] = _card(p, s[_hand_at(p, seat)], _prize(p, s), action)
-    if seat < p[_P] - 1:
-        s[_MOVER] = seat + 1
-        return
-    _resolve_turn(p, s)
+    seat = s[MOVER]
+    if choose(p, s, seat, _card(p, s[hand_at(p, seat)], _prize(p, s), action)):
+        _resolve_turn(p, s)
 
 
 @njit
@@ -368,20 +276,16 @@ def _resolve_turn(p, s):
         positive = value > 0
     winner, best = -1, 0
     for seat in range(P):
-        bid = s[_pending_at(p, seat)]
+        bid = s[pending_at(p, seat)]
         matched = False
         for other in range(P):
-            if other != seat and s[_pending_at(p, other)] == bid:
+            if other != seat and s[pending_at(p, other)] == bid:
                 matched = True
         key = 0 if matched else (bid if positive else C + 1 - bid)
         if key > best:
             winner, best = seat, key
     if winner >= 0:
-        s[_points_at(p, winner)] += stake
-    for seat in range(P):
-        bid = s[_pending_at(p, seat)]
-        s[_hand_at(p, seat)] ^= 1 << (bid - 1)
-        s[_last_at(p, seat)] = bid
+        s[points_at(p, winner)] += stake
     if p[_CANCEL]:
         if winner >= 0:
             s[_CARRY] = 0
@@ -389,29 +293,7 @@ def _resolve_turn(p, s):
         else:
             s[_CARRY] = stake
             s[_CARRIED] += 1
-    s[_TURN] += 1
-    s[_MOVER] = 0
-
-
-@njit
-def rewards(p, s, out):
-    P = p[_P]
-    best, count = -(1 << 62), 0
-    for seat in range(P):
-        points = s[_points_at(p, seat)]
-        if points > best:
-            best, count = points, 1
-        elif points == best:
-            count += 1
-    for seat in range(P):
-        at_best = s[_points_at(p, seat)] == best
-        out[seat] = (1.0 if count == 1 else 0.0) if at_best else -1.0
-
-
-@njit
-def scores(p, s, out):
-    for seat in range(p[_P]):
-        out[seat] = s[_points_at(p, seat)]
+    end_turn(p, s)
 
 
 @njit
@@ -442,7 +324,7 @@ def builtin_action(p, s, seat, code):
     action = _strategy(p, s, code)
     if p[_ACTIONS] != 0:
         return action
-    card = _card(p, s[_hand_at(p, seat)], _prize(p, s), action)
+    card = _card(p, s[hand_at(p, seat)], _prize(p, s), action)
     return card + N_ABSTRACT - 1
 
 
