@@ -215,13 +215,42 @@ def test_the_tutorial_study_runs_at_the_test_scale(tmp_path):
 # ---- rules pages --------------------------------------------------------------------------------
 
 
+def shown_default(value: object) -> str:
+    """A default as a rules page shows it: ``--param`` spelling, ``unset`` for None."""
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return ",".join(shown_default(v) for v in value)
+    return str(value)
+
+
+def parameter_table(page: str) -> dict[str, str]:
+    """The rows ``| `key` | `default` | ... |`` of a rules page's parameter table."""
+    rows = re.findall(r"^\| `(\w+)` \| (?:`([^`]*)`|(unset)) \|", page, re.M)
+    return {key: code or unset for key, code, unset in rows}
+
+
+def test_shown_defaults():
+    assert [shown_default(v) for v in (None, True, 1.0, [0.25, 0.5], "seed", -3)] == [
+        "unset",
+        "true",
+        "1",
+        "0.25,0.5",
+        "seed",
+        "-3",
+    ]
+    assert parameter_table("| `a` | `1,2` | x |\n| `b` | unset | y |\n| c | `3` | z |\n") == {"a": "1,2", "b": "unset"}
+
+
 @pytest.mark.parametrize("name", game_names())
-def test_every_rules_page_names_the_parameters_and_builtins_of_its_game(name):
+def test_every_rules_page_lists_the_parameters_defaults_and_builtins_of_its_game(name):
     page = (DOCS / "rules" / f"{name}.md").read_text(encoding="utf-8")
     info = get_game(name).describe()
-    code = " ".join(re.findall(r"`([^`\n]+)`", page))  # the page's inline code
-    for key in info["parameters"]:
-        assert re.search(rf"\b{key}\b", code), f"{name}: parameter {key}"
+    assert parameter_table(page) == {key: shown_default(value) for key, value in info["parameters"].items()}
     for builtin in info["builtin_players"]:
         assert f"`{builtin}`" in page, f"{name}: builtin {builtin}"
 
