@@ -88,6 +88,28 @@ def test_readme_is_a_front_page_of_150_to_250_lines():
     assert 150 <= lines <= 250
 
 
+def nav_pages(nav: object) -> list[str]:
+    """Every page file named in a mkdocs ``nav`` (nested lists of ``{title: page}``)."""
+    if isinstance(nav, str):
+        return [nav]
+    if isinstance(nav, dict):
+        return [page for value in nav.values() for page in nav_pages(value)]
+    if isinstance(nav, list):
+        return [page for item in nav for page in nav_pages(item)]
+    return []
+
+
+def test_every_page_is_in_the_site_navigation():
+    yaml = pytest.importorskip("yaml", reason="PyYAML comes with mkdocs (pip install -e '.[docs]')")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    listed = nav_pages(config["nav"])
+    assert nav_pages([{"A": "a.md"}, {"B": [{"C": "b/c.md"}, "d.md"]}]) == ["a.md", "b/c.md", "d.md"]
+    assert len(listed) == len(set(listed))
+    pages = {str(p.relative_to(DOCS)) for p in PAGES if not p.is_relative_to(DOCS / "examples")}
+    assert sorted(pages - set(listed)) == [], "add these pages to the nav of mkdocs.yml"
+    assert sorted(set(listed) - pages) == [], "the nav of mkdocs.yml names missing pages"
+
+
 # ---- the command-line reference -----------------------------------------------------------------
 
 
