@@ -1,7 +1,8 @@
 """PettingZoo and Gymnasium environments for every registered game (extra ``[envs]``).
 
-Three environments, all over the generic :class:`games.stepper.ThreadStepper`, so every
-registered game has them and a game played through them is the game the engine plays:
+Three environments, on the game's compiled single-game kernel where it has one
+(:class:`games.stepper.KernelStepper`) and on the batched engine in a thread otherwise
+(:class:`games.stepper.ThreadStepper`), so every registered game has them:
 
 * :class:`AECGameEnv` (``aec_env("dtd")``): PettingZoo's agent-environment-cycle API, one
   agent ``player_<seat>`` per seat, as PettingZoo's classic games are;
@@ -21,11 +22,15 @@ is also in ``info["action_mask"]`` and ``action_masks()``.  Rewards are the game
 the end, then the engine's reward (+1 sole winner, 0 shared first place, -1 otherwise; the
 score in a one-player game); ``info["scores"]`` holds the final scores.
 
-Seeds: ``reset(seed=s)`` plays the game the engine plays with ``numpy.random.default_rng(s)``;
-a later ``reset()`` without a seed plays the next child of ``SeedSequence(s)``.  Rule
-parameters are keyword ``params`` (values or ``--param``-style strings).  An action outside
-the mask raises :class:`IllegalAction` (a ``ValueError`` naming the action and the legal
-ones), as PettingZoo's classic games refuse illegal moves; ``illegal_action="first-legal"``
+Seeds: ``reset(seed=s)`` plays the episode of generator ``numpy.random.default_rng(s)``: the
+Gymnasium opponents draw from a generator seeded with its first draw (``integers(2**63)``),
+then the kernel deals from it (:class:`games.stepper.KernelDeals`); a later ``reset()``
+without a seed plays the next child of ``SeedSequence(s)``.  ``stepper`` (``auto``,
+``kernel``, ``thread``) chooses the stepper; both play the same episodes on the same seeds
+(the thread hands the kernel's deal to the engine), and ``auto`` takes the kernel where it
+can.  Rule parameters are keyword ``params`` (values or ``--param``-style strings).  An action
+outside the mask raises :class:`IllegalAction` (a ``ValueError`` naming the action and the
+legal ones), as PettingZoo's classic games refuse illegal moves; ``illegal_action="first-legal"``
 plays the first legal action instead (fsmarena's own players' fallback; the checkers' random
 unmasked actions need it) and reports it in ``info["illegal_action"]``.
 """
@@ -53,9 +58,10 @@ except ModuleNotFoundError as _missing:  # pragma: no cover - exercised without 
 from games import game_class
 from games.base import Game, Observation, parse_params
 from games.capabilities import SimultaneousMoves
+from games.kernel import has_kernel, kernel_of
 from games.players import Player, resolve_player
-from games.registry import entries
-from games.stepper import Decision, Final, ThreadStepper, Turn
+from games.registry import GENERIC_PLAYER_KINDS, entries
+from games.stepper import Decision, Final, KernelStepper, Turn, make_stepper
 
 ILLEGAL_POLICIES = ("raise", "first-legal")
 SEAT_CHOICES = ("alternate", "random")
@@ -220,6 +226,7 @@ class _SeatAgents:
     episode seeds."""
 
     game: Game
+    stepper_kind: str
 
     def _seat_agents(self) -> None:
         self.codec = Codec(self.game)
@@ -229,9 +236,14 @@ class _SeatAgents:
             a: spaces.Dict({"observation": inner, "action_mask": self.codec.mask_space}) for a in self.possible_agents
         }
         self._action_spaces = {a: spaces.Discrete(self.game.n_actions) for a in self.possible_agents}
-        self._stepper = ThreadStepper(self.game)
+        self._stepper = make_stepper(self.game, self.stepper_kind)
         self._episodes = Episodes()
         self.agents: list[str] = []
+
+    @property
+    def stepper(self) -> Any:
+        """The stepper playing the episodes (kernel or thread, ``stepper`` keyword)."""
+        return self._stepper
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_spaces[agent]
@@ -251,10 +263,12 @@ class AECGameEnv(_SeatAgents, AECEnv):
         params: Mapping[str, Any] | None = None,
         illegal_action: str = "raise",
         render_mode: str | None = None,
+        stepper: str = "auto",
     ):
         super().__init__()
         self.game = build_game(game, params)
         self.illegal_action = _check_policy(illegal_action)
+        self.stepper_kind = stepper
         if render_mode not in (None, "ansi"):
             raise FsmarenaError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
@@ -323,15 +337,20 @@ class AECGameEnv(_SeatAgents, AECEnv):
 
 class ParallelGameEnv(_SeatAgents, ParallelEnv):
     """PettingZoo parallel environment of a simultaneous-move game: every seat answers each
-    turn at once.  Every seat's observation of a turn comes from the engine (a replay probe
-    of the stepper, see :meth:`games.stepper.ThreadStepper.probe`)."""
+    turn at once.  Every seat's observation of a turn comes from the stepper's probe (a copy
+    of the kernel's state, or a replay of the engine: :meth:`games.stepper.ThreadStepper.probe`)."""
 
     metadata = {"name": "fsmarena_parallel_v0", "render_modes": []}
 
     def __init__(
-        self, game: str | Game = "vautour", params: Mapping[str, Any] | None = None, illegal_action: str = "raise"
+        self,
+        game: str | Game = "vautour",
+        params: Mapping[str, Any] | None = None,
+        illegal_action: str = "raise",
+        stepper: str = "auto",
     ):
         self.game = build_game(game, params)
+        self.stepper_kind = stepper
         if not isinstance(self.game, SimultaneousMoves):
             raise FsmarenaError(
                 f"{self.game.name} is turn-based: use its AEC environment (aec_env) instead of the parallel API"
@@ -394,7 +413,7 @@ def _first_legal(obs: Observation) -> int:
 
 def aec_env(game: str | Game = "dtd", **kwargs: Any) -> AECGameEnv:
     """A PettingZoo AEC environment of ``game`` (keywords: ``params``, ``illegal_action``,
-    ``render_mode``)."""
+    ``render_mode``, ``stepper``)."""
     return AECGameEnv(game, **kwargs)
 
 
@@ -415,6 +434,15 @@ class GymGameEnv(gymnasium.Env):
     number, ``"alternate"`` (episode k after a seeded reset sits in seat k mod seats) or
     ``"random"``.  Episodes in which the learner never gets to move (possible in 31, when
     dealt 31s end every round) are skipped.
+
+    On the kernel stepper the opponents act on the kernel's observations (index, mask,
+    features, encodings), which the generic player kinds read (``random``, ``fixed-action``,
+    ``table-policy``, ``table-fsm``, ``bda``), and a game's builtin named by its name, when
+    the kernel has it, plays compiled inside the stepper (a builtin that draws at random, such
+    as ``random`` in Stupide Vautour, then draws from the compiled stream: the thread stepper
+    plays such episodes with other draws).  Any other opponent (a player file or object of a
+    game-specific kind) reads parts only the engine builds: ``stepper="auto"`` then takes
+    the thread.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -427,33 +455,54 @@ class GymGameEnv(gymnasium.Env):
         params: Mapping[str, Any] | None = None,
         illegal_action: str = "raise",
         render_mode: str | None = None,
+        stepper: str = "auto",
     ):
         self.game = build_game(game, params)
         self.illegal_action = _check_policy(illegal_action)
         if render_mode not in (None, "ansi"):
             raise FsmarenaError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
-        self.pool = self._opponents(opponents)
+        specs = self._specs(opponents)
+        self.pool = [spec if isinstance(spec, Player) else resolve_player(str(spec), self.game) for spec in specs]
         self.seat_rule = self._seat_rule(seat)
         self.codec = Codec(self.game)
         self.observation_space = spaces.Dict({**self.codec.parts, "action_mask": self.codec.mask_space})
         self.action_space = spaces.Discrete(self.game.n_actions)
-        self._stepper = ThreadStepper(self.game)
+        self._stepper, self._codes = self._pick_stepper(stepper, specs)
         self._episodes = Episodes()
         self._episode = 0
         self._seen = self.codec.blank()
 
-    def _opponents(self, opponents: Any) -> list[Player]:
+    def _specs(self, opponents: Any) -> Sequence[Any]:
+        """The opponent pool as a list of specs, checked against the number of seats."""
         specs: Sequence[Any] = (
             [] if opponents is None else (list(opponents) if isinstance(opponents, (list, tuple)) else [opponents])
         )
-        if self.game.n_seats == 1:
-            if specs:
-                raise FsmarenaError(f"{self.game.name} is a one-player game: give no opponents")
-            return []
-        if not specs:
+        if self.game.n_seats == 1 and specs:
+            raise FsmarenaError(f"{self.game.name} is a one-player game: give no opponents")
+        if self.game.n_seats > 1 and not specs:
             raise FsmarenaError(f"{self.game.name} is a {self.game.n_seats}-player game: give at least one opponent")
-        return [spec if isinstance(spec, Player) else resolve_player(str(spec), self.game) for spec in specs]
+        return specs
+
+    def _pick_stepper(self, kind: str, specs: Sequence[Any]) -> tuple[Any, dict[int, int]]:
+        """The stepper (class docstring) and the kernel builtin code of each pool entry the
+        kernel plays itself."""
+        codes: dict[int, int] = {}
+        if has_kernel(self.game):
+            builtins = kernel_of(self.game).BUILTINS
+            for i, (spec, player) in enumerate(zip(specs, self.pool)):
+                if isinstance(spec, str) and player.kind not in GENERIC_PLAYER_KINDS and spec in builtins:
+                    codes[i] = builtins.index(spec)
+        engine_only = [p for i, p in enumerate(self.pool) if i not in codes and p.kind not in GENERIC_PLAYER_KINDS]
+        if kind == "auto":
+            kind = "kernel" if has_kernel(self.game) and not engine_only else "thread"
+        if kind == "kernel" and engine_only:
+            raise FsmarenaError(
+                f"opponent '{engine_only[0].label}' ({engine_only[0].kind}) reads parts of the observation only "
+                "the engine builds: use stepper='thread' (or 'auto')"
+            )
+        stepper = make_stepper(self.game, kind)
+        return stepper, codes if isinstance(stepper, KernelStepper) else {}
 
     def _seat_rule(self, seat: int | str) -> int | str:
         if isinstance(seat, str):
@@ -490,12 +539,17 @@ class GymGameEnv(gymnasium.Env):
             self.seat = int(rule)
         self._episode += 1
         self.seated: dict[int, Player] = {}
+        compiled: dict[int, int] = {}
         for other in range(seats):
             if other != self.seat:
                 pick = int(self.np_random.integers(len(self.pool))) if len(self.pool) > 1 else 0
                 self.seated[other] = self.pool[pick]
-        self._rng = rng
-        self._memories = {s: p.begin(self.game, 1, None, rng) for s, p in self.seated.items()}
+                if pick in self._codes:
+                    compiled[other] = self._codes[pick]
+        if isinstance(self._stepper, KernelStepper):
+            self._stepper.opponents = compiled
+        self._rng = np.random.default_rng(int(rng.integers(2**63)))  # the opponents' own
+        self._memories = {s: p.begin(self.game, 1, None, self._rng) for s, p in self.seated.items()}
         self._seen = self.codec.blank()
         return self._advance(self._stepper.start(rng))
 
@@ -520,6 +574,12 @@ class GymGameEnv(gymnasium.Env):
             "action_mask": self._seen[1].astype(bool),
             "opponents": {s: p.label for s, p in self.seated.items()},
         }
+
+    @property
+    def stepper(self) -> Any:
+        """The stepper playing the episodes (:class:`games.stepper.KernelStepper` or
+        :class:`games.stepper.ThreadStepper`)."""
+        return self._stepper
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, as booleans (the convention of masked learners)."""

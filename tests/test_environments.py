@@ -1,6 +1,7 @@
 """The PettingZoo and Gymnasium environments: the libraries' own checkers, games played
-through the environments equal to the engine's on the same seeds, no leaked threads, and
-clear errors for bad input."""
+through the environments equal to the engine's on the same deals, the kernel and the thread
+steppers playing the same episodes on the same seeds, no leaked threads, and clear errors
+for bad input."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ from fsmarena.errors import FsmarenaError  # noqa: E402
 from games import available_games, get_game  # noqa: E402
 from games.arena import play_games  # noqa: E402
 from games.environments import IllegalAction, aec_env, env_id, gym_env, parallel_env, register_envs  # noqa: E402
-from games.players import FixedActionPlayer, RandomPlayer, save_player  # noqa: E402
-from games.stepper import Decision, ThreadStepper  # noqa: E402
+from games.kernel import kernel_of  # noqa: E402
+from games.players import FixedActionPlayer, RandomPlayer, resolve_player, save_player  # noqa: E402
+from games.stepper import Decision, KernelStepper, ThreadStepper, make_stepper  # noqa: E402
 
 GAMES = available_games()
 
@@ -90,16 +92,29 @@ def _preferred(seat: int, n_actions: int) -> int:
     return (2 * seat + 1) % n_actions
 
 
+def _engine_on_deal(game, players, deal, rng):
+    """The batched engine itself playing ``players`` on the kernel deal ``deal`` (the
+    kernel's engine script), the players drawing from ``rng``: the environments' oracle."""
+    script = kernel_of(game).engine_script(game.config, np.asarray(deal).reshape(1, -1).copy())
+    memories = [p.begin(game, 1, None, rng) for p in players]
+
+    def decide(seat, obs, rows):
+        return players[seat].act(obs, memories[seat], rows, rng)
+
+    return game.play(1, np.random.default_rng(12345), decide, **script)
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_aec_env_plays_the_engines_game(name):
     """Each seat plays its preferred action when legal, else the first legal one: exactly
-    FixedActionPlayer; the environment's rewards equal the engine's on the same seed."""
+    FixedActionPlayer; the environment's rewards equal the engine's on the episode's deal."""
     game = get_game(name)
     players = [FixedActionPlayer(_preferred(s, game.n_actions)) for s in range(game.n_seats)]
     env = aec_env(name)
+    assert isinstance(env.stepper, KernelStepper)
     for seed in range(3):
-        expected = play_games(game, players, 1, np.random.default_rng(seed))
         env.reset(seed=seed)
+        expected = _engine_on_deal(game, players, env.stepper.deal, np.random.default_rng(0))
         totals = dict.fromkeys(env.possible_agents, 0.0)
         for agent in env.agent_iter():
             obs, reward, done, truncated, info = env.last()
@@ -118,15 +133,17 @@ def test_aec_env_plays_the_engines_game(name):
 @pytest.mark.parametrize("name", ["dtd", "thirtyone", "vautour"])
 @pytest.mark.parametrize("seat", [0, 1])
 def test_gym_env_plays_the_engines_game(name, seat):
-    """The learner plays a fixed action, random opponents draw from the engine's generator:
-    reward and scores equal play_games' with the same seed and seating."""
+    """The learner plays a fixed action, random opponents draw from the generator seeded by
+    the episode generator's first draw: reward and scores equal the engine's on the episode's deal."""
     game = get_game(name)
     learner = FixedActionPlayer(_preferred(seat, game.n_actions))
-    env = gym_env(name, opponents="random", seat=seat)
+    env = gym_env(name, opponents=RandomPlayer(), seat=seat)
+    assert isinstance(env.stepper, KernelStepper)
     for seed in range(3):
         seats = [learner if s == seat else RandomPlayer() for s in range(game.n_seats)]
-        expected = play_games(game, seats, 1, np.random.default_rng(seed))
         obs, info = env.reset(seed=seed)
+        players_rng = np.random.default_rng(int(np.random.default_rng(seed).integers(2**63)))
+        expected = _engine_on_deal(game, seats, env.stepper.deal, players_rng)
         done = False
         while not done:
             mask = obs["action_mask"]
@@ -135,6 +152,105 @@ def test_gym_env_plays_the_engines_game(name, seat):
         assert reward == expected.rewards[0, seat]
         assert info["scores"] == expected.scores[0].tolist()
     env.close()
+
+
+# ---- the kernel and the thread steppers: the same episodes ----------------------------------
+
+
+def _aec_episodes(env, seed, episodes):
+    """Every observation, reward and info of ``episodes`` AEC episodes (one seeded reset,
+    then unseeded ones), random legal actions from a fixed generator."""
+    pick, seen = np.random.default_rng(seed + 1), []
+    for episode in range(episodes):
+        env.reset(seed=seed if episode == 0 else None)
+        for agent in env.agent_iter():
+            obs, reward, done, truncated, info = env.last()
+            seen.append((agent, obs["observation"], obs["action_mask"].tolist(), reward, done, info))
+            env.step(None if done else int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+    env.close()
+    return seen
+
+
+def _same(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert x[0] == y[0] and x[2:] == y[2:]
+        assert x[1].keys() == y[1].keys()
+        for key in x[1]:
+            np.testing.assert_array_equal(x[1][key], y[1][key])
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_aec_steppers_play_the_same_episodes(name):
+    """Same seed, same actions: the kernel and the (dealt) thread stepper give the same
+    observations, masks, rewards and scores, episode after episode."""
+    kernel, thread = aec_env(name, stepper="kernel"), aec_env(name, stepper="thread")
+    assert isinstance(kernel.stepper, KernelStepper) and isinstance(thread.stepper, ThreadStepper)
+    _same(_aec_episodes(kernel, 7, 12), _aec_episodes(thread, 7, 12))
+
+
+def _gym_episodes(env, seed, episodes):
+    pick, seen = np.random.default_rng(seed + 1), []
+    for episode in range(episodes):
+        obs, info = env.reset(seed=seed if episode == 0 else None)
+        seen.append((obs, info["seat"], info["opponents"]))
+        done = False
+        while not done:
+            obs, reward, done, truncated, info = env.step(int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+            seen.append((obs, reward, info.get("scores")))
+    env.close()
+    return seen
+
+
+@pytest.mark.parametrize(
+    "name, opponents",
+    [
+        ("dtd", [RandomPlayer(), "always-large"]),
+        ("thirtyone", ["greedy", RandomPlayer()]),
+        ("vautour", [RandomPlayer(), FixedActionPlayer(9)]),
+        ("goofspiel", ["match", "upbid"]),
+    ],
+)
+def test_gym_steppers_play_the_same_episodes(name, opponents):
+    """A pool of Python opponents and deterministic builtins (compiled on the kernel side):
+    both steppers give the same episodes on the same seeds."""
+    kernel = gym_env(name, opponents=opponents, seat="random", stepper="kernel")
+    thread = gym_env(name, opponents=opponents, seat="random", stepper="thread")
+    assert isinstance(kernel.stepper, KernelStepper) and isinstance(thread.stepper, ThreadStepper)
+    assert bool(kernel._codes) == (name in ("thirtyone", "goofspiel")) and not thread._codes
+    a, b = _gym_episodes(kernel, 3, 12), _gym_episodes(thread, 3, 12)
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        np.testing.assert_equal(x, y)
+
+
+def test_parallel_steppers_play_the_same_episodes():
+    """The parallel API's probes (a state copy on the kernel, a replay on the thread) agree."""
+    for name in ("vautour", "goofspiel"):
+        runs = []
+        for kind in ("kernel", "thread"):
+            env, pick, seen = parallel_env(name, stepper=kind), np.random.default_rng(5), []
+            for episode in range(4):
+                observations, _ = env.reset(seed=11 if episode == 0 else None)
+                while env.agents:
+                    actions = {a: int(pick.choice(np.flatnonzero(o["action_mask"]))) for a, o in observations.items()}
+                    observations, rewards, done, _, infos = env.step(actions)
+                    seen.append((observations, rewards, infos))
+            env.close()
+            runs.append(seen)
+        np.testing.assert_equal(runs[0], runs[1])
+
+
+def test_auto_takes_the_kernel_unless_an_opponent_needs_the_engine():
+    vautour = get_game("vautour")
+    assert isinstance(aec_env("dtd").stepper, KernelStepper)
+    assert isinstance(gym_env("vautour", opponents=["max", "random"]).stepper, KernelStepper)
+    engine_only = resolve_player("max", vautour)  # a player object of a game-specific kind
+    assert isinstance(gym_env("vautour", opponents=engine_only).stepper, ThreadStepper)
+    with pytest.raises(FsmarenaError, match=r"opponent 'max' \(vautour-builtin\) reads parts .* stepper='thread'"):
+        gym_env("vautour", opponents=engine_only, stepper="kernel")
+    with pytest.raises(FsmarenaError, match="stepper must be one of auto, kernel, thread, got 'fast'"):
+        make_stepper(vautour, "fast")
 
 
 def test_parallel_env_equals_aec_env():
@@ -175,7 +291,7 @@ def test_rule_parameters_are_settable():
 
 def test_no_thread_outlives_its_game():
     before = _engine_threads()
-    env = aec_env("dtd")
+    env = aec_env("dtd", stepper="thread")
     env.reset(seed=0)
     env.step(0)
     env.reset(seed=1)  # a game abandoned by a reset
@@ -183,7 +299,7 @@ def test_no_thread_outlives_its_game():
     env.close()
     env.close()
     assert _engine_threads() == before
-    dropped = gym_env("thirtyone")
+    dropped = gym_env("thirtyone", stepper="thread")
     dropped.reset(seed=2)
     assert _engine_threads() == before + 1
     del dropped  # dropped mid-game
