@@ -619,3 +619,56 @@ def gym_env(game: str | Game = "dtd", **kwargs: Any) -> GymGameEnv:
 
 
 register_envs()
+
+
+# ---- speed ---------------------------------------------------------------------------------
+
+
+def steps_per_second(game: str, stepper: str, api: str = "aec", episodes: int = 100, seed: int = 0) -> float:
+    """Decisions per second through the ``api`` (``aec`` or ``gym`` against ``random``)
+    environment of ``game`` on ``stepper``, random legal actions, ``episodes`` episodes after
+    one warm-up episode: a measurement for the docs (``python -m games.environments``), not a
+    test."""
+    import time
+
+    env: Any = (
+        aec_env(game, stepper=stepper) if api == "aec" else gym_env(game, stepper=stepper, **_gym_opponents(game))
+    )
+    pick = np.random.default_rng(seed)
+    steps, started = 0, 0.0
+    for episode in range(episodes + 1):
+        if episode == 1:
+            steps, started = 0, time.perf_counter()
+        steps += _random_episode(env, api, pick, seed + episode)
+    env.close()
+    return steps / (time.perf_counter() - started)
+
+
+def _gym_opponents(game: str) -> dict[str, Any]:
+    return {"opponents": None} if game_class(game)().n_seats == 1 else {"opponents": "random"}
+
+
+def _random_episode(env: Any, api: str, pick: np.random.Generator, seed: int) -> int:
+    """One episode of random legal actions; returns the number of actions taken."""
+    steps = 0
+    if api == "aec":
+        env.reset(seed=seed)
+        for _ in env.agent_iter():
+            obs, _, done, truncated, _ = env.last()
+            env.step(None if done or truncated else int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += not done
+        return steps
+    obs, _ = env.reset(seed=seed)
+    done = False
+    while not done:
+        obs, _, done, _, _ = env.step(int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+        steps += 1
+    return steps
+
+
+if __name__ == "__main__":  # pragma: no cover - prints the speed table of docs/environments.md
+    print(f"{'game':10} {'api':4} {'kernel':>9} {'thread':>9}  (decisions/s)")
+    for item in entries():
+        for api in ("aec", "gym"):
+            rates = [steps_per_second(item.name, kind, api) for kind in ("kernel", "thread")]
+            print(f"{item.name:10} {api:4} {rates[0]:9.0f} {rates[1]:9.0f}")
