@@ -336,11 +336,41 @@ def test_illegal_action_names_the_legal_ones():
     env.close()
 
 
+def test_gym_and_parallel_envs_refuse_actions_outside_the_mask():
+    env = gym_env("vautour", opponents="max", seat=0)
+    obs, _ = env.reset(seed=0)
+    first = env.game.bid_action(1)
+    with pytest.raises(IllegalAction, match=rf"vautour seat 0: action 99 is out of range; legal actions: {first} "):
+        env.step(99)
+    with pytest.raises(IllegalAction, match=r"vautour seat 0: action 0 is illegal \(lowest\)"):
+        env.step(0)  # an abstract action, not offered under the default action set
+    env.close()
+    par = parallel_env("goofspiel")
+    observations, _ = par.reset(seed=0)
+    legal = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in observations.items()}
+    with pytest.raises(IllegalAction, match="player_1: action 40 is out of range"):
+        par.step({**legal, "player_1": 40})
+    with pytest.raises(IllegalAction, match="no action for player_1"):
+        par.step({"player_0": legal["player_0"]})
+    par.close()
+
+
 def test_unknown_game_and_environment_id():
     with pytest.raises(FsmarenaError, match="unknown game 'chess'"):
         aec_env("chess")
     with pytest.raises(gymnasium.error.Error, match="Nope"):
         gymnasium.make("fsmarena/Nope-v0")
+    with pytest.raises(gymnasium.error.NameNotFound, match="Did you mean: `DivideTheDollar`"):
+        gymnasium.make("fsmarena/DivideDollar-v0")
+    with pytest.raises(FsmarenaError, match="stepper must be one of auto, kernel, thread"):
+        aec_env("dtd", stepper="numba")
+
+
+def test_the_module_prefix_registers_the_ids():
+    """``gymnasium.make("games.environments:fsmarena/...")`` works in a fresh interpreter."""
+    code = "import gymnasium\nprint(gymnasium.make('games.environments:fsmarena/DivideTheDollar-v0').spec.id)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "fsmarena/DivideTheDollar-v0"
     with pytest.raises(FsmarenaError, match="unknown parameter 'hand'"):
         gym_env("dtd", params={"hand": 3})
 
@@ -351,6 +381,8 @@ def test_opponent_files_and_seats_are_checked(tmp_path):
     assert gym_env("dtd", opponents=[str(path), "random"]).pool[0].label == "always-small_spoil"
     with pytest.raises(FsmarenaError, match="for the game 'dtd', not 'vautour'"):
         gym_env("vautour", opponents=str(path))
+    with pytest.raises(FsmarenaError, match="for the game 'dtd', not 'goofspiel'"):
+        gymnasium.make(env_id("goofspiel"), opponents=["random", str(path)])
     with pytest.raises(FsmarenaError, match="one-player game"):
         gym_env("421", opponents="random")
     with pytest.raises(FsmarenaError, match="seat must be 0..1"):
