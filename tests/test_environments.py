@@ -6,6 +6,7 @@ for bad input."""
 from __future__ import annotations
 
 import gc
+import re
 import subprocess
 import sys
 import threading
@@ -398,3 +399,14 @@ def test_missing_extra_is_a_clear_error():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "pip install 'fsmarena[envs]'" in out
+
+
+def test_the_tutorial_code_runs():
+    """Every Python block of docs/environments.md runs as written."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "environments.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) >= 3
+    for number, block in enumerate(blocks):
+        exec(compile(block, f"docs/environments.md block {number + 1}", "exec"), {})
