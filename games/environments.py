@@ -468,7 +468,9 @@ class GymGameEnv(gymnasium.Env):
         self.codec = Codec(self.game)
         self.observation_space = spaces.Dict({**self.codec.parts, "action_mask": self.codec.mask_space})
         self.action_space = spaces.Discrete(self.game.n_actions)
-        self._stepper, self._codes = self._pick_stepper(stepper, specs)
+        #: pool position -> kernel builtin code, for the opponents the kernel plays itself
+        self.compiled_opponents: dict[int, int]
+        self._stepper, self.compiled_opponents = self._pick_stepper(stepper, specs)
         self._episodes = Episodes()
         self._episode = 0
         self._seen = self.codec.blank()
@@ -544,8 +546,8 @@ class GymGameEnv(gymnasium.Env):
             if other != self.seat:
                 pick = int(self.np_random.integers(len(self.pool))) if len(self.pool) > 1 else 0
                 self.seated[other] = self.pool[pick]
-                if pick in self._codes:
-                    compiled[other] = self._codes[pick]
+                if pick in self.compiled_opponents:
+                    compiled[other] = self.compiled_opponents[pick]
         if isinstance(self._stepper, KernelStepper):
             self._stepper.opponents = compiled
         self._rng = np.random.default_rng(int(rng.integers(2**63)))  # the opponents' own

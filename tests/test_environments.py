@@ -218,7 +218,7 @@ def test_gym_steppers_play_the_same_episodes(name, opponents):
     kernel = gym_env(name, opponents=opponents, seat="random", stepper="kernel")
     thread = gym_env(name, opponents=opponents, seat="random", stepper="thread")
     assert isinstance(kernel.stepper, KernelStepper) and isinstance(thread.stepper, ThreadStepper)
-    assert bool(kernel._codes) == (name in ("thirtyone", "goofspiel")) and not thread._codes
+    assert bool(kernel.compiled_opponents) == (name in ("thirtyone", "goofspiel")) and not thread.compiled_opponents
     a, b = _gym_episodes(kernel, 3, 12), _gym_episodes(thread, 3, 12)
     assert len(a) == len(b)
     for x, y in zip(a, b):
@@ -252,6 +252,24 @@ def test_auto_takes_the_kernel_unless_an_opponent_needs_the_engine():
         gym_env("vautour", opponents=engine_only, stepper="kernel")
     with pytest.raises(FsmarenaError, match="stepper must be one of auto, kernel, thread, got 'fast'"):
         make_stepper(vautour, "fast")
+
+
+def test_a_game_without_a_kernel_runs_on_the_thread():
+    """The learners' toy MDP has no kernel: ``auto`` falls back to the engine in a thread,
+    which plays it; asking for the kernel is a clear error."""
+    from rl.toy import ToyGame
+
+    toy = ToyGame()
+    env = gym_env(toy, opponents=None)
+    assert isinstance(env.stepper, ThreadStepper) and env.stepper.dealer is None
+    obs, _ = env.reset(seed=0)
+    done, reward = False, 0.0
+    while not done:
+        obs, reward, done, _, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert info["scores"] == [reward]
+    env.close()
+    with pytest.raises(FsmarenaError, match="toy has no single-game kernel: use stepper='thread'"):
+        aec_env(toy, stepper="kernel")
 
 
 def test_parallel_env_equals_aec_env():
