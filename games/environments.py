@@ -61,7 +61,7 @@ from games.capabilities import SimultaneousMoves
 from games.kernel import has_kernel, kernel_of
 from games.players import Player, resolve_player
 from games.registry import GENERIC_PLAYER_KINDS, entries
-from games.stepper import Decision, Final, KernelStepper, Turn, make_stepper
+from games.stepper import Decision, Final, KernelStepper, ThreadStepper, Turn, make_stepper
 
 ILLEGAL_POLICIES = ("raise", "first-legal")
 SEAT_CHOICES = ("alternate", "random")
@@ -220,7 +220,19 @@ def _describe(game: Game, agent: str, values: dict[str, Any], mask: np.ndarray) 
 # ---- PettingZoo ----------------------------------------------------------------------------
 
 
-class _SeatAgents:
+class _Stepped:
+    """What every environment shares: the stepper that plays its episodes."""
+
+    _stepper: ThreadStepper | KernelStepper
+
+    @property
+    def stepper(self) -> ThreadStepper | KernelStepper:
+        """The stepper playing the episodes (:class:`games.stepper.KernelStepper` or
+        :class:`games.stepper.ThreadStepper`, keyword ``stepper``)."""
+        return self._stepper
+
+
+class _SeatAgents(_Stepped):
     """What both PettingZoo environments share: one agent per seat, with the classic games'
     observation (the game's parts and an action mask) and action spaces, a stepper and the
     episode seeds."""
@@ -239,11 +251,6 @@ class _SeatAgents:
         self._stepper = make_stepper(self.game, self.stepper_kind)
         self._episodes = Episodes()
         self.agents: list[str] = []
-
-    @property
-    def stepper(self) -> Any:
-        """The stepper playing the episodes (kernel or thread, ``stepper`` keyword)."""
-        return self._stepper
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_spaces[agent]
@@ -425,7 +432,7 @@ def parallel_env(game: str | Game = "vautour", **kwargs: Any) -> ParallelGameEnv
 # ---- Gymnasium -----------------------------------------------------------------------------
 
 
-class GymGameEnv(gymnasium.Env):
+class GymGameEnv(_Stepped, gymnasium.Env):
     """One seat of a game against fsmarena players (module docstring).
 
     ``opponents``: a player spec (builtin name or player JSON path), a :class:`Player`, or a
@@ -486,7 +493,7 @@ class GymGameEnv(gymnasium.Env):
             raise FsmarenaError(f"{self.game.name} is a {self.game.n_seats}-player game: give at least one opponent")
         return specs
 
-    def _pick_stepper(self, kind: str, specs: Sequence[Any]) -> tuple[Any, dict[int, int]]:
+    def _pick_stepper(self, kind: str, specs: Sequence[Any]) -> tuple[ThreadStepper | KernelStepper, dict[int, int]]:
         """The stepper (class docstring) and the kernel builtin code of each pool entry the
         kernel plays itself."""
         codes: dict[int, int] = {}
@@ -577,12 +584,6 @@ class GymGameEnv(gymnasium.Env):
             "opponents": {s: p.label for s, p in self.seated.items()},
         }
 
-    @property
-    def stepper(self) -> Any:
-        """The stepper playing the episodes (:class:`games.stepper.KernelStepper` or
-        :class:`games.stepper.ThreadStepper`)."""
-        return self._stepper
-
     def action_masks(self) -> np.ndarray:
         """The legal actions now, as booleans (the convention of masked learners)."""
         return self._seen[1].astype(bool)
@@ -618,9 +619,6 @@ class GymGameEnv(gymnasium.Env):
 def gym_env(game: str | Game = "dtd", **kwargs: Any) -> GymGameEnv:
     """A Gymnasium environment: one seat of ``game`` against ``opponents``."""
     return GymGameEnv(game, **kwargs)
-
-
-register_envs()
 
 
 # ---- speed ---------------------------------------------------------------------------------
@@ -667,6 +665,8 @@ def _random_episode(env: Any, api: str, pick: np.random.Generator, seed: int) ->
         steps += 1
     return steps
 
+
+register_envs()
 
 if __name__ == "__main__":  # pragma: no cover - prints the speed table of docs/environments.md
     print(f"{'game':10} {'api':4} {'kernel':>9} {'thread':>9}  (decisions/s)")
