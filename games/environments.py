@@ -625,10 +625,12 @@ def gym_env(game: str | Game = "dtd", **kwargs: Any) -> GymGameEnv:
 
 
 def steps_per_second(game: str, stepper: str, api: str = "aec", episodes: int = 100, seed: int = 0) -> float:
-    """Decisions per second through the ``api`` (``aec`` or ``gym`` against ``random``)
-    environment of ``game`` on ``stepper``, random legal actions, ``episodes`` episodes after
-    one warm-up episode: a measurement for the docs (``python -m games.environments``), not a
-    test."""
+    """Decisions per CPU second of this process through the ``api`` (``aec`` or ``gym``
+    against ``random``) environment of ``game`` on ``stepper``, random legal actions,
+    ``episodes`` episodes after one warm-up episode: a measurement for the docs (``python -m
+    games.environments``), not a test.  CPU time, not the wall clock: on a shared machine the
+    wall clock also counts the time spent waiting for a core (the engine thread's time is
+    the process's too)."""
     import time
 
     env: Any = (
@@ -638,10 +640,10 @@ def steps_per_second(game: str, stepper: str, api: str = "aec", episodes: int = 
     steps, started = 0, 0.0
     for episode in range(episodes + 1):
         if episode == 1:
-            steps, started = 0, time.perf_counter()
+            steps, started = 0, time.process_time()
         steps += _random_episode(env, api, pick, seed + episode)
     env.close()
-    return steps / (time.perf_counter() - started)
+    return steps / (time.process_time() - started)
 
 
 def _gym_opponents(game: str) -> dict[str, Any]:
@@ -669,7 +671,7 @@ def _random_episode(env: Any, api: str, pick: np.random.Generator, seed: int) ->
 register_envs()
 
 if __name__ == "__main__":  # pragma: no cover - prints the speed table of docs/environments.md
-    print(f"{'game':10} {'api':4} {'kernel':>9} {'thread':>9}  (decisions/s)")
+    print(f"{'game':10} {'api':4} {'kernel':>9} {'thread':>9}  (decisions per CPU second)")
     for item in entries():
         for api in ("aec", "gym"):
             rates = [steps_per_second(item.name, kind, api) for kind in ("kernel", "thread")]
