@@ -158,16 +158,19 @@ def test_gym_env_plays_the_engines_game(name, seat):
 # ---- the kernel and the thread steppers: the same episodes ----------------------------------
 
 
-def _aec_episodes(env, seed, episodes):
+def _aec_episodes(env, seed, episodes, avoid=()):
     """Every observation, reward and info of ``episodes`` AEC episodes (one seeded reset,
-    then unseeded ones), random legal actions from a fixed generator."""
+    then unseeded ones), random legal actions from a fixed generator (never one of ``avoid``
+    while another is legal)."""
     pick, seen = np.random.default_rng(seed + 1), []
     for episode in range(episodes):
         env.reset(seed=seed if episode == 0 else None)
         for agent in env.agent_iter():
             obs, reward, done, truncated, info = env.last()
             seen.append((agent, obs["observation"], obs["action_mask"].tolist(), reward, done, info))
-            env.step(None if done else int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+            legal = np.flatnonzero(obs["action_mask"])
+            legal = np.setdiff1d(legal, avoid) if len(np.setdiff1d(legal, avoid)) else legal
+            env.step(None if done else int(pick.choice(legal)))
     env.close()
     return seen
 
@@ -188,6 +191,19 @@ def test_aec_steppers_play_the_same_episodes(name):
     kernel, thread = aec_env(name, stepper="kernel"), aec_env(name, stepper="thread")
     assert isinstance(kernel.stepper, KernelStepper) and isinstance(thread.stepper, ThreadStepper)
     _same(_aec_episodes(kernel, 7, 12), _aec_episodes(thread, 7, 12))
+
+
+@pytest.mark.parametrize("name", ["dtd", "vautour", "goofspiel"])
+@pytest.mark.parametrize("config_seed", range(4))
+def test_steppers_agree_over_random_rules(name, config_seed):
+    """The same over random rule parameters (the kernel's ``random_config``: deck, hand,
+    cards, prizes, players, action sets): a dealt engine and the kernel stay in step.
+    Chance actions (the random bid) draw from different streams by design: never played."""
+    kernel_module = kernel_of(get_game(name))
+    game = type(get_game(name))(kernel_module.random_config(config_seed))
+    avoid = getattr(kernel_module, "CHANCE_ACTIONS", ())
+    kernel, thread = aec_env(game, stepper="kernel"), aec_env(game, stepper="thread")
+    _same(_aec_episodes(kernel, config_seed, 3, avoid), _aec_episodes(thread, config_seed, 3, avoid))
 
 
 def _gym_episodes(env, seed, episodes):
