@@ -448,8 +448,8 @@ class GymGameEnv(_Stepped, gymnasium.Env):
     the kernel has it, plays compiled inside the stepper (a builtin that draws at random, such
     as ``random`` in Stupide Vautour, then draws from the compiled stream: the thread stepper
     plays such episodes with other draws).  Any other opponent (a player file or object of a
-    game-specific kind) reads parts only the engine builds: ``stepper="auto"`` then takes
-    the thread.
+    game-specific kind) may read parts only the engine builds: ``stepper="auto"`` then
+    takes the thread.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -507,7 +507,7 @@ class GymGameEnv(_Stepped, gymnasium.Env):
             kind = "kernel" if has_kernel(self.game) and not engine_only else "thread"
         if kind == "kernel" and engine_only:
             raise FsmarenaError(
-                f"opponent '{engine_only[0].label}' ({engine_only[0].kind}) reads parts of the observation only "
+                f"opponent '{engine_only[0].label}' ({engine_only[0].kind}) may read parts of the observation only "
                 "the engine builds: use stepper='thread' (or 'auto')"
             )
         stepper = make_stepper(self.game, kind)

@@ -264,7 +264,7 @@ def test_auto_takes_the_kernel_unless_an_opponent_needs_the_engine():
     assert isinstance(gym_env("vautour", opponents=["max", "random"]).stepper, KernelStepper)
     engine_only = resolve_player("max", vautour)  # a player object of a game-specific kind
     assert isinstance(gym_env("vautour", opponents=engine_only).stepper, ThreadStepper)
-    with pytest.raises(FsmarenaError, match=r"opponent 'max' \(vautour-builtin\) reads parts .* stepper='thread'"):
+    with pytest.raises(FsmarenaError, match=r"opponent 'max' \(vautour-builtin\) may read parts .* stepper='thread'"):
         gym_env("vautour", opponents=engine_only, stepper="kernel")
     with pytest.raises(FsmarenaError, match="stepper must be one of auto, kernel, thread, got 'fast'"):
         make_stepper(vautour, "fast")
