@@ -1,7 +1,8 @@
 """PettingZoo and Gymnasium environments for every registered game (extra ``[envs]``).
 
-Three environments, all over the generic :class:`games.stepper.ThreadStepper`, so every
-registered game has them and a game played through them is the game the engine plays:
+Three environments, on the game's compiled single-game kernel where it has one
+(:class:`games.stepper.KernelStepper`) and on the batched engine in a thread otherwise
+(:class:`games.stepper.ThreadStepper`), so every registered game has them:
 
 * :class:`AECGameEnv` (``aec_env("dtd")``): PettingZoo's agent-environment-cycle API, one
   agent ``player_<seat>`` per seat, as PettingZoo's classic games are;
@@ -21,11 +22,15 @@ is also in ``info["action_mask"]`` and ``action_masks()``.  Rewards are the game
 the end, then the engine's reward (+1 sole winner, 0 shared first place, -1 otherwise; the
 score in a one-player game); ``info["scores"]`` holds the final scores.
 
-Seeds: ``reset(seed=s)`` plays the game the engine plays with ``numpy.random.default_rng(s)``;
-a later ``reset()`` without a seed plays the next child of ``SeedSequence(s)``.  Rule
-parameters are keyword ``params`` (values or ``--param``-style strings).  An action outside
-the mask raises :class:`IllegalAction` (a ``ValueError`` naming the action and the legal
-ones), as PettingZoo's classic games refuse illegal moves; ``illegal_action="first-legal"``
+Seeds: ``reset(seed=s)`` plays the episode of generator ``numpy.random.default_rng(s)``: the
+Gymnasium opponents draw from a generator seeded with its first draw (``integers(2**63)``),
+then the kernel deals from it (:class:`games.stepper.KernelDeals`); a later ``reset()``
+without a seed plays the next child of ``SeedSequence(s)``.  ``stepper`` (``auto``,
+``kernel``, ``thread``) chooses the stepper; both play the same episodes on the same seeds
+(the thread hands the kernel's deal to the engine), and ``auto`` takes the kernel where it
+can.  Rule parameters are keyword ``params`` (values or ``--param``-style strings).  An action
+outside the mask raises :class:`IllegalAction` (a ``ValueError`` naming the action and the
+legal ones), as PettingZoo's classic games refuse illegal moves; ``illegal_action="first-legal"``
 plays the first legal action instead (fsmarena's own players' fallback; the checkers' random
 unmasked actions need it) and reports it in ``info["illegal_action"]``.
 """
@@ -53,9 +58,10 @@ except ModuleNotFoundError as _missing:  # pragma: no cover - exercised without 
 from games import game_class
 from games.base import Game, Observation, parse_params
 from games.capabilities import SimultaneousMoves
+from games.kernel import has_kernel, kernel_of
 from games.players import Player, resolve_player
-from games.registry import entries
-from games.stepper import Decision, Final, ThreadStepper, Turn
+from games.registry import GENERIC_PLAYER_KINDS, entries
+from games.stepper import Decision, Final, KernelStepper, ThreadStepper, Turn, make_stepper
 
 ILLEGAL_POLICIES = ("raise", "first-legal")
 SEAT_CHOICES = ("alternate", "random")
@@ -214,12 +220,25 @@ def _describe(game: Game, agent: str, values: dict[str, Any], mask: np.ndarray) 
 # ---- PettingZoo ----------------------------------------------------------------------------
 
 
-class _SeatAgents:
+class _Stepped:
+    """What every environment shares: the stepper that plays its episodes."""
+
+    _stepper: ThreadStepper | KernelStepper
+
+    @property
+    def stepper(self) -> ThreadStepper | KernelStepper:
+        """The stepper playing the episodes (:class:`games.stepper.KernelStepper` or
+        :class:`games.stepper.ThreadStepper`, keyword ``stepper``)."""
+        return self._stepper
+
+
+class _SeatAgents(_Stepped):
     """What both PettingZoo environments share: one agent per seat, with the classic games'
     observation (the game's parts and an action mask) and action spaces, a stepper and the
     episode seeds."""
 
     game: Game
+    stepper_kind: str
 
     def _seat_agents(self) -> None:
         self.codec = Codec(self.game)
@@ -229,7 +248,7 @@ class _SeatAgents:
             a: spaces.Dict({"observation": inner, "action_mask": self.codec.mask_space}) for a in self.possible_agents
         }
         self._action_spaces = {a: spaces.Discrete(self.game.n_actions) for a in self.possible_agents}
-        self._stepper = ThreadStepper(self.game)
+        self._stepper = make_stepper(self.game, self.stepper_kind)
         self._episodes = Episodes()
         self.agents: list[str] = []
 
@@ -251,10 +270,12 @@ class AECGameEnv(_SeatAgents, AECEnv):
         params: Mapping[str, Any] | None = None,
         illegal_action: str = "raise",
         render_mode: str | None = None,
+        stepper: str = "auto",
     ):
         super().__init__()
         self.game = build_game(game, params)
         self.illegal_action = _check_policy(illegal_action)
+        self.stepper_kind = stepper
         if render_mode not in (None, "ansi"):
             raise FsmarenaError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
@@ -323,15 +344,20 @@ class AECGameEnv(_SeatAgents, AECEnv):
 
 class ParallelGameEnv(_SeatAgents, ParallelEnv):
     """PettingZoo parallel environment of a simultaneous-move game: every seat answers each
-    turn at once.  Every seat's observation of a turn comes from the engine (a replay probe
-    of the stepper, see :meth:`games.stepper.ThreadStepper.probe`)."""
+    turn at once.  Every seat's observation of a turn comes from the stepper's probe (a copy
+    of the kernel's state, or a replay of the engine: :meth:`games.stepper.ThreadStepper.probe`)."""
 
     metadata = {"name": "fsmarena_parallel_v0", "render_modes": []}
 
     def __init__(
-        self, game: str | Game = "vautour", params: Mapping[str, Any] | None = None, illegal_action: str = "raise"
+        self,
+        game: str | Game = "vautour",
+        params: Mapping[str, Any] | None = None,
+        illegal_action: str = "raise",
+        stepper: str = "auto",
     ):
         self.game = build_game(game, params)
+        self.stepper_kind = stepper
         if not isinstance(self.game, SimultaneousMoves):
             raise FsmarenaError(
                 f"{self.game.name} is turn-based: use its AEC environment (aec_env) instead of the parallel API"
@@ -394,7 +420,7 @@ def _first_legal(obs: Observation) -> int:
 
 def aec_env(game: str | Game = "dtd", **kwargs: Any) -> AECGameEnv:
     """A PettingZoo AEC environment of ``game`` (keywords: ``params``, ``illegal_action``,
-    ``render_mode``)."""
+    ``render_mode``, ``stepper``)."""
     return AECGameEnv(game, **kwargs)
 
 
@@ -406,7 +432,7 @@ def parallel_env(game: str | Game = "vautour", **kwargs: Any) -> ParallelGameEnv
 # ---- Gymnasium -----------------------------------------------------------------------------
 
 
-class GymGameEnv(gymnasium.Env):
+class GymGameEnv(_Stepped, gymnasium.Env):
     """One seat of a game against fsmarena players (module docstring).
 
     ``opponents``: a player spec (builtin name or player JSON path), a :class:`Player`, or a
@@ -415,6 +441,15 @@ class GymGameEnv(gymnasium.Env):
     number, ``"alternate"`` (episode k after a seeded reset sits in seat k mod seats) or
     ``"random"``.  Episodes in which the learner never gets to move (possible in 31, when
     dealt 31s end every round) are skipped.
+
+    On the kernel stepper the opponents act on the kernel's observations (index, mask,
+    features, encodings), which the generic player kinds read (``random``, ``fixed-action``,
+    ``table-policy``, ``table-fsm``, ``bda``), and a game's builtin named by its name, when
+    the kernel has it, plays compiled inside the stepper (a builtin that draws at random, such
+    as ``random`` in Stupide Vautour, then draws from the compiled stream: the thread stepper
+    plays such episodes with other draws).  Any other opponent (a player file or object of a
+    game-specific kind) may read parts only the engine builds: ``stepper="auto"`` then
+    takes the thread.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -427,33 +462,56 @@ class GymGameEnv(gymnasium.Env):
         params: Mapping[str, Any] | None = None,
         illegal_action: str = "raise",
         render_mode: str | None = None,
+        stepper: str = "auto",
     ):
         self.game = build_game(game, params)
         self.illegal_action = _check_policy(illegal_action)
         if render_mode not in (None, "ansi"):
             raise FsmarenaError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
-        self.pool = self._opponents(opponents)
+        specs = self._specs(opponents)
+        self.pool = [spec if isinstance(spec, Player) else resolve_player(str(spec), self.game) for spec in specs]
         self.seat_rule = self._seat_rule(seat)
         self.codec = Codec(self.game)
         self.observation_space = spaces.Dict({**self.codec.parts, "action_mask": self.codec.mask_space})
         self.action_space = spaces.Discrete(self.game.n_actions)
-        self._stepper = ThreadStepper(self.game)
+        #: pool position -> kernel builtin code, for the opponents the kernel plays itself
+        self.compiled_opponents: dict[int, int]
+        self._stepper, self.compiled_opponents = self._pick_stepper(stepper, specs)
         self._episodes = Episodes()
         self._episode = 0
         self._seen = self.codec.blank()
 
-    def _opponents(self, opponents: Any) -> list[Player]:
+    def _specs(self, opponents: Any) -> Sequence[Any]:
+        """The opponent pool as a list of specs, checked against the number of seats."""
         specs: Sequence[Any] = (
             [] if opponents is None else (list(opponents) if isinstance(opponents, (list, tuple)) else [opponents])
         )
-        if self.game.n_seats == 1:
-            if specs:
-                raise FsmarenaError(f"{self.game.name} is a one-player game: give no opponents")
-            return []
-        if not specs:
+        if self.game.n_seats == 1 and specs:
+            raise FsmarenaError(f"{self.game.name} is a one-player game: give no opponents")
+        if self.game.n_seats > 1 and not specs:
             raise FsmarenaError(f"{self.game.name} is a {self.game.n_seats}-player game: give at least one opponent")
-        return [spec if isinstance(spec, Player) else resolve_player(str(spec), self.game) for spec in specs]
+        return specs
+
+    def _pick_stepper(self, kind: str, specs: Sequence[Any]) -> tuple[ThreadStepper | KernelStepper, dict[int, int]]:
+        """The stepper (class docstring) and the kernel builtin code of each pool entry the
+        kernel plays itself."""
+        codes: dict[int, int] = {}
+        if has_kernel(self.game):
+            builtins = kernel_of(self.game).BUILTINS
+            for i, (spec, player) in enumerate(zip(specs, self.pool)):
+                if isinstance(spec, str) and player.kind not in GENERIC_PLAYER_KINDS and spec in builtins:
+                    codes[i] = builtins.index(spec)
+        engine_only = [p for i, p in enumerate(self.pool) if i not in codes and p.kind not in GENERIC_PLAYER_KINDS]
+        if kind == "auto":
+            kind = "kernel" if has_kernel(self.game) and not engine_only else "thread"
+        if kind == "kernel" and engine_only:
+            raise FsmarenaError(
+                f"opponent '{engine_only[0].label}' ({engine_only[0].kind}) may read parts of the observation only "
+                "the engine builds: use stepper='thread' (or 'auto')"
+            )
+        stepper = make_stepper(self.game, kind)
+        return stepper, codes if isinstance(stepper, KernelStepper) else {}
 
     def _seat_rule(self, seat: int | str) -> int | str:
         if isinstance(seat, str):
@@ -490,12 +548,17 @@ class GymGameEnv(gymnasium.Env):
             self.seat = int(rule)
         self._episode += 1
         self.seated: dict[int, Player] = {}
+        compiled: dict[int, int] = {}
         for other in range(seats):
             if other != self.seat:
                 pick = int(self.np_random.integers(len(self.pool))) if len(self.pool) > 1 else 0
                 self.seated[other] = self.pool[pick]
-        self._rng = rng
-        self._memories = {s: p.begin(self.game, 1, None, rng) for s, p in self.seated.items()}
+                if pick in self.compiled_opponents:
+                    compiled[other] = self.compiled_opponents[pick]
+        if isinstance(self._stepper, KernelStepper):
+            self._stepper.opponents = compiled
+        self._rng = np.random.default_rng(int(rng.integers(2**63)))  # the opponents' own
+        self._memories = {s: p.begin(self.game, 1, None, self._rng) for s, p in self.seated.items()}
         self._seen = self.codec.blank()
         return self._advance(self._stepper.start(rng))
 
@@ -558,4 +621,58 @@ def gym_env(game: str | Game = "dtd", **kwargs: Any) -> GymGameEnv:
     return GymGameEnv(game, **kwargs)
 
 
+# ---- speed ---------------------------------------------------------------------------------
+
+
+def steps_per_second(game: str, stepper: str, api: str = "aec", episodes: int = 100, seed: int = 0) -> float:
+    """Decisions per CPU second of this process through the ``api`` (``aec`` or ``gym``
+    against ``random``) environment of ``game`` on ``stepper``, random legal actions,
+    ``episodes`` episodes after one warm-up episode: a measurement for the docs (``python -m
+    games.environments``), not a test.  CPU time, not the wall clock: on a shared machine the
+    wall clock also counts the time spent waiting for a core (the engine thread's time is
+    the process's too)."""
+    import time
+
+    env: Any = (
+        aec_env(game, stepper=stepper) if api == "aec" else gym_env(game, stepper=stepper, **_gym_opponents(game))
+    )
+    pick = np.random.default_rng(seed)
+    steps, started = 0, 0.0
+    for episode in range(episodes + 1):
+        if episode == 1:
+            steps, started = 0, time.process_time()
+        steps += _random_episode(env, api, pick, seed + episode)
+    env.close()
+    return steps / (time.process_time() - started)
+
+
+def _gym_opponents(game: str) -> dict[str, Any]:
+    return {"opponents": None} if game_class(game)().n_seats == 1 else {"opponents": "random"}
+
+
+def _random_episode(env: Any, api: str, pick: np.random.Generator, seed: int) -> int:
+    """One episode of random legal actions; returns the number of actions taken."""
+    steps = 0
+    if api == "aec":
+        env.reset(seed=seed)
+        for _ in env.agent_iter():
+            obs, _, done, truncated, _ = env.last()
+            env.step(None if done or truncated else int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += not done
+        return steps
+    obs, _ = env.reset(seed=seed)
+    done = False
+    while not done:
+        obs, _, done, _, _ = env.step(int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+        steps += 1
+    return steps
+
+
 register_envs()
+
+if __name__ == "__main__":  # pragma: no cover - prints the speed table of docs/environments.md
+    print(f"{'game':10} {'api':4} {'kernel':>9} {'thread':>9}  (decisions per CPU second)")
+    for item in entries():
+        for api in ("aec", "gym"):
+            rates = [steps_per_second(item.name, kind, api) for kind in ("kernel", "thread")]
+            print(f"{item.name:10} {api:4} {rates[0]:9.0f} {rates[1]:9.0f}")

@@ -21,6 +21,15 @@ the game's compiled single-game kernel (reset / to_move / observe / step / outco
 games that have one: one compiled call per step instead of a thread hand-over and a batched
 engine call for a single game.
 
+Both steppers can play *the same episodes*: a game is defined by its generator, from which
+the stepper draws the game's deal with the kernel (:class:`KernelDeals`: one 32-bit seed of
+the compiled stream, then ``draw_deal``).  :class:`KernelStepper` always deals this way; a
+:class:`ThreadStepper` given a :class:`KernelDeals` hands the same deal to the engine (the
+kernel's ``engine_script``), so on the same generator and the same answers both give the
+same observations, rewards and outcome.  The one exception is a chance *action* (Stupide
+Vautour's ``random`` bid under ``action_set=abstract``), which each side draws from its own
+stream.  :func:`make_stepper` chooses: the kernel where the game has one, else the thread.
+
 A :class:`Decision`'s observation is the engine's own, valid until the decision is answered
 (the engine may then reuse what its parts read): read what you need first, or keep
 :func:`freeze` of it.
@@ -37,7 +46,11 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
+from fsmarena.errors import FsmarenaError
 from games.base import Game, Observation, Outcome
+
+#: stepper choices of :func:`make_stepper` (and of the environments' ``stepper`` keyword)
+STEPPERS = ("auto", "kernel", "thread")
 
 
 @dataclass(frozen=True)
@@ -95,6 +108,44 @@ def freeze(obs: Observation) -> Observation:
     return Observation(obs.n, obs.n_actions, **parts)
 
 
+def _collect(
+    turn: Turn, answer: Callable[[int], Turn], seats: int, filler: Callable[[Observation], int], convert: Callable
+) -> list[Any]:
+    """The probe loop both steppers share: ``convert`` of the observations of the next
+    ``seats`` decisions from ``turn`` on, answering each but the last with ``filler``."""
+    seen: list = []
+    while isinstance(turn, Decision) and len(seen) < seats:
+        seen.append(convert(turn.observation))
+        if len(seen) < seats:
+            turn = answer(filler(turn.observation))
+    return seen
+
+
+class KernelDeals:
+    """The deal of a game drawn by the game's kernel from a generator (module docstring):
+    the one episode definition both steppers share."""
+
+    def __init__(self, game: Game):
+        from games.kernel import kernel_of, params_of
+
+        self.game = game
+        self.kernel = kernel_of(game)
+        self.p = params_of(game)
+        self.deal = np.zeros(self.kernel.deal_size(self.p), dtype=np.int64)
+
+    def draw(self, rng: np.random.Generator) -> np.ndarray:
+        """A fresh deal into :attr:`deal` (one draw from ``rng`` seeds the compiled stream)."""
+        from games.kernel import seed
+
+        seed(int(rng.integers(2**32)))
+        self.kernel.draw_deal(self.p, self.deal)
+        return self.deal
+
+    def script(self) -> dict[str, Any]:
+        """The keywords of ``Game.play`` that make the engine play the current deal."""
+        return dict(self.kernel.engine_script(self.game.config, self.deal.reshape(1, -1).copy()))
+
+
 class _Abort(BaseException):
     """Raised inside the engine's ``decide`` to unwind an abandoned game (a BaseException,
     so that no ``except Exception`` in an engine can swallow it)."""
@@ -116,8 +167,9 @@ class _Failed:
     error: BaseException
 
 
-def _engine(game: Game, rng: np.random.Generator, channel: _Channel) -> None:
-    """The worker: plays one game, handing every decision over ``channel``."""
+def _engine(game: Game, rng: np.random.Generator, channel: _Channel, script: dict[str, Any]) -> None:
+    """The worker: plays one game (``script``: scripted-deal keywords of ``Game.play``),
+    handing every decision over ``channel``."""
     count = 0
 
     def decide(seat: int, obs: Observation, rows: np.ndarray | None) -> np.ndarray:
@@ -132,7 +184,7 @@ def _engine(game: Game, rng: np.random.Generator, channel: _Channel) -> None:
         return np.full(obs.n, reply, dtype=np.int64)
 
     try:
-        outcome = game.play(1, rng, decide)
+        outcome = game.play(1, rng, decide, **script)
     except _Abort:
         return
     except BaseException as exc:  # handed to the caller, raised there
@@ -157,10 +209,16 @@ class ThreadStepper:
     itself when the game is over, and :meth:`close`, a new :meth:`start` or garbage
     collection of the stepper end it early.  ``history`` records the answers given so far,
     which :meth:`probe` replays.
+
+    With a ``dealer`` (:class:`KernelDeals` of a game with a kernel) every game is dealt from
+    the generator given to :meth:`start`, so it is the game :class:`KernelStepper` plays with
+    that generator; ``deal`` is then the current deal.  Without one the engine deals itself,
+    so a game is exactly ``Game.play(1, rng, ...)``'s.
     """
 
-    def __init__(self, game: Game):
+    def __init__(self, game: Game, dealer: KernelDeals | None = None):
         self.game = game
+        self.dealer = dealer
         self.history: list[int] = []
         self._channel = _Channel()
         self._thread: threading.Thread | None = None
@@ -174,6 +232,11 @@ class ThreadStepper:
         return self._turn
 
     @property
+    def deal(self) -> np.ndarray | None:
+        """The current game's kernel deal (with a dealer), else None."""
+        return None if self.dealer is None else self.dealer.deal
+
+    @property
     def running(self) -> bool:
         """Whether a worker thread is alive (a game is in progress)."""
         return self._thread is not None and self._thread.is_alive()
@@ -182,9 +245,16 @@ class ThreadStepper:
         self.close()
         self._initial = copy.deepcopy(rng)
         self.history = []
+        script: dict[str, Any] = {}
+        if self.dealer is not None:
+            self.dealer.draw(rng)
+            script = self.dealer.script()
         self._channel = _Channel()
         self._thread = threading.Thread(
-            target=_engine, args=(self.game, rng, self._channel), name=f"fsmarena-{self.game.name}-engine", daemon=True
+            target=_engine,
+            args=(self.game, rng, self._channel, script),
+            name=f"fsmarena-{self.game.name}-engine",
+            daemon=True,
         )
         self._finalizer.detach()
         self._finalizer = weakref.finalize(self, _stop, self._channel, self._thread)
@@ -234,17 +304,12 @@ class ThreadStepper:
         """
         if self._initial is None or not isinstance(self._turn, Decision):
             raise RuntimeError("no decision is pending: start a game first")
-        shadow = ThreadStepper(self.game)
+        shadow = ThreadStepper(self.game, self.dealer)
         try:
             turn = shadow.start(copy.deepcopy(self._initial))
             for action in self.history:
                 turn = shadow.answer(action)
-            seen: list = []
-            while isinstance(turn, Decision) and len(seen) < seats:
-                seen.append(convert(turn.observation))
-                if len(seen) < seats:
-                    turn = shadow.answer(filler(turn.observation))
-            return seen
+            return _collect(turn, shadow.answer, seats, filler, convert)
         finally:
             shadow.close()
 
@@ -265,11 +330,9 @@ class KernelStepper:
     """
 
     def __init__(self, game: Game, opponents: dict[int, int] | None = None):
-        from games.kernel import kernel_of, params_of
-
         self.game = game
-        self.kernel = kernel_of(game)
-        self.p = params_of(game)
+        self.dealer = KernelDeals(game)
+        self.kernel, self.p = self.dealer.kernel, self.dealer.p
         self.opponents = dict(opponents or {})
         k, p = self.kernel, self.p
         self._state = np.zeros(k.state_size(p), dtype=np.int64)
@@ -277,7 +340,7 @@ class KernelStepper:
         self._features = np.zeros(max(1, k.n_features(p)))
         self._n_features = k.n_features(p)
         self._encodings = list(game.encodings)
-        self.deal = np.zeros(k.deal_size(p), dtype=np.int64)
+        self.deal = self.dealer.deal
         self.history: list[int] = []
         self._rng: np.random.Generator | None = None
         self._turn: Turn | None = None
@@ -292,12 +355,9 @@ class KernelStepper:
         return isinstance(self._turn, Decision)
 
     def start(self, rng: np.random.Generator) -> Turn:
-        from games.kernel import seed
-
         self._rng = rng
         self.history, self._count = [], 0
-        seed(int(rng.integers(2**32)))
-        self.kernel.draw_deal(self.p, self.deal)
+        self.dealer.draw(rng)
         self.kernel.reset(self.p, self._state, self.deal)
         return self._next()
 
@@ -320,13 +380,7 @@ class KernelStepper:
         saved = (self._state.copy(), self._turn, self._count, list(self.history))
         state_seed = None if self._rng is None else copy.deepcopy(self._rng)
         try:
-            seen: list = []
-            turn: Turn = self._turn
-            while isinstance(turn, Decision) and len(seen) < seats:
-                seen.append(convert(turn.observation))
-                if len(seen) < seats:
-                    turn = self.answer(filler(turn.observation))
-            return seen
+            return _collect(self._turn, self.answer, seats, filler, convert)
         finally:
             self._state[:], self._turn, self._count, self.history = saved
             self._rng = state_seed
@@ -366,7 +420,8 @@ class KernelStepper:
         k.legal(p, s, seat, self._mask)
         parts: dict[str, Any] = {
             "index": np.array([k.observe_index(p, s, seat)], dtype=np.int64),
-            "mask": self._mask.reshape(1, -1).copy(),
+            # None when every action is legal, as the engines give it (players draw differently)
+            "mask": None if self._mask.all() else self._mask.reshape(1, -1).copy(),
             "step": self._count,
         }
         if self._n_features:
@@ -383,3 +438,19 @@ class KernelStepper:
         k.rewards(p, s, rewards)
         k.scores(p, s, scores)
         return Outcome(scores.reshape(1, -1), rewards.reshape(1, -1))
+
+
+def make_stepper(game: Game, kind: str = "auto") -> ThreadStepper | KernelStepper:
+    """A stepper for ``game``: ``kernel`` (:class:`KernelStepper`), ``thread`` (a dealt
+    :class:`ThreadStepper` when the game has a kernel, so both play the same episodes; the
+    engine's own deal otherwise) or ``auto`` (the kernel where the game has one)."""
+    from games.kernel import has_kernel
+
+    if kind not in STEPPERS:
+        raise FsmarenaError(f"stepper must be one of {', '.join(STEPPERS)}, got {kind!r}")
+    compiled = has_kernel(game)
+    if kind == "kernel" and not compiled:
+        raise FsmarenaError(f"{game.name} has no single-game kernel: use stepper='thread' (or 'auto')")
+    if kind == "kernel" or (kind == "auto" and compiled):
+        return KernelStepper(game)
+    return ThreadStepper(game, KernelDeals(game) if compiled else None)

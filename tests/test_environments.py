@@ -1,10 +1,12 @@
 """The PettingZoo and Gymnasium environments: the libraries' own checkers, games played
-through the environments equal to the engine's on the same seeds, no leaked threads, and
-clear errors for bad input."""
+through the environments equal to the engine's on the same deals, the kernel and the thread
+steppers playing the same episodes on the same seeds, no leaked threads, and clear errors
+for bad input."""
 
 from __future__ import annotations
 
 import gc
+import re
 import subprocess
 import sys
 import threading
@@ -23,8 +25,9 @@ from fsmarena.errors import FsmarenaError  # noqa: E402
 from games import available_games, get_game  # noqa: E402
 from games.arena import play_games  # noqa: E402
 from games.environments import IllegalAction, aec_env, env_id, gym_env, parallel_env, register_envs  # noqa: E402
-from games.players import FixedActionPlayer, RandomPlayer, save_player  # noqa: E402
-from games.stepper import Decision, ThreadStepper  # noqa: E402
+from games.kernel import kernel_of  # noqa: E402
+from games.players import FixedActionPlayer, RandomPlayer, resolve_player, save_player  # noqa: E402
+from games.stepper import Decision, KernelStepper, ThreadStepper, make_stepper  # noqa: E402
 
 GAMES = available_games()
 
@@ -90,16 +93,29 @@ def _preferred(seat: int, n_actions: int) -> int:
     return (2 * seat + 1) % n_actions
 
 
+def _engine_on_deal(game, players, deal, rng):
+    """The batched engine itself playing ``players`` on the kernel deal ``deal`` (the
+    kernel's engine script), the players drawing from ``rng``: the environments' oracle."""
+    script = kernel_of(game).engine_script(game.config, np.asarray(deal).reshape(1, -1).copy())
+    memories = [p.begin(game, 1, None, rng) for p in players]
+
+    def decide(seat, obs, rows):
+        return players[seat].act(obs, memories[seat], rows, rng)
+
+    return game.play(1, np.random.default_rng(12345), decide, **script)
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_aec_env_plays_the_engines_game(name):
     """Each seat plays its preferred action when legal, else the first legal one: exactly
-    FixedActionPlayer; the environment's rewards equal the engine's on the same seed."""
+    FixedActionPlayer; the environment's rewards equal the engine's on the episode's deal."""
     game = get_game(name)
     players = [FixedActionPlayer(_preferred(s, game.n_actions)) for s in range(game.n_seats)]
     env = aec_env(name)
+    assert isinstance(env.stepper, KernelStepper)
     for seed in range(3):
-        expected = play_games(game, players, 1, np.random.default_rng(seed))
         env.reset(seed=seed)
+        expected = _engine_on_deal(game, players, env.stepper.deal, np.random.default_rng(0))
         totals = dict.fromkeys(env.possible_agents, 0.0)
         for agent in env.agent_iter():
             obs, reward, done, truncated, info = env.last()
@@ -118,15 +134,17 @@ def test_aec_env_plays_the_engines_game(name):
 @pytest.mark.parametrize("name", ["dtd", "thirtyone", "vautour"])
 @pytest.mark.parametrize("seat", [0, 1])
 def test_gym_env_plays_the_engines_game(name, seat):
-    """The learner plays a fixed action, random opponents draw from the engine's generator:
-    reward and scores equal play_games' with the same seed and seating."""
+    """The learner plays a fixed action, random opponents draw from the generator seeded by
+    the episode generator's first draw: reward and scores equal the engine's on the episode's deal."""
     game = get_game(name)
     learner = FixedActionPlayer(_preferred(seat, game.n_actions))
-    env = gym_env(name, opponents="random", seat=seat)
+    env = gym_env(name, opponents=RandomPlayer(), seat=seat)
+    assert isinstance(env.stepper, KernelStepper)
     for seed in range(3):
         seats = [learner if s == seat else RandomPlayer() for s in range(game.n_seats)]
-        expected = play_games(game, seats, 1, np.random.default_rng(seed))
         obs, info = env.reset(seed=seed)
+        players_rng = np.random.default_rng(int(np.random.default_rng(seed).integers(2**63)))
+        expected = _engine_on_deal(game, seats, env.stepper.deal, players_rng)
         done = False
         while not done:
             mask = obs["action_mask"]
@@ -135,6 +153,139 @@ def test_gym_env_plays_the_engines_game(name, seat):
         assert reward == expected.rewards[0, seat]
         assert info["scores"] == expected.scores[0].tolist()
     env.close()
+
+
+# ---- the kernel and the thread steppers: the same episodes ----------------------------------
+
+
+def _aec_episodes(env, seed, episodes, avoid=()):
+    """Every observation, reward and info of ``episodes`` AEC episodes (one seeded reset,
+    then unseeded ones), random legal actions from a fixed generator (never one of ``avoid``
+    while another is legal)."""
+    pick, seen = np.random.default_rng(seed + 1), []
+    for episode in range(episodes):
+        env.reset(seed=seed if episode == 0 else None)
+        for agent in env.agent_iter():
+            obs, reward, done, truncated, info = env.last()
+            seen.append((agent, obs["observation"], obs["action_mask"].tolist(), reward, done, info))
+            legal = np.flatnonzero(obs["action_mask"])
+            legal = np.setdiff1d(legal, avoid) if len(np.setdiff1d(legal, avoid)) else legal
+            env.step(None if done else int(pick.choice(legal)))
+    env.close()
+    return seen
+
+
+def _same(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert x[0] == y[0] and x[2:] == y[2:]
+        assert x[1].keys() == y[1].keys()
+        for key in x[1]:
+            np.testing.assert_array_equal(x[1][key], y[1][key])
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_aec_steppers_play_the_same_episodes(name):
+    """Same seed, same actions: the kernel and the (dealt) thread stepper give the same
+    observations, masks, rewards and scores, episode after episode."""
+    kernel, thread = aec_env(name, stepper="kernel"), aec_env(name, stepper="thread")
+    assert isinstance(kernel.stepper, KernelStepper) and isinstance(thread.stepper, ThreadStepper)
+    _same(_aec_episodes(kernel, 7, 12), _aec_episodes(thread, 7, 12))
+
+
+@pytest.mark.parametrize("name", ["dtd", "vautour", "goofspiel"])
+@pytest.mark.parametrize("config_seed", range(4))
+def test_steppers_agree_over_random_rules(name, config_seed):
+    """The same over random rule parameters (the kernel's ``random_config``: deck, hand,
+    cards, prizes, players, action sets): a dealt engine and the kernel stay in step.
+    Chance actions (the random bid) draw from different streams by design: never played."""
+    kernel_module = kernel_of(get_game(name))
+    game = type(get_game(name))(kernel_module.random_config(config_seed))
+    avoid = getattr(kernel_module, "CHANCE_ACTIONS", ())
+    kernel, thread = aec_env(game, stepper="kernel"), aec_env(game, stepper="thread")
+    _same(_aec_episodes(kernel, config_seed, 3, avoid), _aec_episodes(thread, config_seed, 3, avoid))
+
+
+def _gym_episodes(env, seed, episodes):
+    pick, seen = np.random.default_rng(seed + 1), []
+    for episode in range(episodes):
+        obs, info = env.reset(seed=seed if episode == 0 else None)
+        seen.append((obs, info["seat"], info["opponents"]))
+        done = False
+        while not done:
+            obs, reward, done, truncated, info = env.step(int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+            seen.append((obs, reward, info.get("scores")))
+    env.close()
+    return seen
+
+
+@pytest.mark.parametrize(
+    "name, opponents",
+    [
+        ("dtd", [RandomPlayer(), "always-large"]),
+        ("thirtyone", ["greedy", RandomPlayer()]),
+        ("vautour", [RandomPlayer(), FixedActionPlayer(9)]),
+        ("goofspiel", ["match", "upbid"]),
+    ],
+)
+def test_gym_steppers_play_the_same_episodes(name, opponents):
+    """A pool of Python opponents and deterministic builtins (compiled on the kernel side):
+    both steppers give the same episodes on the same seeds."""
+    kernel = gym_env(name, opponents=opponents, seat="random", stepper="kernel")
+    thread = gym_env(name, opponents=opponents, seat="random", stepper="thread")
+    assert isinstance(kernel.stepper, KernelStepper) and isinstance(thread.stepper, ThreadStepper)
+    assert bool(kernel.compiled_opponents) == (name in ("thirtyone", "goofspiel")) and not thread.compiled_opponents
+    a, b = _gym_episodes(kernel, 3, 12), _gym_episodes(thread, 3, 12)
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        np.testing.assert_equal(x, y)
+
+
+def test_parallel_steppers_play_the_same_episodes():
+    """The parallel API's probes (a state copy on the kernel, a replay on the thread) agree."""
+    for name in ("vautour", "goofspiel"):
+        runs = []
+        for kind in ("kernel", "thread"):
+            env, pick, seen = parallel_env(name, stepper=kind), np.random.default_rng(5), []
+            for episode in range(4):
+                observations, _ = env.reset(seed=11 if episode == 0 else None)
+                while env.agents:
+                    actions = {a: int(pick.choice(np.flatnonzero(o["action_mask"]))) for a, o in observations.items()}
+                    observations, rewards, done, _, infos = env.step(actions)
+                    seen.append((observations, rewards, infos))
+            env.close()
+            runs.append(seen)
+        np.testing.assert_equal(runs[0], runs[1])
+
+
+def test_auto_takes_the_kernel_unless_an_opponent_needs_the_engine():
+    vautour = get_game("vautour")
+    assert isinstance(aec_env("dtd").stepper, KernelStepper)
+    assert isinstance(gym_env("vautour", opponents=["max", "random"]).stepper, KernelStepper)
+    engine_only = resolve_player("max", vautour)  # a player object of a game-specific kind
+    assert isinstance(gym_env("vautour", opponents=engine_only).stepper, ThreadStepper)
+    with pytest.raises(FsmarenaError, match=r"opponent 'max' \(vautour-builtin\) may read parts .* stepper='thread'"):
+        gym_env("vautour", opponents=engine_only, stepper="kernel")
+    with pytest.raises(FsmarenaError, match="stepper must be one of auto, kernel, thread, got 'fast'"):
+        make_stepper(vautour, "fast")
+
+
+def test_a_game_without_a_kernel_runs_on_the_thread():
+    """The learners' toy MDP has no kernel: ``auto`` falls back to the engine in a thread,
+    which plays it; asking for the kernel is a clear error."""
+    from rl.toy import ToyGame
+
+    toy = ToyGame()
+    env = gym_env(toy, opponents=None)
+    assert isinstance(env.stepper, ThreadStepper) and env.stepper.dealer is None
+    obs, _ = env.reset(seed=0)
+    done, reward = False, 0.0
+    while not done:
+        obs, reward, done, _, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert info["scores"] == [reward]
+    env.close()
+    with pytest.raises(FsmarenaError, match="toy has no single-game kernel: use stepper='thread'"):
+        aec_env(toy, stepper="kernel")
 
 
 def test_parallel_env_equals_aec_env():
@@ -175,7 +326,7 @@ def test_rule_parameters_are_settable():
 
 def test_no_thread_outlives_its_game():
     before = _engine_threads()
-    env = aec_env("dtd")
+    env = aec_env("dtd", stepper="thread")
     env.reset(seed=0)
     env.step(0)
     env.reset(seed=1)  # a game abandoned by a reset
@@ -183,7 +334,7 @@ def test_no_thread_outlives_its_game():
     env.close()
     env.close()
     assert _engine_threads() == before
-    dropped = gym_env("thirtyone")
+    dropped = gym_env("thirtyone", stepper="thread")
     dropped.reset(seed=2)
     assert _engine_threads() == before + 1
     del dropped  # dropped mid-game
@@ -220,11 +371,41 @@ def test_illegal_action_names_the_legal_ones():
     env.close()
 
 
+def test_gym_and_parallel_envs_refuse_actions_outside_the_mask():
+    env = gym_env("vautour", opponents="max", seat=0)
+    obs, _ = env.reset(seed=0)
+    first = env.game.bid_action(1)
+    with pytest.raises(IllegalAction, match=rf"vautour seat 0: action 99 is out of range; legal actions: {first} "):
+        env.step(99)
+    with pytest.raises(IllegalAction, match=r"vautour seat 0: action 0 is illegal \(lowest\)"):
+        env.step(0)  # an abstract action, not offered under the default action set
+    env.close()
+    par = parallel_env("goofspiel")
+    observations, _ = par.reset(seed=0)
+    legal = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in observations.items()}
+    with pytest.raises(IllegalAction, match="player_1: action 40 is out of range"):
+        par.step({**legal, "player_1": 40})
+    with pytest.raises(IllegalAction, match="no action for player_1"):
+        par.step({"player_0": legal["player_0"]})
+    par.close()
+
+
 def test_unknown_game_and_environment_id():
     with pytest.raises(FsmarenaError, match="unknown game 'chess'"):
         aec_env("chess")
     with pytest.raises(gymnasium.error.Error, match="Nope"):
         gymnasium.make("fsmarena/Nope-v0")
+    with pytest.raises(gymnasium.error.NameNotFound, match="Did you mean: `DivideTheDollar`"):
+        gymnasium.make("fsmarena/DivideDollar-v0")
+    with pytest.raises(FsmarenaError, match="stepper must be one of auto, kernel, thread"):
+        aec_env("dtd", stepper="numba")
+
+
+def test_the_module_prefix_registers_the_ids():
+    """``gymnasium.make("games.environments:fsmarena/...")`` works in a fresh interpreter."""
+    code = "import gymnasium\nprint(gymnasium.make('games.environments:fsmarena/DivideTheDollar-v0').spec.id)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "fsmarena/DivideTheDollar-v0"
     with pytest.raises(FsmarenaError, match="unknown parameter 'hand'"):
         gym_env("dtd", params={"hand": 3})
 
@@ -235,6 +416,8 @@ def test_opponent_files_and_seats_are_checked(tmp_path):
     assert gym_env("dtd", opponents=[str(path), "random"]).pool[0].label == "always-small_spoil"
     with pytest.raises(FsmarenaError, match="for the game 'dtd', not 'vautour'"):
         gym_env("vautour", opponents=str(path))
+    with pytest.raises(FsmarenaError, match="for the game 'dtd', not 'goofspiel'"):
+        gymnasium.make(env_id("goofspiel"), opponents=["random", str(path)])
     with pytest.raises(FsmarenaError, match="one-player game"):
         gym_env("421", opponents="random")
     with pytest.raises(FsmarenaError, match="seat must be 0..1"):
@@ -250,3 +433,14 @@ def test_missing_extra_is_a_clear_error():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "pip install 'fsmarena[envs]'" in out
+
+
+def test_the_tutorial_code_runs():
+    """Every Python block of docs/environments.md runs as written."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "environments.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) >= 3
+    for number, block in enumerate(blocks):
+        exec(compile(block, f"docs/environments.md block {number + 1}", "exec"), {})
