@@ -4,6 +4,7 @@ Layout of the output folder ``DIR``::
 
     study.json                      ownership marker: study, scale, seed, plan fingerprint
     replicates/<competitor>/rNNN.json   one finished task: player, curve, panel results, seeds
+                                    (and, in a solvable zero-sum game, each curve point's exploitability)
     players/<competitor>/rNNN.json      the final player, loadable by ``fsmarena play``
     raw/crossplay.json              every champion pairing's win/draw/loss counts
 
@@ -16,6 +17,12 @@ replicate), in parallel with joblib.  A re-run of the same command skips every t
 result file exists and validates, so an interrupted study finishes with exactly the results
 of an uninterrupted one: each task's randomness comes only from its own seed (see
 :mod:`studies.protocol`).
+
+In a game that declares :class:`games.capabilities.ZeroSumSolvable` and is solvable with the
+study's parameters, a task also measures the exact exploitability of the player of every
+learning-curve point (the method's snapshots, see :class:`studies.methods.Trained`) and stores
+it beside the curve (``curve_exploitability``), so a study can plot how far training is from
+the equilibrium against the games it consumed.  Other games' result files are unchanged.
 
 ``DIR`` must be new, empty or hold this very plan (same ``study.json`` fingerprint); a folder
 holding anything else is refused before anything is written.
@@ -39,10 +46,11 @@ from fsmarena.outdir import claim_folder, has_user_files
 from fsmarena.parallel import iter_tasks
 from games import get_game
 from games.base import Game
+from games.capabilities import ZeroSumSolvable
 from games.match import play_match
 from games.players import Player, player_from_json, player_to_json, resolve_player
 from studies.crossplay import CrossplayResult, crossplay, pairing_games
-from studies.methods import MethodContext, check_method, get_method
+from studies.methods import MethodContext, Trained, check_method, get_method
 from studies.protocol import FORMAT_VERSION, Plan, seed_int
 
 MARKER = "study.json"
@@ -65,6 +73,9 @@ class Record:
     train_seconds: float = 0.0
     panel_seconds: float = 0.0
     cpu_seconds: float = 0.0
+    #: exploitability of the player at each curve point (None: not measured, or too large to
+    #: measure); None for games without the exact measure
+    curve_exploitability: list[float | None] | None = None
 
 
 @dataclass
@@ -140,6 +151,38 @@ def claim(out: Path, plan: Plan) -> bool:
     return False
 
 
+# ---- exploitability along the curve ----------------------------------------------------------
+
+
+def measures_exploitability(game: Game) -> bool:
+    """Whether the game gives every player an exact exploitability (a solvable zero-sum game)."""
+    return isinstance(game, ZeroSumSolvable) and game.solvable()
+
+
+def curve_exploitability(game: Game, trained: Trained) -> list[float | None]:
+    """The exploitability of each snapshot of ``trained``, one per curve point (all None when the
+    method keeps no snapshots; None for a player whose best response is too large to compute).
+    Equal snapshots are measured once."""
+    if not trained.snapshots:
+        return [None] * len(trained.curve_games)
+    if len(trained.snapshots) != len(trained.curve_games):
+        raise FsmarenaError(
+            f"{trained.player.label}: {len(trained.snapshots)} snapshots for {len(trained.curve_games)} curve points"
+        )
+    assert isinstance(game, ZeroSumSolvable)
+    known: dict[str, float | None] = {}
+    values = []
+    for player in trained.snapshots:
+        key = dumps(player_to_json(player, game))
+        if key not in known:
+            try:
+                known[key] = float(game.exploitability(player)["exploitability"])
+            except FsmarenaError:  # a tree too large for a player with memory
+                known[key] = None
+        values.append(known[key])
+    return values
+
+
 # ---- tasks ------------------------------------------------------------------------------------
 
 
@@ -186,6 +229,11 @@ def _run_task(task: _Task) -> dict[str, Any]:
             "opp_score": stats.opp_score,
         }
     panel_seconds = time.perf_counter() - start
+    extra: dict[str, Any] = {}
+    if measures_exploitability(game):
+        start = time.perf_counter()
+        extra["curve_exploitability"] = curve_exploitability(game, trained)
+        extra["exploitability_seconds"] = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
     return {
         "format_version": FORMAT_VERSION,
@@ -203,6 +251,7 @@ def _run_task(task: _Task) -> dict[str, Any]:
         "train_seconds": train_seconds,
         "panel_seconds": panel_seconds,
         "cpu_seconds": cpu_seconds,
+        **extra,
     }
 
 
@@ -233,6 +282,7 @@ def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: i
         raise f.fail("curve_games and curve_win differ in length")
     curve_games = f.int_array("curve_games", (len(curve_games),), 0, 2**62).tolist()
     curve_win = f.float_array("curve_win", (len(curve_win),), 0.0, 1.0).tolist()
+    exploitability = _read_curve_exploitability(f, len(curve_games), measures_exploitability(game))
     panel_data = Fields(f.get("panel", dict), f"{f.source}: panel")
     panel = {}
     for opponent in plan.study.panel:
@@ -258,7 +308,21 @@ def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: i
         train_seconds=f.get("train_seconds", float, 0.0),
         panel_seconds=f.get("panel_seconds", float, 0.0),
         cpu_seconds=f.get("cpu_seconds", float, 0.0),
+        curve_exploitability=exploitability,
     )
+
+
+def _read_curve_exploitability(f: Fields, points: int, expected: bool) -> list[float | None] | None:
+    """The stored exploitability along the curve: required (one value or null per curve point,
+    each between 0 and 2 up to rounding) when the game measures it, else absent."""
+    if not expected:
+        return None
+    values = f.get("curve_exploitability", list)  # missing: a file from before the measure, stale
+    if len(values) != points or not all(
+        v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and -1e-6 <= v <= 2.0) for v in values
+    ):
+        raise f.fail("curve_exploitability must hold one value between 0 and 2 (or null) per curve point")
+    return [None if v is None else float(v) for v in values]
 
 
 def _finished(out: Path, plan: Plan, game: Game, competitor: str, replicate: int, settings: dict) -> bool:
