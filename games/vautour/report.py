@@ -603,8 +603,8 @@ def exploitability_section(rows: Sequence[dict], n: int, out: Path, figures: boo
             "value being 0: 0 for the equilibrium, 1 for a player its best response beats in every game "
             "(`fsmarena exploit`; `tables/exploitability_" + f"{n}p.csv`: every player, its best-response value, "
             "the equilibrium's value against it). Games: games simulated by the champion's training (learners' "
-            "episodes, evolution's fitness games). Champions are measured at the end of training: no "
-            "intermediate players are stored.\n",
+            "episodes, evolution's fitness games). Champions are measured at the end of training; the next "
+            "section follows them along it.\n",
             table(["group", "players", "median games", "median exploitability", "range", "too large"], summary),
             "",
             image(
@@ -653,6 +653,104 @@ def exploitability_figure(rows: Sequence[dict], stem: Path) -> list[Path]:
         ax.set_xlabel("games simulated in training")
         ax.set_ylabel("exploitability (win/draw/loss)")
         ax.legend(loc="best", frameon=False)
+        return save(fig, stem)
+
+
+def curve_rows(data: StudyData) -> list[dict[str, Any]]:
+    """Exploitability along training, per family and curve point: the games consumed and the
+    median, minimum and maximum over the replicates measured there (a replicate whose player
+    was too large to measure is left out of that point)."""
+    rows = []
+    for c in data.plan.competitors:
+        records = [r for r in data.family(c.name) if r.curve_exploitability is not None]
+        points = min((len(r.curve_games) for r in records), default=0)
+        for k in range(points):
+            values = [r.curve_exploitability[k] for r in records if r.curve_exploitability[k] is not None]
+            rows.append(
+                {
+                    "family": c.label,
+                    "point": k,
+                    "games": int(np.median([r.curve_games[k] for r in records])),
+                    "replicates": len(values),
+                    "median": float(np.median(values)) if values else None,
+                    "min": min(values) if values else None,
+                    "max": max(values) if values else None,
+                }
+            )
+    return rows
+
+
+def exploitability_curve_section(data: StudyData, rows: Sequence[dict], n: int, out: Path, figures: bool) -> str:
+    """Table (``tables/exploitability_curve_<n>p.csv``), figure and text of every family's
+    exploitability along training, against the games it consumed; ``rows`` (the exploitability
+    of the players, :func:`exploitability_section`) give the reference lines."""
+    curve = curve_rows(data)
+    if not curve:
+        return ""
+    write_text(out / "tables" / f"exploitability_curve_{n}p.csv", to_csv(curve))
+    fixed = [r for r in rows if r["games"] == 0 and r["group"] != "equilibrium" and r["exploitability"] is not None]
+    best = min(fixed, key=lambda r: r["exploitability"]) if fixed else None
+    paths = exploitability_curve_figure(curve, best, out / "figures" / f"exploitability_curve_{n}p") if figures else []
+    body = [
+        [
+            r["family"],
+            f"{r['games']:,}",
+            str(r["replicates"]),
+            "–" if r["median"] is None else f"{r['median']:.3f}",
+            "–" if r["median"] is None else f"{r['min']:.3f} – {r['max']:.3f}",
+        ]
+        for r in curve
+    ]
+    reference = (
+        f" The least exploitable builtin, `{best['player']}`, is at {best['exploitability']:.3f}." if best else ""
+    )
+    return "\n".join(
+        [
+            f"### Exploitability along training ({n} players, exact)\n",
+            "At every point of its learning curve each replicate's player of the moment (the learner's greedy "
+            "policy; evolution's hall-of-fame leader, the player the run would return had it stopped there) is "
+            "measured exactly like the champions above, so learners and automata share one axis: the games "
+            "their training simulated. Median over replicates and range (`tables/exploitability_curve_"
+            f"{n}p.csv`); the last point of each family is its champions.{reference}\n",
+            table(["family", "games", "replicates", "median exploitability", "range"], body),
+            "",
+            image(
+                paths,
+                out,
+                f"{n} players: exploitability along training against the games simulated (log scale; median over "
+                "replicates, band: range); dashed: the equilibrium (0); dotted: the least exploitable builtin. "
+                "Points at 0 games (untrained learners) are in the table only.",
+            ),
+            "",
+        ]
+    )
+
+
+def exploitability_curve_figure(curve: Sequence[dict], best: dict | None, stem: Path) -> list[Path]:
+    """One line per family (median over replicates, band from minimum to maximum) of
+    exploitability against games simulated, log x; the equilibrium and the least exploitable
+    builtin as reference lines."""
+    from matplotlib.ticker import NullFormatter
+
+    from figures.style import COLUMN_WIDTH, color, plt, save, style
+
+    shown = [r for r in curve if r["games"] > 0 and r["median"] is not None]
+    families = list(dict.fromkeys(r["family"] for r in shown))
+    with style():
+        fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 2.8))
+        for k, family in enumerate(families):
+            mine = [r for r in shown if r["family"] == family]
+            games = [r["games"] for r in mine]
+            ax.plot(games, [r["median"] for r in mine], color=color(k), marker="o", markersize=2.5, label=family)
+            ax.fill_between(games, [r["min"] for r in mine], [r["max"] for r in mine], color=color(k), alpha=0.18)
+        ax.axhline(0.0, color="black", linestyle="--", linewidth=0.8, label="equilibrium")
+        if best is not None:
+            ax.axhline(best["exploitability"], color="0.4", linestyle=":", linewidth=0.8, label=best["player"])
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("games simulated in training")
+        ax.set_ylabel("exploitability (win/draw/loss)")
+        ax.legend(loc="best", frameon=False, fontsize=6)
         return save(fig, stem)
 
 
@@ -725,6 +823,7 @@ def write_vautour_report(
         text.append(part.section())
         if part.n in exploitability:
             text.append(exploitability_section(exploitability[part.n], part.n, out, figures))
+            text.append(exploitability_curve_section(part.data, exploitability[part.n], part.n, out, figures))
     text += ["## Conclusions\n"]
     for part in parts:
         text += part.findings()
@@ -768,4 +867,5 @@ def write_vautour_report(
         },
         "generalisation": {str(p.n): p.summary for p in parts},
         "exploitability": {str(n): list(rows) for n, rows in exploitability.items()},
+        "exploitability_curve": {str(p.n): curve_rows(p.data) for p in parts if p.n in exploitability},
     }
