@@ -20,9 +20,11 @@ of an uninterrupted one: each task's randomness comes only from its own seed (se
 
 In a game that declares :class:`games.capabilities.ZeroSumSolvable` and is solvable with the
 study's parameters, a task also measures the exact exploitability of the player of every
-learning-curve point (the method's snapshots, see :class:`studies.methods.Trained`) and stores
-it beside the curve (``curve_exploitability``), so a study can plot how far training is from
-the equilibrium against the games it consumed.  Other games' result files are unchanged.
+learning-curve point (the method's snapshots, see :class:`studies.methods.Trained`), for every
+reward the game solves (``solve_rewards``), and stores it beside the curve
+(``curve_exploitability``: reward -> one value per curve point), so a study can plot how far
+training is from the equilibrium against the games it consumed.  Other games' result files are
+unchanged.
 
 ``DIR`` must be new, empty or hold this very plan (same ``study.json`` fingerprint); a folder
 holding anything else is refused before anything is written.
@@ -31,6 +33,7 @@ holding anything else is refused before anything is written.
 from __future__ import annotations
 
 import hashlib
+import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -73,9 +76,9 @@ class Record:
     train_seconds: float = 0.0
     panel_seconds: float = 0.0
     cpu_seconds: float = 0.0
-    #: exploitability of the player at each curve point (None: not measured, or too large to
-    #: measure); None for games without the exact measure
-    curve_exploitability: list[float | None] | None = None
+    #: per reward, the exploitability of the player at each curve point (None: not measured, or
+    #: too large to measure); None for games without the exact measure
+    curve_exploitability: dict[str, list[float | None]] | None = None
 
 
 @dataclass
@@ -159,28 +162,31 @@ def measures_exploitability(game: Game) -> bool:
     return isinstance(game, ZeroSumSolvable) and game.solvable()
 
 
-def curve_exploitability(game: Game, trained: Trained) -> list[float | None]:
-    """The exploitability of each snapshot of ``trained``, one per curve point (all None when the
-    method keeps no snapshots; None for a player whose best response is too large to compute).
-    Equal snapshots are measured once."""
+def curve_exploitability(game: Game, trained: Trained) -> dict[str, list[float | None]]:
+    """Per reward the game solves, the exploitability of each snapshot of ``trained``, one per
+    curve point (all None when the method keeps no snapshots; None for a player whose best
+    response is too large to compute).  Equal snapshots are measured once."""
+    assert isinstance(game, ZeroSumSolvable)
+    rewards = game.solve_rewards
     if not trained.snapshots:
-        return [None] * len(trained.curve_games)
+        return {reward: [None] * len(trained.curve_games) for reward in rewards}
     if len(trained.snapshots) != len(trained.curve_games):
         raise FsmarenaError(
             f"{trained.player.label}: {len(trained.snapshots)} snapshots for {len(trained.curve_games)} curve points"
         )
-    assert isinstance(game, ZeroSumSolvable)
-    known: dict[str, float | None] = {}
-    values = []
-    for player in trained.snapshots:
-        key = dumps(player_to_json(player, game))
-        if key not in known:
-            try:
-                known[key] = float(game.exploitability(player)["exploitability"])
-            except FsmarenaError:  # a tree too large for a player with memory
-                known[key] = None
-        values.append(known[key])
-    return values
+    keys = [dumps(player_to_json(player, game)) for player in trained.snapshots]
+    distinct = dict(zip(keys, trained.snapshots))
+    known = {
+        (reward, key): _exploitability(game, player, reward) for key, player in distinct.items() for reward in rewards
+    }
+    return {reward: [known[reward, key] for key in keys] for reward in rewards}
+
+
+def _exploitability(game: ZeroSumSolvable, player: Player, reward: str) -> float | None:
+    try:
+        return float(game.exploitability(player, reward)["exploitability"])
+    except FsmarenaError:  # a tree too large for a player with memory
+        return None
 
 
 # ---- tasks ------------------------------------------------------------------------------------
@@ -282,7 +288,7 @@ def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: i
         raise f.fail("curve_games and curve_win differ in length")
     curve_games = f.int_array("curve_games", (len(curve_games),), 0, 2**62).tolist()
     curve_win = f.float_array("curve_win", (len(curve_win),), 0.0, 1.0).tolist()
-    exploitability = _read_curve_exploitability(f, len(curve_games), measures_exploitability(game))
+    exploitability = _read_curve_exploitability(f, len(curve_games), game)
     panel_data = Fields(f.get("panel", dict), f"{f.source}: panel")
     panel = {}
     for opponent in plan.study.panel:
@@ -312,17 +318,28 @@ def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: i
     )
 
 
-def _read_curve_exploitability(f: Fields, points: int, expected: bool) -> list[float | None] | None:
-    """The stored exploitability along the curve: required (one value or null per curve point,
-    each between 0 and 2 up to rounding) when the game measures it, else absent."""
-    if not expected:
+def _read_curve_exploitability(f: Fields, points: int, game: Game) -> dict[str, list[float | None]] | None:
+    """The stored exploitability along the curve: required when the game measures it (per
+    reward it solves, one value or null per curve point, each finite and at least 0 up to
+    rounding), else absent."""
+    if not measures_exploitability(game):
         return None
-    values = f.get("curve_exploitability", list)  # missing: a file from before the measure, stale
-    if len(values) != points or not all(
-        v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and -1e-6 <= v <= 2.0) for v in values
-    ):
-        raise f.fail("curve_exploitability must hold one value between 0 and 2 (or null) per curve point")
-    return [None if v is None else float(v) for v in values]
+    assert isinstance(game, ZeroSumSolvable)
+    stored = f.get("curve_exploitability", dict)  # missing: a file from before the measure, stale
+    out: dict[str, list[float | None]] = {}
+    for reward in game.solve_rewards:
+        values = stored.get(reward)
+        if (
+            not isinstance(values, list)
+            or len(values) != points
+            or not all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in values)
+            or not all(v is None or (math.isfinite(v) and v >= -1e-6) for v in values)
+        ):
+            raise f.fail(f"curve_exploitability '{reward}' must hold one value of at least 0 (or null) per curve point")
+        out[reward] = [None if v is None else float(v) for v in values]
+    if set(stored) != set(out):
+        raise f.fail(f"curve_exploitability must hold exactly the rewards {', '.join(out)}")
+    return out
 
 
 def _finished(out: Path, plan: Plan, game: Game, competitor: str, replicate: int, settings: dict) -> bool:
