@@ -801,12 +801,20 @@ def exploitability_curve_figure(
             ax.axhline(0.0, color="black", linestyle="--", linewidth=0.8, label="equilibrium")
             if reward in best:
                 b = best[reward]
-                ax.axhline(b["exploitability"], color="0.4", linestyle=":", linewidth=0.8, label=b["player"])
+                ax.axhline(b["exploitability"], color="0.4", linestyle=":", linewidth=0.8)
+                ax.annotate(
+                    f"best builtin: {b['player']}",
+                    (0.02, b["exploitability"]),
+                    xycoords=("axes fraction", "data"),
+                    fontsize=6,
+                    va="bottom",
+                )
             ax.set_xscale("log")
             ax.xaxis.set_minor_formatter(NullFormatter())
             ax.set_xlabel("games simulated in training")
             ax.set_ylabel(f"exploitability ({REWARD_NAMES.get(reward, reward)})")
-        axes[0][-1].legend(loc="best", frameon=False, fontsize=6)
+        axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False, fontsize=6)
+        fig.tight_layout()
         return save(fig, stem)
 
 
