@@ -21,6 +21,13 @@ Per player count (``n``), from the league of every champion, every builtin and t
 Figures (PNG and PDF): the league heat map, per-champion win rates against each builtin, and
 per-champion advantages on seen and unseen builtins.  Every sentence of the conclusions is
 computed from these tables; a family "generalises best" only in the sense stated there.
+
+When the game is solvable (two players, a small deck), the exact exploitability:
+``tables/exploitability_<n>p.csv`` (every champion, builtin and the equilibrium, with a scatter
+against the games each champion's training simulated) and
+``tables/exploitability_curve_<n>p.csv`` (per reward, family and learning-curve point, the
+median and range over replicates of the snapshots the study runner measured), drawn as one
+line per family against the games simulated, log x, one panel per reward.
 """
 
 from __future__ import annotations
