@@ -174,7 +174,7 @@ def curve_exploitability(game: Game, trained: Trained) -> dict[str, list[float |
         raise FsmarenaError(
             f"{trained.player.label}: {len(trained.snapshots)} snapshots for {len(trained.curve_games)} curve points"
         )
-    keys = [dumps(player_to_json(player, game)) for player in trained.snapshots]
+    keys = [dumps({**player_to_json(player, game), "label": ""}) for player in trained.snapshots]
     distinct = dict(zip(keys, trained.snapshots))
     known = {
         (reward, key): _exploitability(game, player, reward) for key, player in distinct.items() for reward in rewards
@@ -183,6 +183,7 @@ def curve_exploitability(game: Game, trained: Trained) -> dict[str, list[float |
 
 
 def _exploitability(game: ZeroSumSolvable, player: Player, reward: str) -> float | None:
+    """One player's exploitability for one reward; None when its best response is too large."""
     try:
         return float(game.exploitability(player, reward)["exploitability"])
     except FsmarenaError:  # a tree too large for a player with memory
