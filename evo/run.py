@@ -251,11 +251,15 @@ def evolve(
     out: str | Path | None = None,
     resume: bool = False,
     callback: Callable[[dict], None] | None = None,
+    on_curve_point: Callable[[int, Player], None] | None = None,
 ) -> EvolveResult:
     """Run (or, with ``resume``, continue) an evolution; see the module docstring.
 
     ``callback(record)`` is called after every generation (after its checkpoint, if any) with
     the logbook record; raising from it stops the run there (tests use this to interrupt).
+    ``on_curve_point(games, player)`` is called at every learning-curve point with the games
+    simulated so far and the hall of fame's leader, the player the run would return if it
+    stopped there (a study measures these snapshots; a resumed run reports only its new points).
     """
     config = config.resolved()
     check_jobs(jobs)
@@ -284,6 +288,8 @@ def evolve(
         bar.update(state.generation)
         for generation in range(state.generation, config.generations):
             record = _generation(game, spec, protocol, config, seed, jobs, state, generation)
+            if on_curve_point is not None and _curve_point(config, generation):
+                on_curve_point(state.games, spec.player(state.hof[0].genome[None]))
             if out_dir is not None and (
                 (generation + 1) % config.checkpoint_every == 0 or generation + 1 == config.generations
             ):
@@ -344,7 +350,7 @@ def _generation(
         state.hof.clear()
     state.hof.update(population)
     vs_random = champion_score = None
-    if (config.curve_every and generation % config.curve_every == 0) or generation + 1 == config.generations:
+    if _curve_point(config, generation):
         champion = spec.player(state.genomes[int(np.argmax(state.fitness))][None])
         curve_seed = np.random.SeedSequence(seed, spawn_key=(2, generation))
         if game.n_seats == 1:
@@ -364,6 +370,11 @@ def _generation(
     }
     state.logbook.record(**record)
     return record
+
+
+def _curve_point(config: EvolveConfig, generation: int) -> bool:
+    """Whether generation ``generation`` is a learning-curve point (every ``curve_every``, and the last)."""
+    return bool(config.curve_every and generation % config.curve_every == 0) or generation + 1 == config.generations
 
 
 def _solo_score(game: Game, player: Player, games: int, seed: np.random.SeedSequence, jobs: int) -> float:

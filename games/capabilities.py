@@ -12,7 +12,9 @@ attribute by name:
   environments offer PettingZoo's parallel API for such games.
 * :class:`ZeroSumSolvable`: a two-player zero-sum game small enough to solve exactly (Stupide
   Vautour with a small deck): its value, an equilibrium as a player, and the exploitability
-  of any player (its exact best response); ``fsmarena solve`` and ``fsmarena exploit``.
+  of any player (its exact best response); ``fsmarena solve`` and ``fsmarena exploit``; a
+  study of such a game, when :meth:`ZeroSumSolvable.solvable` says this configuration is
+  within reach, records the exploitability of each competitor's player along its learning curve.
 * :class:`SegmentRewards`: the game is cut into segments (31: rounds) whose observations
   carry a segment number and the deciding seat's potential, so learners may be rewarded
   segment by segment (:mod:`rl.segments`, training option ``reward = "segment"``).
@@ -82,6 +84,11 @@ class ZeroSumSolvable(ABC):
     @abstractmethod
     def solve_equilibrium(self, reward: str = "wdl") -> tuple[float, Any]:
         """The game's value for the first seat and an equilibrium as a player."""
+
+    def solvable(self) -> bool:
+        """Whether this configuration is small enough to solve (a game may be solvable only
+        for some parameters, e.g. two players and a small deck)."""
+        return True
 
     @abstractmethod
     def exploitability(self, player: Any, reward: str = "wdl") -> dict[str, Any]:

@@ -503,26 +503,26 @@ def train(
     resume: bool = False,
     checkpoint_seconds: float = 60.0,
     label: str | None = None,
+    on_curve_point: Callable[[int, Player], None] | None = None,
 ) -> TrainResult:
     """Train ``config.algo`` on ``game``; with ``out``, write policy, curve, tables and checkpoints.
 
     ``opponent`` (default ``random``) fills the other seats; ``panel`` (default ``[random]``)
     is what the learning curve measures against.  ``resume`` continues from ``out``'s
     checkpoint (same settings required) to the same result as an uninterrupted run.
+    ``on_curve_point(games, policy)`` is called at every learning-curve point of a
+    sample-based run with the games played so far and the greedy policy measured there (a
+    study measures these snapshots; a resumed run reports only its new points).
     """
     setup = prepare(game, config, seed, opponent, panel, out, resume)
     check_jobs(jobs)
     config, seed = setup.config, setup.seed
     label = label or f"{config.algo} {game.name} seed {seed}"
     out_dir = Path(out) if out is not None else None
-    if sequential(game, config):
-        result = _train_sequential(
-            game, config, seed, setup.opponent, setup.panel, jobs, out_dir, resume, checkpoint_seconds, label
-        )
-    elif config.sample_based:
-        result = _train_sampled(
-            game, config, seed, setup.opponent, setup.panel, jobs, out_dir, resume, checkpoint_seconds, label
-        )
+    if config.sample_based:
+        run = _Run(game, config, seed, setup.opponent, setup.panel, jobs, out_dir, label, on_curve_point)
+        loop = _train_sequential if sequential(game, config) else _train_sampled
+        result = loop(run, setup.opponent, resume, checkpoint_seconds)
     else:
         result = _plan(game, config, seed, setup.panel, jobs, label)
     if out_dir is not None:
@@ -594,8 +594,9 @@ def _sequential_settings(config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
 class _Run:
     """The state a training run carries between chunks and into checkpoints."""
 
-    def __init__(self, game, config, seed, opponent, panel, jobs, out_dir, label):
+    def __init__(self, game, config, seed, opponent, panel, jobs, out_dir, label, on_curve_point=None):
         self.game, self.config, self.seed, self.panel, self.jobs, self.label = game, config, seed, panel, jobs, label
+        self.on_curve_point = on_curve_point
         self.learner = make_learner(game, config, label)
         self.schedule = config.schedule()
         self.rng, self.eval_seed = streams(seed)
@@ -625,9 +626,12 @@ class _Run:
 
     def evaluate_now(self) -> None:
         table = self.learner.values.greedy_table()
+        policy = TablePolicy(table, label=self.label)
+        if self.on_curve_point is not None:
+            self.on_curve_point(self.done, policy)
         rows = evaluate(
             self.game,
-            TablePolicy(table, label=self.label),
+            policy,
             self.panel,
             self.config.eval_games,
             self.eval_seed,
@@ -672,12 +676,12 @@ class _Run:
         )
 
 
-def _train_sequential(game, config, seed, opponent, panel, jobs, out_dir, resume, checkpoint_seconds, label):
+def _train_sequential(run, opponent, resume, checkpoint_seconds):
     """The textbook algorithm (``batch = 1``): compiled chunks of single games (module doc)."""
     from games.kernel import seed as seed_compiled
     from rl.sequential import make_runner
 
-    run = _Run(game, config, seed, opponent, panel, jobs, out_dir, label)
+    game, config, seed = run.game, run.config, run.seed
     if resume:
         run.resume()
     compiled = _compiled_opponent(game, opponent, config)
@@ -722,10 +726,10 @@ def _train_sequential(game, config, seed, opponent, panel, jobs, out_dir, resume
     return run.result()
 
 
-def _train_sampled(game, config, seed, opponent, panel, jobs, out_dir, resume, checkpoint_seconds, label):
+def _train_sampled(run, opponent, resume, checkpoint_seconds):
     """The batched algorithm (``batch = K > 1``): the learner plays batches of K games with the
     batched engine, one engine call per learner seat (module doc)."""
-    run = _Run(game, config, seed, opponent, panel, jobs, out_dir, label)
+    game, config = run.game, run.config
     if resume:
         run.resume()
     learner, schedule = run.learner, run.schedule

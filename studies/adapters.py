@@ -3,7 +3,8 @@
 ``evolve``: every parameter is a field of :class:`evo.run.EvolveConfig` (genome, protocol,
 generations, population, ...); the champion is the run's hall-of-fame leader and the curve is
 the one the run records (each measured generation's champion against ``random``, against the
-number of games simulated so far).
+number of games simulated so far); the snapshots are the hall of fame's leader at each curve
+point.
 
 ``train``: every parameter is a field of :class:`rl.train.TrainConfig` (algo, episodes,
 batch, epsilon, learner_seat, eval_every, eval_games, ...) plus ``opponent``, a builtin name
@@ -12,7 +13,8 @@ sequential learner (:mod:`rl.sequential`, the default for games with a kernel); 
 asks for the batched algorithm.  A competitor that ``needs`` others trains instead against a
 :class:`~studies.stacks.Mixture` of their champions from the same replicate (one drawn per
 training game; compiled into a pool for the sequential learners).  The final player is the greedy table policy; the curve is its win rate
-against the study's curve opponent at every evaluation point.
+against the study's curve opponent at every evaluation point, and the snapshots are the greedy
+policies measured there.
 
 Both run in one process (``jobs=1``): the study parallelises over replicates instead.
 """
@@ -50,7 +52,10 @@ def evolve(ctx: MethodContext) -> Trained:
     from evo.run import evolve as run_evolution
 
     config = _evolve_config(ctx)
-    result = run_evolution(ctx.game, config, seed=ctx.seed, jobs=1)
+    snapshots: list[Player] = []
+    result = run_evolution(
+        ctx.game, config, seed=ctx.seed, jobs=1, on_curve_point=lambda _games, player: snapshots.append(player)
+    )
     curve = result.curve()
     return Trained(
         player=result.best,
@@ -58,6 +63,7 @@ def evolve(ctx: MethodContext) -> Trained:
         curve_games=[int(g) for g, _ in curve],
         curve_win=[float(w) for _, w in curve],
         info={"best_fitness": float(result.best_fitness), "generations": int(result.generation)},
+        snapshots=snapshots,
     )
 
 
@@ -72,8 +78,16 @@ def train(ctx: MethodContext) -> Trained:
     else:
         opponent = resolve_player(opponent_name, ctx.game)
     curve_opponent = resolve_player(ctx.curve_opponent, ctx.game)
+    snapshots: list[Player] = []
     result = run_training(
-        ctx.game, config, seed=ctx.seed, opponent=opponent, panel=[curve_opponent], jobs=1, label=ctx.label
+        ctx.game,
+        config,
+        seed=ctx.seed,
+        opponent=opponent,
+        panel=[curve_opponent],
+        jobs=1,
+        label=ctx.label,
+        on_curve_point=lambda _games, policy: snapshots.append(policy),
     )
     rows = [r for r in result.curve if r.get("win") not in ("", None)]
     return Trained(
@@ -81,6 +95,7 @@ def train(ctx: MethodContext) -> Trained:
         games=int(result.games),
         curve_games=[int(r["games"]) for r in rows],
         curve_win=[float(r["win"]) for r in rows],
+        snapshots=snapshots,
     )
 
 

@@ -65,13 +65,17 @@ class MethodContext:
 @dataclass
 class Trained:
     """A method's result.  ``curve_games[k]`` simulated games had been consumed when the
-    player of the moment won ``curve_win[k]`` of its games against the curve opponent."""
+    player of the moment won ``curve_win[k]`` of its games against the curve opponent.
+    ``snapshots[k]``, when the method keeps them, is the player training would have returned
+    had it stopped at curve point ``k`` (so the last one is ``player``): the runner measures
+    them where the game offers an exact measure (:mod:`studies.runner`)."""
 
     player: Player
     games: int
     curve_games: list[int] = field(default_factory=list)
     curve_win: list[float] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
+    snapshots: list[Player] = field(default_factory=list)
 
 
 def get_method(name: str) -> Callable[[MethodContext], Trained]:

@@ -4,6 +4,7 @@ Layout of the output folder ``DIR``::
 
     study.json                      ownership marker: study, scale, seed, plan fingerprint
     replicates/<competitor>/rNNN.json   one finished task: player, curve, panel results, seeds
+                                    (and, in a solvable zero-sum game, each curve point's exploitability)
     players/<competitor>/rNNN.json      the final player, loadable by ``fsmarena play``
     raw/crossplay.json              every champion pairing's win/draw/loss counts
 
@@ -17,6 +18,14 @@ result file exists and validates, so an interrupted study finishes with exactly 
 of an uninterrupted one: each task's randomness comes only from its own seed (see
 :mod:`studies.protocol`).
 
+In a game that declares :class:`games.capabilities.ZeroSumSolvable` and is solvable with the
+study's parameters, a task also measures the exact exploitability of the player of every
+learning-curve point (the method's snapshots, see :class:`studies.methods.Trained`), for every
+reward the game solves (``solve_rewards``), and stores it beside the curve
+(``curve_exploitability``: reward -> one value per curve point), so a study can plot how far
+training is from the equilibrium against the games it consumed.  Other games' result files are
+unchanged.
+
 ``DIR`` must be new, empty or hold this very plan (same ``study.json`` fingerprint); a folder
 holding anything else is refused before anything is written.
 """
@@ -24,6 +33,7 @@ holding anything else is refused before anything is written.
 from __future__ import annotations
 
 import hashlib
+import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -39,10 +49,11 @@ from fsmarena.outdir import claim_folder, has_user_files
 from fsmarena.parallel import iter_tasks
 from games import get_game
 from games.base import Game
+from games.capabilities import ZeroSumSolvable
 from games.match import play_match
 from games.players import Player, player_from_json, player_to_json, resolve_player
 from studies.crossplay import CrossplayResult, crossplay, pairing_games
-from studies.methods import MethodContext, check_method, get_method
+from studies.methods import MethodContext, Trained, check_method, get_method
 from studies.protocol import FORMAT_VERSION, Plan, seed_int
 
 MARKER = "study.json"
@@ -65,6 +76,9 @@ class Record:
     train_seconds: float = 0.0
     panel_seconds: float = 0.0
     cpu_seconds: float = 0.0
+    #: per reward, the exploitability of the player at each curve point (None: not measured, or
+    #: too large to measure); None for games without the exact measure
+    curve_exploitability: dict[str, list[float | None]] | None = None
 
 
 @dataclass
@@ -140,6 +154,42 @@ def claim(out: Path, plan: Plan) -> bool:
     return False
 
 
+# ---- exploitability along the curve ----------------------------------------------------------
+
+
+def measures_exploitability(game: Game) -> bool:
+    """Whether the game gives every player an exact exploitability (a solvable zero-sum game)."""
+    return isinstance(game, ZeroSumSolvable) and game.solvable()
+
+
+def curve_exploitability(game: Game, trained: Trained) -> dict[str, list[float | None]]:
+    """Per reward the game solves, the exploitability of each snapshot of ``trained``, one per
+    curve point (all None when the method keeps no snapshots; None for a player whose best
+    response is too large to compute).  Equal snapshots are measured once."""
+    assert isinstance(game, ZeroSumSolvable)
+    rewards = game.solve_rewards
+    if not trained.snapshots:
+        return {reward: [None] * len(trained.curve_games) for reward in rewards}
+    if len(trained.snapshots) != len(trained.curve_games):
+        raise FsmarenaError(
+            f"{trained.player.label}: {len(trained.snapshots)} snapshots for {len(trained.curve_games)} curve points"
+        )
+    keys = [dumps({**player_to_json(player, game), "label": ""}) for player in trained.snapshots]
+    distinct = dict(zip(keys, trained.snapshots))
+    known = {
+        (reward, key): _exploitability(game, player, reward) for key, player in distinct.items() for reward in rewards
+    }
+    return {reward: [known[reward, key] for key in keys] for reward in rewards}
+
+
+def _exploitability(game: ZeroSumSolvable, player: Player, reward: str) -> float | None:
+    """One player's exploitability for one reward; None when its best response is too large."""
+    try:
+        return float(game.exploitability(player, reward)["exploitability"])
+    except FsmarenaError:  # a tree too large for a player with memory
+        return None
+
+
 # ---- tasks ------------------------------------------------------------------------------------
 
 
@@ -186,6 +236,11 @@ def _run_task(task: _Task) -> dict[str, Any]:
             "opp_score": stats.opp_score,
         }
     panel_seconds = time.perf_counter() - start
+    extra: dict[str, Any] = {}
+    if measures_exploitability(game):
+        start = time.perf_counter()
+        extra["curve_exploitability"] = curve_exploitability(game, trained)
+        extra["exploitability_seconds"] = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
     return {
         "format_version": FORMAT_VERSION,
@@ -203,6 +258,7 @@ def _run_task(task: _Task) -> dict[str, Any]:
         "train_seconds": train_seconds,
         "panel_seconds": panel_seconds,
         "cpu_seconds": cpu_seconds,
+        **extra,
     }
 
 
@@ -233,6 +289,7 @@ def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: i
         raise f.fail("curve_games and curve_win differ in length")
     curve_games = f.int_array("curve_games", (len(curve_games),), 0, 2**62).tolist()
     curve_win = f.float_array("curve_win", (len(curve_win),), 0.0, 1.0).tolist()
+    exploitability = _read_curve_exploitability(f, len(curve_games), game)
     panel_data = Fields(f.get("panel", dict), f"{f.source}: panel")
     panel = {}
     for opponent in plan.study.panel:
@@ -258,7 +315,32 @@ def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: i
         train_seconds=f.get("train_seconds", float, 0.0),
         panel_seconds=f.get("panel_seconds", float, 0.0),
         cpu_seconds=f.get("cpu_seconds", float, 0.0),
+        curve_exploitability=exploitability,
     )
+
+
+def _read_curve_exploitability(f: Fields, points: int, game: Game) -> dict[str, list[float | None]] | None:
+    """The stored exploitability along the curve: required when the game measures it (per
+    reward it solves, one value or null per curve point, each finite and at least 0 up to
+    rounding), else absent."""
+    if not measures_exploitability(game):
+        return None
+    assert isinstance(game, ZeroSumSolvable)
+    stored = f.get("curve_exploitability", dict)  # missing: a file from before the measure, stale
+    out: dict[str, list[float | None]] = {}
+    for reward in game.solve_rewards:
+        values = stored.get(reward)
+        if (
+            not isinstance(values, list)
+            or len(values) != points
+            or not all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in values)
+            or not all(v is None or (math.isfinite(v) and v >= -1e-6) for v in values)
+        ):
+            raise f.fail(f"curve_exploitability '{reward}' must hold one value of at least 0 (or null) per curve point")
+        out[reward] = [None if v is None else float(v) for v in values]
+    if set(stored) != set(out):
+        raise f.fail(f"curve_exploitability must hold exactly the rewards {', '.join(out)}")
+    return out
 
 
 def _finished(out: Path, plan: Plan, game: Game, competitor: str, replicate: int, settings: dict) -> bool:

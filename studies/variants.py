@@ -97,6 +97,7 @@ def _run(ctx: MethodContext, method: Callable[[MethodContext], Trained], allow_o
         inner = dataclasses.replace(inner, opponents=builtins + list(ctx.opponents))
     trained = method(inner)
     trained.player = _in_study_game(trained.player, inner.game, ctx.game, ctx.label)
+    trained.snapshots = [_in_study_game(p, inner.game, ctx.game, ctx.label) for p in trained.snapshots]
     trained.info = {**trained.info, "trained_against": names or trained.info.get("trained_against", [])}
     return trained
 

@@ -371,3 +371,14 @@ def test_the_small_study_measures_every_champion_exactly(tmp_path):
         assert float(row["best_response_value"]) >= float(row["equilibrium_value"]) - 1e-9
     assert "### Exploitability (2 players, exact)" in (out / "report.md").read_text()
     assert (out / "figures" / "exploitability_2p.png").exists()
+    # along training: each family's last point is its champions, measured separately above
+    curve = list(csv.DictReader((out / "tables" / "exploitability_curve_2p.csv").open()))
+    for family, (reward, column) in itertools.product(
+        {r["group"] for r in champions}, [("wdl", "exploitability"), ("points", "exploitability_points")]
+    ):
+        last = [r for r in curve if r["family"] == family and r["reward"] == reward][-1]
+        finals = [float(r[column]) for r in champions if r["group"] == family]
+        assert float(last["median"]) == pytest.approx(float(np.median(finals)), abs=1e-5)  # CSV rounding
+        assert int(last["games"]) == int(np.median([int(r["games"]) for r in champions if r["group"] == family]))
+    assert "### Exploitability along training (2 players, exact)" in (out / "report.md").read_text()
+    assert (out / "figures" / "exploitability_curve_2p.png").exists()

@@ -455,6 +455,11 @@ class StupideVautour(Game, SimultaneousMoves, ZeroSumSolvable):
 
         return solve_equilibrium(self, reward)
 
+    def solvable(self) -> bool:
+        from games.vautour.solver import MAX_SOLVE_CARDS
+
+        return self.n_seats == 2 and self.config.cards <= MAX_SOLVE_CARDS
+
     def exploitability(self, player, reward: str = "wdl"):
         from games.vautour.exploit import exploitability
 

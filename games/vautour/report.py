@@ -21,6 +21,13 @@ Per player count (``n``), from the league of every champion, every builtin and t
 Figures (PNG and PDF): the league heat map, per-champion win rates against each builtin, and
 per-champion advantages on seen and unseen builtins.  Every sentence of the conclusions is
 computed from these tables; a family "generalises best" only in the sense stated there.
+
+When the game is solvable (two players, a small deck), the exact exploitability:
+``tables/exploitability_<n>p.csv`` (every champion, builtin and the equilibrium, with a scatter
+against the games each champion's training simulated) and
+``tables/exploitability_curve_<n>p.csv`` (per reward, family and learning-curve point, the
+median and range over replicates of the snapshots the study runner measured), drawn as one
+line per family against the games simulated, log x, one panel per reward.
 """
 
 from __future__ import annotations
@@ -581,6 +588,7 @@ def exploitability_section(rows: Sequence[dict], n: int, out: Path, figures: boo
     write_text(out / "tables" / f"exploitability_{n}p.csv", to_csv(list(rows)))
     paths = exploitability_figure(rows, out / "figures" / f"exploitability_{n}p") if figures else []
     groups = list(dict.fromkeys(r["group"] for r in rows))
+    others = [k for k in rows[0] if k.startswith("exploitability_")] if rows else []
     summary = []
     for g in groups:
         mine = [r for r in rows if r["group"] == g]
@@ -593,8 +601,9 @@ def exploitability_section(rows: Sequence[dict], n: int, out: Path, figures: boo
                 f"{float(np.median(games)):,.0f}",
                 f"{float(np.median(values)):.3f}" if values else "–",
                 f"{min(values):.3f} – {max(values):.3f}" if values else "–",
-                str(len(mine) - len(values)),
             ]
+            + [_median_of(r[k] for r in mine) for k in others]
+            + [str(len(mine) - len(values))]
         )
     return "\n".join(
         [
@@ -603,9 +612,22 @@ def exploitability_section(rows: Sequence[dict], n: int, out: Path, figures: boo
             "value being 0: 0 for the equilibrium, 1 for a player its best response beats in every game "
             "(`fsmarena exploit`; `tables/exploitability_" + f"{n}p.csv`: every player, its best-response value, "
             "the equilibrium's value against it). Games: games simulated by the champion's training (learners' "
-            "episodes, evolution's fitness games). Champions are measured at the end of training: no "
-            "intermediate players are stored.\n",
-            table(["group", "players", "median games", "median exploitability", "range", "too large"], summary),
+            "episodes, evolution's fitness games). Champions are measured at the end of training; the next "
+            "section follows them along it."
+            + (
+                " The last columns measure the same players with the points difference as the reward (how many "
+                "points per game a best response wins beyond the value of that game, also 0); the equilibrium row "
+                "is the win/draw/loss equilibrium, which the points game's own equilibrium exploits."
+                if others
+                else ""
+            )
+            + "\n",
+            table(
+                ["group", "players", "median games", "median exploitability", "range"]
+                + [f"median {k.replace('_', ' (')})" for k in others]
+                + ["too large"],
+                summary,
+            ),
             "",
             image(
                 paths,
@@ -616,6 +638,11 @@ def exploitability_section(rows: Sequence[dict], n: int, out: Path, figures: boo
             "",
         ]
     )
+
+
+def _median_of(values: Any) -> str:
+    known = [v for v in values if v is not None]
+    return f"{float(np.median(known)):.3f}" if known else "–"
 
 
 def exploitability_figure(rows: Sequence[dict], stem: Path) -> list[Path]:
@@ -653,6 +680,148 @@ def exploitability_figure(rows: Sequence[dict], stem: Path) -> list[Path]:
         ax.set_xlabel("games simulated in training")
         ax.set_ylabel("exploitability (win/draw/loss)")
         ax.legend(loc="best", frameon=False)
+        return save(fig, stem)
+
+
+#: how each reward's exploitability reads
+REWARD_NAMES = {"wdl": "win/draw/loss", "points": "points"}
+
+
+def curve_rows(data: StudyData) -> list[dict[str, Any]]:
+    """Exploitability along training, per reward, family and curve point: the games consumed
+    and the median, minimum and maximum over the replicates measured there (a replicate whose
+    player was too large to measure is left out of that point)."""
+    rows = []
+    for c in data.plan.competitors:
+        records = [r for r in data.family(c.name) if r.curve_exploitability is not None]
+        points = min((len(r.curve_games) for r in records), default=0)
+        rewards = list(records[0].curve_exploitability or {}) if records else []
+        for reward in rewards:
+            for k in range(points):
+                values = [v for r in records if (v := (r.curve_exploitability or {})[reward][k]) is not None]
+                rows.append(
+                    {
+                        "reward": reward,
+                        "family": c.label,
+                        "point": k,
+                        "games": int(np.median([r.curve_games[k] for r in records])),
+                        "replicates": len(values),
+                        "median": float(np.median(values)) if values else None,
+                        "min": min(values) if values else None,
+                        "max": max(values) if values else None,
+                    }
+                )
+    return rows
+
+
+def least_exploitable_builtins(rows: Sequence[dict], rewards: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Per reward, the builtin of the panel its best response wins least from (name, value)."""
+    out = {}
+    for reward in rewards:
+        key = "exploitability" if reward == rewards[0] else f"exploitability_{reward}"
+        fixed = [r for r in rows if r["games"] == 0 and r["group"] != "equilibrium" and r.get(key) is not None]
+        if fixed:
+            best = min(fixed, key=lambda r: r[key])
+            out[reward] = {"player": best["player"], "exploitability": best[key]}
+    return out
+
+
+def exploitability_curve_section(data: StudyData, rows: Sequence[dict], n: int, out: Path, figures: bool) -> str:
+    """Table (``tables/exploitability_curve_<n>p.csv``), figure and text of every family's
+    exploitability along training, against the games it consumed, one panel per reward;
+    ``rows`` (the players' exploitability, :func:`exploitability_section`) give the reference
+    lines."""
+    curve = curve_rows(data)
+    if not curve:
+        return ""
+    write_text(out / "tables" / f"exploitability_curve_{n}p.csv", to_csv(curve))
+    rewards = list(dict.fromkeys(r["reward"] for r in curve))
+    best = least_exploitable_builtins(rows, rewards)
+    stem = out / "figures" / f"exploitability_curve_{n}p"
+    paths = exploitability_curve_figure(curve, rewards, best, stem) if figures else []
+    families = list(dict.fromkeys(r["family"] for r in curve))
+    body = []
+    for family in families:
+        for k in sorted({r["point"] for r in curve if r["family"] == family}):
+            cells = {r["reward"]: r for r in curve if r["family"] == family and r["point"] == k}
+            first = cells[rewards[0]]
+            body.append(
+                [family, f"{first['games']:,}", str(first["replicates"])]
+                + [_median_range(cells[reward]) for reward in rewards]
+            )
+    reference = "; ".join(
+        f"{REWARD_NAMES.get(reward, reward)}: `{b['player']}` at {b['exploitability']:.3f}"
+        for reward, b in best.items()
+    )
+    return "\n".join(
+        [
+            f"### Exploitability along training ({n} players, exact)\n",
+            "At every point of its learning curve each replicate's player of the moment (the learner's greedy "
+            "policy; evolution's hall-of-fame leader, the player the run would return had it stopped there) is "
+            "measured exactly like the champions above, so learners and automata share one axis: the games "
+            "their training simulated. Median over replicates [minimum – maximum], per reward the game is "
+            f"solved for (`tables/exploitability_curve_{n}p.csv`); the last point of each family is its "
+            f"champions. Least exploitable builtin: {reference}.\n",
+            table(
+                ["family", "games", "replicates"] + [f"exploitability ({REWARD_NAMES.get(r, r)})" for r in rewards],
+                body,
+            ),
+            "",
+            image(
+                paths,
+                out,
+                f"{n} players: exploitability along training against the games simulated (log scale; median over "
+                "replicates, band: minimum to maximum), one panel per reward; dashed: the equilibrium (0); dotted: "
+                "the least exploitable builtin. Points at 0 games (untrained learners) are in the table only.",
+            ),
+            "",
+        ]
+    )
+
+
+def _median_range(row: dict) -> str:
+    if row["median"] is None:
+        return "–"
+    return f"{row['median']:.3f} [{row['min']:.3f} – {row['max']:.3f}]"
+
+
+def exploitability_curve_figure(
+    curve: Sequence[dict], rewards: Sequence[str], best: Mapping[str, dict], stem: Path
+) -> list[Path]:
+    """Per reward a panel: one line per family (median over replicates, band from minimum to
+    maximum) of exploitability against games simulated, log x; the equilibrium and the least
+    exploitable builtin as reference lines."""
+    from matplotlib.ticker import NullFormatter
+
+    from figures.style import COLUMN_WIDTH, color, plt, save, style
+
+    families = list(dict.fromkeys(r["family"] for r in curve))
+    with style():
+        fig, axes = plt.subplots(1, len(rewards), figsize=(COLUMN_WIDTH * len(rewards), 2.8), squeeze=False)
+        for ax, reward in zip(axes[0], rewards):
+            shown = [r for r in curve if r["reward"] == reward and r["games"] > 0 and r["median"] is not None]
+            for k, family in enumerate(families):
+                mine = [r for r in shown if r["family"] == family]
+                games = [r["games"] for r in mine]
+                ax.plot(games, [r["median"] for r in mine], color=color(k), marker="o", markersize=2.5, label=family)
+                ax.fill_between(games, [r["min"] for r in mine], [r["max"] for r in mine], color=color(k), alpha=0.18)
+            ax.axhline(0.0, color="black", linestyle="--", linewidth=0.8, label="equilibrium")
+            if reward in best:
+                b = best[reward]
+                ax.axhline(b["exploitability"], color="0.4", linestyle=":", linewidth=0.8)
+                ax.annotate(
+                    f"best builtin: {b['player']}",
+                    (0.02, b["exploitability"]),
+                    xycoords=("axes fraction", "data"),
+                    fontsize=6,
+                    va="bottom",
+                )
+            ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.set_xlabel("games simulated in training")
+            ax.set_ylabel(f"exploitability ({REWARD_NAMES.get(reward, reward)})")
+        axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False, fontsize=6)
+        fig.tight_layout()
         return save(fig, stem)
 
 
@@ -725,6 +894,7 @@ def write_vautour_report(
         text.append(part.section())
         if part.n in exploitability:
             text.append(exploitability_section(exploitability[part.n], part.n, out, figures))
+            text.append(exploitability_curve_section(part.data, exploitability[part.n], part.n, out, figures))
     text += ["## Conclusions\n"]
     for part in parts:
         text += part.findings()
@@ -768,4 +938,5 @@ def write_vautour_report(
         },
         "generalisation": {str(p.n): p.summary for p in parts},
         "exploitability": {str(n): list(rows) for n, rows in exploitability.items()},
+        "exploitability_curve": {str(p.n): curve_rows(p.data) for p in parts if p.n in exploitability},
     }

@@ -37,7 +37,7 @@ from games.players import resolve_player
 from studies.methods import MethodContext, check_method
 from studies.multiseat import LeagueResult, league
 from studies.protocol import DEFINITIONS, FORMAT_VERSION, Plan, Study, StudyDriver, read_toml, study_from_dict
-from studies.runner import StudyData, champion_label, run_study
+from studies.runner import StudyData, champion_label, measures_exploitability, run_study
 from studies.stacks import Mixture
 
 DEFINITION = DEFINITIONS / "vautour.toml"
@@ -140,29 +140,24 @@ def load_small() -> VautourStudy:
 # ---- exploitability (two players, a deck the exact solution covers) ---------------------------
 
 
-def solvable(game: Any) -> bool:
-    """Whether the exact solution covers this game (two players, a small enough deck)."""
-    from games.vautour.game import StupideVautour
-    from games.vautour.solver import MAX_SOLVE_CARDS
-
-    return isinstance(game, StupideVautour) and game.n_seats == 2 and game.config.cards <= MAX_SOLVE_CARDS
-
-
 def run_exploitability(data: StudyData, log: Callable[[str], None]) -> list[dict[str, Any]] | None:
-    """The exact exploitability (win/draw/loss) of every champion, every builtin of the panel
-    and the equilibrium, with the games each champion's training simulated; ``None`` when the
-    game is not solvable.  Cached in ``<folder>/raw/exploitability.json``."""
+    """The exact exploitability of every champion, every builtin of the panel and the
+    equilibrium, with the games each champion's training simulated; ``None`` when the game is
+    not solvable.  Win/draw/loss (the engine's reward): best-response value, the equilibrium's
+    value against the player, exploitability; every other reward the game solves (points):
+    ``exploitability_<reward>``.  Cached in ``<folder>/raw/exploitability.json``."""
     from fsmarena import progress
 
     game: Any = data.game
     plan = data.plan
-    if not solvable(game):
+    if not measures_exploitability(game):
         return None
+    rewards = list(game.solve_rewards)
     path = data.out / "raw" / EXPLOIT_FILE
     if path.exists():
         try:
             f = Fields(read_json(path, "exploitability file"), f"exploitability file {path}")
-            if f.get("fingerprint", str) == plan.fingerprint:
+            if f.get("fingerprint", str) == plan.fingerprint and f.get("rewards", list, []) == rewards:
                 log("exploitability: reusing the computed values")
                 return list(f.get("rows", list))
         except FsmarenaError:
@@ -178,13 +173,7 @@ def run_exploitability(data: StudyData, log: Callable[[str], None]) -> list[dict
     with progress.bar(len(entrants), "exploitability", "player") as bar:
         for label, group, games, player in entrants:
             start = time.perf_counter()
-            try:
-                result = game.exploitability(player, "wdl")
-                values = {k: result[k] for k in ("best_response_value", "equilibrium_value", "exploitability")}
-                note = ""
-            except FsmarenaError as exc:  # a tree too large for a player with memory
-                values = {"best_response_value": None, "equilibrium_value": None, "exploitability": None}
-                note = str(exc)
+            values, note = _measures(game, player, rewards)
             rows.append(
                 {
                     "player": label,
@@ -196,8 +185,22 @@ def run_exploitability(data: StudyData, log: Callable[[str], None]) -> list[dict
                 }
             )
             bar.update(1)
-    write_json(path, {"format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "rows": rows})
+    write_json(
+        path, {"format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "rewards": rewards, "rows": rows}
+    )
     return rows
+
+
+def _measures(game: Any, player: Any, rewards: list[str]) -> tuple[dict[str, float | None], str]:
+    """One player's row values (see :func:`run_exploitability`; all None and the reason when
+    its tree is too large)."""
+    keys = ["best_response_value", "equilibrium_value", "exploitability"] + [f"exploitability_{r}" for r in rewards[1:]]
+    try:
+        first = game.exploitability(player, rewards[0])
+        others = [game.exploitability(player, r)["exploitability"] for r in rewards[1:]]
+        return dict(zip(keys, [first[k] for k in keys[:3]] + others)), ""
+    except FsmarenaError as exc:  # a tree too large for a player with memory
+        return dict.fromkeys(keys), str(exc)
 
 
 # ---- the run ----------------------------------------------------------------------------------
