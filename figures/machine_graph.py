@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
@@ -33,6 +33,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import atomic_path, write_text
 
 if TYPE_CHECKING:
+    from evo.usage import Usage
     from games.base import Game
     from games.players import Player
 
@@ -42,16 +43,35 @@ FORMATS = ("png", "svg", "pdf", "dot", "graphml")
 MAX_LISTED = 3
 
 
-def machine_graph(player: "Player", game: "Game") -> nx.DiGraph:
-    """The reachable part of a table FSM or BDA (member 0 of a stack) as a labelled DiGraph."""
+def machine_graph(player: "Player", game: "Game", usage: "Usage | None" = None) -> nx.DiGraph:
+    """The reachable part of a table FSM or BDA (member 0 of a stack) as a labelled DiGraph.
+
+    With ``usage`` (:func:`evo.usage.measure_usage` of this machine) every node carries
+    ``visits`` (decisions begun in the state) and every edge ``uses`` (times it fired), and the
+    graph ``decisions`` (their total)."""
     from evo.bda import BinaryDecisionAutomaton
     from evo.table_fsm import TableFSM
 
     if isinstance(player, TableFSM):
-        return _fsm_graph(player, game)
-    if isinstance(player, BinaryDecisionAutomaton):
-        return _bda_graph(player, game)
-    raise FsmarenaError(f"only table-fsm and bda players can be drawn, not '{player.kind}'")
+        graph = _fsm_graph(player, game)
+    elif isinstance(player, BinaryDecisionAutomaton):
+        graph = _bda_graph(player, game)
+    else:
+        raise FsmarenaError(f"only table-fsm and bda players can be drawn, not '{player.kind}'")
+    if usage is not None:
+        _add_usage(graph, usage)
+    return graph
+
+
+def _add_usage(graph: nx.DiGraph, usage: "Usage") -> None:
+    """Copy the usage counts onto the graph's nodes and edges."""
+    moves = usage.transitions
+    graph.graph["decisions"] = usage.decisions
+    graph.graph["games"] = usage.games
+    for node in graph.nodes:
+        graph.nodes[node]["visits"] = int(usage.visits[node])
+    for source, target in graph.edges:
+        graph.edges[source, target]["uses"] = int(moves[source, target])
 
 
 def reachable(edges: dict[int, set[int]], start: int = 0) -> list[int]:
@@ -119,21 +139,37 @@ def _bda_graph(player, game) -> nx.DiGraph:
 # ---- output ------------------------------------------------------------------------------------
 
 
-def write_machine(player: "Player", game: "Game", path: str | Path, title: str = "") -> nx.DiGraph:
+def write_machine(
+    player: "Player",
+    game: "Game",
+    path: str | Path,
+    title: str = "",
+    usage: "Usage | None" = None,
+    inputs: np.ndarray | None = None,
+    measure: bool = True,
+) -> nx.DiGraph:
     """Write the machine as PNG, SVG or PDF (drawing), DOT or GraphML, by ``path``'s suffix;
-    returns its graph."""
+    returns its graph.  ``usage`` weights the drawing by use; without it and with ``measure``
+    the machine first plays the game's builtins (:func:`evo.usage.measure_usage` with its
+    defaults), so every drawing, the studies' included, shows what the machine does in play.
+    ``inputs`` (input codes) are the rows of a table FSM's table (default: those used, or all
+    without usage)."""
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
         raise FsmarenaError(f"cannot write '{path.name}': the output must end in {', '.join('.' + f for f in FORMATS)}")
-    graph = machine_graph(player, game)
+    if usage is None and measure:
+        from evo.usage import measure_usage
+
+        usage = measure_usage(player, game)
+    graph = machine_graph(player, game, usage)
     if fmt == "dot":
         write_text(path, to_dot(graph))
     elif fmt == "graphml":
         with atomic_path(path) as tmp:
             nx.write_graphml(graph, tmp)
     else:
-        draw_machine(graph, path, fmt, title, player, game)
+        draw_machine(graph, path, fmt, title, player, game, usage, inputs)
     return graph
 
 
@@ -164,35 +200,78 @@ def to_dot(graph: nx.DiGraph) -> str:
 
 # ---- drawing -------------------------------------------------------------------------------------
 
-NODE_RADIUS = 0.25
+NODE_RADIUS = 0.18
 LOOP_RADIUS = 0.09
 CURVATURE = 0.3
 
 
 def draw_machine(
-    graph: nx.DiGraph, path: Path, fmt: str, title: str = "", player: "Player | None" = None, game: "Game | None" = None
+    graph: nx.DiGraph,
+    path: Path,
+    fmt: str,
+    title: str = "",
+    player: "Player | None" = None,
+    game: "Game | None" = None,
+    usage: "Usage | None" = None,
+    inputs: np.ndarray | None = None,
 ) -> None:
-    """Draw the machine: states on a circle (start at the top, thick outline), curved edges
-    with their labels at the middle of the curve, self-loops outside their state.  Table FSMs
-    get a second panel: the action table (state x input), coloured by action."""
-    from figures.style import PAGE_WIDTH, plt, style
+    """Save :func:`machine_figure` to ``path`` in format ``fmt``."""
+    from figures.style import plt, style
 
-    fsm = graph.graph.get("kind") == "table-fsm"
     with style():
-        if fsm and player is not None:
-            fig, (ax, table_ax) = plt.subplots(
-                2, 1, figsize=(PAGE_WIDTH, PAGE_WIDTH * 1.1), gridspec_kw={"height_ratios": [3, 1]}
-            )
-            _draw_action_table(table_ax, graph, player, game)
-        else:
-            fig, ax = plt.subplots(figsize=(PAGE_WIDTH, PAGE_WIDTH * 0.9))
-        _draw_graph(ax, graph)
-        ax.set_title(title or _default_title(graph), fontsize=8)
+        fig = machine_figure(graph, title, player, game, usage, inputs)
         try:
             with atomic_path(path) as tmp:
-                fig.savefig(tmp, format=fmt, dpi=200)
+                fig.savefig(tmp, format=fmt, dpi=300)
         finally:
             plt.close(fig)
+
+
+def machine_figure(
+    graph: nx.DiGraph,
+    title: str = "",
+    player: "Player | None" = None,
+    game: "Game | None" = None,
+    usage: "Usage | None" = None,
+    inputs: np.ndarray | None = None,
+) -> Any:
+    """The machine one journal column wide: states on a circle (start at the top, thick
+    outline), curved edges with their labels, self-loops outside their state; with usage,
+    edge widths follow use and what never fired is grey.  Below the graph, the machine's
+    table: for a table FSM one row per input and one column per state
+    (:func:`_draw_action_table`), for a BDA one line per state (:func:`_draw_bda_table`).
+    Call inside :func:`figures.style.style`; the caller closes the figure."""
+    from figures.style import COLUMN_WIDTH, plt
+
+    fsm = graph.graph.get("kind") == "table-fsm"
+    if player is not None and game is not None:
+        if fsm:
+            rows = _table_inputs(player, usage, inputs)
+            table_height = TABLE_ROW * (len(rows) + 1) + 0.9
+        else:
+            table_height = TABLE_ROW * 1.4 * (graph.number_of_nodes() + 1) + 0.1
+        fig, (ax, table_ax) = plt.subplots(
+            2,
+            1,
+            figsize=(COLUMN_WIDTH, GRAPH_HEIGHT + table_height),
+            gridspec_kw={"height_ratios": [GRAPH_HEIGHT, table_height], "hspace": 0.04},
+        )
+        if fsm:
+            _draw_action_table(table_ax, graph, player, game, usage, rows)
+        else:
+            _draw_bda_table(table_ax, graph, player, game, usage)
+    else:
+        fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, GRAPH_HEIGHT))
+    _draw_graph(ax, graph)
+    ax.set_title(title or _default_title(graph), fontsize=6.5)
+    return fig
+
+
+#: height of the graph panel, and of one table row, in inches
+GRAPH_HEIGHT = 3.3
+TABLE_ROW = 0.105
+#: a table FSM's table shows at most this many inputs (the most used ones)
+MAX_ROWS = 48
 
 
 def _positions(nodes: list[int]) -> dict[int, np.ndarray]:
@@ -220,13 +299,18 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
 
     pos = _positions(list(graph.nodes))
     kinds = {"true": (color(2), "-"), "false": (color(3), "--"), "both": ("#333333", "-")}
-    max_count = max([d.get("transitions", 1) for _s, _t, d in graph.edges(data=True)] + [1])
+    weighed = "decisions" in graph.graph
+    weight = "uses" if weighed else "transitions"
+    max_count = max([d.get(weight, 1) for _s, _t, d in graph.edges(data=True)] + [1])
     label_box = {"boxstyle": "round,pad=0.2", "fc": "white", "ec": "#bbbbbb", "lw": 0.4, "alpha": 0.9}
-    placed: list[tuple[np.ndarray, np.ndarray]] = []  # edge labels drawn so far: centre, half size
+    # boxes to keep edge labels off: the states, then each label placed (centre, half size)
+    placed = [(pos[node], np.array([NODE_RADIUS, NODE_RADIUS])) for node in graph.nodes]
     for source, target, data in graph.edges(data=True):
         edge_color, line = kinds[data.get("branch", "both")]
-        width = 0.6 + 1.8 * data["transitions"] / max_count if "transitions" in data else 1.3
-        text = _drawn_label(data)
+        width = 0.5 + 2.0 * data[weight] / max_count if weight in data else 1.2
+        if weighed and not data["uses"]:
+            edge_color, width = UNUSED, 0.6
+        text = _drawn_label(data, graph.graph.get("decisions"))
         if source == target:
             centre = pos[source]
             outward = centre / (np.linalg.norm(centre) or 1.0) if len(pos) > 1 else np.array([0.0, 1.0])
@@ -243,7 +327,8 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
                 )
             )
             anchor = loop_centre + outward * (LOOP_RADIUS + 0.05)
-            ax.text(*anchor, text, fontsize=6, ha="center", va="center", bbox=label_box, zorder=3)
+            placed.append((anchor, _box(text)))
+            ax.text(*anchor, text, fontsize=FONT, ha="center", va="center", bbox=label_box, zorder=3)
             continue
         rad = CURVATURE
         if not graph.has_edge(target, source):  # a lone edge bulges away from the centre
@@ -265,7 +350,7 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
         candidates = _bezier(pos[source], pos[target], rad, np.array(LABEL_SPOTS))
         spot = _free_spot(candidates, text, placed)
         placed.append((spot, _box(text)))
-        ax.text(*spot, text, fontsize=6, ha="center", va="center", bbox=label_box, zorder=3)
+        ax.text(*spot, text, fontsize=FONT, ha="center", va="center", bbox=label_box, zorder=3)
     for node, data in graph.nodes(data=True):
         ax.add_patch(
             Circle(
@@ -277,8 +362,19 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
                 zorder=2,
             )
         )
-        text = f"{data['label']}\n{data['test']}" if "test" in data else data["label"]
-        ax.text(*pos[node], text, fontsize=6, ha="center", va="center", zorder=4)
+        lines = [data["label"].replace(" (start)", "")]  # tests and actions: in the table below
+        if weighed:
+            lines.append(_share(data["visits"], graph.graph["decisions"]))
+        unused = weighed and not data["visits"]
+        ax.text(
+            *pos[node],
+            "\n".join(lines),
+            fontsize=FONT,
+            ha="center",
+            va="center",
+            zorder=4,
+            color=UNUSED_TEXT if unused else "black",
+        )
     ax.set_aspect("equal")
     extent = 1.0 + NODE_RADIUS + 2 * LOOP_RADIUS + 0.15
     ax.set_xlim(-extent, extent)
@@ -287,13 +383,13 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
 
 
 #: where along an edge (0 = source, 1 = target) its label may go, in order of preference
-LABEL_SPOTS = (0.5, 0.4, 0.6, 0.3, 0.7)
+LABEL_SPOTS = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8)
 
 
 def _box(text: str) -> np.ndarray:
     """Approximate half width and half height of an edge label, in axis units."""
     lines = text.split("\n")
-    return np.array([0.011 * max(len(line) for line in lines) + 0.02, 0.035 * len(lines) + 0.015])
+    return np.array([0.022 * max(len(line) for line in lines) + 0.03, 0.06 * len(lines) + 0.02])
 
 
 def _free_spot(candidates: np.ndarray, text: str, placed: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
@@ -311,9 +407,22 @@ def _free_spot(candidates: np.ndarray, text: str, placed: list[tuple[np.ndarray,
     return candidates[int(np.argmin(costs))]
 
 
-def _draw_action_table(ax, graph: nx.DiGraph, player, game) -> None:
-    """States (rows) x inputs (columns), coloured by the action played; inputs are named and
-    cells show the next state when there are few of them."""
+def _table_inputs(player, usage: "Usage | None", inputs: np.ndarray | None) -> np.ndarray:
+    """The input codes a table FSM's table shows: ``inputs`` if given, else those that occur
+    (all without usage); at most :data:`MAX_ROWS`, the most used first kept, in code order."""
+    if inputs is None:
+        inputs = np.arange(player.n_inputs) if usage is None else np.flatnonzero(usage.inputs)
+    inputs = np.asarray(inputs, dtype=np.int64)
+    if len(inputs) > MAX_ROWS:
+        if usage is not None:
+            inputs = inputs[np.argsort(-usage.inputs[inputs], kind="stable")]
+        inputs = np.sort(inputs[:MAX_ROWS])
+    return inputs
+
+
+def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None", rows: np.ndarray) -> None:
+    """Inputs (rows, named in the game's words) x states (columns): each cell coloured by the
+    action played and naming the next state; entries that never fired are faded."""
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
@@ -321,44 +430,96 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game) -> None:
     from figures.style import color
 
     states = sorted(graph.nodes)
-    table = player.action[0][states]
     names = game.action_names
     colours = [color(i) for i in range(len(names))]
+    actions = player.action[0][np.ix_(states, rows)].T
+    used = np.ones(actions.shape, dtype=bool) if usage is None else usage.entries[np.ix_(states, rows)].T > 0
     ax.imshow(
-        table, aspect="auto", interpolation="nearest", cmap=ListedColormap(colours), vmin=-0.5, vmax=len(names) - 0.5
+        actions, aspect="auto", interpolation="nearest", cmap=ListedColormap(colours), vmin=-0.5, vmax=len(names) - 0.5
     )
-    ax.set_yticks(range(len(states)), [f"S{s}" for s in states])
+    if not used.all():  # fade what never fired: a white veil over those cells
+        veil = np.zeros((*used.shape, 4))
+        veil[~used] = (1.0, 1.0, 1.0, 0.75)
+        ax.imshow(veil, aspect="auto", interpolation="nearest")
     encoder = input_encoder(game, player.inputs)
-    if player.n_inputs <= 48:
-        ax.set_xticks(
-            range(player.n_inputs),
-            [encoder.label(game, x) for x in range(player.n_inputs)],
-            rotation=90 if player.n_inputs > 6 else 0,
-            fontsize=4.5 if player.n_inputs > 6 else 6,
-        )
-        if player.n_inputs * len(states) <= 200:
-            next_state = player.next_state[0][states]
-            for row, col in np.ndindex(next_state.shape):
-                ax.text(col, row, f"to S{next_state[row, col]}", ha="center", va="center", fontsize=5, color="white")
-    else:
-        ax.set_xlabel(f"input number (0-{player.n_inputs - 1}; '{player.inputs}')")
-    ax.set_title(
-        "action per state and input"
-        + (" (and next state)" if player.n_inputs * len(states) <= 200 and player.n_inputs <= 48 else ""),
-        fontsize=8,
-    )
+    ax.set_yticks(range(len(rows)), [encoder.label(game, x) for x in rows], fontsize=FONT)
+    ax.set_xticks(range(len(states)), [f"S{s}" for s in states], fontsize=FONT)
+    ax.xaxis.tick_top()
+    ax.tick_params(length=0, pad=1.5)
+    if len(states) <= 16:
+        next_state = player.next_state[0][np.ix_(states, rows)].T
+        for (row, col), target in np.ndenumerate(next_state):
+            ax.text(
+                col,
+                row,
+                f"S{target}",
+                ha="center",
+                va="center",
+                fontsize=FONT - 1,
+                color="white" if used[row, col] else UNUSED_TEXT,
+            )
+    shown = f"{len(rows)} of {player.n_inputs} inputs"
+    if usage is not None:
+        shown += ", those met in play" + (" (the most frequent)" if len(rows) < np.count_nonzero(usage.inputs) else "")
+        shown += "; faded: never used"
+    ax.set_xlabel(f"action (colour) and next state per input and state; {shown}", fontsize=FONT)
     ax.legend(
         handles=[Patch(color=c, label=n) for c, n in zip(colours, names)],
-        ncol=len(names),
-        loc="lower center",
-        bbox_to_anchor=(0.5, 1.08),
+        ncol=min(len(names), 4),
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.02 - 0.25 / (TABLE_ROW * (len(rows) + 1) + 0.9)),
         frameon=False,
-        fontsize=6,
+        fontsize=FONT,
+        handlelength=1.0,
     )
     ax.spines[:].set_visible(False)
 
 
-def _drawn_label(data: dict) -> str:
+def _draw_bda_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None") -> None:
+    """One line per state: its test, and for each branch the action, the next state and (with
+    usage) the share of decisions it fired in; branches that never fired are grey."""
+    from evo.bda import FALSE_ACTION, FALSE_NEXT, TRUE_ACTION, TRUE_NEXT
+
+    genes, names = player.genes[0], game.action_names
+    columns = (0.0, 0.07, 0.34, 0.67)
+    heads = ("", "test", "if it holds (T)", "if it fails (F)")
+    rows = len(graph.nodes) + 1
+    for x, head in zip(columns, heads):
+        ax.text(x, 1 - 0.5 / rows, head, fontsize=FONT, fontweight="bold", va="center", transform=ax.transAxes)
+    for line, state in enumerate(sorted(graph.nodes), start=1):
+        y = 1 - (line + 0.5) / rows
+        cells: list[tuple[str, int | None]] = [(f"S{state}", None), (graph.nodes[state]["test"], None)]
+        for action, target, branch in ((TRUE_ACTION, TRUE_NEXT, 0), (FALSE_ACTION, FALSE_NEXT, 1)):
+            fired = None if usage is None else int(usage.entries[state, branch] + (branch and usage.entries[state, 2]))
+            text = f"{names[genes[state, action]]}\u2192S{genes[state, target]}"
+            if fired is not None:
+                text += f"  {_share(fired, usage.decisions)}"
+            cells.append((text, fired))
+        for x, (text, fired) in zip(columns, cells):
+            grey = fired == 0 and usage is not None
+            ax.text(
+                x, y, text, fontsize=FONT, va="center", transform=ax.transAxes, color=UNUSED_TEXT if grey else "black"
+            )
+    ax.set_axis_off()
+
+
+#: font size of every text in a machine drawing (points), and the grey of what never fired
+FONT = 5.5
+UNUSED = "#cccccc"
+UNUSED_TEXT = "#999999"
+
+
+def _share(count: int, total: int) -> str:
+    """``count`` as a share of ``total``: ``31%``, ``<1%`` or ``0``."""
+    if not count:
+        return "0"
+    share = count / total
+    return "<1%" if share < 0.005 else f"{share:.0%}"
+
+
+def _drawn_label(data: dict, decisions: int | None) -> str:
+    if decisions is not None:
+        return _share(data["uses"], decisions)
     if "transitions" in data and data["transitions"] > MAX_LISTED:
         return f"{data['transitions']} inputs"
     return data["label"]
@@ -366,13 +527,16 @@ def _drawn_label(data: dict) -> str:
 
 def _default_title(graph: nx.DiGraph) -> str:
     info = graph.graph
+    weighed = (
+        f"\nwidth, %: share of {info['decisions']} decisions in {info['games']} games vs the panel; grey: never"
+        if "decisions" in info
+        else ""
+    )
     if info.get("kind") == "bda":
         return (
-            f"binary decision automaton '{info.get('name')}' ({info.get('game')})\n"
-            f"T: the test holds (solid)   F: it fails (dashed); an F action is played only when "
-            f"{info.get('max_tests')} tests in a row fail"
+            f"BDA '{info.get('name')}' ({info.get('game')}); T: the test holds (solid), F: it fails (dashed);\n"
+            f"F's action only after {info.get('max_tests')} failed tests" + weighed
         )
-    return (
-        f"table FSM '{info.get('name')}' ({info.get('game')}), inputs '{info.get('inputs')}'\n"
-        f"edge: the inputs that make the move (width: how many), with the action played"
+    return f"table FSM '{info.get('name')}' ({info.get('game')}), inputs '{info.get('inputs')}'" + (
+        weighed or "\nedge: the inputs that make the move (width: how many), with the action played"
     )
