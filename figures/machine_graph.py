@@ -68,6 +68,8 @@ def _add_usage(graph: nx.DiGraph, usage: "Usage") -> None:
     moves = usage.transitions
     graph.graph["decisions"] = usage.decisions
     graph.graph["games"] = usage.games
+    # what edge shares count: an FSM moves once per decision, a BDA once per test
+    graph.graph["moves"] = int(moves.sum())
     for node in graph.nodes:
         graph.nodes[node]["visits"] = int(usage.visits[node])
     for source, target in graph.edges:
@@ -200,6 +202,10 @@ def to_dot(graph: nx.DiGraph) -> str:
 
 # ---- drawing -------------------------------------------------------------------------------------
 
+#: font size of every text in a machine drawing (points), and the grey of what never fired
+FONT = 5.5
+UNUSED = "#cccccc"
+UNUSED_TEXT = "#999999"
 NODE_RADIUS = 0.18
 LOOP_RADIUS = 0.09
 CURVATURE = 0.3
@@ -244,27 +250,37 @@ def machine_figure(
     from figures.style import COLUMN_WIDTH, plt
 
     fsm = graph.graph.get("kind") == "table-fsm"
-    if player is not None and game is not None:
-        if fsm:
-            rows = _table_inputs(player, usage, inputs)
-            table_height = TABLE_ROW * (len(rows) + 1) + 0.9
-        else:
-            table_height = TABLE_ROW * 1.4 * (graph.number_of_nodes() + 1) + 0.1
-        fig, (ax, table_ax) = plt.subplots(
-            2,
-            1,
-            figsize=(COLUMN_WIDTH, GRAPH_HEIGHT + table_height),
-            gridspec_kw={"height_ratios": [GRAPH_HEIGHT, table_height], "hspace": 0.04},
-        )
-        if fsm:
-            _draw_action_table(table_ax, graph, player, game, usage, rows)
-        else:
-            _draw_bda_table(table_ax, graph, player, game, usage)
-    else:
+    if player is None or game is None:
         fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, GRAPH_HEIGHT))
-    _draw_graph(ax, graph)
+        _draw_graph(ax, graph)
+    elif fsm:
+        rows = _table_inputs(player, usage, inputs)
+        table_height = TABLE_ROW * (len(rows) + 1) + 0.9
+        if graph.number_of_nodes() == 1:  # a policy table: the graph would show one loop
+            fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, table_height))
+            _draw_action_table(ax, graph, player, game, usage, rows)
+        else:
+            fig, (ax, table_ax) = _two_panels(table_height)
+            _draw_action_table(table_ax, graph, player, game, usage, rows)
+            _draw_graph(ax, graph)
+    else:
+        fig, (ax, table_ax) = _two_panels(TABLE_ROW * 1.4 * (graph.number_of_nodes() + 1) + 0.1)
+        _draw_bda_table(table_ax, graph, player, game, usage)
+        _draw_graph(ax, graph)
     ax.set_title(title or _default_title(graph), fontsize=6.5)
     return fig
+
+
+def _two_panels(table_height: float) -> Any:
+    """A column-wide figure: the graph above a table ``table_height`` inches high."""
+    from figures.style import COLUMN_WIDTH, plt
+
+    return plt.subplots(
+        2,
+        1,
+        figsize=(COLUMN_WIDTH, GRAPH_HEIGHT + table_height),
+        gridspec_kw={"height_ratios": [GRAPH_HEIGHT, table_height], "hspace": 0.04},
+    )
 
 
 #: height of the graph panel, and of one table row, in inches
@@ -310,7 +326,7 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
         width = 0.5 + 2.0 * data[weight] / max_count if weight in data else 1.2
         if weighed and not data["uses"]:
             edge_color, width = UNUSED, 0.6
-        text = _drawn_label(data, graph.graph.get("decisions"))
+        text = _drawn_label(data, graph.graph.get("moves"))
         if source == target:
             centre = pos[source]
             outward = centre / (np.linalg.norm(centre) or 1.0) if len(pos) > 1 else np.array([0.0, 1.0])
@@ -442,11 +458,13 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
         veil[~used] = (1.0, 1.0, 1.0, 0.75)
         ax.imshow(veil, aspect="auto", interpolation="nearest")
     encoder = input_encoder(game, player.inputs)
-    ax.set_yticks(range(len(rows)), [encoder.label(game, x) for x in rows], fontsize=FONT)
+    labels = [encoder.label(game, x) for x in rows]
+    ax.set_yticks(range(len(rows)), labels, fontsize=FONT)
+    _leave_room(ax, max(len(label) for label in labels))
     ax.set_xticks(range(len(states)), [f"S{s}" for s in states], fontsize=FONT)
     ax.xaxis.tick_top()
     ax.tick_params(length=0, pad=1.5)
-    if len(states) <= 16:
+    if 1 < len(states) <= 16:
         next_state = player.next_state[0][np.ix_(states, rows)].T
         for (row, col), target in np.ndenumerate(next_state):
             ax.text(
@@ -456,18 +474,20 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
                 ha="center",
                 va="center",
                 fontsize=FONT - 1,
-                color="white" if used[row, col] else UNUSED_TEXT,
+                color=_ink(colours[actions[row, col]]) if used[row, col] else UNUSED_TEXT,
             )
     shown = f"{len(rows)} of {player.n_inputs} inputs"
     if usage is not None:
-        shown += ", those met in play" + (" (the most frequent)" if len(rows) < np.count_nonzero(usage.inputs) else "")
+        shown += " met in play" + (" (the most frequent)" if len(rows) < np.count_nonzero(usage.inputs) else "")
         shown += "; faded: never used"
-    ax.set_xlabel(f"action (colour) and next state per input and state; {shown}", fontsize=FONT)
+    ax.set_xlabel(f"action (colour), next state per input and state\n{shown}", fontsize=FONT)
+    box = ax.get_position()  # caption and legend are centred on the figure, not on the table
+    ax.xaxis.set_label_coords((0.5 - box.x0) / box.width, -0.03 / (box.height * ax.figure.get_figheight()))
     ax.legend(
         handles=[Patch(color=c, label=n) for c, n in zip(colours, names)],
-        ncol=min(len(names), 4),
+        ncol=max(1, min(len(names), 4, int(ax.figure.get_figwidth() / _inches(max(map(len, names)) + 8)))),
         loc="upper center",
-        bbox_to_anchor=(0.5, -0.02 - 0.25 / (TABLE_ROW * (len(rows) + 1) + 0.9)),
+        bbox_to_anchor=((0.5 - box.x0) / box.width, -0.02 - 0.25 / (TABLE_ROW * (len(rows) + 1) + 0.9)),
         frameon=False,
         fontsize=FONT,
         handlelength=1.0,
@@ -477,36 +497,68 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
 
 def _draw_bda_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None") -> None:
     """One line per state: its test, and for each branch the action, the next state and (with
-    usage) the share of decisions it fired in; branches that never fired are grey."""
+    usage) the share of all tests it fired in; branches that never fired are grey.  Columns
+    are as wide as their longest text, and the font shrinks if the lines would not fit."""
     from evo.bda import FALSE_ACTION, FALSE_NEXT, TRUE_ACTION, TRUE_NEXT
 
     genes, names = player.genes[0], game.action_names
-    columns = (0.0, 0.07, 0.34, 0.67)
-    heads = ("", "test", "if it holds (T)", "if it fails (F)")
-    rows = len(graph.nodes) + 1
-    for x, head in zip(columns, heads):
-        ax.text(x, 1 - 0.5 / rows, head, fontsize=FONT, fontweight="bold", va="center", transform=ax.transAxes)
-    for line, state in enumerate(sorted(graph.nodes), start=1):
-        y = 1 - (line + 0.5) / rows
+    lines: list[list[tuple[str, int | None]]] = [
+        [("", None), ("test", None), ("if it holds (T)", None), ("if it fails (F)", None)]
+    ]
+    for state in sorted(graph.nodes):
         cells: list[tuple[str, int | None]] = [(f"S{state}", None), (graph.nodes[state]["test"], None)]
         for action, target, branch in ((TRUE_ACTION, TRUE_NEXT, 0), (FALSE_ACTION, FALSE_NEXT, 1)):
-            fired = None if usage is None else int(usage.entries[state, branch] + (branch and usage.entries[state, 2]))
             text = f"{names[genes[state, action]]}\u2192S{genes[state, target]}"
-            if fired is not None:
-                text += f"  {_share(fired, usage.decisions)}"
+            fired = None
+            if usage is not None:
+                fired = int(usage.entries[state, branch] + (branch and usage.entries[state, 2]))
+                text += f"  {_share(fired, graph.graph['moves'])}"
             cells.append((text, fired))
-        for x, (text, fired) in zip(columns, cells):
-            grey = fired == 0 and usage is not None
+        lines.append(cells)
+    chars = [max(len(line[column][0]) for line in lines) + 2 for column in range(4)]
+    width_inches = ax.get_position().width * ax.figure.get_figwidth() * 1.2  # the table may use the margins
+    size = min(FONT, width_inches / (sum(chars) * CHAR_EM) * 72)
+    starts = np.cumsum([0, *chars[:-1]]) / sum(chars) * 1.2 - 0.1
+    for number, line in enumerate(lines):
+        y = 1 - (number + 0.5) / len(lines)
+        for x, (text, fired) in zip(starts, line):
+            grey = fired == 0
+            weight = "bold" if number == 0 else "normal"
             ax.text(
-                x, y, text, fontsize=FONT, va="center", transform=ax.transAxes, color=UNUSED_TEXT if grey else "black"
+                x,
+                y,
+                text,
+                fontsize=size,
+                fontweight=weight,
+                va="center",
+                transform=ax.transAxes,
+                color=UNUSED_TEXT if grey else "black",
             )
     ax.set_axis_off()
 
 
-#: font size of every text in a machine drawing (points), and the grey of what never fired
-FONT = 5.5
-UNUSED = "#cccccc"
-UNUSED_TEXT = "#999999"
+def _inches(chars: int, size: float = FONT) -> float:
+    """About how wide ``chars`` characters are at ``size`` points, in inches."""
+    return chars * CHAR_EM * size / 72
+
+
+def _leave_room(ax, chars: int) -> None:
+    """Move the axes' left edge so that tick labels ``chars`` long fit inside the figure."""
+    box = ax.get_position()
+    left = (_inches(chars) + 0.08) / ax.figure.get_figwidth()
+    ax.set_position([left, box.y0, 0.98 - left, box.height])
+
+
+#: average width of a character, in ems of the font size (DejaVu Sans, with some room)
+CHAR_EM = 0.6
+
+
+def _ink(background: str) -> str:
+    """Black on light colours, white on dark ones (relative luminance above one half)."""
+    from matplotlib.colors import to_rgb
+
+    red, green, blue = to_rgb(background)
+    return "black" if 0.2126 * red + 0.7152 * green + 0.0722 * blue > 0.5 else "white"
 
 
 def _share(count: int, total: int) -> str:
@@ -517,26 +569,26 @@ def _share(count: int, total: int) -> str:
     return "<1%" if share < 0.005 else f"{share:.0%}"
 
 
-def _drawn_label(data: dict, decisions: int | None) -> str:
-    if decisions is not None:
-        return _share(data["uses"], decisions)
+def _drawn_label(data: dict, moves: int | None) -> str:
+    if moves is not None:
+        return _share(data["uses"], moves)
     if "transitions" in data and data["transitions"] > MAX_LISTED:
         return f"{data['transitions']} inputs"
     return data["label"]
 
 
 def _default_title(graph: nx.DiGraph) -> str:
+    """Short lines, so that the title never makes the figure wider than a column."""
     info = graph.graph
-    weighed = (
-        f"\nwidth, %: share of {info['decisions']} decisions in {info['games']} games vs the panel; grey: never"
-        if "decisions" in info
-        else ""
-    )
-    if info.get("kind") == "bda":
-        return (
-            f"BDA '{info.get('name')}' ({info.get('game')}); T: the test holds (solid), F: it fails (dashed);\n"
-            f"F's action only after {info.get('max_tests')} failed tests" + weighed
-        )
-    return f"table FSM '{info.get('name')}' ({info.get('game')}), inputs '{info.get('inputs')}'" + (
-        weighed or "\nedge: the inputs that make the move (width: how many), with the action played"
-    )
+    bda = info.get("kind") == "bda"
+    lines = [f"{'BDA' if bda else 'table FSM'} '{info.get('name')}' ({info.get('game')})"]
+    if bda:
+        lines.append(f"T: test holds (solid), F: fails (dashed); F acts after {info.get('max_tests')} fails")
+    else:
+        lines.append(f"inputs '{info.get('inputs')}'")
+    if "decisions" in info:
+        lines.append(f"node %: decisions begun there ({info['decisions']} in {info['games']} games)")
+        lines.append(f"edge %: share of {'tests' if bda else 'moves'}; grey: never used")
+    elif not bda:
+        lines.append("edge: the inputs that make the move (width: how many)")
+    return "\n".join(lines)

@@ -169,7 +169,7 @@ def test_table_text_of_a_study_sized_machine_never_overlaps(inputs, shown):
             for text in cells:
                 box = text.get_window_extent(renderer)
                 assert box.height < row_height and box.width < column_width
-            assert fig.get_size_inches()[0] <= 3.5
+            assert fig.get_tightbbox(renderer).width <= 3.5
         finally:
             plt.close(fig)
 
@@ -194,3 +194,32 @@ def test_draw_minimise_draws_the_minimal_machine(capsys, tmp_path):
     assert main(["draw", str(player_file), "--out", str(tmp_path / "min.png"), "--minimise", "--panel", "random"]) == 0
     assert main(["draw", str(player_file), "--out", str(tmp_path / "x.png"), "--games", "-1"]) == 2
     assert "--games must be 0 or more" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game_name", ["dtd", "thirtyone"])
+def test_bda_table_lines_fit_a_column(game_name):
+    """A BDA over the game's longest feature and action names: no two texts of the table
+    overlap and the whole figure stays one column wide."""
+    from evo.genome import genome_spec
+    from evo.usage import measure_usage
+    from figures.machine_graph import machine_figure
+    from figures.style import plt, style
+    from games.registry import entry, resolve
+
+    game = resolve(entry(game_name).game, "game")()
+    spec = genome_spec(game, "bda", 8)
+    genes = spec.random(np.random.default_rng(2), 1)
+    genes[0, :, 0] = np.argmax([len(name) for name in game.feature_names])  # the longest feature
+    machine = spec.player(genes)
+    usage = measure_usage(machine, game, games=5)
+    with style():
+        fig = machine_figure(machine_graph(machine, game, usage), "", machine, game, usage)
+        try:
+            fig.canvas.draw()
+            renderer = fig.canvas.get_renderer()
+            boxes = [t.get_window_extent(renderer) for t in fig.axes[1].texts]
+            assert len(boxes) == 4 * (len(machine_graph(machine, game).nodes) + 1)
+            assert not _overlaps(boxes)
+            assert fig.get_tightbbox(renderer).width <= 3.5
+        finally:
+            plt.close(fig)
