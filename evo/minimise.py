@@ -203,3 +203,13 @@ def _minimise_bda(bda: BinaryDecisionAutomaton, features: tuple[np.ndarray, ...]
     new[:, FALSE_NEXT] = state_of[genes[reps, FALSE_NEXT]]
     minimal = BinaryDecisionAutomaton(new, bda.max_tests, label=bda.label, names=bda.names)
     return Minimal(minimal, state_of, None)
+
+
+def reachable_states(player: Player) -> list[int]:
+    """The states of a single table FSM or BDA reachable from state 0 along any entry or
+    branch, whatever the inputs (breadth first)."""
+    if isinstance(player, TableFSM):
+        return _reachable(player.next_state[0].tolist())
+    if isinstance(player, BinaryDecisionAutomaton):
+        return _reachable(player.genes[0][:, [TRUE_NEXT, FALSE_NEXT]].tolist())
+    raise FsmarenaError(f"only table-fsm and bda players have states, not '{player.kind}'")

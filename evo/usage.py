@@ -175,3 +175,35 @@ def _empty_usage(machine: Player, game: Game) -> Usage:
     features = tuple(np.empty(0) for _ in game.feature_names)
     entries = np.zeros((machine.n_states, 3), dtype=np.int64)
     return Usage(machine, 0, 0, np.zeros(machine.n_states, dtype=np.int64), entries, None, features)
+
+
+def machine_summary(machine: Player, game: Game, usage: Usage) -> dict[str, Any]:
+    """What ``fsmarena inspect`` and the studies report of a machine, JSON-ready: its states,
+    those reachable, its effective states (exact, and on the inputs met in ``usage``'s games),
+    the inputs it met and how much of it fired."""
+    from evo.minimise import minimise, reachable_states
+
+    summary: dict[str, Any] = {
+        "kind": machine.kind,
+        "label": machine.label,
+        "game": game.name,
+        "states": len(usage.visits),
+        "reachable_states": len(reachable_states(machine)),
+        "effective_states": minimise(machine).n_states,
+        "effective_states_in_play": minimise(machine, usage.domain()).n_states,
+    }
+    if isinstance(machine, TableFSM):
+        summary["inputs"] = {"encoding": machine.inputs, "total": machine.n_inputs}
+        met = usage.inputs if usage.inputs is not None else np.zeros(0)
+        summary["inputs"]["met_in_play"] = int(np.count_nonzero(met))
+    elif isinstance(machine, BinaryDecisionAutomaton):
+        held = usage.entries[:, 0] > 0
+        failed = usage.entries[:, 1:].sum(axis=1) > 0
+        tested = usage.entries.sum(axis=1) > 0
+        summary["tests"] = {
+            "states_tested_in_play": int(np.count_nonzero(tested)),
+            "never_held": int(np.count_nonzero(tested & ~held)),
+            "never_failed": int(np.count_nonzero(tested & ~failed)),
+        }
+    summary["usage"] = usage.summary()
+    return summary

@@ -380,7 +380,7 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
         )
         lines = [data["label"].replace(" (start)", "")]  # tests and actions: in the table below
         if weighed:
-            lines.append(_share(data["visits"], graph.graph["decisions"]))
+            lines.append(share_text(data["visits"], graph.graph["decisions"]))
         unused = weighed and not data["visits"]
         ax.text(
             *pos[node],
@@ -512,7 +512,7 @@ def _draw_bda_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None") 
             fired = None
             if usage is not None:
                 fired = int(usage.entries[state, branch] + (branch and usage.entries[state, 2]))
-                text += f"  {_share(fired, graph.graph['moves'])}"
+                text += f"  {share_text(fired, graph.graph['moves'])}"
             cells.append((text, fired))
         lines.append(cells)
     chars = [max(len(line[column][0]) for line in lines) + 2 for column in range(4)]
@@ -561,8 +561,8 @@ def _ink(background: str) -> str:
     return "black" if 0.2126 * red + 0.7152 * green + 0.0722 * blue > 0.5 else "white"
 
 
-def _share(count: int, total: int) -> str:
-    """``count`` as a share of ``total``: ``31%``, ``<1%`` or ``0``."""
+def share_text(count: int, total: int) -> str:
+    """``count`` as a share of ``total`` for people: ``31%``, ``<1%`` or ``0``."""
     if not count:
         return "0"
     share = count / total
@@ -571,7 +571,7 @@ def _share(count: int, total: int) -> str:
 
 def _drawn_label(data: dict, moves: int | None) -> str:
     if moves is not None:
-        return _share(data["uses"], moves)
+        return share_text(data["uses"], moves)
     if "transitions" in data and data["transitions"] > MAX_LISTED:
         return f"{data['transitions']} inputs"
     return data["label"]

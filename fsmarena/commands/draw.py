@@ -34,15 +34,21 @@ def add_arguments(parser) -> None:
     add_panel_arguments(parser)
 
 
-def add_panel_arguments(parser) -> None:
-    """The options that choose the games a machine's usage is measured in (draw, inspect)."""
+def add_panel_arguments(parser, minimum: int = 0) -> None:
+    """The options that choose the games a machine's usage is measured in (draw, inspect);
+    ``minimum`` is the least ``--games`` accepted (0: no usage)."""
+    from fsmarena.commands._common import games_count, non_negative_int, seed_value
+
     parser.add_argument(
         "--panel", nargs="+", metavar="PLAYER", help="opponents for the usage counts (default: every builtin)"
     )
     parser.add_argument(
-        "--games", type=int, default=200, help="games per opponent and seat for the usage counts (0: none; 200)"
+        "--games",
+        type=non_negative_int if minimum == 0 else games_count,
+        default=200,
+        help="games per opponent and seat for the usage counts (200" + ("; 0: none)" if minimum == 0 else ")"),
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the usage games (0)")
+    parser.add_argument("--seed", type=seed_value, default=0, help="seed of the usage games (0)")
 
 
 def load_machine(args) -> tuple[Any, Any]:
@@ -65,11 +71,8 @@ def load_machine(args) -> tuple[Any, Any]:
 def panel_usage(args, game, player) -> Any:
     """The machine's usage against ``--panel`` (None with ``--games 0``)."""
     from evo.usage import measure_usage
-    from fsmarena.errors import FsmarenaError
     from games.players import resolve_player
 
-    if args.games < 0:
-        raise FsmarenaError(f"--games must be 0 or more, got {args.games}")
     if not args.games:
         return None
     panel = [resolve_player(spec, game) for spec in args.panel] if args.panel else None
