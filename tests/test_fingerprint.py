@@ -117,3 +117,65 @@ def test_any_player_has_a_fingerprint_and_it_is_drawn(tmp_path):
         fingerprint_figure([], tmp_path / "none")
     with pytest.raises(FsmarenaError, match="at least 2 points"):
         fingerprint(policy, GAME, grid=1)
+
+
+# ---- the study report's section -----------------------------------------------------------------
+
+STUDY = """
+name = "machines"
+version = 1
+title = "Machines"
+question = "What do they do?"
+game = "dtd"
+seed = 5
+panel = ["random", "always-large"]
+
+[[competitors]]
+name = "bda"
+label = "BDA"
+method = "evolve"
+params = { genome = "bda", protocol = "thesis", generations = 2, opponents = 3, curve_every = 1, curve_games = 50 }
+
+[[competitors]]
+name = "fsm"
+label = "FSM"
+method = "evolve"
+params = { genome = "fsm", protocol = "round-robin", generations = 2, population = 4, games_per_pair = 2, curve_every = 1, curve_games = 50 }
+
+[scales.test]
+replicates = 2
+panel_games = 40
+crossplay_halfwidth = 0.2
+"""
+
+
+def test_study_section_tables_sizes_and_fingerprints(tmp_path):
+    from evo.minimise import minimise, reachable_states
+    from games.players import load_player
+    from studies import runner
+    from studies.analysis import analyse, read_csv
+    from studies.machines import machines_summary_section
+    from studies.protocol import load_study_toml
+
+    definition = tmp_path / "machines.toml"
+    definition.write_text(STUDY)
+    data = runner.run_study(load_study_toml(definition).plan("test"), tmp_path / "out", jobs=1, log=lambda m: None)
+    analysis = analyse(data, figures=False)
+    section = machines_summary_section(data, analysis)
+    assert section.startswith("### What the machines do") and "![Fingerprints" in section
+    sizes = read_csv(data.out / "tables" / "machine_sizes.csv")
+    assert sorted(r["champion"] for r in sizes) == ["bda/r000", "bda/r001", "fsm/r000", "fsm/r001"]
+    for row in sizes:  # recomputed from the saved player files
+        family, replicate = row["champion"].split("/")
+        player = load_player(data.out / "players" / family / f"{replicate}.json", GAME)
+        assert int(row["states"]) == player.n_states
+        assert int(row["reachable_states"]) == len(reachable_states(player))
+        assert int(row["effective_states"]) == minimise(player).n_states
+        assert int(row["effective_states_in_play"]) <= int(row["effective_states"]) <= int(row["reachable_states"])
+        assert f"| {row['champion']} | {row['family']} |" in section
+    prints = read_csv(data.out / "tables" / "fingerprints.csv")
+    assert len(prints) == 2 * 25 and {r["champion"] for r in prints} == {
+        f"{name}/r{replicate:03d}" for name, replicate in analysis.best.items()
+    }
+    assert (data.out / "figures" / "fingerprints.png").stat().st_size > 1000
+    assert machines_summary_section(data, analysis) == section  # seeded: the same tables again
