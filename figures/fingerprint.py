@@ -38,7 +38,7 @@ def fingerprint_figure(prints: Sequence["Fingerprint"], stem: str | Path, title:
     panel = width / columns
     with style():
         fig, axes = plt.subplots(
-            rows, columns, figsize=(width, panel * rows * 1.05 + 0.5), squeeze=False, sharex=True, sharey=True
+            rows, columns, figsize=(width, panel * rows * 0.85 + 0.5), squeeze=False, sharex=True, sharey=True
         )
         images = [_panel(ax, print_) for ax, print_ in zip(axes.flat, prints)]
         for ax in list(axes.flat)[n:]:

@@ -267,7 +267,10 @@ def machine_figure(
         fig, (ax, table_ax) = _two_panels(TABLE_ROW * 1.4 * (graph.number_of_nodes() + 1) + 0.1)
         _draw_bda_table(table_ax, graph, player, game, usage)
         _draw_graph(ax, graph)
-    ax.set_title(title or _default_title(graph), fontsize=6.5)
+    explained = _default_title(graph)
+    if title:  # a caller's title replaces the first line, never the key to the drawing
+        explained = "\n".join([title, *explained.split("\n")[1:]])
+    ax.set_title(explained, fontsize=6.5)
     return fig
 
 
