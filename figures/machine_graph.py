@@ -6,17 +6,22 @@ dropped).
 * Table FSM: one edge per (source, target) pair, merging every input that makes that move;
   its ``label`` lists ``input / action`` lines (inputs in the game's words, e.g. ``lead: 1/4
   1/2 3/4 | opp: 1/2``), ``transitions`` counts them, and each node carries the share of
-  inputs on which the state plays each action.  The drawing lists an edge's lines when it has
-  at most three and otherwise the number of inputs (line width grows with it), and adds a
-  panel with the whole action table (state x input, coloured by action; inputs named and next
-  states written in the cells when they fit).  DOT and GraphML always carry the full lists.
+  inputs on which the state plays each action.  DOT and GraphML always carry the full lists.
 * BDA: each node is labelled with its test (``S3: Coop > 0.412``); the true branch (solid)
   and the false branch (dashed) are edges labelled with their actions.  A true and a false
   branch to the same state share one edge (``T: ... / F: ...``).
 
-States sit on a circle, state 0 at the top with a thick outline; a pair of opposite edges
-curves apart, a lone edge bulges away from the centre, and edge labels take the spot along
-their curve that overlaps the labels already placed the least.
+With a machine's usage (:mod:`evo.usage`) nodes also carry ``visits`` and edges ``uses``.
+
+The drawing is one journal column wide.  States sit on a circle, state 0 at the top with a
+thick outline; a pair of opposite edges curves apart, a lone edge bulges away from the
+centre, and edge labels take the spot along their curve that overlaps the states and the
+labels already placed the least.  Edge labels are short: with usage, the share of moves (a
+BDA: of tests) and a width to match, grey when never used; without, the inputs of an FSM
+edge (or their number) and a BDA branch's action.  The details go in a table under the
+graph: for a table FSM one row per input met in play (at most :data:`MAX_ROWS`, named in the
+game's words) and one column per state, coloured by action with the next state written in,
+faded where never used; for a BDA one line per state with its test and both branches.
 """
 
 from __future__ import annotations
