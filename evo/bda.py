@@ -46,11 +46,15 @@ MAX_STATES = 256
 
 
 class _Memory:
-    __slots__ = ("base", "state")
+    """Per-game member offsets and current states; ``trace``, when a list, receives one
+    ``(member-states tested, test held, last test)`` triple per test round (usage counts)."""
+
+    __slots__ = ("base", "state", "trace")
 
     def __init__(self, base: np.ndarray, state: np.ndarray):
         self.base = base
         self.state = state
+        self.trace: list | None = None
 
 
 class BinaryDecisionAutomaton(Player):
@@ -124,6 +128,8 @@ class BinaryDecisionAutomaton(Player):
         for test in range(self.max_tests):
             x = values[pending * n_features + self._feature[current]]
             holds = (self._lo[current] < x) & (x < self._hi[current])
+            if memory.trace is not None:
+                memory.trace.append((current, holds, test == self.max_tests - 1))
             hit, at = pending[holds], current[holds]
             actions[hit] = self._true_action[at]
             new_state[hit] = self._true_next[at]

@@ -6,17 +6,22 @@ dropped).
 * Table FSM: one edge per (source, target) pair, merging every input that makes that move;
   its ``label`` lists ``input / action`` lines (inputs in the game's words, e.g. ``lead: 1/4
   1/2 3/4 | opp: 1/2``), ``transitions`` counts them, and each node carries the share of
-  inputs on which the state plays each action.  The drawing lists an edge's lines when it has
-  at most three and otherwise the number of inputs (line width grows with it), and adds a
-  panel with the whole action table (state x input, coloured by action; inputs named and next
-  states written in the cells when they fit).  DOT and GraphML always carry the full lists.
+  inputs on which the state plays each action.  DOT and GraphML always carry the full lists.
 * BDA: each node is labelled with its test (``S3: Coop > 0.412``); the true branch (solid)
   and the false branch (dashed) are edges labelled with their actions.  A true and a false
   branch to the same state share one edge (``T: ... / F: ...``).
 
-States sit on a circle, state 0 at the top with a thick outline; a pair of opposite edges
-curves apart, a lone edge bulges away from the centre, and edge labels take the spot along
-their curve that overlaps the labels already placed the least.
+With a machine's usage (:mod:`evo.usage`) nodes also carry ``visits`` and edges ``uses``.
+
+The drawing is one journal column wide.  States sit on a circle, state 0 at the top with a
+thick outline; a pair of opposite edges curves apart, a lone edge bulges away from the
+centre, and edge labels take the spot along their curve that overlaps the states and the
+labels already placed the least.  Edge labels are short: with usage, the share of moves (a
+BDA: of tests) and a width to match, grey when never used; without, the inputs of an FSM
+edge (or their number) and a BDA branch's action.  The details go in a table under the
+graph: for a table FSM one row per input met in play (at most :data:`MAX_ROWS`, named in the
+game's words) and one column per state, coloured by action with the next state written in,
+faded where never used; for a BDA one line per state with its test and both branches.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
@@ -33,6 +38,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import atomic_path, write_text
 
 if TYPE_CHECKING:
+    from evo.usage import Usage
     from games.base import Game
     from games.players import Player
 
@@ -42,16 +48,37 @@ FORMATS = ("png", "svg", "pdf", "dot", "graphml")
 MAX_LISTED = 3
 
 
-def machine_graph(player: "Player", game: "Game") -> nx.DiGraph:
-    """The reachable part of a table FSM or BDA (member 0 of a stack) as a labelled DiGraph."""
+def machine_graph(player: "Player", game: "Game", usage: "Usage | None" = None) -> nx.DiGraph:
+    """The reachable part of a table FSM or BDA (member 0 of a stack) as a labelled DiGraph.
+
+    With ``usage`` (:func:`evo.usage.measure_usage` of this machine) every node carries
+    ``visits`` (decisions begun in the state) and every edge ``uses`` (times it fired), and the
+    graph ``decisions`` (their total)."""
     from evo.bda import BinaryDecisionAutomaton
     from evo.table_fsm import TableFSM
 
     if isinstance(player, TableFSM):
-        return _fsm_graph(player, game)
-    if isinstance(player, BinaryDecisionAutomaton):
-        return _bda_graph(player, game)
-    raise FsmarenaError(f"only table-fsm and bda players can be drawn, not '{player.kind}'")
+        graph = _fsm_graph(player, game)
+    elif isinstance(player, BinaryDecisionAutomaton):
+        graph = _bda_graph(player, game)
+    else:
+        raise FsmarenaError(f"only table-fsm and bda players can be drawn, not '{player.kind}'")
+    if usage is not None:
+        _add_usage(graph, usage)
+    return graph
+
+
+def _add_usage(graph: nx.DiGraph, usage: "Usage") -> None:
+    """Copy the usage counts onto the graph's nodes and edges."""
+    moves = usage.transitions
+    graph.graph["decisions"] = usage.decisions
+    graph.graph["games"] = usage.games
+    # what edge shares count: an FSM moves once per decision, a BDA once per test
+    graph.graph["moves"] = int(moves.sum())
+    for node in graph.nodes:
+        graph.nodes[node]["visits"] = int(usage.visits[node])
+    for source, target in graph.edges:
+        graph.edges[source, target]["uses"] = int(moves[source, target])
 
 
 def reachable(edges: dict[int, set[int]], start: int = 0) -> list[int]:
@@ -119,21 +146,37 @@ def _bda_graph(player, game) -> nx.DiGraph:
 # ---- output ------------------------------------------------------------------------------------
 
 
-def write_machine(player: "Player", game: "Game", path: str | Path, title: str = "") -> nx.DiGraph:
+def write_machine(
+    player: "Player",
+    game: "Game",
+    path: str | Path,
+    title: str = "",
+    usage: "Usage | None" = None,
+    inputs: np.ndarray | None = None,
+    measure: bool = True,
+) -> nx.DiGraph:
     """Write the machine as PNG, SVG or PDF (drawing), DOT or GraphML, by ``path``'s suffix;
-    returns its graph."""
+    returns its graph.  ``usage`` weights the drawing by use; without it and with ``measure``
+    the machine first plays the game's builtins (:func:`evo.usage.measure_usage` with its
+    defaults), so every drawing, the studies' included, shows what the machine does in play.
+    ``inputs`` (input codes) are the rows of a table FSM's table (default: those used, or all
+    without usage)."""
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
         raise FsmarenaError(f"cannot write '{path.name}': the output must end in {', '.join('.' + f for f in FORMATS)}")
-    graph = machine_graph(player, game)
+    if usage is None and measure:
+        from evo.usage import measure_usage
+
+        usage = measure_usage(player, game)
+    graph = machine_graph(player, game, usage)
     if fmt == "dot":
         write_text(path, to_dot(graph))
     elif fmt == "graphml":
         with atomic_path(path) as tmp:
             nx.write_graphml(graph, tmp)
     else:
-        draw_machine(graph, path, fmt, title, player, game)
+        draw_machine(graph, path, fmt, title, player, game, usage, inputs)
     return graph
 
 
@@ -164,35 +207,95 @@ def to_dot(graph: nx.DiGraph) -> str:
 
 # ---- drawing -------------------------------------------------------------------------------------
 
-NODE_RADIUS = 0.25
+#: font size of every text in a machine drawing (points), and the grey of what never fired
+FONT = 5.5
+UNUSED = "#cccccc"
+UNUSED_TEXT = "#999999"
+NODE_RADIUS = 0.18
 LOOP_RADIUS = 0.09
 CURVATURE = 0.3
 
 
 def draw_machine(
-    graph: nx.DiGraph, path: Path, fmt: str, title: str = "", player: "Player | None" = None, game: "Game | None" = None
+    graph: nx.DiGraph,
+    path: Path,
+    fmt: str,
+    title: str = "",
+    player: "Player | None" = None,
+    game: "Game | None" = None,
+    usage: "Usage | None" = None,
+    inputs: np.ndarray | None = None,
 ) -> None:
-    """Draw the machine: states on a circle (start at the top, thick outline), curved edges
-    with their labels at the middle of the curve, self-loops outside their state.  Table FSMs
-    get a second panel: the action table (state x input), coloured by action."""
-    from figures.style import PAGE_WIDTH, plt, style
+    """Save :func:`machine_figure` to ``path`` in format ``fmt``."""
+    from figures.style import plt, style
 
-    fsm = graph.graph.get("kind") == "table-fsm"
     with style():
-        if fsm and player is not None:
-            fig, (ax, table_ax) = plt.subplots(
-                2, 1, figsize=(PAGE_WIDTH, PAGE_WIDTH * 1.1), gridspec_kw={"height_ratios": [3, 1]}
-            )
-            _draw_action_table(table_ax, graph, player, game)
-        else:
-            fig, ax = plt.subplots(figsize=(PAGE_WIDTH, PAGE_WIDTH * 0.9))
-        _draw_graph(ax, graph)
-        ax.set_title(title or _default_title(graph), fontsize=8)
+        fig = machine_figure(graph, title, player, game, usage, inputs)
         try:
             with atomic_path(path) as tmp:
-                fig.savefig(tmp, format=fmt, dpi=200)
+                fig.savefig(tmp, format=fmt, dpi=300)
         finally:
             plt.close(fig)
+
+
+def machine_figure(
+    graph: nx.DiGraph,
+    title: str = "",
+    player: "Player | None" = None,
+    game: "Game | None" = None,
+    usage: "Usage | None" = None,
+    inputs: np.ndarray | None = None,
+) -> Any:
+    """The machine one journal column wide: states on a circle (start at the top, thick
+    outline), curved edges with their labels, self-loops outside their state; with usage,
+    edge widths follow use and what never fired is grey.  Below the graph, the machine's
+    table: for a table FSM one row per input and one column per state
+    (:func:`_draw_action_table`), for a BDA one line per state (:func:`_draw_bda_table`).
+    Call inside :func:`figures.style.style`; the caller closes the figure."""
+    from figures.style import COLUMN_WIDTH, plt
+
+    fsm = graph.graph.get("kind") == "table-fsm"
+    if player is None or game is None:
+        fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, GRAPH_HEIGHT))
+        _draw_graph(ax, graph)
+    elif fsm:
+        rows = _table_inputs(player, usage, inputs)
+        table_height = TABLE_ROW * (len(rows) + 1) + 0.9
+        if graph.number_of_nodes() == 1:  # a policy table: the graph would show one loop
+            fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, table_height))
+            _draw_action_table(ax, graph, player, game, usage, rows)
+        else:
+            fig, (ax, table_ax) = _two_panels(table_height)
+            _draw_action_table(table_ax, graph, player, game, usage, rows)
+            _draw_graph(ax, graph)
+    else:
+        fig, (ax, table_ax) = _two_panels(TABLE_ROW * 1.4 * (graph.number_of_nodes() + 1) + 0.1)
+        _draw_bda_table(table_ax, graph, player, game, usage)
+        _draw_graph(ax, graph)
+    explained = _default_title(graph)
+    if title:  # a caller's title replaces the first line, never the key to the drawing
+        explained = "\n".join([title, *explained.split("\n")[1:]])
+    ax.set_title(explained, fontsize=6.5)
+    return fig
+
+
+def _two_panels(table_height: float) -> Any:
+    """A column-wide figure: the graph above a table ``table_height`` inches high."""
+    from figures.style import COLUMN_WIDTH, plt
+
+    return plt.subplots(
+        2,
+        1,
+        figsize=(COLUMN_WIDTH, GRAPH_HEIGHT + table_height),
+        gridspec_kw={"height_ratios": [GRAPH_HEIGHT, table_height], "hspace": 0.04},
+    )
+
+
+#: height of the graph panel, and of one table row, in inches
+GRAPH_HEIGHT = 3.3
+TABLE_ROW = 0.105
+#: a table FSM's table shows at most this many inputs (the most used ones)
+MAX_ROWS = 48
 
 
 def _positions(nodes: list[int]) -> dict[int, np.ndarray]:
@@ -220,13 +323,18 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
 
     pos = _positions(list(graph.nodes))
     kinds = {"true": (color(2), "-"), "false": (color(3), "--"), "both": ("#333333", "-")}
-    max_count = max([d.get("transitions", 1) for _s, _t, d in graph.edges(data=True)] + [1])
+    weighed = "decisions" in graph.graph
+    weight = "uses" if weighed else "transitions"
+    max_count = max([d.get(weight, 1) for _s, _t, d in graph.edges(data=True)] + [1])
     label_box = {"boxstyle": "round,pad=0.2", "fc": "white", "ec": "#bbbbbb", "lw": 0.4, "alpha": 0.9}
-    placed: list[tuple[np.ndarray, np.ndarray]] = []  # edge labels drawn so far: centre, half size
+    # boxes to keep edge labels off: the states, then each label placed (centre, half size)
+    placed = [(pos[node], np.array([NODE_RADIUS, NODE_RADIUS])) for node in graph.nodes]
     for source, target, data in graph.edges(data=True):
         edge_color, line = kinds[data.get("branch", "both")]
-        width = 0.6 + 1.8 * data["transitions"] / max_count if "transitions" in data else 1.3
-        text = _drawn_label(data)
+        width = 0.5 + 2.0 * data[weight] / max_count if weight in data else 1.2
+        if weighed and not data["uses"]:
+            edge_color, width = UNUSED, 0.6
+        text = _drawn_label(data, graph.graph.get("moves"))
         if source == target:
             centre = pos[source]
             outward = centre / (np.linalg.norm(centre) or 1.0) if len(pos) > 1 else np.array([0.0, 1.0])
@@ -243,7 +351,8 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
                 )
             )
             anchor = loop_centre + outward * (LOOP_RADIUS + 0.05)
-            ax.text(*anchor, text, fontsize=6, ha="center", va="center", bbox=label_box, zorder=3)
+            placed.append((anchor, _box(text)))
+            ax.text(*anchor, text, fontsize=FONT, ha="center", va="center", bbox=label_box, zorder=3)
             continue
         rad = CURVATURE
         if not graph.has_edge(target, source):  # a lone edge bulges away from the centre
@@ -265,7 +374,7 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
         candidates = _bezier(pos[source], pos[target], rad, np.array(LABEL_SPOTS))
         spot = _free_spot(candidates, text, placed)
         placed.append((spot, _box(text)))
-        ax.text(*spot, text, fontsize=6, ha="center", va="center", bbox=label_box, zorder=3)
+        ax.text(*spot, text, fontsize=FONT, ha="center", va="center", bbox=label_box, zorder=3)
     for node, data in graph.nodes(data=True):
         ax.add_patch(
             Circle(
@@ -277,8 +386,19 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
                 zorder=2,
             )
         )
-        text = f"{data['label']}\n{data['test']}" if "test" in data else data["label"]
-        ax.text(*pos[node], text, fontsize=6, ha="center", va="center", zorder=4)
+        lines = [data["label"].replace(" (start)", "")]  # tests and actions: in the table below
+        if weighed:
+            lines.append(share_text(data["visits"], graph.graph["decisions"]))
+        unused = weighed and not data["visits"]
+        ax.text(
+            *pos[node],
+            "\n".join(lines),
+            fontsize=FONT,
+            ha="center",
+            va="center",
+            zorder=4,
+            color=UNUSED_TEXT if unused else "black",
+        )
     ax.set_aspect("equal")
     extent = 1.0 + NODE_RADIUS + 2 * LOOP_RADIUS + 0.15
     ax.set_xlim(-extent, extent)
@@ -287,13 +407,13 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
 
 
 #: where along an edge (0 = source, 1 = target) its label may go, in order of preference
-LABEL_SPOTS = (0.5, 0.4, 0.6, 0.3, 0.7)
+LABEL_SPOTS = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8)
 
 
 def _box(text: str) -> np.ndarray:
     """Approximate half width and half height of an edge label, in axis units."""
     lines = text.split("\n")
-    return np.array([0.011 * max(len(line) for line in lines) + 0.02, 0.035 * len(lines) + 0.015])
+    return np.array([0.022 * max(len(line) for line in lines) + 0.03, 0.06 * len(lines) + 0.02])
 
 
 def _free_spot(candidates: np.ndarray, text: str, placed: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
@@ -311,9 +431,22 @@ def _free_spot(candidates: np.ndarray, text: str, placed: list[tuple[np.ndarray,
     return candidates[int(np.argmin(costs))]
 
 
-def _draw_action_table(ax, graph: nx.DiGraph, player, game) -> None:
-    """States (rows) x inputs (columns), coloured by the action played; inputs are named and
-    cells show the next state when there are few of them."""
+def _table_inputs(player, usage: "Usage | None", inputs: np.ndarray | None) -> np.ndarray:
+    """The input codes a table FSM's table shows: ``inputs`` if given, else those that occur
+    (all without usage); at most :data:`MAX_ROWS`, the most used first kept, in code order."""
+    if inputs is None:
+        inputs = np.arange(player.n_inputs) if usage is None else np.flatnonzero(usage.inputs)
+    inputs = np.asarray(inputs, dtype=np.int64)
+    if len(inputs) > MAX_ROWS:
+        if usage is not None:
+            inputs = inputs[np.argsort(-usage.inputs[inputs], kind="stable")]
+        inputs = np.sort(inputs[:MAX_ROWS])
+    return inputs
+
+
+def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None", rows: np.ndarray) -> None:
+    """Inputs (rows, named in the game's words) x states (columns): each cell coloured by the
+    action played and naming the next state; entries that never fired are faded."""
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
@@ -321,58 +454,149 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game) -> None:
     from figures.style import color
 
     states = sorted(graph.nodes)
-    table = player.action[0][states]
     names = game.action_names
     colours = [color(i) for i in range(len(names))]
+    actions = player.action[0][np.ix_(states, rows)].T
+    used = np.ones(actions.shape, dtype=bool) if usage is None else usage.entries[np.ix_(states, rows)].T > 0
     ax.imshow(
-        table, aspect="auto", interpolation="nearest", cmap=ListedColormap(colours), vmin=-0.5, vmax=len(names) - 0.5
+        actions, aspect="auto", interpolation="nearest", cmap=ListedColormap(colours), vmin=-0.5, vmax=len(names) - 0.5
     )
-    ax.set_yticks(range(len(states)), [f"S{s}" for s in states])
+    if not used.all():  # fade what never fired: a white veil over those cells
+        veil = np.zeros((*used.shape, 4))
+        veil[~used] = (1.0, 1.0, 1.0, 0.75)
+        ax.imshow(veil, aspect="auto", interpolation="nearest")
     encoder = input_encoder(game, player.inputs)
-    if player.n_inputs <= 48:
-        ax.set_xticks(
-            range(player.n_inputs),
-            [encoder.label(game, x) for x in range(player.n_inputs)],
-            rotation=90 if player.n_inputs > 6 else 0,
-            fontsize=4.5 if player.n_inputs > 6 else 6,
-        )
-        if player.n_inputs * len(states) <= 200:
-            next_state = player.next_state[0][states]
-            for row, col in np.ndindex(next_state.shape):
-                ax.text(col, row, f"to S{next_state[row, col]}", ha="center", va="center", fontsize=5, color="white")
-    else:
-        ax.set_xlabel(f"input number (0-{player.n_inputs - 1}; '{player.inputs}')")
-    ax.set_title(
-        "action per state and input"
-        + (" (and next state)" if player.n_inputs * len(states) <= 200 and player.n_inputs <= 48 else ""),
-        fontsize=8,
-    )
+    labels = [encoder.label(game, x) for x in rows]
+    ax.set_yticks(range(len(rows)), labels, fontsize=FONT)
+    _leave_room(ax, max(len(label) for label in labels))
+    ax.set_xticks(range(len(states)), [f"S{s}" for s in states], fontsize=FONT)
+    ax.xaxis.tick_top()
+    ax.tick_params(length=0, pad=1.5)
+    if 1 < len(states) <= 16:
+        next_state = player.next_state[0][np.ix_(states, rows)].T
+        for (row, col), target in np.ndenumerate(next_state):
+            ax.text(
+                col,
+                row,
+                f"S{target}",
+                ha="center",
+                va="center",
+                fontsize=FONT - 1,
+                color=_ink(colours[actions[row, col]]) if used[row, col] else UNUSED_TEXT,
+            )
+    shown = f"{len(rows)} of {player.n_inputs} inputs"
+    if usage is not None:
+        shown += " met in play" + (" (the most frequent)" if len(rows) < np.count_nonzero(usage.inputs) else "")
+        shown += "; faded: never used"
+    ax.set_xlabel(f"action (colour), next state per input and state\n{shown}", fontsize=FONT)
+    box = ax.get_position()  # caption and legend are centred on the figure, not on the table
+    ax.xaxis.set_label_coords((0.5 - box.x0) / box.width, -0.03 / (box.height * ax.figure.get_figheight()))
     ax.legend(
         handles=[Patch(color=c, label=n) for c, n in zip(colours, names)],
-        ncol=len(names),
-        loc="lower center",
-        bbox_to_anchor=(0.5, 1.08),
+        ncol=max(1, min(len(names), 4, int(ax.figure.get_figwidth() / _inches(max(map(len, names)) + 8)))),
+        loc="upper center",
+        bbox_to_anchor=((0.5 - box.x0) / box.width, -0.02 - 0.25 / (TABLE_ROW * (len(rows) + 1) + 0.9)),
         frameon=False,
-        fontsize=6,
+        fontsize=FONT,
+        handlelength=1.0,
     )
     ax.spines[:].set_visible(False)
 
 
-def _drawn_label(data: dict) -> str:
+def _draw_bda_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None") -> None:
+    """One line per state: its test, and for each branch the action, the next state and (with
+    usage) the share of all tests it fired in; branches that never fired are grey.  Columns
+    are as wide as their longest text, and the font shrinks if the lines would not fit."""
+    from evo.bda import FALSE_ACTION, FALSE_NEXT, TRUE_ACTION, TRUE_NEXT
+
+    genes, names = player.genes[0], game.action_names
+    lines: list[list[tuple[str, int | None]]] = [
+        [("", None), ("test", None), ("if it holds (T)", None), ("if it fails (F)", None)]
+    ]
+    for state in sorted(graph.nodes):
+        cells: list[tuple[str, int | None]] = [(f"S{state}", None), (graph.nodes[state]["test"], None)]
+        for action, target, branch in ((TRUE_ACTION, TRUE_NEXT, 0), (FALSE_ACTION, FALSE_NEXT, 1)):
+            text = f"{names[genes[state, action]]}\u2192S{genes[state, target]}"
+            fired = None
+            if usage is not None:
+                fired = int(usage.entries[state, branch] + (branch and usage.entries[state, 2]))
+                text += f"  {share_text(fired, graph.graph['moves'])}"
+            cells.append((text, fired))
+        lines.append(cells)
+    chars = [max(len(line[column][0]) for line in lines) + 2 for column in range(4)]
+    width_inches = ax.get_position().width * ax.figure.get_figwidth() * 1.2  # the table may use the margins
+    size = min(FONT, width_inches / (sum(chars) * CHAR_EM) * 72)
+    starts = np.cumsum([0, *chars[:-1]]) / sum(chars) * 1.2 - 0.1
+    for number, line in enumerate(lines):
+        y = 1 - (number + 0.5) / len(lines)
+        for x, (text, fired) in zip(starts, line):
+            grey = fired == 0
+            weight = "bold" if number == 0 else "normal"
+            ax.text(
+                x,
+                y,
+                text,
+                fontsize=size,
+                fontweight=weight,
+                va="center",
+                transform=ax.transAxes,
+                color=UNUSED_TEXT if grey else "black",
+            )
+    ax.set_axis_off()
+
+
+def _inches(chars: int, size: float = FONT) -> float:
+    """About how wide ``chars`` characters are at ``size`` points, in inches."""
+    return chars * CHAR_EM * size / 72
+
+
+def _leave_room(ax, chars: int) -> None:
+    """Move the axes' left edge so that tick labels ``chars`` long fit inside the figure."""
+    box = ax.get_position()
+    left = (_inches(chars) + 0.08) / ax.figure.get_figwidth()
+    ax.set_position([left, box.y0, 0.98 - left, box.height])
+
+
+#: average width of a character, in ems of the font size (DejaVu Sans, with some room)
+CHAR_EM = 0.6
+
+
+def _ink(background: str) -> str:
+    """Black on light colours, white on dark ones (relative luminance above one half)."""
+    from matplotlib.colors import to_rgb
+
+    red, green, blue = to_rgb(background)
+    return "black" if 0.2126 * red + 0.7152 * green + 0.0722 * blue > 0.5 else "white"
+
+
+def share_text(count: int, total: int) -> str:
+    """``count`` as a share of ``total`` for people: ``31%``, ``<1%`` or ``0``."""
+    if not count:
+        return "0"
+    share = count / total
+    return "<1%" if share < 0.005 else f"{share:.0%}"
+
+
+def _drawn_label(data: dict, moves: int | None) -> str:
+    if moves is not None:
+        return share_text(data["uses"], moves)
     if "transitions" in data and data["transitions"] > MAX_LISTED:
         return f"{data['transitions']} inputs"
     return data["label"]
 
 
 def _default_title(graph: nx.DiGraph) -> str:
+    """Short lines, so that the title never makes the figure wider than a column."""
     info = graph.graph
-    if info.get("kind") == "bda":
-        return (
-            f"binary decision automaton '{info.get('name')}' ({info.get('game')})\n"
-            f"T: the test holds (solid)   F: it fails (dashed); an F action is played only when "
-            f"{info.get('max_tests')} tests in a row fail"
-        )
-    return (
-        f"table FSM '{info.get('name')}' ({info.get('game')}), inputs '{info.get('inputs')}'\n"
-        f"edge: the inputs that make the move (width: how many), with the action played"
-    )
+    bda = info.get("kind") == "bda"
+    lines = [f"{'BDA' if bda else 'table FSM'} '{info.get('name')}' ({info.get('game')})"]
+    if bda:
+        lines.append(f"T: test holds (solid), F: fails (dashed); F acts after {info.get('max_tests')} fails")
+    else:
+        lines.append(f"inputs '{info.get('inputs')}'")
+    if "decisions" in info:
+        lines.append(f"node %: decisions begun there ({info['decisions']} in {info['games']} games)")
+        lines.append(f"edge %: share of {'tests' if bda else 'moves'}; grey: never used")
+    elif not bda:
+        lines.append("edge: the inputs that make the move (width: how many)")
+    return "\n".join(lines)

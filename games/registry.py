@@ -56,7 +56,9 @@ class GameEntry:
     * ``approximators``: function-approximation agents for ``fsmarena train --algo NAME``,
       ``name -> "module:function"`` (the trainer's command entry point);
     * ``kernel``: the module of its compiled single-game kernel (``"games.<name>.kernel"``,
-      the contract of :mod:`games.kernel`), empty when it has none.
+      the contract of :mod:`games.kernel`), empty when it has none;
+    * ``probes``: three builtin player names whose mixtures are the probe opponents of
+      fingerprints (:mod:`evo.fingerprint`), empty when the game has none (one-player games).
     """
 
     name: str
@@ -68,6 +70,7 @@ class GameEntry:
     bench_cases: tuple[str, ...] = ()
     approximators: Mapping[str, str] = field(default_factory=dict)
     kernel: str = ""
+    probes: tuple[str, ...] = ()
 
 
 def resolve(target: str, what: str) -> Any:

@@ -293,7 +293,8 @@ def tests_section(analysis: Analysis) -> str:
 
 
 def machines_section(data: StudyData, analysis: Analysis, heading: str = "### Policies and machines\n") -> str:
-    """The policy map (when the study has tabular families) and each family's best automaton."""
+    """The policy map (when the study has tabular families), each family's best automaton, and
+    what the machines do (:mod:`studies.machines`: effective sizes, fingerprints)."""
     text = [
         figure(
             analysis,
@@ -314,6 +315,9 @@ def machines_section(data: StudyData, analysis: Analysis, heading: str = "### Po
                 data.out,
             )
         )
+    from studies.machines import machines_summary_section  # (it uses this module's helpers)
+
+    text.append(machines_summary_section(data, analysis))
     text = [t for t in text if t]
     return "\n".join([heading, *text]) if text else ""
 

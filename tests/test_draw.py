@@ -111,3 +111,115 @@ def test_draw_refuses_bad_input_with_one_line(capsys, tmp_path):
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.json", "machine.json", "policy.json"]
+
+
+# ---- usage-weighted drawings, minimal machines, legible tables ---------------------------------
+
+
+def evolved_like_fsm(inputs="index", states=4, seed=5):
+    """A random machine of the size the dtd study evolves (4 states over 40 inputs)."""
+    from evo.genome import genome_spec
+
+    spec = genome_spec(GAME, "fsm", states, inputs)
+    return spec.player(spec.random(np.random.default_rng(seed), 1), label="big")
+
+
+def test_graph_with_usage_carries_visits_and_uses():
+    from evo.usage import measure_usage
+
+    for machine in (hand_fsm(), hand_bda(), evolved_like_fsm()):
+        usage = measure_usage(machine, GAME, games=20)
+        graph = machine_graph(machine, GAME, usage)
+        assert graph.graph["decisions"] == usage.decisions
+        assert sum(d["visits"] for _n, d in graph.nodes(data=True)) == usage.decisions
+        assert sum(d["uses"] for _s, _t, d in graph.edges(data=True)) == usage.transitions.sum()
+    # the hand BDA's S2 tests Ttl < 0.5 and loops on itself when it holds
+    usage = measure_usage(hand_bda(), GAME, games=20)
+    graph = machine_graph(hand_bda(), GAME, usage)
+    assert graph.edges[2, 2]["uses"] == usage.entries[2, 0]
+
+
+def _overlaps(boxes):
+    return [(i, j) for i in range(len(boxes)) for j in range(i + 1, len(boxes)) if boxes[i].overlaps(boxes[j])]
+
+
+@pytest.mark.parametrize("inputs, shown", [("index", 40), ("index+opp_last", 48)])
+def test_table_text_of_a_study_sized_machine_never_overlaps(inputs, shown):
+    """The table of a 4-state FSM over 40 (or 160) inputs: one row per input met in play (at
+    most 48), row labels apart from each other and every cell's text inside its cell."""
+    from evo.usage import measure_usage
+    from figures.machine_graph import machine_figure
+    from figures.style import plt, style
+
+    machine = evolved_like_fsm(inputs)
+    usage = measure_usage(machine, GAME, games=50)
+    with style():
+        fig = machine_figure(machine_graph(machine, GAME, usage), "", machine, GAME, usage)
+        try:
+            fig.canvas.draw()
+            renderer = fig.canvas.get_renderer()
+            table_ax = fig.axes[1]
+            labels = [t for t in table_ax.get_yticklabels() if t.get_text()]
+            assert len(labels) == min(shown, np.count_nonzero(usage.inputs))
+            assert not _overlaps([t.get_window_extent(renderer).padded(-0.5) for t in labels])
+            cells = [t for t in table_ax.texts]
+            assert len(cells) == 4 * len(labels)
+            row_height = table_ax.get_window_extent(renderer).height / len(labels)
+            column_width = table_ax.get_window_extent(renderer).width / 4
+            for text in cells:
+                box = text.get_window_extent(renderer)
+                assert box.height < row_height and box.width < column_width
+            assert fig.get_tightbbox(renderer).width <= 3.5
+        finally:
+            plt.close(fig)
+
+
+def test_draw_minimise_draws_the_minimal_machine(capsys, tmp_path):
+    """States 1 and 2 of this machine are copies: the minimal drawing has two states."""
+    machine = TableFSM(
+        [[1, 2, 1, 2], [0, 0, 0, 0], [0, 0, 0, 0]],
+        [[SMALL_SPOIL, MEDIAN, LARGE_MAX, MEDIAN], [MEDIAN] * 4, [MEDIAN] * 4],
+        inputs="opp_last",
+        label="copies",
+    )
+    player_file = tmp_path / "machine.json"
+    save_player(machine, GAME, player_file)
+    assert main(["draw", str(player_file), "--out", str(tmp_path / "full.dot"), "--games", "0"]) == 0
+    assert "3 reachable states" in capsys.readouterr().out
+    assert main(["draw", str(player_file), "--out", str(tmp_path / "min.graphml"), "--minimise"]) == 0
+    assert "2 reachable states" in capsys.readouterr().out
+    graph = nx.read_graphml(tmp_path / "min.graphml")
+    assert sorted(graph.nodes) == ["0", "1"]
+    assert sum(int(d["visits"]) for _n, d in graph.nodes(data=True)) == int(graph.graph["decisions"])
+    assert main(["draw", str(player_file), "--out", str(tmp_path / "min.png"), "--minimise", "--panel", "random"]) == 0
+    assert main(["draw", str(player_file), "--out", str(tmp_path / "x.png"), "--games", "-1"]) == 2
+    assert "must be zero or more" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game_name", ["dtd", "thirtyone"])
+def test_bda_table_lines_fit_a_column(game_name):
+    """A BDA over the game's longest feature and action names: no two texts of the table
+    overlap and the whole figure stays one column wide."""
+    from evo.genome import genome_spec
+    from evo.usage import measure_usage
+    from figures.machine_graph import machine_figure
+    from figures.style import plt, style
+    from games.registry import entry, resolve
+
+    game = resolve(entry(game_name).game, "game")()
+    spec = genome_spec(game, "bda", 8)
+    genes = spec.random(np.random.default_rng(2), 1)
+    genes[0, :, 0] = np.argmax([len(name) for name in game.feature_names])  # the longest feature
+    machine = spec.player(genes)
+    usage = measure_usage(machine, game, games=5)
+    with style():
+        fig = machine_figure(machine_graph(machine, game, usage), "", machine, game, usage)
+        try:
+            fig.canvas.draw()
+            renderer = fig.canvas.get_renderer()
+            boxes = [t.get_window_extent(renderer) for t in fig.axes[1].texts]
+            assert len(boxes) == 4 * (len(machine_graph(machine, game).nodes) + 1)
+            assert not _overlaps(boxes)
+            assert fig.get_tightbbox(renderer).width <= 3.5
+        finally:
+            plt.close(fig)

@@ -1,8 +1,15 @@
-"""``fsmarena draw``: an evolved machine (table FSM or BDA) as a figure, DOT or GraphML file."""
+"""``fsmarena draw``: an evolved machine (table FSM or BDA) as a figure, DOT or GraphML file.
+
+The machine first plays a panel (default: the game's builtins) so the drawing can weight
+edges by use, grey out what never fired and keep only the inputs met in play; ``--minimise``
+draws the minimal machine that plays like it on those inputs.  ``--games 0`` draws the bare
+structure.
+"""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 NAME = "draw"
 HELP = "draw a table-FSM or BDA player file as PNG/SVG/PDF, or export it as DOT or GraphML"
@@ -21,24 +28,73 @@ def add_arguments(parser) -> None:
         help="game rule parameter the player was evolved with (repeatable)",
     )
     parser.add_argument("--title", default="", help="figure title (default: describes the machine)")
+    parser.add_argument(
+        "--minimise", action="store_true", help="draw the minimal machine that plays alike on the inputs met in play"
+    )
+    add_panel_arguments(parser)
 
 
-def run(args) -> int:
-    from figures.machine_graph import FORMATS, write_machine
+def add_panel_arguments(parser, minimum: int = 0) -> None:
+    """The options that choose the games a machine's usage is measured in (draw, inspect);
+    ``minimum`` is the least ``--games`` accepted (0: no usage)."""
+    from fsmarena.commands._common import games_count, non_negative_int, seed_value
+
+    parser.add_argument(
+        "--panel", nargs="+", metavar="PLAYER", help="opponents for the usage counts (default: every builtin)"
+    )
+    parser.add_argument(
+        "--games",
+        type=non_negative_int if minimum == 0 else games_count,
+        default=200,
+        help="games per opponent and seat for the usage counts (200" + ("; 0: none)" if minimum == 0 else ")"),
+    )
+    parser.add_argument("--seed", type=seed_value, default=0, help="seed of the usage games (0)")
+
+
+def load_machine(args) -> tuple[Any, Any]:
+    """The player file's game (with ``--param``) and its table FSM or BDA, or one clear error."""
     from fsmarena.commands._common import game_from_args
     from fsmarena.errors import FsmarenaError
     from fsmarena.fileio import Fields, read_json
     from games.players import player_from_json
 
-    suffix = args.out.rsplit(".", 1)[-1].lower() if "." in args.out else ""
-    if suffix not in FORMATS:
-        raise FsmarenaError(f"--out must end in {', '.join('.' + f for f in FORMATS)}, got '{args.out}'")
     source = f"player file {args.player}"
     data = read_json(args.player, "player file")
     game_name = Fields(data, source).get("game", str)
     game = game_from_args(argparse.Namespace(game=game_name, param=args.param))
     player = player_from_json(data, game, source)
-    graph = write_machine(player, game, args.out, args.title)
+    if player.kind not in ("table-fsm", "bda"):
+        raise FsmarenaError(f"only table-fsm and bda players can be drawn or inspected, not '{player.kind}'")
+    return game, player
+
+
+def panel_usage(args, game, player) -> Any:
+    """The machine's usage against ``--panel`` (None with ``--games 0``)."""
+    from evo.usage import measure_usage
+    from games.players import resolve_player
+
+    if not args.games:
+        return None
+    panel = [resolve_player(spec, game) for spec in args.panel] if args.panel else None
+    return measure_usage(player, game, panel, args.games, args.seed)
+
+
+def run(args) -> int:
+    from evo.minimise import minimise
+    from figures.machine_graph import FORMATS, write_machine
+    from fsmarena.errors import FsmarenaError
+
+    suffix = args.out.rsplit(".", 1)[-1].lower() if "." in args.out else ""
+    if suffix not in FORMATS:
+        raise FsmarenaError(f"--out must end in {', '.join('.' + f for f in FORMATS)}, got '{args.out}'")
+    game, player = load_machine(args)
+    usage = panel_usage(args, game, player)
+    inputs = None
+    if args.minimise:
+        minimal = minimise(player, usage.domain() if usage is not None else None)
+        player, inputs = minimal.player, minimal.inputs
+        usage = panel_usage(args, game, player)
+    graph = write_machine(player, game, args.out, args.title, usage, inputs, measure=False)
     print(
         f"{player.kind} with {graph.number_of_nodes()} reachable states and {graph.number_of_edges()} edges "
         f"written to {args.out}"

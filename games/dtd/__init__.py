@@ -17,4 +17,5 @@ ENTRY = GameEntry(
         "fsmarena.commands._scaling:scaling_cases",  # opt-in: a whole study, 2 workers vs 1
     ),
     kernel="games.dtd.kernel",
+    probes=("always-large", "always-small", "always-median"),  # fingerprints: mixtures of these three builtins
 )

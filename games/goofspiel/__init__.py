@@ -13,4 +13,5 @@ ENTRY = GameEntry(
     player_kinds={"goofspiel-builtin": "games.goofspiel.players:GoofspielBuiltin"},
     studies={"goofspiel": "goofspiel.toml"},
     kernel="games.goofspiel.kernel",
+    probes=("upbid", "match", "random"),  # fingerprints: mixtures of these three builtins
 )

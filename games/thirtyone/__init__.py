@@ -18,4 +18,5 @@ ENTRY = GameEntry(
     study_methods={"train-mlp": "games.thirtyone.methods:train_mlp"},
     approximators={"mlp": "games.thirtyone.agent:train_command"},
     kernel="games.thirtyone.kernel",
+    probes=("greedy", "greedy-knock", "random"),  # fingerprints: mixtures of these three builtins
 )

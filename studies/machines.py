@@ -1,0 +1,124 @@
+"""The report section "What the machines do": effective sizes and fingerprints.
+
+Two things a reader wants from a study's evolved machines besides their win rates:
+
+* **effective size**: every champion's declared states, those reachable, and its effective
+  states: after exact minimisation, and on the inputs it met against the study's panel
+  (:mod:`evo.minimise`, :mod:`evo.usage`); written to ``tables/machine_sizes.csv``;
+* **fingerprints**: the win rate of each family's best champion, machines and learners alike,
+  against the game's family of probe opponents (:mod:`evo.fingerprint`), drawn side by side
+  (``figures/fingerprints.png``) and written to ``tables/fingerprints.csv``.
+
+Budgets follow the study's scale (at most :data:`USAGE_GAMES` usage games per opponent and
+seat, :data:`FINGERPRINT_GAMES` games per probe point) and every game is seeded from the
+study's master seed, so a re-run writes the same tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from evo.fingerprint import fingerprint, probe_family
+from evo.usage import machine_summary, measure_usage
+from figures.fingerprint import fingerprint_figure
+from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import write_text
+from games.players import resolve_player
+from studies.analysis import MACHINE_KINDS, Analysis, to_csv
+from studies.report import image, table
+from studies.runner import StudyData, champion_label
+
+USAGE_GAMES = 100
+FINGERPRINT_GAMES = 200
+FINGERPRINT_GRID = 5
+
+
+def machines_summary_section(data: StudyData, analysis: Analysis) -> str:
+    """The section's Markdown (empty when the study has neither machines nor opponents);
+    writes its tables and figure into the study folder."""
+    sizes = size_rows(data)
+    parts = []
+    if sizes:
+        write_text(data.out / "tables" / "machine_sizes.csv", to_csv(sizes))
+        parts += [
+            "Effective size of every evolved champion: its states, those reachable from the start, and "
+            "its effective states: after merging states that play alike (exact), and on the inputs it "
+            f"met against the panel ({sizes[0]['usage_games']} games per opponent and seat).\n",
+            table(
+                ["champion", "family", "kind", "states", "reachable", "effective", "effective in play"],
+                [
+                    [
+                        r["champion"],
+                        r["family"],
+                        r["kind"],
+                        r["states"],
+                        r["reachable_states"],
+                        r["effective_states"],
+                        r["effective_states_in_play"],
+                    ]
+                    for r in sizes
+                ],
+            )
+            + "\n",
+        ]
+    parts.append(fingerprint_part(data, analysis))
+    parts = [p for p in parts if p]
+    return "\n".join(["### What the machines do\n", *parts]) if parts else ""
+
+
+def size_rows(data: StudyData) -> list[dict[str, Any]]:
+    """One row per champion of a machine kind: states, reachable, effective, inputs, usage."""
+    panel = [resolve_player(name, data.game) for name in data.plan.study.panel]
+    games = min(USAGE_GAMES, data.plan.scale.panel_games)
+    rows = []
+    for (name, replicate), record in sorted(data.records.items()):
+        if record.player.kind not in MACHINE_KINDS:
+            continue
+        usage = measure_usage(record.player, data.game, panel, games, data.plan.seed)
+        summary = machine_summary(record.player, data.game, usage)
+        rows.append(
+            {
+                "champion": champion_label(name, replicate),
+                "family": data.plan.competitor(name).label,
+                "kind": summary["kind"],
+                "states": summary["states"],
+                "reachable_states": summary["reachable_states"],
+                "effective_states": summary["effective_states"],
+                "effective_states_in_play": summary["effective_states_in_play"],
+                "entries_used": summary["usage"]["entries_used"],
+                "entries": summary["usage"]["entries"],
+                "usage_games": games,
+            }
+        )
+    return rows
+
+
+def fingerprint_part(data: StudyData, analysis: Analysis) -> str:
+    """Fingerprints of each family's best champion, side by side ("" for one-player games)."""
+    try:
+        family = probe_family(data.game)
+    except FsmarenaError:
+        return ""
+    if not analysis.best:
+        return ""
+    games = min(FINGERPRINT_GAMES, data.plan.scale.panel_games)
+    prints, rows = [], []
+    for name, replicate in analysis.best.items():
+        player = data.records[(name, replicate)].player
+        result = fingerprint(player, data.game, FINGERPRINT_GRID, games, data.plan.seed, family=family)
+        prints.append(replace(result, label=f"{analysis.labels[name]} r{replicate:03d}"))
+        rows += [
+            {"champion": champion_label(name, replicate), "x": x, "y": y, "win_rate": result.values[j, i]}
+            for j, y in enumerate(result.y)
+            for i, x in enumerate(result.x)
+        ]
+    write_text(data.out / "tables" / "fingerprints.csv", to_csv(rows))
+    paths = fingerprint_figure(prints, data.out / "figures" / "fingerprints")
+    a, b, c = family.names
+    caption = (
+        f"Fingerprints: win rate of each family's best champion against probes that play, at every "
+        f"decision, like {a} with probability x, like {b} with probability (1 - x) y and like {c} "
+        f"otherwise ({games} games per point, seats rotated)."
+    )
+    return image(paths, data.out, caption)
