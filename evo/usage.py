@@ -20,7 +20,7 @@ The inputs seen along the way (input codes, or a BDA's feature values) make the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Sequence, Union, cast
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from fsmarena.errors import FsmarenaError
 from games.arena import play_games
 from games.base import Game, Outcome
 from games.players import Player
+
+#: the machines whose usage is counted
+Machine = Union[TableFSM, BinaryDecisionAutomaton]
 
 #: games per opponent and seat when nothing else is asked
 DEFAULT_GAMES = 200
@@ -207,3 +210,21 @@ def machine_summary(machine: Player, game: Game, usage: Usage) -> dict[str, Any]
         }
     summary["usage"] = usage.summary()
     return summary
+
+
+def minimal_in_play(
+    machine: Machine,
+    game: Game,
+    panel: Sequence[Player] | None = None,
+    games: int = DEFAULT_GAMES,
+    seed: int = 0,
+) -> tuple[Machine, np.ndarray | None, Usage]:
+    """The minimal machine that plays like ``machine`` on the inputs it meets against the
+    panel (:func:`evo.minimise.minimise` on the observed domain), the input codes it keeps
+    (table FSM; ``None`` for a BDA) and its own usage in the same games: what ``draw
+    --minimise`` and the studies' drawings of the best machines show."""
+    from evo.minimise import minimise
+
+    minimal = minimise(machine, measure_usage(machine, game, panel, games, seed).domain())
+    player = cast(Machine, minimal.player)  # minimise keeps the machine's kind
+    return player, minimal.inputs, measure_usage(player, game, panel, games, seed)

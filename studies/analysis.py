@@ -278,17 +278,22 @@ def best_machine_figures(
     return drawn
 
 
-def draw_machine(player, game, stem: Path, title: str = "") -> list[Path]:
-    """Draw an automaton as a graph (PNG and PDF) with the evolution module's drawer, when
-    this installation has it; nothing otherwise."""
+def draw_machine(player: Any, game: Any, stem: Path, title: str = "") -> list[Path]:
+    """Draw an automaton (PNG and PDF) as the minimal machine that plays like it against the
+    game's builtins, weighted by use (:func:`evo.usage.minimal_in_play`, ``draw --minimise``),
+    with the evolution module's drawer when this installation has it; nothing otherwise."""
     try:
+        from evo.usage import minimal_in_play
         from figures.machine_graph import write_machine
     except ImportError:
         return []
+    minimal, inputs, usage = minimal_in_play(player, game)
+    if minimal.n_states < player.n_states:
+        title = f"{title}: minimal, {minimal.n_states} of {player.n_states} states" if title else title
     paths = []
     for suffix in (".png", ".pdf"):
         target = stem.with_suffix(suffix)
-        write_machine(player, game, target, title=title)
+        write_machine(minimal, game, target, title=title, usage=usage, inputs=inputs, measure=False)
         paths.append(target)
     return paths
 

@@ -12,7 +12,7 @@ from evo.bda import MAX_TESTS, BinaryDecisionAutomaton
 from evo.genome import genome_spec
 from evo.minimise import InputDomain, minimise
 from evo.table_fsm import TableFSM
-from evo.usage import measure_usage, play_panel
+from evo.usage import measure_usage, minimal_in_play, play_panel
 from fsmarena.errors import FsmarenaError
 from games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
 from games.goofspiel.game import Goofspiel
@@ -177,3 +177,19 @@ def _genes(player):
     if isinstance(player, TableFSM):
         return (player.next_state.tolist(), player.action.tolist())
     return player.genes.tolist()
+
+
+def test_minimal_in_play_is_the_observed_minimum_with_its_own_usage():
+    """What ``draw --minimise`` and the studies' drawings show: the duplicated states merged,
+    and usage counted on the minimal machine in the same games (as many decisions, since it
+    plays alike)."""
+    machine = fsm(
+        [[1, 2, 1, 2], [0, 0, 0, 0], [0, 0, 0, 0], [3, 3, 0, 1]],
+        [[SMALL_SPOIL, MEDIAN, LARGE_MAX, MEDIAN], [MEDIAN] * 4, [MEDIAN] * 4, [LARGE_MAX] * 4],
+    )
+    minimal, inputs, usage = minimal_in_play(machine, GAME, games=20, seed=3)
+    original = measure_usage(machine, GAME, games=20, seed=3)
+    assert minimal.n_states == 2 and inputs is not None
+    assert usage.games == original.games
+    assert usage.entries.sum() == original.entries.sum()
+    assert usage.entries.shape[0] == 2

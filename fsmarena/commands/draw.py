@@ -80,19 +80,25 @@ def panel_usage(args, game, player) -> Any:
 
 
 def run(args) -> int:
-    from evo.minimise import minimise
+    from evo.usage import minimal_in_play
     from figures.machine_graph import FORMATS, write_machine
     from fsmarena.errors import FsmarenaError
+    from games.players import resolve_player
 
     suffix = args.out.rsplit(".", 1)[-1].lower() if "." in args.out else ""
     if suffix not in FORMATS:
         raise FsmarenaError(f"--out must end in {', '.join('.' + f for f in FORMATS)}, got '{args.out}'")
     game, player = load_machine(args)
-    usage = panel_usage(args, game, player)
     inputs = None
-    if args.minimise:
-        minimal = minimise(player, usage.domain() if usage is not None else None)
-        player, inputs = minimal.player, minimal.inputs
+    if args.minimise and args.games:
+        panel = [resolve_player(spec, game) for spec in args.panel] if args.panel else None
+        player, inputs, usage = minimal_in_play(player, game, panel, args.games, args.seed)
+    elif args.minimise:
+        from evo.minimise import minimise
+
+        minimal = minimise(player)
+        player, inputs, usage = minimal.player, minimal.inputs, None
+    else:
         usage = panel_usage(args, game, player)
     graph = write_machine(player, game, args.out, args.title, usage, inputs, measure=False)
     print(
