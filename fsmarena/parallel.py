@@ -12,6 +12,7 @@ import contextlib
 import functools
 import os
 import sys
+import uuid
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 import numpy as np
@@ -190,9 +191,9 @@ def iter_tasks(
     that order."""
     check_jobs(jobs)
     weights = list(weights) if weights is not None else [1.0] * len(tasks)
-    extra = () if shared is _NOTHING else (shared,)
-    calls = [(functools.partial(_indexed_call, fn, index), task, *extra) for index, task in enumerate(tasks)]
     on_dask = _backend == "dask" and len(tasks) > 1
+    extra = () if shared is _NOTHING else (ScatteredOnce(shared) if on_dask else shared,)
+    calls = [(functools.partial(_indexed_call, fn, index), task, *extra) for index, task in enumerate(tasks)]
     with (
         progress.bar(sum(weights), desc or "", unit=unit) as pbar,
         parallel_config(backend="dask", scatter=list(extra)) if on_dask else contextlib.nullcontext(),
@@ -265,8 +266,25 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+class ScatteredOnce:
+    """Shared data sent to a dask cluster under a key of this call's own.
+
+    dask names scattered data by its content, so two calls in a row with equal shared data
+    (the same game and players) would share one key, and the first call releasing it can race
+    the second call using it: the second call's tasks then fail with "lost dependencies".  A
+    fresh token per wrapper gives every call its own copy on the workers."""
+
+    def __init__(self, value: Any):
+        self.value = value
+        self.token = uuid.uuid4().hex
+
+    def __dask_tokenize__(self) -> str:
+        return self.token
+
+
 def _indexed_call(fn: Callable[..., R], index: int, task: Any, *shared: Any) -> tuple[int, R]:
-    return index, fn(*shared, task)
+    values = [s.value if isinstance(s, ScatteredOnce) else s for s in shared]
+    return index, fn(*values, task)
 
 
 def _joblib_stream(calls: list[tuple], n_jobs: int, ordered: bool, **backend: Any) -> Iterable:

@@ -204,3 +204,27 @@ def test_study_speedup_benchmark_is_opt_in_and_checks_identical_tables(capsys, t
     assert results[0]["ratio"] > 0
     # the two studies' folder is removed once they are compared; scales not asked for make none
     assert list(tmp_path.glob("fsmarena-scaling-*")) == []
+
+
+def test_shared_data_gets_a_key_of_its_own_per_call():
+    """dask names scattered data by content: equal shared data in two calls in a row must not
+    share one key, or the first call's release races the second's use ("lost dependencies")."""
+    from dask.base import tokenize
+
+    from fsmarena.parallel import ScatteredOnce
+
+    data = {"game": "dtd", "table": list(range(10))}
+    assert tokenize(ScatteredOnce(data)) != tokenize(ScatteredOnce(data))
+    assert tokenize(data) == tokenize(dict(data))  # what happened without the wrapper
+
+
+def test_equal_shared_data_in_calls_in_a_row_on_a_cluster(scheduler):
+    shared = (3, 4)
+    with use_dask(scheduler):
+        for _ in range(6):
+            assert run_tasks(_scaled, list(range(8)), shared=shared) == [3 * t + 4 for t in range(8)]
+
+
+def _scaled(shared, task):
+    a, b = shared
+    return a * task + b
