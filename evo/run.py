@@ -155,20 +155,22 @@ class EvolveConfig:
             value = getattr(self, name)
             if value is not None and not (isinstance(value, (int, float)) and 0.0 <= value <= 1.0):
                 raise FsmarenaError(f"{_option(name)} must be a number between 0 and 1, got {value!r}")
+        population = _resolved(self.population, "population")
+        tournament = _resolved(self.tournament, "tournament")
         if self.protocol == "thesis":
-            if self.population < 2:
+            if population < 2:
                 raise FsmarenaError("the thesis protocol needs a population of at least 2")
-            if not 2 <= self.tournament <= self.population:
-                raise FsmarenaError(f"--tournament must be between 2 and the population ({self.population})")
-            if 2 * self.replaced > self.tournament:
+            if not 2 <= tournament <= population:
+                raise FsmarenaError(f"--tournament must be between 2 and the population ({population})")
+            if 2 * self.replaced > tournament:
                 raise FsmarenaError(
                     f"{self.replaced} replaced individuals need a tournament of at least {2 * self.replaced}"
                 )
         else:
-            if self.population < 2:
+            if population < 2:
                 raise FsmarenaError(f"the {self.protocol} protocol needs a population of at least 2")
-            if self.elite >= self.population:
-                raise FsmarenaError(f"--elite ({self.elite}) must be smaller than the population ({self.population})")
+            if self.elite >= population:
+                raise FsmarenaError(f"--elite ({self.elite}) must be smaller than the population ({population})")
         if self.protocol == "panel" and not self.panel:
             raise FsmarenaError("the panel protocol needs at least one panel player (--panel)")
         if self.protocol != "panel" and self.panel:
@@ -186,6 +188,14 @@ class EvolveConfig:
 
 def _option(name: str) -> str:
     return "--" + name.replace("_", "-")
+
+
+def _resolved(value: int | None, name: str) -> int:
+    """A count :meth:`EvolveConfig.resolved` fills in; None means the configuration was used
+    before being resolved (a programming error: validate() rejects None before any use)."""
+    if value is None:
+        raise ValueError(f"EvolveConfig.{name} is not set: use EvolveConfig.resolved()")
+    return value
 
 
 @dataclass
@@ -234,7 +244,7 @@ class _State:
 
     generation: int
     genomes: np.ndarray
-    fitness: np.ndarray | None
+    fitness: np.ndarray  # NaN until the first generation is scored
     hof: tools.HallOfFame
     logbook: tools.Logbook
     rng: np.random.Generator
@@ -286,7 +296,7 @@ def evolve(
 
     with progress.bar(config.generations, "evolve", unit="gen") as bar:
         bar.update(state.generation)
-        for generation in range(state.generation, config.generations):
+        for generation in range(state.generation, _resolved(config.generations, "generations")):
             record = _generation(game, spec, protocol, config, seed, jobs, state, generation)
             if on_curve_point is not None and _curve_point(config, generation):
                 on_curve_point(state.games, spec.player(state.hof[0].genome[None]))
@@ -321,9 +331,9 @@ def _fresh_state(spec: GenomeSpec, config: EvolveConfig, seed: int, panel: list[
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(0,))))
     logbook = tools.Logbook()
     logbook.header = list(LOGBOOK_COLUMNS)
-    return _State(
-        0, spec.random(rng, config.population), None, hall_of_fame(config.hall_of_fame), logbook, rng, panel=panel
-    )
+    population = _resolved(config.population, "population")
+    genomes = spec.random(rng, population)
+    return _State(0, genomes, np.full(population, np.nan), hall_of_fame(config.hall_of_fame), logbook, rng, panel=panel)
 
 
 def _generation(
@@ -486,7 +496,7 @@ def load_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConf
                 f"resume with the same options"
             )
     generation = fields.int_in("generation", 1, 10**9)
-    if generation > config.generations:
+    if generation > _resolved(config.generations, "generations"):
         raise fields.fail(f"already at generation {generation}, beyond --generations {config.generations}")
     genomes = spec.check(fields.get("population", list), f"{source}: population")
     if len(genomes) != config.population:
@@ -512,7 +522,7 @@ def load_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConf
         record = Fields(raw, f"{source}: logbook record {number}")
         if record.get("gen", int) != number:
             raise record.fail("generations out of order")
-        values = {"gen": number, "games": record.int_in("games", 0, 2**62)}
+        values: dict[str, float | None] = {"gen": number, "games": record.int_in("games", 0, 2**62)}
         for key in ("mean", "std", "min", "max", "seconds"):
             values[key] = record.number_in(key, -math.inf, math.inf)
         values["vs_random"] = None if raw.get("vs_random") is None else record.number_in("vs_random", 0.0, 1.0)

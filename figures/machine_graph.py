@@ -376,9 +376,10 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
         placed.append((spot, _box(text)))
         ax.text(*spot, text, fontsize=FONT, ha="center", va="center", bbox=label_box, zorder=3)
     for node, data in graph.nodes(data=True):
+        x, y = pos[node]
         ax.add_patch(
             Circle(
-                pos[node],
+                (x, y),
                 NODE_RADIUS,
                 fc="#eef3f8",
                 ec=color(0) if node == 0 else "#555555",
@@ -391,7 +392,8 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
             lines.append(share_text(data["visits"], graph.graph["decisions"]))
         unused = weighed and not data["visits"]
         ax.text(
-            *pos[node],
+            x,
+            y,
             "\n".join(lines),
             fontsize=FONT,
             ha="center",
@@ -435,13 +437,20 @@ def _table_inputs(player, usage: "Usage | None", inputs: np.ndarray | None) -> n
     """The input codes a table FSM's table shows: ``inputs`` if given, else those that occur
     (all without usage); at most :data:`MAX_ROWS`, the most used first kept, in code order."""
     if inputs is None:
-        inputs = np.arange(player.n_inputs) if usage is None else np.flatnonzero(usage.inputs)
+        inputs = np.arange(player.n_inputs) if usage is None else np.flatnonzero(_input_counts(usage))
     inputs = np.asarray(inputs, dtype=np.int64)
     if len(inputs) > MAX_ROWS:
         if usage is not None:
-            inputs = inputs[np.argsort(-usage.inputs[inputs], kind="stable")]
+            inputs = inputs[np.argsort(-_input_counts(usage)[inputs], kind="stable")]
         inputs = np.sort(inputs[:MAX_ROWS])
     return inputs
+
+
+def _input_counts(usage: "Usage") -> np.ndarray:
+    """How often each input code occurred: a table FSM's usage always counts them."""
+    if usage.inputs is None:
+        raise ValueError("this usage counts no inputs (it is not a table FSM's)")
+    return usage.inputs
 
 
 def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None", rows: np.ndarray) -> None:
@@ -486,7 +495,7 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
             )
     shown = f"{len(rows)} of {player.n_inputs} inputs"
     if usage is not None:
-        shown += " met in play" + (" (the most frequent)" if len(rows) < np.count_nonzero(usage.inputs) else "")
+        shown += " met in play" + (" (the most frequent)" if len(rows) < np.count_nonzero(_input_counts(usage)) else "")
         shown += "; faded: never used"
     ax.set_xlabel(f"action (colour), next state per input and state\n{shown}", fontsize=FONT)
     box = ax.get_position()  # caption and legend are centred on the figure, not on the table

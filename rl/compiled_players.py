@@ -62,8 +62,11 @@ def self_play() -> CompiledPlayer:
 
 
 def compile_player(player: Player, game: Any) -> CompiledPlayer:
-    """``player`` as arrays; a mixture (``kind == "mixture"``) becomes a pool of its members."""
-    members = player.players if player.kind == "mixture" else [player]
+    """``player`` as arrays; a :class:`studies.stacks.Mixture` (one member drawn per game)
+    becomes a pool of its members."""
+    from studies.stacks import Mixture
+
+    members = player.players if isinstance(player, Mixture) else [player]
     return _pack(player.label, [_member(member, game) for member in members])
 
 

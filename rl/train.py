@@ -162,7 +162,7 @@ class TrainConfig:
         measured for that game.  Explicit settings always win.
         """
         if self.algo not in ALGORITHMS:
-            known = ALGORITHMS + tuple(entry(game.name).approximators)
+            known = ALGORITHMS + (tuple(entry(game.name).approximators) if game is not None else ())
             raise FsmarenaError(f"unknown algorithm '{self.algo}' (known: {', '.join(known)})")
         _positive("--eval-games", self.eval_games)
         check_probability("gamma", self.gamma)
@@ -170,10 +170,10 @@ class TrainConfig:
             if not (isinstance(self.tolerance, (int, float)) and 0 < self.tolerance < 1):
                 raise FsmarenaError(f"tolerance must be a small positive number, got {self.tolerance!r}")
             return self
-        _positive("--episodes", self.episodes)
+        episodes = _positive("--episodes", self.episodes)
         if self.self_play_every is not None:
             _positive("--self-play-every", self.self_play_every)
-        eval_every = self.eval_every if self.eval_every is not None else max(1, self.episodes // 10)
+        eval_every = self.eval_every if self.eval_every is not None else max(1, episodes // 10)
         _positive("--eval-every", eval_every)
         family = (
             "td"
@@ -220,6 +220,9 @@ class TrainConfig:
         )
 
     def schedule(self) -> EpsilonSchedule:
+        """The exploration schedule; :meth:`resolved` fills in its three settings."""
+        if self.epsilon is None or self.epsilon_final is None or self.epsilon_schedule is None:
+            raise ValueError("TrainConfig.schedule() needs a resolved configuration (TrainConfig.resolved())")
         return EpsilonSchedule(self.epsilon, self.epsilon_final, self.epsilon_schedule)
 
     def to_dict(self) -> dict[str, Any]:
@@ -245,8 +248,9 @@ def _check_reward(reward: Any, game: Game | None, batch: int) -> None:
 
 def game_defaults(game: Game | None, family: str) -> dict[str, Any]:
     """``game.train_defaults[family]`` (settings measured for that game), or nothing (no game)."""
-    table = game.train_defaults if game is not None else {}
-    chosen = dict(table.get(family, {}))
+    if game is None:
+        return {}
+    chosen = dict(game.train_defaults.get(family, {}))
     unknown = set(chosen) - set(GAME_DEFAULT_KEYS)
     if unknown:  # a programming error in the game's table, not user input
         raise ValueError(f"{game.name}: unknown training defaults {sorted(unknown)}")
@@ -461,10 +465,13 @@ def prepare(
 ) -> Setup:
     """Check everything about a run before any work or output (FsmarenaError, one line)."""
     config = config.resolved(game)
-    seed = int(seed_sequence(seed).entropy)  # a non-negative integer
+    entropy = seed_sequence(seed).entropy  # validates the seed
+    if not isinstance(entropy, int):
+        raise FsmarenaError(f"a seed must be a non-negative integer, got {seed!r}")
+    seed = entropy
     if config.sample_based:
         seat = config.learner_seat
-        if seat != "alternate" and seat >= game.n_seats:
+        if isinstance(seat, int) and seat >= game.n_seats:
             raise FsmarenaError(f"learner seat {seat} does not exist: {game.name} has {game.n_seats} seat(s)")
     elif not isinstance(game, ExactModel):
         raise FsmarenaError(f"{config.algo} needs a game with a known model (e.g. 421); {game.name} has none")
@@ -573,12 +580,13 @@ def _sequential_settings(config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
     from rl import sequential as seq
 
     alpha = parse_alpha(config.alpha)
+    schedule = config.schedule()
     seat = -1 if config.learner_seat == "alternate" else int(config.learner_seat)
     ints = np.array(
         [
             seq.ALGORITHM_CODES[config.algo],
             config.explore_steps,
-            seq.SCHEDULE_CODES[config.epsilon_schedule],
+            seq.SCHEDULE_CODES[schedule.kind],
             seat,
             config.self_play_every or 0,
             1 if config.reward == "segment" else 0,
@@ -586,7 +594,13 @@ def _sequential_settings(config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
         dtype=np.int64,
     )
     floats = np.array(
-        [config.gamma, -1.0 if alpha is None else alpha, config.epsilon, config.epsilon_final, float(config.episodes)]
+        [
+            config.gamma,
+            -1.0 if alpha is None else alpha,
+            schedule.start,
+            schedule.final,
+            float(_positive("--episodes", config.episodes)),
+        ]
     )
     return ints, floats
 
@@ -761,6 +775,8 @@ def _train_sampled(run, opponent, resume, checkpoint_seconds):
 def _plan(game, config, seed, panel, jobs, label) -> TrainResult:
     start_time = time.perf_counter()
     mdp = game_model(game)
+    if mdp is None:
+        raise FsmarenaError(f"{config.algo} needs a game with a known model; {game.name} has none")
     if mdp.n_states < game.n_states:
         raise FsmarenaError(f"{game.name}'s model has fewer states than its observations")
     if not math.isclose(mdp.gamma, config.gamma) and config.gamma != 1.0:
@@ -820,7 +836,7 @@ def write_outputs(out_dir: Path, game: Game, result: TrainResult, seed: int) -> 
         tables["values"] = result.plan.values
     with atomic_path(out_dir / "tables.npz", suffix=".npz") as tmp:
         with open(tmp, "wb") as handle:
-            np.savez(handle, **tables)
+            np.savez(handle, allow_pickle=False, **tables)
     write_json(
         out_dir / "run.json",
         {

@@ -318,10 +318,10 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
         raise r.fail("a study needs at least one competitor")
     if len(set(names)) != len(names):
         raise r.fail("competitor names must be unique")
-    for c in competitors:
-        unknown = set(c.needs) - set(names)
+    for comp in competitors:
+        unknown = set(comp.needs) - set(names)
         if unknown:
-            raise r.fail(f"competitor '{c.name}' needs unknown competitors: {', '.join(sorted(unknown))}")
+            raise r.fail(f"competitor '{comp.name}' needs unknown competitors: {', '.join(sorted(unknown))}")
     scales = {}
     for sname, item in r.table("scales").items():
         s = _Reader(item, f"{source}: scale '{sname}'")
@@ -375,11 +375,11 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
     for scale in scales:
         plan = study.plan(scale)
         plan.stages()  # rejects circular needs
-        for c in plan.competitors:
-            for need in c.needs:
-                if plan.competitor(need).replicates < c.replicates:
+        for comp in plan.competitors:
+            for need in comp.needs:
+                if plan.competitor(need).replicates < comp.replicates:
                     raise r.fail(
-                        f"scale '{scale}': competitor '{c.name}' has more replicates than "
+                        f"scale '{scale}': competitor '{comp.name}' has more replicates than "
                         f"'{need}', whose champions it needs"
                     )
     return study

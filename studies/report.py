@@ -369,13 +369,15 @@ def conclusions(data: StudyData, analysis: Analysis) -> str:
         for a in methods:
             ahead, level = [], []
             for b in methods:
-                r = next((x for x in rows if x["method"] == a and x["opponent_method"] == b), None)
-                if r is None or a == b:
+                pair = next((x for x in rows if x["method"] == a and x["opponent_method"] == b), None)
+                if pair is None or a == b:
                     continue
-                if r["net_ci_low"] > 0:
-                    ahead.append(f"{b} ({pp(r['net'])}; {_champion_consistency(analysis, a, b)})")
-                elif r["net_ci_high"] >= 0:
-                    level.append(f"{b} ({pp(r['net'])}, interval {pp(r['net_ci_low'])} to {pp(r['net_ci_high'])})")
+                if pair["net_ci_low"] > 0:
+                    ahead.append(f"{b} ({pp(pair['net'])}; {_champion_consistency(analysis, a, b)})")
+                elif pair["net_ci_high"] >= 0:
+                    level.append(
+                        f"{b} ({pp(pair['net'])}, interval {pp(pair['net_ci_low'])} to {pp(pair['net_ci_high'])})"
+                    )
             text = f"  - {a} is ahead of " + ("; ".join(ahead) if ahead else "no other family")
             if level:
                 text += "; no detectable difference with " + "; ".join(level)
@@ -392,7 +394,7 @@ def conclusions(data: StudyData, analysis: Analysis) -> str:
             "a method's champions vary from replicate to replicate is shown by the spread columns, the "
             "spread figure and the league tests, which treat replicates as the independent units."
         )
-    budget = {}
+    budget: dict[str, list[int]] = {}
     for row in analysis.tables["seeds"]:
         budget.setdefault(analysis.labels[row["competitor"]], []).append(row["games_consumed"])
     finals = []

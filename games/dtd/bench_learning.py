@@ -15,6 +15,7 @@ random, every other decision is greedy in ``Q = sums / counts``, and after each 
 from __future__ import annotations
 
 import random
+from typing import Sequence, cast
 
 from games.dtd.reference import play_one, state_numbers
 
@@ -72,6 +73,8 @@ class _QLearner(_Learner):
         return action
 
     def _update(self, target: float) -> None:
+        if self.pending is None:
+            raise ValueError("the Q-learner has no decision to update (it has not played yet)")
         state, action = self.pending
         self.q[state][action] += self.alpha * (target - self.q[state][action])
 
@@ -99,7 +102,8 @@ def plain_monte_carlo(config, n_games: int, seed: int, q_learning: bool = False)
     for g in range(n_games):
         rng.shuffle(deck)
         seat = g % 2
-        policies = [learner, opponent] if seat == 0 else [opponent, learner]
+        # play_one only reads policy[state]; both tables answer that for every state number
+        policies = cast(list[Sequence[int]], [learner, opponent] if seat == 0 else [opponent, learner])
         totals = play_one(config, deck, policies, states)
         mine, theirs = totals[seat], totals[1 - seat]
         learner.learn((mine > theirs) - (mine < theirs))

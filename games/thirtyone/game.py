@@ -722,6 +722,8 @@ class ThirtyOne(Game, SegmentRewards):
         if phase == TURN:
             drawn = np.full(m, -1, dtype=np.int64)
             from_discard = np.zeros(m, dtype=bool)
+        elif drawn is None or from_discard is None:
+            raise ValueError("a discard observation needs the drawn cards and where they came from")
 
         def cached(function: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
             name = function.__name__
@@ -824,6 +826,8 @@ class ThirtyOne(Game, SegmentRewards):
                 lives = (st.lives[rows, seat] - 1) * L + opp_lives() - 1
                 return (((sb * N_GAIN + gain_bucket()) * N_TURN + turn_bucket()) * (L * L) + lives) * 2 + knocked()
         else:
+            if best is None or greedy is None:
+                raise ValueError("a discard observation needs greedy's discard and the score it leaves")
             after2 = np.where(greedy < 3, best >> 8, score2)
 
             def mask() -> np.ndarray:

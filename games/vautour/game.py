@@ -207,7 +207,11 @@ class VautourConfig:
     @property
     def lead_clip(self) -> int:
         """The ``with-score`` state's clip of the lead: ``score_clip``, else the deck's span."""
-        return self.score_clip if self.score_clip is not None else sum(abs(p) for p in self.prizes)
+        if self.score_clip is not None:
+            return self.score_clip
+        if self.prizes is None:  # __post_init__ fills in the default deck before anything reads it
+            raise ValueError("vautour: the prize deck is not set yet")
+        return sum(abs(p) for p in self.prizes)
 
 
 def _is_int(value) -> bool:
@@ -229,10 +233,10 @@ class _Tables:
         self.rank[importance] = np.arange(1, C + 1)
 
         hands = np.arange(H, dtype=np.int64)
-        cards = np.arange(1, C + 1)
-        bits = ((hands[:, None] >> (cards - 1)) & 1).astype(bool)  # (H, C)
+        faces = np.arange(1, C + 1)
+        bits = ((hands[:, None] >> (faces - 1)) & 1).astype(bool)  # (H, C)
         self.popcount = bits.sum(axis=1).astype(np.int64)
-        self.cardsum = (bits * cards).sum(axis=1).astype(np.int64)
+        self.cardsum = (bits * faces).sum(axis=1).astype(np.int64)
         # select[h, j] = j-th smallest card of h (0 beyond the hand); card tables are int8
         self.select = np.zeros((H, C), dtype=np.int8)
         rows, cols = np.nonzero(bits)
@@ -248,8 +252,8 @@ class _Tables:
         self.nearest_up = np.zeros((H, C + 1), dtype=np.int8)
         big = 4 * C + 4
         for target in range(1, C + 1):
-            distance = 2 * np.abs(cards - target)
-            for table, penalty in ((self.nearest_down, cards > target), (self.nearest_up, cards < target)):
+            distance = 2 * np.abs(faces - target)
+            for table, penalty in ((self.nearest_down, faces > target), (self.nearest_up, faces < target)):
                 key = np.where(bits, distance + penalty, big)
                 table[:, target] = key.argmin(axis=1) + 1
 
@@ -283,7 +287,7 @@ class _Tables:
         self.largest_size = int(np.abs(self.values).max())
         # opp_last buckets: 0 none yet, then low / middle / high thirds of 1..C
         self.bucket = np.zeros(C + 1, dtype=np.int64)
-        self.bucket[1:] = 1 + np.minimum(OPP_BUCKETS - 1, (OPP_BUCKETS * (cards - 1)) // C)
+        self.bucket[1:] = 1 + np.minimum(OPP_BUCKETS - 1, (OPP_BUCKETS * (faces - 1)) // C)
 
     @property
     def full(self) -> int:

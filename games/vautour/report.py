@@ -103,7 +103,7 @@ def reference_rows(
         ref = float(np.mean([r["win_rate"] for r in theirs]))
         var = sum(r["win_rate"] * (1 - r["win_rate"]) / r["games"] for r in mine + theirs) / len(others) ** 2
         half = Z95 * math.sqrt(var)
-        field, ref_field = pairs.get((g, "field")), pairs.get((reference, "field"))
+        field, ref_field = pairs[(g, "field")], pairs[(reference, "field")]
         field_diff = field["win_rate"] - ref_field["win_rate"]
         field_half = Z95 * math.sqrt(sum(r["win_rate"] * (1 - r["win_rate"]) / r["games"] for r in (field, ref_field)))
         rows.append(
@@ -544,8 +544,8 @@ class _Part:
         )
         s = {r["method"]: r for r in self.summary if r["opponent"] == "unseen"}
         if s:
-            ranked = sorted(s.values(), key=lambda r: -r["mean"])
-            best, rest = ranked[0], ranked[1:]
+            by_mean = sorted(s.values(), key=lambda r: -r["mean"])
+            best, rest = by_mean[0], by_mean[1:]
             separated = [
                 r["method"]
                 for r in rest
