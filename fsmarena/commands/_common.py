@@ -90,13 +90,12 @@ def add_game(parser: argparse.ArgumentParser) -> None:
     from games.registry import game_names
 
     parser.add_argument("game", metavar="GAME", help=", ".join(game_names()))
-    parser.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="game rule parameter (repeatable), e.g. --param hand_size=4",
-    )
+    add_params(parser, "game rule parameter (repeatable), e.g. --param hand_size=4")
+
+
+def add_params(parser: argparse.ArgumentParser, help: str) -> None:
+    """Repeatable ``--param key=value`` (game rules)."""
+    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help=help)
 
 
 def add_seed_jobs(parser: argparse.ArgumentParser, jobs: bool = True) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from fsmarena.commands._common import add_params
+
 NAME = "draw"
 HELP = "draw a table-FSM or BDA player file as PNG/SVG/PDF, or export it as DOT or GraphML"
 
@@ -20,13 +22,7 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--out", required=True, metavar="FILE", help="output file: .png, .svg, .pdf (drawing), .dot or .graphml"
     )
-    parser.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="game rule parameter the player was evolved with (repeatable)",
-    )
+    add_params(parser, "game rule parameter the player was evolved with (repeatable)")
     parser.add_argument("--title", default="", help="figure title (default: describes the machine)")
     parser.add_argument(
         "--minimise", action="store_true", help="draw the minimal machine that plays alike on the inputs met in play"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fsmarena.commands._common import add_json, print_json
+from fsmarena.commands._common import add_json, add_params, print_json
 from fsmarena.commands.draw import add_panel_arguments, load_machine, panel_usage
 
 NAME = "inspect"
@@ -19,13 +19,7 @@ HELP = "what a table-FSM or BDA player file is and does: states, effective state
 
 def add_arguments(parser) -> None:
     parser.add_argument("player", metavar="PLAYER.json", help="a table-fsm or bda player file (e.g. best.json)")
-    parser.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="game rule parameter the player was evolved with (repeatable)",
-    )
+    add_params(parser, "game rule parameter the player was evolved with (repeatable)")
     parser.add_argument("--game", help="refuse the file unless it is for this game")
     add_panel_arguments(parser, minimum=1)
     add_json(parser)
