@@ -660,18 +660,10 @@ def exploitability_figure(rows: Sequence[dict], stem: Path) -> list[Path]:
             ax.scatter(
                 [r["games"] for r in mine], [r["exploitability"] for r in mine], s=14, color=color(k), label=family
             )
-        ax.axhline(0.0, color="black", linestyle="--", linewidth=0.8, label="equilibrium")
         for r in fixed:
             ax.axhline(r["exploitability"], color="0.6", linestyle=":", linewidth=0.6)
-        if fixed:  # name the least exploitable builtin only (the others' lines often coincide)
-            best = min(fixed, key=lambda r: r["exploitability"])
-            ax.annotate(
-                f"best builtin: {best['player']}",
-                (0.02, best["exploitability"]),
-                xycoords=("axes fraction", "data"),
-                fontsize=6,
-                va="bottom",
-            )
+        # name the least exploitable builtin only (the others' lines often coincide)
+        _reference_lines(ax, min(fixed, key=lambda r: r["exploitability"]) if fixed else None)
         if trained:
             from matplotlib.ticker import NullFormatter
 
@@ -805,17 +797,9 @@ def exploitability_curve_figure(
                 games = [r["games"] for r in mine]
                 ax.plot(games, [r["median"] for r in mine], color=color(k), marker="o", markersize=2.5, label=family)
                 ax.fill_between(games, [r["min"] for r in mine], [r["max"] for r in mine], color=color(k), alpha=0.18)
-            ax.axhline(0.0, color="black", linestyle="--", linewidth=0.8, label="equilibrium")
             if reward in best:
-                b = best[reward]
-                ax.axhline(b["exploitability"], color="0.4", linestyle=":", linewidth=0.8)
-                ax.annotate(
-                    f"best builtin: {b['player']}",
-                    (0.02, b["exploitability"]),
-                    xycoords=("axes fraction", "data"),
-                    fontsize=6,
-                    va="bottom",
-                )
+                ax.axhline(best[reward]["exploitability"], color="0.4", linestyle=":", linewidth=0.8)
+            _reference_lines(ax, best.get(reward))
             ax.set_xscale("log")
             ax.xaxis.set_minor_formatter(NullFormatter())
             ax.set_xlabel("games simulated in training")
@@ -823,6 +807,20 @@ def exploitability_curve_figure(
         axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False, fontsize=6)
         fig.tight_layout()
         return save(fig, stem)
+
+
+def _reference_lines(ax: Any, best_builtin: Mapping[str, Any] | None) -> None:
+    """The exploitability figures' references: the equilibrium at 0 and, named, the least
+    exploitable builtin (its row: ``player``, ``exploitability``)."""
+    ax.axhline(0.0, color="black", linestyle="--", linewidth=0.8, label="equilibrium")
+    if best_builtin is not None:
+        ax.annotate(
+            f"best builtin: {best_builtin['player']}",
+            (0.02, best_builtin["exploitability"]),
+            xycoords=("axes fraction", "data"),
+            fontsize=6,
+            va="bottom",
+        )
 
 
 def write_vautour_report(
