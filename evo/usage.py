@@ -225,6 +225,6 @@ def minimal_in_play(
     --minimise`` and the studies' drawings of the best machines show."""
     from evo.minimise import minimise
 
-    minimal = minimise(machine, measure_usage(machine, game, panel, games, seed).domain())
+    minimal = minimise(machine, observed_domain(machine, game, panel, games, seed))
     player = cast(Machine, minimal.player)  # minimise keeps the machine's kind
     return player, minimal.inputs, measure_usage(player, game, panel, games, seed)

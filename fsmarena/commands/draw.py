@@ -64,22 +64,26 @@ def load_machine(args) -> tuple[Any, Any]:
     return game, player
 
 
+def panel_of(args, game) -> Any:
+    """The players of ``--panel`` (None: the default panel, every builtin)."""
+    from games.players import resolve_player
+
+    return [resolve_player(spec, game) for spec in args.panel] if args.panel else None
+
+
 def panel_usage(args, game, player) -> Any:
     """The machine's usage against ``--panel`` (None with ``--games 0``)."""
     from evo.usage import measure_usage
-    from games.players import resolve_player
 
     if not args.games:
         return None
-    panel = [resolve_player(spec, game) for spec in args.panel] if args.panel else None
-    return measure_usage(player, game, panel, args.games, args.seed)
+    return measure_usage(player, game, panel_of(args, game), args.games, args.seed)
 
 
 def run(args) -> int:
     from evo.usage import minimal_in_play
     from figures.machine_graph import FORMATS, write_machine
     from fsmarena.errors import FsmarenaError
-    from games.players import resolve_player
 
     suffix = args.out.rsplit(".", 1)[-1].lower() if "." in args.out else ""
     if suffix not in FORMATS:
@@ -87,8 +91,7 @@ def run(args) -> int:
     game, player = load_machine(args)
     inputs = None
     if args.minimise and args.games:
-        panel = [resolve_player(spec, game) for spec in args.panel] if args.panel else None
-        player, inputs, usage = minimal_in_play(player, game, panel, args.games, args.seed)
+        player, inputs, usage = minimal_in_play(player, game, panel_of(args, game), args.games, args.seed)
     elif args.minimise:
         from evo.minimise import minimise
 
