@@ -30,8 +30,31 @@ class Terminated(KeyboardInterrupt):
     terminates its workers) and the command ends with one line."""
 
 
+#: set from the first SIGINT or SIGTERM of a run until the next run starts
+_stopping = threading.Event()
+
+
 def _on_sigterm(signum: int, frame: object) -> None:
+    _stopping.set()
     raise Terminated()
+
+
+def _on_sigint(signum: int, frame: object) -> None:
+    _stopping.set()
+    raise KeyboardInterrupt()
+
+
+def _quiet_once_stopping(args: threading.ExceptHookArgs) -> None:
+    """``threading.excepthook`` while the command line runs: once the run is interrupted, a
+    background thread that trips over the worker pool being torn down (loky's queue manager
+    can raise ``KeyError`` on a work item the shutdown already dropped) ends silently, so the
+    interrupt still ends with one line; before that, every thread error is reported as usual."""
+    if _stopping.is_set():
+        return
+    _default_excepthook(args)
+
+
+_default_excepthook = threading.excepthook
 
 
 class _Parser(argparse.ArgumentParser):
@@ -73,7 +96,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from fsmarena.parallel import protected_workers
 
     in_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main_thread else None
+    _stopping.clear()
+    previous = {}
+    if in_main_thread:
+        previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _on_sigterm)}
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, _on_sigint)
+        threading.excepthook = _quiet_once_stopping  # left in place: torn-down threads may report late
     code = EXIT_USAGE
     try:
         with protected_workers():
@@ -81,8 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     finally:
         release_all(failed=code != 0)  # locked for one run; a failed run that wrote nothing leaves nothing
-        if in_main_thread:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -784,6 +784,47 @@ def _alive(pids: list[int]) -> list[int]:
     return living
 
 
+#: a command whose worker-pool thread fails while the run is being interrupted, as loky's queue
+#: manager can (``KeyError`` on a work item the shutdown already dropped; seen once in CI)
+_POOL_THREAD_FAILS_ON_INTERRUPT = """
+import os, signal, sys, threading, time
+import fsmarena.commands.play as play
+from fsmarena import cli
+
+def run(args):
+    def queue_manager():
+        cli._stopping.wait(10)
+        raise KeyError(93)
+    thread = threading.Thread(target=queue_manager, name="ExecutorManagerThread")
+    thread.start()
+    try:
+        os.kill(os.getpid(), signal.{sig})
+        time.sleep(10)
+    finally:
+        thread.join()
+    return 0
+
+play.run = run
+sys.exit(cli.main(["play", "dtd", "random", "random"]))
+"""
+
+
+@pytest.mark.parametrize(
+    "sig, status, message",
+    [("SIGINT", 130, "fsmarena: interrupted"), ("SIGTERM", 143, "fsmarena: terminated")],
+)
+def test_a_pool_thread_failing_during_an_interrupt_adds_nothing_to_the_one_line(tmp_path, sig, status, message):
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", _POOL_THREAD_FAILS_ON_INTERRUPT.format(sig=sig)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == status, done.stderr
+    assert done.stderr.strip() == message
+
+
 @pytest.mark.slow
 def test_workers_do_not_import_from_the_working_directory(tmp_path):
     marker = tmp_path / "executed"
