@@ -53,6 +53,24 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 MIN_HALFWIDTH = 0.001
 
 
+def _to_stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class DriverRun:
+    """One invocation of a study with its own driver: what ``fsmarena study`` was asked for
+    (the command has set up ``--dask`` and claimed ``out`` already)."""
+
+    scale: str
+    out: Path
+    seed: int | None = None  # None: the study's own
+    jobs: int = 1
+    figures: bool = True
+    command: str = ""  # the command line, recorded in the report
+    log: Callable[[str], None] = _to_stderr
+
+
 class StudyDriver(ABC):
     """A declared capability: a study with its own driver instead of the generic runner's
     one plan (Stupide Vautour runs one plan per player count and a league; 31 adds
@@ -65,21 +83,17 @@ class StudyDriver(ABC):
         """The study's name."""
 
     @abstractmethod
-    def run_driver(
-        self,
-        scale: str,
-        seed: int | None,
-        jobs: int,
-        out: Path,
-        figures: bool,
-        command: str,
-        log: Callable[[str], None],
-    ) -> dict[str, Any]:
-        """Run (or resume) the study into ``out`` and return its JSON-ready summary."""
+    def run_driver(self, run: DriverRun) -> dict[str, Any]:
+        """Run (or resume) the study into ``run.out`` and return its JSON-ready summary."""
 
     @abstractmethod
     def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         """The few lines the command prints after a run."""
+
+    def check_scale(self, scale: str, scales: Mapping[str, Any]) -> None:
+        """Refuse a scale the study does not define (before anything runs)."""
+        if scale not in scales:
+            raise FsmarenaError(f"study '{self.name}' has no scale '{scale}' (scales: {', '.join(scales)})")
 
 
 def studies() -> dict[str, str]:

@@ -44,7 +44,7 @@ def run(args) -> int:
     from fsmarena import progress
     from fsmarena.outdir import claim_folder
     from studies.analysis import analyse
-    from studies.protocol import StudyDriver, get_study
+    from studies.protocol import DriverRun, StudyDriver, get_study
     from studies.report import pct, write_report
     from studies.runner import run_study
 
@@ -56,9 +56,10 @@ def run(args) -> int:
     if isinstance(study, StudyDriver):
         claim_folder(args.out, "study")  # a study with its own driver (vautour: 2 and 3 players; thirtyone)
         with parallel_backend(args):
-            summary = study.run_driver(
-                args.scale, args.seed, args.jobs, Path(args.out), not args.no_figures, command_line(args), log
+            run = DriverRun(
+                args.scale, Path(args.out), args.seed, args.jobs, not args.no_figures, command_line(args), log
             )
+            summary = study.run_driver(run)
         if args.json:
             print_json(summary)
         else:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import sys
 import time
 import zlib
 from dataclasses import dataclass
@@ -41,7 +40,7 @@ from games.base import Game
 from games.match import play_match
 from games.players import Player, player_to_json, resolve_player
 from games.runner import Block, play_blocks, rewards_int8
-from studies.protocol import DEFINITIONS, FORMAT_VERSION, Study, StudyDriver, read_toml, study_from_dict
+from studies.protocol import DEFINITIONS, FORMAT_VERSION, DriverRun, Study, StudyDriver, read_toml, study_from_dict
 from studies.runner import StudyData, champion_label, run_study
 from studies.variants import variant
 
@@ -69,19 +68,9 @@ class ThirtyOneStudy(StudyDriver):
     def name(self) -> str:
         return self.base.name
 
-    def run_driver(
-        self,
-        scale: str,
-        seed: int | None,
-        jobs: int,
-        out: Path,
-        figures: bool,
-        command: str,
-        log: Callable[[str], None],
-    ) -> dict[str, Any]:
-        """``fsmarena study thirtyone ...``: run or resume, write the report, return the summary
-        (the command has set up ``--dask`` already)."""
-        return run_thirtyone(self, scale, seed, jobs, out, figures=figures, command=command, log=log)
+    def run_driver(self, run: DriverRun) -> dict[str, Any]:
+        """``fsmarena study thirtyone ...``: run or resume, write the report, return the summary."""
+        return run_thirtyone(self, run)
 
     def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         from studies.report import pct
@@ -281,26 +270,16 @@ def run_table(
     return table_game, rows
 
 
-def run_thirtyone(
-    study: ThirtyOneStudy,
-    scale: str,
-    seed: int | None,
-    jobs: int,
-    out: Path,
-    figures: bool = True,
-    command: str = "",
-    log: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
+def run_thirtyone(study: ThirtyOneStudy, run: DriverRun) -> dict[str, Any]:
     """Run (or resume) the two-player study, the confirmation matches and the 3-player table;
     write every table, figure and the report."""
     from games.thirtyone.report import write_thirtyone_report
     from studies.analysis import analyse
 
-    log = log or (lambda message: print(message, file=sys.stderr))
     started = time.perf_counter()
-    if scale not in study.confirm_games:
-        raise FsmarenaError(f"study '{study.name}' has no scale '{scale}' (scales: {', '.join(study.confirm_games)})")
-    plan = study.base.plan(scale, seed)
+    scale, out, jobs, log = run.scale, run.out, run.jobs, run.log
+    study.check_scale(scale, study.confirm_games)
+    plan = study.base.plan(scale, run.seed)
     log(
         f"{study.name} at scale {scale}: {len(plan.competitors)} competitors, "
         f"{sum(c.replicates for c in plan.competitors)} replicate tasks, seed {plan.seed}, into {out}"
@@ -311,5 +290,13 @@ def run_thirtyone(
     log("tables, figures and report")
     analysis = analyse(data, figures=False)
     return write_thirtyone_report(
-        study, data, analysis, confirmed, table_game, table_rows, figures, command, time.perf_counter() - started
+        study,
+        data,
+        analysis,
+        confirmed,
+        table_game,
+        table_rows,
+        run.figures,
+        run.command,
+        time.perf_counter() - started,
     )

@@ -20,7 +20,6 @@ an interrupted study resumes to the same results, for any ``--jobs``.
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +35,16 @@ from games import get_game
 from games.players import resolve_player
 from studies.methods import MethodContext, check_method
 from studies.multiseat import LeagueResult, league
-from studies.protocol import DEFINITIONS, FORMAT_VERSION, Plan, Study, StudyDriver, read_toml, study_from_dict
+from studies.protocol import (
+    DEFINITIONS,
+    FORMAT_VERSION,
+    DriverRun,
+    Plan,
+    Study,
+    StudyDriver,
+    read_toml,
+    study_from_dict,
+)
 from studies.runner import StudyData, champion_label, measures_exploitability, run_study
 from studies.stacks import Mixture
 
@@ -75,19 +83,9 @@ class VautourStudy(StudyDriver):
     def plans(self, scale: str, seed: int | None = None) -> dict[int, Plan]:
         return {n: self.study(n).plan(scale, seed) for n in self.players}
 
-    def run_driver(
-        self,
-        scale: str,
-        seed: int | None,
-        jobs: int,
-        out: Path,
-        figures: bool,
-        command: str,
-        log: Callable[[str], None],
-    ) -> dict[str, Any]:
-        """``fsmarena study vautour ...``: run or resume, write the report, return the summary
-        (the command has set up ``--dask`` already)."""
-        return run_vautour(self, scale, seed, jobs, out, figures=figures, command=command, log=log)
+    def run_driver(self, run: DriverRun) -> dict[str, Any]:
+        """``fsmarena study vautour ...``: run or resume, write the report, return the summary."""
+        return run_vautour(self, run)
 
     def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         from studies.report import pct
@@ -299,27 +297,16 @@ def game_players(data: StudyData) -> int:
     return data.game.n_seats
 
 
-def run_vautour(
-    study: VautourStudy,
-    scale: str,
-    seed: int | None,
-    jobs: int,
-    out: Path,
-    figures: bool = True,
-    command: str = "",
-    log: Callable[[str], None] | None = None,
-    started: float | None = None,
-) -> dict[str, Any]:
+def run_vautour(study: VautourStudy, run: DriverRun) -> dict[str, Any]:
     """Run (or resume) every player count's study and league; write every report."""
     from games.vautour.report import write_vautour_report
     from studies.analysis import analyse
     from studies.report import write_report
 
-    log = log or (lambda message: print(message, file=sys.stderr))
-    started = time.perf_counter() if started is None else started
-    if scale not in study.league_games:
-        raise FsmarenaError(f"study '{study.name}' has no scale '{scale}' (scales: {', '.join(study.league_games)})")
-    plans = study.plans(scale, seed)
+    started = time.perf_counter()
+    scale, out, jobs, log = run.scale, run.out, run.jobs, run.log
+    study.check_scale(scale, study.league_games)
+    plans = study.plans(scale, run.seed)
     check_plans(plans)
     claim(out, study, scale, plans)
     results = {}
@@ -330,12 +317,12 @@ def run_vautour(
         # the generic tables and report; this study's figures are drawn by its own report
         # (a policy map of 675 states would take minutes and say little)
         analysis = analyse(data, figures=False)
-        write_report(data, analysis, f"{command}  # the {n}-player part", None)
+        write_report(data, analysis, f"{run.command}  # the {n}-player part", None)
         results[n] = (data, analysis, run_league(data, study.league_games[scale], jobs, log))
         rows = run_exploitability(data, log)
         if rows is not None:
             exploits[n] = rows
     log("tables, figures and report")
     return write_vautour_report(
-        study, scale, results, out, figures, command, time.perf_counter() - started, exploitability=exploits
+        study, scale, results, out, run.figures, run.command, time.perf_counter() - started, exploitability=exploits
     )
