@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
 import sys
 import uuid
@@ -73,6 +74,11 @@ def use_dask(address: str | None, workers: int = 2, timeout: str = "10s") -> Ite
     _backend = "dask"
     try:
         yield client
+    except KeyboardInterrupt:
+        # stopping mid-task: the in-process scheduler would log, at ERROR level, the shared
+        # data lost with the workers; the interrupt's one line says all there is to say
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        raise
     finally:
         _backend = previous
         client.close()
@@ -93,8 +99,30 @@ def local_cluster(workers: int = 2) -> Any:
     import dask
     from dask.distributed import LocalCluster
 
-    with dask.config.set({f"distributed.nanny.pre-spawn-environ.{MALLOC_TRIM}": None}):
+    with dask.config.set({f"distributed.nanny.pre-spawn-environ.{MALLOC_TRIM}": None}), _children_ignore_ctrl_c():
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+
+
+@contextlib.contextmanager
+def _children_ignore_ctrl_c() -> Iterator[None]:
+    """Processes started inside the block ignore SIGINT (an ignored signal stays ignored
+    across ``exec``, and Python then installs no KeyboardInterrupt handler).  Ctrl-C reaches
+    the terminal's whole process group, and a dask worker would otherwise print its own
+    traceback beside the one line of this process, which stops the cluster itself.  The cost:
+    a Ctrl-C during the seconds the cluster takes to start is ignored (press it again).
+    Blocking the signal instead would not hold it either: a thread of a native library
+    (OpenBLAS) can receive it and drop it."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
 
 
 def _malloc_trim_setting() -> str | None:

@@ -846,31 +846,16 @@ def test_workers_do_not_import_from_the_working_directory(tmp_path):
     ],
     ids=["sigint", "sigterm", "sigkill"],
 )
-@pytest.mark.parametrize("command", ["play", "evolve"])
+@pytest.mark.parametrize("command", ["play", "evolve", "evolve-dask"])
 def test_signals_with_two_jobs_end_cleanly_and_leave_no_worker(tmp_path, sig, status, message, command):
     import psutil
 
+    evolve = ["evolve", "dtd", "--genome", "fsm", "--protocol", "round-robin", "--population", "30"]
+    evolve += ["--games-per-pair", "200", "--generations", "100000", "--quiet", "--out", str(tmp_path / "evo")]
     argv = {
         "play": ["play", "dtd", "random", "random", "--games", "500000000", "--jobs", "2", "--quiet"],
-        "evolve": [
-            "evolve",
-            "dtd",
-            "--genome",
-            "fsm",
-            "--protocol",
-            "round-robin",
-            "--population",
-            "30",
-            "--games-per-pair",
-            "200",
-            "--generations",
-            "100000",
-            "--jobs",
-            "2",
-            "--quiet",
-            "--out",
-            str(tmp_path / "evo"),
-        ],
+        "evolve": [*evolve, "--jobs", "2"],
+        "evolve-dask": [*evolve, "--dask", "local"],  # a LocalCluster's two worker processes
     }[command]
     process = subprocess.Popen(
         [*FSMARENA, *argv],
@@ -886,6 +871,9 @@ def test_signals_with_two_jobs_end_cleanly_and_leave_no_worker(tmp_path, sig, st
         time.sleep(0.5)
         children = [c.pid for c in psutil.Process(process.pid).children(recursive=True)]
     assert len(children) >= 2, "the workers never started"
+    if command == "evolve-dask":  # a Ctrl-C while the cluster starts is ignored: wait for a generation
+        while time.monotonic() < deadline and not (tmp_path / "evo" / "logbook.csv").exists():
+            time.sleep(0.5)
     time.sleep(2)
     if sig == signal.SIGINT:
         os.killpg(process.pid, sig)  # as a terminal's Ctrl-C: the whole foreground group
@@ -899,5 +887,5 @@ def test_signals_with_two_jobs_end_cleanly_and_leave_no_worker(tmp_path, sig, st
     while _alive(children) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert _alive(children) == [], "orphaned worker processes"
-    if command == "evolve" and sig != signal.SIGKILL:  # after SIGKILL the next run removes them
+    if command != "play" and sig != signal.SIGKILL:  # after SIGKILL the next run removes them
         assert not [p for p in (tmp_path / "evo").rglob("*.tmp-*")]  # no half-written file left
