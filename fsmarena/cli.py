@@ -61,7 +61,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse with a one-line error message (no usage dump)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise FsmarenaError(f"{self.prog.split()[-1] if ' ' in self.prog else 'fsmarena'}: {message}")
+        command = self.prog.split()[1:]  # "fsmarena play" names the command; "fsmarena" alone does not
+        raise FsmarenaError(f"{command[-1]}: {message}" if command else message)
 
 
 def _command_modules() -> list:

@@ -175,6 +175,8 @@ def test_bench_rates_single_process_cases_per_cpu_second_and_worker_cases_per_wa
         (["tournament", "dtd", "random", "--out", "x"], "at least two players"),
         (["bench", "dtd", "--scale", "-1"], "scale"),
         (["frobnicate"], "invalid choice"),
+        (["--bogus"], "unrecognized arguments: --bogus"),
+        (["play", "dtd", "random", "random", "--bogus"], "unrecognized arguments: --bogus"),
     ],
 )
 def test_bad_input_is_one_clear_line(capsys, argv, message):
@@ -184,6 +186,7 @@ def test_bad_input_is_one_clear_line(capsys, argv, message):
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("fsmarena: error:")
     assert message in lines[0]
+    assert lines[0].count("fsmarena:") == 1  # not "fsmarena: error: fsmarena: ..."
 
 
 def test_bad_player_file_and_unwritable_out_leave_nothing(capsys, tmp_path):
