@@ -34,6 +34,7 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
+    check_output_file(target)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.tmp-", suffix=suffix or target.suffix or ".tmp", dir=folder)
@@ -51,6 +52,30 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     except BaseException:
         tmp_path.unlink(missing_ok=True)
         raise
+
+
+def check_output_file(path: str | os.PathLike) -> None:
+    """Refuse, before any work, an output path that cannot be written: writers rename a
+    temporary file over the target, which must not destroy a FIFO or a device node, so only a
+    regular file (or a symbolic link, replaced itself) may be there; and name the part of the
+    path that is a file where a folder is needed (mkdir's own message says only "File exists")."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    for parent in (folder, *folder.parents):
+        if parent.is_dir():
+            break
+        if parent.exists() or parent.is_symlink():
+            raise FsmarenaError(f"cannot write {target}: {parent} is not a folder")
+    try:
+        mode: int | None = os.lstat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise FsmarenaError(f"cannot write {target}: {exc.strerror or exc}") from None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise FsmarenaError(f"cannot write {target}: it is a folder")
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        raise FsmarenaError(f"cannot write {target}: it exists and is not a regular file (a device, pipe or socket)")
 
 
 def _umask() -> int:

@@ -155,6 +155,27 @@ def test_reads_stop_at_the_limit_whatever_the_size_claims(tmp_path, monkeypatch,
     assert "too large" in err and "1000" in err
 
 
+@pytest.mark.parametrize("kind", ["FIFO", "FOLDER", "THROUGH_A_FILE"])
+def test_outputs_never_replace_what_is_not_a_regular_file(tmp_path, capsys, kind):
+    """Writing renames a temporary file over the target: over a FIFO or a device node that
+    would destroy it (as root, ``--out /dev/full`` replaced the device)."""
+    target = tmp_path / "solution.json"
+    if kind == "FIFO":
+        os.mkfifo(target)
+    elif kind == "FOLDER":
+        target.mkdir()
+    else:
+        (tmp_path / "afile").write_text("keep")
+        target = tmp_path / "afile" / "solution.json"
+    code, _, err = run_cli(capsys, "solve", "vautour", "--param", "cards=3", "--out", target)
+    assert_one_clear_line(code, err)
+    expected = {"FIFO": "not a regular file", "FOLDER": "is a folder", "THROUGH_A_FILE": "afile is not a folder"}
+    assert expected[kind] in err
+    if kind == "FIFO":
+        assert target.is_fifo()
+    assert [p.name for p in tmp_path.iterdir()] == ["afile" if kind == "THROUGH_A_FILE" else "solution.json"]
+
+
 # ---- JSON and TOML content ------------------------------------------------------------------
 
 

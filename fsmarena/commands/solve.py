@@ -110,11 +110,12 @@ def run(args) -> int:
 
 
 def _run_zero_sum(game: Game, args) -> int:
+    from fsmarena.fileio import check_output_file
     from games.players import save_player
 
     out = Path(args.out) if args.out else None
-    if out is not None and (not out.parent.is_dir() or out.is_dir()):
-        raise FsmarenaError(f"cannot write the player file {out}: its folder does not exist or it is a folder")
+    if out is not None:
+        check_output_file(out)  # before the solve, which can take minutes
     rewards = game.solve_rewards if isinstance(game, ZeroSumSolvable) else ("wdl",)
     result, player = solve_zero_sum(game, args.reward or rewards[0])
     if out is not None:
