@@ -8,6 +8,7 @@ vector PDF.  Plotting never needs a display: the Agg backend is forced here.
 from __future__ import annotations
 
 import contextlib
+import warnings
 from pathlib import Path
 from typing import Any, Iterator, Sequence, cast
 
@@ -61,7 +62,10 @@ def save(fig: "plt.Figure", stem: str | Path, formats: Sequence[str] = ("png", "
     try:
         for fmt in formats:
             path = Path(f"{stem}.{fmt}")
-            with atomic_path(path) as tmp:
+            with atomic_path(path) as tmp, warnings.catch_warnings():
+                # a label in a script the font lacks is drawn as boxes; the figure is still right,
+                # and stderr is for the command's own lines
+                warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
                 fig.savefig(tmp, format=fmt, dpi=300)
             paths.append(path)
     finally:

@@ -313,10 +313,14 @@ def _read_member(archive: Any, member: Any, source: str) -> Any:
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
-def sanitise_text(text: str, limit: int = 200) -> str:
+def sanitise_text(text: str, limit: int = 200, keep_lines: bool = False) -> str:
     """``text`` safe for a terminal and a file: control characters (ANSI escapes included) and
-    lone surrogates become ``?``, and at most ``limit`` characters are kept."""
-    clean = _UNSAFE.sub("?", str(text))
+    lone surrogates become ``?``, and at most ``limit`` characters are kept.  ``keep_lines``
+    keeps line breaks (``\n``) for prose such as a study's question."""
+    text = str(text)
+    if keep_lines:
+        return "\n".join(sanitise_text(line, limit) for line in text.split("\n"))[:limit]
+    clean = _UNSAFE.sub("?", text)
     return clean if len(clean) <= limit else clean[: limit - 3] + "..."
 
 

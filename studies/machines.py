@@ -114,6 +114,8 @@ def fingerprint_part(data: StudyData, analysis: Analysis) -> str:
             for i, x in enumerate(result.x)
         ]
     write_text(data.out / "tables" / "fingerprints.csv", to_csv(rows))
+    if not analysis.figures:  # a report without figures (--no-figures) gets the table only
+        return f"Fingerprints of each family's best champion: `tables/fingerprints.csv` ({games} games per point).\n"
     paths = fingerprint_figure(prints, data.out / "figures" / "fingerprints")
     a, b, c = family.names
     caption = (

@@ -33,7 +33,8 @@ import numpy as np
 
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import read_text
+from fsmarena.fileio import read_text, sanitise_text
+from games.players import sanitise_label
 from games.registry import entry, game_reports, game_studies, lookup, resolve
 from games.stats import Z95
 
@@ -310,23 +311,40 @@ def load_study_toml(path: Path) -> Study:
     return study_from_dict(read_toml(path), f"study file {path.name}")
 
 
-def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
-    """Build a :class:`Study` from plain data (a decoded TOML table), validating it."""
+#: the fields of a study file, a competitor and a scale (a study with its own driver adds its own)
+STUDY_FIELDS = (
+    "name version title question game seed panel competitors scales game_params curve_opponent report best_known"
+).split()
+COMPETITOR_FIELDS = ("name", "label", "method", "params", "needs")
+SCALE_FIELDS = ("description", "replicates", "panel_games", "crossplay_halfwidth", "budgets")
+
+
+def study_from_dict(
+    data: Mapping[str, Any],
+    source: str = "study",
+    extra_fields: tuple[str, ...] = (),
+    extra_scale_fields: tuple[str, ...] = (),
+) -> Study:
+    """Build a :class:`Study` from plain data (a decoded TOML table), validating it.  Unknown
+    fields are refused (a typo such as ``reports`` would otherwise change the study without a
+    word); a study with its own driver names the fields it reads itself in ``extra_fields`` and
+    ``extra_scale_fields``."""
     r = _Reader(data, source)
+    r.refuse_unknown((*STUDY_FIELDS, *extra_fields))
     name = r.text("name")
     if not _NAME.match(name):
         raise r.fail(f"study name '{name}' must be lower-case letters, digits, '-' or '_'")
     competitors = []
     for i, item in enumerate(r.table_list("competitors")):
         c = _Reader(item, f"{source}: competitor {i + 1}")
+        c.refuse_unknown(COMPETITOR_FIELDS)
         cname = c.text("name")
         if not _NAME.match(cname):
             raise c.fail(f"competitor name '{cname}' must be lower-case letters, digits, '-' or '_'")
         params = dict(c.table("params", {}))
         _check_numbers(params, c.source + ": params")
-        competitors.append(
-            Competitor(cname, c.text("label", cname), c.text("method"), params, tuple(c.text_list("needs", [])))
-        )
+        label = sanitise_label(c.text("label", cname))  # it reaches terminals, tables and figures
+        competitors.append(Competitor(cname, label, c.text("method"), params, tuple(c.text_list("needs", []))))
     names = [c.name for c in competitors]
     if not competitors:
         raise r.fail("a study needs at least one competitor")
@@ -339,6 +357,7 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
     scales = {}
     for sname, item in r.table("scales").items():
         s = _Reader(item, f"{source}: scale '{sname}'")
+        s.refuse_unknown((*SCALE_FIELDS, *extra_scale_fields))
         budgets = s.table("budgets", {})
         _check_numbers(budgets, s.source + ": budgets")
         for key, value in budgets.items():
@@ -366,21 +385,26 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
         )
     if not scales:
         raise r.fail("a study needs at least one scale")
+    panel = tuple(r.text_list("panel", ["random"]))
+    if not panel and not r.text("report", ""):  # the generic report ranks families on the panel
+        raise r.fail(
+            "field 'panel' must name at least one player (only a study with its own report may leave it empty)"
+        )
     study = Study(
         name=name,
         version=r.positive("version"),
-        title=r.text("title", name),
-        question=r.text("question", ""),
+        title=sanitise_text(r.text("title", name), 200),
+        question=sanitise_text(r.text("question", ""), 20_000, keep_lines=True),
         game=r.text("game"),
         seed=r.non_negative("seed"),
-        panel=tuple(r.text_list("panel", ["random"])),
+        panel=panel,
         competitors=tuple(competitors),
         scales=scales,
         game_params={k: str(v) for k, v in r.table("game_params", {}).items()},
         curve_opponent=r.text("curve_opponent", "random"),
         source=source,
         report=r.text("report", ""),
-        best_known=dict(r.table("best_known", {})),
+        best_known=_best_known(r, scales),
     )
     if study.report and study.report not in reports():
         raise r.fail(f"unknown report '{study.report}' (known: {', '.join(sorted(reports()))})")
@@ -397,6 +421,27 @@ def study_from_dict(data: Mapping[str, Any], source: str = "study") -> Study:
                         f"'{need}', whose champions it needs"
                     )
     return study
+
+
+def _best_known(r: _Reader, scales: Mapping[str, Scale]) -> dict[str, Any]:
+    """The optional ``[best_known]`` table (studies/reference_line.py), checked before anything
+    runs: ``opponents``, a non-empty list of player names; ``budgets``, search games per scale
+    (each a defined scale, each budget from 1 to MAX_GAMES)."""
+    if "best_known" not in r.data:
+        return {}
+    b = _Reader(r.table("best_known"), f"{r.source}: best_known")
+    b.refuse_unknown(("opponents", "budgets"))
+    table: dict[str, Any] = {}
+    if "opponents" in b.data:
+        table["opponents"] = b.text_list("opponents")
+        if not table["opponents"]:
+            raise b.fail("field 'opponents' must name at least one player")
+    budgets = _Reader(b.table("budgets", {}), f"{b.source}: budgets")
+    budgets.refuse_unknown(tuple(scales))
+    table["budgets"] = {scale: budgets.positive(scale) for scale in budgets.data}
+    for scale, games in table["budgets"].items():
+        limits.check(games, limits.MAX_GAMES, f"{budgets.source}: {scale}", "MAX_GAMES")
+    return table
 
 
 def _check_numbers(value: Any, source: str) -> None:
@@ -424,6 +469,12 @@ class _Reader:
 
     def fail(self, message: str) -> FsmarenaError:
         return FsmarenaError(f"{self.source}: {message}")
+
+    def refuse_unknown(self, known: tuple[str, ...]) -> None:
+        unknown = sorted(set(self.data) - set(known))
+        if unknown:
+            shown = ", ".join(f"'{sanitise_text(k, 60)}'" for k in unknown[:5])
+            raise self.fail(f"unknown field {shown} (known: {', '.join(known)})")
 
     def _get(self, key: str, kinds: tuple[type, ...], what: str, default: Any) -> Any:
         if key not in self.data:

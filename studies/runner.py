@@ -369,6 +369,10 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1, log: Callable[[str], N
         settings[c.name] = check_method(c.method, ctx)
     claim_folder(out, "study")  # locked for this run (idempotent if the command claimed it already)
     resumed = claim(out, plan)
+    log(
+        f"{plan.study.name} at scale {plan.scale.name}: {len(plan.competitors)} competitors, "
+        f"{sum(c.replicates for c in plan.competitors)} replicate tasks, seed {plan.seed}, into {out}"
+    )
     for number, stage in enumerate(plan.stages(), 1):
         todo = [
             _Task(

@@ -628,6 +628,64 @@ def test_a_study_that_cannot_run_claims_no_folder(tmp_path, capsys, panel_games,
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    "old, new, words",
+    [
+        ('panel = ["random"]', "panel = []", "at least one player"),
+        ("seed = 1", "seed = 1\nreports = 'exact-values'", "unknown field 'reports'"),
+        ('method = "train"', 'method = "train"\nlable = "typo"', "unknown field 'lable'"),
+        ("replicates = 1", "replicates = 1\nreplicate = 2", "unknown field 'replicate'"),
+        ("[[competitors]]", "[best_known]\nbudgets = { test = 0 }\n[[competitors]]", "must be positive"),
+        ("[[competitors]]", "[best_known]\nbudgets = { huge = 10 }\n[[competitors]]", "unknown field 'huge'"),
+        ("[[competitors]]", "[best_known]\nvalue = nan\nplayer = '/dev/zero'\n[[competitors]]", "unknown field"),
+        ("[[competitors]]", "[best_known]\nopponents = []\n[[competitors]]", "at least one player"),
+        (
+            'method = "train"\nparams = { algo = "q-learning", episodes = 1000 }',
+            'method = "builtin"\nparams = { player = "missing.json" }',
+            "does not exist",
+        ),
+    ],
+    ids=[
+        "empty-panel",
+        "unknown-study-field",
+        "unknown-competitor-field",
+        "unknown-scale-field",
+        "best-known-zero-budget",
+        "best-known-unknown-scale",
+        "best-known-unknown-fields",
+        "best-known-no-opponent",
+        "missing-player-file",
+    ],
+)
+def test_a_study_file_with_a_mistake_is_one_line_before_anything(tmp_path, capsys, old, new, words):
+    """Checked before the study's first line of progress (no --quiet here) and before its folder."""
+    text = STUDY_TOML.format(panel_games=100, halfwidth=0.2, extra="")
+    assert old in text
+    study = tmp_path / "hostile.toml"
+    study.write_text(text.replace(old, new))
+    out = tmp_path / "out"
+    code, _, err = run_cli(capsys, "study", study, "--scale", "test", "--out", out)
+    assert_one_clear_line(code, err)
+    assert words in err
+    assert not out.exists()
+
+
+def test_study_labels_and_titles_are_sanitised_and_no_figures_means_none(tmp_path, capsys):
+    text = STUDY_TOML.format(panel_games=50, halfwidth=0.2, extra='title = "T\\u001b[2J"')
+    text = text.replace('method = "train"', 'label = "\\u001b[31mRed\\nline"\nmethod = "train"')
+    study = tmp_path / "hostile.toml"
+    study.write_text(text.replace("episodes = 1000", "episodes = 1000, eval_games = 50"))
+    out = tmp_path / "out"
+    code, _, err = run_cli(capsys, "study", study, "--scale", "test", "--out", out, "--no-figures", "--quiet")
+    assert (code, err) == (0, "")
+    written = files(out)
+    assert written and not any(name.startswith("figures/") for name in written)
+    for name, content in written.items():
+        assert b"\x1b" not in content, name
+    report = (out / "report.md").read_text()
+    assert "?[31mRed?line" in report and "T?[2J" in report
+
+
 # ---- output folders ---------------------------------------------------------------------------
 
 

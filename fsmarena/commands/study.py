@@ -69,11 +69,6 @@ def run(args) -> int:
     start = time.perf_counter()
 
     with parallel_backend(args):  # --dask: replicate tasks and cross-play chunks run on the cluster
-        tasks = sum(c.replicates for c in plan.competitors)
-        log(
-            f"{study.name} at scale {plan.scale.name}: {len(plan.competitors)} competitors, {tasks} replicate "
-            f"tasks, seed {plan.seed}, into {args.out}"
-        )
         data = run_study(plan, args.out, args.jobs, log)
         if study.report:  # a study with its own tables and report (e.g. 421: exact values)
             from studies.protocol import report_writer

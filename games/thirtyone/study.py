@@ -93,7 +93,12 @@ class ThirtyOneStudy(StudyDriver):
 def load(path: Path = DEFINITION) -> ThirtyOneStudy:
     """Read and validate the definition (the generic fields by the generic reader)."""
     data = read_toml(path)
-    base = study_from_dict(data, f"study file {path.name}")
+    base = study_from_dict(
+        data,
+        f"study file {path.name}",
+        extra_fields=("target", "reference", "table_players", "table_opponents", "table_references"),
+        extra_scale_fields=("confirm_games", "table_games"),
+    )
     source = Fields(data, f"study file {path.name}")
     target = source.number_in("target", 0.0, 1.0)
     reference = source.get("reference", str)
@@ -280,10 +285,6 @@ def run_thirtyone(study: ThirtyOneStudy, run: DriverRun) -> dict[str, Any]:
     scale, out, jobs, log = run.scale, run.out, run.jobs, run.log
     study.check_scale(scale, study.confirm_games)
     plan = study.base.plan(scale, run.seed)
-    log(
-        f"{study.name} at scale {scale}: {len(plan.competitors)} competitors, "
-        f"{sum(c.replicates for c in plan.competitors)} replicate tasks, seed {plan.seed}, into {out}"
-    )
     data = run_study(plan, out, jobs, log)
     confirmed = confirm(data, study.reference, study.confirm_games[scale], jobs, log)
     table_game, table_rows = run_table(data, study, study.table_games[scale], jobs, log)

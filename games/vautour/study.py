@@ -107,7 +107,9 @@ class VautourStudy(StudyDriver):
 def load(path: Path = DEFINITION) -> VautourStudy:
     """Read and validate the definition (the generic fields by the generic reader)."""
     data = read_toml(path)
-    base = study_from_dict(data, f"study file {path.name}")
+    base = study_from_dict(
+        data, f"study file {path.name}", extra_fields=("players", "reference"), extra_scale_fields=("league_games",)
+    )
     source = Fields(data, f"study file {path.name}")
     players = source.get("players", list)
     if (
@@ -312,7 +314,6 @@ def run_vautour(study: VautourStudy, run: DriverRun) -> dict[str, Any]:
     results = {}
     exploits: dict[int, list[dict[str, Any]]] = {}
     for n, plan in plans.items():
-        log(f"{n} players: {len(plan.competitors)} competitors x {plan.replicates} replicates into {folder(out, n)}")
         data = run_study(plan, folder(out, n), jobs, log)
         # the generic tables and report; this study's figures are drawn by its own report
         # (a policy map of 675 states would take minutes and say little)
