@@ -101,7 +101,8 @@ def restore_rng(state: Any, source: str) -> np.random.Generator:
 class Column:
     """What one column of a row kept in a checkpoint (a learning-curve point, a batch's
     metrics) may hold: a whole number (``int``), a finite number (``float``) or a string
-    (``str``, one of ``choices`` when given) within ``[low, high]``; ``empty`` also allows
+    (``str``, one of ``choices`` when given) within ``[low, high]`` (``high`` may be the limit
+    named ``limit``); ``empty`` also allows
     ``""`` and ``null`` (a blank cell, or a NaN written as ``null``).
 
     A resumed run writes these rows out again (CSV, plots, run summaries), so every one is
@@ -114,6 +115,8 @@ class Column:
     high: float = math.inf
     empty: bool = False
     choices: tuple[str, ...] | None = None
+    #: the constant of :mod:`fsmarena.limits` that ``high`` is, if any (named in the error)
+    limit: str = ""
 
     def accepts(self, value: Any) -> bool:
         if self.empty and (value is None or value == ""):
@@ -135,11 +138,12 @@ class Column:
             text = "a whole number" if self.kind is int else "a number"
             if math.isfinite(self.low) or math.isfinite(self.high):
                 text += f" in [{_bound(self.low)}, {_bound(self.high)}]"
+                text += f" ({self.limit})" if self.limit else ""
         return text + (" or empty" if self.empty else "")
 
 
 def _bound(value: float) -> str:
-    return "inf" if value == math.inf else ("-inf" if value == -math.inf else f"{value:g}")
+    return "inf" if value == math.inf else ("-inf" if value == -math.inf else limits.shown(value))
 
 
 def echoed(value: Any) -> str:

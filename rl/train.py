@@ -492,6 +492,9 @@ def prepare(
         path = Path(out) / ckpt.FILENAME
         if resume and not path.exists():
             raise FsmarenaError(f"nothing to resume: {path} does not exist")
+        if resume:  # the whole checkpoint, before any work (the run reads it again to continue)
+            fingerprint = _fingerprint(game, config, seed, opponent, panel)
+            read_checkpoint(path, game, config, fingerprint, panel, make_learner(game, config))
         if not resume and path.exists():
             raise FsmarenaError(
                 f"{out} already holds a training checkpoint: pass --resume to continue it, "
@@ -625,23 +628,12 @@ class _Run:
     def resume(self) -> None:
         if self.path is None:
             raise FsmarenaError("--resume needs an output folder holding a checkpoint")
-        """Continue from the checkpoint in the output folder: everything in it (settings, curve
-        rows, tables, random stream) is checked before anything is taken over or written."""
-        source = f"checkpoint {self.path}"
-        meta, tables = ckpt.load_checkpoint(self.path, max_done=self.config.episodes)
-        saved, current = meta.get("fingerprint"), _jsonable(self.fingerprint)
-        if saved != current:
-            raise FsmarenaError(f"{source} was made with different settings: {_differences(saved, current)}")
-        done = int(meta["done"])
-        curve = ckpt.check_rows(meta["curve"], _curve_columns(self.panel, done), source, "curve")
-        frozen = _frozen_table(tables, self.game, source)
-        self.learner.load_arrays(tables, source)
-        if self.config.batch != 1:
-            self.rng = ckpt.restore_rng(meta.get("rng"), source)
-        self.done, self.curve = done, list(curve)
-        self.elapsed_before = float(meta.get("seconds", 0.0))
-        if frozen is not None:
-            self.frozen = frozen
+        saved = read_checkpoint(self.path, self.game, self.config, self.fingerprint, self.panel, self.learner)
+        if saved.rng is not None:
+            self.rng = saved.rng
+        self.done, self.curve, self.elapsed_before = saved.done, saved.curve, saved.seconds
+        if saved.frozen is not None:
+            self.frozen = saved.frozen
 
     def evaluate_now(self) -> None:
         table = self.learner.values.greedy_table()
@@ -695,6 +687,43 @@ class _Run:
         )
 
 
+@dataclass(frozen=True)
+class Resumed:
+    """What a checkpoint hands on to a resumed run (besides the learner's tables): games done,
+    curve rows, seconds spent, the batched algorithm's random stream, the self-play table."""
+
+    done: int
+    curve: list[dict[str, Any]]
+    seconds: float
+    rng: np.random.Generator | None
+    frozen: np.ndarray | None
+
+
+def read_checkpoint(
+    path: Path,
+    game: Game,
+    config: TrainConfig,
+    fingerprint: dict[str, Any],
+    panel: Sequence[Player],
+    learner: TabularLearner,
+) -> Resumed:
+    """The checkpoint at ``path`` checked in full against this run (settings, every curve row,
+    every table) and its tables loaded into ``learner``; FsmarenaError (one line) for any
+    defect.  :func:`prepare` calls it on a scratch learner so that a bad checkpoint is refused
+    before any work starts; the run calls it again to take the state over."""
+    source = f"checkpoint {path}"
+    meta, tables = ckpt.load_checkpoint(path, max_done=_positive("--episodes", config.episodes))
+    saved, current = meta.get("fingerprint"), _jsonable(fingerprint)
+    if saved != current:
+        raise FsmarenaError(f"{source} was made with different settings: {_differences(saved, current)}")
+    done = int(meta["done"])
+    curve = ckpt.check_rows(meta["curve"], _curve_columns(panel, done), source, "curve")
+    frozen = _frozen_table(tables, game, source)
+    learner.load_arrays(tables, source)
+    rng = ckpt.restore_rng(meta.get("rng"), source) if config.batch != 1 else None
+    return Resumed(done, list(curve), float(meta.get("seconds", 0.0)), rng, frozen)
+
+
 def _curve_columns(panel: Sequence[Player], done: int) -> dict[str, ckpt.Column]:
     """What each column of a sample-based run's curve row may hold (:meth:`_Run.evaluate_now`):
     a point at most ``done`` games in, against a member of ``panel`` (``""`` when solo)."""
@@ -704,7 +733,7 @@ def _curve_columns(panel: Sequence[Player], done: int) -> dict[str, ckpt.Column]
         "games": ckpt.Column(int, 0, done),
         "iteration": ckpt.Column(str, choices=("",)),
         "opponent": ckpt.Column(str, choices=tuple(p.label for p in panel) or ("",)),
-        "eval_games": ckpt.Column(int, 1, limits.MAX_GAMES),
+        "eval_games": ckpt.Column(int, 1, limits.MAX_GAMES, limit="MAX_GAMES"),
         "win": fraction,
         "draw": fraction,
         "loss": fraction,

@@ -437,3 +437,18 @@ def test_settings_differences_name_each_field_and_stay_short():
     )
     long = rt._differences("x" * 10**7, {"k\x1b": "y" * 10**7})
     assert long.startswith("fingerprint was 'xxx") and len(long) < 250 and "\x1b" not in long
+
+
+def test_a_tampered_checkpoint_is_refused_before_any_work(tmp_path, finished, monkeypatch):
+    """prepare() reads the whole checkpoint: the run (learner, model, compiled code) never starts."""
+    out = tampered(finished, tmp_path / "run", lambda m: m["curve"][0].update(eval_games=0))
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the run started")
+
+    monkeypatch.setattr(rt, "_Run", no_work)
+    config = TrainConfig("q-learning", episodes=400, eval_games=50)
+    with pytest.raises(
+        FsmarenaError, match="'eval_games' must be a whole number in \\[1, 1,000,000,000\\] \\(MAX_GAMES\\), got 0"
+    ):
+        train(DivideTheDollar(), config, out=out, resume=True)

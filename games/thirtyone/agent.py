@@ -589,7 +589,7 @@ def _curve_columns(done: int) -> dict[str, ckpt.Column]:
     return {
         "games": ckpt.Column(int, 0, done),
         "opponent": ckpt.Column(str),
-        "eval_games": ckpt.Column(int, 1, limits.MAX_GAMES),
+        "eval_games": ckpt.Column(int, 1, limits.MAX_GAMES, limit="MAX_GAMES"),
         "win": fraction,
         "win_ci_low": fraction,
         "win_ci_high": fraction,
