@@ -306,6 +306,8 @@ def _read_member(archive: Any, member: Any, source: str) -> Any:
     array = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
     if dtype.kind == "f" and not np.all(np.isfinite(array)):
         raise FsmarenaError(f"{source}: array '{name}' holds NaN or infinite values")
+    if dtype.kind == "b" and array.size and array.view(np.uint8).max() > 1:  # numpy keeps any byte
+        raise FsmarenaError(f"{source}: array '{name}' holds booleans other than 0 and 1")
     return array
 
 

@@ -69,3 +69,11 @@ def shown(value: int | float) -> str:
     if isinstance(value, int) and abs(value) >= 10**12:
         return f"about 10^{len(str(abs(value))) - 1}"
     return f"{value:,}" if isinstance(value, int) else f"{value:g}"
+
+
+# ---- values echoed in error messages ------------------------------------------------------------
+#: characters of a value read from a file that an error message repeats (the rest is cut with
+#: "..."), so that one tampered field cannot turn the one-line error into megabytes of stderr
+MAX_SHOWN_CHARS = 80
+#: differing fields a "made with different settings" error lists (then "and N more")
+MAX_SHOWN_DIFFERENCES = 3

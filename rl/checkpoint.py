@@ -8,7 +8,10 @@ the result of an uninterrupted run.
 
 from __future__ import annotations
 
+import math
 import os
+import reprlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +92,106 @@ def restore_rng(state: Any, source: str) -> np.random.Generator:
     except (ValueError, TypeError, KeyError, OverflowError) as exc:
         raise FsmarenaError(f"{source}: invalid random generator state ({exc})") from None
     return rng
+
+
+# ---- what a resumed run may trust -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Column:
+    """What one column of a row kept in a checkpoint (a learning-curve point, a batch's
+    metrics) may hold: a whole number (``int``), a finite number (``float``) or a string
+    (``str``, one of ``choices`` when given) within ``[low, high]`` (``high`` may be the limit
+    named ``limit``); ``empty`` also allows
+    ``""`` and ``null`` (a blank cell, or a NaN written as ``null``).
+
+    A resumed run writes these rows out again (CSV, plots, run summaries), so every one is
+    checked on read: a tampered row is refused with one line instead of failing half-way
+    through writing the outputs.
+    """
+
+    kind: type
+    low: float = -math.inf
+    high: float = math.inf
+    empty: bool = False
+    choices: tuple[str, ...] | None = None
+    #: the constant of :mod:`fsmarena.limits` that ``high`` is, if any (named in the error)
+    limit: str = ""
+
+    def accepts(self, value: Any) -> bool:
+        if self.empty and (value is None or value == ""):
+            return True
+        if self.kind is str:
+            return isinstance(value, str) and (self.choices is None or value in self.choices)
+        numeric = int if self.kind is int else (int, float)
+        return isinstance(value, numeric) and not isinstance(value, bool) and self.low <= value <= self.high
+
+    def describe(self) -> str:
+        if self.kind is str:
+            if self.choices is None:
+                text = "a string"
+            elif self.choices == ("",):
+                text = "empty"
+            else:
+                text = "one of " + ", ".join(repr(c) for c in self.choices)
+        else:
+            text = "a whole number" if self.kind is int else "a number"
+            if math.isfinite(self.low) or math.isfinite(self.high):
+                text += f" in [{_bound(self.low)}, {_bound(self.high)}]"
+                text += f" ({self.limit})" if self.limit else ""
+        return text + (" or empty" if self.empty else "")
+
+
+def _bound(value: float) -> str:
+    return "inf" if value == math.inf else ("-inf" if value == -math.inf else limits.shown(value))
+
+
+def echoed(value: Any) -> str:
+    """A value read from a file, for an error message: a bounded repr (:mod:`reprlib`, so a
+    huge value costs nothing), control characters replaced, at most
+    :data:`fsmarena.limits.MAX_SHOWN_CHARS` characters."""
+    return sanitise_text(reprlib.repr(value), limits.MAX_SHOWN_CHARS)
+
+
+def check_rows(rows: list[Any], columns: dict[str, Column], source: str, name: str) -> list[dict[str, Any]]:
+    """``rows`` (a list read from a checkpoint's metadata) checked in full: every row an object
+    with exactly the keys of ``columns``, every value accepted by its column, and the rows in
+    order of their ``games`` column when there is one.  Returns the rows (FsmarenaError naming
+    the row and the key otherwise)."""
+    keys = set(columns)
+    previous = -math.inf
+    for number, row in enumerate(rows):
+        where = f"{source}: {name} row {number}"
+        if not isinstance(row, dict) or set(row) != keys:
+            if isinstance(row, dict):
+                odd = sorted(keys - set(row), key=str)[:1] or sorted(set(row) - keys, key=str)[:1]
+                got = f"{'missing' if odd[0] in keys else 'unexpected'} key {echoed(odd[0])}"
+            else:
+                got = f"got {echoed(row)}"
+            raise FsmarenaError(f"{where} must be an object with the keys {', '.join(columns)} ({got})")
+        for key, column in columns.items():
+            if not column.accepts(row[key]):
+                raise FsmarenaError(f"{where}: '{key}' must be {column.describe()}, got {echoed(row[key])}")
+        if "games" in columns:
+            if row["games"] < previous:
+                raise FsmarenaError(f"{where}: rows must be in order of 'games' ({row['games']} after {previous})")
+            previous = row["games"]
+    return rows
+
+
+def check_table(value: Any, current: np.ndarray, source: str, name: str) -> np.ndarray:
+    """A checkpoint table that can replace ``current`` exactly: present, of the same shape and
+    of the same dtype kind (integer counts stay integers, float values floats, masks booleans),
+    converted only when that is lossless (``float32`` to ``float64``, either byte order; a
+    wider type such as ``float128`` is refused).  Returns ``value`` (FsmarenaError otherwise)."""
+    label = f"{source}: table '{sanitise_text(name)}'"
+    if not isinstance(value, np.ndarray) or value.shape != current.shape:
+        got = "is missing" if value is None else f"has shape {list(getattr(value, 'shape', ()))}"
+        raise FsmarenaError(f"{label} {got}; expected shape {list(current.shape)}")
+    if value.dtype.kind != current.dtype.kind or not np.can_cast(value.dtype, current.dtype, "safe"):
+        raise FsmarenaError(f"{label} has type {value.dtype}; expected {_kinds(current)} values ({current.dtype})")
+    return value
+
+
+def _kinds(array: np.ndarray) -> str:
+    return {"b": "boolean", "i": "signed integer", "u": "unsigned integer", "f": "float"}.get(array.dtype.kind, "type")

@@ -40,6 +40,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from games.capabilities import SegmentRewards
 from games.players import Player, TablePolicy
+from rl.checkpoint import check_table
 from rl.segments import REWARDS, segment_returns
 from rl.tables import ActionValues, epsilon_greedy_probabilities, random_actions, sequential_update
 
@@ -181,12 +182,24 @@ class TabularLearner(Player):
         """Every table the learner needs to continue exactly (for checkpoints)."""
         return {"q": self.values.q, "n": self.values.n, "legal": self.values.legal}
 
-    def load_arrays(self, arrays: dict[str, np.ndarray]) -> None:
-        for name, current in self.arrays().items():
-            value = arrays.get(name)
-            if value is None or value.shape != current.shape:
-                raise FsmarenaError(f"checkpoint table '{name}' is missing or has the wrong shape")
-            current[...] = value
+    def load_arrays(self, arrays: dict[str, np.ndarray], source: str = "checkpoint") -> None:
+        """Continue from a checkpoint's tables (FsmarenaError naming ``source`` for any defect).
+
+        Every table is checked before any is copied: its shape and dtype kind must be this
+        learner's (:func:`rl.checkpoint.check_table`: float counts or integer Q-values are a
+        swap or tampering, not something to cast), and an update count on an action never seen
+        legal is refused (a count can only come from playing the action, which marks it legal).
+        """
+        tables = self.arrays()
+        checked = {name: check_table(arrays.get(name), current, source, name) for name, current in tables.items()}
+        played = checked["n"] > 0
+        if np.any(played & ~checked["legal"]):
+            state = int(np.flatnonzero((played & ~checked["legal"]).any(axis=1))[0])
+            raise FsmarenaError(
+                f"{source}: table 'n' counts updates of actions that table 'legal' never saw legal (state {state})"
+            )
+        for name, current in tables.items():
+            current[...] = checked[name]
 
 
 class MonteCarlo(TabularLearner):

@@ -43,24 +43,25 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from fsmarena import progress
+from fsmarena import limits, progress
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import atomic_path, write_json, write_text
+from fsmarena.fileio import atomic_path, dumps, sanitise_text, write_text
 from fsmarena.parallel import check_jobs, seed_sequence
 from games.arena import play_games
 from games.base import Game, config_to_dict
 from games.capabilities import ExactModel, SegmentRewards
 from games.kernel import has_kernel, kernel_of, params_of
 from games.match import play_match
-from games.players import Player, RandomPlayer, TablePolicy, player_to_json, save_player
+from games.players import Player, RandomPlayer, TablePolicy, player_to_json
 from games.registry import entry, resolve
 from games.stats import mean_interval, wilson_interval
 from rl import checkpoint as ckpt
@@ -491,6 +492,9 @@ def prepare(
         path = Path(out) / ckpt.FILENAME
         if resume and not path.exists():
             raise FsmarenaError(f"nothing to resume: {path} does not exist")
+        if resume:  # the whole checkpoint, before any work (the run reads it again to continue)
+            fingerprint = _fingerprint(game, config, seed, opponent, panel)
+            read_checkpoint(path, game, config, fingerprint, panel, make_learner(game, config))
         if not resume and path.exists():
             raise FsmarenaError(
                 f"{out} already holds a training checkpoint: pass --resume to continue it, "
@@ -624,19 +628,12 @@ class _Run:
     def resume(self) -> None:
         if self.path is None:
             raise FsmarenaError("--resume needs an output folder holding a checkpoint")
-        meta, tables = ckpt.load_checkpoint(self.path, max_done=self.config.episodes)
-        saved, current = meta.get("fingerprint"), _jsonable(self.fingerprint)
-        if saved != current:
-            raise FsmarenaError(
-                f"checkpoint {self.path} was made with different settings: {_differences(saved, current)}"
-            )
-        self.learner.load_arrays(tables)
-        if self.config.batch != 1:
-            self.rng = ckpt.restore_rng(meta.get("rng"), f"checkpoint {self.path}")
-        self.done, self.curve = int(meta["done"]), list(meta["curve"])
-        self.elapsed_before = float(meta.get("seconds", 0.0))
-        if "frozen" in tables:
-            self.frozen = np.asarray(tables["frozen"], dtype=np.int64)
+        saved = read_checkpoint(self.path, self.game, self.config, self.fingerprint, self.panel, self.learner)
+        if saved.rng is not None:
+            self.rng = saved.rng
+        self.done, self.curve, self.elapsed_before = saved.done, saved.curve, saved.seconds
+        if saved.frozen is not None:
+            self.frozen = saved.frozen
 
     def evaluate_now(self) -> None:
         table = self.learner.values.greedy_table()
@@ -688,6 +685,81 @@ class _Run:
             exact_value(self.mdp, table, self.game),
             learner=self.learner,
         )
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What a checkpoint hands on to a resumed run (besides the learner's tables): games done,
+    curve rows, seconds spent, the batched algorithm's random stream, the self-play table."""
+
+    done: int
+    curve: list[dict[str, Any]]
+    seconds: float
+    rng: np.random.Generator | None
+    frozen: np.ndarray | None
+
+
+def read_checkpoint(
+    path: Path,
+    game: Game,
+    config: TrainConfig,
+    fingerprint: dict[str, Any],
+    panel: Sequence[Player],
+    learner: TabularLearner,
+) -> Resumed:
+    """The checkpoint at ``path`` checked in full against this run (settings, every curve row,
+    every table) and its tables loaded into ``learner``; FsmarenaError (one line) for any
+    defect.  :func:`prepare` calls it on a scratch learner so that a bad checkpoint is refused
+    before any work starts; the run calls it again to take the state over."""
+    source = f"checkpoint {path}"
+    meta, tables = ckpt.load_checkpoint(path, max_done=_positive("--episodes", config.episodes))
+    saved, current = meta.get("fingerprint"), _jsonable(fingerprint)
+    if saved != current:
+        raise FsmarenaError(f"{source} was made with different settings: {_differences(saved, current)}")
+    done = int(meta["done"])
+    curve = ckpt.check_rows(meta["curve"], _curve_columns(panel, done), source, "curve")
+    frozen = _frozen_table(tables, game, source)
+    learner.load_arrays(tables, source)
+    rng = ckpt.restore_rng(meta.get("rng"), source) if config.batch != 1 else None
+    return Resumed(done, list(curve), float(meta.get("seconds", 0.0)), rng, frozen)
+
+
+def _curve_columns(panel: Sequence[Player], done: int) -> dict[str, ckpt.Column]:
+    """What each column of a sample-based run's curve row may hold (:meth:`_Run.evaluate_now`):
+    a point at most ``done`` games in, against a member of ``panel`` (``""`` when solo)."""
+    fraction = ckpt.Column(float, 0.0, 1.0, empty=True)  # blank in one-player games
+    number = ckpt.Column(float, empty=True)  # null when not finite or not known (no model)
+    return {
+        "games": ckpt.Column(int, 0, done),
+        "iteration": ckpt.Column(str, choices=("",)),
+        "opponent": ckpt.Column(str, choices=tuple(p.label for p in panel) or ("",)),
+        "eval_games": ckpt.Column(int, 1, limits.MAX_GAMES, limit="MAX_GAMES"),
+        "win": fraction,
+        "draw": fraction,
+        "loss": fraction,
+        "win_ci_low": fraction,
+        "win_ci_high": fraction,
+        "mean_reward": number,
+        "mean_score": number,
+        "score_ci_low": number,
+        "score_ci_high": number,
+        "exact_value": number,
+        "epsilon": ckpt.Column(float, 0.0, 1.0),
+    }
+
+
+def _frozen_table(tables: dict[str, np.ndarray], game: Game, source: str) -> np.ndarray | None:
+    """The checkpoint's frozen self-play policy, if it has one: one action of the game per
+    state (compiled code indexes with it).  Tables the learner does not know are refused."""
+    unknown = sorted(set(tables) - {"q", "n", "legal", "sums", "frozen"})
+    if unknown:
+        raise FsmarenaError(f"{source}: unexpected table '{sanitise_text(unknown[0], limits.MAX_SHOWN_CHARS)}'")
+    if "frozen" not in tables:
+        return None
+    frozen = ckpt.check_table(tables["frozen"], np.zeros(game.n_states, dtype=np.int64), source, "frozen")
+    if frozen.size and frozen.max() >= game.n_actions:
+        raise FsmarenaError(f"{source}: table 'frozen' names actions beyond {game.n_actions - 1}")
+    return np.array(frozen, dtype=np.int64)
 
 
 def _train_sequential(run, opponent, resume, checkpoint_seconds):
@@ -828,25 +900,28 @@ def _cell(value: Any) -> Any:
 
 
 def write_outputs(out_dir: Path, game: Game, result: TrainResult, seed: int) -> None:
-    """policy.json, curve.csv, tables.npz and run.json (each written atomically)."""
-    save_player(result.policy, game, out_dir / "policy.json")
-    write_text(out_dir / "curve.csv", curve_csv(result.curve))
-    tables = {"q": result.q, "counts": result.counts}
-    if result.plan is not None:
-        tables["values"] = result.plan.values
-    with atomic_path(out_dir / "tables.npz", suffix=".npz") as tmp:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, allow_pickle=False, **tables)
-    write_json(
-        out_dir / "run.json",
+    """policy.json, curve.csv, tables.npz and run.json: every text is made first (anything that
+    could fail on the data fails before a file is touched), then each file is written atomically."""
+    policy = dumps(player_to_json(result.policy, game)) + "\n"
+    curve = curve_csv(result.curve)
+    run = dumps(
         {
             "game": game.name,
             "parameters": config_to_dict(game.config),
             "seed": int(seed),
             **result.summary(),
             **result.extra,
-        },
+        }
     )
+    tables = {"q": result.q, "counts": result.counts}
+    if result.plan is not None:
+        tables["values"] = result.plan.values
+    write_text(out_dir / "policy.json", policy)
+    write_text(out_dir / "curve.csv", curve)
+    with atomic_path(out_dir / "tables.npz", suffix=".npz") as tmp:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, allow_pickle=False, **tables)
+    write_text(out_dir / "run.json", run + "\n")
 
 
 def _jsonable(data: Any) -> Any:
@@ -856,8 +931,29 @@ def _jsonable(data: Any) -> Any:
     return loads(dumps(data))
 
 
-def _differences(saved: Any, current: Any, prefix: str = "") -> str:
+def _differences(saved: Any, current: Any) -> str:
+    """The fields where a checkpoint's settings record differs from this run's, as
+    ``config.episodes was 1000, now 2000``: at most :data:`~fsmarena.limits.MAX_SHOWN_DIFFERENCES`
+    of them, each value cut to :data:`~fsmarena.limits.MAX_SHOWN_CHARS` (a tampered record
+    cannot make the one-line error long)."""
+    found = list(itertools.islice(_differing(saved, current, ""), limits.MAX_SHOWN_DIFFERENCES + 1))
+    shown = ", ".join(
+        f"{sanitise_text(path, limits.MAX_SHOWN_CHARS)} was {ckpt.echoed(old)}, now {ckpt.echoed(new)}"
+        for path, old, new in found[: limits.MAX_SHOWN_DIFFERENCES]
+    )
+    return shown + (" (and more)" if len(found) > limits.MAX_SHOWN_DIFFERENCES else "")
+
+
+def _differing(saved: Any, current: Any, path: str) -> Iterator[tuple[str, Any, Any]]:
+    """``(field path, saved value, current value)`` of each differing leaf, depth first; the
+    whole record is called ``fingerprint`` when it is not even an object."""
     if isinstance(saved, dict) and isinstance(current, dict):
-        keys = [k for k in sorted(set(saved) | set(current)) if saved.get(k) != current.get(k)]
-        return ", ".join(_differences(saved.get(k), current.get(k), f"{prefix}{k}.") for k in keys) or "?"
-    return f"{prefix.rstrip('.')} was {saved!r}, now {current!r}"
+        for key in sorted(set(saved) | set(current)):
+            if saved.get(key) != current.get(key):
+                yield from _differing(saved.get(key), current.get(key), f"{path}.{key}" if path else key)
+    elif isinstance(saved, list) and isinstance(current, list) and len(saved) == len(current):
+        for index, (old, new) in enumerate(zip(saved, current)):
+            if old != new:
+                yield from _differing(old, new, f"{path}[{index}]")
+    else:
+        yield path or "fingerprint", saved, current

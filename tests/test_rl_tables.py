@@ -103,3 +103,57 @@ def test_note_legal_accumulates_over_repeated_states_in_one_batch():
         np.array([0, 0, 0]), np.array([[True, False, False], [False, True, False], [False, False, False]])
     )
     assert values.legal.tolist() == [[True, True, False], [False, False, False]]
+
+
+# ---- checkpoint rows and tables ------------------------------------------------------------------
+
+
+def test_check_table_keeps_the_dtype_kind_and_converts_only_losslessly():
+    from rl.checkpoint import check_table
+
+    q, n, legal = np.zeros((2, 3)), np.zeros((2, 3), dtype=np.int64), np.zeros((2, 3), dtype=bool)
+    for value, like in ((q.astype(">f8"), q), (q.astype(np.float32), q), (np.asfortranarray(q), q), (n, n)):
+        assert check_table(value, like, "c", "t") is value
+    for value, like, words in (
+        (n, q, "type int64; expected float"),
+        (q, n, "type float64; expected signed integer"),
+        (n.astype(np.uint64), n, "type uint64"),
+        (n, legal, "expected boolean"),
+        (q[:1], q, "has shape \\[1, 3\\]; expected shape \\[2, 3\\]"),
+        (None, q, "is missing"),
+    ):
+        with pytest.raises(FsmarenaError, match=words):
+            check_table(value, like, "c", "t")
+    if np.dtype(np.longdouble).itemsize > 8:  # a wider float would be cut: refused
+        with pytest.raises(FsmarenaError, match="type float128; expected float values"):
+            check_table(q.astype(np.longdouble), q, "c", "t")
+
+
+def test_check_rows_checks_keys_types_ranges_and_order():
+    from rl.checkpoint import Column, check_rows
+
+    columns = {"games": Column(int, 0, 10), "name": Column(str, choices=("a",)), "x": Column(float, 0, 1, empty=True)}
+    rows = [{"games": 0, "name": "a", "x": None}, {"games": 10, "name": "a", "x": 1}]
+    assert check_rows(rows, columns, "c", "curve") is rows
+    for bad, words in (
+        ([[0, "a", 1.0]], "curve row 0 must be an object with the keys games, name, x \\(got \\[0, 'a', 1.0\\]\\)"),
+        ([{"games": 0, "name": "a"}], "missing key 'x'"),
+        ([{**rows[0], "extra\x1b": 1}], "unexpected key 'extra\\\\x1b'"),
+        ([{**rows[0], "games": True}], "'games' must be a whole number in \\[0, 10\\], got True"),
+        ([{**rows[0], "games": 11}], "got 11"),
+        ([{**rows[0], "games": 1.0}], "got 1.0"),
+        ([{**rows[0], "x": 1.5}], "'x' must be a number in \\[0, 1\\] or empty"),
+        ([{**rows[0], "name": "b" * 10**6}], "'name' must be one of 'a', got 'bbb"),
+        ([rows[1], rows[0]], "curve row 1: rows must be in order of 'games'"),
+    ):
+        with pytest.raises(FsmarenaError, match=words) as error:
+            check_rows(bad, columns, "c", "curve")
+        assert len(str(error.value)) < 300
+
+
+def test_a_boolean_array_holding_other_bytes_is_refused(tmp_path):
+    from fsmarena.fileio import read_npz
+
+    np.savez(tmp_path / "c.npz", legal=np.array([0, 1, 7], dtype=np.uint8).view(bool))
+    with pytest.raises(FsmarenaError, match="booleans other than 0 and 1"):
+        read_npz(tmp_path / "c.npz")

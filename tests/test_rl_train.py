@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -354,3 +355,100 @@ def test_one_player_games_refuse_opponents(capsys, tmp_path):
     )
     assert code == 2 and "one-player game" in err
     assert not (tmp_path / "out").exists()
+
+
+# ---- tampered checkpoints: one line, exit 2, nothing written ----------------------------------
+
+TAMPER_ARGS = ["train", "dtd", "--algo", "q-learning", "--episodes", "400", "--eval-games", "50", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """A finished q-learning run's folder (its checkpoint is the one the tests tamper with)."""
+    from cli_helpers import cli
+
+    out = tmp_path_factory.mktemp("finished") / "run"
+    assert cli(*TAMPER_ARGS, "--out", out)[0] == 0
+    return out
+
+
+def tampered(finished: Path, folder: Path, meta_change=None, tables=None) -> Path:
+    """A copy of ``finished`` whose checkpoint has ``meta_change(meta)`` and ``tables`` replaced."""
+    import shutil
+
+    shutil.copytree(finished, folder)
+    with np.load(folder / FILENAME) as data:
+        arrays = {name: data[name] for name in data.files}
+    meta = json.loads(arrays["meta"].tobytes())
+    if meta_change is not None:
+        meta_change(meta)
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    arrays.update({f"table_{k}": v(arrays[f"table_{k}"]) for k, v in (tables or {}).items()})
+    np.savez(folder / FILENAME, **arrays)
+    return folder
+
+
+@pytest.mark.parametrize(
+    "meta_change, tables, message",
+    [
+        (lambda m: m.update(curve=[[1, 2]]), None, "curve row 0 must be an object with the keys games, iteration"),
+        (lambda m: m.update(curve=[{"x": 1}]), None, "curve row 0 must be an object .* \\(missing key"),
+        (lambda m: m.update(done=200, curve=[None, "x", 5]), None, "curve row 0 must be an object .* \\(got None\\)"),
+        (lambda m: m["curve"][1].update(win=2.0), None, "curve row 1: 'win' must be a number in \\[0, 1\\]"),
+        (lambda m: m["curve"][0].update(opponent="x"), None, "'opponent' must be one of 'random', got 'x'"),
+        (lambda m: m["curve"][0].update(games=401), None, "'games' must be a whole number in \\[0, 400\\]"),
+        (None, {"n": lambda n: n + 0.5}, "table 'n' has type float64; expected signed integer values"),
+        (None, {"q": lambda q: q.astype(np.int64)}, "table 'q' has type int64; expected float values"),
+        (None, {"legal": lambda legal: legal.astype(np.int64) * 7}, "table 'legal' has type int64; expected boolean"),
+        (None, {"legal": np.zeros_like}, "table 'n' counts updates of actions that table 'legal' never saw legal"),
+        (lambda m: m.update(fingerprint="x" * 10**6), None, "different settings: fingerprint was 'xxx"),
+    ],
+)
+def test_a_tampered_checkpoint_is_one_line_exit_2_and_nothing_is_written(
+    capsys, tmp_path, finished, meta_change, tables, message
+):
+    out = tampered(finished, tmp_path / "run", meta_change, tables)
+    before = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in out.iterdir()}
+    code, _out, err = run_cli(capsys, *TAMPER_ARGS, "--out", out, "--resume")
+    assert code == 2 and err.count("\n") == 1 and err.startswith("fsmarena: error: checkpoint ")
+    assert re.search(message, err), err
+    assert len(err) < 400
+    assert {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in out.iterdir()} == before
+
+
+def test_tables_in_another_byte_or_memory_order_or_narrower_float_resume_the_same_run(capsys, tmp_path, finished):
+    """Lossless conversions are taken over: the resumed run writes the finished run's outputs."""
+    for name, change in (("big", lambda q: q.astype(">f8")), ("fortran", np.asfortranarray)):
+        out = tampered(finished, tmp_path / name, tables={"q": change})
+        assert run_cli(capsys, *TAMPER_ARGS, "--out", out, "--resume")[0] == 0
+        same_run(finished, out)
+
+
+def test_settings_differences_name_each_field_and_stay_short():
+    saved = {"config": {"alpha": 0.5, "episodes": 1, "gamma": 0.1, "q_init": 2.0}, "panel": [{"label": "a"}]}
+    current = {"config": {"alpha": 0.1, "episodes": 1, "gamma": 1.0, "q_init": 0.0}, "panel": [{"label": "b"}]}
+    text = rt._differences(saved, current)
+    assert (
+        text
+        == "config.alpha was 0.5, now 0.1, config.gamma was 0.1, now 1.0, config.q_init was 2.0, now 0.0 (and more)"
+    )
+    assert (
+        rt._differences({"panel": [{"label": "a"}]}, {"panel": [{"label": "b"}]}) == "panel[0].label was 'a', now 'b'"
+    )
+    long = rt._differences("x" * 10**7, {"k\x1b": "y" * 10**7})
+    assert long.startswith("fingerprint was 'xxx") and len(long) < 250 and "\x1b" not in long
+
+
+def test_a_tampered_checkpoint_is_refused_before_any_work(tmp_path, finished, monkeypatch):
+    """prepare() reads the whole checkpoint: the run (learner, model, compiled code) never starts."""
+    out = tampered(finished, tmp_path / "run", lambda m: m["curve"][0].update(eval_games=0))
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the run started")
+
+    monkeypatch.setattr(rt, "_Run", no_work)
+    config = TrainConfig("q-learning", episodes=400, eval_games=50)
+    with pytest.raises(
+        FsmarenaError, match="'eval_games' must be a whole number in \\[1, 1,000,000,000\\] \\(MAX_GAMES\\), got 0"
+    ):
+        train(DivideTheDollar(), config, out=out, resume=True)

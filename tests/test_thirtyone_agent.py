@@ -290,3 +290,43 @@ def test_cli_keeps_neural_options_away_from_tabular_learners_and_other_games(cap
     )
     assert code == 2 and "mlp" in err  # the known list names the game's own agent
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"metrics": [None]}, "metrics row 0 must be an object"),
+        ({"metrics": [{"games": 150}]}, "metrics row 0 must be an object with the keys games, epsilon"),
+        ({"metric": ("epsilon", 2.0)}, "metrics row 0: 'epsilon' must be a number in \\[0, 1\\]"),
+        ({"metric": ("seconds", None)}, "'seconds' must be a number in \\[0, inf\\], got None"),
+        ({"metric": ("games", 10**6)}, "'games' must be a whole number in \\[0, 300\\]"),
+        ({"curve": [[0, "greedy"]]}, "curve row 0 must be an object"),
+        ({"table": ("turn_w0", np.int64)}, "table 'w0' has type int64; expected float"),
+        ({"table": ("swap_opt_t", np.float64)}, "table 'opt_t' has type float64; expected signed integer"),
+        ({"table": ("turn_opt_v0", -1.0)}, "second moments\\) holds negative entries"),
+    ],
+)
+def test_a_tampered_checkpoint_is_refused_before_anything_is_taken_over(tmp_path, change, message):
+    """Rows are checked in full (keys, types, ranges) and tables keep their dtype kind."""
+    game = ThirtyOne()
+    trainer = Trainer(game, AgentSettings(**SMALL), [GreedyPlayer()])
+    trainer.run_batch(150)
+    trainer.run_batch(150)
+    trainer.save(tmp_path / "c.npz")
+    with np.load(tmp_path / "c.npz") as data:
+        arrays = {name: data[name] for name in data.files}
+    meta = json.loads(arrays["meta"].tobytes())
+    for key, value in change.items():
+        if key == "metric":
+            meta["metrics"][0][value[0]] = value[1]
+        elif key == "table":
+            name, kind = value
+            arrays[f"table_{name}"] = (
+                arrays[f"table_{name}"] * kind if isinstance(kind, float) else arrays[f"table_{name}"].astype(kind)
+            )
+        else:
+            meta[key] = value
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez(tmp_path / "c.npz", **arrays)
+    with pytest.raises(FsmarenaError, match=message):
+        Trainer(game, AgentSettings(**SMALL), [GreedyPlayer()]).restore(tmp_path / "c.npz")

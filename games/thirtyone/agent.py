@@ -49,7 +49,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from fsmarena import progress
+from fsmarena import limits, progress
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, write_json, write_text
 from fsmarena.parallel import seed_sequence
@@ -59,6 +59,7 @@ from games.players import GroupedStack, Player, save_player, uniform_legal
 from games.thirtyone.game import DISCARD_0, DRAW_DECK, TURN, ThirtyOne
 from games.thirtyone.potential import LivesPotential
 from rl import checkpoint as ckpt
+from rl.checkpoint import check_table
 from rl.schedules import EpsilonSchedule
 from rl.segments import segment_returns
 
@@ -176,20 +177,26 @@ class QNetwork:
         layers = len(self.model.coefs_)
         for i in range(layers):
             for prefix, target in (("w", self.model.coefs_), ("b", self.model.intercepts_)):
-                value = arrays.get(f"{prefix}{i}")
-                if value is None or value.shape != target[i].shape or not np.all(np.isfinite(value)):
-                    raise FsmarenaError(f"{source}: layer {i} weights missing, of the wrong shape or not finite")
+                value = check_table(arrays.get(f"{prefix}{i}"), target[i], source, f"{prefix}{i}")
+                if not np.all(np.isfinite(value)):
+                    raise FsmarenaError(f"{source}: layer {i} weights are not finite")
                 target[i][...] = value
 
     def set_optimizer_arrays(self, arrays: dict[str, np.ndarray], source: str) -> None:
+        """Adam's step count and moments from a checkpoint, each checked like the learners'
+        tables (:func:`rl.checkpoint.check_table`); second moments cannot be negative."""
         opt = self.model._optimizer
-        try:
-            opt.t = int(arrays["t"][0])
-            for i in range(len(self._params())):
-                opt.ms[i][...] = arrays[f"m{i}"]
-                opt.vs[i][...] = arrays[f"v{i}"]
-        except (KeyError, ValueError, IndexError) as exc:
-            raise FsmarenaError(f"{source}: optimizer state does not fit the networks ({exc})") from None
+        step = check_table(arrays.get("t"), np.zeros(1, dtype=np.int64), source, "opt_t")
+        moments = []
+        for i in range(len(self._params())):
+            m = check_table(arrays.get(f"m{i}"), opt.ms[i], source, f"opt_m{i}")
+            v = check_table(arrays.get(f"v{i}"), opt.vs[i], source, f"opt_v{i}")
+            if v.size and v.min() < 0:
+                raise FsmarenaError(f"{source}: table 'opt_v{i}' (Adam's second moments) holds negative entries")
+            moments.append((m, v))
+        opt.t = int(step[0])
+        for i, (m, v) in enumerate(moments):
+            opt.ms[i][...], opt.vs[i][...] = m, v
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -533,6 +540,14 @@ class Trainer:
             raise FsmarenaError(f"{source} was written with other training settings")
         if meta.get("game") != _jsonable(asdict(self.game.config)):
             raise FsmarenaError(f"{source} was written for other 31 rules")
+        done = int(meta["done"])
+        metrics = ckpt.check_rows(meta["metrics"], _metric_columns(done), source, "metrics")
+        curve = ckpt.check_rows(meta["curve"], _curve_columns(done), source, "curve")
+        recent = tables.get("recent")
+        if recent is not None:
+            check_table(recent, np.zeros(len(recent)), source, "recent")
+            if recent.ndim != 1 or len(recent) > self.settings.rolling:
+                raise FsmarenaError(f"{source}: table 'recent' must hold at most {self.settings.rolling} rewards")
         for name, net in self.agent.nets.items():
             net.set_arrays(
                 {
@@ -540,15 +555,45 @@ class Trainer:
                     for k, v in tables.items()
                     if k.startswith(f"{name}_w") or k.startswith(f"{name}_b")
                 },
-                source,
+                f"{source} ({name} network)",
             )
             net.set_optimizer_arrays(
-                {k[len(name) + 5 :]: v for k, v in tables.items() if k.startswith(f"{name}_opt_")}, source
+                {k[len(name) + 5 :]: v for k, v in tables.items() if k.startswith(f"{name}_opt_")},
+                f"{source} ({name} network)",
             )
-        self.recent = [tables["recent"]] if "recent" in tables else []
-        self.done = int(meta["done"])
+        self.recent = [np.asarray(recent, dtype=float)] if recent is not None else []
+        self.done = done
         self.rng = ckpt.restore_rng(meta["rng"], source)
-        self.metrics, self.curve = list(meta["metrics"]), list(meta["curve"])
+        self.metrics, self.curve = list(metrics), list(curve)
+
+
+def _metric_columns(done: int) -> dict[str, ckpt.Column]:
+    """What each column of a checkpointed metrics row may hold (:meth:`Trainer._record`;
+    a NaN, e.g. the loss of a batch without decisions, is saved as null)."""
+    nonnegative = ckpt.Column(float, 0.0, empty=True)
+    return {
+        "games": ckpt.Column(int, 0, done),
+        "epsilon": ckpt.Column(float, 0.0, 1.0),
+        "turn_loss": nonnegative,
+        "swap_loss": nonnegative,
+        "mean_round_reward": ckpt.Column(float, empty=True),
+        "round_length": nonnegative,
+        "rolling_win_rate": ckpt.Column(float, 0.0, 1.0, empty=True),
+        "seconds": ckpt.Column(float, 0.0),
+    }
+
+
+def _curve_columns(done: int) -> dict[str, ckpt.Column]:
+    """What each column of a checkpointed evaluation row may hold (:meth:`Trainer.evaluate`)."""
+    fraction = ckpt.Column(float, 0.0, 1.0)
+    return {
+        "games": ckpt.Column(int, 0, done),
+        "opponent": ckpt.Column(str),
+        "eval_games": ckpt.Column(int, 1, limits.MAX_GAMES, limit="MAX_GAMES"),
+        "win": fraction,
+        "win_ci_low": fraction,
+        "win_ci_high": fraction,
+    }
 
 
 def _jsonable(value: Any) -> Any:
