@@ -149,6 +149,11 @@ def round_robin_pairing(population: int, games_per_pair: int, seats: int = 2) ->
     return tuple(np.where(where == s, single, copies) for s in range(seats))
 
 
+def round_robin_games(population: int, games_per_pair: int) -> int:
+    """The games of :func:`round_robin_pairing`: ``games_per_pair`` for every ordered pair."""
+    return population * (population - 1) * games_per_pair
+
+
 def panel_pairings(population: int, n_panel: int, games_per_pair: int, seats: int = 2) -> list[Pairing]:
     """Every individual against every panel player, ``games_per_pair`` games in each seat
     (seat order), the panel player filling every other seat."""
@@ -174,6 +179,12 @@ class Protocol:
     def __init__(self, game: Game, spec: GenomeSpec, config: "EvolveConfig", panel: Sequence[Player] = ()):
         self.game, self.spec, self.config, self.panel = game, spec, config, tuple(panel)
 
+    @classmethod
+    def generation_games(cls, config: "EvolveConfig", seats: int) -> int:
+        """The games :meth:`evaluate` plays in one generation of ``config`` with games of ``seats``
+        seats (what its seating arrays hold, so the run can be bounded before it starts)."""
+        raise NotImplementedError
+
     def evaluate(
         self, genomes: np.ndarray, rng: np.random.Generator, seed: np.random.SeedSequence, jobs: int
     ) -> tuple[np.ndarray, int]:
@@ -193,6 +204,10 @@ class ThesisProtocol(Protocol):
 
     name = "thesis"
     absolute = True
+
+    @classmethod
+    def generation_games(cls, config, seats):
+        return config.population * config.opponents * config.games_per_opponent
 
     def evaluate(self, genomes, rng, seed, jobs):
         c = self.config
@@ -227,6 +242,10 @@ class RoundRobinProtocol(Protocol):
     name = "round-robin"
     absolute = False
 
+    @classmethod
+    def generation_games(cls, config, seats):
+        return round_robin_games(config.population, config.games_per_pair)
+
     def evaluate(self, genomes, rng, seed, jobs):
         c = self.config
         pairing = round_robin_pairing(len(genomes), c.games_per_pair, self.game.n_seats)
@@ -252,6 +271,12 @@ class PanelProtocol(RoundRobinProtocol):
     """Fitness against a fixed panel of players, optionally mixed with the round robin."""
 
     name = "panel"
+
+    @classmethod
+    def generation_games(cls, config, seats):
+        panel = config.population * len(config.panel) * seats * config.games_per_pair
+        robin = round_robin_games(config.population, config.games_per_pair) if config.panel_weight < 1.0 else 0
+        return panel + robin
 
     def __init__(self, game, spec, config, panel=()):
         super().__init__(game, spec, config, panel)
@@ -285,6 +310,10 @@ class ScoreProtocol(RoundRobinProtocol):
 
     name = "score"
     seats = (1,)
+
+    @classmethod
+    def generation_games(cls, config, seats):
+        return 0 if config.exact_fitness else config.population * config.games_per_pair
 
     def __init__(self, game, spec, config, panel=()):
         super().__init__(game, spec, config, panel)
@@ -320,6 +349,11 @@ def check_seats(game: Game, protocol: str) -> None:
             f"the {protocol} protocol plays {plays}; "
             f"{game.name} is set up for {game.n_seats} player(s)" + (f" (use: {', '.join(fitting)})" if fitting else "")
         )
+
+
+def generation_games(config: "EvolveConfig", seats: int) -> int:
+    """The games one generation of ``config`` plays (``seats`` seats a game), before any is played."""
+    return _CLASSES[config.protocol].generation_games(config, seats)
 
 
 def make_protocol(game: Game, spec: GenomeSpec, config: "EvolveConfig", panel: Sequence[Player] = ()) -> Protocol:

@@ -42,8 +42,8 @@ from deap import tools
 
 from evo.genome import GENOMES, GenomeSpec, genome_spec
 from evo.operators import Individual, hall_of_fame, statistics
-from evo.protocols import PROTOCOLS, Protocol, check_seats, exact_values, make_protocol
-from fsmarena import progress
+from evo.protocols import PROTOCOLS, Protocol, check_seats, exact_values, generation_games, make_protocol
+from fsmarena import limits, progress
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json, write_json, write_text
 from fsmarena.parallel import check_jobs, seed_sequence
@@ -99,8 +99,9 @@ class EvolveConfig:
     curve_games: int = 1000
     chunk: int = 8192
 
-    def resolved(self) -> "EvolveConfig":
-        """This configuration with the protocol's defaults filled in, validated."""
+    def resolved(self, game: Game | None = None) -> "EvolveConfig":
+        """This configuration with the protocol's defaults filled in, validated (against
+        ``game``'s seats and genome size too when it is given: see :meth:`validate`)."""
         thesis = self.protocol == "thesis"
         changes: dict[str, Any] = {}
         if self.generations is None:
@@ -114,11 +115,13 @@ class EvolveConfig:
         if self.states is None:
             changes["states"] = 8 if self.genome == "bda" else 4
         config = dataclasses.replace(self, **changes, panel=tuple(self.panel))
-        config.validate()
+        config.validate(game)
         return config
 
-    def validate(self) -> None:
-        """FsmarenaError for any value a run cannot use."""
+    def validate(self, game: Game | None = None) -> None:
+        """FsmarenaError for any value a run cannot use.  With ``game``, also what the options
+        multiply into there (:meth:`check_sizes`): :func:`evolve` always gives it, so every
+        run is bounded before its first game or file."""
         if self.genome not in GENOMES:
             raise FsmarenaError(f"unknown genome '{self.genome}' (known: {', '.join(GENOMES)})")
         if self.protocol not in PROTOCOLS:
@@ -151,24 +154,25 @@ class EvolveConfig:
             isinstance(self.mutations, bool) or not isinstance(self.mutations, int) or self.mutations < 0
         ):
             raise FsmarenaError(f"--mutations must be zero or more, got {self.mutations!r}")
+        if self.mutations is not None:
+            limits.check(self.mutations, limits.MAX_MUTATIONS, "--mutations", "MAX_MUTATIONS")
         for name in ("crossover_rate", "panel_weight", "mutation_rate"):
             value = getattr(self, name)
             if value is not None and not (isinstance(value, (int, float)) and 0.0 <= value <= 1.0):
                 raise FsmarenaError(f"{_option(name)} must be a number between 0 and 1, got {value!r}")
         population = _resolved(self.population, "population")
         tournament = _resolved(self.tournament, "tournament")
+        if population < 2:
+            raise FsmarenaError(f"the {self.protocol} protocol needs a population of at least 2")
+        smallest = 2 if self.protocol == "thesis" else 1  # the thesis ranks a drawn sample
+        if not smallest <= tournament <= population:
+            raise FsmarenaError(f"--tournament must be between {smallest} and the population ({population})")
         if self.protocol == "thesis":
-            if population < 2:
-                raise FsmarenaError("the thesis protocol needs a population of at least 2")
-            if not 2 <= tournament <= population:
-                raise FsmarenaError(f"--tournament must be between 2 and the population ({population})")
             if 2 * self.replaced > tournament:
                 raise FsmarenaError(
                     f"{self.replaced} replaced individuals need a tournament of at least {2 * self.replaced}"
                 )
         else:
-            if population < 2:
-                raise FsmarenaError(f"the {self.protocol} protocol needs a population of at least 2")
             if self.elite >= population:
                 raise FsmarenaError(f"--elite ({self.elite}) must be smaller than the population ({population})")
         if self.protocol == "panel" and not self.panel:
@@ -179,11 +183,51 @@ class EvolveConfig:
             raise FsmarenaError(f"exact fitness must be true or false, got {self.exact_fitness!r}")
         if self.exact_fitness and self.protocol != "score":
             raise FsmarenaError("--exact-fitness is only used by the score protocol")
+        if game is not None:
+            self.check_sizes(game)
+
+    def check_sizes(self, game: Game) -> GenomeSpec:
+        """The genome spec of this (validated) configuration for ``game``, after checking what
+        the options multiply into, each within its own limit: the games of a generation and
+        their parallel tasks, and the genome entries held at once.  FsmarenaError naming the
+        limit otherwise (fsmarena.limits)."""
+        spec = genome_spec(game, self.genome, self.states, self.inputs, self.max_tests)
+        check_seats(game, self.protocol)
+        games = generation_games(self, game.n_seats)
+        limits.check(
+            games,
+            limits.MAX_GENERATION_GAMES,
+            f"a generation's games ({_PRODUCTS[self.protocol]})",
+            "MAX_GENERATION_GAMES",
+        )
+        tasks = -(-games // self.chunk)
+        limits.check(
+            tasks, limits.MAX_GENERATION_TASKS, "a generation's tasks (its games / --chunk)", "MAX_GENERATION_TASKS"
+        )
+        held = _resolved(self.population, "population") + (self.opponents if self.protocol == "thesis" else 0)
+        limits.check(
+            held * spec.size,
+            limits.MAX_GENOME_ENTRIES,
+            f"the genome entries held at once ({_HELD[self.protocol == 'thesis']} genomes of {spec.size:,})",
+            "MAX_GENOME_ENTRIES",
+        )
+        return spec
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["panel"] = list(self.panel)
         return data
+
+
+#: how each protocol's games of a generation are counted, for the error message
+_PRODUCTS = {
+    "thesis": "--population x --opponents x --games-per-opponent",
+    "round-robin": "ordered pairs of the population x --games-per-pair",
+    "panel": "--population x panel players x seats x --games-per-pair, plus a round robin if --panel-weight < 1",
+    "score": "--population x --games-per-pair",
+}
+#: which genomes are held at once, by whether the protocol is the thesis one
+_HELD = {True: "--population + --opponents", False: "--population"}
 
 
 def _option(name: str) -> str:
@@ -272,10 +316,9 @@ def evolve(
     stopped there (a study measures these snapshots; a resumed run reports only its new points).
     """
     config = config.resolved()
+    spec = config.check_sizes(game)
     check_jobs(jobs)
     seed_sequence(seed)  # validates the seed
-    spec = genome_spec(game, config.genome, config.states, config.inputs, config.max_tests)
-    check_seats(game, config.protocol)
     panel = [resolve_player(name, game) for name in config.panel]
     for player in panel:
         player_to_json(player, game)  # fails now if the checkpoint could not store it

@@ -77,3 +77,29 @@ def shown(value: int | float) -> str:
 MAX_SHOWN_CHARS = 80
 #: differing fields a "made with different settings" error lists (then "and N more")
 MAX_SHOWN_DIFFERENCES = 3
+
+# ---- evolution and network sizes --------------------------------------------------------------
+# Products of options that are each within their own limit: checked where the options meet
+# (evo.run.EvolveConfig.validate, games.thirtyone.agent.AgentSettings.check), before any work.
+
+#: games of one evolution generation (population x opponents x games for thesis, ordered pairs x
+#: games for round-robin, population x panel x seats x games for panel): a generation's seating
+#: is held in memory, 16 to 80 bytes a game, so MAX_GAMES (a billion) would need up to 80 GB
+MAX_GENERATION_GAMES = 10**7
+#: parallel tasks of one generation (its games / --chunk): each task costs about 1 KB to plan
+MAX_GENERATION_TASKS = 100_000
+#: genome entries held at once (population, plus the thesis protocol's random opponents, times the
+#: entries of one genome): 8 bytes each in memory, and the population must fit a checkpoint
+MAX_GENOME_ENTRIES = 10**7
+#: point mutations of one child (--mutations): each is a step of a Python loop, per child and
+#: generation; a few hundred already make a child a random genome
+MAX_MUTATIONS = 10_000
+#: hidden layers of the 31 agent's network (train --algo mlp --hidden; its player file reader's limit)
+MAX_HIDDEN_LAYERS = 8
+#: units of one hidden layer (likewise)
+MAX_HIDDEN_UNITS = 4096
+#: weights and biases of the larger of the 31 agent's two networks: the policy file stores both
+#: as indented JSON text (about 33 bytes a number: 2 million numbers took 64 MB) and must stay
+#: under MAX_JSON_BYTES to be read back, with room to spare; the training checkpoint (weights
+#: and two Adam moments, about 24 bytes a parameter) then stays far under MAX_CHECKPOINT_BYTES
+MAX_MLP_PARAMETERS = 500_000

@@ -108,7 +108,7 @@ def _evolve_config(ctx: MethodContext) -> Any:
         raise p.fail("evolution protocols do not train against other competitors' champions; remove 'needs'")
     config = _config(EvolveConfig, p)
     try:
-        return config.resolved()
+        return config.resolved(ctx.game)
     except FsmarenaError as exc:
         raise p.fail(str(exc)) from None
 

@@ -177,3 +177,48 @@ def test_config_errors_are_clear():
         EvolveConfig(protocol="round-robin", mutations=2, mutation_rate=0.1).resolved()
     with pytest.raises(FsmarenaError, match="--games-per-pair"):
         EvolveConfig(protocol="round-robin", games_per_pair=-3).resolved()
+
+
+def test_products_of_options_each_within_its_limit_are_bounded_too():
+    """Options multiply into a generation's games, its tasks and the genome entries held at once:
+    each product is refused (naming its limit) when the configuration meets the game, and
+    --mutations and --tournament are bounded whatever the protocol."""
+    from fsmarena.errors import FsmarenaError
+    from fsmarena.limits import MAX_GENERATION_GAMES, MAX_MUTATIONS
+
+    game = DivideTheDollar()
+    thesis = dict(genome="fsm", protocol="thesis", population=10, tournament=5)
+    robin = dict(genome="fsm", protocol="round-robin", population=10)
+    refused = [
+        (dict(thesis, opponents=10**6, games_per_opponent=2), "MAX_GENERATION_GAMES"),
+        (dict(thesis, games_per_opponent=MAX_GENERATION_GAMES // 250 + 1), "MAX_GENERATION_GAMES"),
+        (dict(thesis, opponents=1000, states=1024), "MAX_GENOME_ENTRIES"),
+        (dict(robin, population=1000, games_per_pair=11), "MAX_GENERATION_GAMES"),
+        (dict(robin, population=5000, states=1024, games_per_pair=1), "MAX_GENERATION_GAMES"),
+        (dict(robin, population=2000, states=1024, games_per_pair=1), "MAX_GENOME_ENTRIES"),
+        (dict(robin, chunk=1, games_per_pair=2000), "MAX_GENERATION_TASKS"),
+        (dict(robin, protocol="panel", panel=("random",) * 5, population=10_000, games_per_pair=101), "MAX_GENER"),
+    ]
+    for options, limit in refused:
+        EvolveConfig(**options).resolved()  # each option alone is fine
+        with pytest.raises(FsmarenaError, match=limit):
+            EvolveConfig(**options).resolved(game)
+    with pytest.raises(FsmarenaError, match="the limit is 10,000 \\(MAX_MUTATIONS\\)"):
+        EvolveConfig(**thesis, mutations=MAX_MUTATIONS + 1).resolved()
+    for protocol in ("round-robin", "panel", "score"):
+        with pytest.raises(FsmarenaError, match=r"--tournament must be between 1 and the population \(10\)"):
+            EvolveConfig(
+                protocol=protocol, population=10, tournament=11, panel=("random",) * (protocol == "panel")
+            ).resolved()
+    EvolveConfig(**dict(robin, population=700, games_per_pair=20)).resolved(game)  # 9,786,000 games: allowed
+
+
+def test_a_generations_games_count_the_seats_of_the_panel_games():
+    """Panel games are played in every seat: with three seats a generation plays 3/2 as many."""
+    from evo.protocols import generation_games
+
+    config = EvolveConfig(protocol="panel", panel=("random", "max"), population=10, games_per_pair=7).resolved()
+    assert generation_games(config, 2) == 10 * 2 * 2 * 7
+    assert generation_games(config, 3) == 10 * 2 * 3 * 7
+    mixed = EvolveConfig(**{**config.to_dict(), "panel": ("random", "max"), "panel_weight": 0.5}).resolved()
+    assert generation_games(mixed, 3) == 10 * 2 * 3 * 7 + 10 * 9 * 7

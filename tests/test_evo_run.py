@@ -21,7 +21,7 @@ from evo.protocols import PanelSeat, round_robin_pairing, score
 from evo.run import EvolveConfig, evolve
 from games.arena import Seat, play_games
 from games.dtd.game import LARGE_MAX, DivideTheDollar
-from games.players import FixedActionPlayer, load_player
+from games.players import FixedActionPlayer, load_player, resolve_player
 
 GAME = DivideTheDollar()
 
@@ -377,3 +377,57 @@ def test_an_existing_run_is_not_overwritten_without_resume_nor_resumed_with_othe
     code, _out, err = run_cli(capsys, *RUN, "--games-per-pair", "5", "--out", str(tmp_path), "--resume")
     assert code == 2 and "--games-per-pair 4" in err
     assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--protocol", "thesis", "--tournament", "5", "--mutations", "10001"], "the limit is 10,000 (MAX_MUTATIONS)"),
+        (["--protocol", "thesis", "--tournament", "5", "--opponents", "2000000"], "(MAX_GENERATION_GAMES)"),
+        (["--protocol", "thesis", "--tournament", "5", "--games-per-opponent", "400000"], "(MAX_GENERATION_GAMES)"),
+        (["--population", "10000"], "is 399,960,000; the limit is 10,000,000 (MAX_GENERATION_GAMES)"),
+        (["--games-per-pair", "1000000000"], "(MAX_GENERATION_GAMES)"),
+        (
+            ["--protocol", "panel", "--panel", "random", "--population", "10000", "--games-per-pair", "600"],
+            "(MAX_GENERATION_GAMES)",
+        ),
+        (["--tournament", "7"], "--tournament must be between 1 and the population (6)"),
+        (["--chunk", "1", "--games-per-pair", "5000"], "(MAX_GENERATION_TASKS)"),
+        (["--states", "1024", "--population", "200"], "(MAX_GENOME_ENTRIES)"),
+    ],
+)
+def test_options_that_multiply_beyond_a_limit_fail_before_any_folder(capsys, tmp_path, extra, message):
+    """Each option within its own limit, their product beyond one: refused before the output
+    folder is claimed (the hostile-input sweep's allocations of gigabytes to terabytes)."""
+    out = tmp_path / "run"
+    code, _out, err = run_cli(capsys, *RUN, *extra, "--out", str(out))
+    assert code == 2
+    assert message in err and err.count("\n") == 1 and err.startswith("fsmarena: error:")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("protocol", ["thesis", "round-robin", "panel", "score"])
+def test_a_generations_games_are_counted_before_it_is_played(protocol):
+    """The count the limit checks is the count evaluate() plays (panel mixed with a round robin)."""
+    from evo.protocols import generation_games, make_protocol
+    from games.dice421.game import Dice421
+
+    game = Dice421() if protocol == "score" else GAME
+    config = EvolveConfig(
+        genome="fsm",
+        protocol=protocol,
+        population=5,
+        opponents=3,
+        games_per_opponent=2,
+        games_per_pair=3,
+        tournament=4,
+        panel=("random", "random") if protocol == "panel" else (),
+        panel_weight=0.5,
+    ).resolved(game)
+    spec = genome_spec(game, "fsm", config.states, config.inputs)
+    panel = [resolve_player(name, game) for name in config.panel]
+    rng = np.random.default_rng(0)
+    _fitness, games = make_protocol(game, spec, config, panel).evaluate(
+        spec.random(rng, 5), rng, np.random.SeedSequence(0), 1
+    )
+    assert games == generation_games(config, game.n_seats) > 0

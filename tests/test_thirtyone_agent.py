@@ -181,6 +181,9 @@ def test_bad_settings_and_files(tmp_path):
         {"epsilon": 1.5},
         {"learning_rate": 2.0},
         {"opponents": ()},
+        {"hidden": (4097,)},
+        {"hidden": (4,) * 9},
+        {"hidden": (1000, 1000)},
     ):
         with pytest.raises(FsmarenaError):
             Trainer(game, AgentSettings(**{**SMALL, **bad}), [GreedyPlayer()])
@@ -266,6 +269,13 @@ def test_cli_trains_the_mlp_agent_and_resumes_an_interrupted_run_exactly(capsys,
         (["--episodes", "100", "--eval-panel", "greedy", "nobody"], "unknown player 'nobody'"),
         (["--episodes", "100", "--resume"], "does not exist"),
         (["--episodes", "100", "--hidden", "8,0"], "layer sizes must be positive"),
+        (
+            ["--episodes", "100", "--hidden=100000,100000"],
+            "a layer of 100,000 units; the limit is 4,096 (MAX_HIDDEN_UNITS)",
+        ),
+        (["--episodes", "100", "--hidden=4097"], "the limit is 4,096 (MAX_HIDDEN_UNITS)"),
+        (["--episodes", "100", "--hidden=" + ",".join(["4"] * 9)], "9 layers; the limit is 8 (MAX_HIDDEN_LAYERS)"),
+        (["--episodes", "100", "--hidden=4096,4096"], "the limit is 500,000 (MAX_MLP_PARAMETERS)"),
         ([], "--episodes must be a positive whole number"),
     ],
 )
@@ -330,3 +340,17 @@ def test_a_tampered_checkpoint_is_refused_before_anything_is_taken_over(tmp_path
     np.savez(tmp_path / "c.npz", **arrays)
     with pytest.raises(FsmarenaError, match=message):
         Trainer(game, AgentSettings(**SMALL), [GreedyPlayer()]).restore(tmp_path / "c.npz")
+
+
+def test_network_size_limits_keep_the_policy_file_readable():
+    """The largest network the limits allow has at most MAX_MLP_PARAMETERS weights and biases,
+    and one parameter more is refused; studies' settings go through the same check."""
+    from fsmarena.limits import MAX_MLP_PARAMETERS
+    from games.thirtyone.agent import SWAP_ACTIONS, check_hidden, network_parameters
+
+    inputs = len(ThirtyOne.feature_names)
+    assert network_parameters((8,), inputs, SWAP_ACTIONS) == (inputs + 1) * 8 + 9 * SWAP_ACTIONS
+    width = next(h for h in range(1, 5000) if network_parameters((h, h), inputs, SWAP_ACTIONS) > MAX_MLP_PARAMETERS)
+    check_hidden((width - 1, width - 1))
+    with pytest.raises(FsmarenaError, match="MAX_MLP_PARAMETERS"):
+        check_hidden((width, width))

@@ -146,12 +146,11 @@ def config_from_args(args):
 
 
 def run(args) -> int:
-    from evo.genome import genome_spec
     from evo.run import CHECKPOINT, evolve
 
     game = game_from_args(args)
     config = config_from_args(args)
-    genome_spec(game, config.genome, config.states, config.inputs, config.max_tests)  # fail before any file
+    config.check_sizes(game)  # fail before any file
     out = prepare_out(args.out, "evolve")
     if args.resume and not (out / CHECKPOINT).exists():
         print(f"fsmarena: no checkpoint in {out}: starting from generation 0", file=sys.stderr)

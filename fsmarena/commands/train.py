@@ -77,12 +77,18 @@ def _seat(text: str) -> str | int:
 
 
 def _layers(text: str) -> list[int]:
+    """``--hidden``: comma-separated layer sizes, checked against the mlp agent's limits on
+    layers, units and parameters (the only agent with hidden layers) as they are parsed."""
+    from games.thirtyone.agent import check_hidden
+
     try:
         sizes = [int(part) for part in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of layer sizes") from None
-    if not sizes or any(size <= 0 for size in sizes):
-        raise argparse.ArgumentTypeError(f"layer sizes must be positive whole numbers, got '{text}'")
+    try:
+        check_hidden(sizes, prefix="")
+    except FsmarenaError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return sizes
 
 

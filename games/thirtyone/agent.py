@@ -211,10 +211,15 @@ class QNetwork:
         hidden = fields.get("hidden", list)
         if (
             not hidden
-            or len(hidden) > 8
-            or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 4096 for h in hidden)
+            or len(hidden) > limits.MAX_HIDDEN_LAYERS
+            or any(
+                isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= limits.MAX_HIDDEN_UNITS for h in hidden
+            )
         ):
-            raise fields.fail("field 'hidden' must list 1 to 8 layer sizes between 1 and 4096")
+            raise fields.fail(
+                f"field 'hidden' must list 1 to {limits.MAX_HIDDEN_LAYERS} layer sizes "
+                f"between 1 and {limits.MAX_HIDDEN_UNITS}"
+            )
         rate = fields.number_in("learning_rate", 1e-7, 1.0)
         net = cls(n_inputs, n_outputs, hidden, rate, seed=0)
         sizes = [n_inputs, *hidden, n_outputs]
@@ -322,6 +327,36 @@ class MLPAgent(Player):
 # ---- training ------------------------------------------------------------------------------
 
 
+def network_parameters(hidden: Sequence[int], n_inputs: int, n_outputs: int) -> int:
+    """Weights and biases of a network with these layer sizes."""
+    sizes = [n_inputs, *hidden, n_outputs]
+    return sum((a + 1) * b for a, b in zip(sizes, sizes[1:]))
+
+
+def check_hidden(hidden: Sequence[int], prefix: str = "hidden: ") -> None:
+    """FsmarenaError unless ``hidden`` is 1 to MAX_HIDDEN_LAYERS layers of 1 to MAX_HIDDEN_UNITS
+    units whose larger network (the swap network) has at most MAX_MLP_PARAMETERS weights and
+    biases: beyond these the networks would not fit in memory, or their policy file could not be
+    read back (:meth:`QNetwork.from_json`, MAX_JSON_BYTES).  Checked before anything is built."""
+    if not hidden or any(isinstance(h, bool) or not isinstance(h, int) or h <= 0 for h in hidden):
+        raise FsmarenaError(f"{prefix}layer sizes must be positive whole numbers, got {list(hidden)!r}")
+    if len(hidden) > limits.MAX_HIDDEN_LAYERS:
+        raise FsmarenaError(
+            f"{prefix}{len(hidden):,} layers; the limit is {limits.MAX_HIDDEN_LAYERS} (MAX_HIDDEN_LAYERS)"
+        )
+    widest = max(hidden)
+    if widest > limits.MAX_HIDDEN_UNITS:
+        raise FsmarenaError(
+            f"{prefix}a layer of {limits.shown(widest)} units; the limit is {limits.MAX_HIDDEN_UNITS:,} (MAX_HIDDEN_UNITS)"
+        )
+    parameters = network_parameters(hidden, len(ThirtyOne.feature_names), max(TURN_ACTIONS, SWAP_ACTIONS))
+    if parameters > limits.MAX_MLP_PARAMETERS:
+        raise FsmarenaError(
+            f"{prefix}a network of {parameters:,} weights and biases; "
+            f"the limit is {limits.MAX_MLP_PARAMETERS:,} (MAX_MLP_PARAMETERS)"
+        )
+
+
 @dataclass
 class AgentSettings:
     """Training settings (defaults: the seed's epsilon and discount, small networks)."""
@@ -347,8 +382,7 @@ class AgentSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise FsmarenaError(f"{name} must be a positive whole number, got {value!r}")
-        if not self.hidden or any(not isinstance(h, int) or h <= 0 for h in self.hidden):
-            raise FsmarenaError("hidden layer sizes must be positive whole numbers")
+        check_hidden(self.hidden)
         if not (0 < self.learning_rate < 1) or not (0 < self.gamma <= 1):
             raise FsmarenaError("learning_rate must be in (0, 1) and gamma in (0, 1]")
         if not self.opponents:
