@@ -644,6 +644,11 @@ def test_a_study_that_cannot_run_claims_no_folder(tmp_path, capsys, panel_games,
             'method = "builtin"\nparams = { player = "missing.json" }',
             "does not exist",
         ),
+        (
+            'method = "train"\nparams = { algo = "q-learning", episodes = 1000 }',
+            'method = "evolve"\nparams = { genome = "fsm", protocol = "round-robin", population = 5000 }',
+            "MAX_GENERATION_GAMES",
+        ),
     ],
     ids=[
         "empty-panel",
@@ -655,6 +660,7 @@ def test_a_study_that_cannot_run_claims_no_folder(tmp_path, capsys, panel_games,
         "best-known-unknown-fields",
         "best-known-no-opponent",
         "missing-player-file",
+        "evolve-generation-too-big",
     ],
 )
 def test_a_study_file_with_a_mistake_is_one_line_before_anything(tmp_path, capsys, old, new, words):
