@@ -160,9 +160,13 @@ def test_study_section_tables_sizes_and_fingerprints(tmp_path):
     definition = tmp_path / "machines.toml"
     definition.write_text(STUDY)
     data = runner.run_study(load_study_toml(definition).plan("test"), tmp_path / "out", jobs=1, log=lambda m: None)
-    analysis = analyse(data, figures=False)
+    analysis = analyse(data, figures=False)  # --no-figures: the fingerprints as a table only
     section = machines_summary_section(data, analysis)
-    assert section.startswith("### What the machines do") and "![Fingerprints" in section
+    assert section.startswith("### What the machines do") and "tables/fingerprints.csv" in section
+    assert "![Fingerprints" not in section and not (data.out / "figures" / "fingerprints.png").exists()
+    analysis = analyse(data, figures=True)
+    section = machines_summary_section(data, analysis)
+    assert "![Fingerprints" in section and (data.out / "figures" / "fingerprints.png").exists()
     sizes = read_csv(data.out / "tables" / "machine_sizes.csv")
     assert sorted(r["champion"] for r in sizes) == ["bda/r000", "bda/r001", "fsm/r000", "fsm/r001"]
     for row in sizes:  # recomputed from the saved player files
