@@ -204,11 +204,13 @@ class EvolveConfig:
         limits.check(
             tasks, limits.MAX_GENERATION_TASKS, "a generation's tasks (its games / --chunk)", "MAX_GENERATION_TASKS"
         )
-        held = _resolved(self.population, "population") + (self.opponents if self.protocol == "thesis" else 0)
+        thesis = self.protocol == "thesis"  # its random opponents are held beside the population
+        held = _resolved(self.population, "population") + (self.opponents if thesis else 0)
+        held_genomes = "--population + --opponents" if thesis else "--population"
         limits.check(
             held * spec.size,
             limits.MAX_GENOME_ENTRIES,
-            f"the genome entries held at once ({_HELD[self.protocol == 'thesis']} genomes of {spec.size:,})",
+            f"the genome entries held at once ({held_genomes} genomes of {spec.size:,})",
             "MAX_GENOME_ENTRIES",
         )
         return spec
@@ -226,8 +228,6 @@ _PRODUCTS = {
     "panel": "--population x panel players x seats x --games-per-pair, plus a round robin if --panel-weight < 1",
     "score": "--population x --games-per-pair",
 }
-#: which genomes are held at once, by whether the protocol is the thesis one
-_HELD = {True: "--population + --opponents", False: "--population"}
 
 
 def _option(name: str) -> str:

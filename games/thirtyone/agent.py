@@ -209,17 +209,10 @@ class QNetwork:
     @classmethod
     def from_json(cls, fields: Fields, n_inputs: int, n_outputs: int) -> "QNetwork":
         hidden = fields.get("hidden", list)
-        if (
-            not hidden
-            or len(hidden) > limits.MAX_HIDDEN_LAYERS
-            or any(
-                isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= limits.MAX_HIDDEN_UNITS for h in hidden
-            )
-        ):
-            raise fields.fail(
-                f"field 'hidden' must list 1 to {limits.MAX_HIDDEN_LAYERS} layer sizes "
-                f"between 1 and {limits.MAX_HIDDEN_UNITS}"
-            )
+        try:
+            check_layer_sizes(hidden, prefix="field 'hidden': ")
+        except FsmarenaError as exc:
+            raise fields.fail(str(exc)) from None
         rate = fields.number_in("learning_rate", 1e-7, 1.0)
         net = cls(n_inputs, n_outputs, hidden, rate, seed=0)
         sizes = [n_inputs, *hidden, n_outputs]
@@ -334,10 +327,22 @@ def network_parameters(hidden: Sequence[int], n_inputs: int, n_outputs: int) -> 
 
 
 def check_hidden(hidden: Sequence[int], prefix: str = "hidden: ") -> None:
+    """FsmarenaError unless ``hidden`` passes :func:`check_layer_sizes` and its larger network
+    (the swap network) has at most MAX_MLP_PARAMETERS weights and biases: beyond these the
+    networks would not fit in memory, or their policy file could not be read back
+    (:meth:`QNetwork.from_json`, MAX_JSON_BYTES).  Checked before anything is built."""
+    check_layer_sizes(hidden, prefix)
+    parameters = network_parameters(hidden, len(ThirtyOne.feature_names), max(TURN_ACTIONS, SWAP_ACTIONS))
+    if parameters > limits.MAX_MLP_PARAMETERS:
+        raise FsmarenaError(
+            f"{prefix}a network of {parameters:,} weights and biases; "
+            f"the limit is {limits.MAX_MLP_PARAMETERS:,} (MAX_MLP_PARAMETERS)"
+        )
+
+
+def check_layer_sizes(hidden: Sequence[int], prefix: str = "hidden: ") -> None:
     """FsmarenaError unless ``hidden`` is 1 to MAX_HIDDEN_LAYERS layers of 1 to MAX_HIDDEN_UNITS
-    units whose larger network (the swap network) has at most MAX_MLP_PARAMETERS weights and
-    biases: beyond these the networks would not fit in memory, or their policy file could not be
-    read back (:meth:`QNetwork.from_json`, MAX_JSON_BYTES).  Checked before anything is built."""
+    units (the shape every network must have, in settings and in player files alike)."""
     if not hidden or any(isinstance(h, bool) or not isinstance(h, int) or h <= 0 for h in hidden):
         raise FsmarenaError(f"{prefix}layer sizes must be positive whole numbers, got {list(hidden)!r}")
     if len(hidden) > limits.MAX_HIDDEN_LAYERS:
@@ -348,12 +353,6 @@ def check_hidden(hidden: Sequence[int], prefix: str = "hidden: ") -> None:
     if widest > limits.MAX_HIDDEN_UNITS:
         raise FsmarenaError(
             f"{prefix}a layer of {limits.shown(widest)} units; the limit is {limits.MAX_HIDDEN_UNITS:,} (MAX_HIDDEN_UNITS)"
-        )
-    parameters = network_parameters(hidden, len(ThirtyOne.feature_names), max(TURN_ACTIONS, SWAP_ACTIONS))
-    if parameters > limits.MAX_MLP_PARAMETERS:
-        raise FsmarenaError(
-            f"{prefix}a network of {parameters:,} weights and biases; "
-            f"the limit is {limits.MAX_MLP_PARAMETERS:,} (MAX_MLP_PARAMETERS)"
         )
 
 
