@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_json, write_json
 from games.players import Player, TablePolicy, resolve_player
 from studies.runner import StudyData
@@ -31,18 +30,13 @@ FILE = "raw/reference.json"
 
 
 def settings(data: StudyData) -> tuple[list[str], int] | None:
-    """The opponents and search budget of this study's scale, or None when it has no line."""
+    """The opponents and search budget of this study's scale, or None when it has no line (the
+    table was checked when the study was read: :func:`studies.protocol.study_from_dict`)."""
     reference = data.plan.study.best_known
     budgets = reference.get("budgets", {})
-    if not isinstance(budgets, dict) or data.plan.scale.name not in budgets:
+    if data.plan.scale.name not in budgets:
         return None
-    budget = budgets[data.plan.scale.name]
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
-        raise FsmarenaError(f"study {data.plan.study.name}: best_known.budgets.{data.plan.scale.name} must be > 0")
-    opponents = reference.get("opponents", [data.plan.study.curve_opponent])
-    if not isinstance(opponents, list) or not all(isinstance(o, str) for o in opponents):
-        raise FsmarenaError(f"study {data.plan.study.name}: best_known.opponents must be a list of player names")
-    return opponents, budget
+    return list(reference.get("opponents", [data.plan.study.curve_opponent])), budgets[data.plan.scale.name]
 
 
 def _best_table_start(data: StudyData, opponent: str) -> tuple[np.ndarray | None, str]:
