@@ -9,24 +9,28 @@ like ``B`` with probability ``(1 - x) y`` and like ``C`` otherwise, so the unit 
 pure C).  Every component sees every decision, so builtins with memory stay consistent.
 
 The fingerprint of a player is its win rate (share of games won) against the probe of every
-point of a ``grid x grid`` lattice, each point a match with seats rotated
-(:func:`games.match.play_match`) and its own seed.  It works for any player (table FSMs,
-BDAs, RL policies).  One-player games have no opponents and no fingerprint.
+point of a ``grid x grid`` lattice, with seats rotated.  The whole lattice is one batch: the
+probes share their three components, so they stack into one mixture whose weights differ
+per game (:meth:`MixturePlayer.stack`), and every decision asks each component once for all
+games of the lattice instead of once per point (for a game whose engine has a cost per
+decision, such as 31, that is what makes a fingerprint cheap).  It works for any player
+(table FSMs, BDAs, RL policies).  One-player games have no opponents and no fingerprint.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Sequence
 
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.parallel import spawn
-from games.base import Game
-from games.match import play_match
-from games.players import Player, resolve_player
+from games.base import Game, Outcome
+from games.players import GroupedStack, Player, resolve_player
 from games.registry import entry
+from games.runner import Block, Chunk, play_blocks
 
 #: lattice points per axis and games per point when nothing else is asked
 DEFAULT_GRID = 5
@@ -34,7 +38,11 @@ DEFAULT_GAMES = 200
 
 
 class MixturePlayer(Player):
-    """At every decision, plays like ``players[k]`` with probability ``weights[k]``."""
+    """At every decision, plays like ``players[k]`` with probability ``weights[k]``.
+
+    Mixtures of the same component objects stack (:meth:`stack`): member ``m`` of the stack
+    has its own weights, and each component still acts once per decision for every game.
+    """
 
     kind = "mixture"
 
@@ -44,18 +52,32 @@ class MixturePlayer(Player):
         if len(players) != len(shares) or np.any(shares < 0) or not np.isclose(shares.sum(), 1.0):
             raise FsmarenaError("a mixture needs one non-negative weight per player, summing to 1")
         self.players = list(players)
-        self.cumulative = np.cumsum(shares / shares.sum())
+        #: cumulative weights, one row per stack member (one row for a plain mixture)
+        self.cumulative = np.cumsum(shares / shares.sum())[None, :]
+
+    def stack_key(self) -> Any:
+        return ("mixture", tuple(id(player) for player in self.players))
+
+    @classmethod
+    def stack(cls, players: Sequence[Any]) -> "MixturePlayer":
+        stacked = cls(players[0].players, np.diff(players[0].cumulative[0], prepend=0.0), label="stack")
+        stacked.cumulative = np.concatenate([p.cumulative for p in players])
+        return stacked
 
     def begin(self, game, n, members, rng):
-        return [player.begin(game, n, None, rng) for player in self.players]
+        rows = np.zeros(n, dtype=np.int64) if members is None else np.asarray(members)
+        return [player.begin(game, n, None, rng) for player in self.players], self.cumulative[rows]
 
     def act(self, obs, memory, rows, rng):
-        answers = [player.act(obs, mem, rows, rng) for player, mem in zip(self.players, memory)]
-        pick = np.minimum(np.searchsorted(self.cumulative, rng.random(obs.n), side="right"), len(answers) - 1)
+        memories, cumulative = memory
+        answers = [player.act(obs, mem, rows, rng) for player, mem in zip(self.players, memories)]
+        weights = cumulative if rows is None else cumulative[np.asarray(rows)]
+        draws = rng.random(obs.n)
+        pick = np.minimum(np.count_nonzero(weights <= draws[:, None], axis=1), len(answers) - 1)
         return np.choose(pick, answers)
 
     def finish(self, memory, outcome, seat):
-        for player, mem in zip(self.players, memory):
+        for player, mem in zip(self.players, memory[0]):
             player.finish(mem, outcome, seat)
 
 
@@ -78,9 +100,13 @@ class ProbeFamily:
         """The probe opponent at ``(x, y)`` of the unit square."""
         if not (0.0 <= x <= 1.0 and 0.0 <= y <= 1.0):
             raise FsmarenaError(f"probe parameters must lie in [0, 1], got ({x}, {y})")
-        players = [resolve_player(name, self.game) for name in self.names]
         weights = [x, (1 - x) * y, (1 - x) * (1 - y)]
-        return MixturePlayer(players, weights, label=f"probe({x:.2f},{y:.2f})")
+        return MixturePlayer(self.components, weights, label=f"probe({x:.2f},{y:.2f})")
+
+    @cached_property
+    def components(self) -> list[Player]:
+        """The three builtins, made once so that every probe of the family shares them."""
+        return [resolve_player(name, self.game) for name in self.names]
 
 
 def probe_family(game: Game) -> ProbeFamily:
@@ -131,15 +157,44 @@ def fingerprint(
     family: ProbeFamily | None = None,
 ) -> Fingerprint:
     """The win rate of ``player`` against the probes of a ``grid x grid`` lattice of the unit
-    square, ``games`` games per point (seats rotated), every point with its own seed."""
+    square, ``games`` games per point (seats rotated), the whole lattice played as one batch."""
     if isinstance(grid, bool) or not isinstance(grid, int) or grid < 2:
         raise FsmarenaError(f"a fingerprint needs a grid of at least 2 points per axis, got {grid}")
     family = family or probe_family(game)
     axis = np.linspace(0.0, 1.0, grid)
-    seeds = spawn(seed, grid * grid)
-    values = np.empty((grid, grid))
-    for j, y in enumerate(axis):
-        for i, x in enumerate(axis):
-            stats = play_match(game, player, family.probe(float(x), float(y)), games, seeds[j * grid + i], jobs=jobs)
-            values[j, i] = stats.win_rate
+    probes = [family.probe(float(x), float(y)) for y in axis for x in axis]
+    blocks = _lattice_blocks(game, player, len(probes), games)
+    won = np.zeros(len(probes))
+    played = np.zeros(len(probes))
+    for result in play_blocks(
+        game, [(spawn(seed, 1)[0], blocks)], _wins_by_point, stack=GroupedStack(probes), jobs=jobs
+    ):
+        wins, counts = result.value
+        won[: len(wins)] += wins
+        played[: len(counts)] += counts
+    values = (won / played).reshape(grid, grid)
     return Fingerprint(player.label, axis, axis.copy(), values, family.x_label, family.y_label, games)
+
+
+def _lattice_blocks(game: Game, player: Player, points: int, games: int) -> list[Block]:
+    """``player`` in each seat for its share of every point's games (the probe of the point in
+    the other seats), one block per seat of the player, tagged with that seat."""
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games <= 0:
+        raise FsmarenaError(f"the number of games must be a positive integer, got {games}")
+    seats = game.n_seats
+    per_seat = [games // seats + (1 if s < games % seats else 0) for s in range(seats)]
+    blocks = []
+    for a_seat in range(seats):
+        if per_seat[a_seat] == 0:
+            continue
+        members = np.repeat(np.arange(points, dtype=np.int64), per_seat[a_seat])
+        seating = tuple(player if s == a_seat else members for s in range(seats))
+        blocks.append(Block(seating, len(members), tag=a_seat))
+    return blocks
+
+
+def _wins_by_point(outcome: Outcome, chunk: Chunk, seconds: float) -> tuple[np.ndarray, np.ndarray]:
+    """A chunk's wins and games per lattice point, from the side of the player in seat ``chunk.tag``."""
+    members = next(s for s in chunk.seats if isinstance(s, np.ndarray))
+    won = outcome.rewards[:, chunk.tag] > 0
+    return np.bincount(members, weights=won), np.bincount(members).astype(float)

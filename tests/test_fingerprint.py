@@ -9,11 +9,10 @@ import pytest
 from evo.fingerprint import MixturePlayer, fingerprint, probe_family
 from figures.fingerprint import fingerprint_figure
 from fsmarena.errors import FsmarenaError
-from fsmarena.parallel import spawn
-from games.arena import play_games
+from games.arena import Seat, play_games
 from games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
 from games.match import play_match
-from games.players import FixedActionPlayer, Player, TablePolicy
+from games.players import FixedActionPlayer, GroupedStack, Player, TablePolicy
 from games.registry import entries, resolve
 
 GAME = DivideTheDollar()
@@ -80,19 +79,41 @@ def test_every_game_with_opponents_declares_a_family_of_its_builtins():
         play_games(game, [probe] + [probe] * (game.n_seats - 1), 4, np.random.default_rng(0), check_legal=True)
 
 
-def test_cells_are_the_matches_at_their_point():
-    """values[j, i] is the match against the probe at (x[i], y[j]) with the point's own seed."""
+def test_stacked_mixtures_pick_each_members_own_weights():
+    """A stack of mixtures over shared components: the games of each member see that member's
+    weights (so a whole lattice can play as one batch)."""
+    components = [fixed(SMALL_SPOIL), fixed(MEDIAN), fixed(LARGE_MAX)]
+    weights = [(0.2, 0.3, 0.5), (1.0, 0.0, 0.0), (0.0, 0.6, 0.4)]
+    members = [MixturePlayer(components, w) for w in weights]
+    stack = GroupedStack(members)
+    assert len(stack.groups) == 1  # merged into one stacked mixture
+    n = 3000
+    rows = np.arange(n) % len(weights)
+    recorder = Recorder(stack)
+    play_games(GAME, [Seat(recorder, rows), fixed(MEDIAN)], n, np.random.default_rng(4))
+    actions = np.stack(recorder.actions)  # (decisions, games): lock-step game
+    for member, member_weights in enumerate(weights):
+        mine = actions[:, rows == member].ravel()
+        for action, weight in zip((SMALL_SPOIL, MEDIAN, LARGE_MAX), member_weights):
+            share = np.count_nonzero(mine == action) / len(mine)
+            assert abs(share - weight) <= 5 * np.sqrt(weight * (1 - weight) / len(mine)) + 1e-12
+
+
+def test_cells_agree_with_a_match_at_their_point():
+    """values[j, i] agrees with an independent match against the probe at (x[i], y[j]) within
+    5 sigma of the two estimates; the same seed gives the same lattice for any --jobs."""
     player = fixed(MEDIAN)
-    grid, games, seed = 3, 60, 7
+    grid, games, seed = 3, 600, 7
     result = fingerprint(player, GAME, grid=grid, games=games, seed=seed)
     assert result.values.shape == (grid, grid) and result.x.tolist() == [0.0, 0.5, 1.0]
     family = probe_family(GAME)
-    seeds = spawn(seed, grid * grid)
-    for j, i in ((0, 2), (2, 0), (1, 1)):
-        stats = play_match(GAME, player, family.probe(result.x[i], result.y[j]), games, seeds[j * grid + i])
-        assert result.values[j, i] == stats.win_rate
-    again = fingerprint(player, GAME, grid=grid, games=games, seed=seed)
-    assert np.array_equal(again.values, result.values)
+    for j in range(grid):
+        for i in range(grid):
+            direct = play_match(GAME, player, family.probe(result.x[i], result.y[j]), games, 100 + j * grid + i)
+            p = (result.values[j, i] + direct.win_rate) / 2
+            assert abs(result.values[j, i] - direct.win_rate) <= 5 * np.sqrt(2 * p * (1 - p) / games) + 1e-9
+    assert np.array_equal(fingerprint(player, GAME, grid=grid, games=games, seed=seed).values, result.values)
+    assert np.array_equal(fingerprint(player, GAME, grid=grid, games=games, seed=seed, jobs=2).values, result.values)
 
 
 def test_pure_corner_matches_the_builtin_within_noise():
