@@ -80,13 +80,17 @@ class GenomeSpec(ABC):
 
 
 def genome_spec(
-    game: "Game", genome: str, states: int | None = None, inputs: str = "index", max_tests: int | None = None
+    game: "Game", genome: str, states: int | None = None, inputs: str | None = None, max_tests: int | None = None
 ) -> GenomeSpec:
-    """The spec of genome kind ``genome`` (``fsm`` or ``bda``) for ``game``."""
+    """The spec of genome kind ``genome`` (``fsm`` or ``bda``) for ``game``; FSM ``inputs``
+    default to the game's own (:func:`evo.inputs.default_inputs`)."""
     if genome == "fsm":
+        from evo.inputs import default_inputs
         from evo.table_fsm import FSMSpec
 
-        return FSMSpec(game, states if states is not None else 4, inputs)
+        return FSMSpec(
+            game, states if states is not None else 4, inputs if inputs is not None else default_inputs(game)
+        )
     if genome == "bda":
         from evo.bda import MAX_TESTS, BDASpec
 

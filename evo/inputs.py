@@ -65,6 +65,13 @@ class InputEncoder:
         return " | ".join(labels)
 
 
+def default_inputs(game: "Game") -> str:
+    """The inputs an FSM reads when none are named: the game's declared ``fsm_inputs``
+    (``index`` unless the game's tabular state is too large for a table, as in Stupide
+    Vautour and Goofspiel, which read the prize)."""
+    return game.fsm_inputs
+
+
 def available_inputs(game: "Game") -> list[str]:
     """The encoder names offered for ``game``: ``index``, each encoding, ``index+encoding``."""
     names = ["index"]

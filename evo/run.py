@@ -41,6 +41,7 @@ import numpy as np
 from deap import tools
 
 from evo.genome import GENOMES, GenomeSpec, genome_spec
+from evo.inputs import default_inputs
 from evo.operators import Individual, hall_of_fame, statistics
 from evo.protocols import PROTOCOLS, Protocol, check_seats, exact_values, generation_games, make_protocol
 from fsmarena import limits, progress
@@ -74,7 +75,8 @@ class EvolveConfig:
     generations: int | None = None
     population: int | None = None
     states: int | None = None
-    inputs: str = "index"
+    #: FSM inputs; None: the game's declared default (``Game.fsm_inputs``), set by resolved(game)
+    inputs: str | None = None
     max_tests: int = 6
     # thesis
     opponents: int = 25
@@ -114,6 +116,8 @@ class EvolveConfig:
             changes["mutations"] = 9 if thesis else 2
         if self.states is None:
             changes["states"] = 8 if self.genome == "bda" else 4
+        if self.inputs is None and game is not None:  # BDAs read features; "index" as before
+            changes["inputs"] = default_inputs(game) if self.genome == "fsm" else "index"
         config = dataclasses.replace(self, **changes, panel=tuple(self.panel))
         config.validate(game)
         return config
@@ -315,7 +319,7 @@ def evolve(
     simulated so far and the hall of fame's leader, the player the run would return if it
     stopped there (a study measures these snapshots; a resumed run reports only its new points).
     """
-    config = config.resolved()
+    config = config.resolved(game)
     spec = config.check_sizes(game)
     check_jobs(jobs)
     seed_sequence(seed)  # validates the seed

@@ -160,6 +160,10 @@ class Game(ABC):
         """Extra small-integer observation parts and their sizes, usable as FSM inputs."""
         return {}
 
+    #: the FSM inputs ``fsmarena evolve --genome fsm`` uses by default (:mod:`evo.inputs`):
+    #: a name that fits a table of :data:`evo.inputs.MAX_INPUTS` inputs with the default rules
+    fsm_inputs: ClassVar[str] = "index"
+
     #: per-algorithm training settings the game recommends (``fsmarena train`` and studies
     #: apply them unless told otherwise): algorithm -> {option: value}
     train_defaults: ClassVar[Mapping[str, Mapping[str, Any]]] = {}

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
@@ -80,6 +80,9 @@ class ZeroSumSolvable(ABC):
 
     #: the rewards the solution can be computed for (the first is the engine's own)
     solve_rewards: tuple[str, ...] = ("wdl",)
+    #: rule parameters (``--param`` strings) of a configuration solved in seconds, for
+    #: examples and for the tests every game gets (the default rules may be too large)
+    example_params: ClassVar[Mapping[str, str]] = {}
 
     @abstractmethod
     def solve_equilibrium(self, reward: str = "wdl") -> tuple[float, Any]:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.goofspiel import reference
-from games.goofspiel.game import Goofspiel, GoofspielConfig
+from games.goofspiel.game import MAX_CARDS, MAX_STATES, Goofspiel, GoofspielConfig
 from games.vautour.game import N_ABSTRACT, StupideVautour, VautourConfig
 from tests.cli_helpers import run_cli
 
@@ -130,7 +130,9 @@ def test_random_order_is_a_uniform_shuffle():
     assert np.allclose(shares, 1 / 3, atol=0.01)
 
 
-@pytest.mark.parametrize("state, clip", [("no-memory", None), ("with-score", None), ("with-score", 4)])
+@pytest.mark.parametrize(
+    "state, clip", [("no-memory", None), ("with-score", None), ("with-score", 4), ("public", None), ("public", 3)]
+)
 def test_observations_match_the_documented_numbering(state, clip):
     """Index, mask and encodings read back the state the reference keeps, for every decision."""
     cards, players = 5, 3
@@ -148,13 +150,18 @@ def test_observations_match_the_documented_numbering(state, clip):
     game.play(50, rng, decide, prize_order=orders, trace=trace)
     for seat, turn, index, mask, prize, features, lead, opp_last in seen:
         played = [step["bids"][:, seat] for step in trace[:turn]]
+        next_played = [step["bids"][:, (seat + 1) % players] for step in trace[:turn]]
         for g in range(50):
             hand = [c for c in range(1, cards + 1) if all(p[g] != c for p in played)]
             bits = sum(1 << (c - 1) for c in hand)
+            next_bits = sum(1 << (c - 1) for c in range(1, cards + 1) if all(p[g] != c for p in next_played))
             points = trace[turn - 1]["points"][g] if turn else np.zeros(players, dtype=np.int64)
             ahead = points[seat] - max(points[s] for s in range(players) if s != seat)
             lead_part = 0 if radix == 1 else min(max(ahead, -(radix // 2)), radix // 2) + radix // 2
-            assert index[g] == ((prize[g] - 1) * (2**cards - 1) + bits - 1) * radix + lead_part
+            base = (prize[g] - 1) * (2**cards - 1) + bits - 1
+            if state == "public":  # the next seat's remaining cards
+                base = base * (2**cards - 1) + next_bits - 1
+            assert index[g] == base * radix + lead_part
             assert list(np.flatnonzero(mask[g]) + 1) == hand
         assert (0 <= index).all() and (index < game.n_states).all()
         assert features.shape == (50, len(game.feature_names)) and (0 <= features).all() and (features <= 1).all()
@@ -162,7 +169,9 @@ def test_observations_match_the_documented_numbering(state, clip):
         assert (opp_last == 0).all() == (turn == 0)
 
 
-@pytest.mark.parametrize("state, states", [("no-memory", 3 * 7), ("with-score", 3 * 7 * 13)])
+@pytest.mark.parametrize(
+    "state, states", [("no-memory", 3 * 7), ("with-score", 3 * 7 * 13), ("public", 3 * 7 * 7 * 13)]
+)
 def test_state_labels_cover_the_index_range(state, states):
     game = Goofspiel(GoofspielConfig(cards=3, state=state))
     labels = {game.state_label(i) for i in range(game.n_states)}
@@ -217,7 +226,7 @@ def test_upbid_takes_every_prize_but_the_top_from_match():
         {"points_order": "sideways"},
         {"deck": "3"},
         {"state": "everything"},
-        {"score_clip": "3"},
+        {"state": "no-memory", "score_clip": "3"},
         {"state": "with-score", "score_clip": "0"},
         {"state": "with-score", "cards": "16"},
     ],
@@ -225,6 +234,22 @@ def test_upbid_takes_every_prize_but_the_top_from_match():
 def test_bad_rules_are_one_clear_error(params):
     with pytest.raises(FsmarenaError):
         get_game("goofspiel", params)
+
+
+def test_the_default_state_is_the_richest_that_fits_a_table():
+    """``auto``: public while it fits, then with-score, then no-memory (which always fits)."""
+    richer = {"public": None, "with-score": "public", "no-memory": "with-score"}
+    seen = []
+    for cards in range(1, MAX_CARDS + 1):
+        chosen = GoofspielConfig(cards=cards).state
+        seen.append(chosen)
+        total = cards * (cards + 1) // 2
+        assert Goofspiel(GoofspielConfig(cards=cards)).n_states <= MAX_STATES
+        if richer[chosen] is not None:
+            with pytest.raises(FsmarenaError):
+                GoofspielConfig(cards=cards, state=richer[chosen], score_clip=total)
+    assert seen[0] == "public" and seen[-1] == "no-memory" and seen[12] == "no-memory"  # 13 cards: as before
+    assert GoofspielConfig(cards=4) == GoofspielConfig(cards=4, state="public")
 
 
 def test_bad_actions_are_refused():

@@ -67,13 +67,20 @@ def _seconds(result: dict) -> str:
 
 
 def _line(result: dict) -> str:
+    text = _speed(result)
+    if "result" in result:  # a case that measures an outcome as well (e.g. a learner's win rate)
+        text += f" | {result['result']}"
+    if "target" in result:
+        text += f" | target: {result['target']}"
+    return text
+
+
+def _speed(result: dict) -> str:
     unit = result["unit"]
     if result["engine_per_second"] < 10:
         text = f"{result['game']:>9} | {result['case']}: {_rate(result['engine_per_second'], unit)}"
         if "ratio" in result:
             text += f" | baseline {_rate(result['plain_per_second'], unit)} | ratio {result['ratio']:.2f}x"
-        if "target" in result:
-            text += f" | target: {result['target']}"
         return text
     text = (
         f"{result['game']:>9} | {result['case']}: {result['engine_per_second']:,.0f} {unit}/s "
@@ -81,6 +88,4 @@ def _line(result: dict) -> str:
     )
     if "ratio" in result:
         text += f" | plain loop {result['plain_per_second']:,.0f} {unit}/s | ratio {result['ratio']:.1f}x"
-    if "target" in result:
-        text += f" | target: {result['target']}"
     return text

@@ -58,7 +58,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--generations", type=positive_int, help="generations (thesis 250, others 50)")
     parser.add_argument("--population", type=population_size, help="population size (thesis 15, others 36)")
     parser.add_argument("--states", type=states_count, help="machine states (BDA 8, FSM 4)")
-    parser.add_argument("--inputs", default="index", help="FSM inputs: index, opp_last or index+opp_last")
+    parser.add_argument(
+        "--inputs", default=None, help="FSM inputs, e.g. index, opp_last or index+opp_last (default: the game's)"
+    )
     parser.add_argument("--max-tests", type=positive_int, default=6, help="BDA tests per decision (6)")
     parser.add_argument(
         "--panel",

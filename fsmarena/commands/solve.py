@@ -4,7 +4,8 @@ Dispatches on the game's declared capabilities:
 
 * :class:`games.capabilities.ExactModel` (421): the optimal expected score and the optimal
   policy from the known transition model (``value``, ``value_fraction``, ``policy``);
-* :class:`games.capabilities.ZeroSumSolvable` (two-player Stupide Vautour with a small deck):
+* :class:`games.capabilities.ZeroSumSolvable` (two-player Stupide Vautour and Goofspiel with a
+  small deck, :mod:`games.vautour.zero_sum`):
   the game's value for the first seat under ``--reward`` and, with ``--out FILE``, the
   equilibrium as a player file (usable by ``play``, ``tournament``, studies); the
   equilibrium's own exploitability is reported as a check (0 up to rounding).
@@ -25,7 +26,7 @@ from games.base import Game
 from games.capabilities import ExactModel, ZeroSumSolvable
 
 NAME = "solve"
-HELP = "exact solution: 421's optimal policy, two-player Stupide Vautour's equilibrium (small decks)"
+HELP = "exact solution: 421's optimal policy, the equilibrium of two-player Stupide Vautour or Goofspiel (small decks)"
 
 
 def add_arguments(parser) -> None:

@@ -151,8 +151,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--reward",
         choices=("game", "segment"),
         help="what the tabular learners maximise: the game's final reward, or segment rewards "
-        "(31: each round's change of the lives potential; needs --batch 2 or more); "
-        "default: the game's choice",
+        "(31: each round's change of the lives potential); default: the game's choice",
     )
     parser.add_argument("--eval-every", type=positive_int, metavar="E", help="games between curve points")
     parser.add_argument(

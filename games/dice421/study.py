@@ -205,7 +205,7 @@ def _evolve_config(ctx: MethodContext) -> tuple[Any, int]:
     if config.genome != "fsm":
         raise p.fail('only table FSMs have exact values (genome = "fsm")')
     try:
-        config = config.resolved()
+        config = config.resolved(ctx.game)
         genome_spec(ctx.game, config.genome, config.states, config.inputs, config.max_tests)
     except FsmarenaError as exc:
         raise p.fail(str(exc)) from None

@@ -6,7 +6,8 @@ The serialised simultaneous bids, the state layout, the hands (bitmasks) and the
 win/draw/loss rewards are Stupide Vautour's too and live in :mod:`games.bidding`.
 
 Parameters ``p`` (int64): ``[players, cards, points order (0 random, 1 descending,
-2 ascending), lead clip (0 for the no-memory state)]``.  State: :mod:`games.bidding`'s layout
+2 ascending), lead clip (0 for the no-memory state), 1 when the state reads the next seat's
+hand (``public``)]``.  State: :mod:`games.bidding`'s layout
 (the two game slots unused); the deal is the prize values in turn order.
 """
 
@@ -46,7 +47,7 @@ from games.bidding import (
 __all__ = ["deal_size", "n_seats", "reset", "rewards", "scores", "state_size", "to_move"]
 
 BUILTINS = ("random", "match", "upbid", "max")
-_P, _C, _ORDER, _CLIP = PLAYERS, CARDS, 2, 3
+_P, _C, _ORDER, _CLIP, _OPP = PLAYERS, CARDS, 2, 3, 4
 _TURN = 0
 
 
@@ -54,8 +55,10 @@ def make_params(config) -> np.ndarray:
     """The rules of a :class:`games.goofspiel.game.GoofspielConfig` as one int64 array."""
     from games.goofspiel.game import POINTS_ORDERS
 
-    clip = config.lead_clip if config.state == "with-score" else 0
-    return np.array([config.players, config.cards, POINTS_ORDERS.index(config.points_order), clip], dtype=np.int64)
+    clip = config.lead_clip if config.state in ("with-score", "public") else 0
+    opponent = 1 if config.state == "public" else 0
+    order = POINTS_ORDERS.index(config.points_order)
+    return np.array([config.players, config.cards, order, clip, opponent], dtype=np.int64)
 
 
 @njit
@@ -65,7 +68,8 @@ def n_actions(p):
 
 @njit
 def n_states(p):
-    return p[_C] * ((1 << p[_C]) - 1) * (2 * p[_CLIP] + 1)
+    hands = (1 << p[_C]) - 1
+    return p[_C] * hands * (hands if p[_OPP] else 1) * (2 * p[_CLIP] + 1)
 
 
 @njit
@@ -107,7 +111,10 @@ def _prize(p, s):
 
 @njit
 def observe_index(p, s, seat):
-    base = (_prize(p, s) - 1) * ((1 << p[_C]) - 1) + (s[hand_at(p, seat)] - 1)
+    hands = (1 << p[_C]) - 1
+    base = (_prize(p, s) - 1) * hands + (s[hand_at(p, seat)] - 1)
+    if p[_OPP]:
+        base = base * hands + (s[hand_at(p, (seat + 1) % p[_P])] - 1)
     clip = p[_CLIP]
     if clip == 0:
         return base
@@ -221,6 +228,8 @@ def test_configs() -> list:
         GoofspielConfig(players=3, cards=5, points_order="descending"),
         GoofspielConfig(cards=5, state="with-score"),
         GoofspielConfig(players=3, cards=4, state="with-score", score_clip=3),
+        GoofspielConfig(cards=4, state="public"),
+        GoofspielConfig(players=3, cards=4, state="public", score_clip=2),
         GoofspielConfig(players=4, cards=7, points_order="ascending"),
         GoofspielConfig(),
     ]
@@ -228,14 +237,25 @@ def test_configs() -> list:
 
 def random_config(seed: int):
     """A random valid configuration (2-4 players, 1-8 cards, any prize order and state)."""
-    from games.goofspiel.game import POINTS_ORDERS, STATES, GoofspielConfig
+    from games.goofspiel.game import (
+        AUTO,
+        MAX_STATES,
+        POINTS_ORDERS,
+        SCORED_STATES,
+        STATES,
+        GoofspielConfig,
+        state_count,
+    )
 
     rng = np.random.default_rng(seed)
-    state = str(rng.choice(STATES))
-    clip = int(rng.integers(1, 6)) if state == "with-score" and rng.random() < 0.5 else None
+    state = str(rng.choice(STATES + (AUTO,)))
+    clip = int(rng.integers(1, 6)) if state in SCORED_STATES and rng.random() < 0.5 else None
+    cards = int(rng.integers(1, 9))
+    if state_count(cards, state, clip or cards * (cards + 1) // 2) > MAX_STATES:  # public with many cards
+        state, clip = AUTO, None
     return GoofspielConfig(
         players=int(rng.integers(2, 5)),
-        cards=int(rng.integers(1, 9)),
+        cards=cards,
         points_order=str(rng.choice(POINTS_ORDERS)),
         state=state,
         score_clip=clip,

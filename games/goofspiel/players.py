@@ -23,6 +23,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields
 from games.goofspiel.game import Tables
 from games.players import Player, RandomPlayer
+from games.vautour.players import KnownDistribution
 
 
 def match_card(t: Tables, prize: np.ndarray, hand: np.ndarray) -> np.ndarray:
@@ -49,8 +50,9 @@ STRATEGIES: dict[str, Callable[[Tables, np.ndarray, np.ndarray], np.ndarray]] = 
 }
 
 
-class GoofspielBuiltin(Player):
-    """One of the fixed strategies of the module docstring as a player."""
+class GoofspielBuiltin(Player, KnownDistribution):
+    """One of the fixed strategies of the module docstring as a player (deterministic and
+    without memory, so its law is its one card: exact best responses merge equal states)."""
 
     kind = "goofspiel-builtin"
 
@@ -69,6 +71,12 @@ class GoofspielBuiltin(Player):
         prize = np.broadcast_to(np.asarray(obs.prize_value, dtype=np.int64), (obs.n,))
         hand = np.broadcast_to(np.asarray(obs.hand, dtype=np.int64), (obs.n,))
         return STRATEGIES[self.strategy](memory, prize, hand) - 1
+
+    def action_probabilities(self, game: Any, obs: Any) -> np.ndarray:
+        actions = self.act(obs, self.begin(game, obs.n, None, np.random.default_rng(0)), None, np.random.default_rng(0))
+        probs = np.zeros((obs.n, game.n_actions))
+        probs[np.arange(obs.n), actions] = 1.0
+        return probs
 
     def to_dict(self) -> dict[str, Any]:
         return {"strategy": self.strategy}

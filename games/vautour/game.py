@@ -120,7 +120,8 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from games.base import Game, Observation, Outcome, rewards_from_ranking
-from games.capabilities import SimultaneousMoves, ZeroSumSolvable
+from games.capabilities import SimultaneousMoves
+from games.vautour.zero_sum import SolvableBidding
 
 LOWEST, MEDIAN, HIGHEST, BID_RANK, RANK_UP, RANK_DOWN, RANDOM = range(7)
 ABSTRACT_NAMES = ("lowest", "median", "highest", "bid_rank", "rank_up", "rank_down", "random")
@@ -329,7 +330,7 @@ def _tables(cards: int, prizes: tuple[int, ...]) -> _Tables:
     return _Tables(cards, prizes)
 
 
-class StupideVautour(Game, SimultaneousMoves, ZeroSumSolvable):
+class StupideVautour(Game, SimultaneousMoves, SolvableBidding):
     """Stupide Vautour / Hol's der Geier; see the module docstring for rules, actions, engine."""
 
     name = "vautour"
@@ -383,6 +384,8 @@ class StupideVautour(Game, SimultaneousMoves, ZeroSumSolvable):
         return 1
 
     feature_names = FEATURE_NAMES
+    #: FSMs read the prize by default: the tabular state has 491,505 states with 15 cards
+    fsm_inputs = "prize"
 
     #: training defaults measured on this game (``rl.train``): 200,000 games against a mixture
     #: of random, max, min and prize-rank on the 15-card ``buckets`` state with abstract actions.
@@ -451,23 +454,37 @@ class StupideVautour(Game, SimultaneousMoves, ZeroSumSolvable):
 
         return bench_cases(self)
 
-    # ---- exact solution (two players, small decks: games.vautour.solver / exploit) ---------
-    solve_rewards = ("wdl", "points")
+    # ---- exact solution (two players, small decks: games.vautour.zero_sum) -----------------
+    def solver_rules(self) -> VautourConfig:
+        return self.config
 
-    def solve_equilibrium(self, reward: str = "wdl"):
-        from games.vautour.exploit import solve_equilibrium
+    def public_observation(self, turn: int, prize: np.ndarray, state: dict[str, np.ndarray]) -> Observation:
+        value = self.tables.values[prize]
+        stake = state["pot"] + value if self.config.tie_rule == "cancel" else value
+        hands = [state["own"], state["other"]]
+        points = [state["lead"], np.zeros_like(state["lead"])]
+        last = [state["last_own"], state["last_other"]]
+        return self._observe(
+            1, turn, prize, value, stake, state["carried"], hands, points, last, len(prize), state["left"]
+        )
 
-        return solve_equilibrium(self, reward)
+    def card_law(self, probs: np.ndarray, hand: np.ndarray, prize: np.ndarray) -> np.ndarray:
+        from games.vautour.exploit import card_distribution
 
-    def solvable(self) -> bool:
-        from games.vautour.solver import MAX_SOLVE_CARDS
+        return card_distribution(self, probs, hand, prize)
 
-        return self.n_seats == 2 and self.config.cards <= MAX_SOLVE_CARDS
+    def public_key(self, obs: Observation) -> tuple[np.ndarray, ...]:
+        n = obs.n
+        value = np.broadcast_to(obs.prize_value, (n,))
+        stake = np.broadcast_to(obs.stake, (n,))
+        pot = stake - value if self.config.tie_rule == "cancel" else np.zeros(n, dtype=np.int64)
+        lead = np.rint((np.asarray(obs.features)[:, 8] - 0.5) * 2 * self.tables.span).astype(np.int64)
+        return obs.hand, obs.opp_hand, obs.prizes_left, obs.prize, pot, lead
 
-    def exploitability(self, player, reward: str = "wdl"):
-        from games.vautour.exploit import exploitability
-
-        return exploitability(self, player, reward)
+    def card_actions(self, cards: np.ndarray) -> np.ndarray:
+        if self.config.action_set == "abstract":
+            raise FsmarenaError("vautour: the abstract action set has no concrete bids: use action_set bids or both")
+        return np.asarray(cards) + (N_ABSTRACT - 1)
 
     # ---- engine ----------------------------------------------------------------------
     def play(

@@ -40,6 +40,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields
 from games.players import Player
 from games.vautour.game import BID_RANK, HIGHEST, LOWEST, N_ABSTRACT, RANDOM
+from games.vautour.zero_sum import SolvableBidding
 
 
 @dataclass(frozen=True)
@@ -256,9 +257,10 @@ def builtin_factories() -> dict[str, Callable[[], Player]]:
 class VautourEquilibrium(Player, KnownDistribution):
     """An exact equilibrium of two-player Stupide Vautour (:mod:`games.vautour.solver`): at
     every public state a mixed strategy over the cards in hand, drawn with the player's
-    random stream.  It reads its own and the opponent's hand, the prizes still face down, the
-    prize, the stake and the lead from the observation, so it plays in every action set with
-    concrete bids (``bids``, ``both``).
+    random stream.  It plays every game whose rules are the ones solved
+    (:class:`games.vautour.zero_sum.SolvableBidding`: Stupide Vautour with concrete bids,
+    ``bids`` or ``both``, and two-player Goofspiel for the deck ``1..n`` and the seed rule),
+    reading the public state from the game's observation (``public_key``).
 
     Saved as JSON with kind ``vautour-equilibrium``: the rules it was solved for (``cards``,
     ``prizes``, ``tie_rule``, ``reward``) and the solved decisions, ``keys`` (canonical states,
@@ -275,13 +277,13 @@ class VautourEquilibrium(Player, KnownDistribution):
 
     def begin(self, game, n, members, rng):
         self.check_game(game)
-        return None
+        return game
 
     def check_game(self, game: Any) -> None:
         """Refuse a game other than the one solved (rules, two players, concrete bids)."""
-        cfg, mine = getattr(game, "config", None), self.solver.config
-        if getattr(game, "name", None) != "vautour" or cfg is None:
-            raise FsmarenaError("the equilibrium player plays Stupide Vautour only")
+        if not isinstance(game, SolvableBidding):
+            raise FsmarenaError("the equilibrium player plays Stupide Vautour and Goofspiel only")
+        cfg, mine = game.solver_rules(), self.solver.config
         same = (cfg.players, cfg.cards, tuple(cfg.prizes), cfg.tie_rule) == (2, mine.cards, mine.prizes, mine.tie_rule)
         if not same:
             raise FsmarenaError(
@@ -289,30 +291,21 @@ class VautourEquilibrium(Player, KnownDistribution):
                 f"tie_rule {mine.tie_rule}; the game has {cfg.players} players, {cfg.cards} cards, prizes "
                 f"{list(cfg.prizes)}, tie_rule {cfg.tie_rule}"
             )
-        if cfg.action_set == "abstract":
-            raise FsmarenaError("the equilibrium player bids concrete cards: use action_set bids or both")
+        game.card_actions(np.arange(1, mine.cards + 1))  # refuses a game without concrete bids
 
     def act(self, obs, memory, rows, rng):
-        probs = self.card_probabilities(obs)
+        probs = self.card_probabilities(memory, obs)
         cumulative = np.cumsum(probs, axis=1)
         draw = rng.random(obs.n)[:, None] * cumulative[:, -1:]
         cards = 1 + np.minimum((cumulative <= draw).sum(axis=1), probs.shape[1] - 1)
-        return cards + (N_ABSTRACT - 1)
+        return memory.card_actions(cards)
 
-    def card_probabilities(self, obs: Any) -> np.ndarray:
+    def card_probabilities(self, game: Any, obs: Any) -> np.ndarray:
         """``(obs.n, cards)`` probabilities of bidding card 1..cards in each game."""
         solver = self.solver
         cfg = solver.config
-        span = sum(solver.sizes)
         n = obs.n
-        hand = np.broadcast_to(obs.hand, (n,))
-        other = np.broadcast_to(obs.opp_hand, (n,))
-        left = np.broadcast_to(obs.prizes_left, (n,))
-        prize = np.broadcast_to(obs.prize, (n,))
-        value = np.broadcast_to(obs.prize_value, (n,))
-        stake = np.broadcast_to(obs.stake, (n,))
-        pot = stake - value if solver.cancel else np.zeros(n, dtype=np.int64)
-        lead = np.rint((np.asarray(obs.features)[:, 8] - 0.5) * 2 * span).astype(np.int64)
+        hand, other, left, prize, pot, lead = (np.broadcast_to(part, (n,)) for part in game.public_key(obs))
         out = np.zeros((n, cfg.cards))
         for row in range(n):
             key = (int(hand[row]), int(other[row]), int(left[row]), int(prize[row]), int(pot[row]), int(lead[row]))
@@ -328,7 +321,8 @@ class VautourEquilibrium(Player, KnownDistribution):
 
     def action_probabilities(self, game, obs):
         probs = np.zeros((obs.n, game.n_actions))
-        probs[:, N_ABSTRACT:] = self.card_probabilities(obs)
+        cards = np.arange(1, self.solver.config.cards + 1)
+        probs[:, game.card_actions(cards)] = self.card_probabilities(game, obs)
         return probs
 
     def to_dict(self) -> dict[str, Any]:

@@ -40,10 +40,8 @@ from scipy.optimize import linprog
 from fsmarena import progress
 from fsmarena.errors import FsmarenaError
 from games.vautour.game import VautourConfig
+from games.vautour.zero_sum import MAX_SOLVE_CARDS
 
-#: the largest deck ``fsmarena solve vautour`` solves (6 cards: 10-20 s; 7 did not finish
-#: reliably on the 2-core test machine, see the docs)
-MAX_SOLVE_CARDS = 6
 REWARDS = ("wdl", "points")
 #: a strategy's probabilities below this are treated as zero (LP noise)
 TOLERANCE = 1e-12
