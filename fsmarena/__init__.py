@@ -5,6 +5,12 @@ players, matches), ``evo`` (genomes and genetic algorithms), ``rl`` (learners), 
 (end-to-end protocols) and ``figures`` (plots). This package holds what they all share: the
 error type, safe file input/output, reproducible parallel chunks, progress bars and the
 command line.
+
+Importing it also imports ``games``, which registers every game's Gymnasium id
+(``fsmarena/DivideTheDollar-v0``...) when Gymnasium is installed, so ``import fsmarena`` is
+all ``gymnasium.make`` needs.
 """
 
 __version__ = "0.1.0"
+
+import games as _games  # noqa: E402,F401 - registers the Gymnasium ids (games.gym_ids)

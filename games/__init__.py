@@ -7,6 +7,7 @@ Each game is a plug-in folder ``games/<name>/`` declaring a :class:`games.regist
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Mapping
 
 from games.base import Game, parse_params
@@ -29,5 +30,15 @@ def get_game(name: str, params: Mapping[str, str] | None = None) -> Game:
     config = parse_params(cls.Config, params or {})
     return cls(config)
 
+
+def _register_gymnasium_ids() -> None:
+    """Register every game's Gymnasium id if Gymnasium is installed (:mod:`games.gym_ids`)."""
+    if importlib.util.find_spec("gymnasium") is not None:
+        from games.gym_ids import register_envs
+
+        register_envs()
+
+
+_register_gymnasium_ids()
 
 __all__ = ["Game", "get_game", "game_class", "available_games"]

@@ -9,18 +9,29 @@ Three environments, on the game's compiled single-game kernel where it has one
 * :class:`ParallelGameEnv` (``parallel_env("vautour")``): PettingZoo's parallel API, for
   games whose seats move simultaneously (:class:`games.capabilities.SimultaneousMoves`);
 * :class:`GymGameEnv` (``gym_env("dtd", opponents=["random", "best.json"])``, or
-  ``gymnasium.make("fsmarena/DivideTheDollar-v0")``): one seat against opponents given as
-  fsmarena player specs (builtin names, player JSON files, player objects); a list is a pool
-  drawn from for every opponent seat of every episode.
+  ``gymnasium.make("fsmarena/DivideTheDollar-v0")`` after ``import fsmarena``): one seat
+  against opponents given as fsmarena player specs (builtin names, player JSON files, player
+  objects); a list is a pool drawn from for every opponent seat of every episode.
 
 Observations follow PettingZoo's classic convention: ``{"observation": ..., "action_mask":
-int8 mask}``, where the observation is a dict of the game's ``index`` (``Discrete``), its
-``features`` (``Box``, float64) and its small-integer encodings (``Discrete`` each).  The
-Gymnasium environment flattens the same parts into one dict (``index``, ``features``, the
-encodings and ``action_mask``), which libraries with ``Dict`` support take as it is; the mask
-is also in ``info["action_mask"]`` and ``action_masks()``.  Rewards are the game's: 0 until
-the end, then the engine's reward (+1 sole winner, 0 shared first place, -1 otherwise; the
-score in a one-player game); ``info["scores"]`` holds the final scores.
+int8 mask}``, where the observation is a dict of the game's ``features`` (``Box`` in [0, 1],
+float64) and its small-integer encodings (``Discrete`` each).  The tabular state ``index`` is
+in ``info["index"]``; ``index_in_observation=True`` adds it to the observation as a
+``Discrete`` (up to half a million values, which ``FlattenObservation`` would one-hot encode).
+The Gymnasium environment flattens the same parts into one dict (the parts and
+``action_mask``); the mask is also in ``info["action_mask"]`` and ``action_masks()``.
+Rewards are the game's: 0 until the end, then the engine's reward (+1 sole winner, 0 shared
+first place, -1 otherwise; the score in a one-player game); ``info["scores"]`` holds the final
+scores.
+
+Illegal actions (``illegal_action``): an action in the action space but outside the legal mask
+ends the episode by default (``"lose"``, as PettingZoo's classic games do): the mover gets
+:data:`ILLEGAL_REWARD`, every other seat 0, and ``info["illegal_move"]`` says what was illegal
+(``info["illegal_action"]``: the action).  ``"raise"`` raises :class:`IllegalAction` instead,
+and ``"first-legal"`` plays the first legal action and reports it the same way.  An action
+outside the action space (not a whole number, ``True``, out of range) is an
+:class:`IllegalAction` under every policy, and so is an opponent's illegal answer, naming the
+opponent.
 
 Seeds: ``reset(seed=s)`` plays the episode of generator ``numpy.random.default_rng(s)``: the
 Gymnasium opponents draw from a generator seeded with its first draw (``integers(2**63)``),
@@ -28,17 +39,14 @@ then the kernel deals from it (:class:`games.stepper.KernelDeals`); a later ``re
 without a seed plays the next child of ``SeedSequence(s)``.  ``stepper`` (``auto``,
 ``kernel``, ``thread``) chooses the stepper; both play the same episodes on the same seeds
 (the thread hands the kernel's deal to the engine), and ``auto`` takes the kernel where it
-can.  Rule parameters are keyword ``params`` (values or ``--param``-style strings).  An action
-outside the mask raises :class:`IllegalAction` (a ``ValueError`` naming the action and the
-legal ones), as PettingZoo's classic games refuse illegal moves; ``illegal_action="first-legal"``
-plays the first legal action instead (fsmarena's own players' fallback; the checkers' random
-unmasked actions need it) and reports it in ``info["illegal_action"]``.
+can.  Rule parameters are keyword ``params`` (values or ``--param``-style strings).  Every
+environment pickles and deep-copies, mid-episode included, and the copy continues the same
+episode (the steppers pickle their games, :mod:`games.stepper`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import operator
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -58,17 +66,26 @@ except ModuleNotFoundError as _missing:  # pragma: no cover - exercised without 
 from games import game_class
 from games.base import Game, Observation, parse_params
 from games.capabilities import SimultaneousMoves
+from games.gym_ids import env_id, register_envs  # noqa: F401 - env_id: part of this module's API
 from games.kernel import has_kernel, kernel_of
 from games.players import Player, resolve_player
 from games.registry import GENERIC_PLAYER_KINDS, entries
-from games.stepper import Decision, Final, KernelStepper, ThreadStepper, Turn, make_stepper
+from games.stepper import (
+    Decision,
+    Final,
+    IllegalAction,
+    KernelStepper,
+    ThreadStepper,
+    Turn,
+    action_number,
+    make_stepper,
+)
 
-ILLEGAL_POLICIES = ("raise", "first-legal")
+ILLEGAL_POLICIES = ("lose", "raise", "first-legal")
+#: the reward of the seat whose illegal action ended the episode (policy ``lose``; the other
+#: seats get 0): a loss, and below every 421 score
+ILLEGAL_REWARD = -1.0
 SEAT_CHOICES = ("alternate", "random")
-
-
-class IllegalAction(FsmarenaError, ValueError):
-    """An action outside the action space or the legal-action mask."""
 
 
 # ---- games and their parameters ------------------------------------------------------------
@@ -100,61 +117,59 @@ def _param_text(value: Any) -> str:
     return str(value.item() if isinstance(value, np.generic) else value)
 
 
-def env_id(game: str) -> str:
-    """The Gymnasium id of a registered game: ``fsmarena/<GameClass>-v0``."""
-    for item in entries():
-        if item.name == game:
-            return f"fsmarena/{item.game.split(':')[1]}-v0"
-    raise FsmarenaError(f"unknown game '{game}' (known: {', '.join(e.name for e in entries())})")
-
-
-def register_envs() -> list[str]:
-    """Register every game's Gymnasium environment (idempotent); returns the ids."""
-    ids = []
-    for item in entries():
-        name = env_id(item.name)
-        if name not in gymnasium.registry:
-            gymnasium.register(id=name, entry_point="games.environments:GymGameEnv", kwargs={"game": item.name})
-        ids.append(name)
-    return ids
-
-
 # ---- observations ----------------------------------------------------------------------------
 
 
-class Codec:
-    """The game's observation parts as Gymnasium spaces and values: ``index``, ``features``
-    (if the game has any) and every encoding not named like those."""
+@dataclasses.dataclass(frozen=True)
+class Seen:
+    """One seat's latest observation: ``parts`` as the observation space holds them, the int8
+    legal-action ``mask`` and the tabular state ``index``."""
 
-    def __init__(self, game: Game):
+    parts: dict[str, Any]
+    mask: np.ndarray
+    index: int
+
+
+def legal_mask(obs: Observation, n_actions: int) -> np.ndarray:
+    """The int8 legal-action mask of a one-row observation (all ones when it has none)."""
+    mask = obs.mask
+    return np.ones(n_actions, np.int8) if mask is None else np.asarray(mask, np.int8).reshape(-1).copy()
+
+
+class Codec:
+    """The game's observation parts as Gymnasium spaces and values: ``features`` (if the
+    game has any; every game's features lie in [0, 1]), every encoding not named like the
+    standard parts, and ``index`` if ``with_index``."""
+
+    def __init__(self, game: Game, with_index: bool = False):
         self.game = game
-        parts: dict[str, spaces.Space] = {"index": spaces.Discrete(game.n_states)}
+        self.with_index = with_index
+        parts: dict[str, spaces.Space] = {"index": spaces.Discrete(game.n_states)} if with_index else {}
         if game.feature_names:
-            parts["features"] = spaces.Box(-np.inf, np.inf, (len(game.feature_names),), np.float64)
+            parts["features"] = spaces.Box(0.0, 1.0, (len(game.feature_names),), np.float64)
         self.encodings = [name for name in game.encodings if name not in ("index", "features", "action_mask")]
         for name in self.encodings:
             parts[name] = spaces.Discrete(int(game.encodings[name]))
         self.parts = parts
         self.mask_space = spaces.Box(0, 1, (game.n_actions,), np.int8)
 
-    def encode(self, obs: Observation) -> tuple[dict[str, Any], np.ndarray]:
-        """The parts and the int8 legal-action mask of a one-row observation."""
-        values: dict[str, Any] = {"index": np.int64(np.asarray(obs.index).reshape(-1)[0])}
+    def encode(self, obs: Observation) -> Seen:
+        """What a seat sees in a one-row observation."""
+        index = int(np.asarray(obs.index).reshape(-1)[0])
+        values: dict[str, Any] = {"index": np.int64(index)} if self.with_index else {}
         if "features" in self.parts:
             values["features"] = np.asarray(obs.features, dtype=np.float64).reshape(-1).copy()
         for name in self.encodings:
             values[name] = np.int64(np.asarray(getattr(obs, name)).reshape(-1)[0])
-        mask = obs.mask
-        mask = np.ones(self.game.n_actions, np.int8) if mask is None else np.asarray(mask, np.int8).reshape(-1).copy()
-        return values, mask
+        return Seen(values, legal_mask(obs, self.game.n_actions), index)
 
-    def blank(self) -> tuple[dict[str, Any], np.ndarray]:
-        """Parts of a seat that has not been asked anything yet (all zero, nothing legal)."""
-        values: dict[str, Any] = {"index": np.int64(0)}
+    def blank(self) -> Seen:
+        """What a seat that has not been asked anything yet sees (all zero, nothing legal)."""
+        values: dict[str, Any] = {"index": np.int64(0)} if self.with_index else {}
         if "features" in self.parts:
             values["features"] = np.zeros(self.parts["features"].shape, np.float64)
         values.update({name: np.int64(0) for name in self.encodings})
-        return values, np.zeros(self.game.n_actions, np.int8)
+        return Seen(values, np.zeros(self.game.n_actions, np.int8), 0)
 
 
 def _copy(value: Any) -> Any:
@@ -163,27 +178,46 @@ def _copy(value: Any) -> Any:
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
-def checked_action(game: Game, action: Any, mask: np.ndarray, policy: str, who: str) -> tuple[int, bool]:
-    """``action`` as a legal action number and whether it was replaced (policy
-    ``first-legal``); IllegalAction otherwise."""
+# ---- illegal actions ---------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Move:
+    """An action after the illegal-action policy: ``number`` is what the game plays (``None``:
+    the mover forfeits, policy ``lose``), ``given`` the action given, ``illegal`` the message
+    naming it when it was illegal."""
+
+    number: int | None
+    given: int
+    illegal: str | None = None
+
+    def info(self) -> dict[str, Any]:
+        """The ``info`` entries reporting an illegal action (none for a legal one)."""
+        return {} if self.illegal is None else {"illegal_action": self.given, "illegal_move": self.illegal}
+
+
+def judge(game: Game, action: Any, mask: np.ndarray, policy: str, who: str) -> Move:
+    """``action`` of ``who`` under the illegal-action ``policy`` (module docstring): an
+    IllegalAction if it is no action at all, or illegal under ``raise``."""
+    number = action_number(action, game.n_actions, who)
+    if mask[number]:
+        return Move(number, number)
     legal = np.flatnonzero(mask)
     names = ", ".join(f"{a} ({game.action_names[a]})" for a in legal)
-    try:
-        number = operator.index(action.item() if isinstance(action, np.ndarray) and action.size == 1 else action)
-    except TypeError:
-        raise IllegalAction(f"{who}: the action must be a whole number, got {action!r}") from None
-    if 0 <= number < game.n_actions and mask[number]:
-        return number, False
-    if policy == "first-legal":
-        return int(legal[0]), True
-    what = "out of range" if not 0 <= number < game.n_actions else f"illegal ({game.action_names[number]})"
-    raise IllegalAction(f"{who}: action {number} is {what}; legal actions: {names}")
+    message = f"{who}: action {number} is illegal ({game.action_names[number]}); legal actions: {names}"
+    if policy == "raise":
+        raise IllegalAction(message)
+    return Move(int(legal[0]) if policy == "first-legal" else None, number, message)
 
 
 def _check_policy(policy: str) -> str:
     if policy not in ILLEGAL_POLICIES:
         raise FsmarenaError(f"illegal_action must be one of {', '.join(ILLEGAL_POLICIES)}, got {policy!r}")
     return policy
+
+
+def _not_started(name: str) -> FsmarenaError:
+    return FsmarenaError(f"{name}: no episode in progress (not started, or over): call reset() first")
 
 
 class Episodes:
@@ -212,9 +246,9 @@ def _agent(seat: int) -> str:
     return f"player_{seat}"
 
 
-def _describe(game: Game, agent: str, values: dict[str, Any], mask: np.ndarray) -> str:
-    legal = ", ".join(game.action_names[a] for a in np.flatnonzero(mask))
-    return f"{agent} to move: {game.state_label(int(values['index']))}; legal: {legal}"
+def _describe(game: Game, agent: str, seen: Seen) -> str:
+    legal = ", ".join(game.action_names[a] for a in np.flatnonzero(seen.mask))
+    return f"{agent} to move: {game.state_label(seen.index)}; legal: {legal}"
 
 
 # ---- PettingZoo ----------------------------------------------------------------------------
@@ -239,9 +273,10 @@ class _SeatAgents(_Stepped):
 
     game: Game
     stepper_kind: str
+    index_in_observation: bool
 
     def _seat_agents(self) -> None:
-        self.codec = Codec(self.game)
+        self.codec = Codec(self.game, self.index_in_observation)
         self.possible_agents = [_agent(s) for s in range(self.game.n_seats)]
         inner = spaces.Dict(self.codec.parts)
         self._observation_spaces = {
@@ -250,6 +285,7 @@ class _SeatAgents(_Stepped):
         self._action_spaces = {a: spaces.Discrete(self.game.n_actions) for a in self.possible_agents}
         self._stepper = make_stepper(self.game, self.stepper_kind)
         self._episodes = Episodes()
+        self._seen: dict[str, Seen] = {}
         self.agents: list[str] = []
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -257,6 +293,13 @@ class _SeatAgents(_Stepped):
 
     def action_space(self, agent: str) -> spaces.Space:
         return self._action_spaces[agent]
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """The last observation ``agent`` received (the current one for the agent to move)."""
+        if agent not in self._seen:
+            raise _not_started(self.game.name) if not self._seen else FsmarenaError(f"unknown agent {agent!r}")
+        seen = self._seen[agent]
+        return {"observation": _copy(seen.parts), "action_mask": seen.mask.copy()}
 
 
 class AECGameEnv(_SeatAgents, AECEnv):
@@ -268,14 +311,16 @@ class AECGameEnv(_SeatAgents, AECEnv):
         self,
         game: str | Game = "dtd",
         params: Mapping[str, Any] | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "lose",
         render_mode: str | None = None,
         stepper: str = "auto",
+        index_in_observation: bool = False,
     ):
         super().__init__()
         self.game = build_game(game, params)
         self.illegal_action = _check_policy(illegal_action)
         self.stepper_kind = stepper
+        self.index_in_observation = bool(index_in_observation)
         if render_mode not in (None, "ansi"):
             raise FsmarenaError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
@@ -300,43 +345,51 @@ class AECGameEnv(_SeatAgents, AECEnv):
     def _apply(self, turn: Turn) -> None:
         if isinstance(turn, Decision):
             self.agent_selection = _agent(turn.seat)
-            self._seen[self.agent_selection] = self.codec.encode(turn.observation)
+            self._seen[self.agent_selection] = seen = self.codec.encode(turn.observation)
+            self.infos[self.agent_selection]["index"] = seen.index
             return
-        for seat, agent in enumerate(self.possible_agents):
-            self.rewards[agent] = float(turn.rewards[seat])
+        self._end({a: float(turn.rewards[s]) for s, a in enumerate(self.possible_agents)}, turn.scores.tolist())
+
+    def _end(self, rewards: dict[str, float], scores: list[float] | None) -> None:
+        """Every agent is done with ``rewards`` (and the final ``scores``, if the game ended)."""
+        for agent in self.possible_agents:
+            self.rewards[agent] = rewards[agent]
             self.terminations[agent] = True
-            self.infos[agent] = {"scores": turn.scores.tolist()}
+            if scores is not None:
+                self.infos[agent]["scores"] = scores
         self.agent_selection = self.agents[0]
 
-    def observe(self, agent: str) -> dict[str, Any]:
-        """The last observation ``agent`` received (the current one for the agent to move)."""
-        values, mask = self._seen[agent]
-        return {"observation": _copy(values), "action_mask": mask.copy()}
-
     def step(self, action: Any) -> None:
+        if not self.agents:
+            raise _not_started(self.game.name)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        number, replaced = checked_action(self.game, action, self._seen[agent][1], self.illegal_action, agent)
+        move = judge(self.game, action, self._seen[agent].mask, self.illegal_action, agent)
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         for item in self.infos.values():
             item.pop("illegal_action", None)
-        if replaced:
-            self.infos[agent]["illegal_action"] = action
-        self._apply(self._stepper.answer(number))
+            item.pop("illegal_move", None)
+        self.infos[agent].update(move.info())
+        if move.number is None:
+            self._stepper.close()
+            self._end({a: ILLEGAL_REWARD if a == agent else 0.0 for a in self.possible_agents}, None)
+        else:
+            self._apply(self._stepper.answer(move.number))
         self._accumulate_rewards()
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or not self.agents:
             return None
         if all(self.terminations.values()):
-            return "game over: scores " + ", ".join(
-                f"{a} {self.infos[a]['scores'][i]:g}" for i, a in enumerate(self.possible_agents) if a in self.infos
+            return "game over: " + (
+                "scores " + ", ".join(f"{a} {self.infos[a]['scores'][i]:g}" for i, a in enumerate(self.possible_agents))
+                if "scores" in self.infos[self.possible_agents[0]]
+                else "an illegal action ended it"
             )
-        values, mask = self._seen[self.agent_selection]
-        return _describe(self.game, self.agent_selection, values, mask)
+        return _describe(self.game, self.agent_selection, self._seen[self.agent_selection])
 
     def close(self) -> None:
         self._stepper.close()
@@ -345,7 +398,8 @@ class AECGameEnv(_SeatAgents, AECEnv):
 class ParallelGameEnv(_SeatAgents, ParallelEnv):
     """PettingZoo parallel environment of a simultaneous-move game: every seat answers each
     turn at once.  Every seat's observation of a turn comes from the stepper's probe (a copy
-    of the kernel's state, or a replay of the engine: :meth:`games.stepper.ThreadStepper.probe`)."""
+    of the kernel's state, or a replay of the engine: :meth:`games.stepper.ThreadStepper.probe`).
+    Under the policy ``lose`` every agent whose action is illegal gets :data:`ILLEGAL_REWARD`."""
 
     metadata = {"name": "fsmarena_parallel_v0", "render_modes": []}
 
@@ -353,11 +407,13 @@ class ParallelGameEnv(_SeatAgents, ParallelEnv):
         self,
         game: str | Game = "vautour",
         params: Mapping[str, Any] | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "lose",
         stepper: str = "auto",
+        index_in_observation: bool = False,
     ):
         self.game = build_game(game, params)
         self.stepper_kind = stepper
+        self.index_in_observation = bool(index_in_observation)
         if not isinstance(self.game, SimultaneousMoves):
             raise FsmarenaError(
                 f"{self.game.name} is turn-based: use its AEC environment (aec_env) instead of the parallel API"
@@ -368,45 +424,54 @@ class ParallelGameEnv(_SeatAgents, ParallelEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self.agents = list(self.possible_agents)
-        self._turn = self._stepper.start(self._episodes.next(seed))
-        return self._observations(), {a: {} for a in self.agents}
+        self._stepper.start(self._episodes.next(seed))
+        return self._observations(), {a: {"index": self._seen[a].index} for a in self.agents}
 
     def _observations(self) -> dict[str, dict]:
-        turn = self._turn
+        turn = self._stepper.turn
         if not isinstance(turn, Decision) or turn.seat != 0:
             raise RuntimeError(f"{self.game.name}: a turn must start with seat 0 (engine contract)")
         seen = self._stepper.probe(self.game.n_seats, _first_legal, self.codec.encode)
         self._seen = dict(zip(self.possible_agents, seen))
-        return {a: {"observation": _copy(v), "action_mask": m.copy()} for a, (v, m) in self._seen.items()}
+        return {a: self.observe(a) for a in self.agents}
 
     def step(self, actions: Mapping[str, Any]):
+        if not self.agents:
+            raise _not_started(self.game.name)
+        unknown = [repr(a) for a in actions if a not in self.agents]
+        if unknown:
+            raise IllegalAction(f"unknown agent {', '.join(unknown)} (agents: {', '.join(self.agents)})")
         missing = [a for a in self.agents if a not in actions]
         if missing:
             raise IllegalAction(f"every agent moves each turn: no action for {', '.join(missing)}")
-        infos: dict[str, dict] = {a: {} for a in self.agents}
-        numbers = {}
-        for agent in self.agents:
-            numbers[agent], replaced = checked_action(
-                self.game, actions[agent], self._seen[agent][1], self.illegal_action, agent
-            )
-            if replaced:
-                infos[agent]["illegal_action"] = actions[agent]
+        moves = {a: judge(self.game, actions[a], self._seen[a].mask, self.illegal_action, a) for a in self.agents}
+        infos: dict[str, dict] = {a: move.info() for a, move in moves.items()}
+        if any(move.number is None for move in moves.values()):
+            self._stepper.close()
+            rewards = {a: ILLEGAL_REWARD if move.number is None else 0.0 for a, move in moves.items()}
+            return self._end(rewards, infos)
+        turn = self._stepper.turn
         for seat, agent in enumerate(self.possible_agents):
-            if not isinstance(self._turn, Decision) or self._turn.seat != seat:
+            if not isinstance(turn, Decision) or turn.seat != seat:
                 raise RuntimeError(f"{self.game.name}: seats must be asked in order each turn (engine contract)")
-            self._turn = self._stepper.answer(numbers[agent])
-        rewards = {a: 0.0 for a in self.agents}
-        if isinstance(self._turn, Final):
-            final = self._turn
-            rewards = {a: float(final.rewards[s]) for s, a in enumerate(self.possible_agents)}
+            number = moves[agent].number
+            assert number is not None  # no forfeit in this turn
+            turn = self._stepper.answer(number)
+        if isinstance(turn, Final):
             for agent in self.possible_agents:
-                infos[agent]["scores"] = final.scores.tolist()
-            observations = {a: {"observation": _copy(v), "action_mask": m.copy()} for a, (v, m) in self._seen.items()}
-            done = {a: True for a in self.agents}
-            self.agents = []
-        else:
-            observations = self._observations()
-            done = {a: False for a in self.agents}
+                infos[agent]["scores"] = turn.scores.tolist()
+            return self._end({a: float(turn.rewards[s]) for s, a in enumerate(self.possible_agents)}, infos)
+        observations = self._observations()
+        for agent in self.agents:
+            infos[agent]["index"] = self._seen[agent].index
+        done = {a: False for a in self.agents}
+        return observations, {a: 0.0 for a in self.agents}, done, dict(done), infos
+
+    def _end(self, rewards: dict[str, float], infos: dict[str, dict]):
+        """The last step's answer: every agent is done with ``rewards``."""
+        observations = {a: self.observe(a) for a in self.agents}
+        done = {a: True for a in self.agents}
+        self.agents = []
         return observations, rewards, done, {a: False for a in done}, infos
 
     def close(self) -> None:
@@ -420,7 +485,7 @@ def _first_legal(obs: Observation) -> int:
 
 def aec_env(game: str | Game = "dtd", **kwargs: Any) -> AECGameEnv:
     """A PettingZoo AEC environment of ``game`` (keywords: ``params``, ``illegal_action``,
-    ``render_mode``, ``stepper``)."""
+    ``render_mode``, ``stepper``, ``index_in_observation``)."""
     return AECGameEnv(game, **kwargs)
 
 
@@ -437,10 +502,12 @@ class GymGameEnv(_Stepped, gymnasium.Env):
 
     ``opponents``: a player spec (builtin name or player JSON path), a :class:`Player`, or a
     list of them (a pool: every opponent seat of every episode draws one uniformly with the
-    environment's seeded generator); ``None`` for a one-player game.  ``seat``: a seat
-    number, ``"alternate"`` (episode k after a seeded reset sits in seat k mod seats) or
-    ``"random"``.  Episodes in which the learner never gets to move (possible in 31, when
-    dealt 31s end every round) are skipped.
+    environment's seeded generator); ``None`` (the default) is ``"random"`` in every opponent
+    seat, and no opponent in a one-player game.  ``seat``: a seat number, ``"alternate"``
+    (episode k after a seeded reset sits in seat k mod seats) or ``"random"``.  Episodes in
+    which the learner never gets to move (possible in 31, when dealt 31s end every round) are
+    skipped.  An opponent's answer is checked like the learner's action: anything but a legal
+    action is an :class:`IllegalAction` naming the opponent, whatever ``illegal_action`` says.
 
     On the kernel stepper the opponents act on the kernel's observations (index, mask,
     features, encodings), which the generic player kinds read (``random``, ``fixed-action``,
@@ -457,12 +524,13 @@ class GymGameEnv(_Stepped, gymnasium.Env):
     def __init__(
         self,
         game: str | Game = "dtd",
-        opponents: Any = "random",
+        opponents: Any = None,
         seat: int | str = "alternate",
         params: Mapping[str, Any] | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "lose",
         render_mode: str | None = None,
         stepper: str = "auto",
+        index_in_observation: bool = False,
     ):
         self.game = build_game(game, params)
         self.illegal_action = _check_policy(illegal_action)
@@ -472,7 +540,7 @@ class GymGameEnv(_Stepped, gymnasium.Env):
         specs = self._specs(opponents)
         self.pool = [spec if isinstance(spec, Player) else resolve_player(str(spec), self.game) for spec in specs]
         self.seat_rule = self._seat_rule(seat)
-        self.codec = Codec(self.game)
+        self.codec = Codec(self.game, bool(index_in_observation))
         self.observation_space = spaces.Dict({**self.codec.parts, "action_mask": self.codec.mask_space})
         self.action_space = spaces.Discrete(self.game.n_actions)
         #: pool position -> kernel builtin code, for the opponents the kernel plays itself
@@ -480,13 +548,15 @@ class GymGameEnv(_Stepped, gymnasium.Env):
         self._stepper, self.compiled_opponents = self._pick_stepper(stepper, specs)
         self._episodes = Episodes()
         self._episode = 0
+        self.seat = 0
+        self.seated: dict[int, Player] = {}
         self._seen = self.codec.blank()
 
     def _specs(self, opponents: Any) -> Sequence[Any]:
         """The opponent pool as a list of specs, checked against the number of seats."""
-        specs: Sequence[Any] = (
-            [] if opponents is None else (list(opponents) if isinstance(opponents, (list, tuple)) else [opponents])
-        )
+        if opponents is None:
+            return ["random"] if self.game.n_seats > 1 else []
+        specs = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents]
         if self.game.n_seats == 1 and specs:
             raise FsmarenaError(f"{self.game.name} is a one-player game: give no opponents")
         if self.game.n_seats > 1 and not specs:
@@ -547,7 +617,7 @@ class GymGameEnv(_Stepped, gymnasium.Env):
         else:
             self.seat = int(rule)
         self._episode += 1
-        self.seated: dict[int, Player] = {}
+        self.seated = {}
         compiled: dict[int, int] = {}
         for other in range(seats):
             if other != self.seat:
@@ -565,39 +635,47 @@ class GymGameEnv(_Stepped, gymnasium.Env):
     def _advance(self, turn: Turn) -> Turn:
         """Let the opponents move until the learner is to move or the game is over."""
         while isinstance(turn, Decision) and turn.seat != self.seat:
-            player = self.seated[turn.seat]
-            action = int(np.asarray(player.act(turn.observation, self._memories[turn.seat], None, self._rng))[0])
-            turn = self._stepper.answer(action)
+            turn = self._stepper.answer(self._opponent_action(turn))
         if isinstance(turn, Decision):
             self._seen = self.codec.encode(turn.observation)
-        self._turn = turn
         return turn
 
+    def _opponent_action(self, turn: Decision) -> int:
+        """The action of the opponent to move, checked (IllegalAction naming it otherwise)."""
+        player = self.seated[turn.seat]
+        who = f"{self.game.name} opponent '{player.label}' in seat {turn.seat}"
+        answer = np.asarray(player.act(turn.observation, self._memories[turn.seat], None, self._rng))
+        if answer.size != 1:
+            raise IllegalAction(f"{who}: a player must answer one action for one game, got {answer!r}")
+        move = judge(self.game, answer.reshape(-1)[0], legal_mask(turn.observation, self.game.n_actions), "raise", who)
+        assert move.number is not None
+        return move.number
+
     def _observation(self) -> dict[str, Any]:
-        values, mask = self._seen
-        return {**_copy(values), "action_mask": mask.copy()}
+        return {**_copy(self._seen.parts), "action_mask": self._seen.mask.copy()}
 
     def _info(self) -> dict[str, Any]:
         return {
             "seat": self.seat,
-            "action_mask": self._seen[1].astype(bool),
+            "index": self._seen.index,
+            "action_mask": self._seen.mask.astype(bool),
             "opponents": {s: p.label for s, p in self.seated.items()},
         }
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, as booleans (the convention of masked learners)."""
-        return self._seen[1].astype(bool)
+        return self._seen.mask.astype(bool)
 
     def step(self, action: Any):
-        if not isinstance(getattr(self, "_turn", None), Decision):
-            raise FsmarenaError("the episode is over (or was never started): call reset()")
-        number, replaced = checked_action(
-            self.game, action, self._seen[1], self.illegal_action, f"{self.game.name} seat {self.seat}"
-        )
-        turn = self._advance(self._stepper.answer(number))
-        info = self._info()
-        if replaced:
-            info["illegal_action"] = action
+        turn = self._stepper.turn
+        if not isinstance(turn, Decision) or turn.seat != self.seat:
+            raise _not_started(self.game.name)
+        move = judge(self.game, action, self._seen.mask, self.illegal_action, f"{self.game.name} seat {self.seat}")
+        if move.number is None:
+            self._stepper.close()
+            return self._observation(), ILLEGAL_REWARD, True, False, {**self._info(), **move.info()}
+        turn = self._advance(self._stepper.answer(move.number))
+        info = {**self._info(), **move.info()}
         if isinstance(turn, Final):
             info["scores"] = turn.scores.tolist()
             return self._observation(), float(turn.rewards[self.seat]), True, False, info
@@ -606,11 +684,12 @@ class GymGameEnv(_Stepped, gymnasium.Env):
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        turn = getattr(self, "_turn", None)
+        turn = self._stepper.turn
         if isinstance(turn, Final):
             return f"game over: scores {turn.scores.tolist()}"
-        values, mask = self._seen
-        return _describe(self.game, _agent(getattr(self, "seat", 0)), values, mask)
+        if turn is None:
+            return "no episode in progress"
+        return _describe(self.game, _agent(self.seat), self._seen)
 
     def close(self) -> None:
         self._stepper.close()
@@ -633,9 +712,7 @@ def steps_per_second(game: str, stepper: str, api: str = "aec", episodes: int = 
     the process's too)."""
     import time
 
-    env: Any = (
-        aec_env(game, stepper=stepper) if api == "aec" else gym_env(game, stepper=stepper, **_gym_opponents(game))
-    )
+    env: Any = aec_env(game, stepper=stepper) if api == "aec" else gym_env(game, stepper=stepper)
     pick = np.random.default_rng(seed)
     steps, started = 0, 0.0
     for episode in range(episodes + 1):
@@ -644,10 +721,6 @@ def steps_per_second(game: str, stepper: str, api: str = "aec", episodes: int = 
         steps += _random_episode(env, api, pick, seed + episode)
     env.close()
     return steps / (time.process_time() - started)
-
-
-def _gym_opponents(game: str) -> dict[str, Any]:
-    return {"opponents": None} if game_class(game)().n_seats == 1 else {"opponents": "random"}
 
 
 def _random_episode(env: Any, api: str, pick: np.random.Generator, seed: int) -> int:

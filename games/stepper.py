@@ -33,6 +33,16 @@ stream.  :func:`make_stepper` chooses: the kernel where the game has one, else t
 A :class:`Decision`'s observation is the engine's own, valid until the decision is answered
 (the engine may then reuse what its parts read): read what you need first, or keep
 :func:`freeze` of it.
+
+Both steppers check every answer before the game sees it (:func:`checked_answer`): an action
+that is not a whole number, out of range or outside the legal mask raises
+:class:`IllegalAction` and leaves the game as it was, so no caller, whether a learner or an
+opponent's player object, can index a compiled kernel out of bounds.
+
+Both steppers pickle and deep-copy, mid-game included, and the copy continues the same game:
+:class:`KernelStepper` keeps its whole game in its state vector and its generator (the kernel
+module is looked up again on loading); :class:`ThreadStepper` keeps the generator it started
+from and the answers given, and the copy's worker replays them.
 """
 
 from __future__ import annotations
@@ -81,6 +91,37 @@ class Final:
 
 
 Turn = Decision | Final
+
+
+class IllegalAction(FsmarenaError, ValueError):
+    """An action outside the action space or the legal-action mask."""
+
+
+def action_number(action: Any, n_actions: int, who: str) -> int:
+    """``action`` as an action number in ``0..n_actions-1`` (a Python or numpy integer, or a
+    one-element integer array); IllegalAction naming ``who`` otherwise.  Booleans are refused:
+    ``True`` is not an action."""
+    if isinstance(action, np.ndarray) and action.size == 1:
+        action = action.reshape(-1)[0]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalAction(f"{who}: the action must be a whole number, got {action!r}")
+    number = int(action)
+    if not 0 <= number < n_actions:
+        raise IllegalAction(f"{who}: action {number} is out of range (0..{n_actions - 1})")
+    return number
+
+
+def checked_answer(turn: "Turn | None", action: Any) -> int:
+    """``action`` as a legal action number of the pending decision ``turn``; IllegalAction if
+    it is not one (RuntimeError if no decision is pending)."""
+    if not isinstance(turn, Decision):
+        raise RuntimeError("no decision is pending: start a game first")
+    who = f"seat {turn.seat}"
+    number = action_number(action, turn.observation.n_actions, who)
+    mask = turn.observation.mask
+    if mask is not None and not np.asarray(mask).reshape(-1)[number]:
+        raise IllegalAction(f"{who}: action {number} is not legal now")
+    return number
 
 
 class Stepper(Protocol):
@@ -132,6 +173,15 @@ class KernelDeals:
         self.kernel = kernel_of(game)
         self.p = params_of(game)
         self.deal = np.zeros(self.kernel.deal_size(self.p), dtype=np.int64)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: value for name, value in self.__dict__.items() if name != "kernel"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        from games.kernel import kernel_of
+
+        self.__dict__.update(state)
+        self.kernel = kernel_of(self.game)
 
     def draw(self, rng: np.random.Generator) -> np.ndarray:
         """A fresh deal into :attr:`deal` (one draw from ``rng`` seeds the compiled stream)."""
@@ -245,6 +295,10 @@ class ThreadStepper:
         self.close()
         self._initial = copy.deepcopy(rng)
         self.history = []
+        return self._launch(rng)
+
+    def _launch(self, rng: np.random.Generator) -> Turn:
+        """Start the worker on a new game dealt from ``rng``; its first turn."""
         script: dict[str, Any] = {}
         if self.dealer is not None:
             self.dealer.draw(rng)
@@ -262,16 +316,36 @@ class ThreadStepper:
         return self._receive()
 
     def answer(self, action: int) -> Turn:
-        if not isinstance(self._turn, Decision):
-            raise RuntimeError("no decision is pending: start a game first")
-        self.history.append(int(action))
-        self._channel.answers.put(int(action))
+        number = checked_answer(self._turn, action)
+        self.history.append(number)
+        self._channel.answers.put(number)
         return self._receive()
 
     def close(self) -> None:
         _stop(self._channel, self._thread)
         self._thread = None
         self._turn = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The game so far as its starting generator and its answers (the worker, its queues
+        and the engine's observations stay behind)."""
+        return {
+            "game": self.game,
+            "dealer": self.dealer,
+            "initial": self._initial,
+            "history": list(self.history),
+            "running": isinstance(self._turn, Decision),
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A new worker replays the pickled game up to its pending decision."""
+        ThreadStepper.__init__(self, state["game"], state["dealer"])
+        self._initial = state["initial"]
+        if state["running"] and self._initial is not None:
+            self._launch(copy.deepcopy(self._initial))
+            for action in state["history"]:
+                self.answer(action)
+        self.history = list(state["history"])
 
     def _receive(self) -> Turn:
         message = self._channel.requests.get()
@@ -362,14 +436,22 @@ class KernelStepper:
         return self._next()
 
     def answer(self, action: int) -> Turn:
-        if not isinstance(self._turn, Decision):
-            raise RuntimeError("no decision is pending: start a game first")
-        self._play(int(action))
-        self.history.append(int(action))
+        number = checked_answer(self._turn, action)
+        self._play(number)
+        self.history.append(number)
         return self._next()
 
     def close(self) -> None:
         self._turn = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Everything but the kernel module, which loading looks up again."""
+        return {name: value for name, value in self.__dict__.items() if name != "kernel"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.kernel = self.dealer.kernel
+        self.deal = self.dealer.deal
 
     def probe(
         self, seats: int, filler: Callable[[Observation], int], convert: Callable[[Observation], Any] = freeze

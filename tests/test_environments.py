@@ -5,7 +5,9 @@ for bad input."""
 
 from __future__ import annotations
 
+import copy
 import gc
+import pickle
 import re
 import subprocess
 import sys
@@ -19,17 +21,22 @@ pytest.importorskip("pettingzoo")
 gymnasium = pytest.importorskip("gymnasium")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
+from gymnasium.wrappers import FlattenObservation, RecordEpisodeStatistics  # noqa: E402
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test  # noqa: E402
 
 from fsmarena.errors import FsmarenaError  # noqa: E402
 from games import available_games, get_game  # noqa: E402
 from games.arena import play_games  # noqa: E402
+from games.base import Observation  # noqa: E402
+from games.capabilities import SimultaneousMoves  # noqa: E402
 from games.environments import IllegalAction, aec_env, env_id, gym_env, parallel_env, register_envs  # noqa: E402
 from games.kernel import kernel_of  # noqa: E402
-from games.players import FixedActionPlayer, RandomPlayer, resolve_player, save_player  # noqa: E402
+from games.players import FixedActionPlayer, Player, RandomPlayer, resolve_player, save_player  # noqa: E402
 from games.stepper import Decision, KernelStepper, ThreadStepper, make_stepper  # noqa: E402
+from rl.toy import ToyGame  # noqa: E402
 
 GAMES = available_games()
+SIMULTANEOUS = [name for name in GAMES if isinstance(get_game(name), SimultaneousMoves)]
 
 
 def _quiet(check, *args, **kwargs):
@@ -42,26 +49,43 @@ def _engine_threads() -> int:
     return sum(t.name.startswith("fsmarena-") and t.is_alive() for t in threading.enumerate())
 
 
-# ---- the libraries' checkers ------------------------------------------------------------------
+# ---- the libraries' checkers, with every default ------------------------------------------------
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_pettingzoo_checkers(name):
+def test_gymnasium_make_and_check_env_with_defaults(name):
+    """``gymnasium.make(id)`` with nothing else (421 included), Gymnasium's checker (which
+    plays unmasked random actions: the default policy ends the episode on an illegal one) and
+    the common wrappers, on every registered game."""
+    env = gymnasium.make(env_id(name))
+    _quiet(check_env, env.unwrapped)
+    wrapped = FlattenObservation(RecordEpisodeStatistics(gymnasium.make(env_id(name))))
+    assert wrapped.observation_space.shape[0] <= 4096  # no one-hot of the state index
+    obs, _ = wrapped.reset(seed=0)
+    done = False
+    while not done:
+        obs, _, terminated, truncated, info = wrapped.step(wrapped.action_space.sample())
+        assert obs in wrapped.observation_space
+        done = terminated or truncated
+    assert "episode" in info
+    env.close()
+    wrapped.close()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_pettingzoo_checkers_with_defaults(name):
     _quiet(api_test, aec_env(name), num_cycles=100)
     _quiet(seed_test, lambda: aec_env(name), num_cycles=30)
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_gymnasium_checker(name):
-    opponents = {} if get_game(name).n_seats > 1 else {"opponents": None}
-    env = gymnasium.make(env_id(name), illegal_action="first-legal", **opponents)
-    _quiet(check_env, env.unwrapped)
-    env.close()
+@pytest.mark.parametrize("name", SIMULTANEOUS)
+def test_parallel_checkers_with_defaults(name):
+    _quiet(parallel_api_test, parallel_env(name), num_cycles=50)
+    _quiet(parallel_seed_test, lambda: parallel_env(name), num_cycles=30)
 
 
-def test_parallel_checkers_for_simultaneous_game():
-    _quiet(parallel_api_test, parallel_env("vautour"), num_cycles=50)
-    _quiet(parallel_seed_test, lambda: parallel_env("vautour", illegal_action="first-legal"), num_cycles=30)
+def test_the_checkers_cover_the_simultaneous_games():
+    assert {"vautour", "goofspiel"} <= set(SIMULTANEOUS)
 
 
 def test_every_game_is_registered_under_its_class_name():
@@ -273,7 +297,6 @@ def test_auto_takes_the_kernel_unless_an_opponent_needs_the_engine():
 def test_a_game_without_a_kernel_runs_on_the_thread():
     """The learners' toy MDP has no kernel: ``auto`` falls back to the engine in a thread,
     which plays it; asking for the kernel is a clear error."""
-    from rl.toy import ToyGame
 
     toy = ToyGame()
     env = gym_env(toy, opponents=None)
@@ -291,7 +314,8 @@ def test_a_game_without_a_kernel_runs_on_the_thread():
 def test_parallel_env_equals_aec_env():
     """Observations of every seat each turn and the final rewards agree between the parallel
     API (replay probes) and the AEC API (the engine asking seat by seat)."""
-    par, aec = parallel_env("vautour"), aec_env("vautour")
+    par = parallel_env("vautour", index_in_observation=True)
+    aec = aec_env("vautour", index_in_observation=True)
     for seed in (3, 4):
         observations, _ = par.reset(seed=seed)
         aec.reset(seed=seed)
@@ -345,11 +369,19 @@ def test_no_thread_outlives_its_game():
     assert _engine_threads() == before
 
 
+class _FailingToy(ToyGame):
+    """A toy game whose engine fails after its first decision."""
+
+    def play(self, n, rng, decide, **script):
+        decide(0, Observation(1, 3, index=np.zeros(1, np.int64), mask=None), None)
+        raise ArithmeticError("the engine's own error")
+
+
 def test_engine_errors_reach_the_caller():
-    stepper = ThreadStepper(get_game("dtd"))
+    stepper = ThreadStepper(_FailingToy())
     stepper.start(np.random.default_rng(0))
-    with pytest.raises(IndexError):
-        stepper.answer(7)  # out of the engine's tables: its own error, raised here
+    with pytest.raises(ArithmeticError, match="the engine's own error"):
+        stepper.answer(1)
     assert not stepper.running
 
 
@@ -357,10 +389,9 @@ def test_engine_errors_reach_the_caller():
 
 
 def test_illegal_action_names_the_legal_ones():
-    env = aec_env("vautour")
+    env = aec_env("vautour", illegal_action="raise")
     env.reset(seed=0)
-    first = env.game.bid_action(1)
-    with pytest.raises(IllegalAction, match=rf"action 99 is out of range; legal actions: {first} \(bid_1\)"):
+    with pytest.raises(IllegalAction, match=r"player_0: action 99 is out of range \(0..21\)"):
         env.step(99)
     with pytest.raises(ValueError, match="whole number"):
         env.step(1.5)
@@ -372,10 +403,9 @@ def test_illegal_action_names_the_legal_ones():
 
 
 def test_gym_and_parallel_envs_refuse_actions_outside_the_mask():
-    env = gym_env("vautour", opponents="max", seat=0)
+    env = gym_env("vautour", opponents="max", seat=0, illegal_action="raise")
     obs, _ = env.reset(seed=0)
-    first = env.game.bid_action(1)
-    with pytest.raises(IllegalAction, match=rf"vautour seat 0: action 99 is out of range; legal actions: {first} "):
+    with pytest.raises(IllegalAction, match=r"vautour seat 0: action 99 is out of range \(0..21\)"):
         env.step(99)
     with pytest.raises(IllegalAction, match=r"vautour seat 0: action 0 is illegal \(lowest\)"):
         env.step(0)  # an abstract action, not offered under the default action set
@@ -420,6 +450,8 @@ def test_opponent_files_and_seats_are_checked(tmp_path):
         gymnasium.make(env_id("goofspiel"), opponents=["random", str(path)])
     with pytest.raises(FsmarenaError, match="one-player game"):
         gym_env("421", opponents="random")
+    with pytest.raises(FsmarenaError, match="2-player game: give at least one opponent"):
+        gym_env("dtd", opponents=[])
     with pytest.raises(FsmarenaError, match="seat must be 0..1"):
         gym_env("dtd", seat=2)
     with pytest.raises(FsmarenaError, match="turn-based"):
@@ -444,3 +476,307 @@ def test_the_tutorial_code_runs():
     assert len(blocks) >= 3
     for number, block in enumerate(blocks):
         exec(compile(block, f"docs/environments.md block {number + 1}", "exec"), {})
+
+
+# ---- registration -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("module", ["fsmarena", "games.players"])
+def test_importing_the_package_registers_every_id(module):
+    """In a fresh interpreter, importing fsmarena (or any module of ``games``) is all
+    ``gymnasium.make`` needs, with every default; registering imports no environment."""
+    code = (
+        f"import sys, gymnasium, {module} as m\n"
+        "gymnasium.register_envs(m)\n"
+        "assert 'games.environments' not in sys.modules\n"
+        "ids = sorted(i for i in gymnasium.registry if i.startswith('fsmarena/'))\n"
+        "for i in ids:\n    gymnasium.make(i).reset(seed=0)\n"
+        "print(' '.join(ids))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == sorted(env_id(name) for name in GAMES)
+
+
+# ---- pickling and copying ----------------------------------------------------------------------
+
+
+def _gym_rest(env, obs, pick):
+    """The rest of the episode from ``obs`` and one more (random legal actions of ``pick``)."""
+    seen = []
+    for _ in range(2):
+        done = False
+        while not done:
+            obs, reward, done, _, info = env.step(int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+            seen.append((obs, reward, info))
+        obs, info = env.reset()
+        seen.append((obs, info))
+    return seen
+
+
+def _aec_rest(env, pick):
+    seen = []
+    for episode in range(2):
+        if episode:
+            env.reset()
+        for agent in env.agent_iter():
+            obs, reward, done, truncated, info = env.last()
+            seen.append((agent, obs, reward, done, info))
+            env.step(None if done else int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+    return seen
+
+
+def _copies(env):
+    return [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("kind", ["kernel", "thread"])
+def test_gym_env_pickles_mid_episode(name, kind):
+    """A pickled or deep-copied environment continues the same episode, and the next one,
+    exactly as the original does (same observations, rewards and infos: the opponents', the
+    deal's and the seat choice's random streams travel with it)."""
+    env = gymnasium.make(env_id(name), stepper=kind, seat="random")
+    obs, _ = env.reset(seed=4)
+    pick = np.random.default_rng(0)
+    obs, *_ = env.step(int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+    copies = _copies(env)
+    expected = _gym_rest(env, obs, np.random.default_rng(9))
+    for other in copies:
+        np.testing.assert_equal(_gym_rest(other, obs, np.random.default_rng(9)), expected)
+        other.close()
+    env.close()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_aec_env_pickles_mid_episode(name):
+    env = aec_env(name, stepper="thread" if name == "dtd" else "auto")
+    env.reset(seed=8)
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+    copies = _copies(env)
+    expected = _aec_rest(env, np.random.default_rng(2))
+    for other in copies:
+        np.testing.assert_equal(_aec_rest(other, np.random.default_rng(2)), expected)
+
+
+@pytest.mark.parametrize("name", SIMULTANEOUS)
+@pytest.mark.parametrize("kind", ["kernel", "thread"])
+def test_parallel_env_pickles_mid_episode(name, kind):
+    env = parallel_env(name, stepper=kind)
+    observations, _ = env.reset(seed=5)
+    first = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in observations.items()}
+    observations, *_ = env.step(first)
+
+    def rest(env, pick):
+        seen, current = [], observations
+        while env.agents:
+            actions = {a: int(pick.choice(np.flatnonzero(o["action_mask"]))) for a, o in current.items()}
+            current, *outcome = env.step(actions)
+            seen.append((current, outcome))
+        return seen
+
+    copies = _copies(env)
+    expected = rest(env, np.random.default_rng(1))
+    for other in copies:
+        np.testing.assert_equal(rest(other, np.random.default_rng(1)), expected)
+
+
+# ---- observation spaces -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_observations_lie_in_their_declared_spaces(name):
+    """Over many random episodes and random rule parameters, every observation is inside
+    the declared space (features in [0, 1], encodings in range); the state index is in the
+    info and, on request, in the observation, where it is the same number."""
+    kernel_module = kernel_of(get_game(name))
+    if hasattr(kernel_module, "random_config"):
+        configs = [kernel_module.random_config(seed) for seed in range(3)]
+    else:
+        configs = kernel_module.test_configs()[:3]
+    for config_seed, config in enumerate(configs):
+        game = type(get_game(name))(config)
+        env = aec_env(game, index_in_observation=config_seed == 0)
+        pick = np.random.default_rng(config_seed)
+        for episode in range(40):
+            env.reset(seed=episode)
+            for agent in env.agent_iter():
+                obs, _, done, _, info = env.last()
+                assert obs in env.observation_space(agent), (agent, obs)
+                if config_seed == 0 and not done:
+                    assert obs["observation"]["index"] == info["index"]
+                env.step(None if done else int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+        assert ("index" in env.observation_space("player_0")["observation"].spaces) == (config_seed == 0)
+        env.close()
+    features = env.observation_space("player_0")["observation"]["features"]
+    assert features.low.min() == 0.0 and features.high.max() == 1.0
+
+
+# ---- illegal actions -----------------------------------------------------------------------------
+
+
+def _first_illegal_decision(env):
+    """A seed and the legal moves (the first legal one on even seeds, random ones on odd
+    seeds) after which the AEC agent to move has an illegal action; None if the game masks
+    no action in 50 episodes."""
+    pick = np.random.default_rng(0)
+    for seed in range(50):
+        env.reset(seed=seed)
+        moves = []
+        for _ in env.agent_iter():
+            obs, _, done, _, _ = env.last()
+            if done:
+                break
+            if not obs["action_mask"].all():
+                return seed, moves
+            legal = np.flatnonzero(obs["action_mask"])
+            moves.append(int(legal[0] if seed % 2 == 0 else pick.choice(legal)))
+            env.step(moves[-1])
+    return None
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_an_illegal_action_loses_by_default(name):
+    """The default policy: the mover gets -1, every other seat 0, the episode ends, and the
+    info names the illegal action; under ``first-legal`` the game goes on exactly as if the
+    first legal action had been played."""
+    env = aec_env(name)
+    found = _first_illegal_decision(env)
+    if found is None:
+        assert name == "dtd"  # divide-the-dollar's three abstract actions are always legal
+        return
+    seed, moves = found
+    env.reset(seed=seed)
+    for move in moves:
+        env.step(move)
+    mover = env.agent_selection
+    obs = env.last()[0]
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    env.step(illegal)
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards == {a: (-1.0 if a == mover else 0.0) for a in env.possible_agents}
+    assert env.infos[mover]["illegal_action"] == illegal
+    assert re.match(rf"{mover}: action {illegal} is illegal \(.+\); legal actions: ", env.infos[mover]["illegal_move"])
+    np.testing.assert_array_equal(env.observe(mover)["action_mask"], obs["action_mask"])
+    for _ in env.agent_iter():
+        assert env.last()[2]  # every agent is done
+        env.step(None)
+    assert not env.agents
+
+    replaced, played = aec_env(name, illegal_action="first-legal"), aec_env(name)
+    for which, env in enumerate((replaced, played)):
+        env.reset(seed=seed)
+        for move in moves:
+            env.step(move)
+        env.step(illegal if which == 0 else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert replaced.infos[mover]["illegal_action"] == illegal
+    assert replaced.agent_selection == played.agent_selection
+    np.testing.assert_equal(replaced.last()[0], played.last()[0])
+
+
+def test_an_illegal_action_loses_in_the_gym_and_parallel_envs():
+    env = gym_env("vautour", seat=0)
+    env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(0)  # an abstract action, never legal by default
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert info["illegal_action"] == 0 and "vautour seat 0: action 0 is illegal (lowest)" in info["illegal_move"]
+    assert obs["action_mask"].any() and not obs["action_mask"][0]
+    with pytest.raises(FsmarenaError, match="call reset"):
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    par = parallel_env("vautour", params={"players": 3})
+    observations, _ = par.reset(seed=0)
+    actions = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in observations.items()}
+    _, rewards, terminations, _, infos = par.step({**actions, "player_1": 0})
+    assert rewards == {"player_0": 0.0, "player_1": -1.0, "player_2": 0.0}
+    assert all(terminations.values()) and not par.agents and infos["player_1"]["illegal_action"] == 0
+
+
+def test_actions_outside_the_action_space_raise_under_every_policy():
+    for policy in ("lose", "raise", "first-legal"):
+        env = gym_env("dtd", illegal_action=policy)
+        env.reset(seed=0)
+        for bad in (True, np.bool_(False), 1.0, "1", -1, 3, np.array([1, 2])):
+            with pytest.raises(IllegalAction, match="dtd seat 0: "):
+                env.step(bad)
+        env.step(np.int64(1))  # a numpy integer is an action
+        aec = aec_env("goofspiel", illegal_action=policy)
+        aec.reset(seed=0)
+        with pytest.raises(IllegalAction, match="the action must be a whole number, got True"):
+            aec.step(True)
+
+
+def test_steps_before_reset_and_unknown_agents_are_clear_errors():
+    with pytest.raises(FsmarenaError, match="dtd: no episode in progress .* call reset"):
+        aec_env("dtd").step(0)
+    with pytest.raises(FsmarenaError, match="dtd: no episode in progress"):
+        aec_env("dtd").observe("player_0")
+    with pytest.raises(FsmarenaError, match="goofspiel: no episode in progress"):
+        parallel_env("goofspiel").step({"player_0": 0, "player_1": 0})
+    with pytest.raises(FsmarenaError, match="thirtyone: no episode in progress"):
+        gym_env("thirtyone").step(0)
+    par = parallel_env("goofspiel")
+    observations, _ = par.reset(seed=0)
+    legal = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in observations.items()}
+    with pytest.raises(IllegalAction, match=r"unknown agent 'player_7' \(agents: player_0, player_1\)"):
+        par.step({**legal, "player_7": 0})
+
+
+# ---- opponents that misbehave ---------------------------------------------------------------------
+
+
+class _Answers(Player):
+    """An opponent that answers ``answer`` (or, for ``"masked"``, the first illegal action)."""
+
+    kind = "fixed-action"  # a generic kind: it may play on the kernel stepper
+    label = "bad"
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def act(self, obs, memory, rows, rng):
+        if isinstance(self.answer, str):
+            return np.array([int(np.flatnonzero(~np.asarray(obs.mask).reshape(-1))[0])])
+        return self.answer
+
+
+@pytest.mark.parametrize("kind", ["kernel", "thread"])
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        (np.array([-(10**6)]), r"action -1000000 is out of range \(0..7\)"),
+        (np.array([8]), r"action 8 is out of range"),
+        ("masked", r"action \d is illegal \(.+\); legal actions:"),
+        (np.array([True]), r"must be a whole number, got (np\.)?True"),
+        (np.array([2.0]), r"must be a whole number, got (np\.float64\()?2\.0"),
+        (np.array([1, 2]), "a player must answer one action for one game"),
+        (None, "must be a whole number, got None"),
+    ],
+)
+def test_a_misbehaving_opponent_is_a_clear_error(kind, answer, message):
+    """31 against an opponent object whose answer is no legal action: an IllegalAction naming
+    it, never an IndexError or a crash of the compiled kernel, under every policy."""
+    for policy in ("lose", "first-legal"):
+        env = gym_env("thirtyone", opponents=_Answers(answer), seat=1, stepper=kind, illegal_action=policy)
+        with pytest.raises(IllegalAction, match=rf"thirtyone opponent 'bad' in seat 0: .*{message}"):
+            env.reset(seed=0)
+        env.close()
+
+
+def test_the_kernel_stepper_refuses_out_of_range_answers():
+    """``KernelStepper.answer(-10**6)`` used to crash the interpreter in the 31 kernel; in a
+    fresh interpreter it is now a clear error and the game goes on."""
+    code = (
+        "import numpy as np\nfrom games import get_game\nfrom games.stepper import KernelStepper, IllegalAction\n"
+        "s = KernelStepper(get_game('thirtyone'))\nturn = s.start(np.random.default_rng(0))\n"
+        "for bad in (-10**6, 10**6, 8):\n"
+        "    try:\n        s.answer(bad)\n    except IllegalAction as e:\n        print(e)\n"
+        "print(s.turn == turn)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "seat 0: action -1000000 is out of range (0..7)",
+        "seat 0: action 1000000 is out of range (0..7)",
+        "seat 0: action 8 is out of range (0..7)",
+        "True",
+    ]

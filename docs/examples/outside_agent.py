@@ -2,8 +2,9 @@
 
 Step 1 trains an agent that knows nothing of fsmarena: Monte Carlo control in about twenty
 lines of numpy, against the plain Gymnasium API of ``fsmarena/DivideTheDollar-v0`` (one seat
-of divide-the-dollar against opponents we choose).  It reads the observation's ``index`` (the
-game's tabular state) and ``action_mask`` (the legal actions), and nothing else.
+of divide-the-dollar against opponents we choose).  It asks for the game's tabular state in
+the observation (``index_in_observation=True``) and reads its ``index`` and ``action_mask``
+(the legal actions), and nothing else.
 
 Step 2 wraps the trained agent as an fsmarena player: its greedy choice in every state is a
 *table policy*, a player kind every game has, saved as a player JSON file.  From then on the
@@ -28,7 +29,7 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 
-import games.environments  # noqa: F401 - registers the fsmarena/... environments
+import fsmarena  # noqa: F401 - registers the fsmarena/... environments
 from games import get_game
 from games.players import TablePolicy, save_player
 
@@ -43,7 +44,7 @@ def train(episodes: int, seed: int = 0, opponents: object = "random", epsilon: f
     and every state and action an episode visited moves its value towards the episode's
     reward (a running average: the +-1 rewards of a card game are noisy).  Returns the value
     table, one row per state index."""
-    env = gymnasium.make(ENV_ID, opponents=opponents)
+    env = gymnasium.make(ENV_ID, opponents=opponents, index_in_observation=True)
     q = np.zeros((env.observation_space["index"].n, env.action_space.n))
     visits = np.zeros_like(q)
     rng = np.random.default_rng(seed)
