@@ -11,6 +11,7 @@ Importing it also imports ``games``, which registers every game's Gymnasium id
 all ``gymnasium.make`` needs.
 """
 
-__version__ = "0.1.0"
+import games as _games  # noqa: F401 - registers the Gymnasium ids (games.gym_ids)
+from fsmarena.version import __version__
 
-import games as _games  # noqa: E402,F401 - registers the Gymnasium ids (games.gym_ids)
+__all__ = ["__version__"]

@@ -16,8 +16,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Sequence
 
-from fsmarena import __version__
 from fsmarena.fileio import write_text
+from fsmarena.version import __version__
 from games.base import config_to_dict
 from studies.analysis import Analysis
 from studies.reference_line import reference_section

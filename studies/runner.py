@@ -42,11 +42,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from fsmarena import __version__
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, dumps, read_json, write_json
 from fsmarena.outdir import claim_folder, has_user_files
 from fsmarena.parallel import iter_tasks
+from fsmarena.version import __version__
 from games import get_game
 from games.base import Game
 from games.capabilities import ZeroSumSolvable

@@ -31,9 +31,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from fsmarena import __version__
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import write_text
+from fsmarena.version import __version__
 from games.base import Game, config_to_dict
 from games.capabilities import ExactModel
 from games.match import play_match

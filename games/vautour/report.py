@@ -38,8 +38,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from fsmarena import __version__
 from fsmarena.fileio import write_text
+from fsmarena.version import __version__
 from games.base import config_to_dict
 from games.stats import Z95
 from studies import statistics as st

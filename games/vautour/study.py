@@ -27,10 +27,10 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from fsmarena import __version__
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json, write_json
 from fsmarena.outdir import has_user_files
+from fsmarena.version import __version__
 from games import get_game
 from games.players import resolve_player
 from studies.methods import MethodContext, check_method

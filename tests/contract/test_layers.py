@@ -6,7 +6,9 @@ From the bottom up:
 * the game contract and registry: ``games`` without its game folders;
 * the generic layers ``evo``, ``rl``, ``figures`` and ``studies``;
 * the game plug-ins ``games/<name>/``, which may use everything below;
-* the command line, ``fsmarena.cli`` and ``fsmarena.commands``, which nothing below imports.
+* the command line, ``fsmarena.cli`` and ``fsmarena.commands``, which nothing below imports;
+  with it, the package's face ``fsmarena/__init__.py``, whose one import (``games``) registers
+  the Gymnasium ids on ``import fsmarena``: no module imports the bare package.
 
 Every ``import`` statement counts, including those inside functions (a lazy import is still a
 dependency).  Module-level imports must also form no cycle.
@@ -25,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("fsmarena", "games", "evo", "rl", "studies", "figures")
 PLUGINS = tuple(GAME_PACKAGES)
 CLI = ("fsmarena.cli", "fsmarena.commands", "fsmarena.__main__")
+#: the package's ``__init__``: above everything, like the command line
+FACE = "fsmarena"
 
 
 def _module_name(path: Path) -> str:
@@ -68,7 +72,7 @@ def _within(module: str, prefixes: tuple[str, ...]) -> bool:
 
 
 def _layer(module: str) -> str:
-    if _within(module, CLI):
+    if module == FACE or _within(module, CLI):
         return "cli"
     if _within(module, PLUGINS):
         return "plugin"
