@@ -375,6 +375,17 @@ def loops_for(kernel: ModuleType) -> Loops:
     return _LOOPS[kernel.__name__]
 
 
+@njit
+def legal_or_first(mask: np.ndarray, action: int) -> int:
+    """``action`` if legal, else the first legal action (the compiled players' fallback)."""
+    if mask[action]:
+        return action
+    for a in range(len(mask)):
+        if mask[a]:
+            return a
+    return action
+
+
 def _make_loops(kernel: ModuleType) -> Loops:  # noqa: C901 - one closure per compiled loop
     act = resolve(PLAYER_INTERPRETER, "player interpreter")(kernel)
     k = kernel
@@ -384,23 +395,18 @@ def _make_loops(kernel: ModuleType) -> Loops:  # noqa: C901 - one closure per co
     n_seats, n_actions, n_features, state_size = k.n_seats, k.n_actions, k.n_features, k.state_size
 
     @njit(cache=False)
-    def plain_action(p, s, seat, ints, start, mask):
-        """A fixed-action, builtin or table member decides, by the interpreter's rules (the
-        first legal action replaces an illegal one), without the interpreter's call cost:
-        that cost doubles a table-vs-table game (the interpreter plays the other kinds)."""
+    def table_action(p, s, seat, ints, start, mask):
+        """A fixed-action or table member decides, by the interpreter's rules."""
         legal(p, s, seat, mask)
-        kind = ints[start]
-        if kind == FIXED:
-            action = ints[start + 1]
-        elif kind == BUILTIN:
-            action = builtin_action(p, s, seat, ints[start + 1])
-        else:
-            action = ints[start + 2 + observe_index(p, s, seat)]
-        if not mask[action]:
-            for a in range(len(mask)):
-                if mask[a]:
-                    return a
-        return action
+        if ints[start] == FIXED:
+            return legal_or_first(mask, ints[start + 1])
+        return legal_or_first(mask, ints[start + 2 + observe_index(p, s, seat)])
+
+    @njit(cache=False)
+    def builtin_member(p, s, seat, ints, start, mask):
+        """A builtin member decides, by the interpreter's rules."""
+        legal(p, s, seat, mask)
+        return legal_or_first(mask, builtin_action(p, s, seat, ints[start + 1]))
 
     @njit(cache=False)
     def draw_deals(p, deals):
@@ -423,8 +429,11 @@ def _make_loops(kernel: ModuleType) -> Loops:  # noqa: C901 - one closure per co
             seat = to_move(p, s)
             while seat >= 0 and start[row, seat] >= 0:
                 at = start[row, seat]
-                if FIXED <= ints[at] <= TABLE:
-                    action = plain_action(p, s, seat, ints, at, mask)
+                kind = ints[at]
+                if kind == TABLE or kind == FIXED:
+                    action = table_action(p, s, seat, ints, at, mask)
+                elif kind == BUILTIN:
+                    action = builtin_member(p, s, seat, ints, at, mask)
                 else:
                     action = act(p, s, seat, ints, floats, at, fstart[row, seat], memory[row], mask, feats, frozen)
                 step(p, s, action)
@@ -489,8 +498,11 @@ def _make_loops(kernel: ModuleType) -> Loops:  # noqa: C901 - one closure per co
             seat = to_move(p, s)
             while seat >= 0:
                 at = start[row, seat]
-                if FIXED <= ints[at] <= TABLE:  # (a branch here, not a function: numba's call is slow)
-                    action = plain_action(p, s, seat, ints, at, mask)
+                kind = ints[at]
+                if kind == TABLE or kind == FIXED:
+                    action = table_action(p, s, seat, ints, at, mask)
+                elif kind == BUILTIN:
+                    action = builtin_member(p, s, seat, ints, at, mask)
                 else:
                     action = act(p, s, seat, ints, floats, at, fstart[row, seat], memory, mask, feats, frozen)
                 step(p, s, action)
