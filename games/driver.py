@@ -254,6 +254,22 @@ class Driver:
         return Outcome(scores, rewards)
 
 
+_DRIVERS: dict[tuple[str, Any], Driver] = {}
+
+
+def driver_for(game: Game) -> Driver:
+    """The driver of ``game``'s configuration, made once per process (packing the rules may
+    be costly: 421's optimal builtin solves the game) and kept for the next batches."""
+    try:
+        key = (game.name, game.config)
+        hash(key)
+    except TypeError:  # an unhashable configuration: no reuse
+        return Driver(game)
+    if key not in _DRIVERS:
+        _DRIVERS[key] = Driver(game)
+    return _DRIVERS[key]
+
+
 def _check_n(n: Any) -> None:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise FsmarenaError(f"the number of games must be a non-negative integer, got {n!r}")
@@ -277,7 +293,7 @@ def play_seated(
     compiled loop (all of them: one compiled loop); ``compiled=False`` asks every player in
     Python (the same decisions for deterministic players: the tests' second implementation).
     Python players get ``begin`` before and ``finish`` after the batch, as in the arena."""
-    driver = Driver(game)
+    driver = driver_for(game)
     seated = [s if isinstance(s, Seat) else Seat(s) for s in seats]
     if len(seated) != driver.n_seats:
         raise FsmarenaError(f"{game.name} needs {driver.n_seats} players, got {len(seated)}")

@@ -303,3 +303,18 @@ def test_bad_input_is_one_clear_error(entry):
         driver.play(3, rng, lambda seat, obs, rows: np.full(obs.n, 99, dtype=np.int64))
     with pytest.raises(FsmarenaError, match="needs 2 players"):
         play_seated(game, [game.builtin_players()["random"]()], 3, rng)
+
+
+@pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
+def test_bench_times_the_driver_against_the_engine_for_every_game(entry):
+    """``fsmarena bench`` has the driver cases of every game with a kernel, and both sides run."""
+    from games.bench import cases_for
+
+    game = _game(entry)
+    cases = {case.name: case for case in cases_for(game) if case.name.startswith("driver vs engine")}
+    assert {"driver vs engine: table vs table", "driver vs engine: table vs table asked in Python"} <= set(cases)
+    assert any(name.startswith("driver vs engine: builtins") for name in cases)
+    for case in cases.values():
+        assert case.plain is not None
+        case.engine(5, 0)
+        case.plain(5, 0)
