@@ -71,7 +71,8 @@ def driver_cases(game) -> list[BenchCase]:
     """The generic driver (:mod:`games.driver`) against the game's batched engine, the same
     players on both sides, in chunks of the runner's size: random table policies and the
     kernel's builtins (one compiled loop each), and the table policies asked in Python (the
-    driver's batched path).  ``ratio`` is driver / engine."""
+    driver's batched path).  ``ratio`` is driver / engine.  They run when ``--case`` names
+    them (``fsmarena bench --case "driver vs engine"``)."""
     from games.kernel import kernel_of
 
     tables = np.random.default_rng(12345).integers(0, game.n_actions, size=(game.n_seats, game.n_states))
@@ -113,6 +114,7 @@ def _driver_case(game, name: str, players: list, compiled: bool) -> BenchCase:
         plain_games=DRIVER_GAMES,
         target=target if compiled else "",
         extra={"baseline": "batched engine"},
+        opt_in=True,  # the first batch compiles the driver's loops: seconds per game
     )
 
 
