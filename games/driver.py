@@ -23,9 +23,9 @@ rows)`` callback, an :class:`~games.base.Outcome`); :func:`play_seated` has the 
   of the turn is revealed, as the batched engines do.
 
 Random numbers: the compiled code draws from numba's ``np.random`` stream, seeded from the
-generator: one draw for the deals, then one before every compiled call of the Python path
-(one per round of decisions), or one for the whole compiled batch.  Rows are always played in
-order, so how the batch is cut into compiled calls (``chunk``) never changes a result, and
+generator: one draw for the deals, then one before every compiled step or advance of the
+Python path (a few per round of decisions), or one for the whole compiled batch.  Rows are
+always played in order, so how the batch is cut into compiled calls (``chunk``) never changes a result, and
 the same generator gives the same outcomes.  Python players draw from the generator itself.
 """
 
