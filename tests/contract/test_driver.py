@@ -25,12 +25,13 @@ from evo.bda import BDASpec
 from evo.table_fsm import FSMSpec
 from fsmarena.errors import FsmarenaError
 from games import driver as driver_module
-from games.arena import play_games
+from games.arena import Seat, play_games
 from games.capabilities import SimultaneousMoves
-from games.driver import Driver, play_seated
+from games.driver import Driver, compile_seats, play_seated
 from games.players import Player, RandomPlayer, TablePolicy
 from games.registry import entries, resolve
 from rl import compiled_players
+from studies.stacks import Mixture
 
 KERNEL_GAMES = [e for e in entries() if e.kernel]
 IDS = [e.name for e in KERNEL_GAMES]
@@ -150,6 +151,23 @@ def test_the_compiled_loop_decides_as_the_players_in_python(entry):
         # and a mixed batch: the first seat in Python, the others compiled
         first_python = play_seated(game, [_PythonOnly(lineup[0]), *lineup[1:]], 300, np.random.default_rng(11))
         assert np.array_equal(first_python.scores, python.scores)
+
+
+@pytest.mark.parametrize("entry", KERNEL_GAMES[:2], ids=IDS[:2])
+def test_a_mixture_draws_its_members_as_in_python(entry):
+    """A pool (a mixture of table policies) compiled draws each game's member from the
+    generator where the batched mixture does: the same games as asked in Python."""
+    game = _game(entry)
+    rng = np.random.default_rng(5)
+    pool = Mixture([TablePolicy(rng.integers(0, game.n_actions, game.n_states)) for _ in range(3)])
+    lineup = [pool, *[TablePolicy(rng.integers(0, game.n_actions, game.n_states)) for _ in range(game.n_seats - 1)]]
+    _, python_seats = compile_seats(game, [Seat(player) for player in lineup], 4, np.random.default_rng(0))
+    assert python_seats == [None] * game.n_seats  # the pool compiles
+    compiled = play_seated(game, lineup, 200, np.random.default_rng(8))
+    python = play_seated(game, lineup, 200, np.random.default_rng(8), compiled=False)
+    assert np.array_equal(compiled.scores, python.scores)
+    single = play_seated(game, [pool.players[0], *lineup[1:]], 200, np.random.default_rng(8))
+    assert not np.array_equal(single.scores, compiled.scores)  # the members do differ
 
 
 class _PythonOnly(Player):
