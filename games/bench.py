@@ -9,6 +9,8 @@ cases that run worker processes (``BenchCase.workers``) the CPU of this process 
 workers out, so only the wall clock counts.
 Each game contributes :class:`BenchCase` objects through ``Game.bench_cases()``; other
 modules (evolution, learners) add cases through the game's entry (``GameEntry.bench_cases``).
+Every game with a kernel also gets the cases of the generic driver (:func:`driver_cases`),
+whose baseline is the game's batched engine rather than a plain loop.
 """
 
 from __future__ import annotations
@@ -17,7 +19,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
+from fsmarena.parallel import chunk_sizes
+from games.arena import play_games
+from games.driver import play_seated
+from games.kernel import has_kernel
+from games.players import TablePolicy
 from games.registry import entry, resolve
+
+#: games per batch in the driver cases (the runner's default chunk)
+DRIVER_CHUNK = 50_000
 
 
 @dataclass
@@ -45,7 +57,65 @@ def cases_for(game) -> list[BenchCase]:
     cases = list(game.bench_cases())
     for target in entry(game.name).bench_cases:
         cases.extend(resolve(target, f"benchmark {target}")(game))
+    if has_kernel(game):
+        cases.extend(driver_cases(game))
     return cases
+
+
+#: the driver's speed target, as a ratio to the batched engine on the same players
+DRIVER_TARGET = "driver at least 0.8x the batched engine"
+DRIVER_GAMES = 100_000
+
+
+def driver_cases(game) -> list[BenchCase]:
+    """The generic driver (:mod:`games.driver`) against the game's batched engine, the same
+    players on both sides, in chunks of the runner's size: random table policies and the
+    kernel's builtins (one compiled loop each), and the table policies asked in Python (the
+    driver's batched path).  ``ratio`` is driver / engine.  They run when ``--case`` names
+    them (``fsmarena bench --case "driver vs engine"``)."""
+    from games.kernel import kernel_of
+
+    tables = np.random.default_rng(12345).integers(0, game.n_actions, size=(game.n_seats, game.n_states))
+    builtins = list(kernel_of(game).BUILTINS[1:]) or ["random"]
+    factories = game.builtin_players()
+    lineups = {
+        "table vs table": [TablePolicy(table) for table in tables],
+        "builtins " + " vs ".join(builtins[s % len(builtins)] for s in range(game.n_seats)): [
+            factories[builtins[s % len(builtins)]]() for s in range(game.n_seats)
+        ],
+    }
+    cases = [_driver_case(game, f"driver vs engine: {name}", players, True) for name, players in lineups.items()]
+    cases.append(
+        _driver_case(game, "driver vs engine: table vs table asked in Python", lineups["table vs table"], False)
+    )
+    return cases
+
+
+def _driver_case(game, name: str, players: list, compiled: bool) -> BenchCase:
+    target = DRIVER_TARGET + (" (table vs table DTD: at least 1x)" if game.name == "dtd" and "table" in name else "")
+
+    def driver(n: int, seed: int) -> object:
+        rng = np.random.default_rng(seed)
+        for size in chunk_sizes(n, DRIVER_CHUNK):
+            play_seated(game, players, size, rng, compiled=compiled)
+        return None
+
+    def engine(n: int, seed: int) -> object:
+        rng = np.random.default_rng(seed)
+        for size in chunk_sizes(n, DRIVER_CHUNK):
+            play_games(game, players, size, rng)
+        return None
+
+    return BenchCase(
+        name,
+        driver,
+        engine,
+        engine_games=DRIVER_GAMES,
+        plain_games=DRIVER_GAMES,
+        target=target if compiled else "",
+        extra={"baseline": "batched engine"},
+        opt_in=True,  # the first batch compiles the driver's loops: seconds per game
+    )
 
 
 def _timed(work: Callable[[int, int], object], n: int, seed: int) -> tuple[float, float]:

@@ -39,6 +39,12 @@ GENERIC_PLAYER_KINDS: dict[str, str] = {
     "bda": "evo.bda:BinaryDecisionAutomaton",
 }
 
+#: how the batched driver (:mod:`games.driver`) plays players inside its compiled loops:
+#: ``compile_player(player, game)`` packs a player as arrays (a FsmarenaError when it cannot),
+#: ``make_opponent_act(kernel)`` is the compiled interpreter of those arrays for a kernel
+PLAYER_COMPILER = "rl.compiled_players:compile_player"
+PLAYER_INTERPRETER = "rl.compiled_players:make_opponent_act"
+
 
 @dataclass(frozen=True)
 class GameEntry:

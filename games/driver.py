@@ -1,0 +1,540 @@
+"""The kernel is the game: one generic batched driver over a game's compiled kernel.
+
+Every game with a single-game kernel (:mod:`games.kernel`) can be played in batches by this
+one driver instead of a hand-vectorised engine.  :meth:`Driver.play` has the shape of
+:meth:`games.base.Game.play` (``n`` games, a numpy Generator, a ``decide(seat, observation,
+rows)`` callback, an :class:`~games.base.Outcome`); :func:`play_seated` has the shape of
+:func:`games.arena.play_games` (players in seats).  How it plays:
+
+* the deals are drawn by the kernel (``draw_deal``), or given (``deals``, one kernel deal per
+  row: scripted decks, dice, prize orders);
+* every game is an int64 state vector (one row of ``states``); compiled loops over the rows
+  reset, step and read them;
+* a seat whose player compiles (random, fixed action, table policy, table FSM, BDA, the
+  kernel's builtins, and pools of them: :data:`games.registry.PLAYER_COMPILER`) is played
+  inside the compiled loop; when every seat compiles, the whole batch is one compiled loop
+  (:meth:`Driver.play_compiled`, no Python per decision);
+* the other seats decide in Python, in batches: the compiled loop advances every game to its
+  next Python decision, then each such seat, in seat order, gets one :class:`Observation`
+  of the rows where it is to move (index, features, mask, encodings and ``step``, each
+  built on first read for those rows only), answers through ``decide``, and those rows step.
+  Simultaneous-move games (Stupide Vautour, Goofspiel) are serialised by their kernels with
+  the pending choices hidden in the state, so every seat of a turn is asked before anything
+  of the turn is revealed, as the batched engines do.
+
+Random numbers: the compiled code draws from numba's ``np.random`` stream, seeded from the
+generator: one draw for the deals, then one before every compiled step or advance of the
+Python path (a few per round of decisions), or one for the whole compiled batch.  Rows are
+always played in order, so how the batch is cut into compiled calls (``chunk``) never changes a result, and
+the same generator gives the same outcomes.  Python players draw from the generator itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+from fsmarena.jit import njit
+from games.arena import Seat
+from games.base import Decide, Game, Observation, Outcome
+from games.kernel import kernel_of, params_of, seed
+from games.players import Player
+from games.registry import PLAYER_COMPILER, PLAYER_INTERPRETER, resolve
+
+#: kind numbers of fixed-action, builtin and table members in the compiled players' format
+#: (:data:`games.registry.PLAYER_COMPILER`), which the driver's loops play directly
+FIXED, BUILTIN, TABLE = 1, 2, 3
+
+#: games played per compiled call of :meth:`Driver.play_compiled` (bounds nothing but the time
+#: between two checks for Ctrl-C; results do not depend on it)
+DEFAULT_CHUNK = 65_536
+
+
+@dataclass(frozen=True)
+class Program:
+    """The compiled players of a batch: ``ints`` / ``floats`` hold every seat's members (the
+    format of :data:`games.registry.PLAYER_COMPILER`); ``start[row, seat]`` and
+    ``fstart[row, seat]`` locate the member playing that seat of that game, ``-1`` for a
+    seat played in Python."""
+
+    ints: np.ndarray
+    floats: np.ndarray
+    start: np.ndarray
+    fstart: np.ndarray
+
+    @property
+    def python_seats(self) -> list[int]:
+        """Seats that decide in Python (in at least one row)."""
+        return [int(s) for s in np.flatnonzero((self.start < 0).any(axis=0))] if len(self.start) else []
+
+
+def python_program(n: int, seats: int) -> Program:
+    """Every seat decides in Python."""
+    empty = np.full((n, seats), -1, dtype=np.int64)
+    return Program(np.zeros(1, np.int64), np.zeros(1), empty, empty.copy())
+
+
+class Driver:
+    """The batched driver of one game (module doc): its kernel, its packed rules and the
+    compiled loops of that kernel."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.kernel = kernel_of(game)
+        self.p = params_of(game)
+        self.loops = loops_for(self.kernel)
+        k, p = self.kernel, self.p
+        self.n_seats = int(k.n_seats(p))
+        self.n_actions = int(k.n_actions(p))
+        self.n_features = int(k.n_features(p))
+        self.deal_size = int(k.deal_size(p))
+        self.state_size = int(k.state_size(p))
+        self.encodings = list(game.encodings)
+
+    # ---- deals ---------------------------------------------------------------------------
+    def deals(self, n: int, rng: np.random.Generator, deals: np.ndarray | None = None) -> np.ndarray:
+        """``n`` kernel deals: ``deals`` checked, or fresh ones drawn by the kernel (one draw
+        from ``rng`` seeds the compiled stream)."""
+        _check_n(n)
+        if deals is not None:
+            return self._checked_deals(n, deals)
+        out = np.zeros((n, self.deal_size), dtype=np.int64)
+        seed(int(rng.integers(2**32)))
+        self.loops.draw_deals(self.p, out)
+        return out
+
+    def _checked_deals(self, n: int, deals: Any) -> np.ndarray:
+        array = np.asarray(deals)
+        if array.shape != (n, self.deal_size) or not np.issubdtype(array.dtype, np.integer):
+            raise FsmarenaError(
+                f"{self.game.name}: scripted deals must be integers of shape ({n}, {self.deal_size}), "
+                f"got {array.dtype} {array.shape}"
+            )
+        return np.ascontiguousarray(array, dtype=np.int64)
+
+    # ---- the Game.play shape -------------------------------------------------------------
+    def play(self, n: int, rng: np.random.Generator, decide: Decide, deals: np.ndarray | None = None) -> Outcome:
+        """Play ``n`` games asking ``decide`` for every move (:meth:`games.base.Game.play`)."""
+        dealt = self.deals(n, rng, deals)
+        return self.play_program(dealt, python_program(n, self.n_seats), rng, decide)
+
+    def play_program(
+        self, deals: np.ndarray, program: Program, rng: np.random.Generator, decide: Decide | None
+    ) -> Outcome:
+        """Play one game per deal: compiled seats inside the compiled loop, the others through
+        ``decide`` in batches (module doc)."""
+        n = len(deals)
+        loops, p = self.loops, self.p
+        states = np.zeros((n, self.state_size), dtype=np.int64)
+        loops.reset_all(p, states, deals)
+        memory = np.zeros((n, self.n_seats), dtype=np.int64)
+        decisions = np.zeros((n, self.n_seats), dtype=np.int64)
+        to_move = np.zeros(n, dtype=np.int64)
+        every = np.arange(n, dtype=np.int64)
+        self._advance(states, every, program, memory, decisions, to_move, rng)
+        while True:
+            waiting = to_move >= 0
+            if not waiting.any():
+                break
+            if decide is None:  # a programming error: a Python seat without a callback
+                raise TypeError("a seat decides in Python but no decide callback was given")
+            for seat in range(self.n_seats):
+                rows = np.flatnonzero(to_move == seat)
+                if not len(rows):
+                    continue
+                obs = self.observation(states, rows, seat, decisions)
+                actions = decide(seat, obs, None if len(rows) == n else rows)
+                self._step(states, rows, seat, actions, decisions, rng)
+                self._advance(states, rows, program, memory, decisions, to_move, rng)
+        return self._outcome(states)
+
+    def _advance(self, states, rows, program, memory, decisions, to_move, rng) -> None:
+        """Compiled seats move in ``rows`` until a Python seat is to move or the game ends."""
+        seed(int(rng.integers(2**32)))
+        self.loops.advance(
+            self.p,
+            states,
+            rows,
+            program.ints,
+            program.floats,
+            program.start,
+            program.fstart,
+            memory,
+            decisions,
+            to_move,
+        )
+
+    def _step(self, states, rows, seat, actions, decisions, rng) -> None:
+        """The Python seat ``seat`` plays ``actions`` in ``rows`` (checked first: one clear
+        error, nothing played, for a wrong shape or an illegal action)."""
+        actions = np.asarray(actions)
+        if actions.shape != (len(rows),) or not np.issubdtype(actions.dtype, np.integer):
+            raise FsmarenaError(
+                f"{self.game.name}: the player in seat {seat} gave {actions.dtype} {actions.shape} "
+                f"actions for {len(rows)} games"
+            )
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
+        seed(int(rng.integers(2**32)))
+        bad = self.loops.step_rows(self.p, states, rows, actions, decisions)
+        if bad >= 0:
+            raise FsmarenaError(
+                f"{self.game.name}: the player in seat {seat} chose action {actions[bad]}, which is "
+                f"not legal there (legal: {np.flatnonzero(self.mask_rows(states, rows[bad : bad + 1], seat)[0]).tolist()})"
+            )
+
+    def _outcome(self, states: np.ndarray) -> Outcome:
+        n = len(states)
+        rewards = np.zeros((n, self.n_seats))
+        scores = np.zeros((n, self.n_seats))
+        self.loops.results(self.p, states, rewards, scores)
+        return Outcome(scores, rewards)
+
+    # ---- observations ----------------------------------------------------------------------
+    def observation(self, states: np.ndarray, rows: np.ndarray, seat: int, decisions: np.ndarray) -> Observation:
+        """What ``seat`` sees in ``rows`` (each part built on first read, for these rows)."""
+        loops, p = self.loops, self.p
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+
+        def index() -> np.ndarray:
+            out = np.zeros(len(rows), dtype=np.int64)
+            loops.index_rows(p, states, rows, seat, out)
+            return out
+
+        def mask() -> np.ndarray | None:
+            out = self.mask_rows(states, rows, seat)
+            return None if out.all() else out
+
+        parts: dict[str, Any] = {"index": index, "mask": mask, "step": lambda: decisions[rows, seat]}
+        if self.n_features:
+
+            def features() -> np.ndarray:
+                out = np.zeros((len(rows), self.n_features))
+                loops.features_rows(p, states, rows, seat, out)
+                return out
+
+            parts["features"] = features
+        for which, name in enumerate(self.encodings):
+            parts[name] = self._encoding_part(states, rows, seat, which)
+        return Observation(len(rows), self.n_actions, **parts)
+
+    def mask_rows(self, states: np.ndarray, rows: np.ndarray, seat: int) -> np.ndarray:
+        out = np.zeros((len(rows), self.n_actions), dtype=np.bool_)
+        self.loops.legal_rows(self.p, states, rows, seat, out)
+        return out
+
+    def _encoding_part(self, states, rows, seat, which) -> Callable[[], np.ndarray]:
+        def part() -> np.ndarray:
+            out = np.zeros(len(rows), dtype=np.int64)
+            self.loops.encoding_rows(self.p, states, rows, seat, which, out)
+            return out
+
+        return part
+
+    # ---- every seat compiled ---------------------------------------------------------------
+    def play_compiled(
+        self, deals: np.ndarray, program: Program, rng: np.random.Generator, chunk: int = DEFAULT_CHUNK
+    ) -> Outcome:
+        """One game per deal, every seat compiled: one compiled loop, ``chunk`` games per call,
+        the rows in order (so ``chunk`` changes no result)."""
+        if program.python_seats:
+            raise TypeError("play_compiled needs a program that compiles every seat")
+        n = len(deals)
+        rewards = np.zeros((n, self.n_seats))
+        scores = np.zeros((n, self.n_seats))
+        seed(int(rng.integers(2**32)))
+        for first in range(0, n, max(1, chunk)):
+            last = min(n, first + max(1, chunk))
+            self.loops.play_rows(
+                self.p, deals, first, last, program.ints, program.floats, program.start, program.fstart, rewards, scores
+            )
+        return Outcome(scores, rewards)
+
+
+_DRIVERS: dict[tuple[str, Any], Driver] = {}
+
+
+def driver_for(game: Game) -> Driver:
+    """The driver of ``game``'s configuration, made once per process (packing the rules may
+    be costly: 421's optimal builtin solves the game) and kept for the next batches."""
+    try:
+        key = (game.name, game.config)
+        hash(key)
+    except TypeError:  # an unhashable configuration: no reuse
+        return Driver(game)
+    if key not in _DRIVERS:
+        _DRIVERS[key] = Driver(game)
+    return _DRIVERS[key]
+
+
+def _check_n(n: Any) -> None:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise FsmarenaError(f"the number of games must be a non-negative integer, got {n!r}")
+
+
+# ---- players in seats -------------------------------------------------------------------------
+
+
+def play_seated(
+    game: Game,
+    seats: Sequence[Player | Seat],
+    n: int,
+    rng: np.random.Generator,
+    *,
+    deals: np.ndarray | None = None,
+    compiled: bool = True,
+    chunk: int = DEFAULT_CHUNK,
+) -> Outcome:
+    """Play ``n`` games of ``game`` with ``seats[s]`` in seat ``s`` on the driver
+    (:func:`games.arena.play_games`' shape).  Seats whose player compiles play inside the
+    compiled loop (all of them: one compiled loop); ``compiled=False`` asks every player in
+    Python (the same decisions for deterministic players: the tests' second implementation).
+    Python players get ``begin`` before and ``finish`` after the batch, as in the arena."""
+    driver = driver_for(game)
+    seated = [s if isinstance(s, Seat) else Seat(s) for s in seats]
+    if len(seated) != driver.n_seats:
+        raise FsmarenaError(f"{game.name} needs {driver.n_seats} players, got {len(seated)}")
+    dealt = driver.deals(n, rng, deals)
+    program, python = compile_seats(game, seated, n, rng) if compiled else (python_program(n, driver.n_seats), seated)
+    memories = {s: seat.player.begin(game, n, seat.members, rng) for s, seat in enumerate(python) if seat is not None}
+    if not memories:
+        return driver.play_compiled(dealt, program, rng, chunk)
+
+    def decide(seat: int, obs: Observation, rows: np.ndarray | None) -> np.ndarray:
+        player = python[seat]
+        assert player is not None  # only Python seats are asked
+        return player.player.act(obs, memories[seat], rows, rng)
+
+    outcome = driver.play_program(dealt, program, rng, decide)
+    for s, memory in memories.items():
+        player = python[s]
+        assert player is not None
+        player.player.finish(memory, outcome, s)
+    return outcome
+
+
+def compile_seats(
+    game: Game, seats: Sequence[Seat], n: int, rng: np.random.Generator
+) -> tuple[Program, list[Seat | None]]:
+    """The program of the seats that compile, and the Python seats (``None`` where the seat
+    compiled).  A pool of several members (a mixture) has one member drawn per game, as the
+    batched mixture does (``rng.integers(0, members, n)``; drawn here in seat order, before the Python players begin)."""
+    compile_player = resolve(PLAYER_COMPILER, "player compiler")
+    ints: list[np.ndarray] = []
+    floats: list[np.ndarray] = []
+    start = np.full((n, len(seats)), -1, dtype=np.int64)
+    fstart = np.full((n, len(seats)), -1, dtype=np.int64)
+    python: list[Seat | None] = []
+    offset = foffset = 0
+    for number, seat in enumerate(seats):
+        packed = _compiled(compile_player, seat, game)
+        if packed is None:
+            python.append(seat)
+            continue
+        python.append(None)
+        member = np.zeros(n, dtype=np.int64) if packed.n_members == 1 else rng.integers(0, packed.n_members, size=n)
+        start[:, number] = offset + packed.int_start[member]
+        fstart[:, number] = foffset + packed.float_start[member]
+        ints.append(packed.ints)
+        floats.append(packed.floats)
+        offset += len(packed.ints)
+        foffset += len(packed.floats)
+    program = Program(
+        np.concatenate(ints) if ints else np.zeros(1, np.int64),
+        np.concatenate(floats) if floats else np.zeros(1),
+        start,
+        fstart,
+    )
+    return program, python
+
+
+def _compiled(compile_player: Callable[[Player, Game], Any], seat: Seat, game: Game) -> Any:
+    """The compiled form of the seat's player, or None when it decides in Python (a stack
+    with members per game, or a player the compiler refuses)."""
+    if seat.members is not None or getattr(seat.player, "n_members", 1) != 1:
+        return None
+    try:
+        return compile_player(seat.player, game)
+    except FsmarenaError:
+        return None
+
+
+# ---- the compiled loops of one kernel -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Loops:
+    """The compiled loops over rows of one kernel (:func:`loops_for`)."""
+
+    draw_deals: Callable[..., None]
+    reset_all: Callable[..., None]
+    advance: Callable[..., None]
+    step_rows: Callable[..., int]
+    index_rows: Callable[..., None]
+    features_rows: Callable[..., None]
+    legal_rows: Callable[..., None]
+    encoding_rows: Callable[..., None]
+    results: Callable[..., None]
+    play_rows: Callable[..., None]
+
+
+_LOOPS: dict[str, Loops] = {}
+
+
+def loops_for(kernel: ModuleType) -> Loops:
+    """The driver's compiled loops for ``kernel`` (compiled once per process and kernel)."""
+    if kernel.__name__ not in _LOOPS:
+        _LOOPS[kernel.__name__] = _make_loops(kernel)
+    return _LOOPS[kernel.__name__]
+
+
+@njit
+def legal_or_first(mask: np.ndarray, action: int) -> int:
+    """``action`` if legal, else the first legal action (the compiled players' fallback)."""
+    if mask[action]:
+        return action
+    for a in range(len(mask)):
+        if mask[a]:
+            return a
+    return action
+
+
+def _make_loops(kernel: ModuleType) -> Loops:  # noqa: C901 - one closure per compiled loop
+    act = resolve(PLAYER_INTERPRETER, "player interpreter")(kernel)
+    k = kernel
+    draw_deal, reset, to_move, step, legal = k.draw_deal, k.reset, k.to_move, k.step, k.legal
+    observe_index, features, encoding, builtin_action = k.observe_index, k.features, k.encoding, k.builtin_action
+    rewards, scores = k.rewards, k.scores
+    n_seats, n_actions, n_features, state_size = k.n_seats, k.n_actions, k.n_features, k.state_size
+
+    @njit(cache=False)
+    def table_action(p, s, seat, ints, start, mask):
+        """A fixed-action or table member decides, by the interpreter's rules."""
+        legal(p, s, seat, mask)
+        if ints[start] == FIXED:
+            return legal_or_first(mask, ints[start + 1])
+        return legal_or_first(mask, ints[start + 2 + observe_index(p, s, seat)])
+
+    @njit(cache=False)
+    def builtin_member(p, s, seat, ints, start, mask):
+        """A builtin member decides, by the interpreter's rules."""
+        legal(p, s, seat, mask)
+        return legal_or_first(mask, builtin_action(p, s, seat, ints[start + 1]))
+
+    @njit(cache=False)
+    def draw_deals(p, deals):
+        for row in range(deals.shape[0]):
+            draw_deal(p, deals[row])
+
+    @njit(cache=False)
+    def reset_all(p, states, deals):
+        for row in range(states.shape[0]):
+            reset(p, states[row], deals[row])
+
+    @njit(cache=False)
+    def advance(p, states, rows, ints, floats, start, fstart, memory, decisions, waiting):
+        """Play the compiled seats of ``rows``; ``waiting[row]``: the Python seat to move, or -1."""
+        mask = np.zeros(n_actions(p), dtype=np.bool_)
+        feats = np.zeros(max(1, n_features(p)))
+        frozen = np.zeros(1, dtype=np.int64)
+        for row in rows:
+            s = states[row]
+            seat = to_move(p, s)
+            while seat >= 0 and start[row, seat] >= 0:
+                at = start[row, seat]
+                kind = ints[at]
+                if kind == TABLE or kind == FIXED:
+                    action = table_action(p, s, seat, ints, at, mask)
+                elif kind == BUILTIN:
+                    action = builtin_member(p, s, seat, ints, at, mask)
+                else:
+                    action = act(p, s, seat, ints, floats, at, fstart[row, seat], memory[row], mask, feats, frozen)
+                step(p, s, action)
+                decisions[row, seat] += 1
+                seat = to_move(p, s)
+            waiting[row] = seat
+
+    @njit(cache=False)
+    def step_rows(p, states, rows, actions, decisions):
+        """Step every row (after checking them all); the position of the first illegal action, or -1."""
+        mask = np.zeros(n_actions(p), dtype=np.bool_)
+        for j in range(len(rows)):
+            s = states[rows[j]]
+            action = actions[j]
+            if action < 0 or action >= len(mask):
+                return j
+            legal(p, s, to_move(p, s), mask)
+            if not mask[action]:
+                return j
+        for j in range(len(rows)):
+            s = states[rows[j]]
+            decisions[rows[j], to_move(p, s)] += 1
+            step(p, s, actions[j])
+        return -1
+
+    @njit(cache=False)
+    def index_rows(p, states, rows, seat, out):
+        for j in range(len(rows)):
+            out[j] = observe_index(p, states[rows[j]], seat)
+
+    @njit(cache=False)
+    def features_rows(p, states, rows, seat, out):
+        for j in range(len(rows)):
+            features(p, states[rows[j]], seat, out[j])
+
+    @njit(cache=False)
+    def legal_rows(p, states, rows, seat, out):
+        for j in range(len(rows)):
+            legal(p, states[rows[j]], seat, out[j])
+
+    @njit(cache=False)
+    def encoding_rows(p, states, rows, seat, which, out):
+        for j in range(len(rows)):
+            out[j] = encoding(p, states[rows[j]], seat, which)
+
+    @njit(cache=False)
+    def results(p, states, out_rewards, out_scores):
+        for row in range(states.shape[0]):
+            rewards(p, states[row], out_rewards[row])
+            scores(p, states[row], out_scores[row])
+
+    @njit(cache=False)
+    def play_rows(p, deals, first, last, ints, floats, start, fstart, out_rewards, out_scores):
+        s = np.zeros(state_size(p), dtype=np.int64)
+        memory = np.zeros(n_seats(p), dtype=np.int64)
+        mask = np.zeros(n_actions(p), dtype=np.bool_)
+        feats = np.zeros(max(1, n_features(p)))
+        frozen = np.zeros(1, dtype=np.int64)
+        for row in range(first, last):
+            reset(p, s, deals[row])
+            memory[:] = 0
+            seat = to_move(p, s)
+            while seat >= 0:
+                at = start[row, seat]
+                kind = ints[at]
+                if kind == TABLE or kind == FIXED:
+                    action = table_action(p, s, seat, ints, at, mask)
+                elif kind == BUILTIN:
+                    action = builtin_member(p, s, seat, ints, at, mask)
+                else:
+                    action = act(p, s, seat, ints, floats, at, fstart[row, seat], memory, mask, feats, frozen)
+                step(p, s, action)
+                seat = to_move(p, s)
+            rewards(p, s, out_rewards[row])
+            scores(p, s, out_scores[row])
+
+    return Loops(
+        draw_deals,
+        reset_all,
+        advance,
+        step_rows,
+        index_rows,
+        features_rows,
+        legal_rows,
+        encoding_rows,
+        results,
+        play_rows,
+    )

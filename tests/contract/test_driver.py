@@ -1,0 +1,338 @@
+"""The generic batched driver (:mod:`games.driver`) against the batched engines, for every game
+with a kernel (a new game inherits these tests by registering a kernel).
+
+* exact: on the same scripted deals and the same scripted picks, the driver shows every seat
+  the observations the engine shows and ends with the same rewards and scores;
+* two implementations of the players: the compiled loop (table policies, table FSMs, BDAs)
+  decides exactly as the same players asked in Python with batched observations;
+* seed equality: same generator, same outcomes, however the batch is cut into compiled calls;
+* statistics: builtin pairs win as often on the driver as on the engine (99% intervals);
+* invariants (Hypothesis): legal masks, observation ranges, reward rules, simultaneous seats
+  that cannot see each other's pending answers;
+* bad input: wrong deals, wrong or illegal actions are one FsmarenaError each.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evo.bda import BDASpec
+from evo.table_fsm import FSMSpec
+from fsmarena.errors import FsmarenaError
+from games import driver as driver_module
+from games.arena import Seat, play_games
+from games.capabilities import SimultaneousMoves
+from games.driver import Driver, compile_seats, play_seated
+from games.players import Player, RandomPlayer, TablePolicy
+from games.registry import entries, resolve
+from rl import compiled_players
+from studies.stacks import Mixture
+
+KERNEL_GAMES = [e for e in entries() if e.kernel]
+IDS = [e.name for e in KERNEL_GAMES]
+
+
+def _kernel(entry):
+    return importlib.import_module(entry.kernel)
+
+
+def _game(entry, config=None):
+    return resolve(entry.game, "game")(config)
+
+
+def _configs(entry):
+    return _kernel(entry).test_configs()
+
+
+CONFIG_CASES = [(e, i) for e in KERNEL_GAMES for i in range(len(_configs(e)))]
+CONFIG_IDS = [f"{e.name}-{i}" for e, i in CONFIG_CASES]
+
+
+def _scripted(module, mask):
+    """The legal actions a scripted player picks from (chance actions left out, as in the
+    kernel tests: the engine and the kernel draw them from different streams)."""
+    legal = np.flatnonzero(mask)
+    kept = legal[~np.isin(legal, getattr(module, "CHANCE_ACTIONS", ()))]
+    return kept if len(kept) else legal
+
+
+def _logging_decide(game, module, n, picks, log):
+    """A ``decide`` (the shape both the engine and the driver call) that plays pre-drawn picks
+    among the legal actions and logs each observation per (game, seat)."""
+    count = np.zeros((n, game.n_seats), dtype=np.int64)
+
+    def decide(seat, obs, rows):
+        ids = np.arange(n) if rows is None else np.asarray(rows)
+        mask = obs.mask if obs.mask is not None else np.ones((len(ids), game.n_actions), dtype=bool)
+        feats = obs.features if game.feature_names else np.zeros((len(ids), 0))
+        index = np.broadcast_to(np.asarray(obs.index), (len(ids),))
+        codes = [np.broadcast_to(np.asarray(getattr(obs, name)), (len(ids),)) for name in game.encodings]
+        actions = np.empty(len(ids), dtype=np.int64)
+        for j, g in enumerate(ids):
+            legal = _scripted(module, mask[j])
+            actions[j] = legal[picks[g, seat, count[g, seat]] % len(legal)]
+            entry = (int(index[j]), feats[j].tolist(), mask[j].tolist(), [int(c[j]) for c in codes], int(actions[j]))
+            log.setdefault((int(g), seat), []).append(entry)
+            count[g, seat] += 1
+        return actions
+
+    return decide
+
+
+def _kernel_deals(game, module, seed, n):
+    driver = Driver(game)
+    return driver.deals(n, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("case", CONFIG_CASES, ids=CONFIG_IDS)
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_driver_plays_the_engine_rules_on_scripted_deals(case, seed):
+    entry, number = case
+    module = _kernel(entry)
+    game = _game(entry, _configs(entry)[number])
+    n = 10
+    deals = _kernel_deals(game, module, seed, n)
+    picks = np.random.default_rng(seed).integers(0, 720, size=(n, game.n_seats, 4096))
+    engine_log: dict = {}
+    engine = game.play(
+        n,
+        np.random.default_rng(0),
+        _logging_decide(game, module, n, picks, engine_log),
+        **module.engine_script(game.config, deals),
+    )
+    driver_log: dict = {}
+    driven = Driver(game).play(n, np.random.default_rng(0), _logging_decide(game, module, n, picks, driver_log), deals)
+    assert driver_log == engine_log
+    assert np.array_equal(driven.rewards, engine.rewards)
+    assert np.allclose(driven.scores, engine.scores, rtol=0, atol=1e-12)
+
+
+def _deterministic_players(game, rng):
+    """Per seat: a table policy (random entries, illegal ones included), a table FSM over every
+    input the game has, and a BDA where the game has features."""
+    fsm = _fsm_spec(game)
+    lineups = [
+        [TablePolicy(rng.integers(0, game.n_actions, game.n_states)) for _ in range(game.n_seats)],
+        [fsm.player(fsm.random(rng, 1)) for _ in range(game.n_seats)],
+    ]
+    if game.feature_names:
+        bda = BDASpec(game, 4)
+        lineups.append([bda.player(bda.random(rng, 1)) for _ in range(game.n_seats)])
+    mixed = [lineups[s % len(lineups)][s] for s in range(game.n_seats)]
+    return lineups + [mixed]
+
+
+def _fsm_spec(game):
+    """Table FSMs over the index and every encoding, or the largest of them that fits."""
+    for inputs in ("+".join(["index", *game.encodings]), "+".join(game.encodings), "index"):
+        try:
+            return FSMSpec(game, 3, inputs)
+        except FsmarenaError:
+            continue
+    raise AssertionError("no FSM inputs fit")
+
+
+@pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
+def test_the_compiled_loop_decides_as_the_players_in_python(entry):
+    """The same deterministic players, compiled (one compiled loop) and asked in Python with
+    batched observations: identical games, hence identical outcomes."""
+    game = _game(entry)
+    for lineup in _deterministic_players(game, np.random.default_rng(7)):
+        compiled = play_seated(game, lineup, 300, np.random.default_rng(11))
+        python = play_seated(game, lineup, 300, np.random.default_rng(11), compiled=False)
+        assert np.array_equal(compiled.rewards, python.rewards), [p.label for p in lineup]
+        assert np.array_equal(compiled.scores, python.scores)
+        # and a mixed batch: the first seat in Python, the others compiled
+        first_python = play_seated(game, [_PythonOnly(lineup[0]), *lineup[1:]], 300, np.random.default_rng(11))
+        assert np.array_equal(first_python.scores, python.scores)
+
+
+@pytest.mark.parametrize("entry", KERNEL_GAMES[:2], ids=IDS[:2])
+def test_a_mixture_draws_its_members_as_in_python(entry):
+    """A pool (a mixture of table policies) compiled draws each game's member from the
+    generator where the batched mixture does: the same games as asked in Python."""
+    game = _game(entry)
+    rng = np.random.default_rng(5)
+    pool = Mixture([TablePolicy(rng.integers(0, game.n_actions, game.n_states)) for _ in range(3)])
+    lineup = [pool, *[TablePolicy(rng.integers(0, game.n_actions, game.n_states)) for _ in range(game.n_seats - 1)]]
+    _, python_seats = compile_seats(game, [Seat(player) for player in lineup], 4, np.random.default_rng(0))
+    assert python_seats == [None] * game.n_seats  # the pool compiles
+    compiled = play_seated(game, lineup, 200, np.random.default_rng(8))
+    python = play_seated(game, lineup, 200, np.random.default_rng(8), compiled=False)
+    assert np.array_equal(compiled.scores, python.scores)
+    single = play_seated(game, [pool.players[0], *lineup[1:]], 200, np.random.default_rng(8))
+    assert not np.array_equal(single.scores, compiled.scores)  # the members do differ
+
+
+class _PythonOnly(Player):
+    """A player the compiler refuses (not one of its kinds) that plays like ``inner``."""
+
+    kind = "python-only"
+
+    def __init__(self, inner):
+        super().__init__("python " + inner.label)
+        self.inner = inner
+
+    def begin(self, game, n, members, rng):
+        return self.inner.begin(game, n, members, rng)
+
+    def act(self, obs, memory, rows, rng):
+        return self.inner.act(obs, memory, rows, rng)
+
+
+def _builtin_lineups(game, module):
+    """Builtin pairs the kernel plays: the first two non-random builtins around the table, and
+    random against the first one."""
+    names = list(module.BUILTINS)
+    fixed = names[1:] or names
+    factories = game.builtin_players()
+    lineups = [[fixed[s % len(fixed)] for s in range(game.n_seats)]]
+    lineups.append([("random" if s == 0 else fixed[0]) for s in range(game.n_seats)])
+    return [[factories[name]() for name in lineup] for lineup in lineups]
+
+
+@pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
+def test_same_seed_same_outcomes_whatever_the_chunking(entry):
+    game = _game(entry)
+    lineup = [RandomPlayer() for _ in range(game.n_seats)]  # draws at every move, compiled or in Python
+    base = play_seated(game, lineup, 257, np.random.default_rng(3))
+    for chunk in (1, 16, 100):
+        again = play_seated(game, lineup, 257, np.random.default_rng(3), chunk=chunk)
+        assert np.array_equal(again.scores, base.scores)
+    other = play_seated(game, lineup, 257, np.random.default_rng(4))
+    assert not np.array_equal(other.scores, base.scores)
+    python = play_seated(game, lineup, 257, np.random.default_rng(3), compiled=False)
+    assert np.array_equal(
+        play_seated(game, lineup, 257, np.random.default_rng(3), compiled=False).scores, python.scores
+    )
+
+
+def _two_sample_ok(a: np.ndarray, b: np.ndarray, z: float = 2.576) -> bool:
+    """Whether two samples' means agree within the 99% interval of their difference."""
+    spread = np.sqrt(a.var() / len(a) + b.var() / len(b))
+    return abs(a.mean() - b.mean()) <= z * max(spread, 1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
+def test_builtin_pairs_win_as_often_as_on_the_engine(entry):
+    game = _game(entry)
+    module = _kernel(entry)
+    n = 20_000
+    for number, lineup in enumerate(_builtin_lineups(game, module)):
+        engine = play_games(game, lineup, n, np.random.default_rng(100 + number))
+        driven = play_seated(game, lineup, n, np.random.default_rng(200 + number))
+        labels = [p.label for p in lineup]
+        if game.n_seats == 1:
+            assert _two_sample_ok(engine.scores[:, 0], driven.scores[:, 0]), labels
+            continue
+        for seat in range(game.n_seats):
+            wins_engine = (engine.rewards[:, seat] > 0).astype(float)
+            wins_driver = (driven.rewards[:, seat] > 0).astype(float)
+            assert _two_sample_ok(wins_engine, wins_driver), (labels, seat, wins_engine.mean(), wins_driver.mean())
+
+
+@pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_observations_and_rewards_keep_the_contract(entry, seed):
+    """Random legal play: every observation has a legal action and parts in range, and the
+    rewards follow the ranking rule (one-player: the score)."""
+    game = _game(entry)
+    rng = np.random.default_rng(seed)
+    sizes = dict(game.encodings)
+
+    def decide(seat, obs, rows):
+        mask = obs.mask if obs.mask is not None else np.ones((obs.n, game.n_actions), dtype=bool)
+        assert mask.shape == (obs.n, game.n_actions) and mask.any(axis=1).all()
+        assert ((0 <= obs.index) & (obs.index < game.n_states)).all()
+        for name, size in sizes.items():
+            values = getattr(obs, name)
+            assert ((0 <= values) & (values < size)).all(), name
+        if game.feature_names:
+            assert obs.features.shape == (obs.n, len(game.feature_names))
+            assert np.isfinite(obs.features).all()
+        pick = (rng.random(obs.n) * mask.sum(axis=1)).astype(np.int64)
+        return np.argmax(np.cumsum(mask, axis=1) > pick[:, None], axis=1)
+
+    outcome = Driver(game).play(40, rng, decide)
+    rewards = outcome.rewards
+    if game.n_seats == 1:
+        assert np.array_equal(rewards, outcome.scores)
+        return
+    assert set(np.unique(rewards)) <= {-1.0, 0.0, 1.0}
+    winners = (rewards == 1).sum(axis=1)
+    sharers = (rewards == 0).sum(axis=1)
+    assert ((winners == 1) & (sharers == 0) | (winners == 0) & (sharers >= 2)).all()
+
+
+SIMULTANEOUS = [e for e in KERNEL_GAMES if isinstance(_game(e), SimultaneousMoves)]
+
+
+@pytest.mark.parametrize("entry", SIMULTANEOUS, ids=[e.name for e in SIMULTANEOUS])
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), turn=st.integers(0, 3))
+def test_simultaneous_seats_do_not_see_a_pending_answer(entry, seed, turn):
+    """Seat 0 answers differently at one turn: the other seats' observations of that turn
+    are unchanged (every seat is asked before the turn is revealed)."""
+    game = _game(entry)
+    module = _kernel(entry)
+    n = 6
+    deals = _kernel_deals(game, module, seed, n)
+    picks = np.random.default_rng(seed).integers(0, 720, size=(n, game.n_seats, 64))
+    changed = picks.copy()
+    changed[:, 0, turn] += 1
+    logs = []
+    for table in (picks, changed):
+        log: dict = {}
+        Driver(game).play(n, np.random.default_rng(0), _logging_decide(game, module, n, table, log), deals)
+        logs.append(log)
+    for g in range(n):
+        for seat in range(1, game.n_seats):
+            assert logs[0][(g, seat)][: turn + 1] == logs[1][(g, seat)][: turn + 1]
+
+
+def test_the_driver_plays_the_interpreter_kinds_it_names():
+    assert (driver_module.FIXED, driver_module.BUILTIN, driver_module.TABLE) == (
+        compiled_players.FIXED,
+        compiled_players.BUILTIN,
+        compiled_players.TABLE,
+    )
+
+
+@pytest.mark.parametrize("entry", KERNEL_GAMES[:1], ids=IDS[:1])
+def test_bad_input_is_one_clear_error(entry):
+    game = _game(entry)
+    driver = Driver(game)
+    rng = np.random.default_rng(0)
+    with pytest.raises(FsmarenaError, match="scripted deals must be integers of shape"):
+        driver.play(3, rng, lambda seat, obs, rows: np.zeros(obs.n, dtype=np.int64), np.zeros((2, 1)))
+    with pytest.raises(FsmarenaError, match="non-negative integer"):
+        driver.play(-1, rng, lambda seat, obs, rows: np.zeros(obs.n, dtype=np.int64))
+    with pytest.raises(FsmarenaError, match=r"seat 0 gave .* actions for 3 games"):
+        driver.play(3, rng, lambda seat, obs, rows: np.zeros(obs.n + 1, dtype=np.int64))
+    with pytest.raises(FsmarenaError, match="seat 0 chose action 99, which is not legal"):
+        driver.play(3, rng, lambda seat, obs, rows: np.full(obs.n, 99, dtype=np.int64))
+    with pytest.raises(FsmarenaError, match="needs 2 players"):
+        play_seated(game, [game.builtin_players()["random"]()], 3, rng)
+
+
+@pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
+def test_bench_times_the_driver_against_the_engine_for_every_game(entry):
+    """``fsmarena bench`` has the driver cases of every game with a kernel, and both sides run."""
+    from games.bench import cases_for
+
+    game = _game(entry)
+    cases = {case.name: case for case in cases_for(game) if case.name.startswith("driver vs engine")}
+    assert {"driver vs engine: table vs table", "driver vs engine: table vs table asked in Python"} <= set(cases)
+    assert any(name.startswith("driver vs engine: builtins") for name in cases)
+    for case in cases.values():
+        assert case.plain is not None
+        case.engine(5, 0)
+        case.plain(5, 0)
