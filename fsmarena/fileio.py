@@ -136,15 +136,23 @@ def _parse_int(text: str) -> int:
     return int(text)
 
 
-def read_bytes(path: str | os.PathLike, what: str = "file", limit: int = limits.MAX_JSON_BYTES) -> bytes:
+def read_bytes(
+    path: str | os.PathLike, what: str = "file", limit: int = limits.MAX_JSON_BYTES, follow_links: bool = True
+) -> bytes:
     """The bytes of a regular file, at most ``limit`` of them, or one clear FsmarenaError.
 
     The file is opened without blocking (a FIFO does not hang the open), anything that is not
     a regular file (device, FIFO, socket, folder) is refused, and at most ``limit + 1`` bytes
     are read whatever the file's size claims (``/dev/zero`` and ``/proc`` files report 0).
+    ``follow_links=False`` also refuses a symbolic link (for files fsmarena itself keeps, such
+    as an output folder's control files, which are never links).
     """
     target = Path(path)
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        if os.path.islink(target):
+            raise FsmarenaError(f"{what} {target} is a symbolic link, not a regular file")
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(target, flags)
     except FileNotFoundError:

@@ -810,6 +810,101 @@ def test_claiming_is_idempotent_within_a_run_and_released_after(tmp_path):
         claim_folder(out, "evolve")
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        EVOLVE,
+        TRAIN,
+        ["tournament", "dtd", "random", "always-large", "--games", "20", "--quiet"],
+        ["study", "dtd-thesis", "--scale", "test", "--no-figures", "--quiet"],
+        ["search", "dtd", "--quiet"],
+        ["solve", "vautour", "--param", "cards=3"],
+        ["draw", "PLAYER"],
+    ],
+    ids=["evolve", "train", "tournament", "study", "search", "solve", "draw"],
+)
+def test_an_empty_output_path_is_refused_not_taken_for_the_current_folder(tmp_path, capsys, monkeypatch, argv):
+    """``--out ''`` used to lock, mark and fill the working directory (solve: write nothing)."""
+    monkeypatch.chdir(tmp_path)
+    player = tmp_path / "p.json"
+    player.write_text("{}")
+    code, out, err = run_cli(capsys, *[str(player) if a == "PLAYER" else a for a in argv], "--out", "")
+    assert_one_clear_line(code, err)
+    assert "--out: is empty" in err
+    assert out == ""
+    assert [p.name for p in tmp_path.iterdir()] == ["p.json"]
+
+
+@pytest.mark.parametrize("control", [LOCK, KIND_FILE])
+@pytest.mark.parametrize("shape", ["FIFO", "LINK_TO_BIG_FILE", "LINK_TO_DEVICE", "FOLDER"])
+def test_control_files_that_are_not_small_regular_files_are_refused_at_once(tmp_path, capsys, control, shape):
+    """A FIFO as the lock gave "Illegal seek" with a traceback; a link to a 4 GB file as the kind
+    file was read whole.  The control files are read only as small regular files, never through
+    a link, never with a blocking open."""
+    out = tmp_path / "out"
+    out.mkdir()
+    path = out / control
+    if shape == "FIFO":
+        os.mkfifo(path)
+    elif shape == "LINK_TO_BIG_FILE":
+        big = tmp_path / "big"
+        with open(big, "wb") as handle:
+            handle.truncate(4 * 1024**3)  # sparse: 4 GB that take no disk
+        path.symlink_to(big)
+    elif shape == "LINK_TO_DEVICE":
+        path.symlink_to("/dev/zero")
+    else:
+        path.mkdir()
+    start = time.monotonic()
+    done = run_bounded(
+        ["tournament", "dtd", "random", "always-large", "--games", "20", "--quiet", "--out", out], tmp_path
+    )
+    assert_one_clear_line(done.returncode, done.stderr)
+    assert any(words in done.stderr for words in ("regular file", "symbolic link", "is a folder", "Is a directory"))
+    assert time.monotonic() - start < 60
+    assert sorted(p.name for p in out.iterdir()) == [control]
+
+
+def test_an_oversized_kind_file_is_an_unknown_folder(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / KIND_FILE).write_text("evolve" + " " * 100)
+    code, _, err = run_cli(capsys, *EVOLVE, "--out", out)
+    assert_one_clear_line(code, err)
+    assert "too large" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["games", "--json"],
+        ["games"],
+        ["play", "dtd", "random", "random", "--games", "100", "--json"],
+        ["--help"],
+    ],
+    ids=["games-json", "games-text", "play-json", "help"],
+)
+def test_a_full_standard_output_is_one_line_and_a_failure(tmp_path, argv):
+    """``> /dev/full`` ended in an OSError traceback (or, for short output, a message from the
+    interpreter's last flush); a closed pipe stays silent and successful."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*FSMARENA, *argv], cwd=tmp_path, stdout=full, stderr=subprocess.PIPE, text=True, timeout=60
+        )
+    assert_one_clear_line(done.returncode, done.stderr)
+    assert "cannot write to standard output: No space left on device" in done.stderr
+
+
+def test_a_closed_pipe_on_standard_output_is_still_silent_success(tmp_path):
+    reader = subprocess.Popen(["head", "-c", "10"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    done = subprocess.run(
+        [*FSMARENA, "games", "--json"], cwd=tmp_path, stdout=reader.stdin, stderr=subprocess.PIPE, text=True, timeout=60
+    )
+    reader.stdin.close()
+    reader.wait()
+    assert (done.returncode, done.stderr) == (0, "")
+
+
 # ---- labels -------------------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from fsmarena.commands._common import (
     game_from_args,
     games_count,
     non_negative_int,
+    output_path,
     parallel_backend,
     population_size,
     positive_int,
@@ -109,7 +110,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--chunk", type=positive_int, default=8192, help="games per parallel task (8192)")
     add_seed_jobs(parser)
     add_dask(parser)
-    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--out", type=output_path, required=True, metavar="DIR", help="output folder")
     parser.add_argument("--resume", action="store_true", help="continue from DIR/checkpoint.json")
     add_json(parser)
 
