@@ -169,6 +169,40 @@ def seed_sequence(seed: int | np.random.SeedSequence) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(seed))
 
 
+#: the fields of a PCG64 generator's state, as ``bit_generator.state`` gives them
+_PCG64_FIELDS = {"bit_generator", "state", "has_uint32", "uinteger"}
+
+
+def restore_rng(state: Any, source: str) -> np.random.Generator:
+    """A PCG64 generator positioned exactly at ``state`` (read from a checkpoint), which must
+    be what ``bit_generator.state`` writes and nothing else: exactly its fields, a 128-bit
+    state, an odd 128-bit increment (numpy's are always odd), ``has_uint32`` 0 or 1 and a
+    32-bit buffered ``uinteger``.  numpy itself accepts extra keys and any ``has_uint32``."""
+
+    def fail(reason: str) -> FsmarenaError:
+        return FsmarenaError(f"{source}: invalid random generator state ({reason})")
+
+    def whole(value: Any, bits: int) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**bits
+
+    if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
+        raise fail("not a PCG64 state")
+    if set(state) != _PCG64_FIELDS:
+        raise fail(f"its fields must be exactly {', '.join(sorted(_PCG64_FIELDS))}")
+    inner = state["state"]
+    if not isinstance(inner, dict) or set(inner) != {"state", "inc"}:
+        raise fail("'state' must be an object with the fields state and inc")
+    if not whole(inner["state"], 128) or not whole(inner["inc"], 128) or inner["inc"] % 2 == 0:
+        raise fail("'state' must hold a 128-bit state and an odd 128-bit increment")
+    if state["has_uint32"] not in (0, 1) or isinstance(state["has_uint32"], bool):
+        raise fail("'has_uint32' must be 0 or 1")
+    if not whole(state["uinteger"], 32):
+        raise fail("'uinteger' must be a 32-bit whole number")
+    rng = np.random.Generator(np.random.PCG64())
+    rng.bit_generator.state = state
+    return rng
+
+
 def spawn(seed: int | np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
     """``n`` independent child seed sequences of ``seed`` (stable for a given seed and n)."""
     return seed_sequence(seed).spawn(n)

@@ -10,7 +10,6 @@ would have given.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from fsmarena.commands._common import (
     add_dask,
@@ -153,8 +152,6 @@ def run(args) -> int:
     config = config_from_args(args)
     config.check_sizes(game)  # fail before any file
     out = prepare_out(args.out, "evolve")
-    if args.resume and not (out / CHECKPOINT).exists():
-        print(f"fsmarena: no checkpoint in {out}: starting from generation 0", file=sys.stderr)
     with parallel_backend(args):  # --dask: fitness chunks run on the cluster
         result = evolve(game, config, args.seed, args.jobs, out, resume=args.resume)
     curve = result.curve()
