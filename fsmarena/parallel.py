@@ -107,9 +107,13 @@ def local_cluster(workers: int = 2) -> Any:
 def _children_ignore_ctrl_c() -> Iterator[None]:
     """Processes started inside the block ignore SIGINT (an ignored signal stays ignored
     across ``exec``, and Python then installs no KeyboardInterrupt handler).  Ctrl-C reaches
-    the terminal's whole process group, and a dask worker would otherwise print its own
-    traceback beside the one line of this process, which stops the cluster itself.  The cost:
-    a Ctrl-C during the seconds the cluster takes to start is ignored (press it again).
+    the terminal's whole process group, and a dask or loky worker would otherwise print its
+    own traceback (from the imports it runs before an initializer could ignore the signal)
+    beside the one line of this process, which stops the workers itself; and this process is
+    not interrupted half-way through starting a pool (loky then failed in its own cleanup,
+    "cannot join thread before it is started").  The cost: a Ctrl-C during the block is
+    ignored (press it again): the seconds a dask cluster takes to start, the fraction of a
+    second loky takes to spawn its workers and hand them the first tasks.
     Blocking the signal instead would not hold it either: a thread of a native library
     (OpenBLAS) can receive it and drop it."""
     import signal
@@ -265,9 +269,10 @@ def iter_tasks(
         elif jobs == 1 or len(tasks) <= 1:
             stream = (call(*args) for call, *args in calls)
         else:
-            stream = _joblib_stream(
-                calls, jobs, ordered, backend=LokyBackend(initializer=worker_start, initargs=(os.getpid(),))
-            )
+            with _children_ignore_ctrl_c():  # joblib starts the first tasks, and so the workers, here
+                stream = _joblib_stream(
+                    calls, jobs, ordered, backend=LokyBackend(initializer=worker_start, initargs=(os.getpid(),))
+                )
         for index, result in stream:
             pbar.update(weights[index])
             yield index, result

@@ -1414,3 +1414,44 @@ def test_signals_with_two_jobs_end_cleanly_and_leave_no_worker(tmp_path, sig, st
     assert _alive(children) == [], "orphaned worker processes"
     if command != "play" and sig != signal.SIGKILL:  # after SIGKILL the next run removes them
         assert not [p for p in (tmp_path / "evo").rglob("*.tmp-*")]  # no half-written file left
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.0, 0.05, 0.1, 0.2, 0.4])
+def test_ctrl_c_while_the_workers_start_is_one_line(tmp_path, delay):
+    """A Ctrl-C while loky workers were still importing printed their own KeyboardInterrupt
+    tracebacks (18 lines each) before "fsmarena: interrupted", or interrupted this process
+    half-way through starting the pool ("cannot join thread before it is started").  The
+    workers now start with SIGINT ignored; a Ctrl-C in the fraction of a second the pool takes
+    to start is ignored too, and a second one stops the run."""
+    import psutil
+
+    argv = ["play", "dtd", "random", "random", "--games", "500000000", "--jobs", "2", "--quiet"]
+    process = subprocess.Popen(
+        [*FSMARENA, *argv],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            commands = [" ".join(child.cmdline()) for child in psutil.Process(process.pid).children(recursive=True)]
+            if any("loky" in command and "resource_tracker" not in command for command in commands):
+                break
+            time.sleep(0.002)
+        time.sleep(delay)
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole foreground group
+        try:
+            _, err = process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:  # it came while the pool started: pressed again
+            os.killpg(process.pid, signal.SIGINT)
+            _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, err
+    assert err.strip() == "fsmarena: interrupted"
