@@ -10,6 +10,7 @@ every structural problem becomes a :class:`FsmarenaError` naming the file.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import math
 import os
@@ -141,12 +142,31 @@ def read_bytes(
 ) -> bytes:
     """The bytes of a regular file, at most ``limit`` of them, or one clear FsmarenaError.
 
-    The file is opened without blocking (a FIFO does not hang the open), anything that is not
-    a regular file (device, FIFO, socket, folder) is refused, and at most ``limit + 1`` bytes
-    are read whatever the file's size claims (``/dev/zero`` and ``/proc`` files report 0).
-    ``follow_links=False`` also refuses a symbolic link (for files fsmarena itself keeps, such
-    as an output folder's control files, which are never links).
+    The file is opened by :func:`open_regular_file`, and at most ``limit + 1`` bytes are read
+    whatever the file's size claims (``/dev/zero`` and ``/proc`` files report 0).
     """
+    with open_regular_file(path, what, limit, follow_links) as handle:
+        try:
+            data = _read_at_most(handle.fileno(), limit + 1)
+        except OSError as exc:
+            raise FsmarenaError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+        size = os.fstat(handle.fileno()).st_size
+    if len(data) > limit:
+        raise FsmarenaError(f"{what} {path} is too large (more than {limit} bytes)")
+    if size == 0 and data:
+        raise FsmarenaError(f"{what} {path} is not a regular file (a pseudo-file of unknown size)")
+    return data
+
+
+@contextlib.contextmanager
+def open_regular_file(
+    path: str | os.PathLike, what: str, limit: int, follow_links: bool = True
+) -> Iterator[io.BufferedReader]:
+    """A binary file object on ``path`` if it is a regular file of at most ``limit`` bytes, or
+    one clear FsmarenaError.  The file is opened without blocking (a FIFO does not hang the
+    open) and anything that is not a regular file (device, FIFO, socket, folder) is refused;
+    ``follow_links=False`` also refuses a symbolic link (for files fsmarena itself keeps, such
+    as an output folder's control files, which are never links)."""
     target = Path(path)
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     if not follow_links:
@@ -159,24 +179,19 @@ def read_bytes(
         raise FsmarenaError(f"{what} {target} does not exist") from None
     except OSError as exc:
         raise FsmarenaError(f"cannot read {what} {target}: {exc.strerror or exc}") from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise FsmarenaError(f"{what} {target} is a folder, not a file")
-        if not stat.S_ISREG(info.st_mode):
-            raise FsmarenaError(f"{what} {target} is not a regular file (a device, pipe or socket)")
-        if info.st_size > limit:
-            raise FsmarenaError(f"{what} {target} is too large ({info.st_size} bytes; the limit is {limit})")
-        data = _read_at_most(fd, limit + 1)
-    except OSError as exc:
-        raise FsmarenaError(f"cannot read {what} {target}: {exc.strerror or exc}") from None
-    finally:
+    info = os.fstat(fd)
+    problem = None
+    if stat.S_ISDIR(info.st_mode):
+        problem = "is a folder, not a file"
+    elif not stat.S_ISREG(info.st_mode):
+        problem = "is not a regular file (a device, pipe or socket)"
+    elif info.st_size > limit:
+        problem = f"is too large ({info.st_size} bytes; the limit is {limit})"
+    if problem:
         os.close(fd)
-    if len(data) > limit:
-        raise FsmarenaError(f"{what} {target} is too large (more than {limit} bytes)")
-    if info.st_size == 0 and data:
-        raise FsmarenaError(f"{what} {target} is not a regular file (a pseudo-file of unknown size)")
-    return data
+        raise FsmarenaError(f"{what} {target} {problem}")
+    with os.fdopen(fd, "rb") as handle:
+        yield handle
 
 
 def _read_at_most(fd: int, count: int) -> bytes:
@@ -327,29 +342,6 @@ def read_npz(path: str | os.PathLike, what: str = "checkpoint", check: HeaderChe
             RuntimeError,
         ) as exc:
             raise FsmarenaError(f"{source} is damaged or not an fsmarena checkpoint ({exc})") from None
-
-
-@contextlib.contextmanager
-def open_regular_file(path: str | os.PathLike, what: str, limit: int) -> Iterator[Any]:
-    """A binary file object on ``path`` if it is a regular file of at most ``limit`` bytes,
-    opened as :func:`read_bytes` opens it (no blocking on a FIFO); one FsmarenaError otherwise."""
-    target = Path(path)
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(target, flags)
-    except FileNotFoundError:
-        raise FsmarenaError(f"{what} {target} does not exist") from None
-    except OSError as exc:
-        raise FsmarenaError(f"cannot read {what} {target}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise FsmarenaError(f"{what} {target} is a folder, not a file")
-        if not stat.S_ISREG(info.st_mode):
-            raise FsmarenaError(f"{what} {target} is not a regular file (a device, pipe or socket)")
-        if info.st_size > limit:
-            raise FsmarenaError(f"{what} {target} is too large ({info.st_size} bytes; the limit is {limit})")
-        yield handle
 
 
 def _read_into(handle: Any, buffer: bytearray) -> int:

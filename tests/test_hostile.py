@@ -1250,6 +1250,64 @@ def test_a_closed_pipe_on_standard_output_is_still_silent_success(tmp_path):
     assert (done.returncode, done.stderr) == (0, "")
 
 
+@hostile
+@given(
+    content=st.binary(max_size=200) | st.sampled_from([b"evolve\n", b"train", b" study \n", b"\xff\xfe"]),
+    shape=st.sampled_from(["file", "link", "fifo", "folder", "missing"]),
+)
+def test_any_kind_file_is_read_or_refused_never_another_error(tmp_path_factory, content, shape):
+    """The control-file reader: a small regular file gives its kind (or "unknown"), no file gives
+    None (then the folder's own files decide), anything else one FsmarenaError."""
+    from fsmarena.outdir import KINDS, folder_kind
+
+    out = tmp_path_factory.mktemp("out")
+    marker = out / KIND_FILE
+    if shape == "file":
+        marker.write_bytes(content)
+    elif shape == "link":
+        (out / "target").write_bytes(content)
+        marker.symlink_to(out / "target")
+    elif shape == "fifo":
+        os.mkfifo(marker)
+    elif shape == "folder":
+        marker.mkdir()
+    try:
+        kind = folder_kind(out)
+    except FsmarenaError:
+        assert shape in ("link", "fifo", "folder") or len(content) > 64
+        return
+    assert shape in ("file", "missing")
+    if shape == "missing":
+        assert kind is None
+    else:
+        text = content.decode("ascii", "replace").strip()
+        assert kind == (text if text in KINDS else "unknown")
+
+
+@hostile
+@given(
+    value=json_trees,
+    cut=st.integers(0, 400),
+    noise=st.sampled_from(["", '"', "[", "{", "1e400", ",", "\\", "true"]),
+)
+def test_the_budgeted_parser_reads_what_json_reads_or_refuses_in_one_line(monkeypatch, value, cut, noise):
+    """Valid JSON under the limits parses to what the standard parser gives; mutated text (cut,
+    with a character inserted) parses or is one FsmarenaError; a budget too small for the value
+    is refused, never half-read."""
+    text = json.dumps(value)
+    assert loads(text) == value
+    mutated = text[:cut] + noise + text[cut:]
+    try:
+        loads(mutated)
+    except FsmarenaError:
+        pass
+    with monkeypatch.context() as patch:
+        patch.setattr(limits, "MAX_JSON_PARSED_BYTES", 7)  # less than any one string, container or number
+        if any(c in text for c in '[{"') or any(ch.isdigit() for ch in text):
+            with pytest.raises(FsmarenaError, match="MAX_JSON_PARSED_BYTES"):
+                loads(text)
+
+
 # ---- labels -------------------------------------------------------------------------------------
 
 
