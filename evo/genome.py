@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import refuse_booleans
 
 if TYPE_CHECKING:
     from games.base import Game
@@ -51,6 +52,7 @@ class GenomeSpec(ABC):
 
     def check(self, genomes: Any, source: str = "genomes") -> np.ndarray:
         """``genomes`` as an int array ``(n, *shape)`` with every entry in range, or FsmarenaError."""
+        refuse_booleans(genomes, source)
         try:
             array = np.asarray(genomes)
         except (ValueError, TypeError):

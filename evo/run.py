@@ -47,7 +47,7 @@ from evo.protocols import PROTOCOLS, Protocol, check_seats, exact_values, genera
 from fsmarena import limits, progress
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json, write_json, write_text
-from fsmarena.parallel import check_jobs, seed_sequence
+from fsmarena.parallel import check_jobs, restore_rng, seed_sequence
 from games.base import Game, config_to_dict
 from games.match import play_match
 from games.players import Player, player_from_json, player_to_json, resolve_player, save_player
@@ -335,7 +335,9 @@ def evolve(
                 f"{out_dir} already holds a run ({CHECKPOINT}): use --resume to continue it, "
                 f"or choose another output folder"
             )
-        if resume and checkpoint.exists():
+        if resume and not checkpoint.exists():  # as train --resume: a typo must not start afresh
+            raise FsmarenaError(f"nothing to resume: {checkpoint} does not exist")
+        if resume:
             state = load_checkpoint(checkpoint, game, spec, config, seed)
     if state is None:
         state = _fresh_state(spec, config, seed, panel)
@@ -577,14 +579,7 @@ def load_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConf
             None if raw.get("champion_score") is None else record.number_in("champion_score", -math.inf, math.inf)
         )
         logbook.record(**{c: values[c] for c in LOGBOOK_COLUMNS})
-    rng = np.random.Generator(np.random.PCG64())
-    rng_state = fields.get("rng", dict)
-    try:
-        if rng_state.get("bit_generator") != "PCG64":
-            raise ValueError("not a PCG64 state")
-        rng.bit_generator.state = rng_state
-    except (ValueError, TypeError, KeyError, OverflowError) as exc:
-        raise fields.fail(f"invalid random generator state: {exc}") from None
+    rng = restore_rng(fields.get("rng", dict), source)
     panel = []
     for number, raw in enumerate(fields.get("panel", list)):
         panel.append(player_from_json(raw, game, f"{source}: panel player {number}"))

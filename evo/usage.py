@@ -20,7 +20,7 @@ The inputs seen along the way (input codes, or a BDA's feature values) make the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence, Union, cast
+from typing import Any, Iterator, Sequence, Union, cast
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from evo.bda import FALSE_NEXT, THETA_STEPS, TRUE_NEXT, BinaryDecisionAutomaton
 from evo.minimise import InputDomain
 from evo.table_fsm import TableFSM
 from fsmarena.errors import FsmarenaError
+from fsmarena.parallel import chunk_sizes
 from games.arena import play_games
 from games.base import Game, Outcome
 from games.players import Player
@@ -37,6 +38,8 @@ Machine = Union[TableFSM, BinaryDecisionAutomaton]
 
 #: games per opponent and seat when nothing else is asked
 DEFAULT_GAMES = 200
+#: games of one engine call (their memory, a few hundred bytes a game, is all a usage count holds)
+CHUNK = 50_000
 
 
 @dataclass
@@ -130,21 +133,23 @@ def default_panel(game: Game) -> list[Player]:
 
 def play_panel(
     machine: Player, game: Game, panel: Sequence[Player] | None = None, games: int = DEFAULT_GAMES, seed: int = 0
-) -> list[Outcome]:
+) -> Iterator[Outcome]:
     """``machine`` against every opponent of ``panel`` (default: :func:`default_panel`),
-    ``games`` games in each seat (a one-player game: ``games`` games alone); one outcome per
-    opponent and seat, each batch with its own stream spawned from ``seed``."""
+    ``games`` games in each seat (a one-player game: ``games`` games alone), each opponent and
+    seat with its own stream spawned from ``seed``.  The games are played and yielded in
+    engine calls of at most :data:`CHUNK` games on that stream, so memory does not depend on
+    ``games`` (a billion games once needed one batch of tens of gigabytes); up to CHUNK games
+    per opponent and seat, that is one call, as before chunks existed."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise FsmarenaError(f"the number of games must be a positive integer, got {games}")
     opponents: list[Player | None] = [None] if game.n_seats == 1 else list(panel or default_panel(game))
     streams = np.random.SeedSequence(seed).spawn(len(opponents) * game.n_seats)
-    outcomes = []
     for number, opponent in enumerate(opponents):
         for seat in range(game.n_seats):
             seats = [machine if s == seat else opponent for s in range(game.n_seats)]
             rng = np.random.default_rng(streams[number * game.n_seats + seat])
-            outcomes.append(play_games(game, seats, games, rng))  # type: ignore[arg-type]
-    return outcomes
+            for size in chunk_sizes(games, CHUNK):
+                yield play_games(game, seats, size, rng)  # type: ignore[arg-type]
 
 
 def measure_usage(

@@ -10,6 +10,7 @@ every structural problem becomes a :class:`FsmarenaError` naming the file.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import math
 import os
@@ -17,7 +18,7 @@ import re
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
@@ -136,39 +137,61 @@ def _parse_int(text: str) -> int:
     return int(text)
 
 
-def read_bytes(path: str | os.PathLike, what: str = "file", limit: int = limits.MAX_JSON_BYTES) -> bytes:
+def read_bytes(
+    path: str | os.PathLike, what: str = "file", limit: int = limits.MAX_JSON_BYTES, follow_links: bool = True
+) -> bytes:
     """The bytes of a regular file, at most ``limit`` of them, or one clear FsmarenaError.
 
-    The file is opened without blocking (a FIFO does not hang the open), anything that is not
-    a regular file (device, FIFO, socket, folder) is refused, and at most ``limit + 1`` bytes
-    are read whatever the file's size claims (``/dev/zero`` and ``/proc`` files report 0).
+    The file is opened by :func:`open_regular_file`, and at most ``limit + 1`` bytes are read
+    whatever the file's size claims (``/dev/zero`` and ``/proc`` files report 0).
     """
+    with open_regular_file(path, what, limit, follow_links) as handle:
+        try:
+            data = _read_at_most(handle.fileno(), limit + 1)
+        except OSError as exc:
+            raise FsmarenaError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+        size = os.fstat(handle.fileno()).st_size
+    if len(data) > limit:
+        raise FsmarenaError(f"{what} {path} is too large (more than {limit} bytes)")
+    if size == 0 and data:
+        raise FsmarenaError(f"{what} {path} is not a regular file (a pseudo-file of unknown size)")
+    return data
+
+
+@contextlib.contextmanager
+def open_regular_file(
+    path: str | os.PathLike, what: str, limit: int, follow_links: bool = True
+) -> Iterator[io.BufferedReader]:
+    """A binary file object on ``path`` if it is a regular file of at most ``limit`` bytes, or
+    one clear FsmarenaError.  The file is opened without blocking (a FIFO does not hang the
+    open) and anything that is not a regular file (device, FIFO, socket, folder) is refused;
+    ``follow_links=False`` also refuses a symbolic link (for files fsmarena itself keeps, such
+    as an output folder's control files, which are never links)."""
     target = Path(path)
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        if os.path.islink(target):
+            raise FsmarenaError(f"{what} {target} is a symbolic link, not a regular file")
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(target, flags)
     except FileNotFoundError:
         raise FsmarenaError(f"{what} {target} does not exist") from None
     except OSError as exc:
         raise FsmarenaError(f"cannot read {what} {target}: {exc.strerror or exc}") from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise FsmarenaError(f"{what} {target} is a folder, not a file")
-        if not stat.S_ISREG(info.st_mode):
-            raise FsmarenaError(f"{what} {target} is not a regular file (a device, pipe or socket)")
-        if info.st_size > limit:
-            raise FsmarenaError(f"{what} {target} is too large ({info.st_size} bytes; the limit is {limit})")
-        data = _read_at_most(fd, limit + 1)
-    except OSError as exc:
-        raise FsmarenaError(f"cannot read {what} {target}: {exc.strerror or exc}") from None
-    finally:
+    info = os.fstat(fd)
+    problem = None
+    if stat.S_ISDIR(info.st_mode):
+        problem = "is a folder, not a file"
+    elif not stat.S_ISREG(info.st_mode):
+        problem = "is not a regular file (a device, pipe or socket)"
+    elif info.st_size > limit:
+        problem = f"is too large ({info.st_size} bytes; the limit is {limit})"
+    if problem:
         os.close(fd)
-    if len(data) > limit:
-        raise FsmarenaError(f"{what} {target} is too large (more than {limit} bytes)")
-    if info.st_size == 0 and data:
-        raise FsmarenaError(f"{what} {target} is not a regular file (a pseudo-file of unknown size)")
-    return data
+        raise FsmarenaError(f"{what} {target} {problem}")
+    with os.fdopen(fd, "rb") as handle:
+        yield handle
 
 
 def _read_at_most(fd: int, count: int) -> bytes:
@@ -209,18 +232,59 @@ def nesting_depth(value: Any) -> int:
     return deepest
 
 
+#: memory one parsed value costs, in bytes (CPython, 64-bit): the slot that holds it, plus its own
+#: object unless it is a small integer CPython shares (-5 to 256)
+_SLOT, _NUMBER, _STRING, _CONTAINER = 8, 32, 64, 64
+
+
+class _ParseBudget:
+    """What a parse may build, estimated as it goes: arrays, objects and strings counted from
+    the text before parsing (an upper bound: brackets and quotes), numbers as the parser meets
+    them; the parse stops with one line as soon as the estimate passes MAX_JSON_PARSED_BYTES,
+    so a file of short values costs at most that much memory beyond its text, whatever it holds."""
+
+    def __init__(self, text: str, source: str):
+        self.source = source
+        containers = text.count("[") + text.count("{")  # fast, no parsing
+        if containers > limits.MAX_JSON_CONTAINERS:
+            raise FsmarenaError(
+                f"{source} holds {containers:,} arrays and objects; the limit is "
+                f"{limits.MAX_JSON_CONTAINERS:,} (MAX_JSON_CONTAINERS)"
+            )
+        strings = text.count('"') // 2
+        self.spent = containers * (_CONTAINER + _SLOT) + strings * (_STRING + _SLOT)
+        self.check()
+
+    def check(self) -> None:
+        if self.spent > limits.MAX_JSON_PARSED_BYTES:
+            raise FsmarenaError(
+                f"{self.source} holds too many values: parsed, they would take more than "
+                f"{limits.MAX_JSON_PARSED_BYTES // 2**20} MB (MAX_JSON_PARSED_BYTES)"
+            )
+
+    def parse_int(self, text: str) -> int:
+        value = _parse_int(text)
+        self.spent += _SLOT if -5 <= value <= 256 else _SLOT + _NUMBER
+        if self.spent > limits.MAX_JSON_PARSED_BYTES:
+            self.check()
+        return value
+
+    def parse_float(self, text: str) -> float:
+        self.spent += _SLOT + _NUMBER
+        if self.spent > limits.MAX_JSON_PARSED_BYTES:
+            self.check()
+        return _parse_float(text)
+
+
 def loads(text: str, source: str = "JSON text") -> Any:
-    """Parse JSON text; NaN/Infinity, numbers out of range, deep nesting and syntax errors
-    become FsmarenaError."""
+    """Parse JSON text; NaN/Infinity, numbers out of range, deep nesting, more values than
+    MAX_JSON_CONTAINERS and MAX_JSON_PARSED_BYTES allow, and syntax errors become FsmarenaError."""
     too_deep = f"{source} is nested too deeply (the limit is {limits.MAX_NESTING} levels)"
-    brackets = text.count("[") + text.count("{")  # an upper bound on the arrays and objects: fast, no parsing
-    if brackets > limits.MAX_JSON_CONTAINERS:
-        raise FsmarenaError(
-            f"{source} holds {brackets:,} arrays and objects; the limit is "
-            f"{limits.MAX_JSON_CONTAINERS:,} (MAX_JSON_CONTAINERS)"
-        )
+    budget = _ParseBudget(text, source)
     try:
-        data = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float, parse_int=_parse_int)
+        data = json.loads(
+            text, parse_constant=_reject_constant, parse_float=budget.parse_float, parse_int=budget.parse_int
+        )
     except RecursionError:  # the C parser stops cleanly at the interpreter's recursion limit
         raise FsmarenaError(too_deep) from None
     except _OutOfRange as exc:
@@ -232,42 +296,65 @@ def loads(text: str, source: str = "JSON text") -> Any:
     return data
 
 
-def read_npz(path: str | os.PathLike, what: str = "checkpoint") -> dict[str, Any]:
+#: ``check(name, shape, dtype)`` for :func:`read_npz`: FsmarenaError unless a member may have
+#: this shape and type (called on its ``.npy`` header, before any of its data is read)
+HeaderCheck = Callable[[str, tuple[int, ...], Any], None]
+
+
+def read_npz(path: str | os.PathLike, what: str = "checkpoint", check: HeaderCheck | None = None) -> dict[str, Any]:
     """The arrays of an ``.npz`` file, every member checked *before* it is inflated.
 
-    The file is read with :func:`read_bytes` (bounded, regular files only); each zip member's
-    declared size and compression ratio, and its ``.npy`` header (dtype, shape, order), are
-    checked before its data is read: object dtypes, shapes larger than the member's data and
-    compression bombs are refused.  Float arrays must be finite.
+    The file is opened as :func:`read_bytes` opens it (bounded, regular files only) and read
+    member by member; each zip member's declared size and compression ratio, and its ``.npy``
+    header (dtype, shape, order), are checked before its data is read: object dtypes, shapes
+    larger than the member's data, compression bombs and whatever ``check`` refuses (the
+    caller's expected shapes) cost no memory.  Each array is read once, into its own buffer
+    (no second copy).  Float arrays must be finite.
     """
-    import io
     import zipfile
 
     source = f"{what} {Path(path)}"
-    raw = read_bytes(path, what, limits.MAX_CHECKPOINT_BYTES)
-    try:
-        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-            members = archive.infolist()
-            if len(members) > limits.MAX_CHECKPOINT_MEMBERS:
-                raise FsmarenaError(
-                    f"{source} has {len(members)} arrays; the limit is "
-                    f"{limits.MAX_CHECKPOINT_MEMBERS} (MAX_CHECKPOINT_MEMBERS)"
-                )
-            if sum(m.file_size for m in members) > limits.MAX_CHECKPOINT_BYTES:
-                raise FsmarenaError(
-                    f"{source} inflates to more than {limits.MAX_CHECKPOINT_BYTES} bytes (MAX_CHECKPOINT_BYTES)"
-                )
-            return {_member_name(m.filename, source): _read_member(archive, m, source) for m in members}
-    except (
-        zipfile.BadZipFile,
-        zipfile.LargeZipFile,
-        EOFError,
-        ValueError,
-        OSError,
-        NotImplementedError,
-        RuntimeError,
-    ) as exc:
-        raise FsmarenaError(f"{source} is damaged or not an fsmarena checkpoint ({exc})") from None
+    with open_regular_file(path, what, limits.MAX_CHECKPOINT_BYTES) as handle:
+        try:
+            with zipfile.ZipFile(handle) as archive:
+                members = archive.infolist()
+                if len(members) > limits.MAX_CHECKPOINT_MEMBERS:
+                    raise FsmarenaError(
+                        f"{source} has {len(members)} arrays; the limit is "
+                        f"{limits.MAX_CHECKPOINT_MEMBERS} (MAX_CHECKPOINT_MEMBERS)"
+                    )
+                if sum(m.file_size for m in members) > limits.MAX_CHECKPOINT_BYTES:
+                    raise FsmarenaError(
+                        f"{source} inflates to more than {limits.MAX_CHECKPOINT_BYTES} bytes (MAX_CHECKPOINT_BYTES)"
+                    )
+                arrays = {}
+                for member in members:
+                    name = _member_name(member.filename, source)
+                    arrays[name] = _read_member(archive, member, name, source, check)
+                return arrays
+        except (
+            zipfile.BadZipFile,
+            zipfile.LargeZipFile,
+            EOFError,
+            ValueError,
+            OSError,
+            NotImplementedError,
+            RuntimeError,
+        ) as exc:
+            raise FsmarenaError(f"{source} is damaged or not an fsmarena checkpoint ({exc})") from None
+
+
+def _read_into(handle: Any, buffer: bytearray) -> int:
+    """Fill ``buffer`` from ``handle`` a megabyte at a time (a zip member's own ``readinto``
+    reads it all into a temporary copy first); the number of bytes read."""
+    view, filled = memoryview(buffer), 0
+    while filled < len(buffer):
+        chunk = handle.read(min(len(buffer) - filled, 1 << 20))
+        if not chunk:
+            break
+        view[filled : filled + len(chunk)] = chunk
+        filled += len(chunk)
+    return filled
 
 
 def _member_name(filename: str, source: str) -> str:
@@ -276,15 +363,15 @@ def _member_name(filename: str, source: str) -> str:
     return filename[:-4]
 
 
-def _read_member(archive: Any, member: Any, source: str) -> Any:
+def _read_member(archive: Any, member: Any, name: str, source: str, check: HeaderCheck | None) -> Any:
     """One ``.npy`` member: header checked, then exactly the bytes its shape needs."""
     import numpy as np
     from numpy.lib import format as npy
 
-    name = sanitise_text(member.filename)
+    shown = sanitise_text(name)
     if member.compress_type != 0 and member.file_size > limits.MAX_COMPRESSION_RATIO * max(member.compress_size, 1):
         raise FsmarenaError(
-            f"{source}: array '{name}' is compressed more than {limits.MAX_COMPRESSION_RATIO}:1 (MAX_COMPRESSION_RATIO)"
+            f"{source}: array '{shown}' is compressed more than {limits.MAX_COMPRESSION_RATIO}:1 (MAX_COMPRESSION_RATIO)"
         )
     with archive.open(member) as handle:
         version = npy.read_magic(handle)
@@ -293,21 +380,24 @@ def _read_member(archive: Any, member: Any, source: str) -> Any:
         elif version == (2, 0):
             shape, fortran, dtype = npy.read_array_header_2_0(handle)
         else:
-            raise FsmarenaError(f"{source}: array '{name}' has an unsupported .npy version {version}")
+            raise FsmarenaError(f"{source}: array '{shown}' has an unsupported .npy version {version}")
         if dtype.hasobject or dtype.kind not in "biuf" or dtype.subdtype is not None or dtype.names:
-            raise FsmarenaError(f"{source}: array '{name}' has the unsupported type {dtype}")
+            raise FsmarenaError(f"{source}: array '{shown}' has the unsupported type {dtype}")
         count = math.prod(shape)
         needed = count * dtype.itemsize
         if needed > member.file_size:
-            raise FsmarenaError(f"{source}: array '{name}' declares shape {list(shape)}, larger than its data")
-        data = handle.read(needed)
-    if len(data) != needed:
-        raise FsmarenaError(f"{source}: array '{name}' is truncated")
-    array = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
+            raise FsmarenaError(f"{source}: array '{shown}' declares shape {list(shape)}, larger than its data")
+        if check is not None:
+            check(name, tuple(shape), dtype)
+        data = bytearray(needed)
+        got = _read_into(handle, data)
+    if got != needed:
+        raise FsmarenaError(f"{source}: array '{shown}' is truncated")
+    array = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
     if dtype.kind == "f" and not np.all(np.isfinite(array)):
-        raise FsmarenaError(f"{source}: array '{name}' holds NaN or infinite values")
+        raise FsmarenaError(f"{source}: array '{shown}' holds NaN or infinite values")
     if dtype.kind == "b" and array.size and array.view(np.uint8).max() > 1:  # numpy keeps any byte
-        raise FsmarenaError(f"{source}: array '{name}' holds booleans other than 0 and 1")
+        raise FsmarenaError(f"{source}: array '{shown}' holds booleans other than 0 and 1")
     return array
 
 
@@ -324,6 +414,19 @@ def sanitise_text(text: str, limit: int = 200, keep_lines: bool = False) -> str:
         return "\n".join(sanitise_text(line, limit) for line in text.split("\n"))[:limit]
     clean = _UNSAFE.sub("?", text)
     return clean if len(clean) <= limit else clean[: limit - 3] + "..."
+
+
+def refuse_booleans(raw: Any, what: str) -> None:
+    """FsmarenaError if the nested lists ``raw`` (a table of numbers read from JSON) hold
+    ``true`` or ``false``: numpy would turn ``[true, 2]`` into ``[1, 2]`` without a word.
+    Walked without recursion; anything but a list is left to the caller's own checks."""
+    stack = [raw] if isinstance(raw, list) else []
+    while stack:
+        for item in stack.pop():
+            if isinstance(item, bool):
+                raise FsmarenaError(f"{what} must hold numbers, not true or false")
+            if isinstance(item, list):
+                stack.append(item)
 
 
 class Fields:
@@ -376,6 +479,7 @@ class Fields:
         import numpy as np
 
         raw = self.get(key, list)
+        refuse_booleans(raw, f"{self.source}: field '{key}'")
         try:
             array = np.asarray(raw)
         except (ValueError, TypeError):
@@ -394,6 +498,7 @@ class Fields:
         import numpy as np
 
         raw = self.get(key, list)
+        refuse_booleans(raw, f"{self.source}: field '{key}'")
         try:
             array = np.asarray(raw, dtype=float)
         except (ValueError, TypeError):

@@ -25,6 +25,11 @@ MAX_NESTING = 100
 #: arrays and objects in a JSON file (each costs about 60 bytes of memory once parsed, for a
 #: few bytes of text: this bounds a parsed file's memory to a few hundred megabytes)
 MAX_JSON_CONTAINERS = 2_000_000
+#: memory a parsed JSON file may take beyond its text, estimated before and while parsing (strings
+#: and containers about 72 bytes each, numbers 40, small integers 8): 60 MB of short strings
+#: took a gigabyte to refuse; a legitimate file (an evolution checkpoint of MAX_GENOME_ENTRIES
+#: small integers, the 31 agent's networks) stays far below
+MAX_JSON_PARSED_BYTES = 384 * 1024 * 1024
 #: digits of a JSON integer (a random generator state needs 39)
 MAX_JSON_INT_DIGITS = 40
 #: a training checkpoint (.npz) on disk, and all its arrays once read (bytes)
@@ -33,6 +38,10 @@ MAX_CHECKPOINT_BYTES = 1024 * 1024 * 1024
 MAX_CHECKPOINT_MEMBERS = 256
 #: inflated / compressed size of one compressed checkpoint member (fsmarena stores them uncompressed)
 MAX_COMPRESSION_RATIO = 100
+#: any entry of a checkpoint's integer tables (visit counts, step counts): MAX_EPISODES games of
+#: up to a million decisions each stay below it, and a resumed run can add to it for years
+#: without reaching 2^63 (where an int64 count wraps negative)
+MAX_TABLE_COUNT = 2**53
 
 # ---- budgets and workers ----------------------------------------------------------------------
 #: games of one match (play --games, tournament games per pair, evaluation and panel games)
@@ -103,3 +112,14 @@ MAX_HIDDEN_UNITS = 4096
 #: under MAX_JSON_BYTES to be read back, with room to spare; the training checkpoint (weights
 #: and two Adam moments, about 24 bytes a parameter) then stays far under MAX_CHECKPOINT_BYTES
 MAX_MLP_PARAMETERS = 500_000
+#: games of one training batch (train --batch K, the 31 agent's batch): a batch is played in one
+#: engine call per seat and learned from at once, so its games and their decisions are all held
+#: in memory (a few hundred bytes to a few kilobytes a game; --batch 10^8 needed gigabytes)
+MAX_BATCH_GAMES = 1_000_000
+#: the 31 agent's --epochs times its --batch: each epoch passes over every decision of the batch
+#: again, so this product, not either option alone, is the work of one update
+MAX_EPOCH_GAMES = 10**7
+#: entries (states x actions) of one learner's dense tables: about 25 bytes each (values, counts,
+#: the legal mask, Monte Carlo's sums), so at most about 420 MB; the default 15-card Stupide
+#: Vautour needs 10.8 million, 16 cards would need 24 million (767 MB)
+MAX_TABLE_ENTRIES = 2**24

@@ -20,13 +20,17 @@ import errno
 import fcntl
 import os
 import re
+import stat
 from pathlib import Path
 
 from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import read_bytes, write_text
 
 LOCK = ".fsmarena.lock"
 KIND_FILE = ".fsmarena-folder"
 CONTROL_FILES = (LOCK, KIND_FILE)
+#: the most a control file holds (a kind, or a process id and a line break)
+MAX_CONTROL_BYTES = 64
 KINDS = ("evolve", "train", "tournament", "study", "search")
 #: files that identify a folder written before kind files existed
 SIGNATURES = {
@@ -74,12 +78,10 @@ def claim_folder(path: str | os.PathLike, kind: str) -> Path:
 def folder_kind(out: Path) -> str | None:
     """The kind recorded in ``out`` (or recognised from its files), None for a new folder."""
     marker = out / KIND_FILE
-    if marker.is_file():
-        try:
-            text = marker.read_bytes()[:64].decode("ascii", "replace").strip()
-        except OSError:
-            text = ""
-        return text if text in KINDS else "unknown"
+    if os.path.lexists(marker):
+        text = read_bytes(marker, "the folder's kind file", MAX_CONTROL_BYTES, follow_links=False)
+        kind = text.decode("ascii", "replace").strip()
+        return kind if kind in KINDS else "unknown"
     for kind, names in SIGNATURES.items():
         if any((out / name).exists() for name in names):
             return kind
@@ -130,10 +132,13 @@ def _check_kind(out: Path, kind: str) -> None:
 
 def _lock(out: Path) -> int:
     path = out / LOCK
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+    try:  # never blocks (a FIFO), never follows a link; then only a regular file will do
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     except OSError as exc:
         raise FsmarenaError(f"cannot lock output folder {out}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise FsmarenaError(f"cannot lock output folder {out}: {LOCK} is not a regular file")
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
@@ -150,8 +155,6 @@ def _lock(out: Path) -> int:
 
 
 def _write_kind(out: Path, kind: str) -> None:
-    if (out / KIND_FILE).is_file():
+    if os.path.lexists(out / KIND_FILE):  # checked by folder_kind when the folder was claimed
         return
-    from fsmarena.fileio import write_text
-
     write_text(out / KIND_FILE, kind + "\n")

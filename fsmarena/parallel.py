@@ -107,9 +107,13 @@ def local_cluster(workers: int = 2) -> Any:
 def _children_ignore_ctrl_c() -> Iterator[None]:
     """Processes started inside the block ignore SIGINT (an ignored signal stays ignored
     across ``exec``, and Python then installs no KeyboardInterrupt handler).  Ctrl-C reaches
-    the terminal's whole process group, and a dask worker would otherwise print its own
-    traceback beside the one line of this process, which stops the cluster itself.  The cost:
-    a Ctrl-C during the seconds the cluster takes to start is ignored (press it again).
+    the terminal's whole process group, and a dask or loky worker would otherwise print its
+    own traceback (from the imports it runs before an initializer could ignore the signal)
+    beside the one line of this process, which stops the workers itself; and this process is
+    not interrupted half-way through starting a pool (loky then failed in its own cleanup,
+    "cannot join thread before it is started").  The cost: a Ctrl-C during the block is
+    ignored (press it again): the seconds a dask cluster takes to start, the fraction of a
+    second loky takes to spawn its workers and hand them the first tasks.
     Blocking the signal instead would not hold it either: a thread of a native library
     (OpenBLAS) can receive it and drop it."""
     import signal
@@ -167,6 +171,40 @@ def seed_sequence(seed: int | np.random.SeedSequence) -> np.random.SeedSequence:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise FsmarenaError(f"a seed must be a non-negative integer, got {seed!r}")
     return np.random.SeedSequence(int(seed))
+
+
+#: the fields of a PCG64 generator's state, as ``bit_generator.state`` gives them
+_PCG64_FIELDS = {"bit_generator", "state", "has_uint32", "uinteger"}
+
+
+def restore_rng(state: Any, source: str) -> np.random.Generator:
+    """A PCG64 generator positioned exactly at ``state`` (read from a checkpoint), which must
+    be what ``bit_generator.state`` writes and nothing else: exactly its fields, a 128-bit
+    state, an odd 128-bit increment (numpy's are always odd), ``has_uint32`` 0 or 1 and a
+    32-bit buffered ``uinteger``.  numpy itself accepts extra keys and any ``has_uint32``."""
+
+    def fail(reason: str) -> FsmarenaError:
+        return FsmarenaError(f"{source}: invalid random generator state ({reason})")
+
+    def whole(value: Any, bits: int) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**bits
+
+    if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
+        raise fail("not a PCG64 state")
+    if set(state) != _PCG64_FIELDS:
+        raise fail(f"its fields must be exactly {', '.join(sorted(_PCG64_FIELDS))}")
+    inner = state["state"]
+    if not isinstance(inner, dict) or set(inner) != {"state", "inc"}:
+        raise fail("'state' must be an object with the fields state and inc")
+    if not whole(inner["state"], 128) or not whole(inner["inc"], 128) or inner["inc"] % 2 == 0:
+        raise fail("'state' must hold a 128-bit state and an odd 128-bit increment")
+    if state["has_uint32"] not in (0, 1) or isinstance(state["has_uint32"], bool):
+        raise fail("'has_uint32' must be 0 or 1")
+    if not whole(state["uinteger"], 32):
+        raise fail("'uinteger' must be a 32-bit whole number")
+    rng = np.random.Generator(np.random.PCG64())
+    rng.bit_generator.state = state
+    return rng
 
 
 def spawn(seed: int | np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
@@ -231,9 +269,10 @@ def iter_tasks(
         elif jobs == 1 or len(tasks) <= 1:
             stream = (call(*args) for call, *args in calls)
         else:
-            stream = _joblib_stream(
-                calls, jobs, ordered, backend=LokyBackend(initializer=worker_start, initargs=(os.getpid(),))
-            )
+            with _children_ignore_ctrl_c():  # joblib starts the first tasks, and so the workers, here
+                stream = _joblib_stream(
+                    calls, jobs, ordered, backend=LokyBackend(initializer=worker_start, initargs=(os.getpid(),))
+                )
         for index, result in stream:
             pbar.update(weights[index])
             yield index, result

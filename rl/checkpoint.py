@@ -8,12 +8,13 @@ the result of an uninterrupted run.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import reprlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -38,18 +39,24 @@ def save_checkpoint(path: str | Path, meta: dict[str, Any], tables: dict[str, np
 
 
 def load_checkpoint(
-    path: str | Path, lists: tuple[str, ...] = ("curve",), max_done: int = limits.MAX_EPISODES
+    path: str | Path,
+    lists: tuple[str, ...] = ("curve",),
+    max_done: int = limits.MAX_EPISODES,
+    expected: Mapping[str, np.ndarray | None] | None = None,
 ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """``(meta, tables)`` from a checkpoint file, with one clear error for any defect.
 
     The file is read by :func:`fsmarena.fileio.read_npz` (bounded, headers checked before any
-    array is inflated, floats finite, no pickle); integer tables (counts, policies) must be
-    non-negative; the metadata's common fields are validated: ``done`` a whole number in
+    array is inflated, floats finite, no pickle).  ``expected`` names every table the run may
+    find (a template of the right shape and type, or ``None`` for one checked by the caller):
+    a table of another name, shape or type is then refused from its ``.npy`` header, before
+    its data costs any memory (:func:`check_header`).  Integer tables (counts, policies) must
+    be non-negative; the metadata's common fields are validated: ``done`` a whole number in
     ``[0, max_done]``, ``rng`` an object, ``seconds`` (if present) a finite number of seconds,
     and each of ``lists`` a list.
     """
     source = f"checkpoint {path}"
-    arrays = read_npz(path, "checkpoint")
+    arrays = read_npz(path, "checkpoint", functools.partial(_check_member, expected=expected, source=source))
     meta_bytes = arrays.pop("meta", None)
     if meta_bytes is None or meta_bytes.dtype != np.uint8 or meta_bytes.ndim != 1:
         raise FsmarenaError(f"{source} has no metadata record")
@@ -65,7 +72,30 @@ def load_checkpoint(
     for name, value in tables.items():
         if value.dtype.kind in "iu" and value.size and value.min() < 0:
             raise FsmarenaError(f"{source}: table '{sanitise_text(name)}' holds negative entries")
+        if value.dtype.kind in "iu" and value.size and value.max() > limits.MAX_TABLE_COUNT:
+            raise FsmarenaError(
+                f"{source}: table '{sanitise_text(name)}' holds counts above "
+                f"{limits.shown(limits.MAX_TABLE_COUNT)} (MAX_TABLE_COUNT), more than a run can make"
+            )
     return meta, tables
+
+
+def _check_member(
+    name: str, shape: tuple[int, ...], dtype: np.dtype, expected: Mapping[str, np.ndarray | None] | None, source: str
+) -> None:
+    """A checkpoint member's ``.npy`` header against what this run can use (see load_checkpoint)."""
+    if name == "meta":
+        if dtype != np.uint8 or len(shape) != 1 or shape[0] > limits.MAX_JSON_BYTES:
+            raise FsmarenaError(f"{source}: the metadata record is not at most {limits.MAX_JSON_BYTES} bytes of text")
+        return
+    table = name[len("table_") :]
+    if expected is None:
+        return
+    if not name.startswith("table_") or table not in expected:
+        raise FsmarenaError(f"{source}: unexpected table '{sanitise_text(table, limits.MAX_SHOWN_CHARS)}'")
+    template = expected[table]
+    if template is not None:
+        check_header(shape, dtype, template, f"{source}: table '{sanitise_text(table)}'")
 
 
 def _check_meta(fields: Fields, lists: tuple[str, ...], max_done: int) -> None:
@@ -80,18 +110,6 @@ def _check_meta(fields: Fields, lists: tuple[str, ...], max_done: int) -> None:
 def rng_state(rng: np.random.Generator) -> dict[str, Any]:
     """The generator's full state as JSON-ready data."""
     return dict(rng.bit_generator.state)
-
-
-def restore_rng(state: Any, source: str) -> np.random.Generator:
-    """A PCG64 generator positioned exactly at ``state``."""
-    rng = np.random.default_rng()
-    try:
-        if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
-            raise ValueError("not a PCG64 state")
-        rng.bit_generator.state = state
-    except (ValueError, TypeError, KeyError, OverflowError) as exc:
-        raise FsmarenaError(f"{source}: invalid random generator state ({exc})") from None
-    return rng
 
 
 # ---- what a resumed run may trust -------------------------------------------------------------
@@ -185,12 +203,19 @@ def check_table(value: Any, current: np.ndarray, source: str, name: str) -> np.n
     converted only when that is lossless (``float32`` to ``float64``, either byte order; a
     wider type such as ``float128`` is refused).  Returns ``value`` (FsmarenaError otherwise)."""
     label = f"{source}: table '{sanitise_text(name)}'"
-    if not isinstance(value, np.ndarray) or value.shape != current.shape:
-        got = "is missing" if value is None else f"has shape {list(getattr(value, 'shape', ()))}"
-        raise FsmarenaError(f"{label} {got}; expected shape {list(current.shape)}")
-    if value.dtype.kind != current.dtype.kind or not np.can_cast(value.dtype, current.dtype, "safe"):
-        raise FsmarenaError(f"{label} has type {value.dtype}; expected {_kinds(current)} values ({current.dtype})")
+    if not isinstance(value, np.ndarray):
+        raise FsmarenaError(f"{label} is missing; expected shape {list(current.shape)}")
+    check_header(value.shape, value.dtype, current, label)
     return value
+
+
+def check_header(shape: tuple[int, ...], dtype: np.dtype, current: np.ndarray, label: str) -> None:
+    """The shape and type rule of :func:`check_table`, on an array's header alone (so a
+    checkpoint's ``.npy`` header can be refused before its data is read)."""
+    if tuple(shape) != current.shape:
+        raise FsmarenaError(f"{label} has shape {list(shape)}; expected shape {list(current.shape)}")
+    if dtype.kind != current.dtype.kind or not np.can_cast(dtype, current.dtype, "safe"):
+        raise FsmarenaError(f"{label} has type {dtype}; expected {_kinds(current)} values ({current.dtype})")
 
 
 def _kinds(array: np.ndarray) -> str:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fsmarena import limits
+from fsmarena.errors import FsmarenaError
 from games.players import uniform_legal
 
 #: an entry updated at most this many times in one call is updated by a literal loop
@@ -25,6 +27,13 @@ class ActionValues:
     """``Q``, update counts ``N`` and the seen-legal table of one tabular learner."""
 
     def __init__(self, n_states: int, n_actions: int, q_init: float = 0.0):
+        entries = n_states * n_actions
+        if entries > limits.MAX_TABLE_ENTRIES:
+            raise FsmarenaError(
+                f"a tabular learner of this game needs {entries:,} table entries ({n_states:,} states x "
+                f"{n_actions} actions); the limit is {limits.MAX_TABLE_ENTRIES:,} (MAX_TABLE_ENTRIES): "
+                "choose smaller game parameters"
+            )
         self.q = np.full((n_states, n_actions), float(q_init))
         self.n = np.zeros((n_states, n_actions), dtype=np.int64)
         self.legal = np.zeros((n_states, n_actions), dtype=bool)  # nothing seen yet

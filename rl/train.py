@@ -55,7 +55,7 @@ import numpy as np
 from fsmarena import limits, progress
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import atomic_path, dumps, sanitise_text, write_text
-from fsmarena.parallel import check_jobs, seed_sequence
+from fsmarena.parallel import check_jobs, restore_rng, seed_sequence
 from games.arena import play_games
 from games.base import Game, config_to_dict
 from games.capabilities import ExactModel, SegmentRewards
@@ -185,7 +185,7 @@ class TrainConfig:
         if game is not None and defaults["batch"] == 1 and not has_kernel(game):
             defaults["batch"] = BATCH_WITHOUT_KERNEL
         batch = defaults["batch"] if self.batch is None else self.batch
-        _positive("--batch", batch)
+        limits.check(_positive("--batch", batch), limits.MAX_BATCH_GAMES, "--batch", "MAX_BATCH_GAMES")
         epsilon = defaults["epsilon"] if self.epsilon is None else self.epsilon
         final = defaults["epsilon_final"] if self.epsilon_final is None else self.epsilon_final
         kind = defaults["epsilon_schedule"] if self.epsilon_schedule is None else self.epsilon_schedule
@@ -712,7 +712,8 @@ def read_checkpoint(
     defect.  :func:`prepare` calls it on a scratch learner so that a bad checkpoint is refused
     before any work starts; the run calls it again to take the state over."""
     source = f"checkpoint {path}"
-    meta, tables = ckpt.load_checkpoint(path, max_done=_positive("--episodes", config.episodes))
+    expected: dict[str, np.ndarray | None] = {**learner.arrays(), "frozen": np.zeros(game.n_states, dtype=np.int64)}
+    meta, tables = ckpt.load_checkpoint(path, max_done=_positive("--episodes", config.episodes), expected=expected)
     saved, current = meta.get("fingerprint"), _jsonable(fingerprint)
     if saved != current:
         raise FsmarenaError(f"{source} was made with different settings: {_differences(saved, current)}")
@@ -720,7 +721,7 @@ def read_checkpoint(
     curve = ckpt.check_rows(meta["curve"], _curve_columns(panel, done), source, "curve")
     frozen = _frozen_table(tables, game, source)
     learner.load_arrays(tables, source)
-    rng = ckpt.restore_rng(meta.get("rng"), source) if config.batch != 1 else None
+    rng = restore_rng(meta.get("rng"), source) if config.batch != 1 else None
     return Resumed(done, list(curve), float(meta.get("seconds", 0.0)), rng, frozen)
 
 

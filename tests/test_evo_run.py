@@ -19,6 +19,7 @@ from cli_helpers import run_cli
 from evo.genome import genome_spec
 from evo.protocols import PanelSeat, round_robin_pairing, score
 from evo.run import EvolveConfig, evolve
+from fsmarena.errors import FsmarenaError
 from games.arena import Seat, play_games
 from games.dtd.game import LARGE_MAX, DivideTheDollar
 from games.players import FixedActionPlayer, load_player, resolve_player
@@ -180,9 +181,11 @@ def test_interrupted_and_resumed_run_equals_the_uninterrupted_run(tmp_path, prot
     whole = evolve(GAME, config, seed=3, out=tmp_path / "whole")
     with pytest.raises(Interrupt):
         evolve(GAME, config, seed=3, out=tmp_path / "cut", callback=stop_after(stop))
-    if stop == 0:  # stopped before the first checkpoint: --resume starts afresh
+    if stop == 0:  # stopped before the first checkpoint: nothing to resume (as train), a new run starts afresh
         assert not (tmp_path / "cut" / "checkpoint.json").exists()
-    resumed = evolve(GAME, config, seed=3, out=tmp_path / "cut", resume=True)
+        with pytest.raises(FsmarenaError, match="nothing to resume"):
+            evolve(GAME, config, seed=3, out=tmp_path / "cut", resume=True)
+    resumed = evolve(GAME, config, seed=3, out=tmp_path / "cut", resume=stop > 0)
     same_result(whole, resumed)
     for name in ("best.json", "population.json"):
         assert (tmp_path / "whole" / name).read_text() == (tmp_path / "cut" / name).read_text()

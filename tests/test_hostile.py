@@ -206,6 +206,55 @@ def test_a_file_near_the_size_limit_parses_in_bounded_time_and_memory(tmp_path, 
         assert done.returncode == 0, done.stderr
 
 
+#: reads a JSON file as every reader does; exit 2 for a refusal, 0 if read (then the peak memory)
+_READ_JSON = """
+import resource, sys
+from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import read_json
+try:
+    read_json(sys.argv[1], "player file")
+except FsmarenaError as exc:
+    print(exc, file=sys.stderr)
+    sys.exit(2)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+#: address space for reading one JSON file: its text twice (bytes, then a str of up to 4 bytes a
+#: character) and MAX_JSON_PARSED_BYTES of values; 60 MB of short strings needed 1.2 GB
+JSON_MEMORY_LIMIT = 900 * 1024**2
+
+
+def _limit_json_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (JSON_MEMORY_LIMIT, JSON_MEMORY_LIMIT))
+
+
+@pytest.mark.parametrize(
+    "item, words",
+    [
+        pytest.param('"a"', "MAX_JSON_PARSED_BYTES", id="short-strings-and-an-emoji"),
+        pytest.param('"\u00e9"', "MAX_JSON_PARSED_BYTES", id="accented-strings"),
+        pytest.param("1.5", "MAX_JSON_PARSED_BYTES", id="floats", marks=pytest.mark.slow),
+        pytest.param("1000", "MAX_JSON_PARSED_BYTES", id="integers", marks=pytest.mark.slow),
+        pytest.param("[]", "MAX_JSON_CONTAINERS", id="empty-arrays"),
+    ],
+)
+def test_a_json_file_of_many_small_values_is_refused_in_bounded_memory(tmp_path, item, words):
+    """The container limit bounded arrays and objects, not scalars: 60 MB of short strings took
+    about 1.0 GB to refuse (1.2 GB with one emoji, which makes the whole text 4 bytes a
+    character).  Refused here under an address-space limit, which a MemoryError would fail."""
+    path = tmp_path / "many.json"
+    body = ",".join([item] * (60_000_000 // (len(item.encode()) + 1)))
+    path.write_text(f'{{"format_version": 1, "kind": "table-fsm", "label": "\U0001f600", "x": [{body}]}}')
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", _READ_JSON, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_limit_json_memory,
+    )
+    assert done.returncode == 2, done.stderr
+    assert words in done.stderr and "Traceback" not in done.stderr
+
+
 @hostile
 @given(
     number=st.sampled_from(["1e400", "-1e400", "NaN", "Infinity", "-Infinity"])
@@ -284,6 +333,160 @@ def test_huge_numbers_in_player_and_checkpoint_files_are_one_line(tmp_path, caps
     code, _, err = run_cli(capsys, *RESUME, "--out", tmp_path / "evo")
     assert_one_clear_line(code, err)
     assert files(tmp_path / "evo") == before
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda data: data["population"][0].__setitem__(0, [True] + data["population"][0][0][1:]), "true or false"),
+        (lambda data: data["rng"].__setitem__("has_uint32", 7), "'has_uint32' must be 0 or 1"),
+        (lambda data: data["rng"].__setitem__("extra", [1]), "fields must be exactly"),
+    ],
+    ids=["boolean-in-population", "rng-has-uint32-7", "rng-extra-key"],
+)
+def test_evolution_checkpoints_are_checked_for_meaning_not_only_type(tmp_path, capsys, change, words):
+    assert run_cli(capsys, *EVOLVE, "--out", tmp_path / "evo")[0] == 0
+    checkpoint = tmp_path / "evo" / "checkpoint.json"
+    data = json.loads(checkpoint.read_text())
+    change(data)
+    checkpoint.write_text(json.dumps(data))
+    before = files(tmp_path / "evo")
+    code, _, err = run_cli(capsys, *RESUME, "--out", tmp_path / "evo")
+    assert_one_clear_line(code, err)
+    assert words in err
+    assert files(tmp_path / "evo") == before
+
+
+def test_a_boolean_in_a_player_table_is_refused(tmp_path, capsys):
+    """``[true, 2]`` became ``[1, 2]`` in numpy: a table of numbers holds numbers only."""
+    assert run_cli(capsys, *EVOLVE, "--out", tmp_path / "evo")[0] == 0
+    data = json.loads((tmp_path / "evo" / "best.json").read_text())
+    data["action"][0][0] = True
+    player = tmp_path / "p.json"
+    player.write_text(json.dumps(data))
+    code, _, err = run_cli(capsys, "play", "dtd", player, "random", "--games", "10")
+    assert_one_clear_line(code, err)
+    assert "field 'action' must hold numbers, not true or false" in err
+
+
+@pytest.mark.parametrize("command", [EVOLVE, TRAIN], ids=["evolve", "train"])
+def test_resume_without_a_checkpoint_is_refused_by_every_command(tmp_path, capsys, command):
+    """``evolve --resume`` on an empty folder used to start afresh, where ``train`` refused."""
+    out = tmp_path / "empty"
+    out.mkdir()
+    code, _, err = run_cli(capsys, *command, "--resume", "--out", out)
+    assert_one_clear_line(code, err)
+    assert "nothing to resume" in err
+    assert list(out.iterdir()) == []
+
+
+_rng_states = st.fixed_dictionaries(
+    {
+        "bit_generator": st.sampled_from(["PCG64", "MT19937", ""]),
+        "state": st.fixed_dictionaries({"state": st.integers(-1, 2**129), "inc": st.integers(-1, 2**129)})
+        | st.dictionaries(st.sampled_from(["state", "inc", "x"]), st.integers(0, 2**128) | st.none()),
+        "has_uint32": st.integers(-1, 9) | st.booleans() | st.none(),
+        "uinteger": st.integers(-1, 2**33) | st.floats(allow_nan=True),
+    },
+    optional={"extra": st.integers()},
+)
+
+
+@hostile
+@given(state=_rng_states | st.none() | st.lists(st.integers()))
+def test_any_random_state_is_restored_exactly_or_refused(state):
+    """The one reader of generator states: a valid state continues exactly as numpy's own
+    generator would; anything else is one FsmarenaError."""
+    from fsmarena.parallel import restore_rng
+
+    try:
+        rng = restore_rng(state, "checkpoint x")
+    except FsmarenaError as exc:
+        assert "invalid random generator state" in str(exc)
+        return
+    assert set(state) == {"bit_generator", "state", "has_uint32", "uinteger"}
+    assert state["state"]["inc"] % 2 == 1 and state["has_uint32"] in (0, 1) and 0 <= state["uinteger"] < 2**32
+    oracle = np.random.Generator(np.random.PCG64())
+    oracle.bit_generator.state = state
+    assert rng.bit_generator.state == oracle.bit_generator.state
+    assert np.array_equal(rng.integers(0, 2**62, 8), oracle.integers(0, 2**62, 8))
+
+
+@hostile
+@given(
+    table=st.recursive(
+        st.integers(-5, 5) | st.booleans() | st.floats(allow_nan=False, width=16),
+        lambda children: st.lists(children, min_size=0, max_size=3),
+        max_leaves=12,
+    ).filter(lambda value: isinstance(value, list))
+)
+def test_number_tables_are_read_or_refused_never_cast_from_booleans(table):
+    from fsmarena.fileio import Fields
+
+    fields = Fields({"t": table}, "player file x")
+    try:
+        shape = np.shape(table)
+    except ValueError:  # ragged: the readers must refuse it whatever shape they expect
+        shape = (len(table),)
+    for read in (lambda: fields.int_array("t", shape, -5, 6), lambda: fields.float_array("t", shape)):
+        try:
+            array = read()
+        except FsmarenaError:
+            continue
+        assert "True" not in repr(table) and "False" not in repr(table)
+        assert np.array_equal(array, np.asarray(table, dtype=array.dtype))
+
+
+@pytest.mark.parametrize("command", ["inspect", "draw"])
+def test_usage_games_run_in_bounded_memory_whatever_their_number(tmp_path, capsys, command):
+    """``inspect L.json --games 1000000000`` (within MAX_GAMES) played each opponent and seat as
+    one batch and died at once of an ArrayMemoryError; in chunks it keeps playing in a few
+    hundred megabytes (stopped here after a few seconds)."""
+    import psutil
+
+    assert run_cli(capsys, *EVOLVE_BASE, "--states", "1", "--generations", "1", "--out", tmp_path / "evo")[0] == 0
+    machine = tmp_path / "evo" / "best.json"
+    argv = {
+        "inspect": ["inspect", machine, "--games", "1000000000"],
+        "draw": ["draw", machine, "--minimise", "--games", "1000000000", "--out", tmp_path / "m.dot"],
+    }[command]
+    process = subprocess.Popen(
+        [*FSMARENA, *map(str, argv)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_limit_memory,
+    )
+    try:
+        time.sleep(12)
+        assert process.poll() is None, process.communicate()[1]
+        assert psutil.Process(process.pid).memory_info().rss < 1024**3
+    finally:
+        process.kill()
+        process.communicate()
+
+
+def test_usage_in_chunks_counts_every_game_once(monkeypatch):
+    """Chunked play counts what one call per opponent and seat counted: the number of games
+    and, for a machine with one state, a decision per decision (oracle: games x decisions of a
+    dtd game, whose length is fixed by its deck)."""
+    import evo.usage as usage_module
+    from evo.genome import genome_spec
+    from games import get_game
+
+    game = get_game("dtd", {})
+    spec = genome_spec(game, "fsm", 1, "opp_last")
+    machine = spec.player(spec.random(np.random.default_rng(0), 1))
+    whole = usage_module.measure_usage(machine, game, games=40, seed=3)
+    monkeypatch.setattr(usage_module, "CHUNK", 7)
+    sizes = [outcome.n for outcome in usage_module.play_panel(machine, game, games=40, seed=3)]
+    chunked = usage_module.measure_usage(machine, game, games=40, seed=3)
+    panel = len(usage_module.default_panel(game)) * game.n_seats
+    assert sizes == [7, 7, 7, 7, 7, 5] * panel
+    assert chunked.games == whole.games == 40 * panel
+    assert chunked.decisions == whole.decisions
+    assert chunked.visits.sum() == whole.visits.sum() == whole.decisions
 
 
 def test_deeply_nested_study_toml_is_one_line(tmp_path, capsys):
@@ -372,6 +575,27 @@ def _huge_shape(arrays, meta):
     return members
 
 
+def _count_near_2_63(arrays, meta):
+    """A visit count that a resumed run would push past 2^63, where it wraps negative."""
+    arrays["table_n"] = arrays["table_n"].astype(np.int64)
+    state, action = np.argwhere(arrays["table_legal"])[0]
+    arrays["table_n"][state, action] = 2**63 - 10
+
+
+def _rng(**changes):
+    def change(arrays, meta):
+        meta["rng"] = {**meta["rng"], **changes}
+
+    return change
+
+
+def _rng_inner(**changes):
+    def change(arrays, meta):
+        meta["rng"]["state"] = {**meta["rng"]["state"], **changes}
+
+    return change
+
+
 def _object_dtype(arrays, meta):
     members = {name: _npy(value) for name, value in arrays.items()}
     members["table_q"] = _npy_header((1,), "|O") + b"\0" * 8
@@ -391,6 +615,14 @@ def _object_dtype(arrays, meta):
         (_negative_counts, "negative entries"),
         (_huge_shape, "larger than its data"),
         (_object_dtype, "unsupported type"),
+        (_count_near_2_63, "MAX_TABLE_COUNT"),
+        (_rng(extra=1), "fields must be exactly"),
+        (_rng(has_uint32=7), "'has_uint32' must be 0 or 1"),
+        (_rng(has_uint32=True), "'has_uint32' must be 0 or 1"),
+        (_rng(uinteger=2**32), "'uinteger' must be"),
+        (_rng_inner(inc=2), "odd 128-bit increment"),
+        (_rng_inner(state=2**128), "128-bit state"),
+        (_rng_inner(extra=0), "'state' must be an object"),
     ],
     ids=[
         "no-done",
@@ -403,6 +635,14 @@ def _object_dtype(arrays, meta):
         "negative-counts",
         "huge-shape",
         "object-dtype",
+        "count-near-2^63",
+        "rng-extra-key",
+        "rng-has-uint32-7",
+        "rng-has-uint32-bool",
+        "rng-uinteger-33-bits",
+        "rng-even-increment",
+        "rng-state-129-bits",
+        "rng-state-extra-key",
     ],
 )
 def test_tampered_training_checkpoints_are_one_line_and_leave_the_folder_alone(
@@ -414,6 +654,89 @@ def test_tampered_training_checkpoints_are_one_line_and_leave_the_folder_alone(
     assert_one_clear_line(code, err)
     assert any(word in err for word in words.split("|")), err
     assert files(out) == before
+
+
+class _SparseWriter(io.RawIOBase):
+    """A file that turns long runs of zero bytes into holes (seeks), so a test can make a
+    checkpoint of hundreds of megabytes that takes no disk and no time to write."""
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def writable(self):
+        return True
+
+    def seekable(self):
+        return True
+
+    def write(self, data):
+        data = bytes(data)
+        if len(data) >= 4096 and not any(data):
+            self.handle.seek(len(data), os.SEEK_CUR)
+            end = self.handle.tell()
+            self.handle.truncate(max(end, os.fstat(self.handle.fileno()).st_size))
+        else:
+            self.handle.write(data)
+        return len(data)
+
+    def seek(self, offset, whence=os.SEEK_SET):
+        return self.handle.seek(offset, whence)
+
+    def tell(self):
+        return self.handle.tell()
+
+    def flush(self):
+        self.handle.flush()
+
+
+def _huge_table_q(trained: Path, out: Path, entries: int) -> None:
+    """The trained run's checkpoint with a zero ``table_q`` of ``entries`` float64 values."""
+    import shutil
+
+    shutil.copytree(trained, out)
+    with np.load(out / "checkpoint.npz") as data:
+        arrays = {name: data[name] for name in data.files if name != "table_q"}
+    with open(out / "checkpoint.npz", "wb") as raw, zipfile.ZipFile(_SparseWriter(raw), "w") as archive:
+        for name, value in arrays.items():
+            archive.writestr(name + ".npy", _npy(value))
+        with archive.open("table_q.npy", "w", force_zip64=True) as member:
+            member.write(_npy_header((entries,)))
+            left = entries * 8
+            while left:
+                member.write(bytes(min(left, 1 << 24)))
+                left -= min(left, 1 << 24)
+
+
+def test_a_table_of_the_wrong_shape_is_refused_from_its_header_in_bounded_memory(trained, tmp_path):
+    """An 800 MB ``table_q`` of 10^8 entries peaked at 2.5 GB (three copies) before "expected
+    shape"; its header says so first, and nothing of it is read."""
+    out = tmp_path / "run"
+    _huge_table_q(trained, out, 10**8)
+    assert (out / "checkpoint.npz").stat().st_size > 800_000_000
+    assert os.stat(out / "checkpoint.npz").st_blocks * 512 < 10_000_000  # sparse
+    before = files(out)
+    done = run_bounded(
+        [*TRAIN, "--resume", "--out", out], tmp_path, timeout=120, env={**os.environ, "MALLOC_ARENA_MAX": "2"}
+    )
+    assert_one_clear_line(done.returncode, done.stderr)
+    assert "table 'q' has shape [100000000]; expected shape [" in done.stderr
+    assert files(out) == before
+
+
+def test_a_table_is_checked_before_any_of_its_data_is_read(trained, tmp_path, monkeypatch, capsys):
+    import fsmarena.fileio as fileio
+
+    out = tmp_path / "run"
+    _huge_table_q(trained, out, 1000)
+    read = []
+    original = fileio._read_into
+    monkeypatch.setattr(
+        fileio, "_read_into", lambda handle, buffer: read.append(len(buffer)) or original(handle, buffer)
+    )
+    code, _, err = run_cli(capsys, *TRAIN, "--resume", "--out", out)
+    assert_one_clear_line(code, err)
+    assert "expected shape" in err
+    assert 8000 not in read
 
 
 def test_a_zip_bomb_checkpoint_is_refused_before_inflating(tmp_path):
@@ -544,6 +867,23 @@ def test_tampered_31_agent_checkpoint_is_one_line(tmp_path, capsys):
             ["tournament", "dtd", "random", "always-large", "always-small", "--games", "1000000000", "--out", "OUT"],
             "MAX_GAMES",
         ),
+        ([*TRAIN[:6], "--batch", "100000000", "--out", "OUT"], "MAX_BATCH_GAMES"),
+        (
+            ["train", "vautour", "--algo", "sarsa", "--episodes", "1000", "--batch", "100000000", "--out", "OUT"],
+            "MAX_BATCH_GAMES",
+        ),
+        (
+            ["train", "thirtyone", "--algo", "mlp", "--episodes", "1000", "--batch", "2000000", "--out", "OUT"],
+            "MAX_BATCH_GAMES",
+        ),
+        (
+            ["train", "thirtyone", "--algo", "mlp", "--episodes", "1000", "--epochs", "100000", "--out", "OUT"],
+            "MAX_EPOCH_GAMES",
+        ),
+        (
+            ["train", "vautour", "--param", "cards=16", "--algo", "q-learning", "--episodes", "1000", "--out", "OUT"],
+            "MAX_TABLE_ENTRIES",
+        ),
     ],
     ids=[
         "games",
@@ -560,6 +900,11 @@ def test_tampered_31_agent_checkpoint_is_one_line(tmp_path, capsys):
         "states",
         "games-per-pair",
         "tournament-total",
+        "train-batch",
+        "train-batch-vautour",
+        "mlp-batch",
+        "mlp-epochs-x-batch",
+        "dense-table-vautour-16",
     ],
 )
 def test_oversized_budgets_name_their_limit_and_write_nothing(tmp_path, capsys, argv, words):
@@ -810,6 +1155,159 @@ def test_claiming_is_idempotent_within_a_run_and_released_after(tmp_path):
         claim_folder(out, "evolve")
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        EVOLVE,
+        TRAIN,
+        ["tournament", "dtd", "random", "always-large", "--games", "20", "--quiet"],
+        ["study", "dtd-thesis", "--scale", "test", "--no-figures", "--quiet"],
+        ["search", "dtd", "--quiet"],
+        ["solve", "vautour", "--param", "cards=3"],
+        ["draw", "PLAYER"],
+    ],
+    ids=["evolve", "train", "tournament", "study", "search", "solve", "draw"],
+)
+def test_an_empty_output_path_is_refused_not_taken_for_the_current_folder(tmp_path, capsys, monkeypatch, argv):
+    """``--out ''`` used to lock, mark and fill the working directory (solve: write nothing)."""
+    monkeypatch.chdir(tmp_path)
+    player = tmp_path / "p.json"
+    player.write_text("{}")
+    code, out, err = run_cli(capsys, *[str(player) if a == "PLAYER" else a for a in argv], "--out", "")
+    assert_one_clear_line(code, err)
+    assert "--out: is empty" in err
+    assert out == ""
+    assert [p.name for p in tmp_path.iterdir()] == ["p.json"]
+
+
+@pytest.mark.parametrize("control", [LOCK, KIND_FILE])
+@pytest.mark.parametrize("shape", ["FIFO", "LINK_TO_BIG_FILE", "LINK_TO_DEVICE", "FOLDER"])
+def test_control_files_that_are_not_small_regular_files_are_refused_at_once(tmp_path, capsys, control, shape):
+    """A FIFO as the lock gave "Illegal seek" with a traceback; a link to a 4 GB file as the kind
+    file was read whole.  The control files are read only as small regular files, never through
+    a link, never with a blocking open."""
+    out = tmp_path / "out"
+    out.mkdir()
+    path = out / control
+    if shape == "FIFO":
+        os.mkfifo(path)
+    elif shape == "LINK_TO_BIG_FILE":
+        big = tmp_path / "big"
+        with open(big, "wb") as handle:
+            handle.truncate(4 * 1024**3)  # sparse: 4 GB that take no disk
+        path.symlink_to(big)
+    elif shape == "LINK_TO_DEVICE":
+        path.symlink_to("/dev/zero")
+    else:
+        path.mkdir()
+    start = time.monotonic()
+    done = run_bounded(
+        ["tournament", "dtd", "random", "always-large", "--games", "20", "--quiet", "--out", out], tmp_path
+    )
+    assert_one_clear_line(done.returncode, done.stderr)
+    assert any(words in done.stderr for words in ("regular file", "symbolic link", "is a folder", "Is a directory"))
+    assert time.monotonic() - start < 60
+    assert sorted(p.name for p in out.iterdir()) == [control]
+
+
+def test_an_oversized_kind_file_is_an_unknown_folder(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / KIND_FILE).write_text("evolve" + " " * 100)
+    code, _, err = run_cli(capsys, *EVOLVE, "--out", out)
+    assert_one_clear_line(code, err)
+    assert "too large" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["games", "--json"],
+        ["games"],
+        ["play", "dtd", "random", "random", "--games", "100", "--json"],
+        ["--help"],
+    ],
+    ids=["games-json", "games-text", "play-json", "help"],
+)
+def test_a_full_standard_output_is_one_line_and_a_failure(tmp_path, argv):
+    """``> /dev/full`` ended in an OSError traceback (or, for short output, a message from the
+    interpreter's last flush); a closed pipe stays silent and successful."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*FSMARENA, *argv], cwd=tmp_path, stdout=full, stderr=subprocess.PIPE, text=True, timeout=60
+        )
+    assert_one_clear_line(done.returncode, done.stderr)
+    assert "cannot write to standard output: No space left on device" in done.stderr
+
+
+def test_a_closed_pipe_on_standard_output_is_still_silent_success(tmp_path):
+    reader = subprocess.Popen(["head", "-c", "10"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    done = subprocess.run(
+        [*FSMARENA, "games", "--json"], cwd=tmp_path, stdout=reader.stdin, stderr=subprocess.PIPE, text=True, timeout=60
+    )
+    reader.stdin.close()
+    reader.wait()
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+@hostile
+@given(
+    content=st.binary(max_size=200) | st.sampled_from([b"evolve\n", b"train", b" study \n", b"\xff\xfe"]),
+    shape=st.sampled_from(["file", "link", "fifo", "folder", "missing"]),
+)
+def test_any_kind_file_is_read_or_refused_never_another_error(tmp_path_factory, content, shape):
+    """The control-file reader: a small regular file gives its kind (or "unknown"), no file gives
+    None (then the folder's own files decide), anything else one FsmarenaError."""
+    from fsmarena.outdir import KINDS, folder_kind
+
+    out = tmp_path_factory.mktemp("out")
+    marker = out / KIND_FILE
+    if shape == "file":
+        marker.write_bytes(content)
+    elif shape == "link":
+        (out / "target").write_bytes(content)
+        marker.symlink_to(out / "target")
+    elif shape == "fifo":
+        os.mkfifo(marker)
+    elif shape == "folder":
+        marker.mkdir()
+    try:
+        kind = folder_kind(out)
+    except FsmarenaError:
+        assert shape in ("link", "fifo", "folder") or len(content) > 64
+        return
+    assert shape in ("file", "missing")
+    if shape == "missing":
+        assert kind is None
+    else:
+        text = content.decode("ascii", "replace").strip()
+        assert kind == (text if text in KINDS else "unknown")
+
+
+@hostile
+@given(
+    value=json_trees,
+    cut=st.integers(0, 400),
+    noise=st.sampled_from(["", '"', "[", "{", "1e400", ",", "\\", "true"]),
+)
+def test_the_budgeted_parser_reads_what_json_reads_or_refuses_in_one_line(monkeypatch, value, cut, noise):
+    """Valid JSON under the limits parses to what the standard parser gives; mutated text (cut,
+    with a character inserted) parses or is one FsmarenaError; a budget too small for the value
+    is refused, never half-read."""
+    text = json.dumps(value)
+    assert loads(text) == value
+    mutated = text[:cut] + noise + text[cut:]
+    try:
+        loads(mutated)
+    except FsmarenaError:
+        pass
+    with monkeypatch.context() as patch:
+        patch.setattr(limits, "MAX_JSON_PARSED_BYTES", 7)  # less than any one string, container or number
+        if any(c in text for c in '[{"') or any(ch.isdigit() for ch in text):
+            with pytest.raises(FsmarenaError, match="MAX_JSON_PARSED_BYTES"):
+                loads(text)
+
+
 # ---- labels -------------------------------------------------------------------------------------
 
 
@@ -974,3 +1472,44 @@ def test_signals_with_two_jobs_end_cleanly_and_leave_no_worker(tmp_path, sig, st
     assert _alive(children) == [], "orphaned worker processes"
     if command != "play" and sig != signal.SIGKILL:  # after SIGKILL the next run removes them
         assert not [p for p in (tmp_path / "evo").rglob("*.tmp-*")]  # no half-written file left
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.0, 0.05, 0.1, 0.2, 0.4])
+def test_ctrl_c_while_the_workers_start_is_one_line(tmp_path, delay):
+    """A Ctrl-C while loky workers were still importing printed their own KeyboardInterrupt
+    tracebacks (18 lines each) before "fsmarena: interrupted", or interrupted this process
+    half-way through starting the pool ("cannot join thread before it is started").  The
+    workers now start with SIGINT ignored; a Ctrl-C in the fraction of a second the pool takes
+    to start is ignored too, and a second one stops the run."""
+    import psutil
+
+    argv = ["play", "dtd", "random", "random", "--games", "500000000", "--jobs", "2", "--quiet"]
+    process = subprocess.Popen(
+        [*FSMARENA, *argv],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            commands = [" ".join(child.cmdline()) for child in psutil.Process(process.pid).children(recursive=True)]
+            if any("loky" in command and "resource_tracker" not in command for command in commands):
+                break
+            time.sleep(0.002)
+        time.sleep(delay)
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole foreground group
+        try:
+            _, err = process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:  # it came while the pool started: pressed again
+            os.killpg(process.pid, signal.SIGINT)
+            _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, err
+    assert err.strip() == "fsmarena: interrupted"

@@ -311,8 +311,8 @@ def test_cli_keeps_neural_options_away_from_tabular_learners_and_other_games(cap
         ({"metric": ("seconds", None)}, "'seconds' must be a number in \\[0, inf\\], got None"),
         ({"metric": ("games", 10**6)}, "'games' must be a whole number in \\[0, 300\\]"),
         ({"curve": [[0, "greedy"]]}, "curve row 0 must be an object"),
-        ({"table": ("turn_w0", np.int64)}, "table 'w0' has type int64; expected float"),
-        ({"table": ("swap_opt_t", np.float64)}, "table 'opt_t' has type float64; expected signed integer"),
+        ({"table": ("turn_w0", np.int64)}, "table 'turn_w0' has type int64; expected float"),
+        ({"table": ("swap_opt_t", np.float64)}, "table 'swap_opt_t' has type float64; expected signed integer"),
         ({"table": ("turn_opt_v0", -1.0)}, "second moments\\) holds negative entries"),
     ],
 )

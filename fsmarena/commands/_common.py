@@ -85,6 +85,14 @@ def jobs_count(text: str) -> int:
     )
 
 
+def output_path(text: str) -> str:
+    """An ``--out`` path: anything but the empty string, which the file system would take for
+    the current folder (a run would then lock, mark and fill it) or a writer for "no output"."""
+    if not text:
+        raise argparse.ArgumentTypeError("is empty; name a file or folder (use '.' for the current folder)")
+    return text
+
+
 def add_game(parser: argparse.ArgumentParser) -> None:
     """The GAME positional argument and repeatable ``--param key=value``."""
     from games.registry import game_names

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from fsmarena.commands._common import add_params
+from fsmarena.commands._common import add_params, output_path
 
 NAME = "draw"
 HELP = "draw a table-FSM or BDA player file as PNG/SVG/PDF, or export it as DOT or GraphML"
@@ -20,7 +20,11 @@ HELP = "draw a table-FSM or BDA player file as PNG/SVG/PDF, or export it as DOT 
 def add_arguments(parser) -> None:
     parser.add_argument("player", metavar="PLAYER.json", help="a table-fsm or bda player file (e.g. best.json)")
     parser.add_argument(
-        "--out", required=True, metavar="FILE", help="output file: .png, .svg, .pdf (drawing), .dot or .graphml"
+        "--out",
+        type=output_path,
+        required=True,
+        metavar="FILE",
+        help="output file: .png, .svg, .pdf (drawing), .dot or .graphml",
     )
     add_params(parser, "game rule parameter the player was evolved with (repeatable)")
     parser.add_argument("--title", default="", help="figure title (default: describes the machine)")

@@ -10,7 +10,6 @@ would have given.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from fsmarena.commands._common import (
     add_dask,
@@ -20,6 +19,7 @@ from fsmarena.commands._common import (
     game_from_args,
     games_count,
     non_negative_int,
+    output_path,
     parallel_backend,
     population_size,
     positive_int,
@@ -111,7 +111,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--chunk", type=positive_int, default=8192, help="games per parallel task (8192)")
     add_seed_jobs(parser)
     add_dask(parser)
-    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--out", type=output_path, required=True, metavar="DIR", help="output folder")
     parser.add_argument("--resume", action="store_true", help="continue from DIR/checkpoint.json")
     add_json(parser)
 
@@ -154,8 +154,6 @@ def run(args) -> int:
     config = config_from_args(args)
     config.check_sizes(game)  # fail before any file
     out = prepare_out(args.out, "evolve")
-    if args.resume and not (out / CHECKPOINT).exists():
-        print(f"fsmarena: no checkpoint in {out}: starting from generation 0", file=sys.stderr)
     with parallel_backend(args):  # --dask: fitness chunks run on the cluster
         result = evolve(game, config, args.seed, args.jobs, out, resume=args.resume)
     curve = result.curve()

@@ -16,6 +16,7 @@ from fsmarena.commands._common import (
     add_json,
     game_from_args,
     games_count,
+    output_path,
     prepare_out,
     print_json,
     seed_value,
@@ -33,7 +34,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--eval-games", type=games_count, default=None, help="common games per candidate")
     parser.add_argument("--start", default=None, help="a table-policy player file to start from (default random)")
     parser.add_argument("--seed", type=seed_value, default=0, help="master random seed (default 0)")
-    parser.add_argument("--out", required=True, help="output folder")
+    parser.add_argument("--out", type=output_path, required=True, help="output folder")
     add_json(parser)
 
 

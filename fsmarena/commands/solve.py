@@ -20,7 +20,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from fsmarena.commands._common import add_game, add_json, game_from_args, print_json
+from fsmarena.commands._common import add_game, add_json, game_from_args, output_path, print_json
 from fsmarena.errors import FsmarenaError
 from games.base import Game
 from games.capabilities import ExactModel, ZeroSumSolvable
@@ -37,7 +37,9 @@ def add_arguments(parser) -> None:
         default=None,
         help="zero-sum games: what the value is of, wdl (win/draw/loss, default) or points (point difference)",
     )
-    parser.add_argument("--out", metavar="FILE", default=None, help="zero-sum games: write the equilibrium player")
+    parser.add_argument(
+        "--out", type=output_path, metavar="FILE", default=None, help="zero-sum games: write the equilibrium player"
+    )
 
 
 def solve(game: Game) -> dict[str, Any]:

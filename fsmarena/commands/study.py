@@ -6,7 +6,15 @@ import sys
 import time
 from pathlib import Path
 
-from fsmarena.commands._common import add_dask, add_json, jobs_count, parallel_backend, print_json, seed_value
+from fsmarena.commands._common import (
+    add_dask,
+    add_json,
+    jobs_count,
+    output_path,
+    parallel_backend,
+    print_json,
+    seed_value,
+)
 
 NAME = "study"
 HELP = (
@@ -27,7 +35,9 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--seed", type=seed_value, default=None, help="master seed (default: the study's own, recorded in the report)"
     )
-    parser.add_argument("--out", required=True, help="output folder (new, empty, or this study's own to resume)")
+    parser.add_argument(
+        "--out", type=output_path, required=True, help="output folder (new, empty, or this study's own to resume)"
+    )
     parser.add_argument("--no-figures", action="store_true", help="skip the figures (tables and report only)")
     add_json(parser)
 

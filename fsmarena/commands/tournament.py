@@ -15,6 +15,7 @@ from fsmarena.commands._common import (
     add_seed_jobs,
     game_from_args,
     games_count,
+    output_path,
     parallel_backend,
     prepare_out,
     print_json,
@@ -45,7 +46,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("players", metavar="PLAYER", nargs="+", help="builtin names or player JSON files")
     parser.add_argument("--games", type=games_count, default=10_000, help="games per pair (default 10000)")
     add_seed_jobs(parser)
-    parser.add_argument("--out", required=True, help="output folder")
+    parser.add_argument("--out", type=output_path, required=True, help="output folder")
     add_dask(parser)
     add_json(parser)
 

@@ -23,6 +23,7 @@ from fsmarena.commands._common import (
     game_from_args,
     games_count,
     non_negative_int,
+    output_path,
     parallel_backend,
     positive_int,
     prepare_out,
@@ -171,7 +172,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--epochs", type=positive_int, help="mlp: passes over each batch's decisions (default 1)")
     add_seed_jobs(parser)
     add_dask(parser)
-    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--out", type=output_path, required=True, metavar="DIR", help="output folder")
     parser.add_argument("--resume", action="store_true", help="continue from DIR's checkpoint")
     add_json(parser)
 

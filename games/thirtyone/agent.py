@@ -52,7 +52,7 @@ import numpy as np
 from fsmarena import limits, progress
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, write_json, write_text
-from fsmarena.parallel import seed_sequence
+from fsmarena.parallel import restore_rng, seed_sequence
 from games.arena import Seat, play_games
 from games.match import play_match
 from games.players import GroupedStack, Player, save_player, uniform_legal
@@ -381,6 +381,8 @@ class AgentSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise FsmarenaError(f"{name} must be a positive whole number, got {value!r}")
+        limits.check(self.batch, limits.MAX_BATCH_GAMES, "batch", "MAX_BATCH_GAMES")
+        limits.check(self.epochs * self.batch, limits.MAX_EPOCH_GAMES, "epochs x batch", "MAX_EPOCH_GAMES")
         check_hidden(self.hidden)
         if not (0 < self.learning_rate < 1) or not (0 < self.gamma <= 1):
             raise FsmarenaError("learning_rate must be in (0, 1) and gamma in (0, 1]")
@@ -546,11 +548,16 @@ class Trainer:
             self.agent.trainer, self.agent.epsilon = trainer, epsilon
 
     # ---- checkpoints ---------------------------------------------------------------------
-    def save(self, path: str | Path) -> None:
+    def network_tables(self) -> dict[str, np.ndarray]:
+        """Both networks' weights and optimiser state, as a checkpoint stores them."""
         tables: dict[str, np.ndarray] = {}
         for name, net in self.agent.nets.items():
             tables.update({f"{name}_{k}": v for k, v in net.arrays().items()})
             tables.update({f"{name}_opt_{k}": v for k, v in net.optimizer_arrays().items()})
+        return tables
+
+    def save(self, path: str | Path) -> None:
+        tables = self.network_tables()
         if self.recent:
             tables["recent"] = np.concatenate(self.recent)
         meta = {
@@ -565,7 +572,10 @@ class Trainer:
         ckpt.save_checkpoint(path, meta, tables)
 
     def restore(self, path: str | Path) -> None:
-        meta, tables = ckpt.load_checkpoint(path, lists=("curve", "metrics"), max_done=self.settings.games)
+        expected: dict[str, np.ndarray | None] = {**self.network_tables(), "recent": None}
+        meta, tables = ckpt.load_checkpoint(
+            path, lists=("curve", "metrics"), max_done=self.settings.games, expected=expected
+        )
         source = f"checkpoint {path}"
         if meta.get("kind") != "thirtyone-mlp-training":
             raise FsmarenaError(f"{source} is not a 31 agent training checkpoint")
@@ -596,7 +606,7 @@ class Trainer:
             )
         self.recent = [np.asarray(recent, dtype=float)] if recent is not None else []
         self.done = done
-        self.rng = ckpt.restore_rng(meta["rng"], source)
+        self.rng = restore_rng(meta["rng"], source)
         self.metrics, self.curve = list(metrics), list(curve)
 
 
