@@ -53,7 +53,7 @@ from games.capabilities import ZeroSumSolvable
 from games.match import play_match
 from games.players import Player, player_from_json, player_to_json, resolve_player
 from studies.crossplay import CrossplayResult, crossplay, pairing_games
-from studies.methods import MethodContext, Trained, check_method, get_method
+from studies.methods import MethodContext, Trained, check_competitors, get_method
 from studies.protocol import FORMAT_VERSION, Plan, seed_int
 
 MARKER = "study.json"
@@ -363,10 +363,7 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1, log: Callable[[str], N
     game = get_game(plan.study.game, plan.study.game_params)
     for name in plan.study.panel + (plan.study.curve_opponent,):
         resolve_player(name, game)  # unknown builtins fail before any work
-    settings = {}  # typos and impossible settings fail here, before anything is written
-    for c in plan.competitors:
-        ctx = MethodContext(game, dict(c.params), 0, c.name, [], plan.study.curve_opponent, c.needs)
-        settings[c.name] = check_method(c.method, ctx)
+    settings = check_competitors(plan, game)  # typos and impossible settings fail here, before anything is written
     claim_folder(out, "study")  # locked for this run (idempotent if the command claimed it already)
     resumed = claim(out, plan)
     log(
