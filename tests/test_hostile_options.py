@@ -17,6 +17,7 @@ parsers, so an option added later is covered (or must be classified here).
 from __future__ import annotations
 
 import argparse
+import shutil
 from pathlib import Path
 
 import pytest
@@ -24,11 +25,12 @@ import pytest
 from evo.run import EvolveConfig
 from fsmarena.cli import build_parser
 from fsmarena.errors import FsmarenaError
+from fsmarena.outdir import CONTROL_FILES
 from games import get_game
 from rl.train import ALGORITHMS, MODEL_BASED, TrainConfig
 from studies.methods import check_competitors
 from studies.protocol import load_study_toml
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import cli, run_cli
 
 # ---- the specification ---------------------------------------------------------------------------
 
@@ -275,3 +277,41 @@ def test_the_study_without_mistakes_is_accepted(tmp_path):
     study = load_study_toml(path)
     settings = check_competitors(study.plan("test"), get_game("dtd"))
     assert settings["evolved"]["generations"] == 1 and settings["learner"]["tolerance"] == 1e-12
+
+
+# ---- cause 17: search never replaces an earlier search ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def earlier_search(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("search") / "out"
+    code, _ = cli("search", "dtd", "--opponent", "random", "--budget", "2000", "--out", out, "--quiet")
+    assert code == 0
+    return out
+
+
+def _outputs(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name not in CONTROL_FILES}
+
+
+@pytest.mark.parametrize(
+    "keep, second",
+    [
+        (None, ["dtd", "--opponent", "random"]),  # the same search again
+        (None, ["dtd", "--opponent", "always-small", "--seed", "3"]),
+        (None, ["goofspiel", "--opponent", "random"]),  # another game
+        ("policy.json", ["dtd", "--opponent", "random"]),  # a search killed before its summary
+        ("search.json", ["goofspiel", "--opponent", "random"]),
+    ],
+)
+def test_a_search_refuses_a_folder_holding_an_earlier_search(capsys, tmp_path, earlier_search, keep, second):
+    out = tmp_path / "out"
+    shutil.copytree(earlier_search, out)
+    if keep is not None:
+        for path in out.iterdir():
+            if path.name not in CONTROL_FILES and path.name != keep:
+                path.unlink()
+    before = _outputs(out)
+    code, stdout, err = run_cli(capsys, "search", *second, "--budget", "2000", "--out", out, "--quiet")
+    assert code == 2 and err.count("\n") == 1 and "already holds a search" in err, err
+    assert _outputs(out) == before
