@@ -17,6 +17,8 @@ parsers, so an option added later is covered (or must be classified here).
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
 from pathlib import Path
 
@@ -315,3 +317,136 @@ def test_a_search_refuses_a_folder_holding_an_earlier_search(capsys, tmp_path, e
     code, stdout, err = run_cli(capsys, "search", *second, "--budget", "2000", "--out", out, "--quiet")
     assert code == 2 and err.count("\n") == 1 and "already holds a search" in err, err
     assert _outputs(out) == before
+
+
+# ---- cause 18: a study re-run validates the player files it reuses ---------------------------------
+
+REUSE = """
+name = "reuse"
+version = 1
+game = "dtd"
+seed = 1
+panel = ["random"]
+
+[[competitors]]
+name = "small"
+method = "builtin"
+params = { player = "always-small" }
+
+[[competitors]]
+name = "large"
+method = "builtin"
+params = { player = "always-large" }
+
+[scales.test]
+replicates = 2
+panel_games = 20
+crossplay_halfwidth = 0.4
+"""
+
+
+@pytest.fixture(scope="module")
+def finished_study(tmp_path_factory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("reuse")
+    definition = root / "reuse.toml"
+    definition.write_text(REUSE)
+    out = root / "out"
+    code, _ = cli("study", definition, "--scale", "test", "--out", out, "--no-figures", "--quiet")
+    assert code == 0
+    return definition, out
+
+
+def _nested(path: Path) -> None:
+    path.write_text("[" * 5000 + "]" * 5000)
+
+
+def _nan(path: Path) -> None:
+    data = json.loads(path.read_text())
+    data["format_version"] = float("nan")
+    path.write_text(json.dumps(data))
+
+
+def _other_player(path: Path) -> None:  # a valid player, not the result's
+    shutil.copyfile(path.parent.parent / "large" / "r000.json", path)
+
+
+def _other_game(path: Path) -> None:
+    path.write_text(path.read_text().replace('"game": "dtd"', '"game": "421"'))
+
+
+#: damage -> what the re-run does: "restored" (written again from the result file) or "refused"
+DAMAGES = {
+    "missing": (lambda p: p.unlink(), "restored"),
+    "empty": (lambda p: p.write_bytes(b""), "restored"),
+    "truncated": (lambda p: p.write_bytes(p.read_bytes()[:40]), "restored"),
+    "nan": (_nan, "restored"),
+    "nested": (_nested, "restored"),
+    "not-utf8": (lambda p: p.write_bytes(b"\xff\xfe{}"), "restored"),
+    "another-player": (_other_player, "restored"),
+    "another-game": (_other_game, "restored"),
+    "link-to-dev-zero": (lambda p: (p.unlink(), p.symlink_to("/dev/zero")), "restored"),
+    "link-to-a-folder": (lambda p: (p.unlink(), p.symlink_to(p.parent)), "restored"),
+    "fifo": (lambda p: (p.unlink(), os.mkfifo(p)), "refused"),
+    "folder": (lambda p: (p.unlink(), p.mkdir()), "refused"),
+}
+
+
+def _kept_files(out: Path) -> dict[str, bytes]:
+    """players/ and replicates/, where regular files (the ones a re-run must not lose)."""
+    return {
+        str(p.relative_to(out)): p.read_bytes()
+        for folder in ("players", "replicates")
+        for p in sorted((out / folder).rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_study_rerun_validates_the_players_it_reuses(capsys, tmp_path, finished_study, damage):
+    definition, finished = finished_study
+    out = tmp_path / "out"
+    shutil.copytree(finished, out, symlinks=True)
+    target = out / "players" / "small" / "r001.json"
+    original = target.read_bytes()
+    before = _kept_files(out)
+    change, outcome = DAMAGES[damage]
+    change(target)
+    code, stdout, err = run_cli(capsys, "study", definition, "--scale", "test", "--out", out, "--no-figures")
+    if outcome == "restored":
+        assert code == 0, err
+        assert "r001.json was missing, damaged or not its result's player" in err
+        assert target.is_file() and not target.is_symlink() and target.read_bytes() == original
+        assert _kept_files(out) == before  # every result kept, no task recomputed
+    else:
+        assert code == 2 and err.count("\n") == 1 and "cannot write" in err and "r001.json" in err, err
+        assert {k: v for k, v in _kept_files(out).items() if k != str(target.relative_to(out))} == {
+            k: v for k, v in before.items() if k != str(target.relative_to(out))
+        }
+
+
+def test_an_intact_study_rerun_rewrites_no_player(capsys, tmp_path, finished_study):
+    definition, finished = finished_study
+    out = tmp_path / "out"
+    shutil.copytree(finished, out)
+    stamps = {p: p.stat().st_mtime_ns for p in (out / "players").rglob("*.json")}
+    code, _, err = run_cli(capsys, "study", definition, "--scale", "test", "--out", out, "--no-figures")
+    assert code == 0 and "written again" not in err, err
+    assert {p: p.stat().st_mtime_ns for p in (out / "players").rglob("*.json")} == stamps
+
+
+@pytest.mark.parametrize("special", ["fifo", "folder"])
+def test_a_task_to_recompute_with_an_unwritable_player_path_is_refused_before_any_work(
+    capsys, tmp_path, finished_study, special
+):
+    """Its result file gone, the task must run again: a FIFO or a folder where its player file
+    goes is refused in one line first, not after the training."""
+    definition, finished = finished_study
+    out = tmp_path / "out"
+    shutil.copytree(finished, out)
+    (out / "replicates" / "large" / "r000.json").unlink()
+    player = out / "players" / "large" / "r000.json"
+    player.unlink()
+    os.mkfifo(player) if special == "fifo" else player.mkdir()
+    code, _, err = run_cli(capsys, "study", definition, "--scale", "test", "--out", out, "--no-figures", "--quiet")
+    assert code == 2 and err.count("\n") == 1 and "cannot write" in err and "large/r000.json" in err, err
+    assert not (out / "replicates" / "large" / "r000.json").exists()
