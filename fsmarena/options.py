@@ -33,7 +33,7 @@ def check_applies(given: Iterable[str], chosen: str, takes: Mapping[str, Collect
         --max-tests is only used by the bda genome, not fsm
     """
     declared = {name for names in takes.values() for name in names}
-    for name in sorted(set(given) & declared - set(takes.get(chosen, ()))):
+    for name in sorted((set(given) & declared) - set(takes.get(chosen, ()))):
         users = [owner for owner, names in takes.items() if name in names]
         raise FsmarenaError(f"{flag(name)} is only used by {_owners(users, noun)}, not {chosen}")
 
