@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 
 #: genome names on the command line
 GENOMES = ("fsm", "bda")
+#: the settings (EvolveConfig fields) of one genome kind only: a table FSM reads ``inputs``,
+#: a BDA asks at most ``max_tests`` questions per decision; giving one to the other kind is an
+#: error (:func:`fsmarena.options.check_applies`)
+GENOME_SETTINGS = {"fsm": ("inputs",), "bda": ("max_tests",)}
 
 
 class GenomeSpec(ABC):

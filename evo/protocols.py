@@ -175,6 +175,9 @@ class Protocol:
     absolute: bool = True
     #: numbers of seats of the games this protocol can play
     seats: tuple[int, ...] = MULTI_SEATS
+    #: the settings (EvolveConfig fields) only some protocols use, this one among them; giving
+    #: one to a protocol that does not list it is an error (:func:`protocol_settings`)
+    settings: tuple[str, ...] = ()
 
     def __init__(self, game: Game, spec: GenomeSpec, config: "EvolveConfig", panel: Sequence[Player] = ()):
         self.game, self.spec, self.config, self.panel = game, spec, config, tuple(panel)
@@ -204,6 +207,7 @@ class ThesisProtocol(Protocol):
 
     name = "thesis"
     absolute = True
+    settings: tuple[str, ...] = ("opponents", "games_per_opponent", "replaced")
 
     @classmethod
     def generation_games(cls, config, seats):
@@ -241,6 +245,7 @@ class RoundRobinProtocol(Protocol):
 
     name = "round-robin"
     absolute = False
+    settings: tuple[str, ...] = ("games_per_pair", "elite", "crossover_rate")
 
     @classmethod
     def generation_games(cls, config, seats):
@@ -271,6 +276,7 @@ class PanelProtocol(RoundRobinProtocol):
     """Fitness against a fixed panel of players, optionally mixed with the round robin."""
 
     name = "panel"
+    settings = RoundRobinProtocol.settings + ("panel", "panel_weight")
 
     @classmethod
     def generation_games(cls, config, seats):
@@ -310,6 +316,7 @@ class ScoreProtocol(RoundRobinProtocol):
 
     name = "score"
     seats = (1,)
+    settings = RoundRobinProtocol.settings + ("exact_fitness",)
 
     @classmethod
     def generation_games(cls, config, seats):
@@ -336,6 +343,12 @@ def exact_values(game: Game):
 
 
 _CLASSES = {"thesis": ThesisProtocol, "round-robin": RoundRobinProtocol, "panel": PanelProtocol, "score": ScoreProtocol}
+
+
+def protocol_settings() -> dict[str, tuple[str, ...]]:
+    """Per protocol, the settings only some protocols use that it takes (``Protocol.settings``):
+    the table :func:`fsmarena.options.check_applies` refuses the others with."""
+    return {name: cls.settings for name, cls in _CLASSES.items()}
 
 
 def check_seats(game: Game, protocol: str) -> None:

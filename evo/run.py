@@ -35,18 +35,27 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 from deap import tools
 
-from evo.genome import GENOMES, GenomeSpec, genome_spec
+from evo.genome import GENOME_SETTINGS, GENOMES, GenomeSpec, genome_spec
 from evo.inputs import default_inputs
 from evo.operators import Individual, hall_of_fame, statistics
-from evo.protocols import PROTOCOLS, Protocol, check_seats, exact_values, generation_games, make_protocol
+from evo.protocols import (
+    PROTOCOLS,
+    Protocol,
+    check_seats,
+    exact_values,
+    generation_games,
+    make_protocol,
+    protocol_settings,
+)
 from fsmarena import limits, progress
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json, write_json, write_text
+from fsmarena.options import changed_fields, check_applies
 from fsmarena.parallel import check_jobs, restore_rng, seed_sequence
 from games.base import Game, config_to_dict
 from games.match import play_match
@@ -101,9 +110,13 @@ class EvolveConfig:
     curve_games: int = 1000
     chunk: int = 8192
 
-    def resolved(self, game: Game | None = None) -> "EvolveConfig":
+    def resolved(self, game: Game | None = None, given: Iterable[str] | None = None) -> "EvolveConfig":
         """This configuration with the protocol's defaults filled in, validated (against
-        ``game``'s seats and genome size too when it is given: see :meth:`validate`)."""
+        ``game``'s seats and genome size too when it is given: see :meth:`validate`).
+
+        ``given`` names the settings the user gave (command-line options, a study's
+        parameters): one the genome or protocol does not use is refused, even at its default
+        value.  Without it, the settings that differ from their defaults count as given."""
         thesis = self.protocol == "thesis"
         changes: dict[str, Any] = {}
         if self.generations is None:
@@ -119,17 +132,20 @@ class EvolveConfig:
         if self.inputs is None and game is not None:  # BDAs read features; "index" as before
             changes["inputs"] = default_inputs(game) if self.genome == "fsm" else "index"
         config = dataclasses.replace(self, **changes, panel=tuple(self.panel))
-        config.validate(game)
+        config.validate(game, changed_fields(self) if given is None else given)
         return config
 
-    def validate(self, game: Game | None = None) -> None:
-        """FsmarenaError for any value a run cannot use.  With ``game``, also what the options
-        multiply into there (:meth:`check_sizes`): :func:`evolve` always gives it, so every
-        run is bounded before its first game or file."""
+    def validate(self, game: Game | None = None, given: Iterable[str] | None = None) -> None:
+        """FsmarenaError for any value a run cannot use, and for a setting in ``given`` (default:
+        those that differ from their defaults) that the genome or protocol does not use
+        (:meth:`check_applies`).  With ``game``, also what the options multiply into there
+        (:meth:`check_sizes`): :func:`evolve` always gives it, so every run is bounded before
+        its first game or file."""
         if self.genome not in GENOMES:
             raise FsmarenaError(f"unknown genome '{self.genome}' (known: {', '.join(GENOMES)})")
         if self.protocol not in PROTOCOLS:
             raise FsmarenaError(f"unknown protocol '{self.protocol}' (known: {', '.join(PROTOCOLS)})")
+        self.check_applies(changed_fields(self) if given is None else given)
         for name in (
             "generations",
             "population",
@@ -181,14 +197,21 @@ class EvolveConfig:
                 raise FsmarenaError(f"--elite ({self.elite}) must be smaller than the population ({population})")
         if self.protocol == "panel" and not self.panel:
             raise FsmarenaError("the panel protocol needs at least one panel player (--panel)")
-        if self.protocol != "panel" and self.panel:
-            raise FsmarenaError("--panel is only used by the panel protocol")
         if not isinstance(self.exact_fitness, bool):
             raise FsmarenaError(f"exact fitness must be true or false, got {self.exact_fitness!r}")
-        if self.exact_fitness and self.protocol != "score":
-            raise FsmarenaError("--exact-fitness is only used by the score protocol")
         if game is not None:
             self.check_sizes(game)
+
+    def check_applies(self, given: Iterable[str]) -> None:
+        """Refuse a setting in ``given`` that this genome or protocol does not use (what each
+        uses: :data:`evo.genome.GENOME_SETTINGS`, ``Protocol.settings``), e.g. ``--max-tests``
+        with table FSMs or ``--opponents`` with the round robin; exact fitness simulates no game,
+        so ``--games-per-pair`` does not apply to it either."""
+        names = set(given)
+        check_applies(names, self.genome, GENOME_SETTINGS, "genome")
+        check_applies(names, self.protocol, protocol_settings(), "protocol")
+        if self.exact_fitness is True and "games_per_pair" in names:
+            raise FsmarenaError("--games-per-pair is not used with --exact-fitness (no game is simulated)")
 
     def check_sizes(self, game: Game) -> GenomeSpec:
         """The genome spec of this (validated) configuration for ``game``, after checking what

@@ -48,13 +48,14 @@ import math
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
 from fsmarena import limits, progress
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import atomic_path, dumps, sanitise_text, write_text
+from fsmarena.options import changed_fields, check_applies
 from fsmarena.parallel import check_jobs, restore_rng, seed_sequence
 from games.arena import play_games
 from games.base import Game, config_to_dict
@@ -75,6 +76,36 @@ MONTE_CARLO = ("mc", "mc-first-visit", "mc-constant-alpha")
 TEMPORAL_DIFFERENCE = ("sarsa", "q-learning", "expected-sarsa")
 MODEL_BASED = ("value-iteration", "policy-iteration")
 ALGORITHMS = MONTE_CARLO + TEMPORAL_DIFFERENCE + MODEL_BASED
+#: what the learners from simulated games take: every TrainConfig setting but the planners'
+#: ``tolerance``, and the run's opponent, curve panel, checkpoint period and ``--resume``
+SAMPLE_SETTINGS = (
+    "episodes",
+    "batch",
+    "epsilon",
+    "epsilon_final",
+    "epsilon_schedule",
+    "alpha",
+    "gamma",
+    "explore_steps",
+    "q_init",
+    "learner_seat",
+    "self_play_every",
+    "eval_every",
+    "eval_games",
+    "reward",
+    "opponent",
+    "eval_panel",
+    "checkpoint_seconds",
+    "resume",
+)
+#: per algorithm, the settings it takes (TrainConfig fields and the run's options): the planners
+#: consume no game, so they take no budget, opponent, exploration or checkpoint; a setting
+#: given to an algorithm that does not take it is refused (:func:`fsmarena.options.check_applies`)
+SETTINGS: dict[str, tuple[str, ...]] = {
+    **{algo: SAMPLE_SETTINGS for algo in MONTE_CARLO + TEMPORAL_DIFFERENCE},
+    "value-iteration": ("gamma", "tolerance", "eval_games", "eval_panel"),
+    "policy-iteration": ("gamma", "eval_games", "eval_panel"),
+}
 
 #: defaults by family.  Monte Carlo: the thesis (running mean, greedy, two random opening
 #: decisions).  TD: chosen on divide-the-dollar (reward only at the end, gamma = 1) in a pilot
@@ -155,16 +186,21 @@ class TrainConfig:
     def sample_based(self) -> bool:
         return self.algo not in MODEL_BASED
 
-    def resolved(self, game: Game | None = None) -> "TrainConfig":
+    def resolved(self, game: Game | None = None, given: Iterable[str] | None = None) -> "TrainConfig":
         """The same settings with defaults filled in, every value checked (FsmarenaError).
 
         With ``game``, the game's ``train_defaults[family]`` (family ``mc``,
         ``mc-constant-alpha`` or ``td``), if it has one, replaces the generic defaults: settings
         measured for that game.  Explicit settings always win.
+
+        ``given`` names the settings the user gave (command-line options, a study's
+        parameters): one the algorithm does not take (:data:`SETTINGS`) is refused, even at its
+        default value.  Without it, the settings that differ from their defaults count as given.
         """
         if self.algo not in ALGORITHMS:
             known = ALGORITHMS + (tuple(entry(game.name).approximators) if game is not None else ())
             raise FsmarenaError(f"unknown algorithm '{self.algo}' (known: {', '.join(known)})")
+        check_applies(changed_fields(self) if given is None else given, self.algo, SETTINGS)
         _positive("--eval-games", self.eval_games)
         check_probability("gamma", self.gamma)
         if self.algo in MODEL_BASED:
@@ -466,6 +502,8 @@ def prepare(
 ) -> Setup:
     """Check everything about a run before any work or output (FsmarenaError, one line)."""
     config = config.resolved(game)
+    run_options = {"opponent": opponent is not None, "resume": resume}
+    check_applies([name for name, given in run_options.items() if given], config.algo, SETTINGS)
     entropy = seed_sequence(seed).entropy  # validates the seed
     if not isinstance(entropy, int):
         raise FsmarenaError(f"a seed must be a non-negative integer, got {seed!r}")

@@ -108,7 +108,7 @@ def _evolve_config(ctx: MethodContext) -> Any:
         raise p.fail("evolution protocols do not train against other competitors' champions; remove 'needs'")
     config = _config(EvolveConfig, p)
     try:
-        return config.resolved(ctx.game)
+        return config.resolved(ctx.game, given=ctx.params)  # a parameter the genome or protocol ignores is refused
     except FsmarenaError as exc:
         raise p.fail(str(exc)) from None
 
@@ -123,8 +123,8 @@ def _train_config(ctx: MethodContext) -> tuple[Any, str]:
     if ctx.needs and "opponent" in ctx.params:
         raise p.fail("give either 'opponent' or 'needs', not both")
     resolve_player(opponent_name, ctx.game)
-    try:
-        return config.resolved(ctx.game), opponent_name
+    try:  # a parameter the algorithm does not take is refused
+        return config.resolved(ctx.game, given=ctx.params), opponent_name
     except FsmarenaError as exc:
         raise p.fail(str(exc)) from None
 

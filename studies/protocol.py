@@ -18,6 +18,7 @@ replicate never changes the seeds of the others.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import math
@@ -446,13 +447,19 @@ def _best_known(r: _Reader, scales: Mapping[str, Scale]) -> dict[str, Any]:
 
 def _check_numbers(value: Any, source: str) -> None:
     """Every number in method settings within limits: integers (episodes, games, generations)
-    at most MAX_COUNT in size, floats finite; checked before anything runs."""
+    at most MAX_COUNT in size, floats finite; and no TOML date or time, which no method
+    setting is (a date where a number belongs would otherwise pass wherever no method reads
+    it); checked before anything runs."""
     if isinstance(value, Mapping):
         for key, item in value.items():
             _check_numbers(item, f"{source}.{key}")
     elif isinstance(value, list):
         for item in value:
             _check_numbers(item, source)
+    elif isinstance(value, (datetime.date, datetime.time)):  # datetime.datetime is a date
+        raise FsmarenaError(
+            f"{source} is a TOML date or time; method settings are numbers, strings, booleans, lists and tables"
+        )
     elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > limits.MAX_COUNT:
         raise FsmarenaError(f"{source} is {limits.shown(value)}; the limit is {limits.MAX_COUNT:,} (MAX_COUNT)")
     elif isinstance(value, float) and not math.isfinite(value):

@@ -16,7 +16,9 @@ other disks; the champions a task ``needs`` travel with it).  Tasks run in depen
 replicate), in parallel with joblib.  A re-run of the same command skips every task whose
 result file exists and validates, so an interrupted study finishes with exactly the results
 of an uninterrupted one: each task's randomness comes only from its own seed (see
-:mod:`studies.protocol`).
+:mod:`studies.protocol`).  It trusts nothing else: a skipped task's player file is read back
+and written again from its result file when it is missing, damaged or another player
+(:func:`reusable_tasks`).
 
 In a game that declares :class:`games.capabilities.ZeroSumSolvable` and is solvable with the
 study's parameters, a task also measures the exact exploitability of the player of every
@@ -43,7 +45,7 @@ from typing import Any, Callable
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import Fields, dumps, read_json, write_json
+from fsmarena.fileio import Fields, check_output_file, dumps, read_json, write_json
 from fsmarena.outdir import claim_folder, has_user_files
 from fsmarena.parallel import iter_tasks
 from fsmarena.version import __version__
@@ -51,9 +53,9 @@ from games import get_game
 from games.base import Game
 from games.capabilities import ZeroSumSolvable
 from games.match import play_match
-from games.players import Player, player_from_json, player_to_json, resolve_player
+from games.players import Player, load_player, player_from_json, player_to_json, resolve_player
 from studies.crossplay import CrossplayResult, crossplay, pairing_games
-from studies.methods import MethodContext, Trained, check_method, get_method
+from studies.methods import MethodContext, Trained, check_competitors, get_method
 from studies.protocol import FORMAT_VERSION, Plan, seed_int
 
 MARKER = "study.json"
@@ -343,14 +345,45 @@ def _read_curve_exploitability(f: Fields, points: int, game: Game) -> dict[str, 
     return out
 
 
-def _finished(out: Path, plan: Plan, game: Game, competitor: str, replicate: int, settings: dict) -> bool:
-    if not result_path(out, competitor, replicate).exists():
-        return False
+def reusable_tasks(
+    out: Path, plan: Plan, game: Game, settings: dict[str, dict[str, Any]], log: Callable[[str], None]
+) -> set[tuple[str, int]]:
+    """The tasks of ``plan`` a re-run keeps, as ``(competitor, replicate)``: those whose result
+    file validates (:func:`read_record`).  Nothing else in ``out`` is trusted:
+
+    * a result file that is missing, damaged or stale is not reused: its task runs again, and
+      both its files are checked now to be writable (a folder or a FIFO where a file belongs is
+      refused in one line before any work, not after the training);
+    * a kept task's player file (``players/``, what ``fsmarena play`` reads) is read with the
+      player reader and compared with the player of its result file; missing, damaged (NaN,
+      empty, nested too deeply, a link to a device or a folder) or different, it is written
+      again from the result file, the very player a recomputation would give.
+    """
+    kept = set()
+    for competitor in plan.competitors:
+        for replicate in range(competitor.replicates):
+            try:
+                record = read_record(out, plan, game, competitor.name, replicate, settings[competitor.name])
+            except FsmarenaError:  # missing, unreadable or stale: run it again (written atomically)
+                check_output_file(result_path(out, competitor.name, replicate))
+                check_output_file(player_path(out, competitor.name, replicate))
+                continue
+            _restore_player(out, game, record, log)
+            kept.add((competitor.name, replicate))
+    return kept
+
+
+def _restore_player(out: Path, game: Game, record: Record, log: Callable[[str], None]) -> None:
+    """Write a kept task's player file again from its result unless it holds that very player."""
+    path = player_path(out, record.competitor, record.replicate)
+    expected = player_to_json(record.player, game)
     try:
-        read_record(out, plan, game, competitor, replicate, settings)
-        return True
+        if player_to_json(load_player(path, game), game) == expected:
+            return
     except FsmarenaError:
-        return False  # unreadable or stale: run it again (it is overwritten atomically)
+        pass
+    write_json(path, expected)  # a folder or a FIFO there is refused in one line
+    log(f"{path} was missing, damaged or not its result's player: written again from its result file")
 
 
 # ---- the whole run ----------------------------------------------------------------------------
@@ -363,12 +396,10 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1, log: Callable[[str], N
     game = get_game(plan.study.game, plan.study.game_params)
     for name in plan.study.panel + (plan.study.curve_opponent,):
         resolve_player(name, game)  # unknown builtins fail before any work
-    settings = {}  # typos and impossible settings fail here, before anything is written
-    for c in plan.competitors:
-        ctx = MethodContext(game, dict(c.params), 0, c.name, [], plan.study.curve_opponent, c.needs)
-        settings[c.name] = check_method(c.method, ctx)
+    settings = check_competitors(plan, game)  # typos and impossible settings fail here, before anything is written
     claim_folder(out, "study")  # locked for this run (idempotent if the command claimed it already)
     resumed = claim(out, plan)
+    finished = reusable_tasks(out, plan, game, settings, log)
     log(
         f"{plan.study.name} at scale {plan.scale.name}: {len(plan.competitors)} competitors, "
         f"{sum(c.replicates for c in plan.competitors)} replicate tasks, seed {plan.seed}, into {out}"
@@ -387,7 +418,7 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1, log: Callable[[str], N
             )
             for c in stage
             for r in range(c.replicates)
-            if not _finished(out, plan, game, c.name, r, settings[c.name])
+            if (c.name, r) not in finished
         ]
         total = sum(c.replicates for c in stage)
         names = ", ".join(c.name for c in stage)

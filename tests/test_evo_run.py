@@ -312,6 +312,10 @@ RUN = [
 ]
 
 
+#: RUN for the thesis protocol, which plays no round robin (its --games-per-pair would be refused)
+THESIS_RUN = [*RUN[: RUN.index("--games-per-pair")], *RUN[RUN.index("--games-per-pair") + 2 :], "--protocol", "thesis"]
+
+
 def test_evolve_writes_its_files_and_json_summary(capsys, tmp_path):
     code, out, err = run_cli(capsys, *RUN, "--out", str(tmp_path), "--json")
     assert code == 0, err
@@ -383,27 +387,28 @@ def test_an_existing_run_is_not_overwritten_without_resume_nor_resumed_with_othe
 
 
 @pytest.mark.parametrize(
-    "extra, message",
+    "base, extra, message",
     [
-        (["--protocol", "thesis", "--tournament", "5", "--mutations", "10001"], "the limit is 10,000 (MAX_MUTATIONS)"),
-        (["--protocol", "thesis", "--tournament", "5", "--opponents", "2000000"], "(MAX_GENERATION_GAMES)"),
-        (["--protocol", "thesis", "--tournament", "5", "--games-per-opponent", "400000"], "(MAX_GENERATION_GAMES)"),
-        (["--population", "10000"], "is 399,960,000; the limit is 10,000,000 (MAX_GENERATION_GAMES)"),
-        (["--games-per-pair", "1000000000"], "(MAX_GENERATION_GAMES)"),
+        (THESIS_RUN, ["--tournament", "5", "--mutations", "10001"], "the limit is 10,000 (MAX_MUTATIONS)"),
+        (THESIS_RUN, ["--tournament", "5", "--opponents", "2000000"], "(MAX_GENERATION_GAMES)"),
+        (THESIS_RUN, ["--tournament", "5", "--games-per-opponent", "400000"], "(MAX_GENERATION_GAMES)"),
+        (RUN, ["--population", "10000"], "is 399,960,000; the limit is 10,000,000 (MAX_GENERATION_GAMES)"),
+        (RUN, ["--games-per-pair", "1000000000"], "(MAX_GENERATION_GAMES)"),
         (
+            RUN,
             ["--protocol", "panel", "--panel", "random", "--population", "10000", "--games-per-pair", "600"],
             "(MAX_GENERATION_GAMES)",
         ),
-        (["--tournament", "7"], "--tournament must be between 1 and the population (6)"),
-        (["--chunk", "1", "--games-per-pair", "5000"], "(MAX_GENERATION_TASKS)"),
-        (["--states", "1024", "--population", "200"], "(MAX_GENOME_ENTRIES)"),
+        (RUN, ["--tournament", "7"], "--tournament must be between 1 and the population (6)"),
+        (RUN, ["--chunk", "1", "--games-per-pair", "5000"], "(MAX_GENERATION_TASKS)"),
+        (RUN, ["--states", "1024", "--population", "200"], "(MAX_GENOME_ENTRIES)"),
     ],
 )
-def test_options_that_multiply_beyond_a_limit_fail_before_any_folder(capsys, tmp_path, extra, message):
+def test_options_that_multiply_beyond_a_limit_fail_before_any_folder(capsys, tmp_path, base, extra, message):
     """Each option within its own limit, their product beyond one: refused before the output
     folder is claimed (the hostile-input sweep's allocations of gigabytes to terabytes)."""
     out = tmp_path / "run"
-    code, _out, err = run_cli(capsys, *RUN, *extra, "--out", str(out))
+    code, _out, err = run_cli(capsys, *base, *extra, "--out", str(out))
     assert code == 2
     assert message in err and err.count("\n") == 1 and err.startswith("fsmarena: error:")
     assert not out.exists()
@@ -416,17 +421,13 @@ def test_a_generations_games_are_counted_before_it_is_played(protocol):
     from games.dice421.game import Dice421
 
     game = Dice421() if protocol == "score" else GAME
-    config = EvolveConfig(
-        genome="fsm",
-        protocol=protocol,
-        population=5,
-        opponents=3,
-        games_per_opponent=2,
-        games_per_pair=3,
-        tournament=4,
-        panel=("random", "random") if protocol == "panel" else (),
-        panel_weight=0.5,
-    ).resolved(game)
+    own = {  # each protocol's own settings (the others are refused)
+        "thesis": {"opponents": 3, "games_per_opponent": 2},
+        "round-robin": {"games_per_pair": 3},
+        "panel": {"games_per_pair": 3, "panel": ("random", "random"), "panel_weight": 0.5},
+        "score": {"games_per_pair": 3},
+    }
+    config = EvolveConfig(genome="fsm", protocol=protocol, population=5, tournament=4, **own[protocol]).resolved(game)
     spec = genome_spec(game, "fsm", config.states, config.inputs)
     panel = [resolve_player(name, game) for name in config.panel]
     rng = np.random.default_rng(0)

@@ -131,6 +131,10 @@ def table_run(**changes) -> EvolveConfig:
         checkpoint_every=4,
     )
     settings.update(changes)
+    if settings["exact_fitness"] if "exact_fitness" in settings else False:
+        del settings["games_per_pair"]  # exact fitness simulates no game: the option is refused
+    if settings["genome"] == "bda":
+        del settings["inputs"]  # an FSM setting, refused with BDAs
     return EvolveConfig(**settings)
 
 

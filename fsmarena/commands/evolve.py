@@ -58,43 +58,38 @@ def add_arguments(parser) -> None:
     parser.add_argument("--generations", type=positive_int, help="generations (thesis 250, others 50)")
     parser.add_argument("--population", type=population_size, help="population size (thesis 15, others 36)")
     parser.add_argument("--states", type=states_count, help="machine states (BDA 8, FSM 4)")
-    parser.add_argument(
-        "--inputs", default=None, help="FSM inputs, e.g. index, opp_last or index+opp_last (default: the game's)"
-    )
-    parser.add_argument("--max-tests", type=positive_int, default=6, help="BDA tests per decision (6)")
+    parser.add_argument("--inputs", help="FSM inputs, e.g. index, opp_last or index+opp_last (default: the game's)")
+    parser.add_argument("--max-tests", type=positive_int, help="BDA tests per decision (6)")
     parser.add_argument(
         "--panel",
         nargs="+",
-        default=[],
         metavar="PLAYER",
         help="panel players (builtin names or player files) for --protocol panel",
     )
     parser.add_argument(
         "--panel-weight",
         type=unit_float,
-        default=1.0,
         help="weight of the panel in the fitness; the rest is the round robin (1)",
     )
     parser.add_argument(
         "--games-per-pair",
         type=games_count,
-        default=20,
         help="round robin / panel: games per ordered pair (per seating); score: games per individual (20)",
     )
     parser.add_argument(
         "--exact-fitness",
         action="store_true",
+        default=None,
         help="score: fitness = exact expected score where the game computes it (421); simulates no game",
     )
-    parser.add_argument("--opponents", type=positive_int, default=25, help="thesis: fresh random automata (25)")
-    parser.add_argument("--games-per-opponent", type=games_count, default=5, help="thesis: games each (5)")
-    parser.add_argument("--replaced", type=positive_int, default=2, help="thesis: individuals replaced (2)")
+    parser.add_argument("--opponents", type=positive_int, help="thesis: fresh random automata (25)")
+    parser.add_argument("--games-per-opponent", type=games_count, help="thesis: games each (5)")
+    parser.add_argument("--replaced", type=positive_int, help="thesis: individuals replaced (2)")
     parser.add_argument("--tournament", type=positive_int, help="tournament size (thesis 11, others 3)")
-    parser.add_argument("--elite", type=non_negative_int, default=2, help="round robin / panel: elites kept (2)")
+    parser.add_argument("--elite", type=non_negative_int, help="round robin / panel: elites kept (2)")
     parser.add_argument(
         "--crossover-rate",
         type=unit_float,
-        default=0.7,
         help="round robin / panel: crossover probability per pair (0.7)",
     )
     parser.add_argument("--mutations", type=non_negative_int, help="point mutations per child (thesis 9, others 2)")
@@ -116,35 +111,43 @@ def add_arguments(parser) -> None:
     add_json(parser)
 
 
+#: the options that set the EvolveConfig field of the same name; one not given (None) keeps the
+#: field's default
+CONFIG_OPTIONS = (
+    "generations",
+    "population",
+    "states",
+    "inputs",
+    "max_tests",
+    "opponents",
+    "games_per_opponent",
+    "replaced",
+    "games_per_pair",
+    "elite",
+    "crossover_rate",
+    "panel",
+    "panel_weight",
+    "exact_fitness",
+    "tournament",
+    "mutations",
+    "mutation_rate",
+    "hall_of_fame",
+    "checkpoint_every",
+    "curve_every",
+    "curve_games",
+    "chunk",
+)
+
+
 def config_from_args(args):
+    """The resolved settings of the options given: one the genome or protocol does not use
+    (``--max-tests`` with ``--genome fsm``) is refused, even at its default value."""
     from evo.run import EvolveConfig
 
-    return EvolveConfig(
-        genome=args.genome,
-        protocol=args.protocol,
-        generations=args.generations,
-        population=args.population,
-        states=args.states,
-        inputs=args.inputs,
-        max_tests=args.max_tests,
-        opponents=args.opponents,
-        games_per_opponent=args.games_per_opponent,
-        replaced=args.replaced,
-        games_per_pair=args.games_per_pair,
-        elite=args.elite,
-        crossover_rate=args.crossover_rate,
-        panel=tuple(args.panel),
-        panel_weight=args.panel_weight,
-        exact_fitness=args.exact_fitness,
-        tournament=args.tournament,
-        mutations=args.mutations,
-        mutation_rate=args.mutation_rate,
-        hall_of_fame=args.hall_of_fame,
-        checkpoint_every=args.checkpoint_every,
-        curve_every=args.curve_every,
-        curve_games=args.curve_games,
-        chunk=args.chunk,
-    ).resolved()
+    given = {name: getattr(args, name) for name in CONFIG_OPTIONS if getattr(args, name) is not None}
+    if "panel" in given:
+        given["panel"] = tuple(given["panel"])
+    return EvolveConfig(genome=args.genome, protocol=args.protocol, **given).resolved(given=given)
 
 
 def run(args) -> int:

@@ -3,7 +3,8 @@
 A direct policy search over the tabular policy class (:mod:`rl.policy_search`): coordinate
 ascent on common random games, then a confirmation on fresh games.  Writes ``policy.json`` (a
 normal table-policy player file) and ``search.json`` (win rate with its 95% interval, the
-trace, the timing) into ``--out``.
+trace, the timing) into ``--out``, a new folder or an empty one: a search cannot be resumed, so a
+folder holding an earlier search is refused (like ``evolve`` and ``train`` without ``--resume``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,18 @@ def _start_table(spec: str | None, game):
     return player.table[0]
 
 
+def refuse_earlier_search(out: Path) -> None:
+    """A search cannot be resumed, and its files are its result: like ``evolve`` and ``train``
+    (which refuse a folder holding a run unless ``--resume``), a new search refuses a folder that
+    holds an earlier one (any of its files, :data:`fsmarena.outdir.SIGNATURES`), whatever its
+    game or opponent, rather than replace it without a word."""
+    from fsmarena.outdir import SIGNATURES
+
+    found = [name for name in SIGNATURES["search"] if (out / name).exists() or (out / name).is_symlink()]
+    if found:
+        raise FsmarenaError(f"{out} already holds a search ({found[0]}): choose another output folder")
+
+
 def run(args) -> int:
     from fsmarena.fileio import write_json
     from games.players import TablePolicy, resolve_player, save_player
@@ -59,6 +72,7 @@ def run(args) -> int:
     opponent = resolve_player(args.opponent, game)
     start = _start_table(args.start, game)
     out = prepare_out(args.out, "search")
+    refuse_earlier_search(out)
     began = time.perf_counter()
     result = search_policy(game, opponent, args.budget, args.seed, start=start, games_per_eval=args.eval_games)
     seconds = time.perf_counter() - began

@@ -189,11 +189,10 @@ def run(args: argparse.Namespace) -> int:
     for name in APPROXIMATOR_OPTIONS:
         if name in given:
             raise FsmarenaError(f"--{name.replace('_', '-')} is an option of neural agents (--algo mlp)")
+    names = [*given, *(["resume"] if args.resume else [])]  # what the algorithm must take
     checkpoint_seconds = given.pop("checkpoint_seconds", 60.0)
     opponent_name, panel_names = given.pop("opponent", None), given.pop("eval_panel", None)
-    config = TrainConfig(algo=args.algo, **given).resolved(game)
-    if not config.sample_based and args.episodes is not None:
-        raise FsmarenaError(f"{config.algo} plans on the model: --episodes does not apply")
+    config = TrainConfig(algo=args.algo, **given).resolved(game, given=names)
     if not checkpoint_seconds > 0:
         raise FsmarenaError("--checkpoint-seconds must be positive")
     opponent = resolve_player(opponent_name, game) if opponent_name else None

@@ -157,8 +157,8 @@ def _train_config(ctx: MethodContext) -> tuple[Any, int]:
     config = _config(TrainConfig, p, exclude=("check_games",))
     if config.algo in MODEL_BASED:
         raise p.fail(f"{config.algo} plans on the model: use the 'plan' method")
-    try:
-        return config.resolved(ctx.game), check_games
+    try:  # a parameter the algorithm does not take is refused
+        return config.resolved(ctx.game, given=ctx.params), check_games
     except FsmarenaError as exc:
         raise p.fail(str(exc)) from None
 
@@ -205,7 +205,7 @@ def _evolve_config(ctx: MethodContext) -> tuple[Any, int]:
     if config.genome != "fsm":
         raise p.fail('only table FSMs have exact values (genome = "fsm")')
     try:
-        config = config.resolved(ctx.game)
+        config = config.resolved(ctx.game, given=ctx.params)  # a parameter the protocol does not use is refused
         genome_spec(ctx.game, config.genome, config.states, config.inputs, config.max_tests)
     except FsmarenaError as exc:
         raise p.fail(str(exc)) from None
