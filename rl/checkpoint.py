@@ -19,7 +19,8 @@ import numpy as np
 
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import Fields, atomic_path, dumps, loads, read_npz, sanitise_text
+from fsmarena.fileio import Fields, atomic_path, dumps, loads, read_npz
+from fsmarena.text import clean_text
 
 FORMAT_VERSION = 1
 FILENAME = "checkpoint.npz"
@@ -64,7 +65,7 @@ def load_checkpoint(
     tables = {name[len("table_") :]: value for name, value in arrays.items() if name.startswith("table_")}
     for name, value in tables.items():
         if value.dtype.kind in "iu" and value.size and value.min() < 0:
-            raise FsmarenaError(f"{source}: table '{sanitise_text(name)}' holds negative entries")
+            raise FsmarenaError(f"{source}: table '{clean_text(name)}' holds negative entries")
     return meta, tables
 
 
@@ -150,7 +151,7 @@ def echoed(value: Any) -> str:
     """A value read from a file, for an error message: a bounded repr (:mod:`reprlib`, so a
     huge value costs nothing), control characters replaced, at most
     :data:`fsmarena.limits.MAX_SHOWN_CHARS` characters."""
-    return sanitise_text(reprlib.repr(value), limits.MAX_SHOWN_CHARS)
+    return clean_text(reprlib.repr(value), limits.MAX_SHOWN_CHARS)
 
 
 def check_rows(rows: list[Any], columns: dict[str, Column], source: str, name: str) -> list[dict[str, Any]]:
@@ -184,7 +185,7 @@ def check_table(value: Any, current: np.ndarray, source: str, name: str) -> np.n
     of the same dtype kind (integer counts stay integers, float values floats, masks booleans),
     converted only when that is lossless (``float32`` to ``float64``, either byte order; a
     wider type such as ``float128`` is refused).  Returns ``value`` (FsmarenaError otherwise)."""
-    label = f"{source}: table '{sanitise_text(name)}'"
+    label = f"{source}: table '{clean_text(name)}'"
     if not isinstance(value, np.ndarray) or value.shape != current.shape:
         got = "is missing" if value is None else f"has shape {list(getattr(value, 'shape', ()))}"
         raise FsmarenaError(f"{label} {got}; expected shape {list(current.shape)}")

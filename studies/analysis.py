@@ -8,7 +8,6 @@ times go to ``tables/timing.csv`` only.
 from __future__ import annotations
 
 import csv
-import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from fsmarena.csvfile import csv_text
 from fsmarena.fileio import write_text
 from games.players import TablePolicy
 from studies import statistics as st
@@ -311,13 +311,9 @@ def _cell(value: Any) -> Any:
 
 def to_csv(rows: Sequence[dict[str, Any]]) -> str:
     """Rows as CSV text (columns in first-row order; NaN as an empty cell; 6 significant digits)."""
-    buffer = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: _cell(v) for k, v in row.items()})
-    return buffer.getvalue()
+    if not rows:
+        return ""
+    return csv_text(list(rows[0]), [{k: _cell(v) for k, v in row.items()} for row in rows])
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:

@@ -30,8 +30,9 @@ from hypothesis import strategies as st
 
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import loads, nesting_depth, read_npz, sanitise_text
+from fsmarena.fileio import loads, nesting_depth, read_npz
 from fsmarena.outdir import CONTROL_FILES, KIND_FILE, LOCK, claim_folder, release_all
+from fsmarena.text import clean_text
 from tests.cli_helpers import run_cli
 
 #: tabular training small enough for a test
@@ -819,7 +820,7 @@ def test_claiming_is_idempotent_within_a_run_and_released_after(tmp_path):
     | st.sampled_from(["\x1b[31mred\x1b[0m", "\ud800", "a\nb\rc", "\x1b]0;title\x07", "\x9b2J"])
 )
 def test_sanitised_text_has_no_control_characters_or_surrogates(label):
-    clean = sanitise_text(label)
+    clean = clean_text(label)
     clean.encode("utf-8")  # raises on a lone surrogate
     assert not any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F for c in clean)
     assert len(clean) <= 200
