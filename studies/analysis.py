@@ -281,13 +281,16 @@ def best_machine_figures(
 def draw_machine(player: Any, game: Any, stem: Path, title: str = "") -> list[Path]:
     """Draw an automaton (PNG and PDF) as the minimal machine that plays like it against the
     game's builtins, weighted by use (:func:`evo.usage.minimal_in_play`, ``draw --minimise``),
-    with the evolution module's drawer when this installation has it; nothing otherwise."""
+    with the evolution module's drawer when this installation has it; nothing otherwise, nor
+    for a minimal machine above the drawings' limit (its player file holds it all)."""
     try:
         from evo.usage import minimal_in_play
-        from figures.machine_graph import write_machine
+        from figures.machine_graph import MAX_DRAWN_STATES, write_machine
     except ImportError:
         return []
     minimal, inputs, usage = minimal_in_play(player, game)
+    if minimal.n_states > MAX_DRAWN_STATES:
+        return []
     if minimal.n_states < player.n_states:
         title = f"{title}: minimal, {minimal.n_states} of {player.n_states} states" if title else title
     paths = []
