@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 import numpy as np
 
+from fsmarena import limits
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import atomic_path, write_text
 
@@ -218,9 +219,8 @@ CURVATURE = 0.3
 #: machines up to this many reachable states are drawn one column wide, every edge labelled;
 #: larger ones page wide, with smaller states and no edge labels (the table names every move)
 MAX_COLUMN_STATES = 12
-#: the most reachable states a drawing shows: beyond, a state would be too small to name
-#: (DOT and GraphML files carry any machine)
-MAX_DRAWN_STATES = 64
+#: the most reachable states a drawing shows (DOT and GraphML files carry any machine)
+MAX_DRAWN_STATES = limits.MAX_DRAWN_STATES
 #: the smallest font a state's name is drawn in (points)
 MIN_FONT = 3.0
 
