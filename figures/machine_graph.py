@@ -13,9 +13,10 @@ dropped).
 
 With a machine's usage (:mod:`evo.usage`) nodes also carry ``visits`` and edges ``uses``.
 
-The drawing is one journal column wide.  States sit on a circle, state 0 at the top with a
-thick outline; a pair of opposite edges curves apart, a lone edge bulges away from the
-centre, and edge labels take the spot along their curve that overlaps the states and the
+The drawing is one journal column wide (page wide from 13 reachable states, with smaller
+states and unlabelled edges: :func:`graph_look`; at most :data:`MAX_DRAWN_STATES`).  States
+sit on a circle, state 0 at the top with a thick outline; a pair of opposite edges curves
+apart, a lone edge bulges away from the centre, and edge labels take the spot along their curve that overlaps the states and the
 labels already placed the least.  Edge labels are short: with usage, the share of moves (a
 BDA: of tests) and a width to match, grey when never used; without, the inputs of an FSM
 edge (or their number) and a BDA branch's action.  The details go in a table under the
