@@ -28,9 +28,7 @@ written atomically), ``logbook.csv``, and at the end ``best.json`` and ``populat
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import math
 import time
 from dataclasses import dataclass, field
@@ -53,6 +51,7 @@ from evo.protocols import (
     protocol_settings,
 )
 from fsmarena import limits, progress
+from fsmarena.csvfile import csv_text
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json, write_json, write_text
 from fsmarena.options import changed_fields, check_applies
@@ -477,12 +476,7 @@ def _solo_score(game: Game, player: Player, games: int, seed: np.random.SeedSequ
 
 def logbook_csv(logbook: tools.Logbook) -> str:
     """The logbook as CSV text, one row per generation (empty cell: no curve point)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(LOGBOOK_COLUMNS)
-    for record in logbook:
-        writer.writerow(["" if record.get(c) is None else record[c] for c in LOGBOOK_COLUMNS])
-    return buffer.getvalue()
+    return csv_text(LOGBOOK_COLUMNS, [{c: record.get(c) for c in LOGBOOK_COLUMNS} for record in logbook])
 
 
 def write_logbook(path: Path, logbook: tools.Logbook) -> None:

@@ -13,9 +13,10 @@ dropped).
 
 With a machine's usage (:mod:`evo.usage`) nodes also carry ``visits`` and edges ``uses``.
 
-The drawing is one journal column wide.  States sit on a circle, state 0 at the top with a
-thick outline; a pair of opposite edges curves apart, a lone edge bulges away from the
-centre, and edge labels take the spot along their curve that overlaps the states and the
+The drawing is one journal column wide (page wide from 13 reachable states, with smaller
+states and unlabelled edges: :func:`graph_look`; at most :data:`MAX_DRAWN_STATES`).  States
+sit on a circle, state 0 at the top with a thick outline; a pair of opposite edges curves
+apart, a lone edge bulges away from the centre, and edge labels take the spot along their curve that overlaps the states and the
 labels already placed the least.  Edge labels are short: with usage, the share of moves (a
 BDA: of tests) and a width to match, grey when never used; without, the inputs of an FSM
 edge (or their number) and a BDA branch's action.  The details go in a table under the
@@ -28,12 +29,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
 
+from fsmarena import limits
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import atomic_path, write_text
 
@@ -214,6 +217,47 @@ UNUSED_TEXT = "#999999"
 NODE_RADIUS = 0.18
 LOOP_RADIUS = 0.09
 CURVATURE = 0.3
+#: machines up to this many reachable states are drawn one column wide, every edge labelled;
+#: larger ones page wide, with smaller states and no edge labels (the table names every move)
+MAX_COLUMN_STATES = 12
+#: the most reachable states a drawing shows (DOT and GraphML files carry any machine)
+MAX_DRAWN_STATES = limits.MAX_DRAWN_STATES
+#: the smallest font a state's name is drawn in (points)
+MIN_FONT = 3.0
+
+
+@dataclass(frozen=True)
+class GraphLook:
+    """Sizes of a machine drawing for its number of states (:func:`graph_look`)."""
+
+    width: float  # of the figure, inches
+    node_radius: float  # of a state, in the units of the unit circle the states sit on
+    font: float  # of the states' names, points
+    edge_labels: bool  # whether edges carry labels (else their width and colour say it all)
+    shares: bool  # whether states show the share of decisions begun there
+    arrow: float  # size of an arrow head (matplotlib's mutation_scale)
+
+    @property
+    def loop_radius(self) -> float:
+        return self.node_radius * LOOP_RADIUS / NODE_RADIUS
+
+
+def graph_look(states: int) -> GraphLook:
+    """Up to :data:`MAX_COLUMN_STATES` states: one column, full-size states and labelled edges.
+    More: a page-wide figure whose states shrink to keep a gap between neighbours on the circle
+    (radius 0.45 of half their distance), with the names' font shrunk to fit (two lines, the
+    name and its share, while that stays at 4 points or more; the name alone below)."""
+    from figures.style import COLUMN_WIDTH, PAGE_WIDTH
+
+    if states <= MAX_COLUMN_STATES:
+        return GraphLook(COLUMN_WIDTH, NODE_RADIUS, FONT, edge_labels=True, shares=True, arrow=12.0)
+    radius = min(NODE_RADIUS, 0.45 * math.sin(math.pi / states))
+    # a state's diameter in points: the axes span about 2.7 units over 85% of the width
+    diameter = 2 * radius * PAGE_WIDTH * 0.85 * 72 / 2.7
+    two_lines = min(FONT, diameter / 2.6)
+    font = two_lines if two_lines >= 4.0 else max(MIN_FONT, min(FONT, diameter / 2.2))
+    arrow = max(4.0, 12.0 * radius / NODE_RADIUS * PAGE_WIDTH / COLUMN_WIDTH)
+    return GraphLook(PAGE_WIDTH, radius, font, edge_labels=False, shares=two_lines >= 4.0, arrow=arrow)
 
 
 def draw_machine(
@@ -227,13 +271,12 @@ def draw_machine(
     inputs: np.ndarray | None = None,
 ) -> None:
     """Save :func:`machine_figure` to ``path`` in format ``fmt``."""
-    from figures.style import plt, style
+    from figures.style import plt, save_as, style
 
     with style():
         fig = machine_figure(graph, title, player, game, usage, inputs)
         try:
-            with atomic_path(path) as tmp:
-                fig.savefig(tmp, format=fmt, dpi=300)
+            save_as(fig, path, fmt)
         finally:
             plt.close(fig)
 
@@ -252,43 +295,59 @@ def machine_figure(
     table: for a table FSM one row per input and one column per state
     (:func:`_draw_action_table`), for a BDA one line per state (:func:`_draw_bda_table`).
     Call inside :func:`figures.style.style`; the caller closes the figure."""
-    from figures.style import COLUMN_WIDTH, plt
+    from figures.style import plt
 
+    states = graph.number_of_nodes()
+    if states > MAX_DRAWN_STATES:
+        raise FsmarenaError(
+            f"a drawing shows at most {MAX_DRAWN_STATES} reachable states (MAX_DRAWN_STATES) and this machine has "
+            f"{states}: write .dot or .graphml, or draw it with --minimise"
+        )
+    look = graph_look(states)
     fsm = graph.graph.get("kind") == "table-fsm"
     if player is None or game is None:
-        fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, GRAPH_HEIGHT))
-        _draw_graph(ax, graph)
+        fig, ax = plt.subplots(figsize=(look.width, _graph_height(look)))
+        _draw_graph(ax, graph, look)
     elif fsm:
         rows = _table_inputs(player, usage, inputs)
         table_height = TABLE_ROW * (len(rows) + 1) + 0.9
-        if graph.number_of_nodes() == 1:  # a policy table: the graph would show one loop
-            fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, table_height))
+        if states == 1:  # a policy table: the graph would show one loop
+            fig, ax = plt.subplots(figsize=(look.width, table_height))
             _draw_action_table(ax, graph, player, game, usage, rows)
         else:
-            fig, (ax, table_ax) = _two_panels(table_height)
+            fig, (ax, table_ax) = _two_panels(look, table_height)
             _draw_action_table(table_ax, graph, player, game, usage, rows)
-            _draw_graph(ax, graph)
+            _draw_graph(ax, graph, look)
     else:
-        fig, (ax, table_ax) = _two_panels(TABLE_ROW * 1.4 * (graph.number_of_nodes() + 1) + 0.1)
+        fig, (ax, table_ax) = _two_panels(look, TABLE_ROW * 1.4 * (states + 1) + 0.1)
         _draw_bda_table(table_ax, graph, player, game, usage)
-        _draw_graph(ax, graph)
-    explained = _default_title(graph)
+        _draw_graph(ax, graph, look)
+    explained = _default_title(graph, look)
     if title:  # a caller's title replaces the first line, never the key to the drawing
         explained = "\n".join([title, *explained.split("\n")[1:]])
     ax.set_title(explained, fontsize=6.5)
     return fig
 
 
-def _two_panels(table_height: float) -> Any:
-    """A column-wide figure: the graph above a table ``table_height`` inches high."""
-    from figures.style import COLUMN_WIDTH, plt
+def _two_panels(look: GraphLook, table_height: float) -> Any:
+    """A figure ``look.width`` wide: the graph above a table ``table_height`` inches high."""
+    from figures.style import plt
 
+    graph_height = _graph_height(look)
     return plt.subplots(
         2,
         1,
-        figsize=(COLUMN_WIDTH, GRAPH_HEIGHT + table_height),
-        gridspec_kw={"height_ratios": [GRAPH_HEIGHT, table_height], "hspace": 0.04},
+        figsize=(look.width, graph_height + table_height),
+        gridspec_kw={"height_ratios": [graph_height, table_height], "hspace": 0.04},
     )
+
+
+def _graph_height(look: GraphLook) -> float:
+    """The graph panel's height: :data:`GRAPH_HEIGHT` for a column-wide figure, in proportion
+    for a wider one."""
+    from figures.style import COLUMN_WIDTH
+
+    return GRAPH_HEIGHT * look.width / COLUMN_WIDTH
 
 
 #: height of the graph panel, and of one table row, in inches
@@ -316,7 +375,9 @@ def _bezier(p0: np.ndarray, p1: np.ndarray, rad: float, t: np.ndarray) -> np.nda
     return (1 - t) ** 2 * p0 + 2 * (1 - t) * t * control + t**2 * p1
 
 
-def _draw_graph(ax, graph: nx.DiGraph) -> None:
+def _draw_graph(ax, graph: nx.DiGraph, look: GraphLook) -> None:
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
     from matplotlib.patches import Circle, FancyArrowPatch
 
     from figures.style import color
@@ -328,7 +389,8 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
     max_count = max([d.get(weight, 1) for _s, _t, d in graph.edges(data=True)] + [1])
     label_box = {"boxstyle": "round,pad=0.2", "fc": "white", "ec": "#bbbbbb", "lw": 0.4, "alpha": 0.9}
     # boxes to keep edge labels off: the states, then each label placed (centre, half size)
-    placed = [(pos[node], np.array([NODE_RADIUS, NODE_RADIUS])) for node in graph.nodes]
+    radius, loop = look.node_radius, look.loop_radius
+    placed = [(pos[node], np.array([radius, radius])) for node in graph.nodes]
     for source, target, data in graph.edges(data=True):
         edge_color, line = kinds[data.get("branch", "both")]
         width = 0.5 + 2.0 * data[weight] / max_count if weight in data else 1.2
@@ -338,21 +400,28 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
         if source == target:
             centre = pos[source]
             outward = centre / (np.linalg.norm(centre) or 1.0) if len(pos) > 1 else np.array([0.0, 1.0])
-            loop_centre = centre + outward * (NODE_RADIUS + LOOP_RADIUS * 0.6)
+            loop_centre = centre + outward * (radius + loop * 0.6)
             angles = np.linspace(0, 2 * math.pi, 80)
-            ring = loop_centre + LOOP_RADIUS * np.stack([np.cos(angles), np.sin(angles)], axis=1)
-            outside = np.linalg.norm(ring - centre, axis=1) > NODE_RADIUS
+            ring = loop_centre + loop * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+            outside = np.linalg.norm(ring - centre, axis=1) > radius
             ring = np.roll(ring, -int(np.argmin(outside)), axis=0)
-            ring = ring[np.linalg.norm(ring - centre, axis=1) > NODE_RADIUS]
+            ring = ring[np.linalg.norm(ring - centre, axis=1) > radius]
             ax.plot(ring[:-3, 0], ring[:-3, 1], color=edge_color, linestyle=line, lw=width, zorder=1)
             ax.add_patch(
                 FancyArrowPatch(
-                    ring[-4], ring[-1], arrowstyle="-|>", mutation_scale=10, color=edge_color, lw=width, zorder=1
+                    ring[-4],
+                    ring[-1],
+                    arrowstyle="-|>",
+                    mutation_scale=look.arrow * 10 / 12,
+                    color=edge_color,
+                    lw=width,
+                    zorder=1,
                 )
             )
-            anchor = loop_centre + outward * (LOOP_RADIUS + 0.05)
-            placed.append((anchor, _box(text)))
-            ax.text(*anchor, text, fontsize=FONT, ha="center", va="center", bbox=label_box, zorder=3)
+            if look.edge_labels:
+                anchor = loop_centre + outward * (loop + 0.05)
+                placed.append((anchor, _box(text)))
+                ax.text(*anchor, text, fontsize=FONT, ha="center", va="center", bbox=label_box, zorder=3)
             continue
         rad = CURVATURE
         if not graph.has_edge(target, source):  # a lone edge bulges away from the centre
@@ -361,48 +430,54 @@ def _draw_graph(ax, graph: nx.DiGraph) -> None:
             if np.linalg.norm(control) < np.linalg.norm((pos[source] + pos[target]) / 2):
                 rad = -rad
         curve = _bezier(pos[source], pos[target], rad, np.linspace(0, 1, 120))
-        inside = (np.linalg.norm(curve - pos[source], axis=1) < NODE_RADIUS) | (
-            np.linalg.norm(curve - pos[target], axis=1) < NODE_RADIUS + 0.01
+        inside = (np.linalg.norm(curve - pos[source], axis=1) < radius) | (
+            np.linalg.norm(curve - pos[target], axis=1) < radius + 0.01
         )
         curve = curve[~inside]
         ax.plot(curve[:-2, 0], curve[:-2, 1], color=edge_color, linestyle=line, lw=width, zorder=1)
         ax.add_patch(
             FancyArrowPatch(
-                curve[-4], curve[-1], arrowstyle="-|>", mutation_scale=12, color=edge_color, lw=width, zorder=1
+                curve[-4], curve[-1], arrowstyle="-|>", mutation_scale=look.arrow, color=edge_color, lw=width, zorder=1
             )
         )
+        if not look.edge_labels:
+            continue
         candidates = _bezier(pos[source], pos[target], rad, np.array(LABEL_SPOTS))
         spot = _free_spot(candidates, text, placed)
         placed.append((spot, _box(text)))
         ax.text(*spot, text, fontsize=FONT, ha="center", va="center", bbox=label_box, zorder=3)
+    most_visits = max([d.get("visits", 0) for _n, d in graph.nodes(data=True)] + [1])
     for node, data in graph.nodes(data=True):
         x, y = pos[node]
+        fill = "#eef3f8"
+        if weighed and not look.shares:  # too small for a share: the shade tells it
+            fill = to_hex(colormaps["Blues"](0.05 + 0.5 * data["visits"] / most_visits))
         ax.add_patch(
             Circle(
                 (x, y),
-                NODE_RADIUS,
-                fc="#eef3f8",
+                radius,
+                fc=fill,
                 ec=color(0) if node == 0 else "#555555",
                 lw=2.5 if node == 0 else 1.0,
                 zorder=2,
             )
         )
         lines = [data["label"].replace(" (start)", "")]  # tests and actions: in the table below
-        if weighed:
+        if weighed and look.shares:
             lines.append(share_text(data["visits"], graph.graph["decisions"]))
         unused = weighed and not data["visits"]
         ax.text(
             x,
             y,
             "\n".join(lines),
-            fontsize=FONT,
+            fontsize=look.font,
             ha="center",
             va="center",
             zorder=4,
             color=UNUSED_TEXT if unused else "black",
         )
     ax.set_aspect("equal")
-    extent = 1.0 + NODE_RADIUS + 2 * LOOP_RADIUS + 0.15
+    extent = 1.0 + radius + 2 * loop + 0.15
     ax.set_xlim(-extent, extent)
     ax.set_ylim(-extent, extent)
     ax.set_axis_off()
@@ -478,7 +553,8 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
     labels = [encoder.label(game, x) for x in rows]
     ax.set_yticks(range(len(rows)), labels, fontsize=FONT)
     _leave_room(ax, max(len(label) for label in labels))
-    ax.set_xticks(range(len(states)), [f"S{s}" for s in states], fontsize=FONT)
+    upright = len(states) <= MAX_COLUMN_STATES  # more columns: too narrow for names side by side
+    ax.set_xticks(range(len(states)), [f"S{s}" for s in states], fontsize=FONT, rotation=0 if upright else 90)
     ax.xaxis.tick_top()
     ax.tick_params(length=0, pad=1.5)
     if 1 < len(states) <= 16:
@@ -594,8 +670,11 @@ def _drawn_label(data: dict, moves: int | None) -> str:
     return data["label"]
 
 
-def _default_title(graph: nx.DiGraph) -> str:
-    """Short lines, so that the title never makes the figure wider than a column."""
+def _default_title(graph: nx.DiGraph, look: GraphLook | None = None) -> str:
+    """Short lines, so that the title never makes the figure wider than a column; the key
+    says what states and edges show in a drawing of ``look`` (default: a column-wide one)."""
+    edge_labels = look is None or look.edge_labels
+    shares = look is None or look.shares
     info = graph.graph
     bda = info.get("kind") == "bda"
     lines = [f"{'BDA' if bda else 'table FSM'} '{info.get('name')}' ({info.get('game')})"]
@@ -603,9 +682,15 @@ def _default_title(graph: nx.DiGraph) -> str:
         lines.append(f"T: test holds (solid), F: fails (dashed); F acts after {info.get('max_tests')} fails")
     else:
         lines.append(f"inputs '{info.get('inputs')}'")
+    moves = "tests" if bda else "moves"
     if "decisions" in info:
-        lines.append(f"node %: decisions begun there ({info['decisions']} in {info['games']} games)")
-        lines.append(f"edge %: share of {'tests' if bda else 'moves'}; grey: never used")
+        node = "node %" if shares else "node shade"
+        lines.append(f"{node}: decisions begun there ({info['decisions']} in {info['games']} games)")
+        lines.append(f"edge {'%' if edge_labels else 'width'}: share of {moves}; grey: never used")
     elif not bda:
-        lines.append("edge: the inputs that make the move (width: how many)")
+        lines.append(
+            "edge: the inputs that make the move (width: how many)"
+            if edge_labels
+            else "edge width: how many inputs make the move"
+        )
     return "\n".join(lines)

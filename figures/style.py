@@ -42,6 +42,9 @@ RC = {
     "savefig.pad_inches": 0.02,
     "pdf.fonttype": 42,  # embed TrueType: editable text in vector output
     "svg.fonttype": "none",
+    # every text is drawn as written: labels and titles come from files and command lines, and
+    # as mathtext a "$" would start a formula ("$$" or "$\nosuchmacro$" fail to parse)
+    "text.parse_math": False,
 }
 
 
@@ -58,16 +61,20 @@ def color(i: int) -> str:
 
 def save(fig: "plt.Figure", stem: str | Path, formats: Sequence[str] = ("png", "pdf")) -> list[Path]:
     """Save ``fig`` as ``stem.png`` and ``stem.pdf`` (atomically) and close it."""
-    paths = []
+    paths = [Path(f"{stem}.{fmt}") for fmt in formats]
     try:
-        for fmt in formats:
-            path = Path(f"{stem}.{fmt}")
-            with atomic_path(path) as tmp, warnings.catch_warnings():
-                # a label in a script the font lacks is drawn as boxes; the figure is still right,
-                # and stderr is for the command's own lines
-                warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
-                fig.savefig(tmp, format=fmt, dpi=300)
-            paths.append(path)
+        for path, fmt in zip(paths, formats):
+            save_as(fig, path, fmt)
     finally:
         plt.close(fig)
     return paths
+
+
+def save_as(fig: "plt.Figure", path: str | Path, fmt: str) -> None:
+    """Write ``fig`` to ``path`` in format ``fmt`` (atomically), in the fsmarena style: every
+    figure file is written here."""
+    with atomic_path(path) as tmp, warnings.catch_warnings(), style():  # texts made while saving too
+        # a label in a script the font lacks is drawn as boxes; the figure is still right,
+        # and stderr is for the command's own lines
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
+        fig.savefig(tmp, format=fmt, dpi=300)

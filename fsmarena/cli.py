@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from fsmarena import __version__, progress
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import sanitise_text
+from fsmarena.text import clean_text
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -133,7 +133,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except FsmarenaError as exc:
         if isinstance(exc, OutputError):
             _discard_output()
-        print(f"fsmarena: error: {sanitise_text(str(exc), 4000)}", file=sys.stderr)
+        print(f"fsmarena: error: {clean_text(str(exc), 4000)}", file=sys.stderr)
         return EXIT_USAGE
     except Terminated:
         print("fsmarena: terminated", file=sys.stderr)

@@ -14,7 +14,6 @@ import io
 import json
 import math
 import os
-import re
 import stat
 import tempfile
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any, Callable, Iterator
 
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
+from fsmarena.text import clean_text as sanitise_text  # the one cleaner (fsmarena.text); old name kept
 
 MAX_JSON_BYTES = limits.MAX_JSON_BYTES
 
@@ -399,21 +399,6 @@ def _read_member(archive: Any, member: Any, name: str, source: str, check: Heade
     if dtype.kind == "b" and array.size and array.view(np.uint8).max() > 1:  # numpy keeps any byte
         raise FsmarenaError(f"{source}: array '{shown}' holds booleans other than 0 and 1")
     return array
-
-
-#: C0 and C1 control characters (ESC starts terminal escape sequences), DEL, and lone surrogates
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
-def sanitise_text(text: str, limit: int = 200, keep_lines: bool = False) -> str:
-    """``text`` safe for a terminal and a file: control characters (ANSI escapes included) and
-    lone surrogates become ``?``, and at most ``limit`` characters are kept.  ``keep_lines``
-    keeps line breaks (``\n``) for prose such as a study's question."""
-    text = str(text)
-    if keep_lines:
-        return "\n".join(sanitise_text(line, limit) for line in text.split("\n"))[:limit]
-    clean = _UNSAFE.sub("?", text)
-    return clean if len(clean) <= limit else clean[: limit - 3] + "..."
 
 
 def refuse_booleans(raw: Any, what: str) -> None:

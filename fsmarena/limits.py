@@ -54,6 +54,9 @@ MAX_COUNT = 10**9
 MAX_POPULATION = 10_000
 #: machine states of an evolved FSM or BDA
 MAX_STATES = 1024
+#: reachable states of a machine drawing (beyond, a state is too small to name on a page-wide
+#: figure; DOT and GraphML exports have no such limit)
+MAX_DRAWN_STATES = 64
 #: seeds (numpy takes any size; a 63-bit limit keeps them printable and portable)
 MAX_SEED = 2**63 - 1
 #: bench --scale (a factor on every case's work)

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import Fields, read_json, sanitise_text, write_json
+from fsmarena.fileio import Fields, read_json, write_json
+from fsmarena.text import clean_label
 from games.registry import lookup, player_kinds
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ class Player(ABC):
     n_members: int = 1
 
     def __init__(self, label: str | None = None):
-        self.label = sanitise_label(label or self.kind)
+        self.label = clean_label(label or self.kind)
 
     def begin(self, game: "Game", n: int, members: np.ndarray | None, rng: np.random.Generator) -> Any:
         """Create the per-game memory for a batch of ``n`` games (``None`` if stateless).
@@ -261,12 +262,6 @@ class GroupedStack(Player):
 # ---- files and names ------------------------------------------------------------------------
 
 
-def sanitise_label(label: str) -> str:
-    """A player label safe to print and to write: control characters (ANSI escapes), lone
-    surrogates and line breaks become ``?``; at most 120 characters."""
-    return sanitise_text(label, 120)
-
-
 def player_class(kind: str) -> type[Player]:
     return lookup(player_kinds(), kind, "player kind")
 
@@ -296,7 +291,7 @@ def player_from_json(data: Any, game: "Game", source: str = "player file") -> Pl
         raise fields.fail(f"this player is for the game '{file_game}', not '{game.name}'")
     label = fields.get("label", str, None)
     if label is not None:  # every kind reads its label from these fields: clean it once here
-        fields = Fields({**fields.data, "label": sanitise_label(label)}, source)
+        fields = Fields({**fields.data, "label": clean_label(label)}, source)
     try:
         return player_class(kind).from_fields(fields, game)
     except FsmarenaError:

@@ -20,7 +20,8 @@ import numpy as np
 
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import Fields, atomic_path, dumps, loads, read_npz, sanitise_text
+from fsmarena.fileio import Fields, atomic_path, dumps, loads, read_npz
+from fsmarena.text import clean_text
 
 FORMAT_VERSION = 1
 FILENAME = "checkpoint.npz"
@@ -71,10 +72,10 @@ def load_checkpoint(
     tables = {name[len("table_") :]: value for name, value in arrays.items() if name.startswith("table_")}
     for name, value in tables.items():
         if value.dtype.kind in "iu" and value.size and value.min() < 0:
-            raise FsmarenaError(f"{source}: table '{sanitise_text(name)}' holds negative entries")
+            raise FsmarenaError(f"{source}: table '{clean_text(name)}' holds negative entries")
         if value.dtype.kind in "iu" and value.size and value.max() > limits.MAX_TABLE_COUNT:
             raise FsmarenaError(
-                f"{source}: table '{sanitise_text(name)}' holds counts above "
+                f"{source}: table '{clean_text(name)}' holds counts above "
                 f"{limits.shown(limits.MAX_TABLE_COUNT)} (MAX_TABLE_COUNT), more than a run can make"
             )
     return meta, tables
@@ -92,10 +93,10 @@ def _check_member(
     if expected is None:
         return
     if not name.startswith("table_") or table not in expected:
-        raise FsmarenaError(f"{source}: unexpected table '{sanitise_text(table, limits.MAX_SHOWN_CHARS)}'")
+        raise FsmarenaError(f"{source}: unexpected table '{clean_text(table, limits.MAX_SHOWN_CHARS)}'")
     template = expected[table]
     if template is not None:
-        check_header(shape, dtype, template, f"{source}: table '{sanitise_text(table)}'")
+        check_header(shape, dtype, template, f"{source}: table '{clean_text(table)}'")
 
 
 def _check_meta(fields: Fields, lists: tuple[str, ...], max_done: int) -> None:
@@ -168,7 +169,7 @@ def echoed(value: Any) -> str:
     """A value read from a file, for an error message: a bounded repr (:mod:`reprlib`, so a
     huge value costs nothing), control characters replaced, at most
     :data:`fsmarena.limits.MAX_SHOWN_CHARS` characters."""
-    return sanitise_text(reprlib.repr(value), limits.MAX_SHOWN_CHARS)
+    return clean_text(reprlib.repr(value), limits.MAX_SHOWN_CHARS)
 
 
 def check_rows(rows: list[Any], columns: dict[str, Column], source: str, name: str) -> list[dict[str, Any]]:
@@ -202,7 +203,7 @@ def check_table(value: Any, current: np.ndarray, source: str, name: str) -> np.n
     of the same dtype kind (integer counts stay integers, float values floats, masks booleans),
     converted only when that is lossless (``float32`` to ``float64``, either byte order; a
     wider type such as ``float128`` is refused).  Returns ``value`` (FsmarenaError otherwise)."""
-    label = f"{source}: table '{sanitise_text(name)}'"
+    label = f"{source}: table '{clean_text(name)}'"
     if not isinstance(value, np.ndarray):
         raise FsmarenaError(f"{label} is missing; expected shape {list(current.shape)}")
     check_header(value.shape, value.dtype, current, label)

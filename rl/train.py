@@ -41,8 +41,6 @@ trainer behind ``fsmarena train --algo NAME``; nothing here depends on a particu
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 import math
 import time
@@ -53,10 +51,12 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from fsmarena import limits, progress
+from fsmarena.csvfile import csv_text
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import atomic_path, dumps, sanitise_text, write_text
+from fsmarena.fileio import atomic_path, dumps, write_text
 from fsmarena.options import changed_fields, check_applies
 from fsmarena.parallel import check_jobs, restore_rng, seed_sequence
+from fsmarena.text import clean_text
 from games.arena import play_games
 from games.base import Game, config_to_dict
 from games.capabilities import ExactModel, SegmentRewards
@@ -792,7 +792,7 @@ def _frozen_table(tables: dict[str, np.ndarray], game: Game, source: str) -> np.
     state (compiled code indexes with it).  Tables the learner does not know are refused."""
     unknown = sorted(set(tables) - {"q", "n", "legal", "sums", "frozen"})
     if unknown:
-        raise FsmarenaError(f"{source}: unexpected table '{sanitise_text(unknown[0], limits.MAX_SHOWN_CHARS)}'")
+        raise FsmarenaError(f"{source}: unexpected table '{clean_text(unknown[0], limits.MAX_SHOWN_CHARS)}'")
     if "frozen" not in tables:
         return None
     frozen = ckpt.check_table(tables["frozen"], np.zeros(game.n_states, dtype=np.int64), source, "frozen")
@@ -922,12 +922,7 @@ def _plan(game, config, seed, panel, jobs, label) -> TrainResult:
 
 def curve_csv(rows: Sequence[dict[str, Any]]) -> str:
     """The learning curve as CSV text with :data:`CURVE_COLUMNS` (missing cells empty)."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CURVE_COLUMNS, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({key: _cell(row.get(key, "")) for key in CURVE_COLUMNS})
-    return buffer.getvalue()
+    return csv_text(CURVE_COLUMNS, [{key: _cell(row.get(key, "")) for key in CURVE_COLUMNS} for row in rows])
 
 
 def _cell(value: Any) -> Any:
@@ -977,7 +972,7 @@ def _differences(saved: Any, current: Any) -> str:
     cannot make the one-line error long)."""
     found = list(itertools.islice(_differing(saved, current, ""), limits.MAX_SHOWN_DIFFERENCES + 1))
     shown = ", ".join(
-        f"{sanitise_text(path, limits.MAX_SHOWN_CHARS)} was {ckpt.echoed(old)}, now {ckpt.echoed(new)}"
+        f"{clean_text(path, limits.MAX_SHOWN_CHARS)} was {ckpt.echoed(old)}, now {ckpt.echoed(new)}"
         for path, old, new in found[: limits.MAX_SHOWN_DIFFERENCES]
     )
     return shown + (" (and more)" if len(found) > limits.MAX_SHOWN_DIFFERENCES else "")

@@ -8,7 +8,6 @@ times go to ``tables/timing.csv`` only.
 from __future__ import annotations
 
 import csv
-import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from fsmarena.csvfile import csv_text
 from fsmarena.fileio import write_text
 from games.players import TablePolicy
 from studies import statistics as st
@@ -281,13 +281,16 @@ def best_machine_figures(
 def draw_machine(player: Any, game: Any, stem: Path, title: str = "") -> list[Path]:
     """Draw an automaton (PNG and PDF) as the minimal machine that plays like it against the
     game's builtins, weighted by use (:func:`evo.usage.minimal_in_play`, ``draw --minimise``),
-    with the evolution module's drawer when this installation has it; nothing otherwise."""
+    with the evolution module's drawer when this installation has it; nothing otherwise, nor
+    for a minimal machine above the drawings' limit (its player file holds it all)."""
     try:
         from evo.usage import minimal_in_play
-        from figures.machine_graph import write_machine
+        from figures.machine_graph import MAX_DRAWN_STATES, write_machine
     except ImportError:
         return []
     minimal, inputs, usage = minimal_in_play(player, game)
+    if minimal.n_states > MAX_DRAWN_STATES:
+        return []
     if minimal.n_states < player.n_states:
         title = f"{title}: minimal, {minimal.n_states} of {player.n_states} states" if title else title
     paths = []
@@ -311,13 +314,9 @@ def _cell(value: Any) -> Any:
 
 def to_csv(rows: Sequence[dict[str, Any]]) -> str:
     """Rows as CSV text (columns in first-row order; NaN as an empty cell; 6 significant digits)."""
-    buffer = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: _cell(v) for k, v in row.items()})
-    return buffer.getvalue()
+    if not rows:
+        return ""
+    return csv_text(list(rows[0]), [{k: _cell(v) for k, v in row.items()} for row in rows])
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:

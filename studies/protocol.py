@@ -34,8 +34,8 @@ import numpy as np
 
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import read_text, sanitise_text
-from games.players import sanitise_label
+from fsmarena.fileio import read_text
+from fsmarena.text import clean_label, clean_text, clean_title
 from games.registry import entry, game_reports, game_studies, lookup, resolve
 from games.stats import Z95
 
@@ -344,7 +344,7 @@ def study_from_dict(
             raise c.fail(f"competitor name '{cname}' must be lower-case letters, digits, '-' or '_'")
         params = dict(c.table("params", {}))
         _check_numbers(params, c.source + ": params")
-        label = sanitise_label(c.text("label", cname))  # it reaches terminals, tables and figures
+        label = clean_label(c.text("label", cname))  # it reaches terminals, tables and figures
         competitors.append(Competitor(cname, label, c.text("method"), params, tuple(c.text_list("needs", []))))
     names = [c.name for c in competitors]
     if not competitors:
@@ -394,8 +394,8 @@ def study_from_dict(
     study = Study(
         name=name,
         version=r.positive("version"),
-        title=sanitise_text(r.text("title", name), 200),
-        question=sanitise_text(r.text("question", ""), 20_000, keep_lines=True),
+        title=clean_title(r.text("title", name)),
+        question=clean_text(r.text("question", ""), 20_000, keep_lines=True),
         game=r.text("game"),
         seed=r.non_negative("seed"),
         panel=panel,
@@ -480,7 +480,7 @@ class _Reader:
     def refuse_unknown(self, known: tuple[str, ...]) -> None:
         unknown = sorted(set(self.data) - set(known))
         if unknown:
-            shown = ", ".join(f"'{sanitise_text(k, 60)}'" for k in unknown[:5])
+            shown = ", ".join(f"'{clean_text(k, 60)}'" for k in unknown[:5])
             raise self.fail(f"unknown field {shown} (known: {', '.join(known)})")
 
     def _get(self, key: str, kinds: tuple[type, ...], what: str, default: Any) -> Any:

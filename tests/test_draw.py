@@ -223,3 +223,101 @@ def test_bda_table_lines_fit_a_column(game_name):
             assert fig.get_tightbbox(renderer).width <= 3.5
         finally:
             plt.close(fig)
+
+
+# ---- any size within the limits -----------------------------------------------------------------
+
+
+def ring_fsm(states: int, seed: int = 0) -> TableFSM:
+    """A table FSM over opp_last with every state reachable (input 'none' steps round a ring)
+    and random moves on the other inputs."""
+    rng = np.random.default_rng(seed)
+    next_state = rng.integers(0, states, size=(states, 4))
+    next_state[:, 0] = (np.arange(states) + 1) % states
+    return TableFSM(next_state, rng.integers(0, 3, size=(states, 4)), inputs="opp_last", label=f"ring {states}")
+
+
+def _state_names(fig) -> list:
+    """The texts inside the graph's states (their names: 'S0', 'S12\n3%' ...)."""
+    return [t for t in fig.axes[0].texts if t.get_text().startswith("S")]
+
+
+@pytest.mark.parametrize("states", range(1, 65))
+def test_machines_of_1_to_64_states_draw_with_states_apart_and_named(states):
+    """Every state drawn, named, inside the figure and apart from its neighbours: no two
+    states' circles nor names overlap, and the figure is at most a page wide."""
+    from matplotlib.patches import Circle
+
+    from figures.machine_graph import graph_look, machine_figure
+    from figures.style import plt, style
+
+    machine = ring_fsm(states)
+    graph = machine_graph(machine, GAME)
+    assert graph.number_of_nodes() == states
+    with style():
+        fig = machine_figure(graph, "", None, None, None)
+        try:
+            fig.canvas.draw()
+            renderer = fig.canvas.get_renderer()
+            circles = [p for p in fig.axes[0].patches if isinstance(p, Circle)]
+            assert len(circles) == states
+            centres = np.array([c.center for c in circles])
+            radius = graph_look(states).node_radius
+            gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2) + np.eye(states) * 9
+            assert gaps.min() > 2 * radius
+            names = _state_names(fig)
+            assert sorted(t.get_text() for t in names) == sorted(f"S{s}" for s in range(states))
+            assert not _overlaps([t.get_window_extent(renderer) for t in names])
+            assert min(t.get_fontsize() for t in names) >= 3
+            assert fig.get_tightbbox(renderer).width <= 7.1
+        finally:
+            plt.close(fig)
+
+
+@pytest.mark.parametrize("kind, states", [("fsm", 32), ("bda", 64)])
+def test_draw_command_draws_large_machines_with_their_tables(capsys, tmp_path, kind, states):
+    """Machines past the old limit of about 18 states, through the command with usage and table."""
+    from evo.genome import genome_spec
+
+    spec = genome_spec(GAME, kind, states, "opp_last") if kind == "fsm" else genome_spec(GAME, kind, states)
+    player_file = tmp_path / "big.json"
+    save_player(spec.player(spec.random(np.random.default_rng(3), 1)), GAME, player_file)
+    assert main(["draw", str(player_file), "--out", str(tmp_path / "big.png"), "--games", "10"]) == 0
+    assert "reachable states" in capsys.readouterr().out
+    assert (tmp_path / "big.png").stat().st_size > 0
+
+
+def test_machines_above_the_drawing_limit_get_one_clear_line_and_dot_still_works(capsys, tmp_path):
+    from figures.machine_graph import MAX_DRAWN_STATES
+
+    player_file = tmp_path / "huge.json"
+    save_player(ring_fsm(MAX_DRAWN_STATES + 1), GAME, player_file)
+    assert main(["draw", str(player_file), "--out", str(tmp_path / "huge.png"), "--games", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "MAX_DRAWN_STATES" in err and ".dot" in err
+    assert not (tmp_path / "huge.png").exists()
+    assert main(["draw", str(player_file), "--out", str(tmp_path / "huge.dot"), "--games", "0"]) == 0
+
+
+# ---- heat maps of any size ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "players, annotated, named",
+    [(3, True, True), (24, True, True), (25, False, True), (71, False, False), (200, False, False)],
+)
+def test_heat_map_annotates_and_names_only_what_is_legible(monkeypatch, tmp_path, players, annotated, named):
+    """Cells carry their rate up to MAX_ANNOTATED players (then n^2 texts would be unreadable
+    and cost most of the drawing); rows and columns are named up to MAX_NAMED."""
+    import figures.heatmap as heatmap
+
+    drawn = []
+    monkeypatch.setattr(heatmap, "save", lambda fig, stem: drawn.append(fig) or [])
+    rates = np.random.default_rng(0).random((players, players))
+    np.fill_diagonal(rates, np.nan)
+    heatmap.win_rate_heatmap(rates, [f"p{i}" for i in range(players)], tmp_path / "h", rates - 0.1, rates + 0.1)
+    ax = drawn[0].axes[0]
+    assert len(ax.texts) == (players * (players - 1) if annotated else 0)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert (labels == [f"p{i}" for i in range(players)]) == named
+    assert ("numbered" in ax.get_ylabel()) == (not named)

@@ -11,7 +11,8 @@ from typing import Any
 
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import dumps, sanitise_text
+from fsmarena.fileio import dumps
+from fsmarena.text import clean_text
 
 
 def _whole_number(
@@ -23,11 +24,11 @@ def _whole_number(
     name: str = "MAX_COUNT",
 ) -> int:
     if len(text) > 30:
-        raise argparse.ArgumentTypeError(f"'{sanitise_text(text, 30)}' is too long to be a whole number")
+        raise argparse.ArgumentTypeError(f"'{clean_text(text, 30)}' is too long to be a whole number")
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"'{sanitise_text(text, 40)}' is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"'{clean_text(text, 40)}' is not a whole number") from None
     if value < low and value not in allowed:
         raise argparse.ArgumentTypeError(message.format(value=value))
     if value > high:

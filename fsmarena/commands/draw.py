@@ -12,6 +12,7 @@ import argparse
 from typing import Any
 
 from fsmarena.commands._common import add_params, output_path
+from fsmarena.text import MAX_TITLE_CHARS, clean_title
 
 NAME = "draw"
 HELP = "draw a table-FSM or BDA player file as PNG/SVG/PDF, or export it as DOT or GraphML"
@@ -27,7 +28,12 @@ def add_arguments(parser) -> None:
         help="output file: .png, .svg, .pdf (drawing), .dot or .graphml",
     )
     add_params(parser, "game rule parameter the player was evolved with (repeatable)")
-    parser.add_argument("--title", default="", help="figure title (default: describes the machine)")
+    parser.add_argument(
+        "--title",
+        type=clean_title,
+        default="",
+        help=f"figure title (default: describes the machine; at most {MAX_TITLE_CHARS} characters are drawn)",
+    )
     parser.add_argument(
         "--minimise", action="store_true", help="draw the minimal machine that plays alike on the inputs met in play"
     )

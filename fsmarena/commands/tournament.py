@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
 import numpy as np
 
 from fsmarena import limits
@@ -20,7 +17,8 @@ from fsmarena.commands._common import (
     prepare_out,
     print_json,
 )
-from fsmarena.fileio import write_json, write_text
+from fsmarena.csvfile import write_csv
+from fsmarena.fileio import write_json
 
 NAME = "tournament"
 HELP = "round robin between players; writes results.csv, matrix.csv, tournament.json and a heat map"
@@ -74,7 +72,7 @@ def run(args) -> int:
         for row in rows:
             row.pop("games_per_second")  # timings vary: result files stay bit-identical
         summary["results"] = rows
-        write_text(out / "results.csv", _csv(rows, ["player", "games", "mean_score"]))
+        write_csv(out / "results.csv", ["player", "games", "mean_score"], rows)
     else:
         rows = []
         for row in result.rows():
@@ -85,8 +83,10 @@ def run(args) -> int:
         matrix = result.win_matrix()
         summary["win_matrix"] = matrix.tolist()
         summary["results"] = rows
-        write_text(out / "results.csv", _csv(rows, RESULT_FIELDS))
-        write_text(out / "matrix.csv", _matrix_csv(result.labels, matrix))
+        write_csv(out / "results.csv", RESULT_FIELDS, rows)
+        write_csv(
+            out / "matrix.csv", ["win rate of row vs column", *result.labels], _matrix_rows(result.labels, matrix)
+        )
         low, high = _ci_matrices(result.labels, rows)
         win_rate_heatmap(
             matrix,
@@ -105,21 +105,8 @@ def run(args) -> int:
     return 0
 
 
-def _csv(rows, fields) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
-
-
-def _matrix_csv(labels, matrix) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["win rate of row vs column"] + labels)
-    for label, row in zip(labels, matrix):
-        writer.writerow([label] + ["" if np.isnan(v) else f"{v:.6f}" for v in row])
-    return buffer.getvalue()
+def _matrix_rows(labels, matrix) -> list[list[str]]:
+    return [[label] + ["" if np.isnan(v) else f"{v:.6f}" for v in row] for label, row in zip(labels, matrix)]
 
 
 def _ci_matrices(labels, rows):

@@ -17,6 +17,7 @@ import statistics
 import time
 from pathlib import Path
 
+from fsmarena.csvfile import csv_text
 from fsmarena.fileio import write_text
 from games.dtd.game import DivideTheDollar
 from games.match import play_match
@@ -112,8 +113,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def curve_csv_like(rows: list[dict], columns: list[str]) -> str:
-    lines = [",".join(columns)] + [",".join(str(row[c]) for c in columns) for row in rows]
-    return "\n".join(lines) + "\n"
+    return csv_text(columns, rows)
 
 
 if __name__ == "__main__":

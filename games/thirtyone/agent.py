@@ -39,8 +39,6 @@ scikit-learn's ``MLPRegressor`` (the ``[neural]`` extra), in the batched engine:
 
 from __future__ import annotations
 
-import csv
-import io
 import time
 import warnings
 from dataclasses import asdict, dataclass
@@ -50,6 +48,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from fsmarena import limits, progress
+from fsmarena.csvfile import csv_text
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, write_json, write_text
 from fsmarena.parallel import restore_rng, seed_sequence
@@ -648,11 +647,7 @@ def _jsonable(value: Any) -> Any:
 
 
 def _csv(rows: list[dict[str, Any]], fields: Sequence[str]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(fields), extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
+    return csv_text(fields, rows)
 
 
 def plot_metrics(metrics: list[dict[str, Any]], curve: list[dict[str, Any]], stem: str | Path) -> None:
