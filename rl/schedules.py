@@ -1,8 +1,12 @@
-"""Exploration and step-size settings: epsilon schedules and the alpha rule.
+"""Exploration and step-size settings: epsilon and alpha schedules and the alpha rule.
 
 Epsilon is a function of the number of training games completed when a batch starts (so with
 ``K`` games per batch it is stale by fewer than ``K`` games; with ``K = 1`` it changes every
-game).  Alpha is a constant in ``(0, 1]`` or the sample-average rule ``1 / N(s, a)``.
+game).  Alpha is the sample-average rule ``1 / N(s, a)`` or a step size in ``(0, 1]`` that
+follows a schedule of its own, with the same arithmetic: constant, or moving linearly or
+geometrically to a final step size over the budget (a constant step keeps the estimates
+fluctuating for ever; one that shrinks to 0 lets them settle, see
+``docs/sequential-learning.md``).
 """
 
 from __future__ import annotations
@@ -23,17 +27,18 @@ class EpsilonSchedule:
     start: float = 0.1
     final: float = 0.0
     kind: str = "constant"
+    name: str = "epsilon"
 
     def __post_init__(self) -> None:
         if self.kind not in SCHEDULES:
-            raise FsmarenaError(f"unknown epsilon schedule '{self.kind}' (known: {', '.join(SCHEDULES)})")
-        check_probability("epsilon", self.start)
-        check_probability("final epsilon", self.final)
+            raise FsmarenaError(f"unknown {self.name} schedule '{self.kind}' (known: {', '.join(SCHEDULES)})")
+        check_probability(self.name, self.start)
+        check_probability(f"final {self.name}", self.final)
         if self.kind == "exponential" and (self.start <= 0 or self.final <= 0):
-            raise FsmarenaError("an exponential epsilon schedule needs epsilon and final epsilon > 0")
+            raise FsmarenaError(f"an exponential {self.name} schedule needs {self.name} and final {self.name} > 0")
 
     def value(self, done: int, total: int) -> float:
-        """Epsilon after ``done`` of ``total`` training games."""
+        """The value after ``done`` of ``total`` training games."""
         if self.kind == "constant":
             return self.start
         fraction = min(1.0, done / total) if total > 0 else 1.0
@@ -43,6 +48,12 @@ class EpsilonSchedule:
 
     def to_dict(self) -> dict:
         return {"start": self.start, "final": self.final, "kind": self.kind}
+
+
+def alpha_schedule(alpha: float, final: float, kind: str) -> EpsilonSchedule:
+    """The step-size schedule from ``alpha`` (in (0, 1]) to ``final`` (in [0, 1]): the same
+    kinds and arithmetic as epsilon's; a FsmarenaError for anything else."""
+    return EpsilonSchedule(alpha, final, kind, name="alpha")
 
 
 def check_probability(name: str, value: float) -> float:

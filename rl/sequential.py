@@ -9,9 +9,10 @@ One generic loop (:func:`make_runner`, compiled once per game kernel, see
   reward ``G_t = r * gamma^(L - 1 - t)``;
 * SARSA, Q-learning and expected SARSA: after every decision of the learner, the previous
   decision's transition is updated (``N += 1; Q += step (target - Q)``, step ``alpha`` or
-  ``1 / N``), with target ``gamma Q(s', a')`` (SARSA: after choosing ``a'``), ``gamma max_a
-  Q(s', a)`` or ``gamma sum_a pi(a|s') Q(s', a)`` (before choosing); the last one toward the
-  final reward when the game ends.
+  ``1 / N``; ``alpha`` follows its schedule game by game, like epsilon), with target
+  ``gamma Q(s', a')`` (SARSA: after choosing ``a'``), ``gamma max_a Q(s', a)`` or
+  ``gamma sum_a pi(a|s') Q(s', a)`` (before choosing); the last one toward the final reward
+  when the game ends.
 
 Segment rewards (``I_SEGMENTED``, kernels that define ``segment`` and ``potential``: 31's
 rounds, :mod:`rl.segments`): every segment of the learner's decisions is an episode of its
@@ -60,16 +61,16 @@ ALGORITHM_CODES = {
     "expected-sarsa": EXPECTED_SARSA,
 }
 SCHEDULE_CODES = {"constant": 0, "linear": 1, "exponential": 2}
-#: int settings: algorithm, explore steps, schedule, learner seat (-1 alternate), self-play period (0 none),
-#: segment rewards (1 on, 0 the game's final reward)
-I_ALGO, I_EXPLORE, I_SCHEDULE, I_SEAT, I_REFRESH, I_SEGMENTED = range(6)
-#: float settings: gamma, alpha (-1 = 1/N), epsilon start, epsilon final, total games
-F_GAMMA, F_ALPHA, F_EPS, F_EPS_FINAL, F_TOTAL = range(5)
+#: int settings: algorithm, explore steps, epsilon schedule, learner seat (-1 alternate), self-play period
+#: (0 none), segment rewards (1 on, 0 the game's final reward), alpha schedule
+I_ALGO, I_EXPLORE, I_SCHEDULE, I_SEAT, I_REFRESH, I_SEGMENTED, I_ALPHA_SCHEDULE = range(7)
+#: float settings: gamma, alpha (-1 = 1/N), epsilon start, epsilon final, total games, final alpha
+F_GAMMA, F_ALPHA, F_EPS, F_EPS_FINAL, F_TOTAL, F_ALPHA_FINAL = range(6)
 
 
 @njit
-def epsilon_at(kind: int, start: float, final: float, done: int, total: float) -> float:
-    """:meth:`rl.schedules.EpsilonSchedule.value`, compiled (same arithmetic)."""
+def scheduled(kind: int, start: float, final: float, done: int, total: float) -> float:
+    """:meth:`rl.schedules.EpsilonSchedule.value` (epsilon's and alpha's), compiled (same arithmetic)."""
     if kind == 0:
         return start
     fraction = min(1.0, done / total) if total > 0 else 1.0
@@ -207,7 +208,7 @@ def make_runner(kernel: ModuleType) -> Callable[..., Any]:
         algo, explore_steps, schedule = isets[I_ALGO], isets[I_EXPLORE], isets[I_SCHEDULE]
         segmented = isets[I_SEGMENTED] == 1
         fixed_seat, refresh = isets[I_SEAT], isets[I_REFRESH]
-        gamma, alpha = fsets[F_GAMMA], fsets[F_ALPHA]
+        gamma, alpha_kind, alpha_start = fsets[F_GAMMA], isets[I_ALPHA_SCHEDULE], fsets[F_ALPHA]
         monte_carlo = algo == MC_EVERY or algo == MC_FIRST
         seats = k_n_seats(p)
         s = np.zeros(k_state_size(p), dtype=np.int64)
@@ -227,7 +228,10 @@ def make_runner(kernel: ModuleType) -> Callable[..., Any]:
         for g in range(first, first + count):
             if refresh > 0 and g % refresh == 0:
                 greedy_table(q, seen, frozen)
-            epsilon = epsilon_at(schedule, fsets[F_EPS], fsets[F_EPS_FINAL], g, fsets[F_TOTAL])
+            epsilon = scheduled(schedule, fsets[F_EPS], fsets[F_EPS_FINAL], g, fsets[F_TOTAL])
+            alpha = alpha_start  # -1: the sample average 1/N
+            if alpha_start >= 0:
+                alpha = scheduled(alpha_kind, alpha_start, fsets[F_ALPHA_FINAL], g, fsets[F_TOTAL])
             learner = g % seats if fixed_seat < 0 else fixed_seat
             k_draw_deal(p, deal)
             k_reset(p, s, deal)

@@ -69,7 +69,7 @@ from rl import checkpoint as ckpt
 from rl.learners import MonteCarlo, TabularLearner, TemporalDifference
 from rl.mdp import TabularMDP, expected_return
 from rl.planning import PlanResult, policy_iteration, value_iteration
-from rl.schedules import EpsilonSchedule, check_probability, parse_alpha
+from rl.schedules import EpsilonSchedule, alpha_schedule, check_probability, parse_alpha
 from rl.segments import REWARDS
 
 MONTE_CARLO = ("mc", "mc-first-visit", "mc-constant-alpha")
@@ -130,7 +130,17 @@ BATCH_WITHOUT_KERNEL = 10_000
 #: sequential runs reseed their compiled stream at least every CHUNK games (see the module doc)
 CHUNK = 50_000
 #: settings a game may tune through ``Game.train_defaults = {family: {key: value}}``
-GAME_DEFAULT_KEYS = ("batch", "epsilon", "epsilon_final", "epsilon_schedule", "alpha", "explore_steps", "reward")
+GAME_DEFAULT_KEYS = (
+    "batch",
+    "epsilon",
+    "epsilon_final",
+    "epsilon_schedule",
+    "alpha",
+    "alpha_final",
+    "alpha_schedule",
+    "explore_steps",
+    "reward",
+)
 
 CURVE_COLUMNS = (
     "games",
@@ -158,7 +168,9 @@ class TrainConfig:
 
     ``gamma`` discounts per decision of the learner (the planners use the model's own discount
     unless a ``gamma`` below 1 is given).
-    ``alpha`` is a step size in (0, 1] or ``"1/n"`` (sample average); ``epsilon`` starts the
+    ``alpha`` is a step size in (0, 1] or ``"1/n"`` (sample average); a step size follows
+    ``alpha_schedule`` (``constant`` unless the game chooses otherwise) to ``alpha_final``
+    (the schedules of :mod:`rl.schedules`); ``epsilon`` starts the
     ``epsilon_schedule`` that ends at ``epsilon_final``; ``explore_steps`` random decisions open
     every training game (exploring starts); ``eval_every`` defaults to a tenth of the budget.
     ``reward``: ``"game"`` (the final reward) or ``"segment"`` (games with segments, e.g. 31's
@@ -172,6 +184,8 @@ class TrainConfig:
     epsilon_final: float | None = None
     epsilon_schedule: str | None = None
     alpha: float | str | None = None
+    alpha_final: float | None = None
+    alpha_schedule: str | None = None
     gamma: float = 1.0
     explore_steps: int | None = None
     q_init: float = 0.0
@@ -232,6 +246,7 @@ class TrainConfig:
             raise FsmarenaError(f"{self.algo} averages returns (alpha 1/n); use mc-constant-alpha for a step size")
         if self.algo == "mc-constant-alpha" and parsed is None:
             raise FsmarenaError("mc-constant-alpha needs a numeric alpha")
+        alpha_kind, alpha_final = self._step_schedule(parsed, defaults)
         explore = defaults["explore_steps"] if self.explore_steps is None else self.explore_steps
         if isinstance(explore, bool) or not isinstance(explore, int) or explore < 0:
             raise FsmarenaError(f"--explore-steps must be zero or more, got {explore!r}")
@@ -246,6 +261,8 @@ class TrainConfig:
             self,
             epsilon=float(epsilon),
             alpha="1/n" if parsed is None else parsed,
+            alpha_final=alpha_final,
+            alpha_schedule=alpha_kind,
             reward=reward,
             explore_steps=explore,
             eval_every=eval_every,
@@ -256,6 +273,34 @@ class TrainConfig:
             gamma=float(self.gamma),
         )
 
+    def _step_schedule(self, alpha: float | None, defaults: dict[str, Any]) -> tuple[str, float | None]:
+        """The step-size schedule's kind and final value (``constant`` and None for ``1/n``).
+
+        A step size given on its own keeps the default schedule: ``--alpha 0.01`` on a game
+        whose default step decays to 0 decays from 0.01.  Given settings must fit ``1/n``."""
+        kind = self.alpha_schedule
+        if alpha is None:
+            if kind not in (None, "constant") or self.alpha_final is not None:
+                raise FsmarenaError("alpha 1/n has no schedule: --alpha-final and --alpha-schedule need a step size")
+            return "constant", None
+        kind = defaults.get("alpha_schedule", "constant") if kind is None else kind
+        final = self.alpha_final
+        if final is None:
+            final = alpha if kind == "constant" else defaults.get("alpha_final", 0.0)
+        if isinstance(final, bool) or not isinstance(final, (int, float)):
+            raise FsmarenaError(f"final alpha must be a number in [0, 1], got {final!r}")
+        alpha_schedule(alpha, float(final), kind)  # checks both values and the kind
+        return kind, float(final)
+
+    def step_schedule(self) -> EpsilonSchedule | None:
+        """The step-size schedule (None: ``1/n``); :meth:`resolved` fills in its settings."""
+        alpha = parse_alpha(self.alpha)
+        if alpha is None:
+            return None
+        if self.alpha_final is None or self.alpha_schedule is None:
+            raise ValueError("TrainConfig.step_schedule() needs a resolved configuration (TrainConfig.resolved())")
+        return alpha_schedule(alpha, self.alpha_final, self.alpha_schedule)
+
     def schedule(self) -> EpsilonSchedule:
         """The exploration schedule; :meth:`resolved` fills in its three settings."""
         if self.epsilon is None or self.epsilon_final is None or self.epsilon_schedule is None:
@@ -263,7 +308,13 @@ class TrainConfig:
         return EpsilonSchedule(self.epsilon, self.epsilon_final, self.epsilon_schedule)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The settings as a dict (run.json, checkpoint fingerprints); a constant step size
+        leaves out its schedule (its final value plays no part), so runs and checkpoints made
+        before step-size schedules existed read the same."""
+        settings = asdict(self)
+        if self.alpha_schedule in (None, "constant"):  # the final step plays no part
+            del settings["alpha_final"], settings["alpha_schedule"]
+        return settings
 
 
 def _check_reward(reward: Any, game: Game | None, batch: int) -> None:
@@ -621,7 +672,7 @@ def _sequential_settings(config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
     """The int and float settings arrays of :func:`rl.sequential.make_runner`."""
     from rl import sequential as seq
 
-    alpha = parse_alpha(config.alpha)
+    step = config.step_schedule()
     schedule = config.schedule()
     seat = -1 if config.learner_seat == "alternate" else int(config.learner_seat)
     ints = np.array(
@@ -632,16 +683,18 @@ def _sequential_settings(config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
             seat,
             config.self_play_every or 0,
             1 if config.reward == "segment" else 0,
+            seq.SCHEDULE_CODES["constant" if step is None else step.kind],
         ],
         dtype=np.int64,
     )
     floats = np.array(
         [
             config.gamma,
-            -1.0 if alpha is None else alpha,
+            -1.0 if step is None else step.start,
             schedule.start,
             schedule.final,
             float(_positive("--episodes", config.episodes)),
+            -1.0 if step is None else step.final,
         ]
     )
     return ints, floats
@@ -857,7 +910,7 @@ def _train_sampled(run, opponent, resume, checkpoint_seconds):
     game, config = run.game, run.config
     if resume:
         run.resume()
-    learner, schedule = run.learner, run.schedule
+    learner, schedule, step = run.learner, run.schedule, config.step_schedule()
     total, eval_every, refresh = config.episodes, config.eval_every, config.self_play_every
     frozen = None if run.frozen is None else TablePolicy(run.frozen, label="self (frozen)")
     if run.done == 0 and not run.curve:
@@ -873,6 +926,8 @@ def _train_sampled(run, opponent, resume, checkpoint_seconds):
                 run.frozen = frozen.table[0]
             k = _batch_plan(done, total, config.batch, eval_every, refresh)
             learner.epsilon = schedule.value(done, total)
+            if step is not None:
+                learner.alpha = step.value(done, total)
             rival = frozen if refresh is not None else opponent
             for seat, count in enumerate(_seat_counts(done, k, game.n_seats, config.learner_seat)):
                 if count:

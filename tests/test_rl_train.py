@@ -315,6 +315,15 @@ def test_thesis_seat_and_batch_plan():
         (["--algo", "sarsa", "--episodes", "10", "--alpha", "2"], "alpha must be a number in (0, 1]"),
         (["--algo", "sarsa", "--episodes", "10", "--alpha", "-0.1"], "alpha must be a number in (0, 1]"),
         (["--algo", "sarsa", "--episodes", "10", "--gamma", "1.1"], "gamma must be a number in [0, 1]"),
+        (["--algo", "sarsa", "--episodes", "10", "--alpha-final", "1.5"], "final alpha must be a number in [0, 1]"),
+        (
+            ["--algo", "sarsa", "--episodes", "10", "--alpha", "1/n", "--alpha-schedule", "linear"],
+            "alpha 1/n has no schedule",
+        ),
+        (
+            ["--algo", "q-learning", "--episodes", "10", "--alpha-schedule", "exponential"],
+            "an exponential alpha schedule needs alpha and final alpha > 0",
+        ),
         (["--algo", "mc", "--episodes", "10", "--alpha", "0.1"], "use mc-constant-alpha"),
         (["--algo", "mc", "--episodes", "10", "--batch", "0"], "must be a positive whole number"),
         (["--algo", "mc", "--episodes", "10", "--eval-games", "-1"], "must be a positive whole number"),

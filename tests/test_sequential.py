@@ -187,10 +187,10 @@ def compiled(
     q, n, sums = np.zeros((S, A)), np.zeros((S, A), dtype=np.int64), np.zeros((S, A))
     seen, frozen = np.zeros((S, A), dtype=bool), np.zeros(S, dtype=np.int64)
     opp = self_play() if refresh else compile_player(opponent or RandomPlayer(), game)
-    codes = [seq.ALGORITHM_CODES[algo], explore, seq.SCHEDULE_CODES[schedule], seat, refresh, int(segmented)]
+    codes = [seq.ALGORITHM_CODES[algo], explore, seq.SCHEDULE_CODES[schedule], seat, refresh, int(segmented), 0]
     isets = np.array(codes, dtype=np.int64)
     potentials = k.potential_table(game.config) if segmented else np.zeros((1, 1))
-    fsets = np.array([gamma, alpha, epsilon, epsilon if eps_final is None else eps_final, float(games)])
+    fsets = np.array([gamma, alpha, epsilon, epsilon if eps_final is None else eps_final, float(games), alpha])
     run = seq.make_runner(k)
     seed(seed_value)
     bounds = np.linspace(0, games, chunks + 1).astype(int)

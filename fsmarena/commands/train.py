@@ -46,6 +46,8 @@ OPTIONS = (
     "epsilon_final",
     "epsilon_schedule",
     "alpha",
+    "alpha_final",
+    "alpha_schedule",
     "gamma",
     "explore_steps",
     "q_init",
@@ -140,6 +142,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--alpha",
         help="step size in (0, 1] or '1/n' (sample average); default: 1/n for mc and mc-first-visit, 0.001 otherwise",
+    )
+    parser.add_argument(
+        "--alpha-final", type=_number, help="step size at the end of the budget under --alpha-schedule (default 0)"
+    )
+    parser.add_argument(
+        "--alpha-schedule",
+        choices=SCHEDULES,
+        help="how the step size moves to --alpha-final (default constant; not with --alpha 1/n)",
     )
     parser.add_argument("--gamma", type=_number, help="discount per decision (default 1; mlp: 0.98)")
     parser.add_argument(
