@@ -85,6 +85,8 @@ SAMPLE_SETTINGS = (
     "epsilon_final",
     "epsilon_schedule",
     "alpha",
+    "alpha_final",
+    "alpha_schedule",
     "gamma",
     "explore_steps",
     "q_init",

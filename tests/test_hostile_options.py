@@ -55,6 +55,8 @@ TRAIN_VALUES = {
     "epsilon_final": "0",
     "epsilon_schedule": "linear",
     "alpha": "0.1",
+    "alpha_final": "0",
+    "alpha_schedule": "linear",
     "gamma": "0.9",
     "explore_steps": "1",
     "q_init": "0",
