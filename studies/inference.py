@@ -67,7 +67,8 @@ NAN_INTERVAL = Interval(math.nan, math.nan, math.nan)
 
 
 def _is_constant(x: np.ndarray) -> bool:
-    return len(x) > 0 and float(np.ptp(x)) == 0.0
+    """Two or more values, all equal (one value is no sample of a spread: it has no interval)."""
+    return len(x) > 1 and float(np.ptp(x)) == 0.0
 
 
 def _bootstrap(samples: tuple[np.ndarray, ...], statistic: Any, rng: np.random.Generator) -> tuple[float, float]:
@@ -104,6 +105,8 @@ def mean_interval(values: Sample, rng: np.random.Generator) -> Interval:
     mean = float(x.mean())
     if _is_constant(x):
         return Interval(mean, mean, mean, degenerate=True)
+    if len(x) < 2:
+        return Interval(mean, math.nan, math.nan)
     if len(x) < MIN_BOOTSTRAP:
         return Interval(mean, *t_interval(x))
     return Interval(mean, *_bootstrap((x,), _mean, rng))

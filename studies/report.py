@@ -582,6 +582,11 @@ def crossplay_phrase(row: dict) -> str:
         return f"{row['opponent_method']} ahead by {reverse} net ({champions} for {row['method']})"
     if verdict == "level":
         return f"level ({net} net, within ±{100 * st.LEVEL_MARGIN:.0f} pp)"
+    if not row.get("sign_attainable", True):
+        return (
+            f"cannot be separated ({net} net); with {row['champions']} and {row['opponent_champions']} champions "
+            f"no sign test could reach {ALPHA}"
+        )
     detectable = pp(row["detectable"]).replace("+", "")
     return (
         f"cannot be separated ({net} net, {champions}); a difference of {detectable} would have been "

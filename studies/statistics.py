@@ -329,6 +329,7 @@ def _champion_level(result: CrossplayResult, a: str, b: str, seed: int) -> dict[
         nan = math.nan
         keys = "ci_low ci_high net_ci_low net_ci_high net_se detectable".split()
         keys += "champions_ahead champions_behind opponents_ahead opponents_behind sign_p".split()
+        keys += ["opponent_champions", "sign_attainable"]
         return dict.fromkeys(keys, nan)
     net, win = pair_matrices(result, a, b)
     stats = inf.crossplay_inference(net, inf.generator(seed, "crossplay", a, b))
@@ -345,6 +346,8 @@ def _champion_level(result: CrossplayResult, a: str, b: str, seed: int) -> dict[
         "opponents_ahead": stats.ahead_b,
         "opponents_behind": stats.behind_b,
         "sign_p": stats.p,
+        "opponent_champions": net.shape[1],
+        "sign_attainable": inf.sign_test(min(net.shape), 0) < ALPHA,
     }
 
 

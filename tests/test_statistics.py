@@ -178,6 +178,7 @@ def test_crossplay_tables_hand_worked():
     # about its family), only the sign counts: a0 +6/20 ahead, a1 -7/20 behind; b0 ahead of A
     assert math.isnan(ab["ci_low"]) and math.isnan(ab["net_ci_low"])
     assert (ab["champions_ahead"], ab["champions_behind"], ab["opponents_ahead"]) == (1, 1, 1)
+    assert ab["opponent_champions"] == 1 and not ab["sign_attainable"]
     assert ab["net"] == pytest.approx((17 - 18) / 40)
     assert math.isnan(aa["ci_low"]) and math.isnan(aa["sign_p"])  # a family against itself
 
@@ -243,6 +244,9 @@ def test_crossplay_sentence_states_the_detectable_difference_when_not_separated(
     assert text.startswith("cannot be separated") and "2.5 pp would have been detected with 80% power" in text
     assert "56/100 champions ahead" in text and "ahead by" not in text
     assert crossplay_phrase({**row, "net_ci_low": 0.004, "sign_p": 0.01}).startswith("FSM ahead by +1.4 pp [+0.4 pp")
+    # 3 champions: the smallest two-sided sign-test p is 2 / 2**3 = 0.25, nothing could be shown
+    few = crossplay_phrase({**row, "champions": 3, "opponent_champions": 5, "sign_attainable": False})
+    assert few.endswith("with 3 and 5 champions no sign test could reach 0.05") and "80% power" not in few
 
 
 # ---- declared questions, Holm and the words of a comparison ----------------------------------------
