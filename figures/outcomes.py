@@ -78,3 +78,43 @@ def outcome_boxes(
             fig.suptitle(title)
         fig.tight_layout()
         return save(fig, stem)
+
+
+def outcome_ecdfs(
+    panels: Mapping[str, Mapping[str, Sequence[float]]],
+    stem: str | Path,
+    xlabel: str = "win rate (%)",
+    columns: int = 2,
+) -> list[Path]:
+    """``panels[measure][method]`` = replicate values in [0, 1]: one panel per measure, one
+    empirical distribution function per method, drawn in percent.  How reliable one run is:
+    the curve at x is the share of runs that reach at most x."""
+    names = list(panels)
+    columns = max(1, min(columns, len(names)))
+    rows = math.ceil(len(names) / columns)
+    methods = list(dict.fromkeys(m for panel in panels.values() for m in panel))
+    with style():
+        fig, axes = plt.subplots(rows, columns, figsize=(PAGE_WIDTH, 2.4 * rows + 0.4), squeeze=False)
+        for k, name in enumerate(names):
+            ax = axes[k // columns, k % columns]
+            for m in methods:
+                values = np.sort(100 * np.asarray(panels[name].get(m, []), float))
+                if len(values):
+                    share = np.arange(1, len(values) + 1) / len(values)
+                    ax.step(
+                        np.r_[values[0], values],
+                        np.r_[0.0, share],
+                        where="post",
+                        color=color(methods.index(m)),
+                        label=m,
+                    )
+            ax.set_title(name)
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("share of runs at or below")
+            ax.set_ylim(0, 1.02)
+            ax.grid(True, linewidth=0.4, alpha=0.5)
+        for k in range(len(names), rows * columns):
+            axes[k // columns, k % columns].set_visible(False)
+        axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False, fontsize=6)
+        fig.tight_layout()
+        return save(fig, stem)

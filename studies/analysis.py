@@ -18,6 +18,7 @@ import numpy as np
 from fsmarena.csvfile import csv_text
 from fsmarena.fileio import write_text
 from games.players import TablePolicy
+from games.stats import wilson_interval
 from studies import statistics as st
 from studies.runner import StudyData, champion_label
 
@@ -54,7 +55,7 @@ def analyse(data: StudyData, figures: bool = True) -> Analysis:
             who = champion_label(name, rec.replicate)
             for opponent, counts in rec.panel.items():
                 g = counts["games"]
-                low, high = st.wilson_interval(counts["wins"], int(g))
+                low, high = wilson_interval(counts["wins"], int(g))
                 panel_rows.append(
                     {
                         "champion": who,
@@ -94,19 +95,20 @@ def analyse(data: StudyData, figures: bool = True) -> Analysis:
             )
     result.tables.update(panel=panel_rows, curves=curve_rows, seeds=seed_rows, timing=timing_rows)
 
+    seed, questions = plan.seed, declared_questions(study, label)
     summary, tests = [], []
     for opponent in study.panel:
         groups: dict[str, list[float]] = {
             label[n]: [float(r["win_rate"]) for r in panel_rows if r["competitor"] == n and r["opponent"] == opponent]
             for n in names
         }
-        summary += st.summarize(groups, opponent)
-        tests += st.pairwise(groups, opponent)
+        summary += st.summarize(groups, opponent, seed=seed)
+        tests += st.pairwise(groups, opponent, questions, seed)
     result.tables.update(panel_summary=summary, panel_tests=tests)
 
     if data.crossplay is not None:
         cp = data.crossplay
-        family_rows, champion_rows = st.crossplay_tables(cp, names)
+        family_rows, champion_rows = st.crossplay_tables(cp, names, seed)
         for row in family_rows:
             row["method"], row["opponent_method"] = label[row["family"]], label[row["opponent_family"]]
         for row in champion_rows:
@@ -148,8 +150,8 @@ def analyse(data: StudyData, figures: bool = True) -> Analysis:
             crossplay_champions=champion_rows,
             crossplay_pairs=pair_rows,
             crossplay_league=league_rows,
-            crossplay_league_summary=st.summarize(league, "other families"),
-            crossplay_league_tests=st.pairwise(league, "other families"),
+            crossplay_league_summary=st.summarize(league, "other families", seed=seed),
+            crossplay_league_tests=st.pairwise(league, "other families", questions, seed),
         )
 
     for name, rows in result.tables.items():
@@ -158,6 +160,14 @@ def analyse(data: StudyData, figures: bool = True) -> Analysis:
     if figures:
         draw_figures(data, result)
     return result
+
+
+def declared_questions(study: Any, label: dict[str, str]) -> list[tuple[str, str]] | None:
+    """The study's declared questions as pairs of display labels; None when it declares none
+    (then every pair is tested, :func:`studies.statistics.comparisons`)."""
+    if not study.questions:
+        return None
+    return [(label[a], label[b]) for a, b in study.questions]
 
 
 def _best_champions(data: StudyData, panel_rows: list[dict]) -> dict[str, int]:
@@ -190,6 +200,7 @@ def draw_figures(data: StudyData, result: Analysis) -> None:
 
     panel_figure(result, names, study.panel, folder)
     crossplay_figures(result, names, folder)
+    reliability_figure(result, names, study.curve_opponent, folder)
 
     tables = {
         label[n]: [r.player.table[0] for r in data.family(n)]  # type: ignore[attr-defined]
@@ -218,6 +229,35 @@ def panel_figure(result: Analysis, names: Sequence[str], panel: Sequence[str], f
         for opp in panel
     }
     result.figures["panel_outcomes"] = outcome_boxes(panels, folder / "panel_outcomes", xlabel="win rate (%)")
+
+
+def reliability_groups(result: Analysis, names: Sequence[str], opponent: str) -> dict[str, dict[str, list[float]]]:
+    """The replicate outcomes the reliability figure and table show: against ``opponent`` (the
+    curve opponent) and, with a cross-play, in the league; measure -> method -> values."""
+    label = result.labels
+    groups = {
+        f"vs {opponent}": {
+            label[n]: [
+                r["win_rate"] for r in result.tables["panel"] if r["competitor"] == n and r["opponent"] == opponent
+            ]
+            for n in names
+        }
+    }
+    if "crossplay_league" in result.tables:
+        groups["league"] = {
+            label[n]: [r["win_rate"] for r in result.tables["crossplay_league"] if r["method"] == label[n]]
+            for n in names
+        }
+    return {k: v for k, v in groups.items() if any(v.values())}
+
+
+def reliability_figure(result: Analysis, names: Sequence[str], opponent: str, folder: Path) -> None:
+    """The empirical distribution of every family's replicate outcomes (how reliable one run is)."""
+    from figures.outcomes import outcome_ecdfs
+
+    groups = reliability_groups(result, names, opponent)
+    if groups:
+        result.figures["reliability"] = outcome_ecdfs(groups, folder / "reliability")
 
 
 def crossplay_figures(result: Analysis, names: Sequence[str], folder: Path) -> None:

@@ -163,6 +163,10 @@ class Study:
     #: the ``[best_known]`` table (best known table policy, studies/reference_line.py); not in
     #: the fingerprint, so adding it to a finished study keeps its results
     best_known: Mapping[str, Any] = field(default_factory=dict)
+    #: the family comparisons declared in advance (competitor names; docs/statistics.md): Holm
+    #: corrects over these only; empty: none declared, every pair is tested. Not in the
+    #: fingerprint (it changes the statistics, not the results)
+    questions: tuple[tuple[str, str], ...] = ()
 
     def plan(self, scale: str, seed: int | None = None) -> "Plan":
         """The concrete protocol of one scale (``seed`` overrides the master seed)."""
@@ -314,7 +318,8 @@ def load_study_toml(path: Path) -> Study:
 
 #: the fields of a study file, a competitor and a scale (a study with its own driver adds its own)
 STUDY_FIELDS = (
-    "name version title question game seed panel competitors scales game_params curve_opponent report best_known"
+    "name version title question game seed panel competitors scales game_params curve_opponent report best_known "
+    "questions"
 ).split()
 COMPETITOR_FIELDS = ("name", "label", "method", "params", "needs")
 SCALE_FIELDS = ("description", "replicates", "panel_games", "crossplay_halfwidth", "budgets")
@@ -406,6 +411,7 @@ def study_from_dict(
         source=source,
         report=r.text("report", ""),
         best_known=_best_known(r, scales),
+        questions=_questions(r, names),
     )
     if study.report and study.report not in reports():
         raise r.fail(f"unknown report '{study.report}' (known: {', '.join(sorted(reports()))})")
@@ -443,6 +449,28 @@ def _best_known(r: _Reader, scales: Mapping[str, Scale]) -> dict[str, Any]:
     for scale, games in table["budgets"].items():
         limits.check(games, limits.MAX_GAMES, f"{budgets.source}: {scale}", "MAX_GAMES")
     return table
+
+
+def _questions(r: _Reader, names: list[str]) -> tuple[tuple[str, str], ...]:
+    """The optional ``questions`` list (docs/statistics.md): pairs of two different competitor
+    names, each pair at most once, checked before anything runs."""
+    value = r.data.get("questions", [])
+    if not isinstance(value, list):
+        raise r.fail("field 'questions' must be a list of pairs of competitor names")
+    pairs: list[tuple[str, str]] = []
+    for item in value:
+        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)):
+            raise r.fail('every entry of \'questions\' must be a pair of competitor names, e.g. ["fsm", "bda"]')
+        a, b = item
+        unknown = [sanitise_text(x, 60) for x in item if x not in names]
+        if unknown:
+            raise r.fail(f"questions: unknown competitor '{unknown[0]}' (known: {', '.join(names)})")
+        if a == b:
+            raise r.fail(f"questions: '{a}' is compared with itself")
+        if any({a, b} == set(q) for q in pairs):
+            raise r.fail(f"questions: {a} against {b} is asked twice")
+        pairs.append((a, b))
+    return tuple(pairs)
 
 
 def _check_numbers(value: Any, source: str) -> None:

@@ -1,10 +1,13 @@
 """The study report: ``DIR/report.md``, written from the tables (never from memory).
 
 Sections: the question; the protocol with every parameter and seed; results against the
-builtin panel, learning curves, cross-play (heat map, spread, league); the statistical tests;
-the policies and machines; conclusions in plain words, generated from the numbers with
-hedged wording (a difference is called one only when its interval excludes zero, or its
-Holm-adjusted p-value is below 0.05); compute time; the exact command and package versions.
+builtin panel, learning curves, cross-play (heat map, spread, league); the reliability of one
+run; the statistical tests; the policies and machines; conclusions in plain words, generated
+from the numbers and saying exactly what they allow (docs/statistics.md): "ahead by X [lo, hi]"
+for a declared question whose Holm-adjusted p is below 0.05 (or a cross-play pair whose
+champion-level interval excludes zero and whose sign test agrees), "level" when the interval
+lies within +-1 pp, otherwise "cannot be separated" with the difference the replicates would
+have detected with 80% power; compute time; the exact command and package versions.
 """
 
 from __future__ import annotations
@@ -14,16 +17,18 @@ import platform
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from fsmarena.fileio import write_text
 from fsmarena.version import __version__
 from games.base import config_to_dict
-from studies.analysis import Analysis
+from studies import inference as inf
+from studies import statistics as st
+from studies.analysis import Analysis, reliability_groups
 from studies.reference_line import reference_section
 from studies.runner import StudyData
 
-ALPHA = 0.05
+ALPHA = st.ALPHA
 PACKAGES = ("numpy", "scipy", "deap", "matplotlib", "joblib", "networkx")
 
 
@@ -39,6 +44,34 @@ def pval(p: float) -> str:
     if not math.isfinite(p):
         return "–"
     return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def estimate(
+    value: float,
+    low: float,
+    high: float,
+    all_equal: bool = False,
+    replicates: int = 0,
+    fmt: Callable[[float], str] = pct,
+    unit: str = "replicates",
+) -> str:
+    """An estimate with its interval in brackets; a sample whose values are all equal is said to
+    be so ("all 5 replicates 100.0%", "+100.0 pp (all 60 games alike)"), never given a
+    zero-width interval."""
+    if all_equal:
+        return (
+            f"all {replicates} {unit} {fmt(value)}"
+            if unit == "replicates"
+            else f"{fmt(value)} (all {replicates} {unit} alike)"
+        )
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return fmt(value)
+    return f"{fmt(value)} [{fmt(low)}, {fmt(high)}]"
+
+
+def summary_cell(row: dict) -> str:
+    """A summary row's mean with its interval (:func:`estimate`)."""
+    return estimate(row["mean"], row["ci_low"], row["ci_high"], bool(row.get("all_equal")), row["replicates"])
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -143,15 +176,14 @@ def panel_section(data: StudyData, analysis: Analysis) -> str:
     for m in methods:
         cells = [m]
         for opp in study.panel:
-            r = next(x for x in summary if x["method"] == m and x["opponent"] == opp)
-            ci = f" [{pct(r['ci_low'])}, {pct(r['ci_high'])}]" if math.isfinite(r["ci_low"]) else ""
-            cells.append(f"{pct(r['mean'])}{ci}")
+            cells.append(summary_cell(next(x for x in summary if x["method"] == m and x["opponent"] == opp)))
         rows.append(cells)
     text = [
         "## Results\n",
         "### Against the builtin panel\n",
-        "Mean win rate of the final players of each method (one per replicate), with the 95% "
-        "Student-t interval over replicates (`tables/panel_summary.csv`; per player: `tables/panel.csv`).\n",
+        "Mean win rate of the final players of each method (one per replicate), with the 95% interval "
+        f"over replicates (bootstrap; Student-t below {inf.MIN_BOOTSTRAP} replicates; `tables/panel_summary.csv`; "
+        "per player: `tables/panel.csv`).\n",
         table(["method"] + [f"vs `{o}`" for o in study.panel], rows),
         "",
         figure(
@@ -161,16 +193,24 @@ def panel_section(data: StudyData, analysis: Analysis) -> str:
             "player, boxes at the quartiles, whiskers at the extremes.",
             data.out,
         ),
-        "### Learning curves\n",
-        figure(
-            analysis,
-            "learning_curves",
-            f"Win rate against {study.curve_opponent} vs simulated games "
-            "consumed: median over replicates (line) and inter-quartile band.",
-            data.out,
+        section(
+            "### Learning curves\n",
+            figure(
+                analysis,
+                "learning_curves",
+                f"Win rate against {study.curve_opponent} vs simulated games "
+                "consumed: median over replicates (line) and inter-quartile band.",
+                data.out,
+            ),
         ),
     ]
     return "\n".join(text)
+
+
+def section(heading: str, *body: str) -> str:
+    """A heading with its body, or "" when the body is empty (no heading stands alone)."""
+    shown = [b for b in body if b]
+    return "\n".join([heading, *shown]) if shown else ""
 
 
 def crossplay_section(data: StudyData, analysis: Analysis) -> str:
@@ -183,7 +223,7 @@ def crossplay_section(data: StudyData, analysis: Analysis) -> str:
         cells = [m]
         for o in methods:
             r = next((x for x in rows_in if x["method"] == m and x["opponent_method"] == o), None)
-            cells.append("–" if r is None else f"{pct(r['win_rate'])} ±{100 * (r['ci_high'] - r['ci_low']) / 2:.1f}")
+            cells.append("–" if r is None else estimate(r["win_rate"], r["ci_low"], r["ci_high"]))
         rows.append(cells)
     spread_rows = [
         [
@@ -192,7 +232,8 @@ def crossplay_section(data: StudyData, analysis: Analysis) -> str:
             f"{r['games']:,}",
             pct(r["win_rate"]),
             pct(r["loss_rate"]),
-            f"{pp(r['net'])} [{pp(r['net_ci_low'])}, {pp(r['net_ci_high'])}]",
+            estimate(r["net"], r["net_ci_low"], r["net_ci_high"], fmt=pp),
+            f"{r['champions_ahead']}/{r['champions']} ahead, {r['opponents_ahead']} of theirs ahead; p = {pval(r['sign_p'])}",
             f"{pct(r['champion_median'])} ({pct(r['champion_q1'])}–{pct(r['champion_q3'])})",
             f"{pct(r['champion_min'])}–{pct(r['champion_max'])}",
         ]
@@ -201,33 +242,42 @@ def crossplay_section(data: StudyData, analysis: Analysis) -> str:
     ]
     league = analysis.tables["crossplay_league_summary"]
     league_rows = [
-        [
-            r["method"],
-            r["replicates"],
-            f"{pct(r['mean'])} [{pct(r['ci_low'])}, {pct(r['ci_high'])}]",
-            f"{pct(r['median'])} ({pct(r['q1'])}–{pct(r['q3'])})",
-        ]
+        [r["method"], r["replicates"], summary_cell(r), f"{pct(r['median'])} ({pct(r['q1'])}–{pct(r['q3'])})"]
         for r in league
     ]
     text = [
         "### Cross-play\n",
-        "Win rate of the row family's champions against the column family's, pooled over every pairing of "
-        "their replicates, ± the 95% Wilson half-width (`tables/crossplay_family.csv`). On the diagonal, "
-        "a family's champions against each other (each game counted once). Draws make a row's and a "
-        "column's rates sum to less than 100%.\n",
+        "Win rate of the row family's champions against the column family's, averaged over every pairing of "
+        "their champions, with a 95% two-way cluster interval: both families' champions are samples, so the "
+        "interval resamples the champions of each family independently (`tables/crossplay_family.csv`; "
+        "docs/statistics.md). On the diagonal, a family's champions against each other (each game counted "
+        "once, no interval). Draws make a row's and a column's rates sum to less than 100%.\n",
         table(["row \\ column"] + methods, rows),
         "",
         figure(
             analysis,
             "crossplay_heatmap",
-            "Cross-play: row family's pooled win rate against the column family (%), with the 95% half-width.",
+            "Cross-play: row family's win rate against the column family (%), with its 95% champion-level interval.",
             data.out,
         ),
-        "Head-to-head records with the net advantage (wins − losses per game, 95% interval over games) and "
-        "the spread over the row family's champions (each champion's win rate against the whole column "
-        "family: median, inter-quartile range, range); each pair once, the other direction is in the CSV:\n",
+        "Head-to-head records with the net score (wins − losses per game, mean over pairings of champions, "
+        "95% two-way cluster interval), the champion-level sign test (how many of the row's champions are "
+        "ahead of the whole column family, how many of the column's are ahead of the whole row family; p: "
+        "the larger of the two sign tests) and the spread over the row family's champions (each champion's "
+        "win rate against the whole column family: median, inter-quartile range, range); each pair once, "
+        "the other direction is in the CSV:\n",
         table(
-            ["row", "column", "games", "win", "loss", "net advantage", "champions: median (IQR)", "champions: range"],
+            [
+                "row",
+                "column",
+                "games",
+                "win",
+                "loss",
+                "net score",
+                "champions",
+                "champions: median (IQR)",
+                "champions: range",
+            ],
             spread_rows,
         ),
         "",
@@ -239,29 +289,114 @@ def crossplay_section(data: StudyData, analysis: Analysis) -> str:
             data.out,
         ),
         "**League**: each champion's win rate against the champions of all *other* families "
-        "(`tables/crossplay_league.csv`); mean with 95% t-interval over replicates, median and IQR.\n",
+        "(`tables/crossplay_league.csv`); mean with its 95% interval over replicates, median and IQR.\n",
         table(["method", "champions", "mean [95% CI]", "median (IQR)"], league_rows),
         "",
     ]
     return "\n".join(text)
 
 
-def tests_section(analysis: Analysis) -> str:
+def reliability_section(data: StudyData, analysis: Analysis) -> str:
+    """How reliable one run is: the quantiles of every family's replicate outcomes against the
+    curve opponent and in the league (the ECDF figure), and P(one run of A beats the median
+    run of B) for the compared pairs."""
+    names = [c.name for c in data.plan.competitors]
+    groups = reliability_groups(analysis, names, data.plan.study.curve_opponent)
+    if not groups:
+        return ""
+    header = ["measure", "method", "runs"] + [f"{round(100 * q)}%" for q in inf.QUANTILES]
+    rows = [
+        [measure, method, len(values)] + [pct(q) for q in inf.quantiles(values)]
+        for measure, panel in groups.items()
+        for method, values in panel.items()
+        if values
+    ]
+    chances = []
+    for measure, panel in groups.items():
+        present = [m for m, values in panel.items() if values]
+        chances.append(f"P(a run of the row beats the median run of the column), {measure}:\n")
+        chances.append(
+            table(
+                ["row \\ column", *present],
+                [
+                    [a] + ["–" if a == b else pct(inf.beats_median(panel[a], panel[b]), 0) for b in present]
+                    for a in present
+                ],
+            )
+        )
+        chances.append("")
+    return "\n".join(
+        [
+            "### Reliability of one run\n",
+            "What one run of a method gives, rather than the mean of many: the quantiles of the replicate "
+            "outcomes (each replicate is one independent run), and the chance that one run of a method beats "
+            "the median run of another (ties count one half).\n",
+            table(header, rows),
+            "",
+            *chances,
+            figure(
+                analysis,
+                "reliability",
+                "Empirical distribution of every family's replicate outcomes: the share of runs at or below "
+                "each win rate.",
+                data.out,
+            ),
+        ]
+    )
+
+
+def _tests_key(measure: str) -> tuple[str, str]:
+    """The tests table and opponent of a reliability measure."""
+    if measure == "league":
+        return ("crossplay_league_tests", "other families")
+    return ("panel_tests", measure.removeprefix("vs "))
+
+
+def declared_statement(analysis: Analysis, questions: Sequence[Any]) -> str:
+    """Which comparisons Holm corrects over: the study's declared questions, or, when it
+    declares none, every pair (said so)."""
+    if questions:
+        asked = "; ".join(f"{analysis.labels[a]} vs {analysis.labels[b]}" for a, b in questions)
+        return (
+            f"The study declares {len(questions)} question{'s' if len(questions) != 1 else ''} in advance "
+            f"(`questions` in its definition): {asked}. Holm corrects over these within each measure; "
+            "the other pairs are exploratory (raw p only)."
+        )
+    return (
+        "This study declares no questions in advance (`questions` in its definition), so every pair of "
+        "families is tested and Holm corrects over all of them within each measure."
+    )
+
+
+def tests_section(analysis: Analysis, questions: Sequence[Any] = ()) -> str:
     def block(rows: list[dict]) -> str:
         return table(
-            ["A", "B", "median A", "median B", "U", "p", "p (Holm)", "A₁₂", "r (rank-biserial)", "effect"],
+            [
+                "A",
+                "B",
+                "declared",
+                "mean A − mean B [95% CI]",
+                "U",
+                "p",
+                "p (Holm)",
+                "A₁₂ [95% CI]",
+                "r (rank-biserial)",
+                "effect",
+                "detectable (80% power)",
+            ],
             [
                 [
                     r["method_a"],
                     r["method_b"],
-                    pct(r["median_a"]),
-                    pct(r["median_b"]),
+                    "yes" if r["declared"] else "no",
+                    estimate(r["difference"], r["difference_low"], r["difference_high"], fmt=pp),
                     "–" if not math.isfinite(r["u"]) else f"{r['u']:.1f}",
                     pval(r["p"]),
                     pval(r["p_holm"]),
-                    f"{r['a12']:.3f}",
+                    estimate(r["a12"], r["a12_low"], r["a12_high"], fmt=lambda x: f"{x:.2f}"),
                     f"{r['rank_biserial']:+.3f}",
                     r["effect"],
+                    _detectable(r),
                 ]
                 for r in rows
             ],
@@ -269,10 +404,14 @@ def tests_section(analysis: Analysis) -> str:
 
     text = [
         "### Statistical tests\n",
-        "Two-sided Mann–Whitney U tests on the replicate outcomes of every pair of methods; effect size "
-        "Vargha–Delaney A₁₂ = P(A > B) + ½P(A = B) (0.5: no difference; |A₁₂ − 0.5| ≥ 0.06, 0.14, 0.21: "
-        "small, medium, large) and rank-biserial r = 2A₁₂ − 1; p-values Holm-corrected within each "
-        "opponent's family of comparisons (`tables/panel_tests.csv`, `tables/crossplay_league_tests.csv`).\n",
+        "Two-sided Mann–Whitney U tests on the replicate outcomes; the difference of the means with its "
+        "bootstrap interval; effect size Vargha–Delaney A₁₂ = P(A > B) + ½P(A = B) with its bootstrap "
+        "interval (0.5: no difference; |A₁₂ − 0.5| ≥ 0.06, 0.14, 0.21: small, medium, large) and "
+        "rank-biserial r = 2A₁₂ − 1. " + declared_statement(analysis, questions) + " Detectable: the "
+        "difference of means the replicate counts would have detected with 80% power at Holm's first "
+        'level α/m, from the observed spread (two-sample normal approximation); "none" when no exact '
+        "test with these replicate counts can reach that level (`tables/panel_tests.csv`, "
+        "`tables/crossplay_league_tests.csv`; docs/statistics.md).\n",
     ]
     by_opponent: dict[str, list[dict]] = {}
     for row in analysis.tables["panel_tests"]:
@@ -290,6 +429,12 @@ def tests_section(analysis: Analysis) -> str:
             "\n</details>\n",
         ]
     return "\n".join(text)
+
+
+def _detectable(row: dict) -> str:
+    if not row["attainable"]:
+        return "none"
+    return pp(row["detectable"]).replace("+", "") if math.isfinite(row["detectable"]) else "–"
 
 
 def machines_section(data: StudyData, analysis: Analysis, heading: str = "### Policies and machines\n") -> str:
@@ -317,83 +462,44 @@ def machines_section(data: StudyData, analysis: Analysis, heading: str = "### Po
         )
     from studies.machines import machines_summary_section  # (it uses this module's helpers)
 
-    text.append(machines_summary_section(data, analysis))
-    text = [t for t in text if t]
-    return "\n".join([heading, *text]) if text else ""
+    # the heading only above drawings: the summary of what the machines do has its own
+    return "\n".join(t for t in (section(heading, *text), machines_summary_section(data, analysis)) if t)
 
 
 def conclusions(data: StudyData, analysis: Analysis) -> str:
-    """Plain-words findings, each backed by an interval or a corrected test."""
+    """Plain-words findings, each saying exactly what its statistic allows (module docstring)."""
     study = data.plan.study
     lines = ["## Conclusions\n"]
     opponent = study.curve_opponent if study.curve_opponent in study.panel else study.panel[0]
     summary = [r for r in analysis.tables["panel_summary"] if r["opponent"] == opponent]
     ranked = sorted(summary, key=lambda r: -r["mean"])
+    questions = _question_labels(analysis, study.questions)
     if ranked:
         top = ranked[0]
         lines.append(
             f"- **Against `{opponent}`**, the highest mean win rate is {top['method']}'s "
-            f"({pct(top['mean'])}, 95% CI {pct(top['ci_low'])}–{pct(top['ci_high'])}), "
-            f"the lowest {ranked[-1]['method']}'s ({pct(ranked[-1]['mean'])})."
+            f"({summary_cell(top)}), the lowest {ranked[-1]['method']}'s ({summary_cell(ranked[-1])})."
         )
-        tests = [
-            r
-            for r in analysis.tables["panel_tests"]
-            if r["opponent"] == opponent and top["method"] in (r["method_a"], r["method_b"])
-        ]
-        better, tied = [], []
-        for r in tests:
-            other = r["method_b"] if r["method_a"] == top["method"] else r["method_a"]
-            a12 = r["a12"] if r["method_a"] == top["method"] else 1 - r["a12"]
-            if math.isfinite(r["p_holm"]) and r["p_holm"] < ALPHA:
-                better.append(f"{other} (A₁₂ = {a12:.2f}, {r['effect']}, Holm p = {pval(r['p_holm'])})")
-            else:
-                tied.append(f"{other} (Holm p = {pval(r['p_holm'])})")
-        if better:
-            lines.append("  Its replicates do significantly better than those of " + "; ".join(better) + ".")
-        if tied:
-            lines.append(
-                "  The data do not separate it from "
-                + "; ".join(tied)
-                + ": no significant difference at this number of replicates, which is not evidence "
-                "that they are equal."
-            )
+    if not questions and ranked:
+        others = [r["method"] for r in ranked[1:]]
+        questions = [(ranked[0]["method"], other) for other in others]
+        lines.append(
+            "- " + declared_statement(analysis, study.questions) + f" Below: {ranked[0]['method']}, the highest "
+            f"against `{opponent}`, against each other family."
+        )
+    else:
+        lines.append("- " + declared_statement(analysis, study.questions))
+    for a, b in questions:
+        rows = [(r, f"against `{r['opponent']}`") for r in analysis.tables["panel_tests"]]
+        rows += [(r, "league") for r in analysis.tables.get("crossplay_league_tests", [])]
+        parts = merged_phrases([(r, measure) for r, measure in rows if {r["method_a"], r["method_b"]} == {a, b}], a, b)
+        pair = _crossplay_row(analysis, a, b)
+        if pair is not None:
+            parts.append("cross-play: " + crossplay_phrase(pair))
+        if parts:
+            lines.append(f"  - **{a} vs {b}**: " + "; ".join(parts) + ".")
     if "crossplay_family" in analysis.tables:
-        rows = analysis.tables["crossplay_family"]
-        methods = list(dict.fromkeys(r["method"] for r in rows))
-        lines.append(
-            "- **Cross-play** (pooled head-to-head records; a family is *ahead* of another when the 95% "
-            "interval of its net advantage, wins − losses per game, excludes zero; *k/n champions ahead*: "
-            "how many of its champions won more games than they lost against that family):"
-        )
-        for a in methods:
-            ahead, level = [], []
-            for b in methods:
-                pair = next((x for x in rows if x["method"] == a and x["opponent_method"] == b), None)
-                if pair is None or a == b:
-                    continue
-                if pair["net_ci_low"] > 0:
-                    ahead.append(f"{b} ({pp(pair['net'])}; {_champion_consistency(analysis, a, b)})")
-                elif pair["net_ci_high"] >= 0:
-                    level.append(
-                        f"{b} ({pp(pair['net'])}, interval {pp(pair['net_ci_low'])} to {pp(pair['net_ci_high'])})"
-                    )
-            text = f"  - {a} is ahead of " + ("; ".join(ahead) if ahead else "no other family")
-            if level:
-                text += "; no detectable difference with " + "; ".join(level)
-            lines.append(text + ".")
-        league = sorted(analysis.tables["crossplay_league_summary"], key=lambda r: -r["mean"])
-        if league:
-            lines.append(
-                f"- **League**: against all other families' champions, {league[0]['method']} has the best "
-                f"mean win rate ({pct(league[0]['mean'])}), {league[-1]['method']} the worst "
-                f"({pct(league[-1]['mean'])}); see the league tests for which gaps are significant."
-            )
-        lines.append(
-            "- The cross-play intervals are over games *between these particular champions*; how much "
-            "a method's champions vary from replicate to replicate is shown by the spread columns, the "
-            "spread figure and the league tests, which treat replicates as the independent units."
-        )
+        lines += _crossplay_overview(analysis)
     budget: dict[str, list[int]] = {}
     for row in analysis.tables["seeds"]:
         budget.setdefault(analysis.labels[row["competitor"]], []).append(row["games_consumed"])
@@ -411,14 +517,109 @@ def conclusions(data: StudyData, analysis: Analysis) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _champion_consistency(analysis: Analysis, winner: str, loser: str) -> str:
-    rows = [
-        r
-        for r in analysis.tables["crossplay_champions"]
-        if r["method"] == winner and analysis.labels[r["opponent_family"]] == loser
+def _question_labels(analysis: Analysis, questions: Sequence[Any]) -> list[tuple[str, str]]:
+    return [(analysis.labels[a], analysis.labels[b]) for a, b in questions]
+
+
+def merged_phrases(rows: Sequence[tuple[dict, str]], a: str, b: str) -> list[str]:
+    """The phrases of one pair on every measure, the measures no test could separate at all
+    said once (their reason is the same: too few replicates)."""
+    unattainable = [(r, measure) for r, measure in rows if st.verdict(r) == "unattainable"]
+    parts = [comparison_phrase(r, a, b, measure) for r, measure in rows if st.verdict(r) != "unattainable"]
+    if unattainable:
+        first = unattainable[0][0]
+        alpha = first["holm_alpha"] if math.isfinite(first["holm_alpha"]) else ALPHA
+        parts.append(
+            ", ".join(measure for _, measure in unattainable)
+            + f": cannot be separated; with {first['replicates_a']} and {first['replicates_b']} replicates no "
+            f"test could reach Holm's level {alpha:.3g}"
+        )
+    return parts
+
+
+def comparison_phrase(row: dict, a: str, b: str, measure: str) -> str:
+    """One comparison of A and B on one measure in words, "" when ``row`` compares others."""
+    if {row["method_a"], row["method_b"]} != {a, b}:
+        return ""
+    flip = row["method_a"] != a
+    diff, low, high = row["difference"], row["difference_low"], row["difference_high"]
+    if flip:
+        diff, low, high = -diff, -high, -low
+    a12 = 1 - row["a12"] if flip else row["a12"]
+    shown = estimate(diff, low, high, fmt=pp)
+    verdict = st.verdict(row)
+    if verdict in ("ahead", "behind"):
+        leader, lead = (a, shown) if diff > 0 else (b, estimate(-diff, -high, -low, fmt=pp))
+        return f"{measure}: {leader} ahead by {lead} (Holm p = {pval(row['p_holm'])}, A₁₂ = {a12:.2f})"
+    if verdict == "level":
+        return f"{measure}: level ({shown}, within ±{100 * st.LEVEL_MARGIN:.0f} pp)"
+    alpha = row["holm_alpha"] if math.isfinite(row["holm_alpha"]) else ALPHA
+    if verdict == "unattainable":
+        return (
+            f"{measure}: cannot be separated; with {row['replicates_a']} and {row['replicates_b']} replicates no "
+            f"test could reach Holm's level {alpha:.3g}"
+        )
+    return (
+        f"{measure}: cannot be separated ({shown}, Holm p = {pval(row['p_holm'])}); a difference of "
+        f"{_detectable(row)} would have been detected with 80% power (α = {alpha:.3g})"
+    )
+
+
+def _crossplay_row(analysis: Analysis, a: str, b: str) -> dict | None:
+    rows = analysis.tables.get("crossplay_family", [])
+    return next((r for r in rows if r["method"] == a and r["opponent_method"] == b), None)
+
+
+def crossplay_phrase(row: dict) -> str:
+    """The cross-play of the row's family against its opponent in words."""
+    verdict = st.crossplay_verdict(row)
+    net = estimate(row["net"], row["net_ci_low"], row["net_ci_high"], fmt=pp)
+    champions = f"{row['champions_ahead']}/{row['champions']} champions ahead, sign test p = {pval(row['sign_p'])}"
+    if verdict == "ahead":
+        return f"{row['method']} ahead by {net} net ({champions})"
+    if verdict == "behind":
+        reverse = estimate(-row["net"], -row["net_ci_high"], -row["net_ci_low"], fmt=pp)
+        return f"{row['opponent_method']} ahead by {reverse} net ({champions} for {row['method']})"
+    if verdict == "level":
+        return f"level ({net} net, within ±{100 * st.LEVEL_MARGIN:.0f} pp)"
+    if not row.get("sign_attainable", True):
+        return (
+            f"cannot be separated ({net} net); with {row['champions']} and {row['opponent_champions']} champions "
+            f"no sign test could reach {ALPHA}"
+        )
+    detectable = pp(row["detectable"]).replace("+", "")
+    return (
+        f"cannot be separated ({net} net, {champions}); a difference of {detectable} would have been "
+        "detected with 80% power"
+    )
+
+
+def _crossplay_overview(analysis: Analysis) -> list[str]:
+    rows = analysis.tables["crossplay_family"]
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    lines = [
+        "- **Cross-play** (net score, wins − losses per game, over pairings of champions; a family is *ahead* "
+        "when the 95% two-way cluster interval excludes zero and the champion-level sign test agrees, *level* "
+        f"when the interval lies within ±{100 * st.LEVEL_MARGIN:.0f} pp; each pair at 95%, not corrected for "
+        "the number of pairs):"
     ]
-    ahead = sum(1 for r in rows if r["wins"] > r["losses"])
-    return f"{ahead}/{len(rows)} champions ahead"
+    for a in methods:
+        found: dict[str, list[str]] = {"ahead": [], "level": [], "not separated": []}
+        for b in methods:
+            pair = _crossplay_row(analysis, a, b)
+            if pair is None or a == b:
+                continue
+            verdict = st.crossplay_verdict(pair)
+            net = estimate(pair["net"], pair["net_ci_low"], pair["net_ci_high"], fmt=pp)
+            if verdict in found:
+                found[verdict].append(f"{b} ({net})")
+        text = f"  - {a} is ahead of " + ("; ".join(found["ahead"]) or "no other family")
+        if found["level"]:
+            text += "; level with " + "; ".join(found["level"])
+        if found["not separated"]:
+            text += "; cannot be separated from " + "; ".join(found["not separated"])
+        lines.append(text + ".")
+    return lines
 
 
 def compute_section(analysis: Analysis, wall_seconds: float | None) -> str:
@@ -447,6 +648,11 @@ def compute_section(analysis: Analysis, wall_seconds: float | None) -> str:
     if wall_seconds is not None:
         text.append(f"Wall-clock time of this invocation: {wall_seconds / 60:.1f} min.")
     return "\n".join(text) + "\n"
+
+
+def figure_files(analysis: Analysis) -> list[str]:
+    """The "Files" line of the figures, only when figures were written."""
+    return ["`figures/*.png`, `figures/*.pdf`: the figures (PDF is vector)"] if analysis.figures else []
 
 
 def reproduce_section(
@@ -481,7 +687,8 @@ def write_report(data: StudyData, analysis: Analysis, command: str, wall_seconds
         panel_section(data, analysis),
         reference_section(data),
         crossplay_section(data, analysis),
-        tests_section(analysis),
+        reliability_section(data, analysis),
+        tests_section(analysis, study.questions),
         machines_section(data, analysis),
         conclusions(data, analysis),
         compute_section(analysis, wall_seconds),
@@ -490,7 +697,7 @@ def write_report(data: StudyData, analysis: Analysis, command: str, wall_seconds
             [
                 "`study.json`: the protocol (every parameter) and its fingerprint",
                 "`tables/*.csv`: every number in this report",
-                "`figures/*.png`, `figures/*.pdf`: the figures (PDF is vector)",
+                *figure_files(analysis),
                 "`players/<competitor>/rNNN.json`: every final player (`fsmarena play` accepts them)",
                 "`replicates/<competitor>/rNNN.json`: raw per-replicate results; `raw/crossplay.json`: raw cross-play "
                 "counts",

@@ -1,14 +1,19 @@
 """Statistics of a study: intervals per method, pairwise tests with effect sizes, cross-play tables.
 
-* Per method: the mean of the replicates' outcomes with a 95% Student-t interval (replicates
-  are the independent units; games within a replicate are not).
-* Between methods: two-sided Mann-Whitney U on the replicate outcomes (scipy), the
-  Vargha-Delaney effect size A = P(X > Y) + P(X = Y) / 2 (0.5 = no difference; 0.56, 0.64 and
-  0.71 are the conventional small, medium and large thresholds) and the rank-biserial
-  correlation 2A - 1, with p-values Holm-corrected within each family of tests.
-* Cross-play: family-vs-family win rates pooled over every pairing of their champions, with
-  Wilson intervals over games, the net advantage (wins - losses) / games with its interval, and
-  the spread over champions (each champion's rate against the whole other family).
+Replicates (one champion each) are the independent units; games within a replicate, or between
+two fixed champions, are not (docs/statistics.md; the estimators are in :mod:`studies.inference`).
+
+* Per method: the mean of the replicates' outcomes with a 95% interval (bootstrap, Student-t
+  with few replicates), quartiles and the 10% and 90% quantiles.
+* Between methods: the difference of the means with its interval, two-sided Mann-Whitney U on
+  the replicate outcomes (scipy), the Vargha-Delaney effect size A = P(X > Y) + P(X = Y) / 2 with
+  its bootstrap interval (0.5 = no difference; 0.56, 0.64 and 0.71 are the conventional small,
+  medium and large thresholds), the rank-biserial correlation 2A - 1, P(one run of A beats the
+  median run of B), and, for the questions the study declares, Holm-corrected p-values and the
+  difference the replicate counts would have detected with 80% power.
+* Cross-play: family-vs-family win rates and net scores (wins - losses per game) averaged over
+  every pairing of their champions, with two-way cluster intervals (both families' champions
+  resampled), sign tests over champions and the spread over champions.
 """
 
 from __future__ import annotations
@@ -19,8 +24,13 @@ from typing import Any, Mapping, Sequence, Union
 import numpy as np
 from scipy import stats as sps
 
-from games.stats import Z95, wilson_interval
+from games.stats import Z95
+from studies import inference as inf
 from studies.crossplay import CrossplayResult
+
+ALPHA = 0.05
+#: a family pair is *level* when both ends of its 95% interval lie within this distance of 0
+LEVEL_MARGIN = 0.01
 
 #: a sample of replicate values: a list or a numpy array
 Sample = Union[Sequence[float], np.ndarray]
@@ -86,9 +96,15 @@ def effect_words(a12: float) -> str:
 
 
 def summarize(
-    groups: Mapping[str, Sequence[float]], opponent: str = "", bounds: tuple[float, float] = (0.0, 1.0)
+    groups: Mapping[str, Sequence[float]],
+    opponent: str = "",
+    bounds: tuple[float, float] = (0.0, 1.0),
+    seed: int = 0,
 ) -> list[dict[str, Any]]:
-    """One row per method: replicates, mean with 95% CI, median, quartiles, min, max.
+    """One row per method: replicates, mean with its 95% interval over replicates
+    (:func:`studies.inference.mean_interval`, resampled with a stream of ``seed`` named by the
+    opponent and method), median, quartiles, 10% and 90% quantiles, min, max; ``all_equal`` when
+    every replicate has the same outcome (the interval is then that value).
 
     The interval is clipped to ``bounds`` (rates cannot leave [0, 1]; with few replicates
     the t-interval can).
@@ -96,20 +112,22 @@ def summarize(
     rows = []
     for method, values in groups.items():
         x = np.asarray(values, float)
-        mean, low, high = mean_ci(x)
-        low, high = max(low, bounds[0]), min(high, bounds[1])
-        q1, median, q3 = np.percentile(x, [25, 50, 75]) if len(x) else (math.nan,) * 3
+        mean = inf.mean_interval(x, inf.generator(seed, "mean", opponent, method))
+        q10, q1, median, q3, q90 = inf.quantiles(x)
         rows.append(
             {
                 "opponent": opponent,
                 "method": method,
                 "replicates": len(x),
-                "mean": mean,
-                "ci_low": low,
-                "ci_high": high,
-                "median": float(median),
-                "q1": float(q1),
-                "q3": float(q3),
+                "mean": mean.value,
+                "ci_low": max(mean.low, bounds[0]),
+                "ci_high": min(mean.high, bounds[1]),
+                "all_equal": mean.degenerate,
+                "median": median,
+                "q1": q1,
+                "q3": q3,
+                "q10": q10,
+                "q90": q90,
                 "min": float(x.min()) if len(x) else math.nan,
                 "max": float(x.max()) if len(x) else math.nan,
             }
@@ -117,27 +135,84 @@ def summarize(
     return rows
 
 
-def pairwise(groups: Mapping[str, Sequence[float]], opponent: str = "") -> list[dict[str, Any]]:
-    """Every pair of methods: Mann-Whitney U, A12, rank-biserial, Holm-adjusted p (this family)."""
-    names = list(groups)
+def comparisons(
+    names: Sequence[str], questions: Sequence[tuple[str, str]] | None
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(declared, exploratory) pairs of ``names``: the declared questions in their order and
+    orientation (those naming an absent method are left out), then every other pair; with no
+    declared questions every pair is declared."""
+    every = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    if questions is None:
+        return every, []
+    declared = [(a, b) for a, b in questions if a in names and b in names]
+    asked = {frozenset(q) for q in declared}
+    return declared, [q for q in every if frozenset(q) not in asked]
+
+
+def pairwise(
+    groups: Mapping[str, Sequence[float]],
+    opponent: str = "",
+    questions: Sequence[tuple[str, str]] | None = None,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Pairs of methods, the declared ``questions`` first (see :func:`comparisons`): the
+    difference of the means with its interval, Mann-Whitney U, A12 with its interval,
+    rank-biserial r, P(one run of A beats B's median run).  Holm runs over the declared
+    questions only (``p_holm`` is empty for the others); ``holm_alpha`` = ALPHA / m, Holm's
+    first threshold, is the level of ``detectable``: the difference of means the replicate
+    counts would have detected with 80% power from the observed spread, and ``attainable`` says
+    whether an exact test with these replicate counts could reach it at all."""
+    declared, exploratory = comparisons(list(groups), questions)
+    alpha = ALPHA / max(1, len(declared))
     rows: list[dict[str, Any]] = []
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            test = mann_whitney(groups[a], groups[b])
-            rows.append(
-                {
-                    "opponent": opponent,
-                    "method_a": a,
-                    "method_b": b,
-                    "median_a": float(np.median(groups[a])) if len(groups[a]) else math.nan,
-                    "median_b": float(np.median(groups[b])) if len(groups[b]) else math.nan,
-                    **test,
-                }
-            )
-    for row, adjusted in zip(rows, holm([r["p"] for r in rows])):
-        row["p_holm"] = adjusted
+    for a, b in declared + exploratory:
+        x, y = groups[a], groups[b]
+        test = mann_whitney(x, y)
+        difference = inf.difference_interval(x, y, inf.generator(seed, "difference", opponent, a, b))
+        a12 = inf.a12_interval(x, y, inf.generator(seed, "a12", opponent, a, b))
+        rows.append(
+            {
+                "opponent": opponent,
+                "method_a": a,
+                "method_b": b,
+                "declared": (a, b) in declared,
+                "replicates_a": len(x),
+                "replicates_b": len(y),
+                "mean_a": float(np.mean(x)) if len(x) else math.nan,
+                "mean_b": float(np.mean(y)) if len(y) else math.nan,
+                "median_a": float(np.median(x)) if len(x) else math.nan,
+                "median_b": float(np.median(y)) if len(y) else math.nan,
+                "difference": difference.value,
+                "difference_low": difference.low,
+                "difference_high": difference.high,
+                **test,
+                "a12_low": a12.low,
+                "a12_high": a12.high,
+                "a_beats_median_b": inf.beats_median(x, y),
+                "holm_alpha": alpha if (a, b) in declared else math.nan,
+                "detectable": inf.detectable_difference(inf.two_sample_error(x, y), alpha),
+                "attainable": inf.smallest_mann_whitney_p(len(x), len(y)) < alpha,
+            }
+        )
+    adjusted = holm([r["p"] for r in rows[: len(declared)]])
+    for row, p_holm in zip(rows, adjusted + [math.nan] * len(exploratory)):
+        row["p_holm"] = p_holm
         row["effect"] = effect_words(row["a12"])
     return rows
+
+
+def verdict(row: Mapping[str, Any]) -> str:
+    """A declared comparison in words: "ahead", "behind" (A relative to B; Holm p below ALPHA),
+    "level" (not separated and the difference's interval within +-LEVEL_MARGIN), "unattainable"
+    (no test with these replicate counts could reach Holm's level) or "not separated"."""
+    if math.isfinite(row["p_holm"]) and row["p_holm"] < ALPHA:
+        return "ahead" if row["a12"] > 0.5 else "behind"
+    if not row["attainable"]:
+        return "unattainable"
+    low, high = row["difference_low"], row["difference_high"]
+    if math.isfinite(low) and math.isfinite(high) and -LEVEL_MARGIN <= low and high <= LEVEL_MARGIN:
+        return "level"
+    return "not separated"
 
 
 def net_interval(wins: int, draws: int, losses: int, z: float = Z95) -> tuple[float, float, float]:
@@ -151,11 +226,32 @@ def net_interval(wins: int, draws: int, losses: int, z: float = Z95) -> tuple[fl
     return (net, net - half, net + half)
 
 
-def crossplay_tables(result: CrossplayResult, order: Sequence[str]) -> tuple[list[dict], list[dict]]:
-    """Family-vs-family rows (pooled over pairings) and champion-vs-family rows.
+def pair_matrices(result: CrossplayResult, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(net, win)``: for champion i of family ``a`` and j of ``b`` (``a != b``; in the order
+    of ``result.labels``), i's net score (wins - losses per game) and win rate against j."""
+    fam = np.asarray(result.families)
+    rows, cols = np.flatnonzero(fam == a), np.flatnonzero(fam == b)
+    row_of, col_of = {c: k for k, c in enumerate(rows)}, {c: k for k, c in enumerate(cols)}
+    net, win = np.full((len(rows), len(cols)), np.nan), np.full((len(rows), len(cols)), np.nan)
+    for (i, j), g, w, l in zip(result.pairs, result.games, result.wins, result.losses):
+        if i in row_of and j in col_of:
+            net[row_of[i], col_of[j]], win[row_of[i], col_of[j]] = (w - l) / g, w / g
+        elif j in row_of and i in col_of:
+            net[row_of[j], col_of[i]], win[row_of[j], col_of[i]] = (l - w) / g, l / g
+    return net, win
 
-    A family against itself pools the pairings of its champions across replicates, each game
-    counted once, from the side of the champion listed first.
+
+def crossplay_tables(result: CrossplayResult, order: Sequence[str], seed: int = 0) -> tuple[list[dict], list[dict]]:
+    """Family-vs-family rows and champion-vs-family rows.
+
+    Between two families, the win rate and the net score are averaged over every pairing of
+    their champions (each pairing plays the same number of games, so this is also the pooled
+    rate) with two-way cluster intervals (:func:`studies.inference.crossplay_inference`, both
+    families' champions resampled with a stream of ``seed``); ``sign_p`` is the champion-level
+    sign test and ``detectable`` the net difference the champion counts would have detected
+    with 80% power at ALPHA.  A family against itself pools the pairings of its champions
+    across replicates, each game counted once, from the side of the champion listed first (no
+    interval: its champions are not two independent samples).
     """
     fam = np.asarray(result.families)
     first, second = result.pairs[:, 0], result.pairs[:, 1]
@@ -188,6 +284,7 @@ def crossplay_tables(result: CrossplayResult, order: Sequence[str]) -> tuple[lis
                         "draws": int(per_d[c, k]),
                         "losses": int(per_l[c, k]),
                         "win_rate": per_w[c, k] / games,
+                        "net": (per_w[c, k] - per_l[c, k]) / games,
                     }
                 )
     family_rows = []
@@ -200,9 +297,6 @@ def crossplay_tables(result: CrossplayResult, order: Sequence[str]) -> tuple[lis
             games = int(result.games[forward].sum() + result.games[backward].sum())
             if not games:
                 continue
-            draws = games - wins - losses
-            low, high = wilson_interval(wins, games)
-            net, net_low, net_high = net_interval(wins, draws, losses)
             spread = np.array([r["win_rate"] for r in champion_rows if r["family"] == a and r["opponent_family"] == b])
             q1, median, q3 = np.percentile(spread, [25, 50, 75])
             family_rows.append(
@@ -212,15 +306,12 @@ def crossplay_tables(result: CrossplayResult, order: Sequence[str]) -> tuple[lis
                     "pairings": int(forward.sum() + backward.sum()),
                     "games": games,
                     "wins": wins,
-                    "draws": draws,
+                    "draws": games - wins - losses,
                     "losses": losses,
                     "win_rate": wins / games,
-                    "ci_low": low,
-                    "ci_high": high,
                     "loss_rate": losses / games,
-                    "net": net,
-                    "net_ci_low": net_low,
-                    "net_ci_high": net_high,
+                    "net": (wins - losses) / games,
+                    **_champion_level(result, a, b, seed),
                     "champions": len(spread),
                     "champion_median": float(median),
                     "champion_q1": float(q1),
@@ -230,6 +321,48 @@ def crossplay_tables(result: CrossplayResult, order: Sequence[str]) -> tuple[lis
                 }
             )
     return family_rows, champion_rows
+
+
+def _champion_level(result: CrossplayResult, a: str, b: str, seed: int) -> dict[str, Any]:
+    """The champion-level columns of a family-vs-family row (NaN against its own family)."""
+    if a == b:
+        nan = math.nan
+        keys = "ci_low ci_high net_ci_low net_ci_high net_se detectable".split()
+        keys += "champions_ahead champions_behind opponents_ahead opponents_behind sign_p".split()
+        keys += ["opponent_champions", "sign_attainable"]
+        return dict.fromkeys(keys, nan)
+    net, win = pair_matrices(result, a, b)
+    stats = inf.crossplay_inference(net, inf.generator(seed, "crossplay", a, b))
+    rate = inf.crossplay_inference(win, inf.generator(seed, "crossplay-win", a, b)).net
+    return {
+        "ci_low": max(rate.low, 0.0),  # (NaN stays NaN)
+        "ci_high": min(rate.high, 1.0),
+        "net_ci_low": max(stats.net.low, -1.0),
+        "net_ci_high": min(stats.net.high, 1.0),
+        "net_se": stats.standard_error,
+        "detectable": inf.detectable_difference(stats.standard_error, ALPHA, df=stats.df),
+        "champions_ahead": stats.ahead_a,
+        "champions_behind": stats.behind_a,
+        "opponents_ahead": stats.ahead_b,
+        "opponents_behind": stats.behind_b,
+        "sign_p": stats.p,
+        "opponent_champions": net.shape[1],
+        "sign_attainable": inf.sign_test(min(net.shape), 0) < ALPHA,
+    }
+
+
+def crossplay_verdict(row: Mapping[str, Any]) -> str:
+    """A family pair in words: "ahead"/"behind" (the net score's interval excludes 0 and the
+    champion-level sign test agrees at ALPHA), "level" (the interval within +-LEVEL_MARGIN) or
+    "not separated"."""
+    low, high = row["net_ci_low"], row["net_ci_high"]
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "not separated"
+    if row["sign_p"] < ALPHA and (low > 0 or high < 0):
+        return "ahead" if low > 0 else "behind"
+    if -LEVEL_MARGIN <= low and high <= LEVEL_MARGIN:
+        return "level"
+    return "not separated"
 
 
 def matrices(family_rows: Sequence[Mapping[str, Any]], order: Sequence[str], key: str = "win_rate"):

@@ -12,6 +12,7 @@ from hypothesis import strategies as hs
 
 from studies import statistics as st
 from studies.crossplay import CrossplayResult, pairing_games
+from studies.report import comparison_phrase, crossplay_phrase, estimate, summary_cell
 
 # ---- Holm --------------------------------------------------------------------------------------
 
@@ -173,5 +174,129 @@ def test_crossplay_tables_hand_worked():
     assert rows[("b0", "A")]["wins"] == 18 and rows[("b0", "A")]["games"] == 40
     # spread of A's champions against B: a0 12/20, a1 5/20
     assert (ab["champion_min"], ab["champion_max"]) == (0.25, 0.6)
-    low, high = st.wilson_interval(17, 40)
-    assert (ab["ci_low"], ab["ci_high"]) == (low, high)
+    # one champion of B: no champion-level interval (the games of one champion say nothing
+    # about its family), only the sign counts: a0 +6/20 ahead, a1 -7/20 behind; b0 ahead of A
+    assert math.isnan(ab["ci_low"]) and math.isnan(ab["net_ci_low"])
+    assert (ab["champions_ahead"], ab["champions_behind"], ab["opponents_ahead"]) == (1, 1, 1)
+    assert ab["opponent_champions"] == 1 and not ab["sign_attainable"]
+    assert ab["net"] == pytest.approx((17 - 18) / 40)
+    assert math.isnan(aa["ci_low"]) and math.isnan(aa["sign_p"])  # a family against itself
+
+
+def _two_family_crossplay(rng, n_a=6, n_b=5, games=40):
+    """A cross-play of two families, each pair of champions over ``games`` games."""
+    labels = [f"a{i}" for i in range(n_a)] + [f"b{j}" for j in range(n_b)]
+    families = ["A"] * n_a + ["B"] * n_b
+    i, j = np.triu_indices(n_a + n_b, k=1)
+    keep = (i < n_a) & (j >= n_a)
+    pairs = np.stack([i[keep], j[keep]], axis=1)
+    p_win = np.clip(0.45 + rng.normal(0, 0.05, len(pairs)), 0.05, 0.9)
+    wins = rng.binomial(games, p_win)
+    losses = rng.binomial(games - wins, 0.8)  # of the other games, 80% losses, 20% draws
+    count = len(pairs)
+    return CrossplayResult(
+        labels,
+        families,
+        list(range(n_a)) + list(range(n_b)),
+        pairs,
+        np.full(count, games),
+        wins,
+        games - wins - losses,
+        losses,
+    )
+
+
+def test_crossplay_intervals_are_champion_level_and_seeded():
+    result = _two_family_crossplay(np.random.default_rng(4))
+    rows, _ = st.crossplay_tables(result, ["A", "B"], seed=3)
+    again, _ = st.crossplay_tables(result, ["A", "B"], seed=3)
+    ab = next(r for r in rows if (r["family"], r["opponent_family"]) == ("A", "B"))
+    assert ab == next(r for r in again if (r["family"], r["opponent_family"]) == ("A", "B"))
+    # wider than the per-game interval, which treats the 1,200 games as independent
+    per_game = st.net_interval(ab["wins"], ab["draws"], ab["losses"])
+    assert ab["net_ci_high"] - ab["net_ci_low"] > per_game[2] - per_game[1]
+    assert ab["net_ci_low"] < ab["net"] < ab["net_ci_high"]
+    net, _ = st.pair_matrices(result, "A", "B")
+    assert net.mean() == pytest.approx(ab["net"])  # equal games per pairing: the pooled net score
+
+
+def test_crossplay_verdict_needs_the_interval_and_the_champions():
+    base = {"net_ci_low": 0.02, "net_ci_high": 0.08, "sign_p": 0.01}
+    assert st.crossplay_verdict(base) == "ahead"
+    assert st.crossplay_verdict({**base, "sign_p": 0.27}) == "not separated"  # 56/100 champions
+    assert st.crossplay_verdict({**base, "net_ci_low": -0.08, "net_ci_high": -0.02}) == "behind"
+    assert st.crossplay_verdict({**base, "net_ci_low": -0.005, "net_ci_high": 0.008, "sign_p": 0.5}) == "level"
+
+
+def test_crossplay_sentence_states_the_detectable_difference_when_not_separated():
+    row = {
+        "method": "FSM",
+        "opponent_method": "Q-learning",
+        "net": 0.014,
+        "net_ci_low": -0.004,
+        "net_ci_high": 0.032,
+        "champions_ahead": 56,
+        "champions": 100,
+        "sign_p": 0.2713,
+        "detectable": 0.025,
+    }
+    text = crossplay_phrase(row)
+    assert text.startswith("cannot be separated") and "2.5 pp would have been detected with 80% power" in text
+    assert "56/100 champions ahead" in text and "ahead by" not in text
+    assert crossplay_phrase({**row, "net_ci_low": 0.004, "sign_p": 0.01}).startswith("FSM ahead by +1.4 pp [+0.4 pp")
+    # 3 champions: the smallest two-sided sign-test p is 2 / 2**3 = 0.25, nothing could be shown
+    few = crossplay_phrase({**row, "champions": 3, "opponent_champions": 5, "sign_attainable": False})
+    assert few.endswith("with 3 and 5 champions no sign test could reach 0.05") and "80% power" not in few
+
+
+# ---- declared questions, Holm and the words of a comparison ----------------------------------------
+
+
+def test_holm_runs_over_the_declared_questions_only():
+    rng = np.random.default_rng(0)
+    groups = {m: list(rng.normal(k, 1, 12)) for k, m in enumerate("abcd")}
+    rows = st.pairwise(groups, "random", questions=[("d", "a"), ("b", "c")], seed=1)
+    assert [(r["method_a"], r["method_b"], r["declared"]) for r in rows[:2]] == [("d", "a", True), ("b", "c", True)]
+    assert len(rows) == 6 and not any(r["declared"] for r in rows[2:])
+    assert [r["p_holm"] for r in rows[:2]] == pytest.approx(st.holm([r["p"] for r in rows[:2]]))
+    assert all(math.isnan(r["p_holm"]) for r in rows[2:])
+    assert rows[0]["holm_alpha"] == pytest.approx(0.025)
+    assert rows[0]["a12"] > 0.5 and rows[0]["difference"] > 0  # oriented as declared: d against a
+
+
+def test_no_declared_questions_means_every_pair():
+    groups = {"a": [0.1, 0.2, 0.3], "b": [0.3, 0.4, 0.5], "c": [0.5, 0.6, 0.7]}
+    rows = st.pairwise(groups)
+    assert all(r["declared"] for r in rows) and rows[0]["holm_alpha"] == pytest.approx(0.05 / 3)
+
+
+def test_three_against_five_replicates_under_holm_over_28_pairs_cannot_separate():
+    # the 31 study's case: the best exact Mann-Whitney p is 2/56 = 0.036, above 0.05 / 28
+    groups = {f"m{k}": [0.1 * k + 0.01 * i for i in range(3 if k == 0 else 5)] for k in range(8)}
+    row = st.pairwise(groups)[0]
+    assert not row["attainable"] and st.verdict(row) == "unattainable"
+    text = comparison_phrase(row, row["method_a"], row["method_b"], "against `greedy`")
+    assert "with 3 and 5 replicates no test could reach Holm's level 0.00179" in text
+
+
+def test_comparison_words_ahead_level_and_not_separated():
+    ahead = st.pairwise({"FSM": [0.8 + 0.001 * i for i in range(12)], "Q": [0.7 + 0.001 * i for i in range(12)]})[0]
+    assert st.verdict(ahead) == "ahead"
+    assert comparison_phrase(ahead, "FSM", "Q", "against `random`").startswith(
+        "against `random`: FSM ahead by +10.0 pp ["
+    )
+    assert comparison_phrase(ahead, "Q", "FSM", "league").startswith("league: FSM ahead by +10.0 pp")
+    spread = np.random.default_rng(1).normal(0, 0.05, 40)
+    tied = st.pairwise({"FSM": list(0.8 + spread[:20]), "Q": list(0.8 + spread[20:])}, seed=2)[0]
+    assert st.verdict(tied) == "not separated"
+    text = comparison_phrase(tied, "FSM", "Q", "league")
+    assert "cannot be separated" in text and "would have been detected with 80% power (α = 0.05)" in text
+    level = st.pairwise({"A": [0.5 + 0.0001 * i for i in range(20)], "B": [0.5 + 0.0001 * i for i in range(1, 21)]})[0]
+    assert st.verdict(level) == "level"
+
+
+def test_degenerate_samples_read_all_n_replicates_not_a_zero_width_interval():
+    row = st.summarize({"MC": [1.0] * 4})[0]
+    assert row["all_equal"] and summary_cell(row) == "all 4 replicates 100.0%"
+    assert "[100.0%, 100.0%]" not in summary_cell(row)
+    assert estimate(0.5, 0.4, 0.6) == "50.0% [40.0%, 60.0%]"

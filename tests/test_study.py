@@ -8,6 +8,7 @@ same study run with --jobs 1 and 2, interrupted and resumed, giving identical ta
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import math
 import zlib
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from report_helpers import report_defects
 
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
@@ -33,6 +35,7 @@ question = "Does the pipeline hold together?"
 game = "dtd"
 seed = 11
 panel = ["random", "always-large"]
+questions = [["fsm", "bda"], ["mc", "q-evo"]]
 
 [[competitors]]
 name = "bda"
@@ -224,8 +227,13 @@ def test_crossplay_family_table_recomputed_from_raw_pairs(finished, plan):
                 continue
             row = family[(a, b)]
             assert (int(row["games"]), int(row["wins"]), int(row["losses"])) == (games, wins, losses)
-            assert games >= needed
-            assert (float(row["ci_high"]) - float(row["ci_low"])) / 2 <= 0.1
+            assert games >= needed  # the per-game precision the protocol asks for
+            assert float(row["net"]) == pytest.approx((wins - losses) / games, abs=1e-5)
+            if a == b:  # a family against itself: no champion-level interval
+                assert row["ci_low"] == row["net_ci_low"] == ""
+            else:  # the champion-level interval is around the rate (and wider than the games alone give)
+                assert float(row["ci_low"]) <= float(row["win_rate"]) <= float(row["ci_high"])
+                assert float(row["net_ci_low"]) <= float(row["net"]) <= float(row["net_ci_high"])
     # every champion meets every other exactly once
     labels = {p["champion_a"] for p in pairs} | {p["champion_b"] for p in pairs}
     assert len(pairs) == len(labels) * (len(labels) - 1) // 2 == 45
@@ -240,9 +248,12 @@ def test_heatmap_draws_the_csv_numbers(finished, plan):
     assert len(drawn) == len(rows)
     for row in rows:
         i, j = labels.index(row["method"]), labels.index(row["opponent_method"])
-        rate, half = drawn[(i, j)].split("\n")
+        rate, *half = drawn[(i, j)].split("\n")
         assert rate == f"{100 * float(row['win_rate']):.1f}"
-        assert half == f"±{100 * (float(row['ci_high']) - float(row['ci_low'])) / 2:.1f}"
+        if row["ci_low"]:
+            assert half == [f"±{100 * (float(row['ci_high']) - float(row['ci_low'])) / 2:.1f}"]
+        else:  # a family against itself: no interval drawn
+            assert half == []
 
 
 def test_report_tables_match_the_csv(finished):
@@ -251,6 +262,32 @@ def test_report_tables_match_the_csv(finished):
     for row in read_csv(data.out / "tables" / "panel_summary.csv"):
         if row["opponent"] == "random":
             assert f"{100 * float(row['mean']):.1f}% [{100 * float(row['ci_low']):.1f}%" in report
+
+
+def test_report_states_the_declared_questions_and_their_verdicts(finished):
+    data, analysis, _ = finished
+    report = (data.out / "report.md").read_text()
+    conclusions = report.split("## Conclusions")[1].split("## Compute")[0]
+    assert "The study declares 2 questions in advance" in conclusions
+    for pair in ("**FSM vs BDA**", "**MC-ES vs Q (evo)**"):
+        line = next(x for x in conclusions.splitlines() if pair in x)
+        assert "against `random`" in line and "league" in line and "cross-play" in line
+    tests = read_csv(data.out / "tables" / "panel_tests.csv")
+    declared = [r for r in tests if r["declared"] == "True"]
+    assert {(r["method_a"], r["method_b"]) for r in declared} == {("FSM", "BDA"), ("MC-ES", "Q (evo)")}
+    assert all(r["p_holm"] == "" for r in tests if r["declared"] == "False")
+    assert "### Reliability of one run" in report and "P(a run of the row beats the median run" in report
+    assert "figures/reliability.png" in report and (data.out / "figures" / "reliability.png").exists()
+
+
+def test_report_has_no_empty_heading_and_lists_no_unwritten_figure(finished, tmp_path):
+    data, _, _ = finished
+    assert report_defects((data.out / "report.md").read_text(), figures=True) == []
+    bare = dataclasses.replace(data, out=tmp_path)
+    write_report(bare, analyse(bare, figures=False), "fsmarena study tiny.toml --no-figures")
+    report = (tmp_path / "report.md").read_text()
+    assert report_defects(report, figures=False) == []
+    assert "### Learning curves" not in report
 
 
 # ---- reproducibility ------------------------------------------------------------------------------
@@ -387,6 +424,11 @@ def test_out_holding_another_study_is_refused_untouched(finished, tmp_path, caps
         (('panel = ["random", "always-large"]', 'panel = ["random", "always-huge"]'), "unknown player 'always-huge'"),
         (("version = 1", 'version = "one"'), "field 'version' must be a whole number"),
         (("[[competitors]]", "[[competitors]"), "not valid TOML"),
+        (('["mc", "q-evo"]]', '["mc", "sarsa"]]'), "questions: unknown competitor 'sarsa'"),
+        (('["mc", "q-evo"]]', '["mc", "mc"]]'), "questions: 'mc' is compared with itself"),
+        (('["mc", "q-evo"]]', '["bda", "fsm"]]'), "questions: bda against fsm is asked twice"),
+        (('["mc", "q-evo"]]', '["mc"]]'), "must be a pair of competitor names"),
+        (('questions = [["fsm", "bda"], ["mc", "q-evo"]]', 'questions = "fsm"'), "field 'questions' must be a list"),
     ],
 )
 def test_bad_study_definitions_fail_before_writing(tmp_path, capsys, change, message):

@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("sklearn")
 
 from cli_helpers import cli  # noqa: E402
+from report_helpers import report_defects  # noqa: E402
 
 from fsmarena.cli import main  # noqa: E402
 from fsmarena.errors import FsmarenaError  # noqa: E402
@@ -50,6 +51,7 @@ FIGURES = (
     "table",
     "best_fsm",
     "best_bda",
+    "reliability",
 )
 
 
@@ -171,6 +173,13 @@ def test_every_generic_table_and_the_report_sections_exist(run):
                 if r["champion"] == f"{record['competitor']}/r{record['replicate']:03d}" and r["opponent"] == opponent
             )
             assert int(row["wins"]) == counts["wins"] and int(row["games"]) == counts["games"]
+
+
+def test_the_report_has_no_empty_heading_zero_width_interval_or_unwritten_figure(run):
+    out, _summary = run
+    text = (out / "report.md").read_text()
+    assert report_defects(text, figures=False) == []
+    assert "The study declares 5 questions in advance" in text
 
 
 def test_a_rerun_resumes_without_playing_again(run, capsys):

@@ -9,11 +9,13 @@ import json
 import numpy as np
 import pytest
 from cli_helpers import cli
+from report_helpers import report_defects
 
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.players import resolve_player
+from games.vautour.report import _Part
 from games.vautour.study import DEFINITION, load
 from studies import statistics as st
 from studies.analysis import read_csv
@@ -32,6 +34,7 @@ FIGURES = (
     "curves_evolve",
     "best_fsm",
     "best_bda",
+    "reliability",
 )
 
 
@@ -154,7 +157,31 @@ def test_seen_flags_and_generalisation_summary_follow_the_definition(run, n):
     for family in FAMILIES:
         values = [float(r["unseen_advantage"]) for r in general if r["family"] == family]
         row = next(r for r in summary if r["method"] == family and r["opponent"] == "unseen")
-        assert float(row["mean"]) == pytest.approx(st.mean_ci(values)[0], abs=1e-5)
+        assert float(row["mean"]) == pytest.approx(np.mean(values), abs=1e-5)
+
+
+def test_reports_have_no_empty_heading_zero_width_interval_or_unwritten_figure(run):
+    out, _summary = run
+    for path in [out / "report.md", *(out / f"{n}-players" / "report.md" for n in (2, 3))]:
+        assert report_defects(path.read_text(), figures=False) == [], path
+    text = (out / "report.md").read_text()
+    assert "interval over champions" in text  # the head-to-head claim rests on champions
+
+
+def _finding(beats_all_seen: dict[str, list[bool]]) -> str:
+    part = object.__new__(_Part)
+    part.n, part.families = 2, list(beats_all_seen)
+    part.general = [{"family": f, "beats_all_seen": b} for f, flags in beats_all_seen.items() for b in flags]
+    return part.trained_against_finding()
+
+
+def test_the_trained_against_finding_never_speaks_of_no_family():
+    none = _finding({"MC": [True, False], "FSM": [False, False]})
+    assert "of no family" not in none
+    assert "in no family does every champion beat" in none and "in MC 1 of 2 champions do" in none
+    some = _finding({"MC": [True, True], "FSM": [True, False]})
+    assert some.startswith("- **2 players, trained-against strategies**: every champion of MC beats")
+    assert some.endswith("; in FSM 1 of 2 champions do.")
 
 
 def test_a_rerun_resumes_to_the_same_tables_and_a_foreign_folder_is_refused(run, tmp_path, capsys):

@@ -55,7 +55,7 @@ def run(args) -> int:
     from fsmarena.outdir import claim_folder
     from studies.analysis import analyse
     from studies.protocol import DriverRun, StudyDriver, get_study
-    from studies.report import pct, write_report
+    from studies.report import summary_cell, write_report
     from studies.runner import run_study
 
     def log(message: str) -> None:
@@ -122,6 +122,6 @@ def run(args) -> int:
         width = max(len(r["method"]) for r in rows) + 2
         print(f"win rate vs {opponent} (mean over replicates, 95% CI)")
         for r in rows:
-            print(f"  {r['method'].ljust(width)}{pct(r['mean'])}  [{pct(r['ci_low'])}, {pct(r['ci_high'])}]")
+            print(f"  {r['method'].ljust(width)}{summary_cell(r)}")
         print(f"report: {report}")
     return 0

@@ -19,7 +19,6 @@ automata.  Every number in the report comes from these tables.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -29,18 +28,28 @@ from fsmarena.fileio import write_text
 from fsmarena.version import __version__
 from games.base import Game, config_to_dict
 from games.stats import wilson_interval
-from studies import statistics as st
-from studies.analysis import Analysis, best_machine_figures, crossplay_figures, panel_figure, to_csv
+from studies import inference as inf
+from studies.analysis import (
+    Analysis,
+    best_machine_figures,
+    crossplay_figures,
+    panel_figure,
+    reliability_figure,
+    to_csv,
+)
 from studies.report import (
     compute_section,
     conclusions,
     crossplay_section,
+    estimate,
     figure,
+    figure_files,
     machines_section,
     panel_section,
     pct,
     pp,
     protocol_section,
+    reliability_section,
     reproduce_section,
     table,
     tests_section,
@@ -88,6 +97,7 @@ def family_rows(
                 "mean_win_rate": s["mean"],
                 "mean_ci_low": s["ci_low"],
                 "mean_ci_high": s["ci_high"],
+                "all_equal": s["all_equal"],
                 "best_replicate": conf["replicate"],
                 "best_panel_games": best["games"],
                 "best_panel_win_rate": best["wins"] / best["games"],
@@ -128,15 +138,20 @@ def table_rows(rows: Sequence[Mapping[str, Any]], opponents: Sequence[str]) -> l
     return out
 
 
-def table_summary(rows: Sequence[Mapping[str, Any]], opponents: Sequence[str], seats: int) -> list[dict[str, Any]]:
-    """Per group: pooled win rate (Wilson), mean over its entrants (t), difference from 1/seats."""
+def table_summary(
+    rows: Sequence[Mapping[str, Any]], opponents: Sequence[str], seats: int, seed: int = 0
+) -> list[dict[str, Any]]:
+    """Per group: pooled win rate (Wilson), mean over its entrants with its interval over entrants
+    (:func:`studies.inference.mean_interval`), difference from 1/seats.  A group of several
+    champions is above the fair share when the interval over its champions is (the champions are
+    the independent units); a single player when its own Wilson interval is."""
     out = []
     for group in dict.fromkeys(r["group"] for r in rows):
         mine = [r for r in rows if r["group"] == group]
         games = sum(r["games"] for r in mine)
         wins = sum(r["wins"] for r in mine)
         low, high = wilson_interval(wins, games)
-        mean, mean_low, mean_high = st.mean_ci([r["win_rate"] for r in mine])
+        mean = inf.mean_interval([r["win_rate"] for r in mine], inf.generator(seed, "table", group))
         row = {
             "group": group,
             "entrants": len(mine),
@@ -145,11 +160,12 @@ def table_summary(rows: Sequence[Mapping[str, Any]], opponents: Sequence[str], s
             "win_rate": wins / games,
             "ci_low": low,
             "ci_high": high,
-            "mean": mean,  # one entrant: no interval (NaN, an empty cell)
-            "mean_ci_low": max(0.0, mean_low) if math.isfinite(mean_low) else math.nan,
-            "mean_ci_high": min(1.0, mean_high) if math.isfinite(mean_high) else math.nan,
+            "mean": mean.value,  # one entrant: no interval (NaN, an empty cell)
+            "mean_ci_low": max(mean.low, 0.0),
+            "mean_ci_high": min(mean.high, 1.0),
+            "all_equal": mean.degenerate,
             "fair_share": 1 / seats,
-            "above_fair_share": low > 1 / seats,
+            "above_fair_share": (mean.low if len(mine) > 1 else low) > 1 / seats,
         }
         for name in opponents:
             row[f"{name}_win_rate"] = float(np.mean([r[f"{name}_win_rate"] for r in mine]))
@@ -268,6 +284,7 @@ def draw_figures(
             analysis.figures[key] = learning_curves(curves, folder / key, opponent=opponent)
     panel_figure(analysis, names, plan.study.panel, folder)
     crossplay_figures(analysis, names, folder)
+    reliability_figure(analysis, names, plan.study.curve_opponent, folder)
     analysis.figures["versus_reference"] = versus_reference_figure(
         data, families, study.reference, study.target, folder / "versus_reference"
     )
@@ -286,7 +303,7 @@ def answer_section(data: StudyData, analysis: Analysis, families: Sequence[Mappi
         [
             f["method"],
             f["replicates"],
-            f"{pct(f['mean_win_rate'])} [{pct(f['mean_ci_low'])}, {pct(f['mean_ci_high'])}]",
+            estimate(f["mean_win_rate"], f["mean_ci_low"], f["mean_ci_high"], f["all_equal"], f["replicates"]),
             f"r{f['best_replicate']:03d}: {pct(f['best_panel_win_rate'])} ({f['best_panel_games']:,})",
             f"{pct(f['confirm_win_rate'], 2)} [{pct(f['confirm_ci_low'], 2)}, {pct(f['confirm_ci_high'], 2)}]",
             pp(f["gap_to_target"]),
@@ -355,7 +372,7 @@ def table_section(
             s["entrants"],
             f"{s['games']:,}",
             f"{pct(s['win_rate'])} [{pct(s['ci_low'])}, {pct(s['ci_high'])}]",
-            f"{pct(s['mean'])} [{pct(s['mean_ci_low'])}, {pct(s['mean_ci_high'])}]",
+            estimate(s["mean"], s["mean_ci_low"], s["mean_ci_high"], s["all_equal"], s["entrants"], unit="entrants"),
             pp(s["win_rate"] - s["fair_share"]),
         ]
         + [pct(s[f"{o}_win_rate"]) for o in opponents]
@@ -364,7 +381,8 @@ def table_section(
     above = [s["group"] for s in summary if s["above_fair_share"]]
     ranked = sorted(summary, key=lambda s: -s["win_rate"])
     words = (
-        f"Above the fair share of 1/{seats} (whole pooled interval above it): {', '.join(above) or 'nobody'}. "
+        f"Above the fair share of 1/{seats} (a family: the whole interval over its champions above it; a builtin: "
+        f"its own interval): {', '.join(above) or 'nobody'}. "
         f"Highest pooled win rate: {ranked[0]['group']} ({pct(ranked[0]['win_rate'])})."
     )
     return "\n".join(
@@ -433,7 +451,7 @@ def write_thirtyone_report(
     scale = plan.scale.name
     families = family_rows(data, analysis, confirmed, study.reference, study.target)
     rows = table_rows(table_raw, study.table_opponents)
-    summary = table_summary(rows, study.table_opponents, study.table_players)
+    summary = table_summary(rows, study.table_opponents, study.table_players, plan.seed)
     for name, content in (("families", families), ("table", rows), ("table_summary", summary)):
         analysis.tables[name] = list(content)
         write_text(data.out / "tables" / f"{name}.csv", to_csv(content))
@@ -458,7 +476,8 @@ def write_thirtyone_report(
         evolution_section(data, analysis),
         crossplay_section(data, analysis),
         table_section(data, analysis, summary, study, study.table_games[scale]),
-        tests_section(analysis),
+        reliability_section(data, analysis),
+        tests_section(analysis, plan.study.questions),
         machines_section(data, analysis, heading="### Automata\n"),
         conclusions(data, analysis),
         compute_section(analysis, wall_seconds),
@@ -467,7 +486,7 @@ def write_thirtyone_report(
             [
                 "`study.json`: the protocol (every parameter) and its fingerprint",
                 "`tables/*.csv`: every number in this report (`families.csv`: the answer; `table*.csv`: 3 players)",
-                "`figures/*.png`, `figures/*.pdf`: the figures (PDF is vector)",
+                *figure_files(analysis),
                 "`players/<competitor>/rNNN.json`: every final player (`fsmarena play` accepts them)",
                 "`replicates/<competitor>/rNNN.json`: raw per-replicate results; `raw/crossplay.json`, `raw/confirm.json`, "
                 "`raw/table.json`: raw counts",

@@ -42,10 +42,11 @@ from fsmarena.fileio import write_text
 from fsmarena.version import __version__
 from games.base import config_to_dict
 from games.stats import Z95
+from studies import inference as inf
 from studies import statistics as st
-from studies.analysis import Analysis, best_machine_figures, to_csv
+from studies.analysis import Analysis, best_machine_figures, declared_questions, to_csv
 from studies.multiseat import LeagueResult, advantage_interval, group_rows
-from studies.report import image, pct, pp, pval, reproduce_section, table
+from studies.report import declared_statement, estimate, image, merged_phrases, pct, pp, pval, reproduce_section, table
 from studies.runner import StudyData
 from studies.variants import training_opponents
 
@@ -177,9 +178,9 @@ class _Part:
         for part in ("seen", "unseen"):
             groups = {f: [r[f"{part}_advantage"] for r in self.general if r["family"] == f] for f in self.families}
             groups = {f: v for f, v in groups.items() if v and all(math.isfinite(x) for x in v)}
-            self.summary += st.summarize(groups, part, bounds=(-1.0, 1.0))
+            self.summary += st.summarize(groups, part, bounds=(-1.0, 1.0), seed=plan.seed)
             if part == "unseen":
-                self.tests = st.pairwise(groups, "unseen")
+                self.tests = st.pairwise(groups, "unseen", declared_questions(plan.study, analysis.labels), plan.seed)
         tag = f"{self.n}p"
         tables = {
             f"league_{tag}": self.league,
@@ -243,6 +244,13 @@ class _Part:
             reference=0.0,
             columns=2,
             title_prefix="builtins ",
+        )
+        from figures.outcomes import outcome_ecdfs
+
+        self.figures["reliability"] = outcome_ecdfs(
+            {f"builtins {part}": general[part] for part in ("seen", "unseen")},
+            folder / f"reliability_{self.n}p",
+            xlabel="mean advantage (pp)",
         )
         plan = self.data.plan
         for kind, opponent in (("train", plan.study.curve_opponent), ("evolve", "random")):
@@ -335,11 +343,13 @@ class _Part:
                 if r["group"] == ref
                 else f"{pct(r['vs_reference_win_rate'])} [{pct(r['vs_reference_ci_low'])}, {pct(r['vs_reference_ci_high'])}]"
             )
+            low, high = r["vs_reference_advantage_low"], r["vs_reference_advantage_high"]
             adv = (
                 "–"
                 if r["group"] == ref
-                else f"{pp(r['vs_reference_advantage'])} [{pp(r['vs_reference_advantage_low'])}, "
-                f"{pp(r['vs_reference_advantage_high'])}]"
+                else estimate(
+                    r["vs_reference_advantage"], low, high, low == high, r["vs_reference_games"], fmt=pp, unit="games"
+                )
             )
             diff = (
                 "reference"
@@ -399,14 +409,14 @@ class _Part:
                 values = [c for c in self.champions if c["family"] == f and c["opponent"] == b]
                 beaten = sum(c["beats"] for c in values)
                 worst.append(f"`{b}` {beaten}/{len(values)}")
-            pooled = [self.pairs[(f, b)] for b in seen]
+            family_beats = [self.champion_level(b)[f].low > 0 for b in seen]
             rows.append(
                 [
                     f,
                     ", ".join(f"`{b}`" for b in seen),
                     f"{sum(r['beats_all_seen'] for r in mine)} of {len(mine)}",
                     "; ".join(worst),
-                    "yes" if all(r["beats"] for r in pooled) else "no",
+                    "yes" if all(family_beats) else "no",
                 ]
             )
         return "\n".join(
@@ -414,14 +424,16 @@ class _Part:
                 "### Does each champion beat every strategy it trained against?\n",
                 "A champion *beats* a builtin when the 95% interval of its advantage (its sole-win rate minus the "
                 "sole-win rate of one of the builtin's seats) lies above zero, over its own league games "
-                f"(`tables/generalisation_{self.n}p.csv`, `tables/champions_{self.n}p.csv`).\n",
+                f"(`tables/generalisation_{self.n}p.csv`, `tables/champions_{self.n}p.csv`): a statement about one "
+                "champion. The family beats a builtin when the 95% interval of its champions' mean advantage over "
+                "it (over champions, the independent units) lies above zero.\n",
                 table(
                     [
                         "family",
                         "trained against",
                         "champions beating all of them",
                         "per opponent: champions beating it",
-                        "family pooled beats all",
+                        "family beats all (over champions)",
                     ],
                     rows,
                 ),
@@ -434,11 +446,11 @@ class _Part:
         rows = []
         for f in self.families:
             unseen = [b for b in self.builtins if b not in self.seen[f]]
-            pooled = [self.pairs[(f, b)] for b in unseen]
+            family_beats = [self.champion_level(b)[f].low > 0 for b in unseen]
             cells = []
             for part in ("seen", "unseen"):
                 r = s.get((f, part))
-                cells.append("–" if r is None else f"{pp(r['mean'])} [{pp(r['ci_low'])}, {pp(r['ci_high'])}]")
+                cells.append("–" if r is None else _summary(r))
             gap = [g["seen_advantage"] - g["unseen_advantage"] for g in self.general if g["family"] == f]
             rows.append(
                 [
@@ -446,20 +458,31 @@ class _Part:
                     ", ".join(f"`{b}`" for b in unseen) or "–",
                     *cells,
                     pp(float(np.mean(gap))) if gap else "–",
-                    f"{sum(r['beats'] for r in pooled)} of {len(pooled)}",
+                    f"{sum(family_beats)} of {len(family_beats)}",
                 ]
             )
         tests = [
-            [r["method_a"], r["method_b"], f"{r['a12']:.2f}", r["effect"], pval(r["p"]), pval(r["p_holm"])]
+            [
+                r["method_a"],
+                r["method_b"],
+                "yes" if r["declared"] else "no",
+                estimate(r["difference"], r["difference_low"], r["difference_high"], fmt=pp),
+                estimate(r["a12"], r["a12_low"], r["a12_high"], fmt=lambda x: f"{x:.2f}"),
+                r["effect"],
+                pval(r["p"]),
+                pval(r["p_holm"]),
+            ]
             for r in self.tests
         ]
         return "\n".join(
             [
                 "### Generalisation to unseen strategies\n",
                 "Each champion's mean advantage over the builtins it trained against (seen) and over those it never met "
-                "(unseen); mean over replicates with a 95% t-interval (replicates are the independent units; "
+                "(unseen); mean over replicates with its 95% interval (bootstrap, Student-t below "
+                f"{inf.MIN_BOOTSTRAP} replicates; replicates are the independent units; "
                 f"`tables/generalisation_summary_{self.n}p.csv`). Gap: seen minus unseen. Last column: unseen builtins "
-                "the family's pooled champions beat.\n",
+                "the family beats: the 95% interval of its champions' mean advantage over that builtin (over "
+                "champions, the independent units) lies above zero.\n",
                 table(
                     [
                         "family",
@@ -467,14 +490,20 @@ class _Part:
                         "advantage on seen",
                         "advantage on unseen",
                         "gap",
-                        "unseen beaten (pooled)",
+                        "unseen beaten (over champions)",
                     ],
                     rows,
                 ),
                 "",
-                "Mann–Whitney tests on the unseen advantage of the replicates (Holm-corrected; "
-                f"`tables/generalisation_tests_{self.n}p.csv`):\n",
-                table(["A", "B", "A₁₂", "effect", "p", "p (Holm)"], tests) if tests else "(fewer than two families)",
+                "Mann–Whitney tests on the unseen advantage of the replicates, with the difference of the means "
+                "and A₁₂ with their bootstrap intervals ("
+                + declared_statement(self.analysis, self.data.plan.study.questions)
+                + f" `tables/generalisation_tests_{self.n}p.csv`):\n",
+                table(["A", "B", "declared", "mean A − mean B", "A₁₂", "effect", "p", "p (Holm)"], tests)
+                if tests
+                else "(fewer than two families)",
+                "",
+                self.reliability_text(),
                 "",
                 image(
                     self.figures.get("generalisation", []),
@@ -485,101 +514,143 @@ class _Part:
             ]
         )
 
+    def reliability_text(self) -> str:
+        """How reliable one run is on unseen builtins: the quantiles of the champions' unseen
+        advantage per family (and the empirical distribution figure)."""
+        rows = []
+        for f in self.families:
+            values = [g["unseen_advantage"] for g in self.general if g["family"] == f]
+            values = [v for v in values if math.isfinite(v)]
+            if values:
+                rows.append([f, len(values)] + [pp(q) for q in inf.quantiles(values)])
+        if not rows:
+            return ""
+        return "\n".join(
+            [
+                "How reliable one run is: quantiles of the champions' mean advantage over the unseen builtins "
+                "(each champion is one independent run).\n",
+                table(["family", "runs"] + [f"{round(100 * q)}%" for q in inf.QUANTILES], rows),
+                "",
+                image(
+                    self.figures.get("reliability", []),
+                    self.out,
+                    f"{self.n} players: empirical distribution of the champions' mean advantage over seen and "
+                    "unseen builtins.",
+                ),
+            ]
+        )
+
+    def champion_level(self, opponent: str, key: str = "advantage") -> dict[str, inf.Interval]:
+        """Per family, the mean over its champions of ``key`` against ``opponent`` with its 95%
+        interval over champions (the champions, not the games, are the independent units)."""
+        out = {}
+        for f in self.families:
+            values = [c[key] for c in self.champions if c["family"] == f and c["opponent"] == opponent]
+            rng = inf.generator(self.data.plan.seed, f"{self.n}p", key, opponent, f)
+            out[f] = inf.mean_interval(values, rng)
+        return out
+
     # ---- findings ----------------------------------------------------------------------------
     def findings(self) -> list[str]:
         n, ref = self.n, self.reference
         lines = []
         refs = {r["group"]: r for r in self.refs}
-        above = [f for f in self.families if refs[f]["vs_reference_advantage_low"] > 0]
-        below = [f for f in self.families if refs[f]["vs_reference_advantage_high"] < 0]
+        head = self.champion_level(ref)
+        count = {f: sum(1 for c in self.champions if c["family"] == f and c["opponent"] == ref) for f in self.families}
+
+        def shown(f: str) -> str:
+            i = head[f]
+            return f"{f} {estimate(i.value, i.low, i.high, i.degenerate, count[f], fmt=pp)}"
+
+        above = [f for f in self.families if head[f].low > 0]
+        below = [f for f in self.families if head[f].high < 0]
+        rest = [f for f in self.families if f not in above and f not in below]
+        parts = []
+        if above:
+            parts.append(", ".join(shown(f) for f in above) + " beat it")
+        if below:
+            parts.append(", ".join(shown(f) for f in below) + " lose to it")
+        if rest:
+            parts.append(", ".join(shown(f) for f in rest) + ": cannot be separated from it")
         lines.append(
-            f"- **{n} players, against `{ref}` head to head**: "
-            + (
-                ", ".join(
-                    f"{f} ({pct(refs[f]['vs_reference_win_rate'])} wins, advantage "
-                    f"{pp(refs[f]['vs_reference_advantage'])})"
-                    for f in above
-                )
-                + " beat it"
-                if above
-                else "no family beats it"
-            )
-            + (("; " + ", ".join(below) + " lose to it") if below else "")
-            + "."
+            f"- **{n} players, against `{ref}` head to head** (mean advantage of the family's champions, 95% "
+            "interval over champions): " + "; ".join(parts) + "."
         )
-        ranked = sorted(self.families, key=lambda f: -refs[f]["field_difference"])
+        field = self.champion_level("field", "win_rate")
+        ranked = sorted(self.families, key=lambda f: -field[f].value)
+        reference_rate = refs[ref]["field_win_rate"]
         lines.append(
             f"- **{n} players, against the field** (each other seat a builtin drawn per game), the families' "
-            f"win rates minus `{ref}`'s ({pct(refs[ref]['field_win_rate'])}): "
+            f"mean win rates over champions (95% interval over champions) against `{ref}`'s "
+            f"{pct(reference_rate)}: "
             + ", ".join(
-                f"{f} {pp(refs[f]['field_difference'])} [{pp(refs[f]['field_difference_low'])}, "
-                f"{pp(refs[f]['field_difference_high'])}]"
+                f"{f} {estimate(field[f].value, field[f].low, field[f].high, field[f].degenerate, count[f])}"
                 for f in ranked
             )
             + "."
         )
         ranked = sorted(self.families, key=lambda f: -refs[f]["difference"])
         lines.append(
-            f"- **{n} players, against the other builtins one at a time**, the families' mean win rates "
+            f"- **{n} players, against the other builtins one at a time**, the families' pooled win rates "
             f"minus `{ref}`'s against the same builtins: "
             + ", ".join(
                 f"{f} {pp(refs[f]['difference'])} [{pp(refs[f]['difference_low'])}, {pp(refs[f]['difference_high'])}]"
                 for f in ranked
             )
-            + " (95% intervals)."
+            + " (95% intervals over games, champions pooled)."
         )
-        all_seen = [f for f in self.families if all(r["beats_all_seen"] for r in self.general if r["family"] == f)]
-        missing = [
-            f"{f} ({sum(r['beats_all_seen'] for r in self.general if r['family'] == f)} of "
-            f"{sum(1 for r in self.general if r['family'] == f)} champions)"
-            for f in self.families
-            if f not in all_seen
-        ]
-        lines.append(
-            f"- **{n} players, trained-against strategies**: every champion of "
-            + (", ".join(all_seen) if all_seen else "no family")
-            + " beats every strategy it trained against"
-            + ("; not all champions of " + ", ".join(missing) + " do" if missing else "")
-            + "."
-        )
+        lines.append(self.trained_against_finding())
         s = {r["method"]: r for r in self.summary if r["opponent"] == "unseen"}
         if s:
             by_mean = sorted(s.values(), key=lambda r: -r["mean"])
-            best, rest = by_mean[0], by_mean[1:]
-            separated = [
-                r["method"]
-                for r in rest
-                if math.isfinite(best["ci_low"]) and math.isfinite(r["ci_high"]) and best["ci_low"] > r["ci_high"]
-            ]
-            significant = [
-                t
-                for t in self.tests
-                if best["method"] in (t["method_a"], t["method_b"])
-                and math.isfinite(t["p_holm"])
-                and t["p_holm"] < ALPHA
-            ]
+            best, others = by_mean[0], by_mean[1:]
             text = (
-                f"- **{n} players, generalisation**: {best['method']} has the highest mean advantage over the "
-                f"builtins it never saw ({pp(best['mean'])}, 95% CI {pp(best['ci_low'])} to {pp(best['ci_high'])}"
-                f"; then " + ", ".join(f"{r['method']} {pp(r['mean'])}" for r in rest) + ")."
+                f"- **{n} players, generalisation**: the highest mean advantage over the builtins the champions "
+                f"never saw is {best['method']}'s ({_summary(best)}"
+                + ("; then " + ", ".join(f"{r['method']} {pp(r['mean'])}" for r in others) if others else "")
+                + "). "
+                + declared_statement(self.analysis, self.data.plan.study.questions)
             )
-            if separated:
-                text += f" Its interval lies above those of {', '.join(separated)}."
-            if significant:
-                text += (
-                    " Replicate-level tests separate it from "
-                    + ", ".join(
-                        t["method_b"] if t["method_a"] == best["method"] else t["method_a"] for t in significant
-                    )
-                    + "."
-                )
-            else:
-                text += (
-                    " With this many replicates no Holm-corrected test separates it from the others, so "
-                    '"best" is the point estimate, not a demonstrated difference.'
-                )
             lines.append(text)
+            for a, b in self.compared_pairs(best["method"]):
+                rows = [(r, "unseen advantage") for r in self.tests if {r["method_a"], r["method_b"]} == {a, b}]
+                phrases = merged_phrases(rows, a, b)
+                if phrases:
+                    lines.append(f"  - **{a} vs {b}**: " + "; ".join(phrases) + ".")
         return lines
+
+    def compared_pairs(self, best: str) -> list[tuple[str, str]]:
+        """The declared questions as labels, or, when the study declares none, the best family
+        against each other family."""
+        label = self.analysis.labels
+        if self.data.plan.study.questions:
+            return [(label[a], label[b]) for a, b in self.data.plan.study.questions]
+        return [(best, f) for f in self.families if f != best]
+
+    def trained_against_finding(self) -> str:
+        """Which families have every champion beating every strategy it trained against (never
+        "every champion of no family")."""
+        mine = {f: [r for r in self.general if r["family"] == f] for f in self.families}
+        complete = [f for f in self.families if mine[f] and all(r["beats_all_seen"] for r in mine[f])]
+        partial = [
+            f"in {f} {sum(r['beats_all_seen'] for r in mine[f])} of {len(mine[f])} champions do"
+            for f in self.families
+            if f not in complete
+        ]
+        head = f"- **{self.n} players, trained-against strategies**: "
+        if not complete:
+            return (
+                head
+                + "in no family does every champion beat every strategy it trained against ("
+                + (", ".join(partial) + ").")
+            )
+        text = head + "every champion of " + ", ".join(complete) + " beats every strategy it trained against"
+        return text + (("; " + ", ".join(partial)) if partial else "") + "."
+
+
+def _summary(row: dict) -> str:
+    """A generalisation summary row's mean advantage with its interval (or "all N replicates")."""
+    return estimate(row["mean"], row["ci_low"], row["ci_high"], bool(row["all_equal"]), row["replicates"], fmt=pp)
 
 
 def exploitability_section(rows: Sequence[dict], n: int, out: Path, figures: bool) -> str:
@@ -910,7 +981,7 @@ def write_vautour_report(
             command,
             [
                 "`tables/*_<n>p.csv`: every number of this report, per player count",
-                "`figures/*.png`, `figures/*.pdf`: the figures",
+                *(["`figures/*.png`, `figures/*.pdf`: the figures"] if figures else []),
                 "`<n>-players/`: the generic study of each player count (its own `report.md`, tables, figures, "
                 "players, raw results; `raw/league.json`: the league's raw counts)",
             ],
