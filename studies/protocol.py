@@ -462,7 +462,7 @@ def _questions(r: _Reader, names: list[str]) -> tuple[tuple[str, str], ...]:
         if not (isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)):
             raise r.fail('every entry of \'questions\' must be a pair of competitor names, e.g. ["fsm", "bda"]')
         a, b = item
-        unknown = [sanitise_text(x, 60) for x in item if x not in names]
+        unknown = [clean_text(x, 60) for x in item if x not in names]
         if unknown:
             raise r.fail(f"questions: unknown competitor '{unknown[0]}' (known: {', '.join(names)})")
         if a == b:
