@@ -128,8 +128,8 @@ class EvolveConfig:
             changes["mutations"] = 9 if thesis else 2
         if self.states is None:
             changes["states"] = 8 if self.genome == "bda" else 4
-        if self.inputs is None and game is not None:  # BDAs read features; "index" as before
-            changes["inputs"] = default_inputs(game) if self.genome == "fsm" else "index"
+        if self.inputs is None and game is not None and self.genome == "fsm":  # BDAs read features, no inputs
+            changes["inputs"] = default_inputs(game)
         config = dataclasses.replace(self, **changes, panel=tuple(self.panel))
         config.validate(game, changed_fields(self) if given is None else given)
         return config
