@@ -13,63 +13,26 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_helpers import (
+    CONFIG_CASES,
+    CONFIG_IDS,
+    KERNEL_GAMES,
+    configs_of,
+    game_of,
+    kernel_of,
+    logging_decide,
+    scripted,
+)
 
 from games import kernel as contract
-from games.registry import entries, resolve
-
-KERNEL_GAMES = [e for e in entries() if e.kernel]
-
-
-def _game(entry, config):
-    return resolve(entry.game, "game")(config)
-
-
-def _kernel(entry):
-    import importlib
-
-    return importlib.import_module(entry.kernel)
-
-
-def _configs(entry):
-    module = _kernel(entry)
-    return module.test_configs() if hasattr(module, "test_configs") else [None]
-
-
-CASES = [(e, i) for e in KERNEL_GAMES for i in range(len(_configs(e)))]
-IDS = [f"{e.name}-{i}" for e, i in CASES]
-
-
-def _scripted(module, mask):
-    """The actions a scripted player picks from: the legal ones the game does not draw at random."""
-    legal = np.flatnonzero(mask)
-    chance = getattr(module, "CHANCE_ACTIONS", ())
-    kept = legal[~np.isin(legal, chance)]
-    return kept if len(kept) else legal
+from games.registry import entries
 
 
 def _engine_log(game, module, deals, picks):
     """Play ``deals`` on the batched engine; log every decision's observation per (game, seat)."""
-    n = len(deals)
     log: dict[tuple[int, int], list] = {}
-    count = np.zeros((n, game.n_seats), dtype=np.int64)
-
-    def decide(seat, obs, rows):
-        ids = np.arange(n) if rows is None else np.asarray(rows)
-        mask = obs.mask if obs.mask is not None else np.ones((len(ids), game.n_actions), dtype=bool)
-        feats = obs.features if game.feature_names else np.zeros((len(ids), 0))
-        index = np.broadcast_to(np.asarray(obs.index), (len(ids),))
-        codes = [np.broadcast_to(np.asarray(getattr(obs, name)), (len(ids),)) for name in game.encodings]
-        actions = np.empty(len(ids), dtype=np.int64)
-        for j, g in enumerate(ids):
-            legal = _scripted(module, mask[j])
-            actions[j] = legal[picks[g, seat, count[g, seat]] % len(legal)]
-            log.setdefault((int(g), seat), []).append(
-                (int(index[j]), feats[j].copy(), mask[j].copy(), [int(c[j]) for c in codes], int(actions[j]))
-            )
-            count[g, seat] += 1
-        return actions
-
-    outcome = game.play(n, np.random.default_rng(0), decide, **module.engine_script(game.config, deals))
+    decide = logging_decide(game, module, len(deals), picks, log)
+    outcome = game.play(len(deals), np.random.default_rng(0), decide, **module.engine_script(game.config, deals))
     return log, outcome
 
 
@@ -94,7 +57,7 @@ def _kernel_game(module, p, deal, g, picks, log, game):
         assert np.array_equal(feats, e_feats), (g, seat, t)
         codes = [module.encoding(p, s, seat, w) for w in range(module.n_encodings(p))]
         assert codes == e_codes, (g, seat, t)
-        legal = _scripted(module, mask)
+        legal = scripted(module, mask)
         action = legal[picks[g, seat, t] % len(legal)]
         assert action == e_action
         module.step(p, s, action)
@@ -122,20 +85,20 @@ def _compare(game, module, seed, n):
         assert np.allclose(scores, outcome.scores[g], rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
+@pytest.mark.parametrize("case", CONFIG_CASES, ids=CONFIG_IDS)
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1))
 def test_kernel_plays_the_engine_rules(case, seed):
     entry, number = case
-    module = _kernel(entry)
+    module = kernel_of(entry)
     if not hasattr(module, "engine_script"):
         pytest.skip(f"{entry.kernel} has no engine_script yet")
-    config = _configs(entry)[number]
-    game = _game(entry, config)
+    config = configs_of(entry)[number]
+    game = game_of(entry, config)
     _compare(game, module, seed, 12)
 
 
-RANDOM_CONFIG_GAMES = [e for e in KERNEL_GAMES if hasattr(_kernel(e), "random_config")]
+RANDOM_CONFIG_GAMES = [e for e in KERNEL_GAMES if hasattr(kernel_of(e), "random_config")]
 
 
 @pytest.mark.parametrize("entry", RANDOM_CONFIG_GAMES, ids=[e.name for e in RANDOM_CONFIG_GAMES])
@@ -143,15 +106,15 @@ RANDOM_CONFIG_GAMES = [e for e in KERNEL_GAMES if hasattr(_kernel(e), "random_co
 @given(seed=st.integers(0, 2**31 - 1))
 def test_kernel_plays_the_engine_rules_for_any_parameters(entry, seed):
     """The same comparison over random rule parameters (``kernel.random_config``)."""
-    module = _kernel(entry)
-    _compare(_game(entry, module.random_config(seed)), module, seed, 4)
+    module = kernel_of(entry)
+    _compare(game_of(entry, module.random_config(seed)), module, seed, 4)
 
 
 @pytest.mark.parametrize("entry", KERNEL_GAMES, ids=[e.name for e in KERNEL_GAMES])
 def test_sizes_match_the_game(entry):
-    for config in _configs(entry):
-        game = _game(entry, config)
-        module = _kernel(entry)
+    for config in configs_of(entry):
+        game = game_of(entry, config)
+        module = kernel_of(entry)
         p = contract.params_of(game)
         assert module.n_seats(p) == game.n_seats
         assert module.n_actions(p) == game.n_actions
@@ -164,8 +127,8 @@ def test_sizes_match_the_game(entry):
 
 @pytest.mark.parametrize("entry", KERNEL_GAMES, ids=[e.name for e in KERNEL_GAMES])
 def test_same_seed_same_deals_and_builtins_legal(entry):
-    module = _kernel(entry)
-    game = _game(entry, _configs(entry)[0])
+    module = kernel_of(entry)
+    game = game_of(entry, configs_of(entry)[0])
     p = contract.params_of(game)
 
     def run(value):
@@ -196,4 +159,4 @@ def test_a_game_without_kernel_is_one_clear_error():
     if not missing:
         pytest.skip("every game has a kernel")
     with pytest.raises(FsmarenaError, match="no single-game kernel"):
-        contract.kernel_of(_game(missing[0], None))
+        contract.kernel_of(game_of(missing[0], None))

@@ -14,12 +14,11 @@ with a kernel (a new game inherits these tests by registering a kernel).
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_helpers import CONFIG_CASES, CONFIG_IDS, KERNEL_GAMES, configs_of, game_of, kernel_of, logging_decide
 
 from evo.bda import BDASpec
 from evo.table_fsm import FSMSpec
@@ -29,59 +28,10 @@ from games.arena import Seat, play_games
 from games.capabilities import SimultaneousMoves
 from games.driver import Driver, compile_seats, play_seated
 from games.players import Player, RandomPlayer, TablePolicy
-from games.registry import entries, resolve
 from rl import compiled_players
 from studies.stacks import Mixture
 
-KERNEL_GAMES = [e for e in entries() if e.kernel]
 IDS = [e.name for e in KERNEL_GAMES]
-
-
-def _kernel(entry):
-    return importlib.import_module(entry.kernel)
-
-
-def _game(entry, config=None):
-    return resolve(entry.game, "game")(config)
-
-
-def _configs(entry):
-    return _kernel(entry).test_configs()
-
-
-CONFIG_CASES = [(e, i) for e in KERNEL_GAMES for i in range(len(_configs(e)))]
-CONFIG_IDS = [f"{e.name}-{i}" for e, i in CONFIG_CASES]
-
-
-def _scripted(module, mask):
-    """The legal actions a scripted player picks from (chance actions left out, as in the
-    kernel tests: the engine and the kernel draw them from different streams)."""
-    legal = np.flatnonzero(mask)
-    kept = legal[~np.isin(legal, getattr(module, "CHANCE_ACTIONS", ()))]
-    return kept if len(kept) else legal
-
-
-def _logging_decide(game, module, n, picks, log):
-    """A ``decide`` (the shape both the engine and the driver call) that plays pre-drawn picks
-    among the legal actions and logs each observation per (game, seat)."""
-    count = np.zeros((n, game.n_seats), dtype=np.int64)
-
-    def decide(seat, obs, rows):
-        ids = np.arange(n) if rows is None else np.asarray(rows)
-        mask = obs.mask if obs.mask is not None else np.ones((len(ids), game.n_actions), dtype=bool)
-        feats = obs.features if game.feature_names else np.zeros((len(ids), 0))
-        index = np.broadcast_to(np.asarray(obs.index), (len(ids),))
-        codes = [np.broadcast_to(np.asarray(getattr(obs, name)), (len(ids),)) for name in game.encodings]
-        actions = np.empty(len(ids), dtype=np.int64)
-        for j, g in enumerate(ids):
-            legal = _scripted(module, mask[j])
-            actions[j] = legal[picks[g, seat, count[g, seat]] % len(legal)]
-            entry = (int(index[j]), feats[j].tolist(), mask[j].tolist(), [int(c[j]) for c in codes], int(actions[j]))
-            log.setdefault((int(g), seat), []).append(entry)
-            count[g, seat] += 1
-        return actions
-
-    return decide
 
 
 def _kernel_deals(game, module, seed, n):
@@ -94,8 +44,8 @@ def _kernel_deals(game, module, seed, n):
 @given(seed=st.integers(0, 2**31 - 1))
 def test_driver_plays_the_engine_rules_on_scripted_deals(case, seed):
     entry, number = case
-    module = _kernel(entry)
-    game = _game(entry, _configs(entry)[number])
+    module = kernel_of(entry)
+    game = game_of(entry, configs_of(entry)[number])
     n = 10
     deals = _kernel_deals(game, module, seed, n)
     picks = np.random.default_rng(seed).integers(0, 720, size=(n, game.n_seats, 4096))
@@ -103,11 +53,11 @@ def test_driver_plays_the_engine_rules_on_scripted_deals(case, seed):
     engine = game.play(
         n,
         np.random.default_rng(0),
-        _logging_decide(game, module, n, picks, engine_log),
+        logging_decide(game, module, n, picks, engine_log),
         **module.engine_script(game.config, deals),
     )
     driver_log: dict = {}
-    driven = Driver(game).play(n, np.random.default_rng(0), _logging_decide(game, module, n, picks, driver_log), deals)
+    driven = Driver(game).play(n, np.random.default_rng(0), logging_decide(game, module, n, picks, driver_log), deals)
     assert driver_log == engine_log
     assert np.array_equal(driven.rewards, engine.rewards)
     assert np.allclose(driven.scores, engine.scores, rtol=0, atol=1e-12)
@@ -142,7 +92,7 @@ def _fsm_spec(game):
 def test_the_compiled_loop_decides_as_the_players_in_python(entry):
     """The same deterministic players, compiled (one compiled loop) and asked in Python with
     batched observations: identical games, hence identical outcomes."""
-    game = _game(entry)
+    game = game_of(entry)
     for lineup in _deterministic_players(game, np.random.default_rng(7)):
         compiled = play_seated(game, lineup, 300, np.random.default_rng(11))
         python = play_seated(game, lineup, 300, np.random.default_rng(11), compiled=False)
@@ -157,7 +107,7 @@ def test_the_compiled_loop_decides_as_the_players_in_python(entry):
 def test_a_mixture_draws_its_members_as_in_python(entry):
     """A pool (a mixture of table policies) compiled draws each game's member from the
     generator where the batched mixture does: the same games as asked in Python."""
-    game = _game(entry)
+    game = game_of(entry)
     rng = np.random.default_rng(5)
     pool = Mixture([TablePolicy(rng.integers(0, game.n_actions, game.n_states)) for _ in range(3)])
     lineup = [pool, *[TablePolicy(rng.integers(0, game.n_actions, game.n_states)) for _ in range(game.n_seats - 1)]]
@@ -199,7 +149,7 @@ def _builtin_lineups(game, module):
 
 @pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
 def test_same_seed_same_outcomes_whatever_the_chunking(entry):
-    game = _game(entry)
+    game = game_of(entry)
     lineup = [RandomPlayer() for _ in range(game.n_seats)]  # draws at every move, compiled or in Python
     base = play_seated(game, lineup, 257, np.random.default_rng(3))
     for chunk in (1, 16, 100):
@@ -222,8 +172,8 @@ def _two_sample_ok(a: np.ndarray, b: np.ndarray, z: float = 2.576) -> bool:
 @pytest.mark.slow
 @pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
 def test_builtin_pairs_win_as_often_as_on_the_engine(entry):
-    game = _game(entry)
-    module = _kernel(entry)
+    game = game_of(entry)
+    module = kernel_of(entry)
     n = 20_000
     for number, lineup in enumerate(_builtin_lineups(game, module)):
         engine = play_games(game, lineup, n, np.random.default_rng(100 + number))
@@ -244,7 +194,7 @@ def test_builtin_pairs_win_as_often_as_on_the_engine(entry):
 def test_observations_and_rewards_keep_the_contract(entry, seed):
     """Random legal play: every observation has a legal action and parts in range, and the
     rewards follow the ranking rule (one-player: the score)."""
-    game = _game(entry)
+    game = game_of(entry)
     rng = np.random.default_rng(seed)
     sizes = dict(game.encodings)
 
@@ -272,7 +222,7 @@ def test_observations_and_rewards_keep_the_contract(entry, seed):
     assert ((winners == 1) & (sharers == 0) | (winners == 0) & (sharers >= 2)).all()
 
 
-SIMULTANEOUS = [e for e in KERNEL_GAMES if isinstance(_game(e), SimultaneousMoves)]
+SIMULTANEOUS = [e for e in KERNEL_GAMES if isinstance(game_of(e), SimultaneousMoves)]
 
 
 @pytest.mark.parametrize("entry", SIMULTANEOUS, ids=[e.name for e in SIMULTANEOUS])
@@ -281,8 +231,8 @@ SIMULTANEOUS = [e for e in KERNEL_GAMES if isinstance(_game(e), SimultaneousMove
 def test_simultaneous_seats_do_not_see_a_pending_answer(entry, seed, turn):
     """Seat 0 answers differently at one turn: the other seats' observations of that turn
     are unchanged (every seat is asked before the turn is revealed)."""
-    game = _game(entry)
-    module = _kernel(entry)
+    game = game_of(entry)
+    module = kernel_of(entry)
     n = 6
     deals = _kernel_deals(game, module, seed, n)
     picks = np.random.default_rng(seed).integers(0, 720, size=(n, game.n_seats, 64))
@@ -291,7 +241,7 @@ def test_simultaneous_seats_do_not_see_a_pending_answer(entry, seed, turn):
     logs = []
     for table in (picks, changed):
         log: dict = {}
-        Driver(game).play(n, np.random.default_rng(0), _logging_decide(game, module, n, table, log), deals)
+        Driver(game).play(n, np.random.default_rng(0), logging_decide(game, module, n, table, log), deals)
         logs.append(log)
     for g in range(n):
         for seat in range(1, game.n_seats):
@@ -308,7 +258,7 @@ def test_the_driver_plays_the_interpreter_kinds_it_names():
 
 @pytest.mark.parametrize("entry", KERNEL_GAMES[:1], ids=IDS[:1])
 def test_bad_input_is_one_clear_error(entry):
-    game = _game(entry)
+    game = game_of(entry)
     driver = Driver(game)
     rng = np.random.default_rng(0)
     with pytest.raises(FsmarenaError, match="scripted deals must be integers of shape"):
@@ -328,7 +278,7 @@ def test_bench_times_the_driver_against_the_engine_for_every_game(entry):
     """``fsmarena bench`` has the driver cases of every game with a kernel, and both sides run."""
     from games.bench import cases_for
 
-    game = _game(entry)
+    game = game_of(entry)
     cases = {case.name: case for case in cases_for(game) if case.name.startswith("driver vs engine")}
     assert {"driver vs engine: table vs table", "driver vs engine: table vs table asked in Python"} <= set(cases)
     assert any(name.startswith("driver vs engine: builtins") for name in cases)
