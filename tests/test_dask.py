@@ -102,6 +102,7 @@ def test_train_on_a_cluster_is_bit_identical(tmp_path, scheduler, capsys):
     assert read(tmp_path / "serial" / "curve.csv") == read(tmp_path / "dask" / "curve.csv")
 
 
+@pytest.mark.slow
 def test_study_on_a_cluster_is_bit_identical(tmp_path, scheduler, capsys):
     for name, extra in (("serial", ["--jobs", "1"]), ("dask", ["--dask", scheduler])):
         run("study", "dtd-thesis", "--scale", "test", "--no-figures", "--out", str(tmp_path / name), *extra)
@@ -193,6 +194,7 @@ def test_missing_distributed_package_is_a_clear_error(monkeypatch):
             pass
 
 
+@pytest.mark.slow
 def test_study_speedup_benchmark_is_opt_in_and_checks_identical_tables(capsys, tmp_path, monkeypatch):
     import json
     import tempfile

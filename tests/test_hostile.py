@@ -440,6 +440,7 @@ def test_number_tables_are_read_or_refused_never_cast_from_booleans(table):
         assert np.array_equal(array, np.asarray(table, dtype=array.dtype))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["inspect", "draw"])
 def test_usage_games_run_in_bounded_memory_whatever_their_number(tmp_path, capsys, command):
     """``inspect L.json --games 1000000000`` (within MAX_GAMES) played each opponent and seat as
@@ -710,6 +711,7 @@ def _huge_table_q(trained: Path, out: Path, entries: int) -> None:
                 left -= min(left, 1 << 24)
 
 
+@pytest.mark.slow
 def test_a_table_of_the_wrong_shape_is_refused_from_its_header_in_bounded_memory(trained, tmp_path):
     """An 800 MB ``table_q`` of 10^8 entries peaked at 2.5 GB (three copies) before "expected
     shape"; its header says so first, and nothing of it is read."""

@@ -186,6 +186,7 @@ def finished_study(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 @fuzz
 @given(value=json_values, target=st.sampled_from(["study.json", "replicates/mc/r000.json", "replicates/bda/r001.json"]))
 def test_fuzzed_study_files_give_a_clean_error_or_a_clean_recomputation(

@@ -105,7 +105,7 @@ def brute_force(game, reward: str):
     return value, matrix
 
 
-@pytest.mark.parametrize("cards", [2, 3, 4])
+@pytest.mark.parametrize("cards", [2, 3, pytest.param(4, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("tie_rule", ["seed", "cancel"])
 @pytest.mark.parametrize("reward", ["wdl", "points"])
 def test_backward_induction_agrees_with_the_brute_force(cards, tie_rule, reward):
@@ -176,7 +176,7 @@ def test_goofspiel_best_response_to_random_matches_the_upcard(cards):
 # ---- the equilibrium -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cards", [2, 3, 4, 5])
+@pytest.mark.parametrize("cards", [2, 3, 4, pytest.param(5, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("tie_rule", ["seed", "cancel"])
 @pytest.mark.parametrize("reward", ["wdl", "points"])
 def test_the_equilibrium_is_unexploitable(cards, tie_rule, reward):
