@@ -33,7 +33,6 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import write_text
-from fsmarena.version import __version__
 from games.base import Game, config_to_dict
 from games.capabilities import ExactModel
 from games.match import play_match
@@ -42,7 +41,7 @@ from games.stats import mean_interval
 from studies.adapters import _config
 from studies.analysis import to_csv
 from studies.methods import MethodContext, Params, Trained
-from studies.report import reproduce_section, table
+from studies.report import reproduce_section, table, written_by
 from studies.runner import StudyData
 
 #: the share of the optimum a learner must reach (the issue's criterion)
@@ -258,7 +257,7 @@ def tables(data: StudyData) -> dict[str, list[dict[str, Any]]]:
         family = data.family(c.name)
         for rec in family:
             info = rec.info
-            value = exact_of(game, rec.player)
+            value = float(info["exact_value"])  # exact_of(the final player), stored with the result
             inside = info["sampled_ci_low"] <= value <= info["sampled_ci_high"]
             values.append(
                 {
@@ -479,7 +478,7 @@ def report(
     parts = [
         f"# {study.title}\n",
         f"Study `{study.name}` (version {study.version}), scale `{plan_.scale.name}`, written by fsmarena "
-        f"{__version__}.\n",
+        f"{written_by(data)}.\n",
         "## Question\n",
         study.question.strip() + "\n",
         "## Protocol\n",
@@ -575,6 +574,7 @@ def report(
                 "`players/<competitor>/rNNN.json`: every final player (`fsmarena play 421 FILE` plays it)",
                 "`replicates/<competitor>/rNNN.json`: raw per-replicate results",
             ],
+            environment=data.environment,
         ),
     ]
     path = data.out / "report.md"
