@@ -9,16 +9,20 @@ pages agree with its ``published/`` folder (what CI checks).
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from fsmarena.errors import FsmarenaError
-from studies.publish import Published, published, render
+from studies.publish import Published, published, render, report_of
 from studies.store import MANIFEST, RESULTS, load_store, read_results, write_results
 from tests.cli_helpers import cli, run_cli
 
@@ -267,3 +271,66 @@ def test_the_repository_pages_match_its_published_runs(capsys):
     """What CI runs: ``fsmarena publish --check`` on this checkout."""
     code, _, err = run_cli(capsys, "publish", "--check", "--root", ROOT)
     assert code == 0, err
+
+
+def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
+    """Every path to a value inside decoded JSON (keys and indices)."""
+    found = [prefix]
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else []
+    for key, child in items:
+        found += _paths(child, (*prefix, key))
+    return found
+
+
+class Pristine:
+    """A store, its decoded results and every path into them (shown briefly in failures)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.results = read_results(folder)
+        self.paths = _paths(self.results)[1:]
+
+    def __repr__(self) -> str:
+        return f"Pristine({self.folder})"
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory, study_folder) -> Pristine:
+    root = tmp_path_factory.mktemp("pristine")
+    assert cli("publish", "--add", study_folder, "--root", root)[0] == 0
+    return Pristine(root / "published" / "421")
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=st.integers(0, 10**9), value=JSON_VALUES | st.sampled_from(["delete"]))
+def test_a_mutated_store_gives_a_report_or_one_clear_error(pristine, where, value):
+    """Any one value of a stored results file replaced (or removed): the store is read and its
+    report written, or one FsmarenaError; never another exception."""
+    folder, results, paths = pristine.folder, pristine.results, pristine.paths
+    damaged = copy.deepcopy(results)
+    path = paths[where % len(paths)]
+    parent = damaged
+    for key in path[:-1]:
+        parent = parent[key]
+    if value == "delete":
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    write_results(folder, damaged)
+    try:
+        report_of(load_store(folder))
+    except FsmarenaError:
+        pass
+    finally:
+        write_results(folder, results)
