@@ -3,7 +3,8 @@
 Every number the documentation quotes from a published run (:mod:`studies.store`) sits between
 two markers naming where it comes from, and this module writes it again from the store:
 
-* a value, inside a line: ``<!-- value 421:q-learning.fraction_median .2% -->99.94%<!-- /value -->``
+* a value, inside a line and never at its start (Markdown would take the line for an HTML
+  block): ``<!-- value 421:q-learning.fraction_median .2% -->99.94%<!-- /value -->``
   (the key, then an optional Python format specification; without one an integer is written with
   thousands separators, a float with 4 significant digits);
 * a generated block, markers on lines of their own: ``<!-- generated 421:report -->`` ...
@@ -160,6 +161,11 @@ def render(text: str, where: str, found: Published) -> str:
             continue
         if _BLOCK_CLOSE in line or "<!-- generated" in line:
             raise FsmarenaError(f"{where}:{number}: a generated-block marker must stand alone on its line, in pairs")
+        if line.lstrip().startswith("<!-- value"):
+            raise FsmarenaError(
+                f"{where}:{number}: a value marker must not begin a line (Markdown would take the line for an HTML "
+                "block); put the text before it on the same line"
+            )
         line = _values_of_line(line, f"{where}:{number}", found)
         leftover = _VALUE.sub("", line)
         if "<!-- value" in leftover or "<!-- /value" in leftover:

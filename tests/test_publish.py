@@ -123,9 +123,9 @@ FOUND = Published(
     "text, expected",
     [
         ("a <!-- value s:count -->x<!-- /value --> b", "a <!-- value s:count -->1,234,567<!-- /value --> b"),
-        ("<!-- value s:share .1% -->?<!-- /value -->", "<!-- value s:share .1% -->98.8%<!-- /value -->"),
-        ("<!-- value s:share -->?<!-- /value -->", "<!-- value s:share -->0.9877<!-- /value -->"),
-        ("<!-- value s:flag -->?<!-- /value -->", "<!-- value s:flag -->yes<!-- /value -->"),
+        ("a <!-- value s:share .1% -->?<!-- /value -->", "a <!-- value s:share .1% -->98.8%<!-- /value -->"),
+        ("a <!-- value s:share -->?<!-- /value -->", "a <!-- value s:share -->0.9877<!-- /value -->"),
+        ("a <!-- value s:flag -->?<!-- /value -->", "a <!-- value s:flag -->yes<!-- /value -->"),
         (
             "<!-- generated s:report -->\nold\ntext\n<!-- /generated -->\nafter",
             "<!-- generated s:report -->\n## Report\n\n```\ncode\n```\n<!-- /generated -->\nafter",
@@ -144,9 +144,13 @@ def test_markers_are_written_from_the_data(text, expected):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("a\n<!-- value s:count -->x", "page.md:2: '<!-- value KEY -->' needs its '<!-- /value -->' on the same line"),
-        ("<!-- value s:name .2f -->x<!-- /value -->", "page.md:1: format '.2f' does not apply to 's:name'"),
-        ("<!-- value s:count );import -->x<!-- /value -->", "page.md:1: format ');import' does not apply"),
+        (
+            "a\nb <!-- value s:count -->x",
+            "page.md:2: '<!-- value KEY -->' needs its '<!-- /value -->' on the same line",
+        ),
+        ("a <!-- value s:name .2f -->x<!-- /value -->", "page.md:1: format '.2f' does not apply to 's:name'"),
+        ("a <!-- value s:count );import -->x<!-- /value -->", "page.md:1: format ');import' does not apply"),
+        ("a\n  <!-- value s:count -->x<!-- /value --> b", "page.md:2: a value marker must not begin a line"),
         ("\n\n<!-- generated s:report -->\nx", "page.md:3: '<!-- generated s:report -->' has no '<!-- /generated -->'"),
         ("<!-- generated s:nothing -->\n<!-- /generated -->", "page.md:1: unknown published block 's:nothing'"),
         ("text <!-- generated s:report --> text", "page.md:1: a generated-block marker must stand alone"),
