@@ -44,9 +44,9 @@ from fsmarena.text import clean_text
 from games import get_game
 from games.players import Player
 from studies.methods import check_competitors
-from studies.protocol import Competitor, Plan, Scale, Study, StudyDriver, get_study
+from studies.protocol import Competitor, Plan, Scale, Study, StudyDriver, get_study, study_names
 from studies.report import run_environment
-from studies.runner import MARKER, Record, StudyData, champion_label, parse_record, read_record
+from studies.runner import MARKER, Record, StudyData, champion_label, parse_record, result_path
 
 #: the folder of the published runs, under the root of a checkout
 PUBLISHED = "published"
@@ -91,13 +91,13 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
     """Store the finished study folder ``folder`` into ``root/published/<study>/`` (replacing a
     previous store of the same study); returns the store's folder."""
     folder = Path(folder)
-    plan, records, settings = _finished_run(folder)
+    plan, found, settings = _finished_run(folder)
     command, wall_seconds = _command_and_wall_time(folder)
     study = plan.study
     marker = Fields(read_json(folder / MARKER, "study marker"), f"study marker {folder / MARKER}")
     environment = run_environment(EXTRA_PACKAGES)
     environment["fsmarena"] = marker.get("fsmarena", str)
-    tasks = [_without_player(read_json(path, "study result")) for path in records]
+    tasks = [{k: v for k, v in result.items() if k != "player"} for result in found.values()]
     results = {
         "format_version": STORE_FORMAT,
         "study": _study_json(study, plan),
@@ -107,7 +107,7 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
         "results": tasks,
         "crossplay": None,
     }
-    finished = max(path.stat().st_mtime for path in records)
+    finished = max(path.stat().st_mtime for path in found)
     manifest = {
         "format_version": STORE_FORMAT,
         "study": study.name,
@@ -115,7 +115,7 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
         "seed": plan.seed,
         "fingerprint": plan.fingerprint,
         "command": command,
-        "tasks": len(records),
+        "tasks": len(tasks),
         "cpu_seconds": round(sum(task["cpu_seconds"] for task in tasks), 1),
         "wall_seconds": wall_seconds,
         "finished": datetime.fromtimestamp(finished, timezone.utc).strftime("%Y-%m-%d"),
@@ -126,13 +126,16 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
     return _write_store(Path(root) / PUBLISHED / study.name, manifest, results)
 
 
-def _finished_run(folder: Path) -> tuple[Plan, list[Path], dict[str, dict[str, Any]]]:
-    """The plan, result files and resolved settings of a finished run in ``folder``; one clear
-    error for a folder that is not a study's, is another version's, or is not finished."""
+def _finished_run(folder: Path) -> tuple[Plan, dict[Path, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The plan, every result (by file, each read once and validated) and the resolved settings
+    of a finished run in ``folder``; one clear error for a folder that is not a named study's,
+    is another version's, or is not finished."""
     if not (folder / MARKER).is_file():
         raise FsmarenaError(f"{folder} is not a study folder (no {MARKER}); give the --out folder of `fsmarena study`")
     marker = Fields(read_json(folder / MARKER, "study marker"), f"study marker {folder / MARKER}")
     name = marker.get("study", str)
+    if name not in study_names() or not _NAME.match(name):
+        raise marker.fail(f"names study '{clean_text(name, 80)}': published/ holds the named studies only")
     study = get_study(name)
     if isinstance(study, StudyDriver):
         raise FsmarenaError(
@@ -151,15 +154,17 @@ def _finished_run(folder: Path) -> tuple[Plan, list[Path], dict[str, dict[str, A
         )
     game = get_game(study.game, study.game_params)
     settings = check_competitors(plan, game)
-    paths = []
+    found = {}
     for c in plan.competitors:
         for r in range(c.replicates):
+            path = result_path(folder, c.name, r)
             try:
-                read_record(folder, plan, game, c.name, r, settings[c.name])
+                result = read_json(path, "study result")
+                parse_record(result, f"study result {path}", plan, game, c.name, r, settings[c.name])
             except FsmarenaError as exc:
                 raise FsmarenaError(f"{folder} is not a finished run: {exc}") from None
-            paths.append(folder / "replicates" / c.name / f"r{r:03d}.json")
-    return plan, paths, settings
+            found[path] = result
+    return plan, found, settings
 
 
 def _command_and_wall_time(folder: Path) -> tuple[str, float | None]:
@@ -185,10 +190,6 @@ def _study_json(study: Study, plan: Plan) -> dict[str, Any]:
         "questions": [list(q) for q in study.questions],
         "scale_description": plan.scale.description,
     }
-
-
-def _without_player(result: Any) -> Any:
-    return {k: v for k, v in result.items() if k != "player"} if isinstance(result, dict) else result
 
 
 def _write_store(target: Path, manifest: dict[str, Any], results: dict[str, Any]) -> Path:

@@ -255,6 +255,17 @@ def test_add_refuses_a_foreign_or_unfinished_folder(tmp_path, study_folder, caps
     (other / "study.json").write_text(json.dumps(marker), encoding="utf-8")
     code, _, err = run_cli(capsys, "publish", "--add", other, "--root", root)
     assert code == 2 and "was run with another definition of study '421'" in err
+
+    refusals = {
+        "dtd-thesis": "uses the standard report, whose machine, fingerprint and best-known sections measure the players",
+        "vautour": "runs its own driver",
+        "../../421.toml": "published/ holds the named studies only",
+    }
+    for name, message in refusals.items():
+        marker["study"] = name
+        (other / "study.json").write_text(json.dumps(marker), encoding="utf-8")
+        code, _, err = run_cli(capsys, "publish", "--add", other, "--root", root)
+        assert code == 2 and message in err and err.count("\n") == 1, err
     assert not (root / "published").exists()
 
 
