@@ -230,6 +230,9 @@ def test_a_damaged_or_hostile_store_is_one_clear_error_and_writes_nothing(checko
 
 def test_add_refuses_a_foreign_or_unfinished_folder(tmp_path, study_folder, capsys):
     root = tmp_path / "checkout"
+    code, _, err = run_cli(capsys, "publish", "--add", study_folder, "--root", root)
+    assert code == 2 and f"{root} is not a checkout of fsmarena (it has no docs/ folder)" in err
+    (root / "docs").mkdir(parents=True)
     stranger = tmp_path / "stranger"
     stranger.mkdir()
     (stranger / "notes.txt").write_text("hello", encoding="utf-8")

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from fsmarena.commands._common import output_path
+from fsmarena.errors import FsmarenaError
 
 NAME = "publish"
 HELP = (
@@ -45,6 +46,8 @@ def run(args) -> int:
     from studies.store import add_study
 
     root = Path(args.root)
+    if not (root / "docs").is_dir():
+        raise FsmarenaError(f"{root} is not a checkout of fsmarena (it has no docs/ folder); give --root")
     if args.add is not None:
         target = add_study(args.add, root)
         print(f"stored {args.add} as {target}; run `fsmarena publish` to write the pages")
