@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fsmarena.errors import FsmarenaError
-from studies.publish import Published, published, render, report_of
+from studies.publish import Published, published, render
 from studies.store import MANIFEST, RESULTS, load_store, read_results, write_results
 from tests.cli_helpers import cli, run_cli
 
@@ -301,12 +301,18 @@ def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
 
 
 class Pristine:
-    """A store, its decoded results and every path into them (shown briefly in failures)."""
+    """A store, its decoded files and every path into them (shown briefly in failures)."""
 
     def __init__(self, folder: Path):
         self.folder = folder
-        self.results = read_results(folder)
-        self.paths = _paths(self.results)[1:]
+        self.files = {RESULTS: read_results(folder), MANIFEST: json.loads((folder / MANIFEST).read_text("utf-8"))}
+        self.paths = {name: _paths(content)[1:] for name, content in self.files.items()}
+
+    def write(self, name: str, content: Any) -> None:
+        if name == RESULTS:
+            write_results(self.folder, content)
+        else:
+            (self.folder / name).write_text(json.dumps(content), encoding="utf-8")
 
     def __repr__(self) -> str:
         return f"Pristine({self.folder})"
@@ -315,6 +321,7 @@ class Pristine:
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory, study_folder) -> Pristine:
     root = tmp_path_factory.mktemp("pristine")
+    (root / "docs").mkdir()
     assert cli("publish", "--add", study_folder, "--root", root)[0] == 0
     return Pristine(root / "published" / "421")
 
@@ -330,13 +337,17 @@ JSON_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(where=st.integers(0, 10**9), value=JSON_VALUES | st.sampled_from(["delete"]))
-def test_a_mutated_store_gives_a_report_or_one_clear_error(pristine, where, value):
-    """Any one value of a stored results file replaced (or removed): the store is read and its
-    report written, or one FsmarenaError; never another exception."""
-    folder, results, paths = pristine.folder, pristine.results, pristine.paths
-    damaged = copy.deepcopy(results)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    name=st.sampled_from([RESULTS, MANIFEST]),
+    where=st.integers(0, 10**9),
+    value=JSON_VALUES | st.sampled_from(["delete"]),
+)
+def test_a_mutated_store_gives_its_pages_or_one_clear_error(pristine, name, where, value):
+    """Any one value of a stored file replaced (or removed): the store is read and its report
+    and values made, or one FsmarenaError; never another exception."""
+    damaged = copy.deepcopy(pristine.files[name])
+    paths = pristine.paths[name]
     path = paths[where % len(paths)]
     parent = damaged
     for key in path[:-1]:
@@ -345,10 +356,10 @@ def test_a_mutated_store_gives_a_report_or_one_clear_error(pristine, where, valu
         del parent[path[-1]]
     else:
         parent[path[-1]] = value
-    write_results(folder, damaged)
+    pristine.write(name, damaged)
     try:
-        report_of(load_store(folder))
+        published(pristine.folder.parent.parent).keys()
     except FsmarenaError:
         pass
     finally:
-        write_results(folder, results)
+        pristine.write(name, pristine.files[name])
