@@ -92,6 +92,17 @@ def versions(extra: Sequence[str] = ()) -> dict[str, str]:
     return found
 
 
+def run_environment(extra: Sequence[str] = ()) -> dict[str, str]:
+    """:func:`versions` and the ``platform`` of this installation: what a report names as the
+    environment of a run (a published run keeps its own, :mod:`studies.store`)."""
+    return {**versions(extra), "platform": f"{platform.platform()}, {sys.implementation.name}"}
+
+
+def written_by(data: StudyData) -> str:
+    """The fsmarena version that produced ``data``: the recorded one for a published run."""
+    return (data.environment or {}).get("fsmarena", __version__)
+
+
 def figure(analysis: Analysis, key: str, caption: str, out: Path) -> str:
     """The Markdown of figure ``key`` of the analysis ("" when it was not drawn)."""
     return image(analysis.figures.get(key, []), out, caption)
@@ -656,18 +667,25 @@ def figure_files(analysis: Analysis) -> list[str]:
 
 
 def reproduce_section(
-    command: str, files: Sequence[str], kept: str = "finished replicates are kept", extra_packages: Sequence[str] = ()
+    command: str,
+    files: Sequence[str],
+    kept: str = "finished replicates are kept",
+    extra_packages: Sequence[str] = (),
+    environment: dict[str, str] | None = None,
 ) -> str:
     """The closing "Reproduce" and "Files" sections every study report ends with: the exact
-    command, what a re-run keeps, package versions and platform, then one bullet per output file."""
+    command, what a re-run keeps, package versions and platform (``environment``, as
+    :func:`run_environment` gives; default: this installation's), then one bullet per output file."""
+    found = dict(environment) if environment is not None else run_environment(extra_packages)
+    where = found.pop("platform", "not recorded")
     return "\n".join(
         [
             "## Reproduce\n",
             "```\n" + command + "\n```\n",
             f"Re-running the same command in the same folder resumes an interrupted run ({kept}) and gives the same "
             "results; any `--jobs` or `--dask` cluster gives the same results.\n",
-            table(["package", "version"], [[k, val] for k, val in versions(extra_packages).items()]),
-            f"\nPlatform: {platform.platform()}, {sys.implementation.name}.\n",
+            table(["package", "version"], [[k, val] for k, val in found.items()]),
+            f"\nPlatform: {where}.\n",
             "## Files\n",
             "".join(f"- {line}\n" for line in files),
         ]
@@ -680,7 +698,7 @@ def write_report(data: StudyData, analysis: Analysis, command: str, wall_seconds
     parts = [
         f"# {study.title}\n",
         f"Study `{study.name}` (version {study.version}), scale `{data.plan.scale.name}`, written by fsmarena "
-        f"{__version__}.\n",
+        f"{written_by(data)}.\n",
         "## Question\n",
         study.question.strip() + "\n",
         protocol_section(data, analysis),
@@ -702,6 +720,7 @@ def write_report(data: StudyData, analysis: Analysis, command: str, wall_seconds
                 "`replicates/<competitor>/rNNN.json`: raw per-replicate results; `raw/crossplay.json`: raw cross-play "
                 "counts",
             ],
+            environment=data.environment,
         ),
     ]
     path = data.out / "report.md"

@@ -93,6 +93,9 @@ class StudyData:
     crossplay: CrossplayResult | None
     out: Path
     settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the fsmarena and package versions and the platform a published run recorded
+    #: (:mod:`studies.store`); None: a run of this very installation
+    environment: dict[str, str] | None = None
 
     def family(self, competitor: str) -> list[Record]:
         """The records of every replicate of one competitor, in replicate order."""
@@ -276,7 +279,26 @@ def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: i
     """Read and validate one task's result file (FsmarenaError if missing, not this plan's, or
     computed under other resolved settings, e.g. by a version with other defaults)."""
     path = result_path(out, competitor, replicate)
-    f = Fields(read_json(path, "study result"), f"study result {path}")
+    return parse_record(
+        read_json(path, "study result"), f"study result {path}", plan, game, competitor, replicate, settings
+    )
+
+
+def parse_record(
+    data: Any,
+    source: str,
+    plan: Plan,
+    game: Game,
+    competitor: str,
+    replicate: int,
+    settings: dict[str, Any],
+    player: Player | None = None,
+) -> Record:
+    """Validate one task's result (the content of its result file) into a :class:`Record`.
+
+    ``player`` stands in for the result's own player when given: a published store
+    (:mod:`studies.store`) keeps every result but no player."""
+    f = Fields(data, source)
     if f.get("format_version", int) != FORMAT_VERSION:
         raise f.fail("unsupported format_version")
     if f.get("fingerprint", str) != plan.fingerprint:
@@ -307,7 +329,7 @@ def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: i
         competitor=competitor,
         replicate=replicate,
         seed=f.get("seed", int),
-        player=player_from_json(f.get("player", dict), game, f"{f.source}: player"),
+        player=player if player is not None else player_from_json(f.get("player", dict), game, f"{f.source}: player"),
         games=f.get("games", int),
         curve_games=curve_games,
         curve_win=curve_win,

@@ -31,9 +31,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from fsmarena import limits
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import write_text
-from fsmarena.version import __version__
+from fsmarena.fileio import Fields, write_text
 from games.base import Game, config_to_dict
 from games.capabilities import ExactModel
 from games.match import play_match
@@ -42,8 +42,8 @@ from games.stats import mean_interval
 from studies.adapters import _config
 from studies.analysis import to_csv
 from studies.methods import MethodContext, Params, Trained
-from studies.report import reproduce_section, table
-from studies.runner import StudyData
+from studies.report import reproduce_section, table, written_by
+from studies.runner import Record, StudyData
 
 #: the share of the optimum a learner must reach (the issue's criterion)
 TARGET = 0.99
@@ -249,6 +249,21 @@ def _quartiles(values: Sequence[float]) -> tuple[float, float, float]:
     return float(q1), float(median), float(q3)
 
 
+def stored_info(rec: Record) -> dict[str, Any]:
+    """What a task of this study stored beside its curve (:func:`_trained`), validated: a
+    damaged result file or published store is one clear error, not a wrong table."""
+    f = Fields(rec.info, f"result {rec.competitor}/r{rec.replicate:03d}: info")
+    numbers = {
+        key: f.number_in(key, -1e9, 1e9) for key in ("exact_value", "sampled_mean", "sampled_ci_low", "sampled_ci_high")
+    }
+    return {
+        **numbers,
+        "sampled_games": f.int_in("sampled_games", 1, limits.MAX_GAMES),
+        "exact_evaluations": f.int_in("exact_evaluations", 0, 2**62, 0),
+        "curve_value": f.float_array("curve_value", (len(rec.curve_games),), -1e9, 1e9).tolist(),
+    }
+
+
 def tables(data: StudyData) -> dict[str, list[dict[str, Any]]]:
     """Every table of the report, from the result files only."""
     plan_, game = data.plan, data.game
@@ -257,8 +272,8 @@ def tables(data: StudyData) -> dict[str, list[dict[str, Any]]]:
     for c in plan_.competitors:
         family = data.family(c.name)
         for rec in family:
-            info = rec.info
-            value = exact_of(game, rec.player)
+            info = stored_info(rec)
+            value = info["exact_value"]  # exact_of(the final player), stored with the result
             inside = info["sampled_ci_low"] <= value <= info["sampled_ci_high"]
             values.append(
                 {
@@ -267,7 +282,7 @@ def tables(data: StudyData) -> dict[str, list[dict[str, Any]]]:
                     "replicate": rec.replicate,
                     "kind": c.method,
                     "games": rec.games,
-                    "exact_evaluations": info.get("exact_evaluations", 0),
+                    "exact_evaluations": info["exact_evaluations"],
                     "exact_value": value,
                     "gap": best - value,
                     "gap_pct": 100 * (best - value) / best,
@@ -281,7 +296,7 @@ def tables(data: StudyData) -> dict[str, list[dict[str, Any]]]:
                     "train_seed": rec.seed,
                 }
             )
-            for games, exact in zip(rec.curve_games, info.get("curve_value", [])):
+            for games, exact in zip(rec.curve_games, info["curve_value"]):
                 curves.append(
                     {
                         "competitor": c.name,
@@ -479,7 +494,7 @@ def report(
     parts = [
         f"# {study.title}\n",
         f"Study `{study.name}` (version {study.version}), scale `{plan_.scale.name}`, written by fsmarena "
-        f"{__version__}.\n",
+        f"{written_by(data)}.\n",
         "## Question\n",
         study.question.strip() + "\n",
         "## Protocol\n",
@@ -575,6 +590,7 @@ def report(
                 "`players/<competitor>/rNNN.json`: every final player (`fsmarena play 421 FILE` plays it)",
                 "`replicates/<competitor>/rNNN.json`: raw per-replicate results",
             ],
+            environment=data.environment,
         ),
     ]
     path = data.out / "report.md"

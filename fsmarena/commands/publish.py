@@ -1,0 +1,67 @@
+"""``fsmarena publish``: results pages and quoted numbers written from ``published/`` alone.
+
+``--add DIR`` stores a finished study folder as data (:mod:`studies.store`); without options
+every page quoting a published run is written again from the stores (:mod:`studies.publish`);
+``--check`` writes nothing and fails, naming each page, when a page differs from its data.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from fsmarena.commands._common import output_path
+from fsmarena.errors import FsmarenaError
+
+NAME = "publish"
+HELP = (
+    "write the results pages, the README's headline and every quoted number again from the "
+    "published runs in published/ (nothing is re-run); --check only verifies"
+)
+
+
+def add_arguments(parser) -> None:
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--add",
+        metavar="DIR",
+        type=output_path,
+        default=None,
+        help="store the finished study folder DIR (the --out of fsmarena study) as published/<study>/, "
+        "replacing that study's previous store",
+    )
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="change nothing; exit 1 naming every page that differs from the published data",
+    )
+    mode.add_argument("--keys", action="store_true", help="list every published value and block a page may quote")
+    parser.add_argument(
+        "--root", default=".", type=output_path, help="the checkout holding README.md, docs/ and published/"
+    )
+
+
+def run(args) -> int:
+    from studies.publish import publish, published_keys
+    from studies.store import add_study
+
+    root = Path(args.root)
+    if not (root / "docs").is_dir():
+        raise FsmarenaError(f"{root} is not a checkout of fsmarena (it has no docs/ folder); give --root")
+    if args.add is not None:
+        target = add_study(args.add, root)
+        print(f"stored {args.add} as {target}; run `fsmarena publish` to write the pages")
+        return 0
+    if args.keys:
+        print("\n".join(published_keys(root)))
+        return 0
+    changed = publish(root, check=args.check)
+    names = [page.relative_to(root).as_posix() for page in changed]
+    if args.check:
+        for name in names:
+            print(f"fsmarena publish: {name} differs from the published data (run `fsmarena publish`)", file=sys.stderr)
+        if not names:
+            print("every page matches the published data")
+        return 1 if names else 0
+    print("\n".join(f"written: {name}" for name in names) or "every page already matches the published data")
+    return 0

@@ -1,0 +1,365 @@
+"""Published results: ``published/<study>/`` and ``fsmarena publish [--add DIR] [--check]``.
+
+Oracles: the report written from a store is, section by section, the report the study wrote
+from its own folder; a round trip (study, --add, publish, --check) passes and changing one
+stored number makes --check fail naming the page; every marker error and every damaged or
+hostile store file ends in one line naming the file, and writes nothing.  The repository's own
+pages agree with its ``published/`` folder (what CI checks).
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fsmarena.errors import FsmarenaError
+from studies.publish import Published, published, render
+from studies.store import MANIFEST, RESULTS, load_store, read_results, write_results
+from tests.cli_helpers import cli, run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = "docs/results/421.md"
+
+
+@pytest.fixture(scope="module")
+def study_folder(tmp_path_factory) -> Path:
+    """A finished 421 study at test scale (no figures)."""
+    out = tmp_path_factory.mktemp("study") / "run"
+    code, _ = cli("study", "421", "--scale", "test", "--jobs", "1", "--out", out, "--no-figures", "--quiet")
+    assert code == 0
+    return out
+
+
+@pytest.fixture()
+def checkout(tmp_path, study_folder) -> Path:
+    """A checkout holding README.md, docs/ and the study stored by ``--add``."""
+    root = tmp_path / "checkout"
+    (root / "docs" / "results").mkdir(parents=True)
+    (root / "README.md").write_text(
+        "# project\n\nQ-learning: <!-- value 421:q-learning.fraction_median .2% -->?<!-- /value --> of the optimum\n",
+        encoding="utf-8",
+    )
+    code, out = cli("publish", "--add", study_folder, "--root", root)
+    assert code == 0 and "published/421" in out
+    return root
+
+
+def sections(report: str) -> dict[str, str]:
+    """A report's ``##`` sections by heading, blank lines squeezed (figures leave some)."""
+    found = {}
+    for part in re.split(r"^(?=## )", report, flags=re.M)[1:]:
+        heading, _, body = part.partition("\n")
+        found[heading] = re.sub(r"\n{3,}", "\n\n", body.strip())
+    return found
+
+
+def test_the_report_from_the_store_is_the_report_of_the_study_folder(checkout, study_folder):
+    ours = sections(published(checkout).blocks["421:report"])
+    theirs = sections((study_folder / "report.md").read_text(encoding="utf-8"))
+    assert set(ours) == set(theirs)
+    for heading in ours:
+        if heading != "## Reproduce":  # the store adds numba to the versions
+            assert ours[heading] == theirs[heading], heading
+    assert "| numba |" in ours["## Reproduce"]
+
+
+def test_round_trip_publish_check_and_a_changed_number(checkout, capsys):
+    assert run_cli(capsys, "publish", "--check", "--root", checkout)[0] == 1  # pages not written yet
+    code, out, _ = run_cli(capsys, "publish", "--root", checkout)
+    assert code == 0 and PAGE in out and "README.md" in out
+    page = (checkout / PAGE).read_text(encoding="utf-8")
+    store = load_store(checkout / "published" / "421")
+    finals = [r.info["exact_value"] for r in store.data.family("q-learning")]
+    assert len(finals) == 2  # the median of two replicates is their mean
+    fraction = sum(finals) / 2 / store.data.records[("q-learning", 0)].info["optimum"]
+    readme = (checkout / "README.md").read_text(encoding="utf-8")
+    assert f"-->{100 * fraction:.2f}%<!--" in readme
+    assert "## Results" in page and "| Q-learning |" in page
+    assert run_cli(capsys, "publish", "--check", "--root", checkout)[:2] == (
+        0,
+        "every page matches the published data\n",
+    )
+    assert run_cli(capsys, "publish", "--root", checkout)[1] == "every page already matches the published data\n"
+
+    folder = checkout / "published" / "421"
+    results = read_results(folder)
+    task = next(t for t in results["results"] if t["competitor"] == "q-learning" and t["replicate"] == 0)
+    task["info"]["exact_value"] -= 0.25
+    write_results(folder, results)
+    code, _, err = run_cli(capsys, "publish", "--check", "--root", checkout)
+    assert code == 1
+    assert f"{PAGE} differs from the published data" in err and "README.md differs" in err
+    assert (checkout / PAGE).read_text(encoding="utf-8") == page  # --check wrote nothing
+
+
+def test_an_unknown_key_is_one_error_naming_file_and_line(checkout, capsys):
+    (checkout / "docs" / "other.md").write_text(
+        "# other\n\nsome text\nvalue: <!-- value 421:nobody.median -->1<!-- /value -->\n", encoding="utf-8"
+    )
+    before = {p: p.read_text(encoding="utf-8") for p in (checkout / "README.md", checkout / "docs" / "other.md")}
+    code, out, err = run_cli(capsys, "publish", "--root", checkout)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "docs/other.md:4: unknown published value '421:nobody.median'" in err
+    assert {p: p.read_text(encoding="utf-8") for p in before} == before
+    assert not (checkout / PAGE).exists()
+
+
+FOUND = Published(
+    blocks={"s:report": "## Report\n\n```\ncode\n```"},
+    values={"s:count": 1234567, "s:share": 0.98765, "s:name": "fsmarena study s", "s:flag": True},
+)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("a <!-- value s:count -->x<!-- /value --> b", "a <!-- value s:count -->1,234,567<!-- /value --> b"),
+        ("a <!-- value s:share .1% -->?<!-- /value -->", "a <!-- value s:share .1% -->98.8%<!-- /value -->"),
+        ("a <!-- value s:share -->?<!-- /value -->", "a <!-- value s:share -->0.9877<!-- /value -->"),
+        ("a <!-- value s:flag -->?<!-- /value -->", "a <!-- value s:flag -->yes<!-- /value -->"),
+        (
+            "<!-- generated s:report -->\nold\ntext\n<!-- /generated -->\nafter",
+            "<!-- generated s:report -->\n## Report\n\n```\ncode\n```\n<!-- /generated -->\nafter",
+        ),
+        (
+            "```text\n<!-- value s:unknown -->x<!-- /value -->\n```",
+            "```text\n<!-- value s:unknown -->x<!-- /value -->\n```",
+        ),
+    ],
+)
+def test_markers_are_written_from_the_data(text, expected):
+    assert render(text, "page.md", FOUND) == expected
+    assert render(expected, "page.md", FOUND) == expected
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "a\nb <!-- value s:count -->x",
+            "page.md:2: '<!-- value KEY -->' needs its '<!-- /value -->' on the same line",
+        ),
+        ("a <!-- value s:name .2f -->x<!-- /value -->", "page.md:1: format '.2f' does not apply to 's:name'"),
+        ("a <!-- value s:count );import -->x<!-- /value -->", "page.md:1: format ');import' does not apply"),
+        ("a\n  <!-- value s:count -->x<!-- /value --> b", "page.md:2: a value marker must not begin a line"),
+        ("\n\n<!-- generated s:report -->\nx", "page.md:3: '<!-- generated s:report -->' has no '<!-- /generated -->'"),
+        ("<!-- generated s:nothing -->\n<!-- /generated -->", "page.md:1: unknown published block 's:nothing'"),
+        ("text <!-- generated s:report --> text", "page.md:1: a generated-block marker must stand alone"),
+    ],
+)
+def test_a_bad_marker_is_one_clear_error(text, message):
+    with pytest.raises(FsmarenaError, match=re.escape(message)):
+        render(text, "page.md", FOUND)
+
+
+def _damage_results(folder: Path, change) -> None:
+    results = read_results(folder)
+    change(results)
+    write_results(folder, results)
+
+
+def _raw(folder: Path, data: bytes) -> None:
+    (folder / RESULTS).write_bytes(data)
+
+
+HOSTILE = {
+    "manifest is not JSON": (lambda f: (f / MANIFEST).write_text("{", encoding="utf-8"), "is not valid JSON"),
+    "manifest names another study": (
+        lambda f: (f / MANIFEST).write_text(
+            (f / MANIFEST).read_text(encoding="utf-8").replace('"study": "421"', '"study": "dtd-thesis"'),
+            encoding="utf-8",
+        ),
+        "names study 'dtd-thesis', not its folder's '421'",
+    ),
+    "results are not gzip": (lambda f: _raw(f, b"not gzip at all"), "is not a gzip file"),
+    "results are truncated": (lambda f: _raw(f, (f / RESULTS).read_bytes()[:200]), "is truncated"),
+    "a gzip bomb": (
+        lambda f: _raw(f, gzip.compress(b"[" + b" " * (70 * 1024 * 1024) + b"]", mtime=0)),
+        "is too large once decompressed",
+    ),
+    "a result is missing": (
+        lambda f: _damage_results(f, lambda r: r["results"].pop()),
+        "results for the plan's",
+    ),
+    "a result twice": (
+        lambda f: _damage_results(f, lambda r: r["results"].__setitem__(0, r["results"][1])),
+        "is not one of the plan's tasks, or a second result of one",
+    ),
+    "a plan parameter edited": (
+        lambda f: _damage_results(f, lambda r: r["plan"]["competitors"][2]["params"].__setitem__("episodes", 9)),
+        "its plan does not match its fingerprint",
+    ),
+    "a curve value out of range": (
+        lambda f: _damage_results(
+            f, lambda r: r["results"][2].__setitem__("curve_win", [2.0] * len(r["results"][2]["curve_win"]))
+        ),
+        "field 'curve_win' entries must be finite numbers in [0.0, 1.0]",
+    ),
+    "a competitor name that would open an HTML comment": (
+        lambda f: _damage_results(f, lambda r: r["plan"]["competitors"][0].__setitem__("name", "<!--")),
+        "field 'name' must be a competitor name",
+    ),
+    "results as a folder": (
+        lambda f: ((f / RESULTS).unlink(), (f / RESULTS).mkdir()),
+        "is a folder, not a file",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_a_damaged_or_hostile_store_is_one_clear_error_and_writes_nothing(checkout, capsys, case):
+    assert run_cli(capsys, "publish", "--root", checkout)[0] == 0
+    pages = {p: p.read_text(encoding="utf-8") for p in (checkout / "README.md", checkout / PAGE)}
+    damage, message = HOSTILE[case]
+    damage(checkout / "published" / "421")
+    for argv in (("publish", "--root", checkout), ("publish", "--check", "--root", checkout)):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert err.startswith("fsmarena: error: ") and message in err
+    assert {p: p.read_text(encoding="utf-8") for p in pages} == pages
+
+
+def test_add_refuses_a_foreign_or_unfinished_folder(tmp_path, study_folder, capsys):
+    root = tmp_path / "checkout"
+    code, _, err = run_cli(capsys, "publish", "--add", study_folder, "--root", root)
+    assert code == 2 and f"{root} is not a checkout of fsmarena (it has no docs/ folder)" in err
+    (root / "docs").mkdir(parents=True)
+    stranger = tmp_path / "stranger"
+    stranger.mkdir()
+    (stranger / "notes.txt").write_text("hello", encoding="utf-8")
+    code, _, err = run_cli(capsys, "publish", "--add", stranger, "--root", root)
+    assert code == 2 and "is not a study folder (no study.json)" in err
+
+    unfinished = tmp_path / "unfinished"
+    shutil.copytree(study_folder, unfinished)
+    (unfinished / "replicates" / "sarsa" / "r001.json").unlink()
+    code, _, err = run_cli(capsys, "publish", "--add", unfinished, "--root", root)
+    assert code == 2 and "is not a finished run" in err and "r001.json" in err
+
+    no_report = tmp_path / "no-report"
+    shutil.copytree(study_folder, no_report)
+    (no_report / "report.md").unlink()
+    code, _, err = run_cli(capsys, "publish", "--add", no_report, "--root", root)
+    assert code == 2 and "is not a finished run: it has no report.md" in err
+
+    other = tmp_path / "other"
+    shutil.copytree(study_folder, other)
+    marker = json.loads((other / "study.json").read_text(encoding="utf-8"))
+    marker["fingerprint"] = "0" * 16
+    (other / "study.json").write_text(json.dumps(marker), encoding="utf-8")
+    code, _, err = run_cli(capsys, "publish", "--add", other, "--root", root)
+    assert code == 2 and "was run with another definition of study '421'" in err
+
+    refusals = {
+        "dtd-thesis": "uses the standard report, whose machine, fingerprint and best-known sections measure the players",
+        "vautour": "runs its own driver",
+        "../../421.toml": "published/ holds the named studies only",
+    }
+    for name, message in refusals.items():
+        marker["study"] = name
+        (other / "study.json").write_text(json.dumps(marker), encoding="utf-8")
+        code, _, err = run_cli(capsys, "publish", "--add", other, "--root", root)
+        assert code == 2 and message in err and err.count("\n") == 1, err
+    assert not (root / "published").exists()
+
+
+def test_add_replaces_a_store_and_keeps_no_player(checkout, study_folder):
+    folder = checkout / "published" / "421"
+    before = (folder / RESULTS).read_bytes()
+    assert cli("publish", "--add", study_folder, "--root", checkout)[0] == 0
+    assert (folder / RESULTS).read_bytes() == before  # deterministic: same run, same bytes
+    assert sorted(p.name for p in (checkout / "published").iterdir()) == ["421"]  # no temporary folder left
+    assert all("player" not in task for task in read_results(folder)["results"])
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    assert manifest["command"].startswith("fsmarena study 421 --scale test --jobs 1 --out ")
+    assert manifest["tasks"] == 2 + 6 * 2 and manifest["scale"] == "test" and manifest["seed"] == 421
+    assert {"python", "fsmarena", "numpy", "numba", "platform"} <= set(manifest["environment"])
+
+
+def test_the_repository_pages_match_its_published_runs(capsys):
+    """What CI runs: ``fsmarena publish --check`` on this checkout."""
+    code, _, err = run_cli(capsys, "publish", "--check", "--root", ROOT)
+    assert code == 0, err
+
+
+def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
+    """Every path to a value inside decoded JSON (keys and indices)."""
+    found = [prefix]
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else []
+    for key, child in items:
+        found += _paths(child, (*prefix, key))
+    return found
+
+
+class Pristine:
+    """A store, its decoded files and every path into them (shown briefly in failures)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.files = {RESULTS: read_results(folder), MANIFEST: json.loads((folder / MANIFEST).read_text("utf-8"))}
+        self.paths = {name: _paths(content)[1:] for name, content in self.files.items()}
+
+    def write(self, name: str, content: Any) -> None:
+        if name == RESULTS:
+            write_results(self.folder, content)
+        else:
+            (self.folder / name).write_text(json.dumps(content), encoding="utf-8")
+
+    def __repr__(self) -> str:
+        return f"Pristine({self.folder})"
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory, study_folder) -> Pristine:
+    root = tmp_path_factory.mktemp("pristine")
+    (root / "docs").mkdir()
+    assert cli("publish", "--add", study_folder, "--root", root)[0] == 0
+    return Pristine(root / "published" / "421")
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    name=st.sampled_from([RESULTS, MANIFEST]),
+    where=st.integers(0, 10**9),
+    value=JSON_VALUES | st.sampled_from(["delete"]),
+)
+def test_a_mutated_store_gives_its_pages_or_one_clear_error(pristine, name, where, value):
+    """Any one value of a stored file replaced (or removed): the store is read and its report
+    and values made, or one FsmarenaError; never another exception."""
+    damaged = copy.deepcopy(pristine.files[name])
+    paths = pristine.paths[name]
+    path = paths[where % len(paths)]
+    parent = damaged
+    for key in path[:-1]:
+        parent = parent[key]
+    if value == "delete":
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    pristine.write(name, damaged)
+    try:
+        published(pristine.folder.parent.parent).keys()
+    except FsmarenaError:
+        pass
+    finally:
+        pristine.write(name, pristine.files[name])
