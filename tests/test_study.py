@@ -65,6 +65,7 @@ needs = ["bda", "fsm"]
 [scales.test]
 replicates = 3
 panel_games = 100
+compare_at_smallest_budget = true
 crossplay_halfwidth = 0.1
 [scales.test.budgets]
 mc = { replicates = 2 }
@@ -74,6 +75,7 @@ q-evo = { replicates = 2 }
 replicates = 1
 panel_games = 100
 crossplay_halfwidth = 0.1
+compare_at_smallest_budget = true
 """
 
 RESULT_TABLES = (
