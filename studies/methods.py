@@ -13,10 +13,10 @@ imports only what it runs; ``function_check(ctx)`` validates the parameters with
 defaults included: result files record these settings, so results computed under other
 defaults (another version of a package) are recognised as stale.  ``function_games(settings,
 game)`` says, from those settings alone, how many simulated games a task will consume (its
-budget, :mod:`studies.budgets`); the runner checks that the task consumed exactly that.  Here live the generic ones: ``builtin`` (a fixed strategy as a
-reference competitor, no training) and ``random-search`` (best of random table policies, a
-baseline every tabular learner should beat); the evolution and RL adapters are in
-:mod:`studies.adapters`.
+budget, :mod:`studies.budgets`); the runner checks that the task consumed exactly that.  Here
+live the generic ones: ``builtin`` (a fixed strategy as a reference competitor, no training)
+and ``random-search`` (best of random table policies, a baseline every tabular learner should
+beat); the evolution and RL adapters are in :mod:`studies.adapters`.
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ A task trains one competitor in one replicate and measures the final player agai
 builtin of the study's panel.  Its result file records the simulated games the training
 consumed (``games``, the family's budget: :mod:`studies.budgets`); a task whose count differs
 from what its method's settings plan is refused before anything is written.  This process
-writes its result file atomically as soon as it arrives, so workers need no access to ``DIR`` (on a cluster they may be other machines with
-other disks; the champions a task ``needs`` travel with it).  Tasks run in dependency stages
+writes its result file atomically as soon as it arrives, so workers need no access to ``DIR``
+(on a cluster they may be other machines with other disks; the champions a task ``needs``
+travel with it).  Tasks run in dependency stages
 (a competitor that ``needs`` others runs after them, with their champions of the same
 replicate), in parallel with joblib.  A re-run of the same command skips every task whose
 result file exists and validates, so an interrupted study finishes with exactly the results
