@@ -241,6 +241,12 @@ class EvolveConfig:
         )
         return spec
 
+    def fitness_games(self, seats: int) -> int:
+        """The games a run of this resolved configuration consumes with games of ``seats`` seats:
+        every game of every fitness evaluation (the learning-curve measurements are not counted),
+        known before any is played (a study's budget)."""
+        return _resolved(self.generations, "generations") * generation_games(self, seats)
+
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["panel"] = list(self.panel)

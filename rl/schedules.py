@@ -79,3 +79,68 @@ def parse_alpha(text: str | float | None) -> float | None:
     if not math.isfinite(value) or not 0.0 < value <= 1.0:
         raise FsmarenaError(f"alpha must be a number in (0, 1] or '1/n', got {text!r}")
     return value
+
+
+# ---- learning-curve points ------------------------------------------------------------------
+
+#: how evaluation points are spaced over a training budget
+CURVE_SCHEDULES = ("linear", "log")
+#: where a log-spaced curve starts (the shared axis of every family's learning curves starts there)
+FIRST_LOG_POINT = 1000
+#: evaluation points of a log-spaced curve unless a run asks for another number
+LOG_POINTS = 16
+
+
+def log_points(budget: int, count: int, first: int = FIRST_LOG_POINT, multiple: int = 1) -> tuple[int, ...]:
+    """``count`` evaluation points (games done) spaced geometrically from ``first`` to ``budget``:
+    whole multiples of ``multiple`` (the first is the smallest multiple at least ``first``),
+    strictly increasing (points that round to the same number are kept once, so there may be
+    fewer than ``count``), the last one ``budget`` itself.  A budget below the first point
+    gets one point, the budget."""
+    for name, value in (("budget", budget), ("count", count), ("first", first), ("multiple", multiple)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise FsmarenaError(f"the curve's {name} must be a positive whole number, got {value!r}")
+    start = -(-first // multiple) * multiple
+    if budget <= start or count == 1:
+        return (budget,)
+    ratio = budget / start
+    points = {start, budget}
+    for k in range(1, count - 1):
+        value = start * ratio ** (k / (count - 1))
+        points.add(min(budget, max(start, round(value / multiple) * multiple)))
+    return tuple(sorted(points))
+
+
+@dataclass(frozen=True)
+class CurvePoints:
+    """The games-done counts at which a run measures its learning curve (besides the start):
+    every ``every`` games (linear), or the given ``points`` (log); always the end, ``total``."""
+
+    total: int
+    every: int = 0
+    points: tuple[int, ...] = ()
+
+    def is_point(self, done: int) -> bool:
+        """Whether the curve is measured after ``done`` games."""
+        if done == self.total:
+            return True
+        return done % self.every == 0 if self.every else done in self.points
+
+    def next_after(self, done: int) -> int:
+        """The first curve point after ``done`` games (``total`` at most): a batch of training
+        games never crosses it."""
+        if self.every:
+            return min(self.total, (done // self.every + 1) * self.every)
+        return min([p for p in self.points if p > done] + [self.total])
+
+
+def curve_points(kind: str, total: int, every: int | None = None, count: int | None = None) -> CurvePoints:
+    """The curve points of a run of ``total`` training games: ``linear``, every ``every`` games;
+    ``log``, :func:`log_points` with ``count`` points (default :data:`LOG_POINTS`)."""
+    if kind not in CURVE_SCHEDULES:
+        raise FsmarenaError(f"unknown evaluation schedule '{kind}' (known: {', '.join(CURVE_SCHEDULES)})")
+    if kind == "log":
+        return CurvePoints(total, points=log_points(total, LOG_POINTS if count is None else count))
+    if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+        raise FsmarenaError(f"--eval-every must be a positive whole number, got {every!r}")
+    return CurvePoints(total, every=every)

@@ -69,7 +69,15 @@ from rl import checkpoint as ckpt
 from rl.learners import MonteCarlo, TabularLearner, TemporalDifference
 from rl.mdp import TabularMDP, expected_return
 from rl.planning import PlanResult, policy_iteration, value_iteration
-from rl.schedules import EpsilonSchedule, alpha_schedule, check_probability, parse_alpha
+from rl.schedules import (
+    LOG_POINTS,
+    CurvePoints,
+    EpsilonSchedule,
+    alpha_schedule,
+    check_probability,
+    curve_points,
+    parse_alpha,
+)
 from rl.segments import REWARDS
 
 MONTE_CARLO = ("mc", "mc-first-visit", "mc-constant-alpha")
@@ -94,6 +102,8 @@ SAMPLE_SETTINGS = (
     "self_play_every",
     "eval_every",
     "eval_games",
+    "eval_schedule",
+    "eval_points",
     "reward",
     "opponent",
     "eval_panel",
@@ -177,6 +187,9 @@ class TrainConfig:
     every training game (exploring starts); ``eval_every`` defaults to a tenth of the budget.
     ``reward``: ``"game"`` (the final reward) or ``"segment"`` (games with segments, e.g. 31's
     rounds: every segment rewarded by a potential's change, :mod:`rl.segments`).
+    ``eval_schedule``: ``"linear"`` (a curve point every ``eval_every`` games) or ``"log"``
+    (``eval_points`` points spaced geometrically from 1,000 games to the budget, the shared
+    learning-curve axis of the studies; :func:`rl.schedules.log_points`).
     """
 
     algo: str
@@ -197,6 +210,8 @@ class TrainConfig:
     eval_games: int = 10_000
     tolerance: float = 1e-12
     reward: str | None = None
+    eval_schedule: str = "linear"
+    eval_points: int | None = None
 
     @property
     def sample_based(self) -> bool:
@@ -226,8 +241,7 @@ class TrainConfig:
         episodes = _positive("--episodes", self.episodes)
         if self.self_play_every is not None:
             _positive("--self-play-every", self.self_play_every)
-        eval_every = self.eval_every if self.eval_every is not None else max(1, episodes // 10)
-        _positive("--eval-every", eval_every)
+        eval_every, eval_points = self._curve_settings(episodes)
         family = (
             "td"
             if self.algo in TEMPORAL_DIFFERENCE
@@ -268,11 +282,30 @@ class TrainConfig:
             reward=reward,
             explore_steps=explore,
             eval_every=eval_every,
+            eval_points=eval_points,
             q_init=float(self.q_init),
             batch=int(batch),
             epsilon_final=float(final),
             epsilon_schedule=kind,
             gamma=float(self.gamma),
+        )
+
+    def _curve_settings(self, episodes: int) -> tuple[int | None, int | None]:
+        """``eval_every`` (default: a tenth of the budget) of a linear curve, or ``eval_points``
+        (default :data:`rl.schedules.LOG_POINTS`) of a log-spaced one, checked."""
+        if self.eval_schedule == "log":
+            if self.eval_every is not None:
+                raise FsmarenaError("--eval-every spaces a linear curve; a log-spaced one takes eval_points")
+            return None, LOG_POINTS if self.eval_points is None else _positive("eval_points", self.eval_points)
+        if self.eval_points is not None:
+            raise FsmarenaError("eval_points is for eval_schedule = 'log'")
+        eval_every = self.eval_every if self.eval_every is not None else max(1, episodes // 10)
+        return curve_points(self.eval_schedule, episodes, _positive("--eval-every", eval_every)).every, None
+
+    def curve_points(self) -> CurvePoints:
+        """Where a resolved sample-based run measures its learning curve."""
+        return curve_points(
+            self.eval_schedule, _positive("--episodes", self.episodes), self.eval_every, self.eval_points
         )
 
     def _step_schedule(self, alpha: float | None, defaults: dict[str, Any]) -> tuple[str, float | None]:
@@ -316,6 +349,8 @@ class TrainConfig:
         settings = asdict(self)
         if self.alpha_schedule in (None, "constant"):  # the final step plays no part
             del settings["alpha_final"], settings["alpha_schedule"]
+        if self.eval_schedule == "linear":  # so are runs made before log-spaced curves existed
+            del settings["eval_schedule"], settings["eval_points"]
         return settings
 
 
@@ -500,13 +535,13 @@ def describe_player(player: Player | None, game: Game) -> Any:
 
 
 def _advance(
-    run: Any, k: int, bar: Any, eval_every: int, total: int, checkpoint_seconds: float, last_save: float
+    run: Any, k: int, bar: Any, points: CurvePoints, total: int, checkpoint_seconds: float, last_save: float
 ) -> float:
     """Count ``k`` more games; evaluate and checkpoint at curve points and the end, checkpoint
     when ``checkpoint_seconds`` have passed since ``last_save``.  Returns the last save time."""
     run.done += k
     bar.update(k)
-    if run.done % eval_every == 0 or run.done == total:
+    if points.is_point(run.done):
         run.evaluate_now()
         run.save()
         return time.perf_counter()
@@ -516,9 +551,9 @@ def _advance(
     return last_save
 
 
-def _batch_plan(done: int, total: int, batch: int, eval_every: int, refresh: int | None) -> int:
+def _batch_plan(done: int, total: int, batch: int, points: CurvePoints, refresh: int | None) -> int:
     """Games in the next batch: up to ``batch``, never across an evaluation or refresh point."""
-    stop = min(total, (done // eval_every + 1) * eval_every)
+    stop = min(total, points.next_after(done))
     if refresh is not None:
         stop = min(stop, (done // refresh + 1) * refresh)
     return min(batch, stop - done)
@@ -875,7 +910,7 @@ def _train_sequential(run, opponent, resume, checkpoint_seconds):
     frozen = run.frozen if run.frozen is not None else np.zeros(game.n_states, dtype=np.int64)
     if config.self_play_every:
         run.frozen = frozen  # the compiled loop refreshes it in place; checkpoints keep it
-    total, eval_every, refresh = config.episodes, config.eval_every, config.self_play_every
+    total, points, refresh = config.episodes, config.curve_points(), config.self_play_every
     if run.done == 0 and not run.curve:
         run.evaluate_now()
         run.save()
@@ -883,7 +918,7 @@ def _train_sequential(run, opponent, resume, checkpoint_seconds):
     with progress.bar(total, f"train {config.algo}", unit="game") as bar:
         bar.update(run.done)
         while run.done < total:
-            k = _batch_plan(run.done, total, CHUNK, eval_every, refresh)
+            k = _batch_plan(run.done, total, CHUNK, points, refresh)
             seed_compiled(chunk_seed(seed, run.done))
             runner(
                 params,
@@ -902,7 +937,7 @@ def _train_sequential(run, opponent, resume, checkpoint_seconds):
                 compiled.float_start,
                 potentials,
             )
-            last_save = _advance(run, k, bar, eval_every, total, checkpoint_seconds, last_save)
+            last_save = _advance(run, k, bar, points, total, checkpoint_seconds, last_save)
     return run.result()
 
 
@@ -913,7 +948,7 @@ def _train_sampled(run, opponent, resume, checkpoint_seconds):
     if resume:
         run.resume()
     learner, schedule, step = run.learner, run.schedule, config.step_schedule()
-    total, eval_every, refresh = config.episodes, config.eval_every, config.self_play_every
+    total, points, refresh = config.episodes, config.curve_points(), config.self_play_every
     frozen = None if run.frozen is None else TablePolicy(run.frozen, label="self (frozen)")
     if run.done == 0 and not run.curve:
         run.evaluate_now()
@@ -926,7 +961,7 @@ def _train_sampled(run, opponent, resume, checkpoint_seconds):
             if refresh is not None and done % refresh == 0:
                 frozen = TablePolicy(learner.values.greedy_table(), label="self (frozen)")
                 run.frozen = frozen.table[0]
-            k = _batch_plan(done, total, config.batch, eval_every, refresh)
+            k = _batch_plan(done, total, config.batch, points, refresh)
             learner.epsilon = schedule.value(done, total)
             if step is not None:
                 learner.alpha = step.value(done, total)
@@ -936,7 +971,7 @@ def _train_sampled(run, opponent, resume, checkpoint_seconds):
                     seats = [rival] * game.n_seats
                     seats[seat] = learner
                     play_games(game, seats, count, run.rng)
-            last_save = _advance(run, k, bar, eval_every, total, checkpoint_seconds, last_save)
+            last_save = _advance(run, k, bar, points, total, checkpoint_seconds, last_save)
     return run.result()
 
 

@@ -22,9 +22,10 @@ Both run in one process (``jobs=1``): the study parallelises over replicates ins
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Mapping
 
 from fsmarena.errors import FsmarenaError
+from games.base import Game
 from games.players import Player, resolve_player
 from studies.methods import MethodContext, Params, Trained
 from studies.stacks import Mixture
@@ -139,3 +140,19 @@ def train_check(ctx: MethodContext) -> dict[str, Any]:
     config, opponent_name = _train_config(ctx)
     opponent = f"champions of {' and '.join(ctx.needs)} (one per game)" if ctx.needs else opponent_name
     return {**config.to_dict(), "opponent": opponent}
+
+
+def evolve_games(settings: Mapping[str, Any], game: Game) -> int:
+    """Every game of every fitness evaluation of the resolved ``settings`` in ``game``."""
+    from evo.run import EvolveConfig
+
+    names = {f.name for f in dataclasses.fields(EvolveConfig)}
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in settings.items() if k in names}
+    return EvolveConfig(**values).fitness_games(game.n_seats)
+
+
+def train_games(settings: Mapping[str, Any], game: Game) -> int:
+    """Every training game (``episodes``); a planner on the model simulates none."""
+    from rl.train import MODEL_BASED
+
+    return 0 if settings["algo"] in MODEL_BASED else int(settings["episodes"])

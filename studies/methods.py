@@ -11,10 +11,12 @@ Methods are registered in :func:`methods` as ``"module:function"`` so that a stu
 imports only what it runs; ``function_check(ctx)`` validates the parameters without training
 (a typo fails before a study writes anything) and returns every setting the method will use,
 defaults included: result files record these settings, so results computed under other
-defaults (another version of a package) are recognised as stale.  Here live the generic ones: ``builtin`` (a fixed strategy as a
-reference competitor, no training) and ``random-search`` (best of random table policies, a
-baseline every tabular learner should beat); the evolution and RL adapters are in
-:mod:`studies.adapters`.
+defaults (another version of a package) are recognised as stale.  ``function_games(settings,
+game)`` says, from those settings alone, how many simulated games a task will consume (its
+budget, :mod:`studies.budgets`); the runner checks that the task consumed exactly that.  Here
+live the generic ones: ``builtin`` (a fixed strategy as a reference competitor, no training)
+and ``random-search`` (best of random table policies, a baseline every tabular learner should
+beat); the evolution and RL adapters are in :mod:`studies.adapters`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 import importlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
@@ -31,7 +33,9 @@ from fsmarena.fileio import dumps
 from games.base import Game
 from games.players import Player, TablePolicy, resolve_player
 from games.registry import game_study_methods, lookup
-from studies.protocol import Competitor, Plan
+
+if TYPE_CHECKING:  # pragma: no cover - typing only (the protocol checks budgets with this module)
+    from studies.protocol import Competitor, Plan
 
 #: the generic methods: name -> "module:function"; games add their own (GameEntry.study_methods)
 GENERIC_METHODS: dict[str, str] = {
@@ -90,6 +94,16 @@ def check_method(name: str, ctx: MethodContext) -> dict[str, Any]:
     check = getattr(importlib.import_module(method.__module__), f"{method.__name__}_check", None)
     settings = check(ctx) if check is not None else dict(ctx.params)
     return json.loads(dumps(settings))
+
+
+def planned_games(name: str, settings: Mapping[str, Any], game: Game) -> int:
+    """The simulated games a task of method ``name`` with resolved ``settings`` (what
+    :func:`check_method` returns) will consume in ``game`` (:mod:`studies.budgets`)."""
+    method = get_method(name)
+    count = getattr(importlib.import_module(method.__module__), f"{method.__name__}_games", None)
+    if count is None:  # a programming error in a method module, not user input
+        raise ValueError(f"study method '{name}' does not say how many games it consumes ({method.__name__}_games)")
+    return int(count(settings, game))
 
 
 def check_competitors(plan: Plan, game: Game) -> dict[str, dict[str, Any]]:
@@ -191,6 +205,11 @@ def builtin_check(ctx: MethodContext) -> dict[str, Any]:
     return {"player": name}
 
 
+def builtin_games(settings: Mapping[str, Any], game: Game) -> int:
+    """A builtin strategy is not trained: no game."""
+    return 0
+
+
 def random_search(ctx: MethodContext) -> Trained:
     """Best of ``candidates`` uniformly random table policies, each judged on
     ``games_per_candidate`` games against the curve opponent.
@@ -229,3 +248,8 @@ def random_search_check(ctx: MethodContext) -> dict[str, Any]:
     if ctx.needs:
         raise p.fail("random-search trains against the curve opponent only; remove 'needs'")
     return {"candidates": candidates, "games_per_candidate": per}
+
+
+def random_search_games(settings: Mapping[str, Any], game: Game) -> int:
+    """Every game that judges a candidate."""
+    return int(settings["candidates"]) * int(settings["games_per_candidate"])

@@ -38,6 +38,7 @@ from fsmarena.fileio import read_text
 from fsmarena.text import clean_label, clean_text, clean_title
 from games.registry import entry, game_reports, game_studies, lookup, resolve
 from games.stats import Z95
+from studies.budgets import check_budgets
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -134,6 +135,10 @@ class Scale:
 
     ``budgets[competitor]`` overrides the competitor's parameters; its ``replicates`` key, if
     any, gives that competitor its own number of replicates (costly learners may get fewer).
+    Every family that consumes games must meet the same budget within 10% (checked at load,
+    :mod:`studies.budgets`) unless ``compare_at_smallest_budget``: then the report compares the
+    families at the smallest family's budget, read off their learning curves.  Not in the
+    fingerprint (it changes the report, not the results).
     """
 
     name: str
@@ -142,6 +147,7 @@ class Scale:
     crossplay_halfwidth: float
     budgets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     description: str = ""
+    compare_at_smallest_budget: bool = False
 
 
 @dataclass(frozen=True)
@@ -322,7 +328,14 @@ STUDY_FIELDS = (
     "questions"
 ).split()
 COMPETITOR_FIELDS = ("name", "label", "method", "params", "needs")
-SCALE_FIELDS = ("description", "replicates", "panel_games", "crossplay_halfwidth", "budgets")
+SCALE_FIELDS = (
+    "description",
+    "replicates",
+    "panel_games",
+    "crossplay_halfwidth",
+    "budgets",
+    "compare_at_smallest_budget",
+)
 
 
 def study_from_dict(
@@ -388,6 +401,7 @@ def study_from_dict(
             halfwidth,
             {k: dict(v) for k, v in budgets.items()},
             s.text("description", ""),
+            s.flag("compare_at_smallest_budget", False),
         )
     if not scales:
         raise r.fail("a study needs at least one scale")
@@ -427,6 +441,10 @@ def study_from_dict(
                         f"scale '{scale}': competitor '{comp.name}' has more replicates than "
                         f"'{need}', whose champions it needs"
                     )
+    try:
+        check_budgets(study)  # every family meets one budget per scale, or the scale says otherwise
+    except FsmarenaError as exc:
+        raise r.fail(str(exc)) from None
     return study
 
 
@@ -523,6 +541,14 @@ class _Reader:
 
     def text(self, key: str, default: Any = ...) -> str:
         return self._get(key, (str,), "a string", default)
+
+    def flag(self, key: str, default: Any = ...) -> bool:
+        value = self.data.get(key, default)
+        if value is ...:
+            raise self.fail(f"missing field '{key}'")
+        if not isinstance(value, bool):
+            raise self.fail(f"field '{key}' must be true or false")
+        return value
 
     def number(self, key: str, default: Any = ...) -> float:
         value = self._get(key, (int, float), "a number", default)

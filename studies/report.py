@@ -25,6 +25,7 @@ from games.base import config_to_dict
 from studies import inference as inf
 from studies import statistics as st
 from studies.analysis import Analysis, reliability_groups
+from studies.budgets import at_smallest_budget
 from studies.reference_line import reference_section
 from studies.runner import StudyData
 
@@ -183,9 +184,11 @@ def panel_section(data: StudyData, analysis: Analysis) -> str:
     study = data.plan.study
     summary = analysis.tables["panel_summary"]
     methods = list(dict.fromkeys(r["method"] for r in summary))
+    games = {c.label: sorted(r.games for r in data.family(c.name)) for c in data.plan.competitors}
     rows = []
     for m in methods:
-        cells = [m]
+        used = games.get(m, [0])
+        cells = [m, f"{used[len(used) // 2]:,}"]
         for opp in study.panel:
             cells.append(summary_cell(next(x for x in summary if x["method"] == m and x["opponent"] == opp)))
         rows.append(cells)
@@ -194,9 +197,10 @@ def panel_section(data: StudyData, analysis: Analysis) -> str:
         "### Against the builtin panel\n",
         "Mean win rate of the final players of each method (one per replicate), with the 95% interval "
         f"over replicates (bootstrap; Student-t below {inf.MIN_BOOTSTRAP} replicates; `tables/panel_summary.csv`; "
-        "per player: `tables/panel.csv`).\n",
-        table(["method"] + [f"vs `{o}`" for o in study.panel], rows),
+        "per player: `tables/panel.csv`); games: the simulated games each replicate consumed (its budget).\n",
+        table(["method", "games"] + [f"vs `{o}`" for o in study.panel], rows),
         "",
+        budget_section(data),
         figure(
             analysis,
             "panel_outcomes",
@@ -209,13 +213,44 @@ def panel_section(data: StudyData, analysis: Analysis) -> str:
             figure(
                 analysis,
                 "learning_curves",
-                f"Win rate against {study.curve_opponent} vs simulated games "
-                "consumed: median over replicates (line) and inter-quartile band.",
+                f"Win rate against {study.curve_opponent} (evolved families: against random) vs simulated games "
+                "consumed, on one log axis from 1,000 games: median over replicates (line) and inter-quartile band.",
                 data.out,
             ),
         ),
     ]
     return "\n".join(text)
+
+
+def budget_section(data: StudyData) -> str:
+    """At a scale that declares ``compare_at_smallest_budget``: every family's learning curves
+    read at the smallest family's budget (docs/statistics.md, "Budgets"); "" otherwise."""
+    plan = data.plan
+    if not plan.scale.compare_at_smallest_budget:
+        return ""
+    target, found = at_smallest_budget(plan, {c.name: data.family(c.name) for c in plan.competitors})
+    rows = [
+        [
+            r["label"],
+            f"{r['budget']:,}",
+            f"`{r['opponent']}`",
+            "no curve reaches it"
+            if r["median"] is None
+            else f"{pct(r['median'])} [{pct(r['q1'])}, {pct(r['q3'])}] (n={r['replicates']})",
+        ]
+        for r in found
+    ]
+    return "\n".join(
+        [
+            "### At the same budget\n",
+            f"The families' budgets differ at this scale (declared in the study file), so they are compared at the "
+            f"smallest family's budget, {target:,} simulated games: each replicate's learning curve read there "
+            "(interpolated between its points), median [inter-quartile range] over replicates. Rows against "
+            "different opponents do not compare with each other.\n",
+            table(["method", "budget (games)", "curve against", f"win rate at {target:,} games"], rows),
+            "",
+        ]
+    )
 
 
 def section(heading: str, *body: str) -> str:

@@ -9,9 +9,12 @@ Layout of the output folder ``DIR``::
     raw/crossplay.json              every champion pairing's win/draw/loss counts
 
 A task trains one competitor in one replicate and measures the final player against every
-builtin of the study's panel.  This process writes its result file atomically as soon as it
-arrives, so workers need no access to ``DIR`` (on a cluster they may be other machines with
-other disks; the champions a task ``needs`` travel with it).  Tasks run in dependency stages
+builtin of the study's panel.  Its result file records the simulated games the training
+consumed (``games``, the family's budget: :mod:`studies.budgets`); a task whose count differs
+from what its method's settings plan is refused before anything is written.  This process
+writes its result file atomically as soon as it arrives, so workers need no access to ``DIR``
+(on a cluster they may be other machines with other disks; the champions a task ``needs``
+travel with it).  Tasks run in dependency stages
 (a competitor that ``needs`` others runs after them, with their champions of the same
 replicate), in parallel with joblib.  A re-run of the same command skips every task whose
 result file exists and validates, so an interrupted study finishes with exactly the results
@@ -54,8 +57,9 @@ from games.base import Game
 from games.capabilities import ZeroSumSolvable
 from games.match import play_match
 from games.players import Player, load_player, player_from_json, player_to_json, resolve_player
+from studies.budgets import plan_budgets, smallest_budget
 from studies.crossplay import CrossplayResult, crossplay, pairing_games
-from studies.methods import MethodContext, Trained, check_competitors, get_method
+from studies.methods import MethodContext, Trained, check_competitors, get_method, planned_games
 from studies.protocol import FORMAT_VERSION, Plan, seed_int
 
 MARKER = "study.json"
@@ -247,6 +251,12 @@ def _run_task(task: _Task) -> dict[str, Any]:
         extra["curve_exploitability"] = curve_exploitability(game, trained)
         extra["exploitability_seconds"] = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
+    planned = planned_games(competitor.method, task.settings, game)
+    if trained.games != planned:  # a method's accounting is wrong: its budget would be misreported
+        raise FsmarenaError(
+            f"competitor '{name}' replicate {r} consumed {trained.games:,} simulated games; "
+            f"its settings plan {planned:,} (studies/budgets.py)"
+        )
     return {
         "format_version": FORMAT_VERSION,
         "fingerprint": plan.fingerprint,
@@ -426,6 +436,7 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1, log: Callable[[str], N
         f"{plan.study.name} at scale {plan.scale.name}: {len(plan.competitors)} competitors, "
         f"{sum(c.replicates for c in plan.competitors)} replicate tasks, seed {plan.seed}, into {out}"
     )
+    log(budget_summary(plan, plan_budgets(plan, game, settings)))
     for number, stage in enumerate(plan.stages(), 1):
         todo = [
             _Task(
@@ -460,6 +471,18 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1, log: Callable[[str], N
     if game.n_seats == 2 and len(records) >= 2:
         data.crossplay = run_crossplay(data, jobs, log)
     return data
+
+
+def budget_summary(plan: Plan, budgets: dict[str, int]) -> str:
+    """The plan's budgets in one line: each family's simulated games per replicate, and how the
+    report compares them (docs/statistics.md, "Budgets")."""
+    shown = ", ".join(f"{name} {games:,}" for name, games in budgets.items())
+    how = (
+        f"compared at the smallest, {smallest_budget(budgets):,}, on the learning curves"
+        if plan.scale.compare_at_smallest_budget
+        else "matched within 10%"
+    )
+    return f"budgets (simulated games per replicate; 0: consumes none): {shown}; {how}"
 
 
 def run_crossplay(data: StudyData, jobs: int, log: Callable[[str], None]) -> CrossplayResult:

@@ -127,3 +127,14 @@ def evolve_variant_check(ctx: MethodContext) -> dict[str, Any]:
     inner, _names = _split(ctx, allow_opponents=False)
     settings = dict(adapters.evolve_check(inner) or {})
     return {**settings, "game_params": dict(ctx.params.get("game_params", {}))}
+
+
+def train_variant_games(settings: dict[str, Any], game: Any) -> int:
+    """Every training game (the variant changes the game, not the budget)."""
+    return adapters.train_games(settings, game)
+
+
+def evolve_variant_games(settings: dict[str, Any], game: Any) -> int:
+    """Every fitness game, counted in the variant the evolution plays."""
+    overrides = settings.get("game_params", {})
+    return adapters.evolve_games(settings, variant(game, overrides) if overrides else game)

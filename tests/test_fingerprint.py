@@ -167,6 +167,7 @@ params = { genome = "fsm", protocol = "round-robin", generations = 2, population
 replicates = 2
 panel_games = 40
 crossplay_halfwidth = 0.2
+compare_at_smallest_budget = true
 """
 
 

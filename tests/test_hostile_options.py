@@ -237,6 +237,7 @@ params = {{ genome = "fsm", protocol = "round-robin", population = 4, games_per_
 replicates = 1
 panel_games = 50
 crossplay_halfwidth = 0.4
+compare_at_smallest_budget = true
 [scales.test.budgets]
 evolved = {{ generations = 1{test_budget} }}
 
@@ -244,6 +245,7 @@ evolved = {{ generations = 1{test_budget} }}
 replicates = 1
 panel_games = 50
 crossplay_halfwidth = 0.4
+compare_at_smallest_budget = true
 [scales.paper.budgets]
 evolved = {{ generations = 2{paper_budget} }}
 """

@@ -39,7 +39,7 @@ from games.capabilities import ExactModel
 from games.match import play_match
 from games.players import Player
 from games.stats import mean_interval
-from studies.adapters import _config
+from studies.adapters import _config, evolve_games, train_games
 from studies.analysis import to_csv
 from studies.methods import MethodContext, Params, Trained
 from studies.report import reproduce_section, table, written_by
@@ -140,6 +140,11 @@ def train_exact(ctx: MethodContext) -> Trained:
     return _trained(ctx, result.policy, result.games, curve, check_games, {"algo": config.algo})
 
 
+def train_exact_games(settings: dict[str, Any], game: Game) -> int:
+    """Every training game."""
+    return train_games(settings, game)
+
+
 def train_exact_check(ctx: MethodContext) -> dict[str, Any]:
     """Every setting the training will use (FsmarenaError naming the competitor if invalid)."""
     config, check_games = _train_config(ctx)
@@ -184,6 +189,11 @@ def evolve_exact(ctx: MethodContext) -> Trained:
     )
 
 
+def evolve_exact_games(settings: dict[str, Any], game: Game) -> int:
+    """Every simulated fitness game (none with exact fitness)."""
+    return evolve_games(settings, game)
+
+
 def evolve_exact_check(ctx: MethodContext) -> dict[str, Any]:
     """Every setting the evolution will use (FsmarenaError naming the competitor if invalid)."""
     config, check_games = _evolve_config(ctx)
@@ -220,6 +230,11 @@ def plan(ctx: MethodContext) -> Trained:
     result = run_training(ctx.game, config, seed=ctx.seed, jobs=1, label=ctx.label)
     iterations = sum(1 for r in result.curve if r.get("iteration") not in ("", None))
     return _trained(ctx, result.policy, 0, [], check_games, {"algo": config.algo, "iterations": iterations})
+
+
+def plan_games(settings: dict[str, Any], game: Game) -> int:
+    """Planning on the model simulates no game."""
+    return 0
 
 
 def plan_check(ctx: MethodContext) -> dict[str, Any]:

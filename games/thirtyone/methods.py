@@ -72,3 +72,8 @@ def train_mlp_check(ctx: MethodContext) -> dict[str, Any]:
     """Every setting the training will use, defaults included (the seed is the replicate's)."""
     data = dataclasses.asdict(_settings(ctx))
     return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items() if k != "seed"}
+
+
+def train_mlp_games(settings: dict[str, Any], game: Any) -> int:
+    """Every training game (``games``; the evaluation games are not counted)."""
+    return int(settings["games"])
