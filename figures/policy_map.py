@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from figures.style import OKABE_ITO, PAGE_WIDTH, plt, save, style
+from figures.style import OKABE_ITO, PAGE_WIDTH, Drawn, count_text, plt, save, style
 
 ACTION_COLORS = (OKABE_ITO[0], OKABE_ITO[1], OKABE_ITO[2], OKABE_ITO[4], OKABE_ITO[5], OKABE_ITO[3])
 
@@ -50,8 +50,9 @@ def policy_maps(
     columns: int = 3,
     row_title: str = "hand (smallest, median, largest card)",
     column_title: str = "situation",
-) -> list[Path]:
-    """One action map per method (``policies[method]`` = its replicates' tables)."""
+) -> Drawn:
+    """One action map per method (``policies[method]`` = its replicates' tables); returns the
+    files with their caption."""
     rows, cols, row_of, col_of = state_grid(state_labels)
     n_actions = len(action_names)
     names = list(policies)
@@ -105,4 +106,19 @@ def policy_maps(
         )
         fig.suptitle("\n".join(t for t in (title, note) if t), fontsize=8)
         fig.tight_layout(rect=(0, 0.05, 1, 1))
-        return save(fig, stem)
+        counts = [len(np.atleast_2d(p)) for p in policies.values()]
+        return Drawn(save(fig, stem), policy_caption(counts))
+
+
+def policy_caption(replicates: Sequence[int]) -> str:
+    """What :func:`policy_maps` shows, in words."""
+    several = (
+        " With several replicates a cell shows the action most of them choose, the number in it is the share "
+        "of replicates that agree (%), and the paler the cell, the more they disagree."
+        if any(r > 1 for r in replicates)
+        else ""
+    )
+    return (
+        "Action maps: each cell is one state of a tabular policy (rows and columns name it), coloured by the "
+        f"action the policy plays there; one panel per method ({count_text(replicates)} per method).{several}"
+    )

@@ -261,24 +261,22 @@ def reliability_figure(result: Analysis, names: Sequence[str], opponent: str, fo
 
 
 def crossplay_figures(result: Analysis, names: Sequence[str], folder: Path) -> None:
-    """The family heat map (with its confidence intervals) and the spread of champions' win
-    rates, when the study played a cross-play."""
-    from figures.heatmap import win_rate_heatmap
+    """The family heat map (net score, wins minus losses per game, with its champion-level
+    intervals) and the spread of champions' win rates, when the study played a cross-play."""
+    from figures.heatmap import net_score_heatmap
     from figures.outcomes import outcome_boxes
 
     if "crossplay_family" not in result.tables:
         return
     label = result.labels
     order = [label[n] for n in names]
-    matrix, low, high = st.matrices(
-        [
-            {**r, "family": r["method"], "opponent_family": r["opponent_method"]}
-            for r in result.tables["crossplay_family"]
-        ],
-        order,
-    )
-    result.figures["crossplay_heatmap"] = win_rate_heatmap(
-        matrix, order, folder / "crossplay_heatmap", low, high, value_label="row's win rate vs column"
+    rows = [
+        {**r, "family": r["method"], "opponent_family": r["opponent_method"]} for r in result.tables["crossplay_family"]
+    ]
+    net, low, high = (st.matrices(rows, order, key=key)[0] for key in ("net", "net_ci_low", "net_ci_high"))
+    champions = [r["champions"] for r in rows]
+    result.figures["crossplay_heatmap"] = net_score_heatmap(
+        net, order, folder / "crossplay_heatmap", low, high, replicates=champions
     )
     spread = {
         label[b]: {
