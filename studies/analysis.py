@@ -318,24 +318,23 @@ def best_machine_figures(
 
 def draw_machine(player: Any, game: Any, stem: Path, title: str = "") -> list[Path]:
     """Draw an automaton (PNG and PDF) as the minimal machine that plays like it against the
-    game's builtins, weighted by use (:func:`evo.usage.minimal_in_play`, ``draw --minimise``),
-    with the evolution module's drawer when this installation has it; nothing otherwise, nor
+    game's builtins, weighted by use (:func:`figures.machine_graph.minimal_for_drawing`, ``draw
+    --minimise``; states keep the player file's numbers), with the evolution module's drawer when this installation has it; nothing otherwise, nor
     for a minimal machine above the drawings' limit (its player file holds it all)."""
     try:
-        from evo.usage import minimal_in_play
-        from figures.machine_graph import MAX_DRAWN_STATES, write_machine
+        from figures.machine_graph import MAX_DRAWN_STATES, machine_caption, minimal_for_drawing, write_machine
+        from figures.style import Drawn
     except ImportError:
         return []
-    minimal, inputs, usage = minimal_in_play(player, game)
+    minimal, inputs, usage, link = minimal_for_drawing(player, game)  # the title's note says it is minimal
     if minimal.n_states > MAX_DRAWN_STATES:
         return []
-    if minimal.n_states < player.n_states:
-        title = f"{title}: minimal, {minimal.n_states} of {player.n_states} states" if title else title
-    paths = []
+    paths = Drawn()
     for suffix in (".png", ".pdf"):
         target = stem.with_suffix(suffix)
-        write_machine(minimal, game, target, title=title, usage=usage, inputs=inputs, measure=False)
+        graph = write_machine(minimal, game, target, title=title, usage=usage, inputs=inputs, measure=False, link=link)
         paths.append(target)
+    paths.caption = machine_caption(graph)
     return paths
 
 
