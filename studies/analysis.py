@@ -192,8 +192,9 @@ def draw_figures(data: StudyData, result: Analysis) -> None:
     study = plan.study
     label = result.labels
     names = [c.name for c in plan.competitors]
+    # every family, those without curves too (they are skipped but keep their place): a family's
+    # colour is its place in the study's order, in this figure as in every other
     curves = {label[n]: [(r.curve_games, r.curve_win) for r in data.family(n)] for n in names}
-    curves = {k: v for k, v in curves.items() if any(len(x) for x, _ in v)}
     result.figures["learning_curves"] = learning_curves(
         curves, folder / "learning_curves", opponent=study.curve_opponent
     )

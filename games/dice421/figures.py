@@ -22,7 +22,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import NullFormatter
 
 from figures.curves import LINESTYLES, MARKERS, band
-from figures.style import COLUMN_WIDTH, PAGE_WIDTH, Drawn, color, count_text, plt, save, style
+from figures.style import COLUMN_WIDTH, PAGE_WIDTH, Drawn, count_text, family_colors, plt, save, style
 
 #: colours by number of dice thrown again (0 = stop): light to dark, readable under black text
 REROLL_COLORS = ("#FFFFFF", "#CFE3F3", "#8DBFE6", "#4A90C8")
@@ -108,10 +108,13 @@ def exact_value_curves(
     target: float | None = 0.99,
     title: str = "",
     width: float = PAGE_WIDTH,
+    colors: Mapping[str, str] | None = None,
 ) -> Drawn:
     """Median and inter-quartile band over replicates against simulated games (log scale), one
     line per family: the exact value (left) and its gap to the optimum in % (right, log scale,
-    where the last percent is readable)."""
+    where the last percent is readable).  ``colors``: the study's family colours
+    (:func:`figures.style.family_colors`; default: by the order given)."""
+    colour = {**family_colors(list(families)), **(colors or {})}
     with style():
         fig, (left, right) = plt.subplots(1, 2, figsize=(width, width * 0.42))
         drawn = 0
@@ -119,7 +122,7 @@ def exact_value_curves(
             grid, q25, median, q75 = band(curves, log_x=True)
             if not len(grid):
                 continue
-            c = color(number)
+            c = colour[name]
             n = sum(1 for x, _ in curves if len(x))
             style_kw = dict(
                 color=c,
@@ -177,10 +180,13 @@ def final_gaps(
     stem: str | Path,
     target: float | None = 0.99,
     title: str = "",
+    colors: Mapping[str, str] | None = None,
 ) -> Drawn:
     """Every final policy's gap to the optimum (% of it, log scale): one row per method, one
-    dot per replicate, a bar at the median; gaps below 0.001% (rounding) sit at that floor."""
+    dot per replicate, a bar at the median; gaps below 0.001% (rounding) sit at that floor.
+    ``colors`` as for :func:`exact_value_curves`."""
     names = list(values)
+    colour = {**family_colors(names), **(colors or {})}
     jitter = np.random.default_rng(0)
     with style():
         fig, ax = plt.subplots(figsize=(COLUMN_WIDTH * 1.5, 0.5 + 0.28 * len(names)))
@@ -192,7 +198,7 @@ def final_gaps(
                 gaps,
                 row + jitter.uniform(-0.15, 0.15, len(gaps)),
                 s=9,
-                color=color(row),
+                color=colour[name],
                 edgecolor="black",
                 linewidth=0.25,
                 zorder=3,
