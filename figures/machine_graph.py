@@ -666,12 +666,13 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
     from matplotlib.patches import Patch
 
     from evo.inputs import input_encoder
+    from figures.style import action_colours
 
     states = np.array(in_file_order(graph), dtype=np.int64)
     names = game.action_names
     actions = player.action[0][np.ix_(states, rows)].T
     on_view = sorted(set(actions.ravel().tolist()))
-    colours = action_colours(on_view, len(names))
+    colours = action_colours(on_view, len(names))  # distinct among the actions on view
     used = np.ones(actions.shape, dtype=bool) if usage is None else usage.entries[np.ix_(states, rows)].T > 0
     ax.imshow(
         actions, aspect="auto", interpolation="nearest", cmap=ListedColormap(colours), vmin=-0.5, vmax=len(names) - 0.5
@@ -719,23 +720,6 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
         handlelength=1.0,
     )
     ax.spines[:].set_visible(False)
-
-
-def action_colours(on_view: Sequence[int], n_actions: int) -> list[str]:
-    """A colour for each of ``n_actions`` actions, distinct among those ``on_view``: they take
-    the palette in order (Okabe-Ito, then tab20's), so a machine that plays 3 of 22 bids
-    gets the 3 clearest colours; actions not on view are white."""
-    from matplotlib import colormaps
-    from matplotlib.colors import to_hex
-
-    from figures.style import OKABE_ITO
-
-    tab20 = colormaps["tab20"]  # a listed map: integer k gives its k-th colour
-    palette = list(dict.fromkeys([*OKABE_ITO, *(to_hex(tab20(k)) for k in range(tab20.N))]))
-    colours = ["#ffffff"] * n_actions
-    for rank, action in enumerate(on_view):
-        colours[action] = palette[rank % len(palette)]
-    return colours
 
 
 def _draw_bda_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None") -> None:

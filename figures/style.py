@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from cycler import cycler  # noqa: E402
-from matplotlib.colors import Normalize  # noqa: E402
+from matplotlib.colors import Normalize, to_hex  # noqa: E402
 
 from fsmarena.fileio import atomic_path  # noqa: E402
 
@@ -59,6 +59,25 @@ def style() -> Iterator[None]:
 
 def color(i: int) -> str:
     return OKABE_ITO[i % len(OKABE_ITO)]
+
+
+#: the colours actions take, in the order of the actions on view: Okabe-Ito without black (cells
+#: carry black text), then tab20's, so up to 7 actions get the colour-blind-safe ones
+ACTION_PALETTE = tuple(
+    dict.fromkeys(
+        [*(OKABE_ITO[i] for i in (0, 1, 2, 4, 5, 3, 6)), *(to_hex(plt.get_cmap("tab20")(k)) for k in range(20))]
+    )
+)
+
+
+def action_colours(on_view: Sequence[int], n_actions: int) -> list[str]:
+    """A colour for each of ``n_actions`` actions, distinct among those ``on_view``: they take
+    :data:`ACTION_PALETTE` in order, so a machine or a policy that plays 3 of Vautour's 22
+    actions gets the 3 clearest colours (the 8-colour cycle would repeat); the others are white."""
+    colours = ["#ffffff"] * n_actions
+    for rank, action in enumerate(on_view):
+        colours[action] = ACTION_PALETTE[rank % len(ACTION_PALETTE)]
+    return colours
 
 
 def family_colors(families: Sequence[str]) -> dict[str, str]:

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from matplotlib.colors import to_hex, to_rgb
 
 import figures.fingerprint as fingerprint_module
 import figures.heatmap as heatmap
 import figures.outcomes as outcomes
+import figures.policy_map as policy_map
+import games.dice421.figures as dice_figures
 from evo.fingerprint import Fingerprint
 from figures.style import MIN_SPAN, family_colors, plt
 
@@ -117,8 +120,6 @@ def test_box_plots_keep_the_family_colours(monkeypatch, tmp_path):
     result = outcomes.outcome_boxes({"random": {"MC": [0.4, 0.5], "FSM": [0.7, 0.8]}}, tmp_path / "b", colors=palette)
     ax = drawn[0].axes[0]
     faces = [patch.get_facecolor()[:3] for patch in ax.patches]
-    from matplotlib.colors import to_rgb
-
     assert faces == [pytest.approx(to_rgb(palette["MC"])), pytest.approx(to_rgb(palette["FSM"]))]
     assert "2 replicates per method" in result.caption
     plt.close(drawn[0])
@@ -151,8 +152,6 @@ def test_family_colours_follow_the_study_order():
 def test_421_figures_keep_the_family_colours_when_a_family_has_no_curve(monkeypatch, tmp_path):
     """A planner simulates no game and has no learning curve: the other families keep the
     colours they have in the final-gaps figure."""
-    import games.dice421.figures as dice_figures
-
     drawn = capture(monkeypatch, dice_figures)
     palette = family_colors(["value iteration", "Q-learning", "MC"])
     curve = (np.array([1e3, 1e4, 1e5]), np.array([0.5, 0.6, 0.65]))
@@ -161,9 +160,26 @@ def test_421_figures_keep_the_family_colours_when_a_family_has_no_curve(monkeypa
     dice_figures.final_gaps(finals, 0.7, tmp_path / "g", colors=palette)
     lines = {line.get_label().split(" (")[0]: line.get_color() for line in drawn[0].axes[0].get_lines()}
     assert lines["Q-learning"] == palette["Q-learning"] and lines["MC"] == palette["MC"]
-    from matplotlib.colors import to_hex
-
     dots = [to_hex(c.get_facecolor()[0]) for c in drawn[1].axes[0].collections]
     assert [d.lower() for d in dots] == [palette[name].lower() for name in finals]
     for fig in drawn:
         plt.close(fig)
+
+
+def test_policy_map_legend_lists_the_actions_on_view_each_in_its_own_colour(monkeypatch, tmp_path):
+    """13 actions (Goofspiel's bids), 3 of them played: three legend entries, three distinct
+    colours, and each cell drawn in its action's legend colour (a 6-colour map shared colours)."""
+    drawn = capture(monkeypatch, policy_map)
+    names = [f"bid_{k}" for k in range(1, 14)]
+    table = np.array([2, 7, 12, 7, 2, 12])
+    labels = [f"c{s % 2}: r{s // 2}" for s in range(6)]
+    policy_map.policy_maps({"MC": [table]}, labels, names, tmp_path / "p")
+    legend = drawn[0].legends[0]
+    entries = {t.get_text(): to_hex(h.get_facecolor()) for t, h in zip(legend.get_texts(), legend.legend_handles)}
+    assert list(entries) == ["bid_3", "bid_8", "bid_13"] and len(set(entries.values())) == 3
+    image = drawn[0].axes[0].images[0]
+    for state, action in enumerate(table):
+        row, column = state // 2, state % 2
+        rgba = image.cmap(image.norm(image.get_array()[row, column]))
+        assert to_hex(rgba) == entries[names[action]]
+    plt.close(drawn[0])
