@@ -31,7 +31,7 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 import networkx as nx
 import numpy as np
@@ -41,7 +41,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import atomic_path, write_text
 
 if TYPE_CHECKING:
-    from evo.usage import Usage
+    from evo.usage import Machine, Usage
     from games.base import Game
     from games.players import Player
 
@@ -51,12 +51,17 @@ FORMATS = ("png", "svg", "pdf", "dot", "graphml")
 MAX_LISTED = 3
 
 
-def machine_graph(player: "Player", game: "Game", usage: "Usage | None" = None) -> nx.DiGraph:
+def machine_graph(
+    player: "Player", game: "Game", usage: "Usage | None" = None, link: "StandsFor | None" = None
+) -> nx.DiGraph:
     """The reachable part of a table FSM or BDA (member 0 of a stack) as a labelled DiGraph.
 
     With ``usage`` (:func:`evo.usage.measure_usage` of this machine) every node carries
     ``visits`` (decisions begun in the state) and every edge ``uses`` (times it fired), and the
-    graph ``decisions`` (their total)."""
+    graph ``decisions`` (their total).  ``link`` (a minimised machine: :func:`stands_for`)
+    names each state after the player file's states it plays for, so that a drawing's numbers
+    are those of the file and of ``fsmarena inspect``; each node carries ``number`` (its name)
+    and ``stands_for`` (the file's states, space separated), the graph ``file_states``."""
     from evo.bda import BinaryDecisionAutomaton
     from evo.table_fsm import TableFSM
 
@@ -66,9 +71,64 @@ def machine_graph(player: "Player", game: "Game", usage: "Usage | None" = None) 
         graph = _bda_graph(player, game)
     else:
         raise FsmarenaError(f"only table-fsm and bda players can be drawn, not '{player.kind}'")
+    if link is not None:
+        _rename(graph, link)
     if usage is not None:
         _add_usage(graph, usage)
     return graph
+
+
+@dataclass(frozen=True)
+class StandsFor:
+    """A minimised machine's link to its player file: per minimal state, the file's states it
+    stands for (ascending), and how many states the file declares."""
+
+    groups: tuple[tuple[int, ...], ...]
+    file_states: int
+
+
+def stands_for(state_of: np.ndarray) -> StandsFor:
+    """From :attr:`evo.minimise.Minimal.state_of` (per file state its minimal state, -1: no
+    longer reachable)."""
+    states = np.asarray(state_of).tolist()
+    groups = tuple(tuple(s for s, m in enumerate(states) if m == minimal) for minimal in range(max(states) + 1))
+    return StandsFor(groups, len(states))
+
+
+def state_name(graph: nx.DiGraph, state: int) -> str:
+    """How a drawing names ``state``: ``S`` and its number in the player file."""
+    return f"S{graph.nodes[state].get('number', state)}"
+
+
+def _rename(graph: nx.DiGraph, link: StandsFor) -> None:
+    """Name every state after the lowest of the file's states it stands for (the start state
+    stays S0: minimisation keeps it first)."""
+    graph.graph["file_states"] = link.file_states
+    for state in graph.nodes:
+        number = min(link.groups[state])
+        node = graph.nodes[state]
+        node["number"] = number
+        node["stands_for"] = " ".join(str(s) for s in link.groups[state])
+        node["label"] = f"S{number}" + (" (start)" if state == 0 else "")
+
+
+def minimal_for_drawing(
+    player: "Machine", game: "Game", panel: "Sequence[Player] | None" = None, games: int | None = None, seed: int = 0
+) -> tuple["Machine", np.ndarray | None, "Usage | None", StandsFor]:
+    """The minimal machine a drawing shows (``draw --minimise``, a study's best machines):
+    minimised on the inputs met in ``games`` games per opponent of ``panel`` (exactly, over
+    every input, with ``games=0``; default :data:`evo.usage.DEFAULT_GAMES`), the input codes it
+    keeps, its usage in the same games (None with ``games=0``) and, per state, the player
+    file's states it stands for."""
+    from evo.minimise import minimise
+    from evo.usage import DEFAULT_GAMES, measure_usage, observed_domain
+
+    games = DEFAULT_GAMES if games is None else games
+    domain = observed_domain(player, game, panel, games, seed) if games else None
+    minimal = minimise(player, domain)
+    machine = cast("Machine", minimal.player)  # minimise keeps the machine's kind
+    usage = measure_usage(machine, game, panel, games, seed) if games else None
+    return machine, minimal.inputs, usage, stands_for(minimal.state_of)
 
 
 def _add_usage(graph: nx.DiGraph, usage: "Usage") -> None:
@@ -157,13 +217,15 @@ def write_machine(
     usage: "Usage | None" = None,
     inputs: np.ndarray | None = None,
     measure: bool = True,
+    link: StandsFor | None = None,
 ) -> nx.DiGraph:
     """Write the machine as PNG, SVG or PDF (drawing), DOT or GraphML, by ``path``'s suffix;
     returns its graph.  ``usage`` weights the drawing by use; without it and with ``measure``
     the machine first plays the game's builtins (:func:`evo.usage.measure_usage` with its
     defaults), so every drawing, the studies' included, shows what the machine does in play.
     ``inputs`` (input codes) are the rows of a table FSM's table (default: those used, or all
-    without usage)."""
+    without usage).  ``link``: the machine is a minimised one (:func:`minimal_for_drawing`);
+    its states are named after the file's and the drawing says it was minimised."""
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
@@ -172,7 +234,7 @@ def write_machine(
         from evo.usage import measure_usage
 
         usage = measure_usage(player, game)
-    graph = machine_graph(player, game, usage)
+    graph = machine_graph(player, game, usage, link)
     if fmt == "dot":
         write_text(path, to_dot(graph))
     elif fmt == "graphml":
@@ -357,13 +419,22 @@ TABLE_ROW = 0.105
 MAX_ROWS = 48
 
 
-def _positions(nodes: list[int]) -> dict[int, np.ndarray]:
+def in_file_order(graph: nx.DiGraph) -> list[int]:
+    """The drawn states in the order of their names (the player file's numbers)."""
+    return sorted(graph.nodes, key=lambda state: graph.nodes[state].get("number", state))
+
+
+def _positions(graph: nx.DiGraph) -> dict[int, np.ndarray]:
+    """Each state's place on the unit circle: S0 at the top, the others clockwise in the
+    machine's own order (a minimised machine's is breadth first from S0, which keeps a state
+    near the states it moves to; the table under the graph lists them by name)."""
+    nodes = sorted(graph.nodes)
     n = len(nodes)
     if n == 1:
         return {nodes[0]: np.zeros(2)}
     return {
         node: np.array([math.cos(math.pi / 2 - 2 * math.pi * i / n), math.sin(math.pi / 2 - 2 * math.pi * i / n)])
-        for i, node in enumerate(sorted(nodes))
+        for i, node in enumerate(nodes)
     }
 
 
@@ -382,7 +453,7 @@ def _draw_graph(ax, graph: nx.DiGraph, look: GraphLook) -> None:
 
     from figures.style import color
 
-    pos = _positions(list(graph.nodes))
+    pos = _positions(graph)
     kinds = {"true": (color(2), "-"), "false": (color(3), "--"), "both": ("#333333", "-")}
     weighed = "decisions" in graph.graph
     weight = "uses" if weighed else "transitions"
@@ -391,6 +462,7 @@ def _draw_graph(ax, graph: nx.DiGraph, look: GraphLook) -> None:
     # boxes to keep edge labels off: the states, then each label placed (centre, half size)
     radius, loop = look.node_radius, look.loop_radius
     placed = [(pos[node], np.array([radius, radius])) for node in graph.nodes]
+    routes = route_edges(graph, radius)
     for source, target, data in graph.edges(data=True):
         edge_color, line = kinds[data.get("branch", "both")]
         width = 0.5 + 2.0 * data[weight] / max_count if weight in data else 1.2
@@ -423,17 +495,7 @@ def _draw_graph(ax, graph: nx.DiGraph, look: GraphLook) -> None:
                 placed.append((anchor, _box(text)))
                 ax.text(*anchor, text, fontsize=FONT, ha="center", va="center", bbox=label_box, zorder=3)
             continue
-        rad = CURVATURE
-        if not graph.has_edge(target, source):  # a lone edge bulges away from the centre
-            d = pos[target] - pos[source]
-            control = (pos[source] + pos[target]) / 2 + rad * np.array([d[1], -d[0]])
-            if np.linalg.norm(control) < np.linalg.norm((pos[source] + pos[target]) / 2):
-                rad = -rad
-        curve = _bezier(pos[source], pos[target], rad, np.linspace(0, 1, 120))
-        inside = (np.linalg.norm(curve - pos[source], axis=1) < radius) | (
-            np.linalg.norm(curve - pos[target], axis=1) < radius + 0.01
-        )
-        curve = curve[~inside]
+        rad, curve = routes[(source, target)]
         ax.plot(curve[:-2, 0], curve[:-2, 1], color=edge_color, linestyle=line, lw=width, zorder=1)
         ax.add_patch(
             FancyArrowPatch(
@@ -481,6 +543,75 @@ def _draw_graph(ax, graph: nx.DiGraph, look: GraphLook) -> None:
     ax.set_xlim(-extent, extent)
     ax.set_ylim(-extent, extent)
     ax.set_axis_off()
+
+
+#: the curvatures (matplotlib's ``arc3`` rad) an edge between two states may take, in order
+#: of preference: a lone edge tries each bulging away from the centre, then towards it
+CURVATURES = (0.3, 0.15, 0.0, 0.45, 0.6, 0.8, 1.0, 1.3)
+#: the least gap between an edge and a state it does not join (units of the unit circle)
+CLEARANCE = 0.015
+
+
+def route_edges(graph: nx.DiGraph, radius: float) -> dict[tuple[int, int], tuple[float, np.ndarray]]:
+    """Each edge between two states (self-loops aside): its curvature and the points of its
+    curve outside its two states, chosen so that it passes no other state.
+
+    A lone edge prefers to bulge away from the centre (the middle stays clear for labels) and
+    a pair of opposite edges curves apart; the first curvature of :data:`CURVATURES` whose
+    curve keeps :data:`CLEARANCE` from every other state is taken (the clearest one if none
+    does).  States sit on a circle, so a curve that follows it through a neighbour is common
+    without this search."""
+    pos = _positions(graph)
+    routes = {}
+    for source, target in graph.edges:
+        if source == target:
+            continue
+        others = np.array([pos[n] for n in graph.nodes if n not in (source, target)]).reshape(-1, 2)
+        if graph.has_edge(target, source):  # a positive curvature bends each of the pair its own way
+            options = [c for c in CURVATURES if c > 0]
+        else:
+            outward = 1.0 if _bulges_outward(pos[source], pos[target], 1.0) else -1.0
+            options = list(dict.fromkeys(sign * outward * c for c in CURVATURES for sign in (1.0, -1.0)))
+        tried = []
+        for rad in options:
+            curve = _edge_curve(pos[source], pos[target], rad, radius)
+            gap = _clearance(curve, others) - radius
+            if gap >= CLEARANCE:
+                routes[(source, target)] = (rad, curve)
+                break
+            tried.append((gap, rad, curve))
+        else:
+            _gap, rad, curve = max(tried, key=lambda option: option[0])
+            routes[(source, target)] = (rad, curve)
+    return routes
+
+
+def _bulges_outward(p0: np.ndarray, p1: np.ndarray, rad: float) -> bool:
+    """Whether the ``arc3`` curve of curvature ``rad`` from p0 to p1 bends away from the centre."""
+    d = p1 - p0
+    control = (p0 + p1) / 2 + rad * np.array([d[1], -d[0]])
+    return bool(np.linalg.norm(control) >= np.linalg.norm((p0 + p1) / 2))
+
+
+def _edge_curve(p0: np.ndarray, p1: np.ndarray, rad: float, radius: float) -> np.ndarray:
+    """The drawn part of an edge: its curve from p0 to p1 outside both states."""
+    curve = _bezier(p0, p1, rad, np.linspace(0, 1, 120))
+    inside = (np.linalg.norm(curve - p0, axis=1) < radius) | (np.linalg.norm(curve - p1, axis=1) < radius + 0.01)
+    return curve[~inside]
+
+
+def _clearance(points: np.ndarray, centres: np.ndarray) -> float:
+    """The least distance from the polyline through ``points`` to any of ``centres`` (inf
+    without centres)."""
+    if not len(centres) or len(points) < 2:
+        return math.inf
+    start, end = points[:-1], points[1:]
+    step = end - start
+    length = np.maximum((step**2).sum(axis=1), 1e-18)
+    # per segment and centre: the nearest point of the segment
+    t = np.clip(((centres[:, None, :] - start[None]) * step[None]).sum(axis=2) / length[None], 0.0, 1.0)
+    nearest = start[None] + t[..., None] * step[None]
+    return float(np.linalg.norm(centres[:, None, :] - nearest, axis=2).min())
 
 
 #: where along an edge (0 = source, 1 = target) its label may go, in order of preference
@@ -535,12 +666,13 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
     from matplotlib.patches import Patch
 
     from evo.inputs import input_encoder
-    from figures.style import color
+    from figures.style import action_colours
 
-    states = sorted(graph.nodes)
+    states = np.array(in_file_order(graph), dtype=np.int64)
     names = game.action_names
-    colours = [color(i) for i in range(len(names))]
     actions = player.action[0][np.ix_(states, rows)].T
+    on_view = sorted(set(actions.ravel().tolist()))
+    colours = action_colours(on_view, len(names))  # distinct among the actions on view
     used = np.ones(actions.shape, dtype=bool) if usage is None else usage.entries[np.ix_(states, rows)].T > 0
     ax.imshow(
         actions, aspect="auto", interpolation="nearest", cmap=ListedColormap(colours), vmin=-0.5, vmax=len(names) - 0.5
@@ -554,7 +686,9 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
     ax.set_yticks(range(len(rows)), labels, fontsize=FONT)
     _leave_room(ax, max(len(label) for label in labels))
     upright = len(states) <= MAX_COLUMN_STATES  # more columns: too narrow for names side by side
-    ax.set_xticks(range(len(states)), [f"S{s}" for s in states], fontsize=FONT, rotation=0 if upright else 90)
+    ax.set_xticks(
+        range(len(states)), [state_name(graph, int(s)) for s in states], fontsize=FONT, rotation=0 if upright else 90
+    )
     ax.xaxis.tick_top()
     ax.tick_params(length=0, pad=1.5)
     if 1 < len(states) <= 16:
@@ -563,7 +697,7 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
             ax.text(
                 col,
                 row,
-                f"S{target}",
+                state_name(graph, int(target)),
                 ha="center",
                 va="center",
                 fontsize=FONT - 1,
@@ -576,9 +710,9 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
     ax.set_xlabel(f"action (colour), next state per input and state\n{shown}", fontsize=FONT)
     box = ax.get_position()  # caption and legend are centred on the figure, not on the table
     ax.xaxis.set_label_coords((0.5 - box.x0) / box.width, -0.03 / (box.height * ax.figure.get_figheight()))
-    ax.legend(
-        handles=[Patch(color=c, label=n) for c, n in zip(colours, names)],
-        ncol=max(1, min(len(names), 4, int(ax.figure.get_figwidth() / _inches(max(map(len, names)) + 8)))),
+    ax.legend(  # only the actions on view (a Vautour machine uses a few of its 22 bids)
+        handles=[Patch(color=colours[a], label=names[a]) for a in on_view],
+        ncol=max(1, min(len(on_view), 4, int(ax.figure.get_figwidth() / _inches(max(map(len, names)) + 8)))),
         loc="upper center",
         bbox_to_anchor=((0.5 - box.x0) / box.width, -0.02 - 0.25 / (TABLE_ROW * (len(rows) + 1) + 0.9)),
         frameon=False,
@@ -598,10 +732,10 @@ def _draw_bda_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None") 
     lines: list[list[tuple[str, int | None]]] = [
         [("", None), ("test", None), ("if it holds (T)", None), ("if it fails (F)", None)]
     ]
-    for state in sorted(graph.nodes):
-        cells: list[tuple[str, int | None]] = [(f"S{state}", None), (graph.nodes[state]["test"], None)]
+    for state in in_file_order(graph):
+        cells: list[tuple[str, int | None]] = [(state_name(graph, state), None), (graph.nodes[state]["test"], None)]
         for action, target, branch in ((TRUE_ACTION, TRUE_NEXT, 0), (FALSE_ACTION, FALSE_NEXT, 1)):
-            text = f"{names[genes[state, action]]}\u2192S{genes[state, target]}"
+            text = f"{names[genes[state, action]]}\u2192{state_name(graph, int(genes[state, target]))}"
             fired = None
             if usage is not None:
                 fired = int(usage.entries[state, branch] + (branch and usage.entries[state, 2]))
@@ -678,6 +812,8 @@ def _default_title(graph: nx.DiGraph, look: GraphLook | None = None) -> str:
     info = graph.graph
     bda = info.get("kind") == "bda"
     lines = [f"{'BDA' if bda else 'table FSM'} '{info.get('name')}' ({info.get('game')})"]
+    if "file_states" in info:
+        lines += minimised_note(graph)
     if bda:
         lines.append(f"T: test holds (solid), F: fails (dashed); F acts after {info.get('max_tests')} fails")
     else:
@@ -694,3 +830,47 @@ def _default_title(graph: nx.DiGraph, look: GraphLook | None = None) -> str:
             else "edge width: how many inputs make the move"
         )
     return "\n".join(lines)
+
+
+#: merged states a drawing's note lists by name (the rest are counted)
+MAX_MERGES_NAMED = 3
+
+
+def minimised_note(graph: nx.DiGraph) -> list[str]:
+    """The lines a drawing of a minimised machine carries under its title: that it was
+    minimised, from how many states, that the numbers are the player file's (the lowest of
+    the states each one stands for) and which states were merged."""
+    drawn, total = graph.number_of_nodes(), graph.graph["file_states"]
+    lines = [f"minimised: {drawn} of {total} states; numbers as in the player file"]
+    groups = [graph.nodes[n]["stands_for"].split() for n in in_file_order(graph)]
+    merged = [group for group in groups if len(group) > 1]
+    if merged:
+        named = [f"S{'=S'.join(group)}" for group in merged[:MAX_MERGES_NAMED]]
+        more = len(merged) - len(named)
+        lines.append("merged: " + ", ".join(named) + (f" and {more} more" if more else ""))
+    return lines
+
+
+def machine_caption(graph: nx.DiGraph) -> str:
+    """What a machine drawing shows, in words (the report writers print it under the figure)."""
+    info = graph.graph
+    bda = info.get("kind") == "bda"
+    parts = [
+        f"{'Binary decision automaton' if bda else 'Table FSM'} '{info.get('name')}': its {graph.number_of_nodes()} "
+        "reachable states on a circle (S0, thick outline, is the start), an arrow per move"
+        + (" (solid: the test holds, dashed: it fails)" if bda else "")
+        + "; under the graph, "
+        + ("each state's test and where each branch leads." if bda else "the action and next state per input.")
+    ]
+    if "file_states" in info:
+        parts.append(
+            f"Minimised from the player file's {info['file_states']} states to the machine that plays alike on the "
+            "inputs met in play; each state keeps the number of the lowest file state it stands for."
+        )
+    if "decisions" in info:
+        parts.append(
+            f"Weighted by use in {info['games']:,} games against the game's builtins: a state's share of the "
+            f"{info['decisions']:,} decisions begun there, an edge's share of the {'tests' if bda else 'moves'}; "
+            "grey: never used."
+        )
+    return " ".join(parts)

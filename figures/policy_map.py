@@ -17,9 +17,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from figures.style import OKABE_ITO, PAGE_WIDTH, plt, save, style
-
-ACTION_COLORS = (OKABE_ITO[0], OKABE_ITO[1], OKABE_ITO[2], OKABE_ITO[4], OKABE_ITO[5], OKABE_ITO[3])
+from figures.style import PAGE_WIDTH, Drawn, action_colours, count_text, plt, save, style
 
 
 def state_grid(labels: Sequence[str]) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
@@ -50,14 +48,18 @@ def policy_maps(
     columns: int = 3,
     row_title: str = "hand (smallest, median, largest card)",
     column_title: str = "situation",
-) -> list[Path]:
-    """One action map per method (``policies[method]`` = its replicates' tables)."""
+) -> Drawn:
+    """One action map per method (``policies[method]`` = its replicates' tables); returns the
+    files with their caption."""
     rows, cols, row_of, col_of = state_grid(state_labels)
     n_actions = len(action_names)
     names = list(policies)
     columns = max(1, min(columns, len(names)))
     panel_rows = math.ceil(len(names) / columns)
-    cmap = ListedColormap(ACTION_COLORS[:n_actions])
+    modal = {name: consensus(policies[name], n_actions)[0] for name in names}
+    on_view = sorted(set(np.concatenate(list(modal.values())).tolist()))  # the legend lists these only
+    colours = action_colours(on_view, n_actions)
+    cmap = ListedColormap(colours)
     cell = 0.22
     width = min(PAGE_WIDTH, columns * (len(cols) * cell + 0.5) + 1.3)
     height = panel_rows * (len(rows) * cell + 0.9) + 0.5
@@ -96,8 +98,10 @@ def policy_maps(
                 ax.set_xlabel(column_title)
         for k in range(len(names), panel_rows * columns):
             axes[k // columns, k % columns].set_visible(False)
-        handles = [Patch(color=ACTION_COLORS[a], label=action_names[a]) for a in range(n_actions)]
-        fig.legend(handles=handles, loc="lower center", ncol=n_actions, frameon=False, bbox_to_anchor=(0.5, -0.01))
+        handles = [Patch(color=colours[a], label=action_names[a]) for a in on_view]
+        fig.legend(
+            handles=handles, loc="lower center", ncol=min(len(on_view), 8), frameon=False, bbox_to_anchor=(0.5, -0.01)
+        )
         note = (
             "cell text: % of replicates choosing the shown (modal) action"
             if any(len(np.atleast_2d(p)) > 1 for p in policies.values())
@@ -105,4 +109,19 @@ def policy_maps(
         )
         fig.suptitle("\n".join(t for t in (title, note) if t), fontsize=8)
         fig.tight_layout(rect=(0, 0.05, 1, 1))
-        return save(fig, stem)
+        counts = [len(np.atleast_2d(p)) for p in policies.values()]
+        return Drawn(save(fig, stem), policy_caption(counts))
+
+
+def policy_caption(replicates: Sequence[int]) -> str:
+    """What :func:`policy_maps` shows, in words."""
+    several = (
+        " With several replicates a cell shows the action most of them choose, the number in it is the share "
+        "of replicates that agree (%), and the paler the cell, the more they disagree."
+        if any(r > 1 for r in replicates)
+        else ""
+    )
+    return (
+        "Action maps: each cell is one state of a tabular policy (rows and columns name it), coloured by the "
+        f"action the policy plays there; one panel per method ({count_text(replicates)} per method).{several}"
+    )

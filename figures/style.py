@@ -10,13 +10,15 @@ from __future__ import annotations
 import contextlib
 import warnings
 from pathlib import Path
-from typing import Any, Iterator, Sequence, cast
+from typing import Any, Iterable, Iterator, Sequence, cast
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 from cycler import cycler  # noqa: E402
+from matplotlib.colors import Normalize, to_hex  # noqa: E402
 
 from fsmarena.fileio import atomic_path  # noqa: E402
 
@@ -59,6 +61,53 @@ def color(i: int) -> str:
     return OKABE_ITO[i % len(OKABE_ITO)]
 
 
+#: the colours actions take, in the order of the actions on view: Okabe-Ito without black (cells
+#: carry black text), then tab20's, so up to 7 actions get the colour-blind-safe ones
+ACTION_PALETTE = tuple(
+    dict.fromkeys(
+        [*(OKABE_ITO[i] for i in (0, 1, 2, 4, 5, 3, 6)), *(to_hex(plt.get_cmap("tab20")(k)) for k in range(20))]
+    )
+)
+
+
+def action_colours(on_view: Sequence[int], n_actions: int) -> list[str]:
+    """A colour for each of ``n_actions`` actions, distinct among those ``on_view``: they take
+    :data:`ACTION_PALETTE` in order, so a machine or a policy that plays 3 of Vautour's 22
+    actions gets the 3 clearest colours (the 8-colour cycle would repeat); the others are white."""
+    colours = ["#ffffff"] * n_actions
+    for rank, action in enumerate(on_view):
+        colours[action] = ACTION_PALETTE[rank % len(ACTION_PALETTE)]
+    return colours
+
+
+def family_colors(families: Sequence[str]) -> dict[str, str]:
+    """One colour per family, by its place in the study's order: pass the same mapping to
+    every figure of a study and a family keeps its colour in all of them, whichever families
+    a figure happens to show."""
+    return {name: color(i) for i, name in enumerate(dict.fromkeys(families))}
+
+
+class Drawn(list[Path]):
+    """The files a figure function wrote (a list of paths, as before) and the caption to
+    print under the figure: what it shows, over how many replicates, what a band or an
+    interval is.  Report writers print ``drawn.caption`` below the image."""
+
+    def __init__(self, paths: Iterable[Path] = (), caption: str = "") -> None:
+        super().__init__(paths)
+        self.caption = caption
+
+
+def count_text(counts: Iterable[int], noun: str = "replicate") -> str:
+    """How many replicates a figure's groups hold, for a caption: ``"10 replicates"``,
+    ``"3-5 replicates"`` (each group), ``"no replicates"``."""
+    numbers = sorted(set(int(c) for c in counts))
+    if not numbers:
+        return f"no {noun}s"
+    low, high = numbers[0], numbers[-1]
+    plural = "" if high == 1 else "s"
+    return f"{low} {noun}{plural}" if low == high else f"{low}–{high} {noun}s"
+
+
 def save(fig: "plt.Figure", stem: str | Path, formats: Sequence[str] = ("png", "pdf")) -> list[Path]:
     """Save ``fig`` as ``stem.png`` and ``stem.pdf`` (atomically) and close it."""
     paths = [Path(f"{stem}.{fmt}") for fmt in formats]
@@ -78,3 +127,21 @@ def save_as(fig: "plt.Figure", path: str | Path, fmt: str) -> None:
         # and stderr is for the command's own lines
         warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
         fig.savefig(tmp, format=fmt, dpi=300)
+
+
+#: the colour scale spans at least this far either side of its centre (a map of near-even
+#: cells stays pale instead of blowing noise up to full colour)
+MIN_SPAN = 0.05
+
+
+def centred_norm(values: np.ndarray, centre: float, lowest: float, highest: float) -> Normalize:
+    """A colour normalisation symmetric around ``centre`` (mapped to the middle of the colour
+    map) that spans the data: ``centre +- m``, ``m`` the largest distance of a finite value
+    from the centre (at least :data:`MIN_SPAN`, at most what the statistic can reach within
+    ``[lowest, highest]``)."""
+    array = np.asarray(values, float)
+    finite = array[np.isfinite(array)]
+    reach = max(centre - lowest, highest - centre)
+    span = float(np.max(np.abs(finite - centre))) if len(finite) else reach
+    span = min(max(span, MIN_SPAN), reach)
+    return Normalize(vmin=centre - span, vmax=centre + span)

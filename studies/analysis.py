@@ -192,8 +192,9 @@ def draw_figures(data: StudyData, result: Analysis) -> None:
     study = plan.study
     label = result.labels
     names = [c.name for c in plan.competitors]
+    # every family, those without curves too (they are skipped but keep their place): a family's
+    # colour is its place in the study's order, in this figure as in every other
     curves = {label[n]: [(r.curve_games, r.curve_win) for r in data.family(n)] for n in names}
-    curves = {k: v for k, v in curves.items() if any(len(x) for x, _ in v)}
     result.figures["learning_curves"] = learning_curves(
         curves, folder / "learning_curves", opponent=study.curve_opponent
     )
@@ -261,24 +262,22 @@ def reliability_figure(result: Analysis, names: Sequence[str], opponent: str, fo
 
 
 def crossplay_figures(result: Analysis, names: Sequence[str], folder: Path) -> None:
-    """The family heat map (with its confidence intervals) and the spread of champions' win
-    rates, when the study played a cross-play."""
-    from figures.heatmap import win_rate_heatmap
+    """The family heat map (net score, wins minus losses per game, with its champion-level
+    intervals) and the spread of champions' win rates, when the study played a cross-play."""
+    from figures.heatmap import net_score_heatmap
     from figures.outcomes import outcome_boxes
 
     if "crossplay_family" not in result.tables:
         return
     label = result.labels
     order = [label[n] for n in names]
-    matrix, low, high = st.matrices(
-        [
-            {**r, "family": r["method"], "opponent_family": r["opponent_method"]}
-            for r in result.tables["crossplay_family"]
-        ],
-        order,
-    )
-    result.figures["crossplay_heatmap"] = win_rate_heatmap(
-        matrix, order, folder / "crossplay_heatmap", low, high, value_label="row's win rate vs column"
+    rows = [
+        {**r, "family": r["method"], "opponent_family": r["opponent_method"]} for r in result.tables["crossplay_family"]
+    ]
+    net, low, high = (st.matrices(rows, order, key=key)[0] for key in ("net", "net_ci_low", "net_ci_high"))
+    champions = [r["champions"] for r in rows]
+    result.figures["crossplay_heatmap"] = net_score_heatmap(
+        net, order, folder / "crossplay_heatmap", low, high, replicates=champions
     )
     spread = {
         label[b]: {
@@ -320,24 +319,23 @@ def best_machine_figures(
 
 def draw_machine(player: Any, game: Any, stem: Path, title: str = "") -> list[Path]:
     """Draw an automaton (PNG and PDF) as the minimal machine that plays like it against the
-    game's builtins, weighted by use (:func:`evo.usage.minimal_in_play`, ``draw --minimise``),
-    with the evolution module's drawer when this installation has it; nothing otherwise, nor
+    game's builtins, weighted by use (:func:`figures.machine_graph.minimal_for_drawing`, ``draw
+    --minimise``; states keep the player file's numbers), with the evolution module's drawer when this installation has it; nothing otherwise, nor
     for a minimal machine above the drawings' limit (its player file holds it all)."""
     try:
-        from evo.usage import minimal_in_play
-        from figures.machine_graph import MAX_DRAWN_STATES, write_machine
+        from figures.machine_graph import MAX_DRAWN_STATES, machine_caption, minimal_for_drawing, write_machine
+        from figures.style import Drawn
     except ImportError:
         return []
-    minimal, inputs, usage = minimal_in_play(player, game)
+    minimal, inputs, usage, link = minimal_for_drawing(player, game)  # the title's note says it is minimal
     if minimal.n_states > MAX_DRAWN_STATES:
         return []
-    if minimal.n_states < player.n_states:
-        title = f"{title}: minimal, {minimal.n_states} of {player.n_states} states" if title else title
-    paths = []
+    paths = Drawn()
     for suffix in (".png", ".pdf"):
         target = stem.with_suffix(suffix)
-        write_machine(minimal, game, target, title=title, usage=usage, inputs=inputs, measure=False)
+        graph = write_machine(minimal, game, target, title=title, usage=usage, inputs=inputs, measure=False, link=link)
         paths.append(target)
+    paths.caption = machine_caption(graph)
     return paths
 
 

@@ -321,3 +321,135 @@ def test_heat_map_annotates_and_names_only_what_is_legible(monkeypatch, tmp_path
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert (labels == [f"p{i}" for i in range(players)]) == named
     assert ("numbered" in ax.get_ylabel()) == (not named)
+
+
+# ---- the file's numbers, minimised machines, routed edges, legends -------------------------------
+
+
+def gapped_fsm():
+    """Over opp_last, 6 states of which 0, 2 and 4 are reachable; S2 and S4 are copies (both
+    play median and go back to S0), so the minimal machine has two states."""
+    return TableFSM(
+        [[2, 2, 4, 4], [1, 1, 1, 1], [0, 0, 0, 0], [3, 3, 3, 3], [0, 0, 0, 0], [5, 5, 5, 5]],
+        [[SMALL_SPOIL, MEDIAN, LARGE_MAX, MEDIAN], [MEDIAN] * 4, [MEDIAN] * 4, [LARGE_MAX] * 4, [MEDIAN] * 4, [0] * 4],
+        inputs="opp_last",
+        label="gapped",
+    )
+
+
+def drawn_figure(monkeypatch, argv) -> tuple[dict[str, str], str]:
+    """Run ``fsmarena draw ARGV`` to a PNG and read the figure it would save: each state's
+    text in the graph (name -> share of decisions, '' without usage) and the graph's title."""
+    import figures.style
+
+    seen = []
+    monkeypatch.setattr(figures.style, "save_as", lambda fig, path, fmt: seen.append(fig))
+    assert main(["draw", *argv]) == 0
+    ax = seen[0].axes[0]
+    names = dict((t.get_text() + "\n").split("\n")[:2] for t in ax.texts if t.get_text().startswith("S"))
+    return names, ax.get_title()
+
+
+def inspect_shares(capsys, player_file) -> dict[str, str]:
+    """The 'decisions begun in' line of ``fsmarena inspect``: state name -> share printed."""
+    assert main(["inspect", str(player_file)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "decisions begun in:" in x)
+    return dict(item.split(" ") for item in line.split(": ", 1)[1].split(", "))
+
+
+def test_drawing_names_states_as_inspect_prints_them(capsys, monkeypatch, tmp_path):
+    player_file = tmp_path / "gapped.json"
+    save_player(gapped_fsm(), GAME, player_file)
+    printed = inspect_shares(capsys, player_file)
+    assert set(printed) == {"S0", "S2", "S4"}  # the file's numbers, gaps included
+    names, title = drawn_figure(monkeypatch, [str(player_file), "--out", str(tmp_path / "g.png")])
+    assert {name: share for name, share in names.items() if share != "0"} == printed
+    assert "minimised" not in title
+
+
+def test_minimised_drawing_keeps_the_files_numbers_and_says_so(capsys, monkeypatch, tmp_path):
+    import json
+
+    player_file = tmp_path / "gapped.json"
+    save_player(gapped_fsm(), GAME, player_file)
+    names, title = drawn_figure(monkeypatch, [str(player_file), "--minimise", "--out", str(tmp_path / "g.png")])
+    assert sorted(names) == ["S0", "S2"]  # S4 is merged into S2, not renumbered
+    assert "minimised: 2 of 6 states; numbers as in the player file" in title and "merged: S2=S4" in title
+    assert main(["draw", str(player_file), "--minimise", "--out", str(tmp_path / "g.graphml")]) == 0
+    assert "minimised from 6 states" in capsys.readouterr().out
+    assert main(["inspect", str(player_file), "--json"]) == 0
+    visits = json.loads(capsys.readouterr().out)["usage"]["visits"]
+    graph = nx.read_graphml(tmp_path / "g.graphml")
+    for _node, data in graph.nodes(data=True):  # each drawn state plays for the file's states it names
+        group = [int(s) for s in data["stands_for"].split()]
+        assert data["number"] == min(group)
+        assert data["visits"] == sum(visits[s] for s in group)
+
+
+def test_a_machine_drawn_unminimised_has_no_note(monkeypatch, tmp_path):
+    player_file = tmp_path / "hand.json"
+    save_player(hand_bda(), GAME, player_file)
+    names, title = drawn_figure(monkeypatch, [str(player_file), "--out", str(tmp_path / "h.png"), "--games", "0"])
+    assert sorted(names) == ["S0", "S2"] and "minimised" not in title and "merged" not in title
+
+
+def _edge_clearances(fig) -> list[float]:
+    """For every line drawn in the graph (edges and self-loops), its least distance to a state
+    it does not join, minus the states' radius: negative when it passes through one."""
+    from matplotlib.patches import Circle
+
+    from figures.machine_graph import _clearance
+
+    ax = fig.axes[0]
+    circles = [p for p in ax.patches if isinstance(p, Circle)]
+    centres, radius = np.array([c.center for c in circles]), circles[0].radius
+    gaps = []
+    for line in ax.lines:
+        points = line.get_xydata()
+        ends = {int(np.argmin(np.linalg.norm(centres - points[k], axis=1))) for k in (0, -1)}
+        others = np.array([c for k, c in enumerate(centres) if k not in ends]).reshape(-1, 2)
+        gaps.append(_clearance(points, others) - radius)
+    return gaps
+
+
+@pytest.mark.parametrize("states", [3, 6, 9, 13, 20, 40])
+def test_bda_edges_pass_through_no_other_state(states):
+    """Random BDAs: no edge segment comes within another state's circle (the old drawing,
+    every lone edge bulging outwards along the circle, ran through neighbours)."""
+    from evo.genome import genome_spec
+    from figures.machine_graph import machine_figure
+    from figures.style import plt, style
+
+    spec = genome_spec(GAME, "bda", states)
+    for seed in range(3):
+        machine = spec.player(spec.random(np.random.default_rng(seed), 1))
+        with style():
+            fig = machine_figure(machine_graph(machine, GAME), "", None, None, None)
+            try:
+                gaps = _edge_clearances(fig)
+                assert len(gaps) >= machine_graph(machine, GAME).number_of_edges()
+                assert min(gaps) > 0
+            finally:
+                plt.close(fig)
+
+
+def test_vautour_legend_lists_only_the_bids_on_view_each_in_its_own_colour():
+    from evo.genome import genome_spec
+    from figures.machine_graph import machine_figure
+    from figures.style import plt, style
+    from games.registry import entry, resolve
+
+    game = resolve(entry("vautour").game, "game")()
+    spec = genome_spec(game, "fsm", 3)
+    machine = spec.player(spec.random(np.random.default_rng(1), 1))
+    bids = [game.action_names.index(name) for name in ("highest", "bid_3", "bid_11")]
+    machine.action[0] = np.array(bids * machine.n_inputs)[: machine.action[0].size].reshape(machine.action[0].shape)
+    with style():
+        fig = machine_figure(machine_graph(machine, game), "", machine, game, None)
+        try:
+            legend = fig.axes[1].get_legend()
+            assert [t.get_text() for t in legend.get_texts()] == ["highest", "bid_3", "bid_11"]
+            colours = {tuple(h.get_facecolor()) for h in legend.legend_handles}
+            assert len(colours) == 3
+        finally:
+            plt.close(fig)

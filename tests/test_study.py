@@ -248,14 +248,16 @@ def test_heatmap_draws_the_csv_numbers(finished, plan):
     assert labels == [c.label for c in plan.competitors]
     drawn = {(round(y), round(x)): text for (x, y), text in captured["texts"]}
     assert len(drawn) == len(rows)
-    for row in rows:
+    for row in rows:  # the net score in points, signed, with its champion-level interval
         i, j = labels.index(row["method"]), labels.index(row["opponent_method"])
-        rate, *half = drawn[(i, j)].split("\n")
-        assert rate == f"{100 * float(row['win_rate']):.1f}"
-        if row["ci_low"]:
-            assert half == [f"±{100 * (float(row['ci_high']) - float(row['ci_low'])) / 2:.1f}"]
+        net, *interval = drawn[(i, j)].split("\n")
+        assert float(net) == pytest.approx(100 * float(row["net"]), abs=0.051)
+        if row["net_ci_low"]:
+            low, high = (float(x) for x in interval[0].strip("[]").split(", "))
+            assert low == pytest.approx(100 * float(row["net_ci_low"]), abs=0.051)
+            assert high == pytest.approx(100 * float(row["net_ci_high"]), abs=0.051)
         else:  # a family against itself: no interval drawn
-            assert half == []
+            assert interval == []
 
 
 def test_report_tables_match_the_csv(finished):

@@ -41,7 +41,7 @@ def test_study_421_runs_end_to_end_and_its_numbers_agree(tmp_path, capsys):
     plan = get_study("421").plan("test")
     for c in plan.competitors:
         assert c.label in printed
-    for stem in ("learning_curves", "final_values", "optimal_policy"):
+    for stem in ("learning_curves", "final_values", "reliability", "optimal_policy"):
         for suffix in (".png", ".pdf"):
             assert (out / "figures" / f"{stem}{suffix}").stat().st_size > 1000
     values = rows(out / "tables" / "values.csv")
@@ -80,7 +80,7 @@ def test_study_421_runs_end_to_end_and_its_numbers_agree(tmp_path, capsys):
         assert row["action"] == GAME.action_names[OPTIMAL_TABLE[index]]
     report = (out / "report.md").read_text()
     assert "553679/139968" in report and "keep 42" in report
-    for stem in ("learning_curves", "final_values", "optimal_policy"):
+    for stem in ("learning_curves", "final_values", "reliability", "optimal_policy"):
         assert f"figures/{stem}.png" in report
     for c in plan.competitors:
         assert c.label in report

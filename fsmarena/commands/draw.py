@@ -2,8 +2,9 @@
 
 The machine first plays a panel (default: the game's builtins) so the drawing can weight
 edges by use, grey out what never fired and keep only the inputs met in play; ``--minimise``
-draws the minimal machine that plays like it on those inputs.  ``--games 0`` draws the bare
-structure.
+draws the minimal machine that plays like it on those inputs, each state named after the
+player file's states it stands for (the numbers ``fsmarena inspect`` prints), and says so
+under its title.  ``--games 0`` draws the bare structure.
 """
 
 from __future__ import annotations
@@ -91,27 +92,22 @@ def panel_usage(args, game, player) -> Any:
 
 
 def run(args) -> int:
-    from evo.usage import minimal_in_play
-    from figures.machine_graph import FORMATS, write_machine
+    from figures.machine_graph import FORMATS, minimal_for_drawing, write_machine
     from fsmarena.errors import FsmarenaError
 
     suffix = args.out.rsplit(".", 1)[-1].lower() if "." in args.out else ""
     if suffix not in FORMATS:
         raise FsmarenaError(f"--out must end in {', '.join('.' + f for f in FORMATS)}, got '{args.out}'")
     game, player = load_machine(args)
-    inputs = None
-    if args.minimise and args.games:
-        player, inputs, usage = minimal_in_play(player, game, panel_of(args, game), args.games, args.seed)
-    elif args.minimise:
-        from evo.minimise import minimise
-
-        minimal = minimise(player)
-        player, inputs, usage = minimal.player, minimal.inputs, None
+    inputs, link = None, None
+    if args.minimise:  # states keep the file's numbers (those `fsmarena inspect` prints)
+        player, inputs, usage, link = minimal_for_drawing(player, game, panel_of(args, game), args.games, args.seed)
     else:
         usage = panel_usage(args, game, player)
-    graph = write_machine(player, game, args.out, args.title, usage, inputs, measure=False)
+    graph = write_machine(player, game, args.out, args.title, usage, inputs, measure=False, link=link)
     print(
         f"{player.kind} with {graph.number_of_nodes()} reachable states and {graph.number_of_edges()} edges "
         f"written to {args.out}"
+        + (f" (minimised from {link.file_states} states, named as in the player file)" if link else "")
     )
     return 0

@@ -22,7 +22,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import NullFormatter
 
 from figures.curves import LINESTYLES, MARKERS, band
-from figures.style import COLUMN_WIDTH, PAGE_WIDTH, color, plt, save, style
+from figures.style import COLUMN_WIDTH, PAGE_WIDTH, Drawn, count_text, family_colors, plt, save, style
 
 #: colours by number of dice thrown again (0 = stop): light to dark, readable under black text
 REROLL_COLORS = ("#FFFFFF", "#CFE3F3", "#8DBFE6", "#4A90C8")
@@ -48,8 +48,8 @@ def policy_cells(game, table: np.ndarray) -> tuple[list[int], list[list[str]], n
     return order, texts, thrown
 
 
-def optimal_policy_figure(game, table: np.ndarray, stem: str | Path, title: str = "", blocks: int = 2) -> list[Path]:
-    """A policy table of 421 drawn as a chart (see the module docstring)."""
+def optimal_policy_figure(game, table: np.ndarray, stem: str | Path, title: str = "", blocks: int = 2) -> Drawn:
+    """A policy table of 421 drawn as a chart (see the module docstring), with its caption."""
     order, texts, thrown = policy_cells(game, table)
     t, R = game.tables, game.config.rethrows
     per_block = -(-len(order) // blocks)
@@ -84,7 +84,12 @@ def optimal_policy_figure(game, table: np.ndarray, stem: str | Path, title: str 
         if title:
             fig.suptitle(title)
         fig.tight_layout(rect=(0, 0.03, 1, 1))
-        return save(fig, stem)
+        return Drawn(
+            save(fig, stem),
+            "A 421 policy as a chart: one row per dice triple (best scores first), one column per number of "
+            "throws left; each cell says which dice the policy keeps (stop: all three, roll all: none), its "
+            "colour how many dice are thrown again.",
+        )
 
 
 def _gap_pct(values, optimum: float) -> np.ndarray:
@@ -103,10 +108,13 @@ def exact_value_curves(
     target: float | None = 0.99,
     title: str = "",
     width: float = PAGE_WIDTH,
-) -> list[Path]:
+    colors: Mapping[str, str] | None = None,
+) -> Drawn:
     """Median and inter-quartile band over replicates against simulated games (log scale), one
     line per family: the exact value (left) and its gap to the optimum in % (right, log scale,
-    where the last percent is readable)."""
+    where the last percent is readable).  ``colors``: the study's family colours
+    (:func:`figures.style.family_colors`; default: by the order given)."""
+    colour = {**family_colors(list(families)), **(colors or {})}
     with style():
         fig, (left, right) = plt.subplots(1, 2, figsize=(width, width * 0.42))
         drawn = 0
@@ -114,7 +122,7 @@ def exact_value_curves(
             grid, q25, median, q75 = band(curves, log_x=True)
             if not len(grid):
                 continue
-            c = color(number)
+            c = colour[name]
             n = sum(1 for x, _ in curves if len(x))
             style_kw = dict(
                 color=c,
@@ -156,7 +164,14 @@ def exact_value_curves(
         if title:
             fig.suptitle(title)
         fig.tight_layout(rect=(0, 0.14, 1, 1))
-        return save(fig, stem)
+        counts = [sum(1 for x, _ in curves if len(x)) for curves in families.values()]
+        caption = (
+            "Exact expected score of each method's policy (left) and its gap to the optimum in % (right, log "
+            "scale) against the simulated games consumed (log scale): the line is the median over replicates "
+            f"({count_text(counts)} per method, n in the legend), the band the inter-quartile range; dashed: "
+            "the optimum" + ("; dotted: the target share of it." if target is not None else ".")
+        )
+        return Drawn(save(fig, stem), caption)
 
 
 def final_gaps(
@@ -165,10 +180,13 @@ def final_gaps(
     stem: str | Path,
     target: float | None = 0.99,
     title: str = "",
-) -> list[Path]:
+    colors: Mapping[str, str] | None = None,
+) -> Drawn:
     """Every final policy's gap to the optimum (% of it, log scale): one row per method, one
-    dot per replicate, a bar at the median; gaps below 0.001% (rounding) sit at that floor."""
+    dot per replicate, a bar at the median; gaps below 0.001% (rounding) sit at that floor.
+    ``colors`` as for :func:`exact_value_curves`."""
     names = list(values)
+    colour = {**family_colors(names), **(colors or {})}
     jitter = np.random.default_rng(0)
     with style():
         fig, ax = plt.subplots(figsize=(COLUMN_WIDTH * 1.5, 0.5 + 0.28 * len(names)))
@@ -180,7 +198,7 @@ def final_gaps(
                 gaps,
                 row + jitter.uniform(-0.15, 0.15, len(gaps)),
                 s=9,
-                color=color(row),
+                color=colour[name],
                 edgecolor="black",
                 linewidth=0.25,
                 zorder=3,
@@ -200,4 +218,10 @@ def final_gaps(
         if title:
             ax.set_title(title)
         fig.tight_layout()
-        return save(fig, stem)
+        caption = (
+            "Gap of every final policy to the optimum (% of it, log scale): one row per method, one dot per "
+            f"replicate ({count_text(len(values[n]) for n in names)} per method), a bar at the median; gaps "
+            f"below {GAP_FLOOR}% (rounding) sit at that floor"
+            + ("; dotted: the target." if target is not None else ".")
+        )
+        return Drawn(save(fig, stem), caption)

@@ -370,11 +370,14 @@ def tables(data: StudyData) -> dict[str, list[dict[str, Any]]]:
 
 def figures(data: StudyData, result: dict[str, list[dict[str, Any]]]) -> dict[str, list[Path]]:
     """Learning curves, final values and the optimal policy (PNG and PDF in ``figures/``)."""
+    from figures.outcomes import outcome_ecdfs
+    from figures.style import family_colors
     from games.dice421.figures import exact_value_curves, final_gaps, optimal_policy_figure
 
     folder = data.out / "figures"
     best = optimum(data.game)
     drawn: dict[str, list[Path]] = {}
+    palette = family_colors([c.label for c in data.plan.competitors])  # one colour per family in every figure
     families = {}
     for c in data.plan.competitors:
         runs = [(r["games"], r["exact_value"]) for r in result["curves"] if r["competitor"] == c.name]
@@ -387,12 +390,18 @@ def figures(data: StudyData, result: dict[str, list[dict[str, Any]]]) -> dict[st
             )
             for k in range(c.replicates)
         ]
-    drawn["learning_curves"] = exact_value_curves(families, best, folder / "learning_curves", target=TARGET)
+    drawn["learning_curves"] = exact_value_curves(
+        families, best, folder / "learning_curves", target=TARGET, colors=palette
+    )
     finals = {
         c.label: [r["exact_value"] for r in result["values"] if r["competitor"] == c.name]
         for c in data.plan.competitors
     }
-    drawn["final_values"] = final_gaps(finals, best, folder / "final_values", target=TARGET)
+    drawn["final_values"] = final_gaps(finals, best, folder / "final_values", target=TARGET, colors=palette)
+    shares = {label: [v / best for v in values] for label, values in finals.items()}
+    drawn["reliability"] = outcome_ecdfs(
+        {"final policy": shares}, folder / "reliability", xlabel="exact value (% of the optimum)", colors=palette
+    )
     game = data.game
     drawn["optimal_policy"] = optimal_policy_figure(
         game, exact_model(game).exact_optimum()[1], folder / "optimal_policy"
@@ -565,6 +574,7 @@ def report(
             "below 0.001% (the planners: rounding only) are drawn at 0.001%.",
             data.out,
         ),
+        _figure(drawn.get("reliability"), getattr(drawn.get("reliability"), "caption", ""), data.out),
         "## The optimal policy\n",
         "Which dice to keep, by dice (best scores first) and throws left; *stop* keeps all three. "
         "Full table with state values: `tables/optimal_policy.csv`.\n",

@@ -223,6 +223,7 @@ class _Part:
             high,
             title=f"{self.n} players: row against {self.n - 1} {'copy' if self.n == 2 else 'copies'} of column",
             value_label="row's win rate",
+            fair_share=1 / self.n,
         )
         panels = {}
         for b in self.builtins:

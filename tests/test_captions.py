@@ -1,0 +1,134 @@
+"""Every figure carries a caption: the figure functions return one with their files (what is
+shown, over how many replicates, what a band or an interval is), and every image embedded in
+the documentation (outside docs/results/, which `fsmarena publish` writes) has an italic
+caption paragraph right below it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import figures.fingerprint
+import figures.heatmap
+import figures.outcomes
+import figures.policy_map
+import games.dice421.figures
+from evo.fingerprint import Fingerprint
+from figures.style import Drawn, plt
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)]+\.(?:png|svg|jpg|gif))\)")
+
+
+def documentation_pages() -> list[Path]:
+    return sorted(p for p in DOCS.rglob("*.md") if "results" not in p.relative_to(DOCS).parts)
+
+
+def caption_below(lines: list[str], at: int) -> str:
+    """The paragraph right below line ``at`` (after at most one blank line) if it is an
+    italic caption (``*...*``, not bold), else ''."""
+    k = at + 1
+    if k < len(lines) and not lines[k].strip():
+        k += 1
+    paragraph = []
+    while k < len(lines) and lines[k].strip():
+        paragraph.append(lines[k].strip())
+        k += 1
+    text = " ".join(paragraph)
+    italic = text.startswith("*") and not text.startswith("**") and text.endswith("*")
+    return text.strip("*") if italic else ""
+
+
+def test_the_scan_finds_images_and_their_captions():
+    """The checker itself: an image followed by a caption passes, one without fails."""
+    good = ["![x](a.png)", "", "*A caption that says what is shown.*", ""]
+    assert caption_below(good, 0) == "A caption that says what is shown."
+    assert caption_below(["![x](a.png)", "", "Plain text follows."], 0) == ""
+    assert caption_below(["![x](a.png)", "", "**Bold** is a heading, not a caption.**"], 0) == ""
+    assert caption_below(["![x](a.png)"], 0) == ""
+    assert IMAGE.search("see ![Cross-play](paper-crossplay.png) here")
+
+
+def test_every_image_in_the_documentation_has_a_caption_below_it():
+    images = 0
+    for page in documentation_pages():
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines):
+            if not IMAGE.search(line):
+                continue
+            images += 1
+            caption = caption_below(lines, number)
+            where = f"{page.relative_to(DOCS)}:{number + 1}"
+            assert caption, f"{where}: an image without an italic caption paragraph right below it"
+            assert len(caption.split()) >= 12, f"{where}: the caption is too short to say what is shown"
+    assert images >= 3  # index, machines and ground truth embed figures
+
+
+# ---- the figure functions' own captions ----------------------------------------------------------
+
+
+def _no_files(monkeypatch):
+    """Figures are drawn but not written (each module's ``save`` returns no paths)."""
+    for module in (figures.heatmap, figures.outcomes, figures.fingerprint, figures.policy_map, games.dice421.figures):
+        monkeypatch.setattr(module, "save", lambda fig, stem, *a, **k: plt.close(fig) or [])
+
+
+def _draw_each(tmp_path) -> dict[str, Drawn]:
+    """Every figure function of figures/ and of the games' figure modules, on small data."""
+    from games.dice421.figures import exact_value_curves, final_gaps
+    from games.dtd.game import DivideTheDollar
+
+    rng = np.random.default_rng(0)
+    values = {"FSM": list(rng.uniform(0.6, 0.8, 4)), "Q": list(rng.uniform(0.5, 0.8, 4))}
+    net = np.array([[0.0, 0.1], [-0.1, 0.0]])
+    grid = np.linspace(0, 1, 3)
+    curves = {m: [(np.array([1e3, 1e4, 1e5]), np.array([0.4, 0.5, 0.6]))] * 4 for m in values}
+    game = DivideTheDollar()
+    return {
+        "net": figures.heatmap.net_score_heatmap(net, ["FSM", "Q"], tmp_path / "n", net - 0.05, net + 0.05, "", [4, 4]),
+        "win": figures.heatmap.win_rate_heatmap(net + 0.5, ["FSM", "Q"], tmp_path / "w", replicates=[4, 4]),
+        "boxes": figures.outcomes.outcome_boxes({"random": values}, tmp_path / "b"),
+        "ecdf": figures.outcomes.outcome_ecdfs({"vs random": values}, tmp_path / "e"),
+        "fingerprint": figures.fingerprint.fingerprint_figure(
+            [Fingerprint("FSM", grid, grid, rng.uniform(0.3, 0.7, (3, 3)), "x", "y", 20)], tmp_path / "f"
+        ),
+        "policy": figures.policy_map.policy_maps(
+            {"Q": rng.integers(0, 3, (4, game.n_states))},
+            [game.state_label(s) for s in range(game.n_states)],
+            game.action_names,
+            tmp_path / "p",
+        ),
+        "exact": exact_value_curves(curves, 0.7, tmp_path / "x"),
+        "gaps": final_gaps(values, 0.9, tmp_path / "g"),
+    }
+
+
+def test_every_figure_function_returns_its_caption(monkeypatch, tmp_path):
+    _no_files(monkeypatch)
+    drawn = _draw_each(tmp_path)
+    for name, result in drawn.items():
+        assert isinstance(result, Drawn) and isinstance(result, list), name
+        assert len(result.caption.split()) >= 20, name
+    for name in ("net", "boxes", "ecdf", "policy", "exact", "gaps"):
+        assert "4 replicates" in drawn[name].caption, name  # how many replicates each group holds
+    for name in ("net", "win"):
+        assert "95%" in drawn[name].caption, name  # what the interval is
+    assert "inter-quartile" in drawn["exact"].caption  # what the band is
+
+
+@pytest.mark.parametrize("kind", ["table-fsm", "bda"])
+def test_a_studys_machine_drawing_comes_with_its_caption(tmp_path, kind):
+    from evo.genome import genome_spec
+    from games.dtd.game import DivideTheDollar
+    from studies.analysis import draw_machine
+
+    game = DivideTheDollar()
+    spec = genome_spec(game, "fsm" if kind == "table-fsm" else "bda", 4)
+    machine = spec.player(spec.random(np.random.default_rng(4), 1), label="best")
+    drawn = draw_machine(machine, game, tmp_path / "best", title="best FSM")
+    assert [p.suffix for p in drawn] == [".png", ".pdf"] and all(p.exists() for p in drawn)
+    assert isinstance(drawn, Drawn) and "Minimised from the player file's 4 states" in drawn.caption
+    assert "games against the game's builtins" in drawn.caption
