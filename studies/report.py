@@ -105,8 +105,10 @@ def written_by(data: StudyData) -> str:
 
 
 def figure(analysis: Analysis, key: str, caption: str, out: Path) -> str:
-    """The Markdown of figure ``key`` of the analysis ("" when it was not drawn)."""
-    return image(analysis.figures.get(key, []), out, caption)
+    """The Markdown of figure ``key`` of the analysis ("" when it was not drawn), under the
+    caption the figure function wrote (it knows the replicates and the band), else ``caption``."""
+    drawn = analysis.figures.get(key, [])
+    return image(drawn, out, getattr(drawn, "caption", "") or caption)
 
 
 def image(paths: Sequence[Path], out: Path, caption: str) -> str:
@@ -303,7 +305,8 @@ def crossplay_section(data: StudyData, analysis: Analysis) -> str:
         figure(
             analysis,
             "crossplay_heatmap",
-            "Cross-play: row family's win rate against the column family (%), with its 95% champion-level interval.",
+            "Cross-play: row family's net score against the column family (wins − losses per 100 games), "
+            "with its 95% champion-level interval.",
             data.out,
         ),
         "Head-to-head records with the net score (wins − losses per game, mean over pairings of champions, "
