@@ -22,8 +22,8 @@ other function.
 does not notice when a function it calls, in another file, changes.  The generated module's
 name therefore carries a hash of its own text and of the source of every module the compiled code
 can reach: every ``.py`` file of each top-level package involved (the template's, the kernel's,
-the placeholders' and every package holding a compiled function that a module of those packages
-refers to, transitively), plus the numba, numpy and Python versions.  Any change there gives a new
+the placeholders' and that of every module reached from them through the compiled functions and
+modules their globals hold, transitively), plus the numba, numpy and Python versions.  Any change there gives a new
 module, compiled afresh; an unchanged one is found and loaded from numba's cache.
 
 **Where.**  ``$FSMARENA_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/fsmarena`` or
@@ -198,23 +198,25 @@ def _fingerprint(owners: frozenset[str]) -> str:
 
 
 def _reachable_files(owners: Iterable[str]) -> list[Path]:
-    """The ``.py`` files of the top-level packages of ``owners`` and, transitively, of every package
-    holding a compiled function that a loaded module of those packages refers to."""
-    tops = {name.split(".")[0] for name in owners} | {"fsmarena"}
-    todo = list(tops)
+    """The ``.py`` files of the top-level packages of ``owners`` and of every module their compiled
+    code can call into: modules reached from ``owners`` through compiled functions (and module
+    objects) their globals hold, transitively.  Only the code's own imports decide it, never what
+    else a process happened to import, so every process computes the same set."""
+    seen: set[str] = set()
+    todo = [*owners, __name__]
     while todo:
-        top = todo.pop()
-        for name, module in list(sys.modules.items()):
-            if name.split(".")[0] != top or module is None:
-                continue
-            for value in list(vars(module).values()):
-                function = getattr(value, "py_func", None)
-                owner = getattr(function, "__module__", None)
-                if isinstance(owner, str) and _is_source(owner.split(".")[0]) and owner.split(".")[0] not in tops:
-                    tops.add(owner.split(".")[0])
-                    todo.append(owner.split(".")[0])
+        name = todo.pop()
+        module = sys.modules.get(name)
+        if name in seen or module is None or not _is_source(name.split(".")[0]):
+            continue
+        seen.add(name)
+        for value in list(vars(module).values()):
+            if isinstance(value, types.ModuleType):
+                todo.append(value.__name__)
+            elif hasattr(value, "py_func"):
+                todo.append(value.py_func.__module__)
     files: list[Path] = []
-    for top in sorted(t for t in tops if _is_source(t)):
+    for top in sorted({name.split(".")[0] for name in seen}):
         files += _package_files(top)
     return files
 
