@@ -49,13 +49,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+import llvmlite
 import numba
 import numpy as np
 
 #: environment variable naming the cache folder (docs/performance.md)
 CACHE_ENV = "FSMARENA_CACHE_DIR"
 #: packages whose versions, not sources, enter the hash
-_VERSIONED = {"numba": numba.__version__, "numpy": np.__version__, "llvmlite": ""}
+_VERSIONED = {"numba": numba.__version__, "numpy": np.__version__, "llvmlite": llvmlite.__version__}
 _PREFIX = "fsmarena_specialised_"
 
 
