@@ -2,7 +2,9 @@
 
 Kernels are plain Python over numpy arrays, decorated with :func:`njit`.  Setting the
 environment variable ``NUMBA_DISABLE_JIT=1`` (numba's own switch) runs them as ordinary
-Python, for debugging with a debugger or print statements; results are the same.
+Python, for debugging with a debugger or print statements; results are the same.  Loops written
+once over any game kernel's functions are compiled per kernel, with the same cache on disk, by
+:mod:`fsmarena.specialise`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 one or more *members* (a pool of champions: one member drawn per game and seat) packed
 into an int64 array ``ints`` and a float64 array ``floats``, with the start of every member
 in ``int_start`` / ``float_start``.  The interpreter :func:`make_opponent_act` (compiled,
-one per game kernel) plays a member exactly like the batched player does:
+one per game kernel, cached on disk) plays a member exactly like the batched player does:
 
 ===========  ==========================================================================
 kind         ints (from the member's start)
@@ -36,6 +36,7 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.jit import njit
+from fsmarena.specialise import kernel_function, specialise
 from games.players import FixedActionPlayer, Player, RandomPlayer, TablePolicy
 
 RANDOM, FIXED, BUILTIN, TABLE, SELF, FSM, BDA = range(7)
@@ -165,9 +166,6 @@ def _bda(player: Any, game: Any) -> tuple[list[int], list[float]]:
     return ints, [*player._lo.tolist(), *player._hi.tolist()]
 
 
-_CACHE: dict[str, Callable[..., int]] = {}
-
-
 @njit
 def random_legal(mask: np.ndarray) -> int:
     """A uniformly random legal action (one ``np.random.random()`` draw)."""
@@ -183,66 +181,71 @@ def random_legal(mask: np.ndarray) -> int:
     return 0
 
 
+#: the kernel functions the interpreter calls, bound per kernel (:mod:`fsmarena.specialise`)
+k_legal = kernel_function("legal")
+k_observe_index = kernel_function("observe_index")
+k_features = kernel_function("features")
+k_encoding = kernel_function("encoding")
+k_builtin_action = kernel_function("builtin_action")
+
+
 def make_opponent_act(kernel: ModuleType) -> Callable[..., int]:
     """The compiled interpreter of :class:`CompiledPlayer` members for ``kernel``'s game:
     ``act(p, s, seat, ints, floats, start, fstart, memory, mask, feats, frozen) -> action``,
-    where ``memory[seat]`` is the member's finite-state memory for this game."""
-    if kernel.__name__ in _CACHE:
-        return _CACHE[kernel.__name__]
-    observe_index, features, legal = kernel.observe_index, kernel.features, kernel.legal
-    encoding, builtin_action = kernel.encoding, kernel.builtin_action
+    where ``memory[seat]`` is the member's finite-state memory for this game (:func:`opponent_act`
+    specialised for ``kernel``, cached on disk)."""
+    return specialise(opponent_act, kernel)
 
-    @njit(cache=False)  # a closure over one kernel's functions: compiled once per process
-    def act(p, s, seat, ints, floats, start, fstart, memory, mask, feats, frozen):
-        kind = ints[start]
-        legal(p, s, seat, mask)
-        if kind == RANDOM:
-            return random_legal(mask)
-        if kind == FIXED:
-            action = ints[start + 1]
-        elif kind == BUILTIN:
-            action = builtin_action(p, s, seat, ints[start + 1])
-        elif kind == TABLE:
-            action = ints[start + 2 + observe_index(p, s, seat)]
-        elif kind == SELF:
-            action = frozen[observe_index(p, s, seat)]
-        elif kind == FSM:
-            n_inputs = ints[start + 2]
-            n_parts = ints[start + 3]
-            code = 0
-            for part in range(n_parts):
-                which = ints[start + 4 + 2 * part]
-                size = ints[start + 5 + 2 * part]
-                value = observe_index(p, s, seat) if which < 0 else encoding(p, s, seat, which)
-                code = code * size + value
-            table = start + 4 + 2 * n_parts
-            n_cells = ints[start + 1] * n_inputs
-            flat = memory[seat] * n_inputs + code
-            memory[seat] = ints[table + flat]
-            action = ints[table + n_cells + flat]
-        else:  # BDA
-            S = ints[start + 1]
-            max_tests = ints[start + 2]
-            genes = start + 3
-            features(p, s, seat, feats)
-            state = memory[seat]
-            action = 0
-            for test in range(max_tests):
-                x = feats[ints[genes + state]] * 1000.0
-                if floats[fstart + state] < x and x < floats[fstart + S + state]:
-                    action = ints[genes + S + state]
-                    memory[seat] = ints[genes + 2 * S + state]
-                    break
-                if test == max_tests - 1:
-                    action = ints[genes + 3 * S + state]
-                    memory[seat] = ints[genes + 4 * S + state]
-                    break
-                state = ints[genes + 4 * S + state]
-        if not mask[action]:
-            for a in range(len(mask)):
-                if mask[a]:
-                    return a
-        return action
 
-    _CACHE[kernel.__name__] = act
-    return act
+def opponent_act(p, s, seat, ints, floats, start, fstart, memory, mask, feats, frozen):
+    """The interpreter's template (:func:`make_opponent_act`; module doc): member ``start`` of
+    ``ints`` decides for ``seat``."""
+    kind = ints[start]
+    k_legal(p, s, seat, mask)
+    if kind == RANDOM:
+        return random_legal(mask)
+    if kind == FIXED:
+        action = ints[start + 1]
+    elif kind == BUILTIN:
+        action = k_builtin_action(p, s, seat, ints[start + 1])
+    elif kind == TABLE:
+        action = ints[start + 2 + k_observe_index(p, s, seat)]
+    elif kind == SELF:
+        action = frozen[k_observe_index(p, s, seat)]
+    elif kind == FSM:
+        n_inputs = ints[start + 2]
+        n_parts = ints[start + 3]
+        code = 0
+        for part in range(n_parts):
+            which = ints[start + 4 + 2 * part]
+            size = ints[start + 5 + 2 * part]
+            value = k_observe_index(p, s, seat) if which < 0 else k_encoding(p, s, seat, which)
+            code = code * size + value
+        table = start + 4 + 2 * n_parts
+        n_cells = ints[start + 1] * n_inputs
+        flat = memory[seat] * n_inputs + code
+        memory[seat] = ints[table + flat]
+        action = ints[table + n_cells + flat]
+    else:  # BDA
+        S = ints[start + 1]
+        max_tests = ints[start + 2]
+        genes = start + 3
+        k_features(p, s, seat, feats)
+        state = memory[seat]
+        action = 0
+        for test in range(max_tests):
+            x = feats[ints[genes + state]] * 1000.0
+            if floats[fstart + state] < x and x < floats[fstart + S + state]:
+                action = ints[genes + S + state]
+                memory[seat] = ints[genes + 2 * S + state]
+                break
+            if test == max_tests - 1:
+                action = ints[genes + 3 * S + state]
+                memory[seat] = ints[genes + 4 * S + state]
+                break
+            state = ints[genes + 4 * S + state]
+    if not mask[action]:
+        for a in range(len(mask)):
+            if mask[a]:
+                return a
+    return action

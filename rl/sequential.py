@@ -48,6 +48,7 @@ from typing import Any, Callable
 import numpy as np
 
 from fsmarena.jit import njit
+from fsmarena.specialise import built_per_kernel, kernel_function, specialise
 from rl.compiled_players import make_opponent_act, random_legal
 
 MC_EVERY, MC_FIRST, SARSA, Q_LEARNING, EXPECTED_SARSA = range(5)
@@ -182,130 +183,139 @@ def _credit_episode(q, n, sums, states, actions, returns, length, alpha, first_v
             q[x, a] = sums[x, a] / n[x, a]
 
 
-_RUNNERS: dict[str, Callable[..., Any]] = {}
+#: the kernel functions the training loop calls, bound per kernel (:mod:`fsmarena.specialise`)
+k_state_size = kernel_function("state_size")
+k_deal_size = kernel_function("deal_size")
+k_n_seats = kernel_function("n_seats")
+k_n_actions = kernel_function("n_actions")
+k_n_features = kernel_function("n_features")
+k_draw_deal = kernel_function("draw_deal")
+k_reset = kernel_function("reset")
+k_to_move = kernel_function("to_move")
+k_observe_index = kernel_function("observe_index")
+k_legal = kernel_function("legal")
+k_step = kernel_function("step")
+k_rewards = kernel_function("rewards")
+k_segment = kernel_function("segment", _no_segment)
+k_potential = kernel_function("potential", _no_potential)
+#: the compiled opponents' interpreter of the same kernel
+opponent_act = built_per_kernel(make_opponent_act)
 
 
 def make_runner(kernel: ModuleType) -> Callable[..., Any]:
-    """The compiled training loop for ``kernel``'s game (built once per kernel, module doc):
+    """The compiled training loop for ``kernel``'s game (:func:`train_games` specialised for it,
+    compiled once and cached on disk, module doc):
 
     ``run(p, q, n, sums, seen, frozen, first, count, isets, fsets, ints, floats, int_start,
     float_start, potentials) -> float`` plays training games ``first .. first + count - 1`` and
     returns the sum of the learner's final rewards in them.  ``potentials`` is the kernel's
     ``potential_table`` under segment rewards (any 2-d array otherwise).
     """
-    if kernel.__name__ in _RUNNERS:
-        return _RUNNERS[kernel.__name__]
-    k_state_size, k_deal_size, k_n_seats = kernel.state_size, kernel.deal_size, kernel.n_seats
-    k_n_actions, k_n_features = kernel.n_actions, kernel.n_features
-    k_draw_deal, k_reset, k_to_move, k_observe = kernel.draw_deal, kernel.reset, kernel.to_move, kernel.observe_index
-    k_legal, k_step, k_rewards = kernel.legal, kernel.step, kernel.rewards
-    opponent_act = make_opponent_act(kernel)
-    k_segment = getattr(kernel, "segment", _no_segment)
-    k_potential = getattr(kernel, "potential", _no_potential)
+    return specialise(train_games, kernel)
 
-    @njit(cache=False)  # a closure over one kernel's functions: compiled once per process
-    def run(p, q, n, sums, seen, frozen, first, count, isets, fsets, ints, floats, int_start, float_start, potentials):
-        algo, explore_steps, schedule = isets[I_ALGO], isets[I_EXPLORE], isets[I_SCHEDULE]
-        segmented = isets[I_SEGMENTED] == 1
-        fixed_seat, refresh = isets[I_SEAT], isets[I_REFRESH]
-        gamma, alpha_kind, alpha_start = fsets[F_GAMMA], isets[I_ALPHA_SCHEDULE], fsets[F_ALPHA]
-        monte_carlo = algo == MC_EVERY or algo == MC_FIRST
-        seats = k_n_seats(p)
-        s = np.zeros(k_state_size(p), dtype=np.int64)
-        deal = np.zeros(k_deal_size(p), dtype=np.int64)
-        mask = np.zeros(k_n_actions(p), dtype=np.bool_)
-        feats = np.zeros(max(1, k_n_features(p)))
-        rewards = np.zeros(seats)
-        member = np.zeros(seats, dtype=np.int64)
-        memory = np.zeros(seats, dtype=np.int64)
-        states = np.zeros(64, dtype=np.int64)
-        actions = np.zeros(64, dtype=np.int64)
-        segments = np.zeros(64, dtype=np.int64)
-        marks = np.zeros(64)
-        returns = np.zeros(64)
-        members = len(int_start)
-        total_reward = 0.0
-        for g in range(first, first + count):
-            if refresh > 0 and g % refresh == 0:
-                greedy_table(q, seen, frozen)
-            epsilon = scheduled(schedule, fsets[F_EPS], fsets[F_EPS_FINAL], g, fsets[F_TOTAL])
-            alpha = alpha_start  # -1: the sample average 1/N
-            if alpha_start >= 0:
-                alpha = scheduled(alpha_kind, alpha_start, fsets[F_ALPHA_FINAL], g, fsets[F_TOTAL])
-            learner = g % seats if fixed_seat < 0 else fixed_seat
-            k_draw_deal(p, deal)
-            k_reset(p, s, deal)
-            for seat in range(seats):
-                memory[seat] = 0
-                if seat != learner:
-                    member[seat] = int(np.random.random() * members) if members > 1 else 0
-            decisions = 0
-            pending = -1
-            pending_action = 0
-            pending_segment = 0
-            pending_potential = 0.0
-            while True:
-                seat = k_to_move(p, s)
-                if seat < 0:
-                    break
-                if seat != learner:
-                    m = member[seat]
-                    action = opponent_act(
-                        p, s, seat, ints, floats, int_start[m], float_start[m], memory, mask, feats, frozen
-                    )
-                    k_step(p, s, action)
-                    continue
-                x = k_observe(p, s, seat)
-                k_legal(p, s, seat, mask)
-                for a in range(len(mask)):
-                    seen[x, a] |= mask[a]
-                segment_now, potential_now, closed = 0, 0.0, False
-                if segmented:
-                    segment_now = k_segment(p, s, seat)
-                    potential_now = k_potential(p, s, seat, potentials)
-                    closed = pending >= 0 and segment_now != pending_segment
-                if pending >= 0 and (algo == Q_LEARNING or algo == EXPECTED_SARSA):
-                    if closed:
-                        target = potential_now - pending_potential
-                    else:
-                        target = gamma * _bootstrap(q, mask, x, algo, epsilon)
-                    _update(q, n, pending, pending_action, target, alpha)
-                action = greedy_action(q, mask, x)
-                explore = decisions < explore_steps
-                if epsilon > 0 and np.random.random() < epsilon:
-                    explore = True
-                if explore:
-                    action = random_legal(mask)
-                if pending >= 0 and algo == SARSA:
-                    target = potential_now - pending_potential if closed else gamma * q[x, action]
-                    _update(q, n, pending, pending_action, target, alpha)
-                pending, pending_action = x, action
-                pending_segment, pending_potential = segment_now, potential_now
-                if monte_carlo:
-                    if decisions == len(states):
-                        states = np.concatenate((states, np.zeros(len(states), dtype=np.int64)))
-                        actions = np.concatenate((actions, np.zeros(len(actions), dtype=np.int64)))
-                        segments = np.concatenate((segments, np.zeros(len(segments), dtype=np.int64)))
-                        marks = np.concatenate((marks, np.zeros(len(marks))))
-                        returns = np.concatenate((returns, np.zeros(len(returns))))
-                    states[decisions] = x
-                    actions[decisions] = action
-                    segments[decisions] = segment_now
-                    marks[decisions] = potential_now
-                decisions += 1
+
+def train_games(
+    p, q, n, sums, seen, frozen, first, count, isets, fsets, ints, floats, int_start, float_start, potentials
+):
+    """The training loop's template (:func:`make_runner`, module doc)."""
+    algo, explore_steps, schedule = isets[I_ALGO], isets[I_EXPLORE], isets[I_SCHEDULE]
+    segmented = isets[I_SEGMENTED] == 1
+    fixed_seat, refresh = isets[I_SEAT], isets[I_REFRESH]
+    gamma, alpha_kind, alpha_start = fsets[F_GAMMA], isets[I_ALPHA_SCHEDULE], fsets[F_ALPHA]
+    monte_carlo = algo == MC_EVERY or algo == MC_FIRST
+    seats = k_n_seats(p)
+    s = np.zeros(k_state_size(p), dtype=np.int64)
+    deal = np.zeros(k_deal_size(p), dtype=np.int64)
+    mask = np.zeros(k_n_actions(p), dtype=np.bool_)
+    feats = np.zeros(max(1, k_n_features(p)))
+    rewards = np.zeros(seats)
+    member = np.zeros(seats, dtype=np.int64)
+    memory = np.zeros(seats, dtype=np.int64)
+    states = np.zeros(64, dtype=np.int64)
+    actions = np.zeros(64, dtype=np.int64)
+    segments = np.zeros(64, dtype=np.int64)
+    marks = np.zeros(64)
+    returns = np.zeros(64)
+    members = len(int_start)
+    total_reward = 0.0
+    for g in range(first, first + count):
+        if refresh > 0 and g % refresh == 0:
+            greedy_table(q, seen, frozen)
+        epsilon = scheduled(schedule, fsets[F_EPS], fsets[F_EPS_FINAL], g, fsets[F_TOTAL])
+        alpha = alpha_start  # -1: the sample average 1/N
+        if alpha_start >= 0:
+            alpha = scheduled(alpha_kind, alpha_start, fsets[F_ALPHA_FINAL], g, fsets[F_TOTAL])
+        learner = g % seats if fixed_seat < 0 else fixed_seat
+        k_draw_deal(p, deal)
+        k_reset(p, s, deal)
+        for seat in range(seats):
+            memory[seat] = 0
+            if seat != learner:
+                member[seat] = int(np.random.random() * members) if members > 1 else 0
+        decisions = 0
+        pending = -1
+        pending_action = 0
+        pending_segment = 0
+        pending_potential = 0.0
+        while True:
+            seat = k_to_move(p, s)
+            if seat < 0:
+                break
+            if seat != learner:
+                m = member[seat]
+                action = opponent_act(
+                    p, s, seat, ints, floats, int_start[m], float_start[m], memory, mask, feats, frozen
+                )
                 k_step(p, s, action)
-            k_rewards(p, s, rewards)
-            reward = rewards[learner]
-            total_reward += reward
-            if monte_carlo:
-                if segmented:
-                    _segment_returns(segments, marks, decisions, reward, gamma, returns)
+                continue
+            x = k_observe_index(p, s, seat)
+            k_legal(p, s, seat, mask)
+            for a in range(len(mask)):
+                seen[x, a] |= mask[a]
+            segment_now, potential_now, closed = 0, 0.0, False
+            if segmented:
+                segment_now = k_segment(p, s, seat)
+                potential_now = k_potential(p, s, seat, potentials)
+                closed = pending >= 0 and segment_now != pending_segment
+            if pending >= 0 and (algo == Q_LEARNING or algo == EXPECTED_SARSA):
+                if closed:
+                    target = potential_now - pending_potential
                 else:
-                    _game_returns(decisions, reward, gamma, returns)
-                _credit_episode(q, n, sums, states, actions, returns, decisions, alpha, algo == MC_FIRST)
-            elif pending >= 0:
-                _update(q, n, pending, pending_action, reward - pending_potential if segmented else reward, alpha)
-        return total_reward
-
-    _RUNNERS[kernel.__name__] = run
-    return run
+                    target = gamma * _bootstrap(q, mask, x, algo, epsilon)
+                _update(q, n, pending, pending_action, target, alpha)
+            action = greedy_action(q, mask, x)
+            explore = decisions < explore_steps
+            if epsilon > 0 and np.random.random() < epsilon:
+                explore = True
+            if explore:
+                action = random_legal(mask)
+            if pending >= 0 and algo == SARSA:
+                target = potential_now - pending_potential if closed else gamma * q[x, action]
+                _update(q, n, pending, pending_action, target, alpha)
+            pending, pending_action = x, action
+            pending_segment, pending_potential = segment_now, potential_now
+            if monte_carlo:
+                if decisions == len(states):
+                    states = np.concatenate((states, np.zeros(len(states), dtype=np.int64)))
+                    actions = np.concatenate((actions, np.zeros(len(actions), dtype=np.int64)))
+                    segments = np.concatenate((segments, np.zeros(len(segments), dtype=np.int64)))
+                    marks = np.concatenate((marks, np.zeros(len(marks))))
+                    returns = np.concatenate((returns, np.zeros(len(returns))))
+                states[decisions] = x
+                actions[decisions] = action
+                segments[decisions] = segment_now
+                marks[decisions] = potential_now
+            decisions += 1
+            k_step(p, s, action)
+        k_rewards(p, s, rewards)
+        reward = rewards[learner]
+        total_reward += reward
+        if monte_carlo:
+            if segmented:
+                _segment_returns(segments, marks, decisions, reward, gamma, returns)
+            else:
+                _game_returns(decisions, reward, gamma, returns)
+            _credit_episode(q, n, sums, states, actions, returns, decisions, alpha, algo == MC_FIRST)
+        elif pending >= 0:
+            _update(q, n, pending, pending_action, reward - pending_potential if segmented else reward, alpha)
+    return total_reward
