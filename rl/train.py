@@ -66,48 +66,25 @@ from games.players import Player, RandomPlayer, TablePolicy, player_to_json
 from games.registry import entry, resolve
 from games.stats import mean_interval, wilson_interval
 from rl import checkpoint as ckpt
-from rl.learners import MonteCarlo, TabularLearner, TemporalDifference
+from rl import registry
+from rl.learners import TabularLearner
 from rl.mdp import TabularMDP, expected_return
-from rl.planning import PlanResult, policy_iteration, value_iteration
+from rl.planning import PlanResult
 from rl.schedules import EpsilonSchedule, alpha_schedule, check_probability, parse_alpha
 from rl.segments import REWARDS
 
-MONTE_CARLO = ("mc", "mc-first-visit", "mc-constant-alpha")
-TEMPORAL_DIFFERENCE = ("sarsa", "q-learning", "expected-sarsa")
-MODEL_BASED = ("value-iteration", "policy-iteration")
-ALGORITHMS = MONTE_CARLO + TEMPORAL_DIFFERENCE + MODEL_BASED
-#: what the learners from simulated games take: every TrainConfig setting but the planners'
-#: ``tolerance``, and the run's opponent, curve panel, checkpoint period and ``--resume``
-SAMPLE_SETTINGS = (
-    "episodes",
-    "batch",
-    "epsilon",
-    "epsilon_final",
-    "epsilon_schedule",
-    "alpha",
-    "alpha_final",
-    "alpha_schedule",
-    "gamma",
-    "explore_steps",
-    "q_init",
-    "learner_seat",
-    "self_play_every",
-    "eval_every",
-    "eval_games",
-    "reward",
-    "opponent",
-    "eval_panel",
-    "checkpoint_seconds",
-    "resume",
-)
+#: the learners this module runs as the registry (:mod:`rl.registry`) lists them when it is
+#: imported (the code reads the registry itself, these names serve readers and tests): those
+#: that learn from simulated games by family of defaults, and the planners
+MONTE_CARLO = tuple(e.name for e in registry.learners("sample") if e.defaults in ("mc", "mc-constant-alpha"))
+TEMPORAL_DIFFERENCE = tuple(e.name for e in registry.learners("sample") if e.defaults == "td")
+MODEL_BASED = registry.names("model")
+ALGORITHMS = registry.names("sample", "model")
+SAMPLE_SETTINGS = registry.SAMPLE_SETTINGS
 #: per algorithm, the settings it takes (TrainConfig fields and the run's options): the planners
 #: consume no game, so they take no budget, opponent, exploration or checkpoint; a setting
 #: given to an algorithm that does not take it is refused (:func:`fsmarena.options.check_applies`)
-SETTINGS: dict[str, tuple[str, ...]] = {
-    **{algo: SAMPLE_SETTINGS for algo in MONTE_CARLO + TEMPORAL_DIFFERENCE},
-    "value-iteration": ("gamma", "tolerance", "eval_games", "eval_panel"),
-    "policy-iteration": ("gamma", "eval_games", "eval_panel"),
-}
+SETTINGS: dict[str, tuple[str, ...]] = registry.settings("sample", "model")
 
 #: defaults by family.  Monte Carlo: the thesis (running mean, greedy, two random opening
 #: decisions).  TD: chosen on divide-the-dollar (reward only at the end, gamma = 1) in a pilot
@@ -200,7 +177,7 @@ class TrainConfig:
 
     @property
     def sample_based(self) -> bool:
-        return self.algo not in MODEL_BASED
+        return self.algo not in registry.names("model")
 
     def resolved(self, game: Game | None = None, given: Iterable[str] | None = None) -> "TrainConfig":
         """The same settings with defaults filled in, every value checked (FsmarenaError).
@@ -213,26 +190,23 @@ class TrainConfig:
         parameters): one the algorithm does not take (:data:`SETTINGS`) is refused, even at its
         default value.  Without it, the settings that differ from their defaults count as given.
         """
-        if self.algo not in ALGORITHMS:
-            known = ALGORITHMS + (tuple(entry(game.name).approximators) if game is not None else ())
+        runs = registry.names("sample", "model")
+        if self.algo not in runs:
+            known = runs + (tuple(entry(game.name).approximators) if game is not None else ())
             raise FsmarenaError(f"unknown algorithm '{self.algo}' (known: {', '.join(known)})")
-        check_applies(changed_fields(self) if given is None else given, self.algo, SETTINGS)
+        learner = registry.learner(self.algo)
+        check_applies(changed_fields(self) if given is None else given, self.algo, registry.settings("sample", "model"))
         _positive("--eval-games", self.eval_games)
         check_probability("gamma", self.gamma)
-        if self.algo in MODEL_BASED:
-            if not (isinstance(self.tolerance, (int, float)) and 0 < self.tolerance < 1):
-                raise FsmarenaError(f"tolerance must be a small positive number, got {self.tolerance!r}")
+        if learner.kind == "model":
+            algorithm(learner).validate(self, learner)
             return self
         episodes = _positive("--episodes", self.episodes)
         if self.self_play_every is not None:
             _positive("--self-play-every", self.self_play_every)
         eval_every = self.eval_every if self.eval_every is not None else max(1, episodes // 10)
         _positive("--eval-every", eval_every)
-        family = (
-            "td"
-            if self.algo in TEMPORAL_DIFFERENCE
-            else ("mc-constant-alpha" if self.algo == "mc-constant-alpha" else "mc")
-        )
+        family = learner.defaults
         defaults = {**SHARED_DEFAULTS, **DEFAULTS[family], **game_defaults(game, family)}
         if game is not None and defaults["batch"] == 1 and not has_kernel(game):
             defaults["batch"] = BATCH_WITHOUT_KERNEL
@@ -244,10 +218,7 @@ class TrainConfig:
         EpsilonSchedule(check_probability("epsilon", epsilon), check_probability("final epsilon", final), kind)
         alpha = defaults["alpha"] if self.alpha is None else self.alpha
         parsed = parse_alpha(alpha)
-        if self.algo in ("mc", "mc-first-visit") and parsed is not None:
-            raise FsmarenaError(f"{self.algo} averages returns (alpha 1/n); use mc-constant-alpha for a step size")
-        if self.algo == "mc-constant-alpha" and parsed is None:
-            raise FsmarenaError("mc-constant-alpha needs a numeric alpha")
+        algorithm(learner).validate(replace(self, alpha=alpha), learner)
         alpha_kind, alpha_final = self._step_schedule(parsed, defaults)
         explore = defaults["explore_steps"] if self.explore_steps is None else self.explore_steps
         if isinstance(explore, bool) or not isinstance(explore, int) or explore < 0:
@@ -405,10 +376,14 @@ def make_learner(game: Game, config: TrainConfig, label: str | None = None) -> T
         label=label or config.algo,
         reward=config.reward or "game",
     )
-    if config.algo in MONTE_CARLO:
-        visits = "first-visit" if config.algo == "mc-first-visit" else "every-visit"
-        return MonteCarlo(game.n_states, game.n_actions, visits=visits, alpha=alpha, **common)
-    return TemporalDifference(game.n_states, game.n_actions, method=config.algo, alpha=alpha, **common)
+    learner = registry.learner(config.algo, "sample")
+    return algorithm(learner)(game.n_states, game.n_actions, alpha=alpha, **learner.options, **common)
+
+
+def algorithm(learner: registry.LearnerEntry) -> Any:
+    """The object a registered learner names (``learner.target``): a
+    :class:`rl.learners.TabularLearner` subclass, or a planner of :mod:`rl.planning`."""
+    return resolve(learner.target, f"algorithm '{learner.name}'")
 
 
 def streams(seed: int) -> tuple[np.random.Generator, int]:
@@ -556,7 +531,9 @@ def prepare(
     """Check everything about a run before any work or output (FsmarenaError, one line)."""
     config = config.resolved(game)
     run_options = {"opponent": opponent is not None, "resume": resume}
-    check_applies([name for name, given in run_options.items() if given], config.algo, SETTINGS)
+    check_applies(
+        [name for name, given in run_options.items() if given], config.algo, registry.settings("sample", "model")
+    )
     entropy = seed_sequence(seed).entropy  # validates the seed
     if not isinstance(entropy, int):
         raise FsmarenaError(f"a seed must be a non-negative integer, got {seed!r}")
@@ -949,7 +926,7 @@ def _plan(game, config, seed, panel, jobs, label) -> TrainResult:
         raise FsmarenaError(f"{game.name}'s model has fewer states than its observations")
     if not math.isclose(mdp.gamma, config.gamma) and config.gamma != 1.0:
         mdp = replace(mdp, gamma=config.gamma)
-    plan = value_iteration(mdp, config.tolerance) if config.algo == "value-iteration" else policy_iteration(mdp)
+    plan = algorithm(registry.learner(config.algo, "model")).plan(mdp, config)
     table = plan.policy[: game.n_states]
     curve = [
         {"games": 0, "iteration": row["iteration"], "opponent": "", "exact_value": row["value"]} for row in plan.history

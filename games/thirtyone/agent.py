@@ -58,6 +58,7 @@ from games.players import GroupedStack, Player, save_player, uniform_legal
 from games.thirtyone.game import DISCARD_0, DRAW_DECK, TURN, ThirtyOne
 from games.thirtyone.potential import LivesPotential
 from rl import checkpoint as ckpt
+from rl import registry
 from rl.checkpoint import check_table
 from rl.schedules import EpsilonSchedule
 from rl.segments import segment_returns
@@ -743,21 +744,14 @@ def _write_outputs(trainer: Trainer, out: Path) -> None:
 
 # ---- command line -----------------------------------------------------------------------------
 
-#: ``fsmarena train thirtyone --algo mlp`` options and the :class:`AgentSettings` field each sets
+#: ``fsmarena train thirtyone --algo mlp`` options: the settings the registry gives the neural
+#: agent (:mod:`rl.registry`, ``mlp``), each setting the :class:`AgentSettings` field of its
+#: name, but for these two
+RENAMED_OPTIONS = {"episodes": "games", "opponent": "opponents"}
 COMMAND_OPTIONS = {
-    "episodes": "games",
-    "batch": "batch",
-    "hidden": "hidden",
-    "learning_rate": "learning_rate",
-    "epochs": "epochs",
-    "gamma": "gamma",
-    "epsilon": "epsilon",
-    "epsilon_final": "epsilon_final",
-    "epsilon_schedule": "epsilon_schedule",
-    "opponent": "opponents",
-    "eval_every": "eval_every",
-    "eval_games": "eval_games",
-    "eval_panel": "eval_panel",
+    name: RENAMED_OPTIONS.get(name, name)
+    for name in registry.learner("mlp", "approximator").settings
+    if name != "resume"
 }
 
 
