@@ -38,16 +38,17 @@ from typing import Any, Callable, Iterable
 import numpy as np
 from deap import tools
 
+from evo import registry
 from evo.genome import GENOME_SETTINGS, GENOMES, GenomeSpec, genome_spec
 from evo.inputs import default_inputs
 from evo.operators import Individual, hall_of_fame, statistics
 from evo.protocols import (
-    PROTOCOLS,
     Protocol,
     check_seats,
     exact_values,
     generation_games,
     make_protocol,
+    protocol_class,
     protocol_settings,
 )
 from fsmarena import limits, progress
@@ -116,16 +117,14 @@ class EvolveConfig:
         ``given`` names the settings the user gave (command-line options, a study's
         parameters): one the genome or protocol does not use is refused, even at its default
         value.  Without it, the settings that differ from their defaults count as given."""
-        thesis = self.protocol == "thesis"
+        # an unknown protocol is refused by validate(), after an unknown genome
+        defaults = protocol_class(self.protocol).defaults if self.protocol in registry.names() else Protocol.defaults
         changes: dict[str, Any] = {}
-        if self.generations is None:
-            changes["generations"] = 250 if thesis else 50
-        if self.population is None:
-            changes["population"] = 15 if thesis else 36
-        if self.tournament is None:
-            changes["tournament"] = 11 if thesis else 3
+        for name in ("generations", "population", "tournament"):
+            if getattr(self, name) is None:
+                changes[name] = defaults[name]
         if self.mutations is None and self.mutation_rate is None:
-            changes["mutations"] = 9 if thesis else 2
+            changes["mutations"] = defaults["mutations"]
         if self.states is None:
             changes["states"] = 8 if self.genome == "bda" else 4
         if self.inputs is None and game is not None and self.genome == "fsm":  # BDAs read features, no inputs
@@ -142,8 +141,7 @@ class EvolveConfig:
         its first game or file."""
         if self.genome not in GENOMES:
             raise FsmarenaError(f"unknown genome '{self.genome}' (known: {', '.join(GENOMES)})")
-        if self.protocol not in PROTOCOLS:
-            raise FsmarenaError(f"unknown protocol '{self.protocol}' (known: {', '.join(PROTOCOLS)})")
+        protocol = protocol_class(self.protocol)  # an unknown name: one line listing the known ones
         self.check_applies(changed_fields(self) if given is None else given)
         for name in (
             "generations",
@@ -183,19 +181,7 @@ class EvolveConfig:
         tournament = _resolved(self.tournament, "tournament")
         if population < 2:
             raise FsmarenaError(f"the {self.protocol} protocol needs a population of at least 2")
-        smallest = 2 if self.protocol == "thesis" else 1  # the thesis ranks a drawn sample
-        if not smallest <= tournament <= population:
-            raise FsmarenaError(f"--tournament must be between {smallest} and the population ({population})")
-        if self.protocol == "thesis":
-            if 2 * self.replaced > tournament:
-                raise FsmarenaError(
-                    f"{self.replaced} replaced individuals need a tournament of at least {2 * self.replaced}"
-                )
-        else:
-            if self.elite >= population:
-                raise FsmarenaError(f"--elite ({self.elite}) must be smaller than the population ({population})")
-        if self.protocol == "panel" and not self.panel:
-            raise FsmarenaError("the panel protocol needs at least one panel player (--panel)")
+        protocol.validate(self, population, tournament)
         if not isinstance(self.exact_fitness, bool):
             raise FsmarenaError(f"exact fitness must be true or false, got {self.exact_fitness!r}")
         if game is not None:
@@ -223,7 +209,7 @@ class EvolveConfig:
         limits.check(
             games,
             limits.MAX_GENERATION_GAMES,
-            f"a generation's games ({_PRODUCTS[self.protocol]})",
+            f"a generation's games ({protocol_class(self.protocol).games_counted})",
             "MAX_GENERATION_GAMES",
         )
         tasks = -(-games // self.chunk)
@@ -245,15 +231,6 @@ class EvolveConfig:
         data = dataclasses.asdict(self)
         data["panel"] = list(self.panel)
         return data
-
-
-#: how each protocol's games of a generation are counted, for the error message
-_PRODUCTS = {
-    "thesis": "--population x --opponents x --games-per-opponent",
-    "round-robin": "ordered pairs of the population x --games-per-pair",
-    "panel": "--population x panel players x seats x --games-per-pair, plus a round robin if --panel-weight < 1",
-    "score": "--population x --games-per-pair",
-}
 
 
 def _option(name: str) -> str:
