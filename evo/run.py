@@ -51,10 +51,10 @@ from evo.protocols import (
     protocol_class,
     protocol_settings,
 )
-from fsmarena import limits, progress
-from fsmarena.csvfile import csv_text
+from fsmarena import limits, run_loop
+from fsmarena.csvfile import csv_text, write_csv
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import Fields, read_json, write_json, write_text
+from fsmarena.fileio import Fields, read_json, write_json
 from fsmarena.options import changed_fields, check_applies
 from fsmarena.parallel import check_jobs, restore_rng, seed_sequence
 from games.base import Game, config_to_dict
@@ -342,20 +342,17 @@ def evolve(
         state = _fresh_state(spec, config, seed, panel)
     protocol = make_protocol(game, spec, config, state.panel)
 
-    with progress.bar(config.generations, "evolve", unit="gen") as bar:
-        bar.update(state.generation)
-        for generation in range(state.generation, _resolved(config.generations, "generations")):
-            record = _generation(game, spec, protocol, config, seed, jobs, state, generation)
-            if on_curve_point is not None and _curve_point(config, generation):
-                on_curve_point(state.games, spec.player(state.hof[0].genome[None]))
-            if out_dir is not None and (
-                (generation + 1) % config.checkpoint_every == 0 or generation + 1 == config.generations
-            ):
-                save_checkpoint(out_dir / CHECKPOINT, game, config, seed, state)
-                write_logbook(out_dir / "logbook.csv", state.logbook)
-            bar.update(1)
-            if callback is not None:
-                callback(record)
+    task = _Generations(game, spec, protocol, config, seed, jobs, state, out_dir, on_curve_point)
+    run_loop.run(
+        task,
+        _resolved(config.generations, "generations"),
+        "evolve",
+        "gen",
+        next_size=lambda done: 1,
+        is_point=lambda done: _curve_point(config, done - 1),
+        checkpoints=run_loop.Checkpoints(every=config.checkpoint_every),
+        after_step=None if callback is None else lambda: callback(task.record),
+    )
 
     result = EvolveResult(
         config,
@@ -373,6 +370,49 @@ def evolve(
     if out_dir is not None:
         write_outputs(out_dir, result)
     return result
+
+
+class _Generations:
+    """An evolution run as the one run loop drives it (:class:`fsmarena.run_loop.Task`): a step
+    is one generation, a curve point hands the hall of fame's leader to ``on_curve_point``, a
+    save writes the checkpoint and the logbook (when the run has a folder)."""
+
+    def __init__(
+        self,
+        game: Game,
+        spec: GenomeSpec,
+        protocol: Protocol,
+        config: EvolveConfig,
+        seed: int,
+        jobs: int,
+        state: _State,
+        out_dir: Path | None,
+        on_curve_point: Callable[[int, Player], None] | None,
+    ):
+        self.game, self.spec, self.protocol, self.config = game, spec, protocol, config
+        self.seed, self.jobs, self.state, self.out_dir = seed, jobs, state, out_dir
+        self.on_curve_point = on_curve_point
+        self.record: dict = {}
+
+    @property
+    def done(self) -> int:
+        """Generations done (the state's, so checkpoints hold it)."""
+        return self.state.generation
+
+    def step(self, size: int) -> None:
+        for _ in range(size):
+            self.record = _generation(
+                self.game, self.spec, self.protocol, self.config, self.seed, self.jobs, self.state, self.done
+            )
+
+    def curve_point(self) -> None:
+        if self.on_curve_point is not None:
+            self.on_curve_point(self.state.games, self.spec.player(self.state.hof[0].genome[None]))
+
+    def save(self) -> None:
+        if self.out_dir is not None:
+            save_checkpoint(self.out_dir / CHECKPOINT, self.game, self.config, self.seed, self.state)
+            write_logbook(self.out_dir / "logbook.csv", self.state.logbook)
 
 
 def _fresh_state(spec: GenomeSpec, config: EvolveConfig, seed: int, panel: list[Player]) -> _State:
@@ -457,7 +497,8 @@ def logbook_csv(logbook: tools.Logbook) -> str:
 
 
 def write_logbook(path: Path, logbook: tools.Logbook) -> None:
-    write_text(path, logbook_csv(logbook))
+    """The logbook as CSV, written atomically (:func:`fsmarena.csvfile.write_csv`)."""
+    write_csv(path, LOGBOOK_COLUMNS, [{c: record.get(c) for c in LOGBOOK_COLUMNS} for record in logbook])
 
 
 def write_outputs(out: Path, result: EvolveResult) -> None:
@@ -531,13 +572,12 @@ def load_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConf
     if fields.get("seed", int) != seed:
         raise fields.fail(f"written with --seed {fields.get('seed', int)}, not {seed}")
     saved = fields.get("config", dict)
-    current = config.to_dict()
-    for key, value in current.items():
-        if key not in RESUMABLE_CHANGES and saved.get(key, ADDED_FIELDS.get(key, object())) != value:
-            raise fields.fail(
-                f"written with {_option(key)} {saved.get(key)!r}, this run asks for {value!r}: "
-                f"resume with the same options"
-            )
+    current = {key: value for key, value in config.to_dict().items() if key not in RESUMABLE_CHANGES}
+    # a field added since the checkpoint was written: the value it meant then; another missing field differs
+    before = {key: saved[key] if key in saved else ADDED_FIELDS.get(key, "(missing)") for key in current}
+    if before != current:
+        changed = run_loop.differences(before, current, "{name} {old} (this run: {new})", _option)
+        raise fields.fail(f"written with {changed}: resume with the same options")
     generation = fields.int_in("generation", 1, 10**9)
     if generation > _resolved(config.generations, "generations"):
         raise fields.fail(f"already at generation {generation}, beyond --generations {config.generations}")

@@ -41,16 +41,15 @@ trainer behind ``fsmarena train --algo NAME``; nothing here depends on a particu
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from fsmarena import limits, progress
+from fsmarena import limits, run_loop
 from fsmarena.csvfile import csv_text
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import atomic_path, dumps, write_text
@@ -474,29 +473,33 @@ def describe_player(player: Player | None, game: Game) -> Any:
         return {"kind": player.kind, "label": player.label}
 
 
-def _advance(
-    run: Any, k: int, bar: Any, eval_every: int, total: int, checkpoint_seconds: float, last_save: float
-) -> float:
-    """Count ``k`` more games; evaluate and checkpoint at curve points and the end, checkpoint
-    when ``checkpoint_seconds`` have passed since ``last_save``.  Returns the last save time."""
-    run.done += k
-    bar.update(k)
-    if run.done % eval_every == 0 or run.done == total:
-        run.evaluate_now()
-        run.save()
-        return time.perf_counter()
-    if time.perf_counter() - last_save >= checkpoint_seconds:
-        run.save()
-        return time.perf_counter()
-    return last_save
-
-
 def _batch_plan(done: int, total: int, batch: int, eval_every: int, refresh: int | None) -> int:
     """Games in the next batch: up to ``batch``, never across an evaluation or refresh point."""
-    stop = min(total, (done // eval_every + 1) * eval_every)
-    if refresh is not None:
-        stop = min(stop, (done // refresh + 1) * refresh)
-    return min(batch, stop - done)
+    return run_loop.step_size(done, total, batch, eval_every, refresh)
+
+
+def _curve_point(done: int, total: int, eval_every: int) -> bool:
+    """Whether a learning-curve point falls after ``done`` of ``total`` training games (every
+    ``eval_every`` games, and at the end)."""
+    return done % eval_every == 0 or done == total
+
+
+def _loop(run: "_Run", batch: int, checkpoint_seconds: float) -> None:
+    """Play ``run`` to the end of its budget through the one run loop (:mod:`fsmarena.run_loop`):
+    batches of at most ``batch`` games, a curve point and a checkpoint at every evaluation point
+    (a fresh run's first at 0 games), a checkpoint at least every ``checkpoint_seconds``."""
+    config = run.config
+    total, eval_every, refresh = config.episodes, config.eval_every, config.self_play_every
+    run_loop.run(
+        run,
+        total,
+        f"train {config.algo}",
+        "game",
+        next_size=lambda done: _batch_plan(done, total, batch, eval_every, refresh),
+        is_point=lambda done: _curve_point(done, total, eval_every),
+        checkpoints=run_loop.Checkpoints(seconds=checkpoint_seconds, at_points=True, first=True),
+        first_point=run.done == 0 and not run.curve,
+    )
 
 
 def _seat_counts(done: int, k: int, n_seats: int, seat: str | int) -> list[int]:
@@ -679,8 +682,13 @@ def _sequential_settings(config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
     return ints, floats
 
 
+def _no_algorithm(k: int) -> None:
+    raise ValueError("a training run needs its algorithm (_Run.play) before it plays")
+
+
 class _Run:
-    """The state a training run carries between chunks and into checkpoints."""
+    """The state a training run carries between chunks and into checkpoints; the task the one
+    run loop drives (:class:`fsmarena.run_loop.Task`)."""
 
     def __init__(self, game, config, seed, opponent, panel, jobs, out_dir, label, on_curve_point=None):
         self.game, self.config, self.seed, self.panel, self.jobs, self.label = game, config, seed, panel, jobs, label
@@ -694,6 +702,16 @@ class _Run:
         self.done, self.curve, self.elapsed_before = 0, [], 0.0
         self.frozen: np.ndarray | None = None
         self.start_time = time.perf_counter()
+        #: plays ``k`` training games from ``done`` (set by the sequential or batched algorithm)
+        self.play: Callable[[int], None] = _no_algorithm
+
+    def step(self, size: int) -> None:
+        """The run loop's step: ``size`` more training games (:mod:`fsmarena.run_loop`)."""
+        self.play(size)
+        self.done += size
+
+    def curve_point(self) -> None:
+        self.evaluate_now()
 
     def resume(self) -> None:
         if self.path is None:
@@ -852,34 +870,29 @@ def _train_sequential(run, opponent, resume, checkpoint_seconds):
     frozen = run.frozen if run.frozen is not None else np.zeros(game.n_states, dtype=np.int64)
     if config.self_play_every:
         run.frozen = frozen  # the compiled loop refreshes it in place; checkpoints keep it
-    total, eval_every, refresh = config.episodes, config.eval_every, config.self_play_every
-    if run.done == 0 and not run.curve:
-        run.evaluate_now()
-        run.save()
-    last_save = time.perf_counter()
-    with progress.bar(total, f"train {config.algo}", unit="game") as bar:
-        bar.update(run.done)
-        while run.done < total:
-            k = _batch_plan(run.done, total, CHUNK, eval_every, refresh)
-            seed_compiled(chunk_seed(seed, run.done))
-            runner(
-                params,
-                values.q,
-                values.n,
-                sums,
-                values.legal,
-                frozen,
-                run.done,
-                k,
-                ints,
-                floats,
-                compiled.ints,
-                compiled.floats,
-                compiled.int_start,
-                compiled.float_start,
-                potentials,
-            )
-            last_save = _advance(run, k, bar, eval_every, total, checkpoint_seconds, last_save)
+
+    def play(k: int) -> None:
+        seed_compiled(chunk_seed(seed, run.done))
+        runner(
+            params,
+            values.q,
+            values.n,
+            sums,
+            values.legal,
+            frozen,
+            run.done,
+            k,
+            ints,
+            floats,
+            compiled.ints,
+            compiled.floats,
+            compiled.int_start,
+            compiled.float_start,
+            potentials,
+        )
+
+    run.play = play
+    _loop(run, CHUNK, checkpoint_seconds)
     return run.result()
 
 
@@ -890,30 +903,27 @@ def _train_sampled(run, opponent, resume, checkpoint_seconds):
     if resume:
         run.resume()
     learner, schedule, step = run.learner, run.schedule, config.step_schedule()
-    total, eval_every, refresh = config.episodes, config.eval_every, config.self_play_every
+    total, refresh = config.episodes, config.self_play_every
     frozen = None if run.frozen is None else TablePolicy(run.frozen, label="self (frozen)")
-    if run.done == 0 and not run.curve:
-        run.evaluate_now()
-        run.save()
-    last_save = time.perf_counter()
-    with progress.bar(total, f"train {config.algo}", unit="game") as bar:
-        bar.update(run.done)
-        while run.done < total:
-            done = run.done
-            if refresh is not None and done % refresh == 0:
-                frozen = TablePolicy(learner.values.greedy_table(), label="self (frozen)")
-                run.frozen = frozen.table[0]
-            k = _batch_plan(done, total, config.batch, eval_every, refresh)
-            learner.epsilon = schedule.value(done, total)
-            if step is not None:
-                learner.alpha = step.value(done, total)
-            rival = frozen if refresh is not None else opponent
-            for seat, count in enumerate(_seat_counts(done, k, game.n_seats, config.learner_seat)):
-                if count:
-                    seats = [rival] * game.n_seats
-                    seats[seat] = learner
-                    play_games(game, seats, count, run.rng)
-            last_save = _advance(run, k, bar, eval_every, total, checkpoint_seconds, last_save)
+
+    def play(k: int) -> None:
+        nonlocal frozen
+        done = run.done
+        if refresh is not None and done % refresh == 0:
+            frozen = TablePolicy(learner.values.greedy_table(), label="self (frozen)")
+            run.frozen = frozen.table[0]
+        learner.epsilon = schedule.value(done, total)
+        if step is not None:
+            learner.alpha = step.value(done, total)
+        rival = frozen if refresh is not None else opponent
+        for seat, count in enumerate(_seat_counts(done, k, game.n_seats, config.learner_seat)):
+            if count:
+                seats = [rival] * game.n_seats
+                seats[seat] = learner
+                play_games(game, seats, count, run.rng)
+
+    run.play = play
+    _loop(run, config.batch, checkpoint_seconds)
     return run.result()
 
 
@@ -999,29 +1009,5 @@ def _jsonable(data: Any) -> Any:
     return loads(dumps(data))
 
 
-def _differences(saved: Any, current: Any) -> str:
-    """The fields where a checkpoint's settings record differs from this run's, as
-    ``config.episodes was 1000, now 2000``: at most :data:`~fsmarena.limits.MAX_SHOWN_DIFFERENCES`
-    of them, each value cut to :data:`~fsmarena.limits.MAX_SHOWN_CHARS` (a tampered record
-    cannot make the one-line error long)."""
-    found = list(itertools.islice(_differing(saved, current, ""), limits.MAX_SHOWN_DIFFERENCES + 1))
-    shown = ", ".join(
-        f"{clean_text(path, limits.MAX_SHOWN_CHARS)} was {ckpt.echoed(old)}, now {ckpt.echoed(new)}"
-        for path, old, new in found[: limits.MAX_SHOWN_DIFFERENCES]
-    )
-    return shown + (" (and more)" if len(found) > limits.MAX_SHOWN_DIFFERENCES else "")
-
-
-def _differing(saved: Any, current: Any, path: str) -> Iterator[tuple[str, Any, Any]]:
-    """``(field path, saved value, current value)`` of each differing leaf, depth first; the
-    whole record is called ``fingerprint`` when it is not even an object."""
-    if isinstance(saved, dict) and isinstance(current, dict):
-        for key in sorted(set(saved) | set(current)):
-            if saved.get(key) != current.get(key):
-                yield from _differing(saved.get(key), current.get(key), f"{path}.{key}" if path else key)
-    elif isinstance(saved, list) and isinstance(current, list) and len(saved) == len(current):
-        for index, (old, new) in enumerate(zip(saved, current)):
-            if old != new:
-                yield from _differing(old, new, f"{path}[{index}]")
-    else:
-        yield path or "fingerprint", saved, current
+#: a checkpoint's settings against this run's, as one line (:func:`fsmarena.run_loop.differences`)
+_differences = run_loop.differences
