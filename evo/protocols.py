@@ -198,6 +198,12 @@ class Protocol:
             )
 
     @classmethod
+    def held_beside(cls, config: "EvolveConfig") -> tuple[int, str]:
+        """The genomes a generation holds beside the population, and the option that sets
+        their number (none here)."""
+        return 0, ""
+
+    @classmethod
     def generation_games(cls, config: "EvolveConfig", seats: int) -> int:
         """The games :meth:`evaluate` plays in one generation of ``config`` with games of ``seats``
         seats (what its seating arrays hold, so the run can be bounded before it starts)."""
@@ -237,6 +243,10 @@ class ThesisProtocol(Protocol):
     defaults = {"generations": 250, "population": 15, "tournament": 11, "mutations": 9}
     smallest_tournament = 2  # it ranks a drawn sample
     games_counted = "--population x --opponents x --games-per-opponent"
+
+    @classmethod
+    def held_beside(cls, config):
+        return config.opponents, "--opponents"  # the fresh random automata
 
     @classmethod
     def validate(cls, config, population, tournament):

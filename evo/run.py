@@ -216,9 +216,9 @@ class EvolveConfig:
         limits.check(
             tasks, limits.MAX_GENERATION_TASKS, "a generation's tasks (its games / --chunk)", "MAX_GENERATION_TASKS"
         )
-        thesis = self.protocol == "thesis"  # its random opponents are held beside the population
-        held = _resolved(self.population, "population") + (self.opponents if thesis else 0)
-        held_genomes = "--population + --opponents" if thesis else "--population"
+        beside, option = protocol_class(self.protocol).held_beside(self)  # the thesis's random opponents
+        held = _resolved(self.population, "population") + beside
+        held_genomes = "--population" + (f" + {option}" if beside else "")
         limits.check(
             held * spec.size,
             limits.MAX_GENOME_ENTRIES,
