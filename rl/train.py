@@ -34,6 +34,10 @@ parallelises evaluation matches) never changes a number.
 Model-based algorithms (value iteration, policy iteration) need ``game.model()`` and consume
 no simulated games; their curve has one row per iteration with the exact value.
 
+Which learners exist, the settings each takes and the class that is each algorithm (its
+pseudocode in its docstring, its own option checks in ``validate``) are one line each of
+:mod:`rl.registry`; the run itself goes through the one run loop (:mod:`fsmarena.run_loop`).
+
 Function-approximation agents are the games' own (31's two MLPs): a game lists them in
 the game's entry (``GameEntry.approximators``, ``{"mlp": "module:function"}``) and :func:`approximator` finds the
 trainer behind ``fsmarena train --algo NAME``; nothing here depends on a particular game.
