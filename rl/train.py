@@ -194,6 +194,8 @@ class TrainConfig:
         default value.  Without it, the settings that differ from their defaults count as given.
         """
         runs = registry.names("sample", "model")
+        if self.algo in registry.names("search"):
+            raise FsmarenaError(f"{self.algo} is run by 'fsmarena search', not by train")
         if self.algo not in runs:
             known = runs + (tuple(entry(game.name).approximators) if game is not None else ())
             raise FsmarenaError(f"unknown algorithm '{self.algo}' (known: {', '.join(known)})")

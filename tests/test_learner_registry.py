@@ -117,6 +117,12 @@ def test_each_learner_validates_its_own_step_size_rule(monkeypatch):
         TrainConfig(algo="value-iteration", tolerance=2.0).resolved(get_game("421"))
 
 
+def test_a_learner_of_another_command_is_sent_there(capsys, tmp_path):
+    code, _out, err = run_cli(capsys, "train", "dtd", "--algo", "policy-search", "--out", tmp_path / "o")
+    assert code == 2 and "policy-search is run by 'fsmarena search'" in err and err.count("\n") == 1
+    assert not (tmp_path / "o").exists()
+
+
 def test_an_agent_option_to_a_tabular_learner_is_one_line(capsys, tmp_path):
     code, out, err = run_cli(
         capsys, "train", "dtd", "--algo", "q-learning", "--episodes", "10", "--epochs", "2", "--out", tmp_path / "o"
