@@ -44,18 +44,21 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from evo import registry
 from evo.genome import GenomeSpec
 from evo.operators import crossover_states, mutate_points, tournament
 from fsmarena.errors import FsmarenaError
 from games.base import Game, Outcome
 from games.capabilities import ExactModel
 from games.players import Player
+from games.registry import resolve
 from games.runner import Block, Chunk, play_blocks
 
 if TYPE_CHECKING:
     from evo.run import EvolveConfig
 
-PROTOCOLS = ("thesis", "round-robin", "panel", "score")
+#: the protocols as the registry (:mod:`evo.registry`) lists them when this module is imported
+PROTOCOLS = registry.names()
 #: seat counts of the protocols played against opponents (thesis, round-robin, panel)
 MULTI_SEATS = (2, 3, 4, 5, 6)
 
@@ -175,12 +178,30 @@ class Protocol:
     absolute: bool = True
     #: numbers of seats of the games this protocol can play
     seats: tuple[int, ...] = MULTI_SEATS
-    #: the settings (EvolveConfig fields) only some protocols use, this one among them; giving
-    #: one to a protocol that does not list it is an error (:func:`protocol_settings`)
-    settings: tuple[str, ...] = ()
+    #: what :meth:`evo.run.EvolveConfig.resolved` fills in when not given
+    defaults: dict[str, int] = {"generations": 50, "population": 36, "tournament": 3, "mutations": 2}
+    #: the smallest tournament it can breed with
+    smallest_tournament = 1
+    #: how a generation's games are counted, for the error naming their limit
+    games_counted = ""
 
     def __init__(self, game: Game, spec: GenomeSpec, config: "EvolveConfig", panel: Sequence[Player] = ()):
         self.game, self.spec, self.config, self.panel = game, spec, config, tuple(panel)
+
+    @classmethod
+    def validate(cls, config: "EvolveConfig", population: int, tournament: int) -> None:
+        """FsmarenaError for a setting this protocol cannot breed or score with (the shared
+        settings are checked by :meth:`evo.run.EvolveConfig.validate`)."""
+        if not cls.smallest_tournament <= tournament <= population:
+            raise FsmarenaError(
+                f"--tournament must be between {cls.smallest_tournament} and the population ({population})"
+            )
+
+    @classmethod
+    def held_beside(cls, config: "EvolveConfig") -> tuple[int, str]:
+        """The genomes a generation holds beside the population, and the option that sets
+        their number (none here)."""
+        return 0, ""
 
     @classmethod
     def generation_games(cls, config: "EvolveConfig", seats: int) -> int:
@@ -203,11 +224,37 @@ class Protocol:
 
 
 class ThesisProtocol(Protocol):
-    """Steady state against fresh random automata (E. Wild's thesis)."""
+    """``thesis``: steady state against fresh random automata (E. Wild's thesis).
+
+    Pseudocode (one generation)::
+
+        R <- `opponents` fresh random automata
+        for each individual i:  fitness(i) <- wins of i (seat 0) in
+                                `games_per_opponent` games against each r in R / games
+        S <- a random sample of `tournament` individuals, sorted by fitness
+        best, worst <- the `replaced` first and last of S
+        children <- copies of best; two-point crossover (whole states) of each pair
+        mutate every child (`mutations` points, or each entry with `mutation_rate`)
+        the worst are replaced by the children
+    """
 
     name = "thesis"
     absolute = True
-    settings: tuple[str, ...] = ("opponents", "games_per_opponent", "replaced")
+    defaults = {"generations": 250, "population": 15, "tournament": 11, "mutations": 9}
+    smallest_tournament = 2  # it ranks a drawn sample
+    games_counted = "--population x --opponents x --games-per-opponent"
+
+    @classmethod
+    def held_beside(cls, config):
+        return config.opponents, "--opponents"  # the fresh random automata
+
+    @classmethod
+    def validate(cls, config, population, tournament):
+        super().validate(config, population, tournament)
+        if 2 * config.replaced > tournament:
+            raise FsmarenaError(
+                f"{config.replaced} replaced individuals need a tournament of at least {2 * config.replaced}"
+            )
 
     @classmethod
     def generation_games(cls, config, seats):
@@ -241,11 +288,28 @@ class ThesisProtocol(Protocol):
 
 
 class RoundRobinProtocol(Protocol):
-    """Generational GA scored by a round robin within the population (and/or a panel)."""
+    """``round-robin``: generational GA scored by a round robin within the population.
+
+    Pseudocode (one generation)::
+
+        for each ordered pair (i, j), i != j:  `games_per_pair` games, i in seat 0
+                                               (more seats: i in seat k mod seats)
+        fitness(i) <- mean reward of i over its games
+        next <- the `elite` fittest, unchanged
+        until the population is full:
+            two parents by tournaments of `tournament`; their copies get a two-point
+            crossover with probability `crossover_rate`; mutate each child
+    """
 
     name = "round-robin"
     absolute = False
-    settings: tuple[str, ...] = ("games_per_pair", "elite", "crossover_rate")
+    games_counted = "ordered pairs of the population x --games-per-pair"
+
+    @classmethod
+    def validate(cls, config, population, tournament):
+        super().validate(config, population, tournament)
+        if config.elite >= population:
+            raise FsmarenaError(f"--elite ({config.elite}) must be smaller than the population ({population})")
 
     @classmethod
     def generation_games(cls, config, seats):
@@ -273,10 +337,25 @@ class RoundRobinProtocol(Protocol):
 
 
 class PanelProtocol(RoundRobinProtocol):
-    """Fitness against a fixed panel of players, optionally mixed with the round robin."""
+    """``panel``: fitness against a fixed panel of players, optionally mixed with the round robin.
+
+    Pseudocode (one generation)::
+
+        for each individual i, panel player p and seat s:
+            `games_per_pair` games, i in seat s, p in every other seat
+        fitness(i) <- panel_weight * mean reward against the panel
+                      + (1 - panel_weight) * mean reward of the round robin (if weight < 1)
+        breed as round-robin (elites, tournaments, crossover, mutation)
+    """
 
     name = "panel"
-    settings = RoundRobinProtocol.settings + ("panel", "panel_weight")
+    games_counted = "--population x panel players x seats x --games-per-pair, plus a round robin if --panel-weight < 1"
+
+    @classmethod
+    def validate(cls, config, population, tournament):
+        super().validate(config, population, tournament)
+        if not config.panel:
+            raise FsmarenaError("the panel protocol needs at least one panel player (--panel)")
 
     @classmethod
     def generation_games(cls, config, seats):
@@ -312,11 +391,18 @@ class PanelProtocol(RoundRobinProtocol):
 
 
 class ScoreProtocol(RoundRobinProtocol):
-    """One-player games: fitness is each individual's mean score, sampled or exact."""
+    """``score``: one-player games; fitness is each individual's mean score, sampled or exact.
+
+    Pseudocode (one generation)::
+
+        fitness(i) <- exact_fitness ? the game's exact expected score of i
+                                    : mean score of i over `games_per_pair` games of its own
+        breed as round-robin (elites, tournaments, crossover, mutation)
+    """
 
     name = "score"
     seats = (1,)
-    settings = RoundRobinProtocol.settings + ("exact_fitness",)
+    games_counted = "--population x --games-per-pair"
 
     @classmethod
     def generation_games(cls, config, seats):
@@ -342,21 +428,25 @@ def exact_values(game: Game):
     return game.exact_player_values if isinstance(game, ExactModel) else None
 
 
-_CLASSES = {"thesis": ThesisProtocol, "round-robin": RoundRobinProtocol, "panel": PanelProtocol, "score": ScoreProtocol}
+def protocol_class(name: str) -> type[Protocol]:
+    """The :class:`Protocol` registered as ``name`` (:mod:`evo.registry`); an unknown name is
+    one FsmarenaError listing the known ones."""
+    entry = registry.protocol(name)
+    return resolve(entry.target, f"protocol '{name}'")
 
 
 def protocol_settings() -> dict[str, tuple[str, ...]]:
-    """Per protocol, the settings only some protocols use that it takes (``Protocol.settings``):
+    """Per protocol, the settings only some protocols use that it takes (:mod:`evo.registry`):
     the table :func:`fsmarena.options.check_applies` refuses the others with."""
-    return {name: cls.settings for name, cls in _CLASSES.items()}
+    return registry.settings()
 
 
 def check_seats(game: Game, protocol: str) -> None:
     """FsmarenaError unless ``protocol`` can play ``game`` (the protocols against opponents
     need 2 to 6 seats, ``score`` one)."""
-    seats = _CLASSES[protocol].seats if protocol in _CLASSES else (2,)
+    seats = protocol_class(protocol).seats if protocol in registry.names() else (2,)
     if game.n_seats not in seats:
-        fitting = [name for name, cls in _CLASSES.items() if game.n_seats in cls.seats]
+        fitting = [name for name in registry.names() if game.n_seats in protocol_class(name).seats]
         plays = f"{seats[0]}-player games" + (f" and games of up to {seats[-1]} players" if len(seats) > 1 else "")
         raise FsmarenaError(
             f"the {protocol} protocol plays {plays}; "
@@ -366,10 +456,8 @@ def check_seats(game: Game, protocol: str) -> None:
 
 def generation_games(config: "EvolveConfig", seats: int) -> int:
     """The games one generation of ``config`` plays (``seats`` seats a game), before any is played."""
-    return _CLASSES[config.protocol].generation_games(config, seats)
+    return protocol_class(config.protocol).generation_games(config, seats)
 
 
 def make_protocol(game: Game, spec: GenomeSpec, config: "EvolveConfig", panel: Sequence[Player] = ()) -> Protocol:
-    if config.protocol not in _CLASSES:
-        raise FsmarenaError(f"unknown protocol '{config.protocol}' (known: {', '.join(PROTOCOLS)})")
-    return _CLASSES[config.protocol](game, spec, config, panel)
+    return protocol_class(config.protocol)(game, spec, config, panel)

@@ -38,22 +38,23 @@ from typing import Any, Callable, Iterable
 import numpy as np
 from deap import tools
 
+from evo import registry
 from evo.genome import GENOME_SETTINGS, GENOMES, GenomeSpec, genome_spec
 from evo.inputs import default_inputs
 from evo.operators import Individual, hall_of_fame, statistics
 from evo.protocols import (
-    PROTOCOLS,
     Protocol,
     check_seats,
     exact_values,
     generation_games,
     make_protocol,
+    protocol_class,
     protocol_settings,
 )
-from fsmarena import limits, progress
-from fsmarena.csvfile import csv_text
+from fsmarena import limits, run_loop
+from fsmarena.csvfile import csv_text, write_csv
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import Fields, read_json, write_json, write_text
+from fsmarena.fileio import Fields, read_json, write_json
 from fsmarena.options import changed_fields, check_applies
 from fsmarena.parallel import check_jobs, restore_rng, seed_sequence
 from games.base import Game, config_to_dict
@@ -116,16 +117,14 @@ class EvolveConfig:
         ``given`` names the settings the user gave (command-line options, a study's
         parameters): one the genome or protocol does not use is refused, even at its default
         value.  Without it, the settings that differ from their defaults count as given."""
-        thesis = self.protocol == "thesis"
+        # an unknown protocol is refused by validate(), after an unknown genome
+        defaults = protocol_class(self.protocol).defaults if self.protocol in registry.names() else Protocol.defaults
         changes: dict[str, Any] = {}
-        if self.generations is None:
-            changes["generations"] = 250 if thesis else 50
-        if self.population is None:
-            changes["population"] = 15 if thesis else 36
-        if self.tournament is None:
-            changes["tournament"] = 11 if thesis else 3
+        for name in ("generations", "population", "tournament"):
+            if getattr(self, name) is None:
+                changes[name] = defaults[name]
         if self.mutations is None and self.mutation_rate is None:
-            changes["mutations"] = 9 if thesis else 2
+            changes["mutations"] = defaults["mutations"]
         if self.states is None:
             changes["states"] = 8 if self.genome == "bda" else 4
         if self.inputs is None and game is not None and self.genome == "fsm":  # BDAs read features, no inputs
@@ -142,8 +141,7 @@ class EvolveConfig:
         its first game or file."""
         if self.genome not in GENOMES:
             raise FsmarenaError(f"unknown genome '{self.genome}' (known: {', '.join(GENOMES)})")
-        if self.protocol not in PROTOCOLS:
-            raise FsmarenaError(f"unknown protocol '{self.protocol}' (known: {', '.join(PROTOCOLS)})")
+        protocol = protocol_class(self.protocol)  # an unknown name: one line listing the known ones
         self.check_applies(changed_fields(self) if given is None else given)
         for name in (
             "generations",
@@ -183,19 +181,7 @@ class EvolveConfig:
         tournament = _resolved(self.tournament, "tournament")
         if population < 2:
             raise FsmarenaError(f"the {self.protocol} protocol needs a population of at least 2")
-        smallest = 2 if self.protocol == "thesis" else 1  # the thesis ranks a drawn sample
-        if not smallest <= tournament <= population:
-            raise FsmarenaError(f"--tournament must be between {smallest} and the population ({population})")
-        if self.protocol == "thesis":
-            if 2 * self.replaced > tournament:
-                raise FsmarenaError(
-                    f"{self.replaced} replaced individuals need a tournament of at least {2 * self.replaced}"
-                )
-        else:
-            if self.elite >= population:
-                raise FsmarenaError(f"--elite ({self.elite}) must be smaller than the population ({population})")
-        if self.protocol == "panel" and not self.panel:
-            raise FsmarenaError("the panel protocol needs at least one panel player (--panel)")
+        protocol.validate(self, population, tournament)
         if not isinstance(self.exact_fitness, bool):
             raise FsmarenaError(f"exact fitness must be true or false, got {self.exact_fitness!r}")
         if game is not None:
@@ -223,16 +209,16 @@ class EvolveConfig:
         limits.check(
             games,
             limits.MAX_GENERATION_GAMES,
-            f"a generation's games ({_PRODUCTS[self.protocol]})",
+            f"a generation's games ({protocol_class(self.protocol).games_counted})",
             "MAX_GENERATION_GAMES",
         )
         tasks = -(-games // self.chunk)
         limits.check(
             tasks, limits.MAX_GENERATION_TASKS, "a generation's tasks (its games / --chunk)", "MAX_GENERATION_TASKS"
         )
-        thesis = self.protocol == "thesis"  # its random opponents are held beside the population
-        held = _resolved(self.population, "population") + (self.opponents if thesis else 0)
-        held_genomes = "--population + --opponents" if thesis else "--population"
+        beside, option = protocol_class(self.protocol).held_beside(self)  # the thesis's random opponents
+        held = _resolved(self.population, "population") + beside
+        held_genomes = "--population" + (f" + {option}" if beside else "")
         limits.check(
             held * spec.size,
             limits.MAX_GENOME_ENTRIES,
@@ -251,15 +237,6 @@ class EvolveConfig:
         data = dataclasses.asdict(self)
         data["panel"] = list(self.panel)
         return data
-
-
-#: how each protocol's games of a generation are counted, for the error message
-_PRODUCTS = {
-    "thesis": "--population x --opponents x --games-per-opponent",
-    "round-robin": "ordered pairs of the population x --games-per-pair",
-    "panel": "--population x panel players x seats x --games-per-pair, plus a round robin if --panel-weight < 1",
-    "score": "--population x --games-per-pair",
-}
 
 
 def _option(name: str) -> str:
@@ -371,20 +348,17 @@ def evolve(
         state = _fresh_state(spec, config, seed, panel)
     protocol = make_protocol(game, spec, config, state.panel)
 
-    with progress.bar(config.generations, "evolve", unit="gen") as bar:
-        bar.update(state.generation)
-        for generation in range(state.generation, _resolved(config.generations, "generations")):
-            record = _generation(game, spec, protocol, config, seed, jobs, state, generation)
-            if on_curve_point is not None and _curve_point(config, generation):
-                on_curve_point(state.games, spec.player(state.hof[0].genome[None]))
-            if out_dir is not None and (
-                (generation + 1) % config.checkpoint_every == 0 or generation + 1 == config.generations
-            ):
-                save_checkpoint(out_dir / CHECKPOINT, game, config, seed, state)
-                write_logbook(out_dir / "logbook.csv", state.logbook)
-            bar.update(1)
-            if callback is not None:
-                callback(record)
+    task = _Generations(game, spec, protocol, config, seed, jobs, state, out_dir, on_curve_point)
+    run_loop.run(
+        task,
+        _resolved(config.generations, "generations"),
+        "evolve",
+        "gen",
+        next_size=lambda done: 1,
+        is_point=lambda done: _curve_point(config, done - 1),
+        checkpoints=run_loop.Checkpoints(every=config.checkpoint_every),
+        after_step=None if callback is None else lambda: callback(task.record),
+    )
 
     result = EvolveResult(
         config,
@@ -402,6 +376,49 @@ def evolve(
     if out_dir is not None:
         write_outputs(out_dir, result)
     return result
+
+
+class _Generations:
+    """An evolution run as the one run loop drives it (:class:`fsmarena.run_loop.Task`): a step
+    is one generation, a curve point hands the hall of fame's leader to ``on_curve_point``, a
+    save writes the checkpoint and the logbook (when the run has a folder)."""
+
+    def __init__(
+        self,
+        game: Game,
+        spec: GenomeSpec,
+        protocol: Protocol,
+        config: EvolveConfig,
+        seed: int,
+        jobs: int,
+        state: _State,
+        out_dir: Path | None,
+        on_curve_point: Callable[[int, Player], None] | None,
+    ):
+        self.game, self.spec, self.protocol, self.config = game, spec, protocol, config
+        self.seed, self.jobs, self.state, self.out_dir = seed, jobs, state, out_dir
+        self.on_curve_point = on_curve_point
+        self.record: dict = {}
+
+    @property
+    def done(self) -> int:
+        """Generations done (the state's, so checkpoints hold it)."""
+        return self.state.generation
+
+    def step(self, size: int) -> None:
+        for _ in range(size):
+            self.record = _generation(
+                self.game, self.spec, self.protocol, self.config, self.seed, self.jobs, self.state, self.done
+            )
+
+    def curve_point(self) -> None:
+        if self.on_curve_point is not None:
+            self.on_curve_point(self.state.games, self.spec.player(self.state.hof[0].genome[None]))
+
+    def save(self) -> None:
+        if self.out_dir is not None:
+            save_checkpoint(self.out_dir / CHECKPOINT, self.game, self.config, self.seed, self.state)
+            write_logbook(self.out_dir / "logbook.csv", self.state.logbook)
 
 
 def _fresh_state(spec: GenomeSpec, config: EvolveConfig, seed: int, panel: list[Player]) -> _State:
@@ -486,7 +503,8 @@ def logbook_csv(logbook: tools.Logbook) -> str:
 
 
 def write_logbook(path: Path, logbook: tools.Logbook) -> None:
-    write_text(path, logbook_csv(logbook))
+    """The logbook as CSV, written atomically (:func:`fsmarena.csvfile.write_csv`)."""
+    write_csv(path, LOGBOOK_COLUMNS, [{c: record.get(c) for c in LOGBOOK_COLUMNS} for record in logbook])
 
 
 def write_outputs(out: Path, result: EvolveResult) -> None:
@@ -560,13 +578,12 @@ def load_checkpoint(path: Path, game: Game, spec: GenomeSpec, config: EvolveConf
     if fields.get("seed", int) != seed:
         raise fields.fail(f"written with --seed {fields.get('seed', int)}, not {seed}")
     saved = fields.get("config", dict)
-    current = config.to_dict()
-    for key, value in current.items():
-        if key not in RESUMABLE_CHANGES and saved.get(key, ADDED_FIELDS.get(key, object())) != value:
-            raise fields.fail(
-                f"written with {_option(key)} {saved.get(key)!r}, this run asks for {value!r}: "
-                f"resume with the same options"
-            )
+    current = {key: value for key, value in config.to_dict().items() if key not in RESUMABLE_CHANGES}
+    # a field added since the checkpoint was written: the value it meant then; another missing field differs
+    before = {key: saved[key] if key in saved else ADDED_FIELDS.get(key, "(missing)") for key in current}
+    if before != current:
+        changed = run_loop.differences(before, current, "{name} {old} (this run: {new})", _option)
+        raise fields.fail(f"written with {changed}: resume with the same options")
     generation = fields.int_in("generation", 1, 10**9)
     if generation > _resolved(config.generations, "generations"):
         raise fields.fail(f"already at generation {generation}, beyond --generations {config.generations}")

@@ -1,5 +1,6 @@
 """Reinforcement learning: tabular learners and planners that work on any game of the contract.
 
+* :mod:`rl.registry` - every learner, declared once: name, settings, the class that is the algorithm;
 * :mod:`rl.train` - ``train(game, TrainConfig(...), seed, opponent, panel, jobs, out)``: one run,
   its greedy TablePolicy, Q / counts tables and learning curve (``fsmarena train`` wraps it);
 * :mod:`rl.learners` - Monte Carlo (exploring starts, every / first visit, running mean or constant

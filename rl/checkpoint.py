@@ -11,14 +11,13 @@ from __future__ import annotations
 import functools
 import math
 import os
-import reprlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
-from fsmarena import limits
+from fsmarena import limits, run_loop
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, atomic_path, dumps, loads, read_npz
 from fsmarena.text import clean_text
@@ -165,11 +164,8 @@ def _bound(value: float) -> str:
     return "inf" if value == math.inf else ("-inf" if value == -math.inf else limits.shown(value))
 
 
-def echoed(value: Any) -> str:
-    """A value read from a file, for an error message: a bounded repr (:mod:`reprlib`, so a
-    huge value costs nothing), control characters replaced, at most
-    :data:`fsmarena.limits.MAX_SHOWN_CHARS` characters."""
-    return clean_text(reprlib.repr(value), limits.MAX_SHOWN_CHARS)
+#: a value read from a file, bounded for an error message (one definition: the run loop's)
+echoed = run_loop.echoed
 
 
 def check_rows(rows: list[Any], columns: dict[str, Column], source: str, name: str) -> list[dict[str, Any]]:

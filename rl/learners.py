@@ -33,7 +33,7 @@ one random action per exploring row.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,8 @@ from fsmarena.errors import FsmarenaError
 from games.capabilities import SegmentRewards
 from games.players import Player, TablePolicy
 from rl.checkpoint import check_table
+from rl.registry import LearnerEntry
+from rl.schedules import parse_alpha
 from rl.segments import REWARDS, segment_returns
 from rl.tables import ActionValues, epsilon_greedy_probabilities, random_actions, sequential_update
 
@@ -134,6 +136,15 @@ class TabularLearner(Player):
             raise FsmarenaError(f"unknown reward '{reward}' (known: {', '.join(REWARDS)})")
         self.segmented = reward == "segment"
 
+    @classmethod
+    def validate(cls, config: Any, entry: LearnerEntry) -> None:
+        """FsmarenaError for a setting of ``config`` (a :class:`rl.train.TrainConfig` with the
+        defaults filled in) that only this algorithm refuses; the registry entry says which
+        step-size rule it follows (``entry.step``).  The shared settings are checked by
+        :meth:`rl.train.TrainConfig.resolved`."""
+        if entry.step == "size" and parse_alpha(config.alpha) is None:
+            raise FsmarenaError(f"{entry.name} needs a numeric alpha")
+
     # ---- acting ---------------------------------------------------------------------------
     def begin(self, game: "Game", n: int, members: np.ndarray | None, rng: np.random.Generator) -> Episodes:
         if (game.n_states, game.n_actions) != self.values.q.shape:
@@ -204,7 +215,23 @@ class TabularLearner(Player):
 
 class MonteCarlo(TabularLearner):
     """Monte Carlo control: ``every-visit`` or ``first-visit``; ``alpha`` None = running mean
-    of the returns (sums / counts, as the thesis), else a constant step size."""
+    of the returns (sums / counts, as the thesis), else a constant step size.
+
+    Registered as ``mc`` (every visit, running mean), ``mc-first-visit`` and
+    ``mc-constant-alpha`` (:mod:`rl.registry`).  Pseudocode (one batch of ``K`` games)::
+
+        pi <- greedy(Q)                                  # frozen for the batch
+        for each game g of the batch:
+            play g: the first explore_steps decisions uniformly random, the others
+                    random with probability epsilon, else pi(s)
+            G <- the learner's final reward (segment rewards: each segment's potential change)
+        for each game g, for each decision t = (s, a) of g in order
+                (first-visit: only the first (s, a) of each game):
+            G_t <- gamma ** (decisions after t) * G
+            N(s, a) <- N(s, a) + 1
+            running mean:  S(s, a) <- S(s, a) + G_t;  Q(s, a) <- S(s, a) / N(s, a)
+            step size:     Q(s, a) <- Q(s, a) + alpha * (G_t - Q(s, a))
+    """
 
     kind = "monte-carlo"
     VISITS = ("every-visit", "first-visit")
@@ -219,6 +246,13 @@ class MonteCarlo(TabularLearner):
         self.alpha = alpha
         self.sums = np.zeros_like(self.values.q)
         self._table: np.ndarray | None = None
+
+    @classmethod
+    def validate(cls, config: Any, entry: LearnerEntry) -> None:
+        """The running-mean variants take no step size, ``mc-constant-alpha`` needs one."""
+        if entry.step == "average" and parse_alpha(config.alpha) is not None:
+            raise FsmarenaError(f"{entry.name} averages returns (alpha 1/n); use mc-constant-alpha for a step size")
+        super().validate(config, entry)
 
     def begin(self, game, n, members, rng):
         memory = super().begin(game, n, members, rng)
@@ -278,7 +312,24 @@ class MonteCarlo(TabularLearner):
 
 class TemporalDifference(TabularLearner):
     """One-step TD control: ``sarsa``, ``q-learning`` or ``expected-sarsa``; ``alpha`` a
-    constant step size or None for ``1 / N(s, a)``."""
+    constant step size or None for ``1 / N(s, a)``.
+
+    Registered as ``sarsa``, ``q-learning`` and ``expected-sarsa`` (:mod:`rl.registry`).
+    Pseudocode (per game; with ``K`` games a batch, step-major across them)::
+
+        (s, a) <- none pending
+        at each decision of the learner in state s' with legal actions A':
+            sarsa:           a' <- behaviour(s');  target <- gamma * Q(s', a')
+            q-learning:      target <- gamma * max_{b in A'} Q(s', b);  a' <- behaviour(s')
+            expected-sarsa:  target <- gamma * sum_b pi_eps(b | s') Q(s', b);  a' <- behaviour(s')
+            (segment rewards: a pending decision whose segment closed gets the potential
+             change as its target, nothing bootstrapped)
+            if (s, a) pending:  N(s, a) += 1;  Q(s, a) += alpha_N * (target - Q(s, a))
+            (s, a) <- (s', a')
+        at the end of the game:  update the pending (s, a) toward the final reward
+    where behaviour(s) explores (exploring starts, epsilon) or plays argmax_a Q(s, a),
+    and alpha_N is the step size or 1 / N(s, a).
+    """
 
     kind = "temporal-difference"
     METHODS = ("sarsa", "q-learning", "expected-sarsa")

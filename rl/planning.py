@@ -15,11 +15,13 @@ one, so the two planners agree action for action whenever the optimum is unique 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from rl.mdp import TabularMDP, expected_return, policy_value
+from rl.registry import LearnerEntry
 
 TIE_TOLERANCE = 1e-9
 
@@ -128,3 +130,56 @@ def _safe_return(mdp: TabularMDP, policy: np.ndarray) -> float:
         return expected_return(mdp, policy)
     except FsmarenaError:
         return float("nan")
+
+
+# ---- the registered planners (rl.registry) ----------------------------------------------------
+
+
+class ValueIteration:
+    """``value-iteration``: synchronous value iteration on the game's known model.
+
+    Pseudocode::
+
+        V(s) <- 0 for every state
+        repeat
+            for every state s, from the previous sweep's V (deterministic):
+                V'(s) <- max over legal a of  r(s, a) + gamma * sum_s' P(s' | s, a) V(s')
+            delta <- max_s |V'(s) - V(s)|;  V <- V'
+            record the exact value of greedy(V)
+        until delta <= tolerance
+        pi(s) <- the lowest action within the tie tolerance of the best
+    """
+
+    @staticmethod
+    def validate(config: Any, entry: LearnerEntry) -> None:
+        """The stopping tolerance must be a small positive number."""
+        tolerance = config.tolerance
+        if isinstance(tolerance, bool) or not (isinstance(tolerance, (int, float)) and 0 < tolerance < 1):
+            raise FsmarenaError(f"tolerance must be a small positive number, got {tolerance!r}")
+
+    @staticmethod
+    def plan(mdp: TabularMDP, config: Any) -> PlanResult:
+        return value_iteration(mdp, config.tolerance)
+
+
+class PolicyIteration:
+    """``policy-iteration``: exact policy iteration on the game's known model.
+
+    Pseudocode::
+
+        pi(s) <- the first legal action
+        repeat
+            V <- the exact value of pi (one linear solve)
+            Q(s, a) <- r(s, a) + gamma * sum_s' P(s' | s, a) V(s')
+            change pi(s) to the lowest best action only where it beats Q(s, pi(s))
+                by more than the tie tolerance
+        until no action changes
+    """
+
+    @staticmethod
+    def validate(config: Any, entry: LearnerEntry) -> None:
+        """Nothing of its own to check: ``gamma`` is shared."""
+
+    @staticmethod
+    def plan(mdp: TabularMDP, config: Any) -> PlanResult:
+        return policy_iteration(mdp)

@@ -136,7 +136,21 @@ def search_policy(
 
     ``budget`` counts the games of the search (the confirmation is extra); ``start`` is the
     first table (random actions when None); ``games_per_eval`` is the number of common games
-    per candidate (by default about a fiftieth of the budget, at least 1,000)."""
+    per candidate (by default about a fiftieth of the budget, at least 1,000).
+
+    Registered as ``policy-search`` (:mod:`rl.registry`; run by ``fsmarena search``).
+    Pseudocode::
+
+        pi <- start (random actions when none);  W <- wins of pi on the n common games
+        while the budget allows a sweep:
+            for each state s, most visited by pi first:
+                for each legal action a != pi(s):
+                    W' <- wins of pi with pi(s) = a on the same n common games
+                    if the paired gain mean(W' - W) passes the one-sided z test:
+                        pi(s) <- a;  W <- W'
+            stop when a sweep changed nothing
+        confirm pi on fresh games: its win rate and 95% Wilson interval
+    """
     check_searchable(game)
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget <= 0:
         raise FsmarenaError(f"the search budget must be a positive number of games, got {budget}")

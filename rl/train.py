@@ -34,6 +34,10 @@ parallelises evaluation matches) never changes a number.
 Model-based algorithms (value iteration, policy iteration) need ``game.model()`` and consume
 no simulated games; their curve has one row per iteration with the exact value.
 
+Which learners exist, the settings each takes and the class that is each algorithm (its
+pseudocode in its docstring, its own option checks in ``validate``) are one line each of
+:mod:`rl.registry`; the run itself goes through the one run loop (:mod:`fsmarena.run_loop`).
+
 Function-approximation agents are the games' own (31's two MLPs): a game lists them in
 the game's entry (``GameEntry.approximators``, ``{"mlp": "module:function"}``) and :func:`approximator` finds the
 trainer behind ``fsmarena train --algo NAME``; nothing here depends on a particular game.
@@ -41,16 +45,15 @@ trainer behind ``fsmarena train --algo NAME``; nothing here depends on a particu
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from fsmarena import limits, progress
+from fsmarena import limits, run_loop
 from fsmarena.csvfile import csv_text
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import atomic_path, dumps, write_text
@@ -66,9 +69,10 @@ from games.players import Player, RandomPlayer, TablePolicy, player_to_json
 from games.registry import entry, resolve
 from games.stats import mean_interval, wilson_interval
 from rl import checkpoint as ckpt
-from rl.learners import MonteCarlo, TabularLearner, TemporalDifference
+from rl import registry
+from rl.learners import TabularLearner
 from rl.mdp import TabularMDP, expected_return
-from rl.planning import PlanResult, policy_iteration, value_iteration
+from rl.planning import PlanResult
 from rl.schedules import (
     LOG_POINTS,
     CurvePoints,
@@ -80,44 +84,18 @@ from rl.schedules import (
 )
 from rl.segments import REWARDS
 
-MONTE_CARLO = ("mc", "mc-first-visit", "mc-constant-alpha")
-TEMPORAL_DIFFERENCE = ("sarsa", "q-learning", "expected-sarsa")
-MODEL_BASED = ("value-iteration", "policy-iteration")
-ALGORITHMS = MONTE_CARLO + TEMPORAL_DIFFERENCE + MODEL_BASED
-#: what the learners from simulated games take: every TrainConfig setting but the planners'
-#: ``tolerance``, and the run's opponent, curve panel, checkpoint period and ``--resume``
-SAMPLE_SETTINGS = (
-    "episodes",
-    "batch",
-    "epsilon",
-    "epsilon_final",
-    "epsilon_schedule",
-    "alpha",
-    "alpha_final",
-    "alpha_schedule",
-    "gamma",
-    "explore_steps",
-    "q_init",
-    "learner_seat",
-    "self_play_every",
-    "eval_every",
-    "eval_games",
-    "eval_schedule",
-    "eval_points",
-    "reward",
-    "opponent",
-    "eval_panel",
-    "checkpoint_seconds",
-    "resume",
-)
+#: the learners this module runs as the registry (:mod:`rl.registry`) lists them when it is
+#: imported (the code reads the registry itself, these names serve readers and tests): those
+#: that learn from simulated games by family of defaults, and the planners
+MONTE_CARLO = tuple(e.name for e in registry.learners("sample") if e.defaults in ("mc", "mc-constant-alpha"))
+TEMPORAL_DIFFERENCE = tuple(e.name for e in registry.learners("sample") if e.defaults == "td")
+MODEL_BASED = registry.names("model")
+ALGORITHMS = registry.names("sample", "model")
+SAMPLE_SETTINGS = registry.SAMPLE_SETTINGS
 #: per algorithm, the settings it takes (TrainConfig fields and the run's options): the planners
 #: consume no game, so they take no budget, opponent, exploration or checkpoint; a setting
 #: given to an algorithm that does not take it is refused (:func:`fsmarena.options.check_applies`)
-SETTINGS: dict[str, tuple[str, ...]] = {
-    **{algo: SAMPLE_SETTINGS for algo in MONTE_CARLO + TEMPORAL_DIFFERENCE},
-    "value-iteration": ("gamma", "tolerance", "eval_games", "eval_panel"),
-    "policy-iteration": ("gamma", "eval_games", "eval_panel"),
-}
+SETTINGS: dict[str, tuple[str, ...]] = registry.settings("sample", "model")
 
 #: defaults by family.  Monte Carlo: the thesis (running mean, greedy, two random opening
 #: decisions).  TD: chosen on divide-the-dollar (reward only at the end, gamma = 1) in a pilot
@@ -215,7 +193,7 @@ class TrainConfig:
 
     @property
     def sample_based(self) -> bool:
-        return self.algo not in MODEL_BASED
+        return self.algo not in registry.names("model")
 
     def resolved(self, game: Game | None = None, given: Iterable[str] | None = None) -> "TrainConfig":
         """The same settings with defaults filled in, every value checked (FsmarenaError).
@@ -228,25 +206,24 @@ class TrainConfig:
         parameters): one the algorithm does not take (:data:`SETTINGS`) is refused, even at its
         default value.  Without it, the settings that differ from their defaults count as given.
         """
-        if self.algo not in ALGORITHMS:
-            known = ALGORITHMS + (tuple(entry(game.name).approximators) if game is not None else ())
+        runs = registry.names("sample", "model")
+        if self.algo in registry.names("search"):
+            raise FsmarenaError(f"{self.algo} is run by 'fsmarena search', not by train")
+        if self.algo not in runs:
+            known = runs + (tuple(entry(game.name).approximators) if game is not None else ())
             raise FsmarenaError(f"unknown algorithm '{self.algo}' (known: {', '.join(known)})")
-        check_applies(changed_fields(self) if given is None else given, self.algo, SETTINGS)
+        learner = registry.learner(self.algo)
+        check_applies(changed_fields(self) if given is None else given, self.algo, registry.settings("sample", "model"))
         _positive("--eval-games", self.eval_games)
         check_probability("gamma", self.gamma)
-        if self.algo in MODEL_BASED:
-            if not (isinstance(self.tolerance, (int, float)) and 0 < self.tolerance < 1):
-                raise FsmarenaError(f"tolerance must be a small positive number, got {self.tolerance!r}")
+        if learner.kind == "model":
+            algorithm(learner).validate(self, learner)
             return self
         episodes = _positive("--episodes", self.episodes)
         if self.self_play_every is not None:
             _positive("--self-play-every", self.self_play_every)
         eval_every, eval_points = self._curve_settings(episodes)
-        family = (
-            "td"
-            if self.algo in TEMPORAL_DIFFERENCE
-            else ("mc-constant-alpha" if self.algo == "mc-constant-alpha" else "mc")
-        )
+        family = learner.defaults
         defaults = {**SHARED_DEFAULTS, **DEFAULTS[family], **game_defaults(game, family)}
         if game is not None and defaults["batch"] == 1 and not has_kernel(game):
             defaults["batch"] = BATCH_WITHOUT_KERNEL
@@ -258,10 +235,7 @@ class TrainConfig:
         EpsilonSchedule(check_probability("epsilon", epsilon), check_probability("final epsilon", final), kind)
         alpha = defaults["alpha"] if self.alpha is None else self.alpha
         parsed = parse_alpha(alpha)
-        if self.algo in ("mc", "mc-first-visit") and parsed is not None:
-            raise FsmarenaError(f"{self.algo} averages returns (alpha 1/n); use mc-constant-alpha for a step size")
-        if self.algo == "mc-constant-alpha" and parsed is None:
-            raise FsmarenaError("mc-constant-alpha needs a numeric alpha")
+        algorithm(learner).validate(replace(self, alpha=alpha), learner)
         alpha_kind, alpha_final = self._step_schedule(parsed, defaults)
         explore = defaults["explore_steps"] if self.explore_steps is None else self.explore_steps
         if isinstance(explore, bool) or not isinstance(explore, int) or explore < 0:
@@ -440,10 +414,14 @@ def make_learner(game: Game, config: TrainConfig, label: str | None = None) -> T
         label=label or config.algo,
         reward=config.reward or "game",
     )
-    if config.algo in MONTE_CARLO:
-        visits = "first-visit" if config.algo == "mc-first-visit" else "every-visit"
-        return MonteCarlo(game.n_states, game.n_actions, visits=visits, alpha=alpha, **common)
-    return TemporalDifference(game.n_states, game.n_actions, method=config.algo, alpha=alpha, **common)
+    learner = registry.learner(config.algo, "sample")
+    return algorithm(learner)(game.n_states, game.n_actions, alpha=alpha, **learner.options, **common)
+
+
+def algorithm(learner: registry.LearnerEntry) -> Any:
+    """The object a registered learner names (``learner.target``): a
+    :class:`rl.learners.TabularLearner` subclass, or a planner of :mod:`rl.planning`."""
+    return resolve(learner.target, f"algorithm '{learner.name}'")
 
 
 def streams(seed: int) -> tuple[np.random.Generator, int]:
@@ -534,29 +512,27 @@ def describe_player(player: Player | None, game: Game) -> Any:
         return {"kind": player.kind, "label": player.label}
 
 
-def _advance(
-    run: Any, k: int, bar: Any, points: CurvePoints, total: int, checkpoint_seconds: float, last_save: float
-) -> float:
-    """Count ``k`` more games; evaluate and checkpoint at curve points and the end, checkpoint
-    when ``checkpoint_seconds`` have passed since ``last_save``.  Returns the last save time."""
-    run.done += k
-    bar.update(k)
-    if points.is_point(run.done):
-        run.evaluate_now()
-        run.save()
-        return time.perf_counter()
-    if time.perf_counter() - last_save >= checkpoint_seconds:
-        run.save()
-        return time.perf_counter()
-    return last_save
-
-
 def _batch_plan(done: int, total: int, batch: int, points: CurvePoints, refresh: int | None) -> int:
     """Games in the next batch: up to ``batch``, never across an evaluation or refresh point."""
-    stop = min(total, points.next_after(done))
-    if refresh is not None:
-        stop = min(stop, (done // refresh + 1) * refresh)
-    return min(batch, stop - done)
+    return run_loop.step_size(done, points.next_after(done), batch, refresh)
+
+
+def _loop(run: "_Run", batch: int, checkpoint_seconds: float) -> None:
+    """Play ``run`` to the end of its budget through the one run loop (:mod:`fsmarena.run_loop`):
+    batches of at most ``batch`` games, a curve point and a checkpoint at every evaluation point
+    (a fresh run's first at 0 games), a checkpoint at least every ``checkpoint_seconds``."""
+    config = run.config
+    total, points, refresh = config.episodes, config.curve_points(), config.self_play_every
+    run_loop.run(
+        run,
+        total,
+        f"train {config.algo}",
+        "game",
+        next_size=lambda done: _batch_plan(done, total, batch, points, refresh),
+        is_point=points.is_point,
+        checkpoints=run_loop.Checkpoints(seconds=checkpoint_seconds, at_points=True, first=True),
+        first_point=run.done == 0 and not run.curve,
+    )
 
 
 def _seat_counts(done: int, k: int, n_seats: int, seat: str | int) -> list[int]:
@@ -591,7 +567,9 @@ def prepare(
     """Check everything about a run before any work or output (FsmarenaError, one line)."""
     config = config.resolved(game)
     run_options = {"opponent": opponent is not None, "resume": resume}
-    check_applies([name for name, given in run_options.items() if given], config.algo, SETTINGS)
+    check_applies(
+        [name for name, given in run_options.items() if given], config.algo, registry.settings("sample", "model")
+    )
     entropy = seed_sequence(seed).entropy  # validates the seed
     if not isinstance(entropy, int):
         raise FsmarenaError(f"a seed must be a non-negative integer, got {seed!r}")
@@ -737,8 +715,13 @@ def _sequential_settings(config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
     return ints, floats
 
 
+def _no_algorithm(k: int) -> None:
+    raise ValueError("a training run needs its algorithm (_Run.play) before it plays")
+
+
 class _Run:
-    """The state a training run carries between chunks and into checkpoints."""
+    """The state a training run carries between chunks and into checkpoints; the task the one
+    run loop drives (:class:`fsmarena.run_loop.Task`)."""
 
     def __init__(self, game, config, seed, opponent, panel, jobs, out_dir, label, on_curve_point=None):
         self.game, self.config, self.seed, self.panel, self.jobs, self.label = game, config, seed, panel, jobs, label
@@ -752,6 +735,16 @@ class _Run:
         self.done, self.curve, self.elapsed_before = 0, [], 0.0
         self.frozen: np.ndarray | None = None
         self.start_time = time.perf_counter()
+        #: plays ``k`` training games from ``done`` (set by the sequential or batched algorithm)
+        self.play: Callable[[int], None] = _no_algorithm
+
+    def step(self, size: int) -> None:
+        """The run loop's step: ``size`` more training games (:mod:`fsmarena.run_loop`)."""
+        self.play(size)
+        self.done += size
+
+    def curve_point(self) -> None:
+        self.evaluate_now()
 
     def resume(self) -> None:
         if self.path is None:
@@ -910,34 +903,29 @@ def _train_sequential(run, opponent, resume, checkpoint_seconds):
     frozen = run.frozen if run.frozen is not None else np.zeros(game.n_states, dtype=np.int64)
     if config.self_play_every:
         run.frozen = frozen  # the compiled loop refreshes it in place; checkpoints keep it
-    total, points, refresh = config.episodes, config.curve_points(), config.self_play_every
-    if run.done == 0 and not run.curve:
-        run.evaluate_now()
-        run.save()
-    last_save = time.perf_counter()
-    with progress.bar(total, f"train {config.algo}", unit="game") as bar:
-        bar.update(run.done)
-        while run.done < total:
-            k = _batch_plan(run.done, total, CHUNK, points, refresh)
-            seed_compiled(chunk_seed(seed, run.done))
-            runner(
-                params,
-                values.q,
-                values.n,
-                sums,
-                values.legal,
-                frozen,
-                run.done,
-                k,
-                ints,
-                floats,
-                compiled.ints,
-                compiled.floats,
-                compiled.int_start,
-                compiled.float_start,
-                potentials,
-            )
-            last_save = _advance(run, k, bar, points, total, checkpoint_seconds, last_save)
+
+    def play(k: int) -> None:
+        seed_compiled(chunk_seed(seed, run.done))
+        runner(
+            params,
+            values.q,
+            values.n,
+            sums,
+            values.legal,
+            frozen,
+            run.done,
+            k,
+            ints,
+            floats,
+            compiled.ints,
+            compiled.floats,
+            compiled.int_start,
+            compiled.float_start,
+            potentials,
+        )
+
+    run.play = play
+    _loop(run, CHUNK, checkpoint_seconds)
     return run.result()
 
 
@@ -948,30 +936,27 @@ def _train_sampled(run, opponent, resume, checkpoint_seconds):
     if resume:
         run.resume()
     learner, schedule, step = run.learner, run.schedule, config.step_schedule()
-    total, points, refresh = config.episodes, config.curve_points(), config.self_play_every
+    total, refresh = config.episodes, config.self_play_every
     frozen = None if run.frozen is None else TablePolicy(run.frozen, label="self (frozen)")
-    if run.done == 0 and not run.curve:
-        run.evaluate_now()
-        run.save()
-    last_save = time.perf_counter()
-    with progress.bar(total, f"train {config.algo}", unit="game") as bar:
-        bar.update(run.done)
-        while run.done < total:
-            done = run.done
-            if refresh is not None and done % refresh == 0:
-                frozen = TablePolicy(learner.values.greedy_table(), label="self (frozen)")
-                run.frozen = frozen.table[0]
-            k = _batch_plan(done, total, config.batch, points, refresh)
-            learner.epsilon = schedule.value(done, total)
-            if step is not None:
-                learner.alpha = step.value(done, total)
-            rival = frozen if refresh is not None else opponent
-            for seat, count in enumerate(_seat_counts(done, k, game.n_seats, config.learner_seat)):
-                if count:
-                    seats = [rival] * game.n_seats
-                    seats[seat] = learner
-                    play_games(game, seats, count, run.rng)
-            last_save = _advance(run, k, bar, points, total, checkpoint_seconds, last_save)
+
+    def play(k: int) -> None:
+        nonlocal frozen
+        done = run.done
+        if refresh is not None and done % refresh == 0:
+            frozen = TablePolicy(learner.values.greedy_table(), label="self (frozen)")
+            run.frozen = frozen.table[0]
+        learner.epsilon = schedule.value(done, total)
+        if step is not None:
+            learner.alpha = step.value(done, total)
+        rival = frozen if refresh is not None else opponent
+        for seat, count in enumerate(_seat_counts(done, k, game.n_seats, config.learner_seat)):
+            if count:
+                seats = [rival] * game.n_seats
+                seats[seat] = learner
+                play_games(game, seats, count, run.rng)
+
+    run.play = play
+    _loop(run, config.batch, checkpoint_seconds)
     return run.result()
 
 
@@ -984,7 +969,7 @@ def _plan(game, config, seed, panel, jobs, label) -> TrainResult:
         raise FsmarenaError(f"{game.name}'s model has fewer states than its observations")
     if not math.isclose(mdp.gamma, config.gamma) and config.gamma != 1.0:
         mdp = replace(mdp, gamma=config.gamma)
-    plan = value_iteration(mdp, config.tolerance) if config.algo == "value-iteration" else policy_iteration(mdp)
+    plan = algorithm(registry.learner(config.algo, "model")).plan(mdp, config)
     table = plan.policy[: game.n_states]
     curve = [
         {"games": 0, "iteration": row["iteration"], "opponent": "", "exact_value": row["value"]} for row in plan.history
@@ -1057,29 +1042,5 @@ def _jsonable(data: Any) -> Any:
     return loads(dumps(data))
 
 
-def _differences(saved: Any, current: Any) -> str:
-    """The fields where a checkpoint's settings record differs from this run's, as
-    ``config.episodes was 1000, now 2000``: at most :data:`~fsmarena.limits.MAX_SHOWN_DIFFERENCES`
-    of them, each value cut to :data:`~fsmarena.limits.MAX_SHOWN_CHARS` (a tampered record
-    cannot make the one-line error long)."""
-    found = list(itertools.islice(_differing(saved, current, ""), limits.MAX_SHOWN_DIFFERENCES + 1))
-    shown = ", ".join(
-        f"{clean_text(path, limits.MAX_SHOWN_CHARS)} was {ckpt.echoed(old)}, now {ckpt.echoed(new)}"
-        for path, old, new in found[: limits.MAX_SHOWN_DIFFERENCES]
-    )
-    return shown + (" (and more)" if len(found) > limits.MAX_SHOWN_DIFFERENCES else "")
-
-
-def _differing(saved: Any, current: Any, path: str) -> Iterator[tuple[str, Any, Any]]:
-    """``(field path, saved value, current value)`` of each differing leaf, depth first; the
-    whole record is called ``fingerprint`` when it is not even an object."""
-    if isinstance(saved, dict) and isinstance(current, dict):
-        for key in sorted(set(saved) | set(current)):
-            if saved.get(key) != current.get(key):
-                yield from _differing(saved.get(key), current.get(key), f"{path}.{key}" if path else key)
-    elif isinstance(saved, list) and isinstance(current, list) and len(saved) == len(current):
-        for index, (old, new) in enumerate(zip(saved, current)):
-            if old != new:
-                yield from _differing(old, new, f"{path}[{index}]")
-    else:
-        yield path or "fingerprint", saved, current
+#: a checkpoint's settings against this run's, as one line (:func:`fsmarena.run_loop.differences`)
+_differences = run_loop.differences

@@ -63,6 +63,8 @@ TRAIN_VALUES = {
     "learner_seat": "0",
     "self_play_every": "10",
     "eval_every": "10",
+    "eval_schedule": "log",
+    "eval_points": "4",
     "eval_games": "10",
     "eval_panel": "random",
     "opponent": "random",

@@ -10,7 +10,9 @@ would have given.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
+from evo import registry  # names only: the protocols themselves are imported when a run starts
 from fsmarena.commands._common import (
     add_dask,
     add_game,
@@ -29,7 +31,10 @@ from fsmarena.commands._common import (
 )
 
 NAME = "evolve"
-HELP = "evolve table FSMs or binary decision automata (thesis, round-robin, panel or score fitness)"
+HELP = (
+    "evolve table FSMs or binary decision automata "
+    f"({', '.join(registry.names()[:-1])} or {registry.names()[-1]} fitness)"
+)
 
 
 def unit_float(text: str) -> float:
@@ -50,10 +55,8 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--protocol",
         required=True,
-        choices=("thesis", "round-robin", "panel", "score"),
-        help="thesis: steady state vs fresh random automata; round-robin: generational GA "
-        "scored within the population; panel: scored against fixed players; "
-        "score: one-player games (421), fitness = mean score",
+        choices=registry.names(),
+        help=registry.help_text(),
     )
     parser.add_argument("--generations", type=positive_int, help="generations (thesis 250, others 50)")
     parser.add_argument("--population", type=population_size, help="population size (thesis 15, others 36)")
@@ -111,40 +114,15 @@ def add_arguments(parser) -> None:
     add_json(parser)
 
 
-#: the options that set the EvolveConfig field of the same name; one not given (None) keeps the
-#: field's default
-CONFIG_OPTIONS = (
-    "generations",
-    "population",
-    "states",
-    "inputs",
-    "max_tests",
-    "opponents",
-    "games_per_opponent",
-    "replaced",
-    "games_per_pair",
-    "elite",
-    "crossover_rate",
-    "panel",
-    "panel_weight",
-    "exact_fitness",
-    "tournament",
-    "mutations",
-    "mutation_rate",
-    "hall_of_fame",
-    "checkpoint_every",
-    "curve_every",
-    "curve_games",
-    "chunk",
-)
-
-
 def config_from_args(args):
-    """The resolved settings of the options given: one the genome or protocol does not use
-    (``--max-tests`` with ``--genome fsm``) is refused, even at its default value."""
+    """The resolved settings of the options given (each :class:`evo.run.EvolveConfig` field is
+    the option of its name; one not given keeps the field's default): one the genome or
+    protocol does not use (``--max-tests`` with ``--genome fsm``) is refused, even at its
+    default value."""
     from evo.run import EvolveConfig
 
-    given = {name: getattr(args, name) for name in CONFIG_OPTIONS if getattr(args, name) is not None}
+    options = [f.name for f in dataclasses.fields(EvolveConfig) if f.name not in ("genome", "protocol")]
+    given = {name: getattr(args, name) for name in options if getattr(args, name) is not None}
     if "panel" in given:
         given["panel"] = tuple(given["panel"])
     return EvolveConfig(genome=args.genome, protocol=args.protocol, **given).resolved(given=given)

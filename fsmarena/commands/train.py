@@ -30,37 +30,22 @@ from fsmarena.commands._common import (
     print_json,
 )
 from fsmarena.errors import FsmarenaError
+from rl import registry  # names only: the learners themselves are imported when a run starts
 
 NAME = "train"
 HELP = (
     "train Monte Carlo / SARSA / Q-learning (or a game's neural agent, --algo mlp), or run value / "
     "policy iteration, and save the policy"
 )
+#: every training option, passed on only when given (None = the algorithm's default): the
+#: settings the registered learners take (:mod:`rl.registry`), but ``--resume``, a flag
+OPTIONS = tuple(name for name in registry.option_names() if name != "resume")
 #: options only function-approximation agents use
-APPROXIMATOR_OPTIONS = ("hidden", "learning_rate", "epochs")
-#: every training option, passed on only when given (None = the algorithm's default)
-OPTIONS = (
-    "episodes",
-    "batch",
-    "epsilon",
-    "epsilon_final",
-    "epsilon_schedule",
-    "alpha",
-    "alpha_final",
-    "alpha_schedule",
-    "gamma",
-    "explore_steps",
-    "q_init",
-    "learner_seat",
-    "self_play_every",
-    "eval_every",
-    "eval_games",
-    "eval_panel",
-    "opponent",
-    "tolerance",
-    "checkpoint_seconds",
-    "reward",
-) + APPROXIMATOR_OPTIONS
+APPROXIMATOR_OPTIONS = tuple(
+    name
+    for name in registry.option_names("approximator")
+    if name not in registry.option_names("sample", "model", "search")
+)
 
 
 def _number(text: str) -> float:
@@ -95,17 +80,18 @@ def _layers(text: str) -> list[int]:
     return sizes
 
 
+def _algo_help() -> str:
+    """``--algo``'s help, from the registry: the learners ``train`` runs, then the agents."""
+    runs = ", ".join(registry.names("sample", "model"))
+    agents = "; ".join(f"{e.name}: {e.summary}" for e in registry.learners("approximator"))
+    return f"one of: {runs}; {agents}"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from rl.schedules import SCHEDULES
-    from rl.train import ALGORITHMS
+    from rl.schedules import CURVE_SCHEDULES, LOG_POINTS, SCHEDULES
 
     add_game(parser)
-    parser.add_argument(
-        "--algo",
-        required=True,
-        metavar="ALGO",
-        help="one of: " + ", ".join(ALGORITHMS) + "; mlp: the neural agent of games that have one (thirtyone)",
-    )
+    parser.add_argument("--algo", required=True, metavar="ALGO", help=_algo_help())
     parser.add_argument("--episodes", type=episodes_count, help="training games (sample-based algorithms)")
     parser.add_argument(
         "--opponent", metavar="PLAYER", help="builtin name or player file (default: random; mlp: greedy)"
@@ -165,6 +151,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(31: each round's change of the lives potential); default: the game's choice",
     )
     parser.add_argument("--eval-every", type=positive_int, metavar="E", help="games between curve points")
+    parser.add_argument(
+        "--eval-schedule",
+        choices=CURVE_SCHEDULES,
+        help="where curve points fall: every --eval-every games (linear, the default) or --eval-points "
+        "points spaced geometrically from 1,000 games to the budget (log, the studies' shared axis)",
+    )
+    parser.add_argument(
+        "--eval-points", type=positive_int, metavar="N", help=f"curve points of a log schedule (default {LOG_POINTS})"
+    )
     parser.add_argument(
         "--eval-games", type=games_count, metavar="G", help="games per evaluation match (default 10000)"
     )

@@ -47,10 +47,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from fsmarena import limits, progress
-from fsmarena.csvfile import csv_text
+from fsmarena import limits, run_loop
+from fsmarena.csvfile import write_csv
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import Fields, write_json, write_text
+from fsmarena.fileio import Fields, write_json
 from fsmarena.parallel import restore_rng, seed_sequence
 from games.arena import Seat, play_games
 from games.match import play_match
@@ -58,6 +58,7 @@ from games.players import GroupedStack, Player, save_player, uniform_legal
 from games.thirtyone.game import DISCARD_0, DRAW_DECK, TURN, ThirtyOne
 from games.thirtyone.potential import LivesPotential
 from rl import checkpoint as ckpt
+from rl import registry
 from rl.checkpoint import check_table
 from rl.schedules import EpsilonSchedule
 from rl.segments import segment_returns
@@ -578,8 +579,10 @@ class Trainer:
         source = f"checkpoint {path}"
         if meta.get("kind") != "thirtyone-mlp-training":
             raise FsmarenaError(f"{source} is not a 31 agent training checkpoint")
-        if meta.get("settings") != _jsonable(asdict(self.settings)):
-            raise FsmarenaError(f"{source} was written with other training settings")
+        settings = _jsonable(asdict(self.settings))
+        if meta.get("settings") != settings:
+            changed = run_loop.differences(meta.get("settings"), settings)
+            raise FsmarenaError(f"{source} was written with other training settings: {changed}")
         if meta.get("game") != _jsonable(asdict(self.game.config)):
             raise FsmarenaError(f"{source} was written for other 31 rules")
         done = int(meta["done"])
@@ -646,10 +649,6 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _csv(rows: list[dict[str, Any]], fields: Sequence[str]) -> str:
-    return csv_text(fields, rows)
-
-
 def plot_metrics(metrics: list[dict[str, Any]], curve: list[dict[str, Any]], stem: str | Path) -> None:
     """Losses, round rewards and lengths, rolling and evaluation win rates against games."""
     from figures.style import PAGE_WIDTH, color, plt, save, style
@@ -707,32 +706,52 @@ def train_agent(
             trainer.restore(checkpoint)
         elif checkpoint.exists():
             raise FsmarenaError(f"{out} already holds a training checkpoint: resume it or choose another folder")
-    s = settings
-    if trainer.done == 0 and not trainer.curve:
-        trainer.evaluate(panel, jobs)
-    if trainer.done >= s.games and out is not None:  # a finished run resumed: just rewrite the outputs
+    if trainer.done >= settings.games and out is not None:  # a finished run resumed: just rewrite the outputs
         _write_outputs(trainer, out)
-    with progress.bar(s.games, "31 agent", unit="game") as bar:
-        bar.update(trainer.done)
-        while trainer.done < s.games:
-            next_eval = (trainer.done // s.eval_every + 1) * s.eval_every
-            size = min(s.batch, next_eval - trainer.done, s.games - trainer.done)
-            trainer.run_batch(size)
-            bar.update(size)
-            if trainer.done % s.eval_every == 0 or trainer.done == s.games:
-                trainer.evaluate(panel, jobs)
-                if out is not None:
-                    _write_outputs(trainer, out)
+    task = _AgentRun(trainer, panel, jobs, out)
+    run_loop.run(
+        task,
+        settings.games,
+        "31 agent",
+        "game",
+        next_size=lambda done: run_loop.step_size(done, settings.games, settings.batch, settings.eval_every),
+        is_point=lambda done: done % settings.eval_every == 0 or done == settings.games,
+        checkpoints=run_loop.Checkpoints(at_points=True),
+        first_point=trainer.done == 0 and not trainer.curve,
+    )
     trainer.agent.epsilon = 0.0
     return trainer
+
+
+class _AgentRun:
+    """A training run as the one run loop drives it (:class:`fsmarena.run_loop.Task`): a step is
+    a batch of games, a curve point an evaluation against the panel, a save every output file
+    and the checkpoint (nothing without a folder)."""
+
+    def __init__(self, trainer: Trainer, panel: Sequence[Player], jobs: int, out: Path | None):
+        self.trainer, self.panel, self.jobs, self.out = trainer, panel, jobs, out
+
+    @property
+    def done(self) -> int:
+        return self.trainer.done
+
+    def step(self, size: int) -> None:
+        self.trainer.run_batch(size)
+
+    def curve_point(self) -> None:
+        self.trainer.evaluate(self.panel, self.jobs)
+
+    def save(self) -> None:
+        if self.out is not None:
+            _write_outputs(self.trainer, self.out)
 
 
 def _write_outputs(trainer: Trainer, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     trainer.agent.epsilon = 0.0
     save_player(trainer.agent, trainer.game, out / "policy.json")
-    write_text(out / "metrics.csv", _csv(trainer.metrics, METRIC_FIELDS))
-    write_text(out / "curve.csv", _csv(trainer.curve, CURVE_FIELDS))
+    write_csv(out / "metrics.csv", METRIC_FIELDS, trainer.metrics)
+    write_csv(out / "curve.csv", CURVE_FIELDS, trainer.curve)
     write_json(
         out / "run.json",
         {"settings": _jsonable(asdict(trainer.settings)), "games": trainer.done, "curve": trainer.curve},
@@ -743,21 +762,14 @@ def _write_outputs(trainer: Trainer, out: Path) -> None:
 
 # ---- command line -----------------------------------------------------------------------------
 
-#: ``fsmarena train thirtyone --algo mlp`` options and the :class:`AgentSettings` field each sets
+#: ``fsmarena train thirtyone --algo mlp`` options: the settings the registry gives the neural
+#: agent (:mod:`rl.registry`, ``mlp``), each setting the :class:`AgentSettings` field of its
+#: name, but for these two
+RENAMED_OPTIONS = {"episodes": "games", "opponent": "opponents"}
 COMMAND_OPTIONS = {
-    "episodes": "games",
-    "batch": "batch",
-    "hidden": "hidden",
-    "learning_rate": "learning_rate",
-    "epochs": "epochs",
-    "gamma": "gamma",
-    "epsilon": "epsilon",
-    "epsilon_final": "epsilon_final",
-    "epsilon_schedule": "epsilon_schedule",
-    "opponent": "opponents",
-    "eval_every": "eval_every",
-    "eval_games": "eval_games",
-    "eval_panel": "eval_panel",
+    name: RENAMED_OPTIONS.get(name, name)
+    for name in registry.learner("mlp", "approximator").settings
+    if name != "resume"
 }
 
 
