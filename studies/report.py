@@ -224,6 +224,16 @@ def panel_section(data: StudyData, analysis: Analysis) -> str:
     return "\n".join(text)
 
 
+def _median_and_quartiles(row: dict[str, Any]) -> str:
+    """A family's curves read at one budget: median [inter-quartile range] (n), without a
+    zero-width "interval" when the quartiles coincide."""
+    if row["median"] is None:
+        return "no curve reaches it"
+    if row["q1"] == row["q3"]:
+        return f"{pct(row['median'])}, quartiles equal (n={row['replicates']})"
+    return f"{pct(row['median'])} [{pct(row['q1'])}, {pct(row['q3'])}] (n={row['replicates']})"
+
+
 def budget_section(data: StudyData) -> str:
     """At a scale that declares ``compare_at_smallest_budget``: every family's learning curves
     read at the smallest family's budget (docs/statistics.md, "Budgets"); "" otherwise."""
@@ -236,9 +246,7 @@ def budget_section(data: StudyData) -> str:
             r["label"],
             f"{r['budget']:,}",
             f"`{r['opponent']}`",
-            "no curve reaches it"
-            if r["median"] is None
-            else f"{pct(r['median'])} [{pct(r['q1'])}, {pct(r['q3'])}] (n={r['replicates']})",
+            _median_and_quartiles(r),
         ]
         for r in found
     ]
