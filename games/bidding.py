@@ -126,6 +126,29 @@ def end_turn(p, s):
     s[MOVER] = 0
 
 
+# ---- observation parts ---------------------------------------------------------------------------
+
+#: the observation parts both games show first (:mod:`games.kernel`), in part-number order
+SHARED_PARTS = (("step", "int"), ("hand", "int"), ("opp_hand", "int"), ("prizes_left", "int"))
+N_SHARED = len(SHARED_PARTS)
+
+
+@njit
+def shared_part(p, s, seat, which, offset):
+    """Part ``which`` of :data:`SHARED_PARTS`: the turn, the seat's hand, the next seat's hand,
+    and the prizes still face down after this turn's (bit ``deal entry - offset``)."""
+    if which == 0:
+        return s[TURN]
+    if which == 1:
+        return s[hand_at(p, seat)]
+    if which == 2:
+        return s[hand_at(p, (seat + 1) % p[PLAYERS])]
+    left = 0
+    for turn in range(s[TURN] + 1, p[CARDS]):
+        left |= 1 << (s[order_at(p) + turn] - offset)
+    return left
+
+
 # ---- hands --------------------------------------------------------------------------------------
 
 

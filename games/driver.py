@@ -16,8 +16,9 @@ rows)`` callback, an :class:`~games.base.Outcome`); :func:`play_seated` has the 
   (:meth:`Driver.play_compiled`, no Python per decision);
 * the other seats decide in Python, in batches: the compiled loop advances every game to its
   next Python decision, then each such seat, in seat order, gets one :class:`Observation`
-  of the rows where it is to move (index, features, mask, encodings and ``step``, each
-  built on first read for those rows only), answers through ``decide``, and those rows step.
+  of the rows where it is to move (every part the engine shows: index, features, mask,
+  encodings, ``step`` and the game's own parts, :mod:`games.kernel`; each built by the
+  kernel on first read, for those rows only), answers through ``decide``, and those rows step.
   Simultaneous-move games (Stupide Vautour, Goofspiel) are serialised by their kernels with
   the pending choices hidden in the state, so every seat of a turn is asked before anything
   of the turn is revealed, as the batched engines do.
@@ -41,7 +42,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.jit import njit
 from games.arena import Seat
 from games.base import Decide, Game, Observation, Outcome
-from games.kernel import kernel_of, params_of, seed
+from games.kernel import Layout, kernel_of, observation_of, params_of, part_data_of, seed
 from games.players import Player
 from games.registry import PLAYER_COMPILER, PLAYER_INTERPRETER, resolve
 
@@ -93,7 +94,7 @@ class Driver:
         self.n_features = int(k.n_features(p))
         self.deal_size = int(k.deal_size(p))
         self.state_size = int(k.state_size(p))
-        self.encodings = list(game.encodings)
+        self.layout = Layout.of(game, k, p)
 
     # ---- deals ---------------------------------------------------------------------------
     def deals(self, n: int, rng: np.random.Generator, deals: np.ndarray | None = None) -> np.ndarray:
@@ -146,7 +147,7 @@ class Driver:
                 rows = np.flatnonzero(to_move == seat)
                 if not len(rows):
                     continue
-                obs = self.observation(states, rows, seat, decisions)
+                obs = self.observation(states, rows, seat)
                 actions = decide(seat, obs, None if len(rows) == n else rows)
                 self._step(states, rows, seat, actions, decisions, rng)
                 self._advance(states, rows, program, memory, decisions, to_move, rng)
@@ -194,45 +195,20 @@ class Driver:
         return Outcome(scores, rewards)
 
     # ---- observations ----------------------------------------------------------------------
-    def observation(self, states: np.ndarray, rows: np.ndarray, seat: int, decisions: np.ndarray) -> Observation:
-        """What ``seat`` sees in ``rows`` (each part built on first read, for these rows)."""
-        loops, p = self.loops, self.p
+    def observation(self, states: np.ndarray, rows: np.ndarray, seat: int) -> Observation:
+        """What ``seat`` sees in ``rows``: every part the engine shows, each built by the
+        kernel on first read, for these rows only (:func:`games.kernel.observation_of`)."""
         rows = np.ascontiguousarray(rows, dtype=np.int64)
+        return observation_of(self.layout, len(rows), _RowsReader(self, states, rows, seat))
 
-        def index() -> np.ndarray:
-            out = np.zeros(len(rows), dtype=np.int64)
-            loops.index_rows(p, states, rows, seat, out)
-            return out
-
-        def mask() -> np.ndarray | None:
-            out = self.mask_rows(states, rows, seat)
-            return None if out.all() else out
-
-        parts: dict[str, Any] = {"index": index, "mask": mask, "step": lambda: decisions[rows, seat]}
-        if self.n_features:
-
-            def features() -> np.ndarray:
-                out = np.zeros((len(rows), self.n_features))
-                loops.features_rows(p, states, rows, seat, out)
-                return out
-
-            parts["features"] = features
-        for which, name in enumerate(self.encodings):
-            parts[name] = self._encoding_part(states, rows, seat, which)
-        return Observation(len(rows), self.n_actions, **parts)
+    def part_data(self) -> np.ndarray:
+        """The table the kernel's observation parts read (:func:`games.kernel.part_data_of`)."""
+        return part_data_of(self.game)
 
     def mask_rows(self, states: np.ndarray, rows: np.ndarray, seat: int) -> np.ndarray:
         out = np.zeros((len(rows), self.n_actions), dtype=np.bool_)
         self.loops.legal_rows(self.p, states, rows, seat, out)
         return out
-
-    def _encoding_part(self, states, rows, seat, which) -> Callable[[], np.ndarray]:
-        def part() -> np.ndarray:
-            out = np.zeros(len(rows), dtype=np.int64)
-            self.loops.encoding_rows(self.p, states, rows, seat, which, out)
-            return out
-
-        return part
 
     # ---- every seat compiled ---------------------------------------------------------------
     def play_compiled(
@@ -252,6 +228,29 @@ class Driver:
                 self.p, deals, first, last, program.ints, program.floats, program.start, program.fstart, rewards, scores
             )
         return Outcome(scores, rewards)
+
+
+class _RowsReader:
+    """The kernel's readers over the rows of a batch that decide (:class:`games.kernel.Reader`)."""
+
+    def __init__(self, driver: Driver, states: np.ndarray, rows: np.ndarray, seat: int):
+        self.driver, self.states, self.rows, self.seat = driver, states, rows, seat
+
+    def index(self, out: np.ndarray) -> None:
+        self.driver.loops.index_rows(self.driver.p, self.states, self.rows, self.seat, out)
+
+    def mask(self, out: np.ndarray) -> None:
+        self.driver.loops.legal_rows(self.driver.p, self.states, self.rows, self.seat, out)
+
+    def features(self, out: np.ndarray) -> None:
+        self.driver.loops.features_rows(self.driver.p, self.states, self.rows, self.seat, out)
+
+    def encoding(self, which: int, out: np.ndarray) -> None:
+        self.driver.loops.encoding_rows(self.driver.p, self.states, self.rows, self.seat, which, out)
+
+    def part(self, which: int, out: np.ndarray) -> None:
+        driver = self.driver
+        driver.loops.part_rows(driver.p, driver.part_data(), self.states, self.rows, self.seat, which, out)
 
 
 _DRIVERS: dict[tuple[str, Any], Driver] = {}
@@ -377,6 +376,7 @@ class Loops:
     features_rows: Callable[..., None]
     legal_rows: Callable[..., None]
     encoding_rows: Callable[..., None]
+    part_rows: Callable[..., None]
     results: Callable[..., None]
     play_rows: Callable[..., None]
 
@@ -407,6 +407,7 @@ def _make_loops(kernel: ModuleType) -> Loops:  # noqa: C901 - one closure per co
     k = kernel
     draw_deal, reset, to_move, step, legal = k.draw_deal, k.reset, k.to_move, k.step, k.legal
     observe_index, features, encoding, builtin_action = k.observe_index, k.features, k.encoding, k.builtin_action
+    observe_part = k.observe_part
     rewards, scores = k.rewards, k.scores
     n_seats, n_actions, n_features, state_size = k.n_seats, k.n_actions, k.n_features, k.state_size
 
@@ -496,6 +497,11 @@ def _make_loops(kernel: ModuleType) -> Loops:  # noqa: C901 - one closure per co
             out[j] = encoding(p, states[rows[j]], seat, which)
 
     @njit(cache=False)
+    def part_rows(p, data, states, rows, seat, which, out):
+        for j in range(len(rows)):
+            observe_part(p, data, states[rows[j]], seat, which, out[j])
+
+    @njit(cache=False)
     def results(p, states, out_rewards, out_scores):
         for row in range(states.shape[0]):
             rewards(p, states[row], out_rewards[row])
@@ -535,6 +541,7 @@ def _make_loops(kernel: ModuleType) -> Loops:  # noqa: C901 - one closure per co
         features_rows,
         legal_rows,
         encoding_rows,
+        part_rows,
         results,
         play_rows,
     )

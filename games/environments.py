@@ -1,8 +1,8 @@
 """PettingZoo and Gymnasium environments for every registered game (extra ``[envs]``).
 
-Three environments, on the game's compiled single-game kernel where it has one
-(:class:`games.stepper.KernelStepper`) and on the batched engine in a thread otherwise
-(:class:`games.stepper.ThreadStepper`), so every registered game has them:
+Three environments, each stepping the game's compiled single-game kernel
+(:class:`games.stepper.KernelStepper`: no thread, no batched engine), so every registered
+game has them:
 
 * :class:`AECGameEnv` (``aec_env("dtd")``): PettingZoo's agent-environment-cycle API, one
   agent ``player_<seat>`` per seat, as PettingZoo's classic games are;
@@ -20,7 +20,7 @@ in ``info["index"]``; ``index_in_observation=True`` adds it to the observation a
 ``Discrete`` (up to half a million values, which ``FlattenObservation`` would one-hot encode).
 The Gymnasium environment flattens the same parts into one dict (the parts and
 ``action_mask``); the mask is also in ``info["action_mask"]`` and ``action_masks()``.
-Rewards are the game's: 0 until the end, then the engine's reward (+1 sole winner, 0 shared
+Rewards are the game's: 0 until the end, then the game's reward (+1 sole winner, 0 shared
 first place, -1 otherwise; the score in a one-player game); ``info["scores"]`` holds the final
 scores.
 
@@ -36,12 +36,11 @@ opponent.
 Seeds: ``reset(seed=s)`` plays the episode of generator ``numpy.random.default_rng(s)``: the
 Gymnasium opponents draw from a generator seeded with its first draw (``integers(2**63)``),
 then the kernel deals from it (:class:`games.stepper.KernelDeals`); a later ``reset()``
-without a seed plays the next child of ``SeedSequence(s)``.  ``stepper`` (``auto``,
-``kernel``, ``thread``) chooses the stepper; both play the same episodes on the same seeds
-(the thread hands the kernel's deal to the engine), and ``auto`` takes the kernel where it
-can.  Rule parameters are keyword ``params`` (values or ``--param``-style strings).  Every
-environment pickles and deep-copies, mid-episode included, and the copy continues the same
-episode (the steppers pickle their games, :mod:`games.stepper`).
+without a seed plays the next child of ``SeedSequence(s)``.  ``stepper`` (``auto`` or
+``kernel``, the same stepper) is kept for old callers.  Rule parameters are keyword
+``params`` (values or ``--param``-style strings).  Every environment pickles and
+deep-copies, mid-episode included, and the copy continues the same episode (the stepper
+pickles its game, :mod:`games.stepper`).
 """
 
 from __future__ import annotations
@@ -67,7 +66,7 @@ from games import game_class
 from games.base import Game, Observation, parse_params
 from games.capabilities import SimultaneousMoves
 from games.gym_ids import env_id, register_envs  # noqa: F401 - env_id: part of this module's API
-from games.kernel import has_kernel, kernel_of
+from games.kernel import kernel_of
 from games.players import Player, resolve_player
 from games.registry import GENERIC_PLAYER_KINDS, entries
 from games.stepper import (
@@ -75,7 +74,6 @@ from games.stepper import (
     Final,
     IllegalAction,
     KernelStepper,
-    ThreadStepper,
     Turn,
     action_number,
     make_stepper,
@@ -257,12 +255,11 @@ def _describe(game: Game, agent: str, seen: Seen) -> str:
 class _Stepped:
     """What every environment shares: the stepper that plays its episodes."""
 
-    _stepper: ThreadStepper | KernelStepper
+    _stepper: KernelStepper
 
     @property
-    def stepper(self) -> ThreadStepper | KernelStepper:
-        """The stepper playing the episodes (:class:`games.stepper.KernelStepper` or
-        :class:`games.stepper.ThreadStepper`, keyword ``stepper``)."""
+    def stepper(self) -> KernelStepper:
+        """The stepper playing the episodes (:class:`games.stepper.KernelStepper`)."""
         return self._stepper
 
 
@@ -397,8 +394,8 @@ class AECGameEnv(_SeatAgents, AECEnv):
 
 class ParallelGameEnv(_SeatAgents, ParallelEnv):
     """PettingZoo parallel environment of a simultaneous-move game: every seat answers each
-    turn at once.  Every seat's observation of a turn comes from the stepper's probe (a copy
-    of the kernel's state, or a replay of the engine: :meth:`games.stepper.ThreadStepper.probe`).
+    turn at once.  Every seat's observation of a turn comes from the stepper's probe (on a
+    copy of the kernel's state: :meth:`games.stepper.KernelStepper.probe`).
     Under the policy ``lose`` every agent whose action is illegal gets :data:`ILLEGAL_REWARD`."""
 
     metadata = {"name": "fsmarena_parallel_v0", "render_modes": []}
@@ -430,7 +427,7 @@ class ParallelGameEnv(_SeatAgents, ParallelEnv):
     def _observations(self) -> dict[str, dict]:
         turn = self._stepper.turn
         if not isinstance(turn, Decision) or turn.seat != 0:
-            raise RuntimeError(f"{self.game.name}: a turn must start with seat 0 (engine contract)")
+            raise RuntimeError(f"{self.game.name}: a turn must start with seat 0 (kernel contract)")
         seen = self._stepper.probe(self.game.n_seats, _first_legal, self.codec.encode)
         self._seen = dict(zip(self.possible_agents, seen))
         return {a: self.observe(a) for a in self.agents}
@@ -453,7 +450,7 @@ class ParallelGameEnv(_SeatAgents, ParallelEnv):
         turn = self._stepper.turn
         for seat, agent in enumerate(self.possible_agents):
             if not isinstance(turn, Decision) or turn.seat != seat:
-                raise RuntimeError(f"{self.game.name}: seats must be asked in order each turn (engine contract)")
+                raise RuntimeError(f"{self.game.name}: seats must be asked in order each turn (kernel contract)")
             number = moves[agent].number
             assert number is not None  # no forfeit in this turn
             turn = self._stepper.answer(number)
@@ -509,14 +506,11 @@ class GymGameEnv(_Stepped, gymnasium.Env):
     skipped.  An opponent's answer is checked like the learner's action: anything but a legal
     action is an :class:`IllegalAction` naming the opponent, whatever ``illegal_action`` says.
 
-    On the kernel stepper the opponents act on the kernel's observations (index, mask,
-    features, encodings), which the generic player kinds read (``random``, ``fixed-action``,
-    ``table-policy``, ``table-fsm``, ``bda``), and a game's builtin named by its name, when
-    the kernel has it, plays compiled inside the stepper (a builtin that draws at random, such
-    as ``random`` in Stupide Vautour, then draws from the compiled stream: the thread stepper
-    plays such episodes with other draws).  Any other opponent (a player file or object of a
-    game-specific kind) may read parts only the engine builds: ``stepper="auto"`` then
-    takes the thread.
+    The opponents act on the kernel's observations, which hold every part the engine shows
+    (index, mask, features, encodings and the game's own parts), so any player plays there;
+    a game's builtin named by its name, when the kernel has it, plays compiled inside the
+    stepper (a builtin that draws at random, such as ``random`` in Stupide Vautour, then
+    draws from the compiled stream).
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -563,25 +557,17 @@ class GymGameEnv(_Stepped, gymnasium.Env):
             raise FsmarenaError(f"{self.game.name} is a {self.game.n_seats}-player game: give at least one opponent")
         return specs
 
-    def _pick_stepper(self, kind: str, specs: Sequence[Any]) -> tuple[ThreadStepper | KernelStepper, dict[int, int]]:
-        """The stepper (class docstring) and the kernel builtin code of each pool entry the
-        kernel plays itself."""
-        codes: dict[int, int] = {}
-        if has_kernel(self.game):
-            builtins = kernel_of(self.game).BUILTINS
-            for i, (spec, player) in enumerate(zip(specs, self.pool)):
-                if isinstance(spec, str) and player.kind not in GENERIC_PLAYER_KINDS and spec in builtins:
-                    codes[i] = builtins.index(spec)
-        engine_only = [p for i, p in enumerate(self.pool) if i not in codes and p.kind not in GENERIC_PLAYER_KINDS]
-        if kind == "auto":
-            kind = "kernel" if has_kernel(self.game) and not engine_only else "thread"
-        if kind == "kernel" and engine_only:
-            raise FsmarenaError(
-                f"opponent '{engine_only[0].label}' ({engine_only[0].kind}) may read parts of the observation only "
-                "the engine builds: use stepper='thread' (or 'auto')"
-            )
+    def _pick_stepper(self, kind: str, specs: Sequence[Any]) -> tuple[KernelStepper, dict[int, int]]:
+        """The stepper and the kernel builtin code of each pool entry the kernel plays itself
+        (a game-specific builtin named by its name)."""
         stepper = make_stepper(self.game, kind)
-        return stepper, codes if isinstance(stepper, KernelStepper) else {}
+        builtins = kernel_of(self.game).BUILTINS
+        codes = {
+            i: builtins.index(spec)
+            for i, (spec, player) in enumerate(zip(specs, self.pool))
+            if isinstance(spec, str) and player.kind not in GENERIC_PLAYER_KINDS and spec in builtins
+        }
+        return stepper, codes
 
     def _seat_rule(self, seat: int | str) -> int | str:
         if isinstance(seat, str):
@@ -625,8 +611,7 @@ class GymGameEnv(_Stepped, gymnasium.Env):
                 self.seated[other] = self.pool[pick]
                 if pick in self.compiled_opponents:
                     compiled[other] = self.compiled_opponents[pick]
-        if isinstance(self._stepper, KernelStepper):
-            self._stepper.opponents = compiled
+        self._stepper.opponents = compiled
         self._rng = np.random.default_rng(int(rng.integers(2**63)))  # the opponents' own
         self._memories = {s: p.begin(self.game, 1, None, self._rng) for s, p in self.seated.items()}
         self._seen = self.codec.blank()
@@ -703,16 +688,15 @@ def gym_env(game: str | Game = "dtd", **kwargs: Any) -> GymGameEnv:
 # ---- speed ---------------------------------------------------------------------------------
 
 
-def steps_per_second(game: str, stepper: str, api: str = "aec", episodes: int = 100, seed: int = 0) -> float:
+def steps_per_second(game: str, api: str = "aec", episodes: int = 100, seed: int = 0) -> float:
     """Decisions per CPU second of this process through the ``api`` (``aec`` or ``gym``
-    against ``random``) environment of ``game`` on ``stepper``, random legal actions,
-    ``episodes`` episodes after one warm-up episode: a measurement for the docs (``python -m
-    games.environments``), not a test.  CPU time, not the wall clock: on a shared machine the
-    wall clock also counts the time spent waiting for a core (the engine thread's time is
-    the process's too)."""
+    against ``random``) environment of ``game``, random legal actions, ``episodes`` episodes
+    after one warm-up episode: a measurement for the docs (``python -m games.environments``),
+    not a test.  CPU time, not the wall clock: on a shared machine the wall clock also counts
+    the time spent waiting for a core."""
     import time
 
-    env: Any = aec_env(game, stepper=stepper) if api == "aec" else gym_env(game, stepper=stepper)
+    env: Any = aec_env(game) if api == "aec" else gym_env(game)
     pick = np.random.default_rng(seed)
     steps, started = 0, 0.0
     for episode in range(episodes + 1):
@@ -744,8 +728,7 @@ def _random_episode(env: Any, api: str, pick: np.random.Generator, seed: int) ->
 register_envs()
 
 if __name__ == "__main__":  # pragma: no cover - prints the speed table of docs/environments.md
-    print(f"{'game':10} {'api':4} {'kernel':>9} {'thread':>9}  (decisions per CPU second)")
+    print(f"{'game':10} {'api':4} {'kernel':>9}  (decisions per CPU second)")
     for item in entries():
         for api in ("aec", "gym"):
-            rates = [steps_per_second(item.name, kind, api) for kind in ("kernel", "thread")]
-            print(f"{item.name:10} {api:4} {rates[0]:9.0f} {rates[1]:9.0f}")
+            print(f"{item.name:10} {api:4} {steps_per_second(item.name, api):9.0f}")

@@ -33,6 +33,10 @@ Functions (names are the contract; a module may add more):
     game's :class:`games.base.Observation`);
   - ``features(p, s, seat, out)``: the float64 BDA features (no-op without features);
   - ``legal(p, s, seat, mask)``: the bool legal-action mask (all True when all are legal);
+  - ``always_masked(p) -> bool``: whether every observation carries its mask, as the engine
+    gives it (a game whose legal actions follow the hand shows a mask even where all are
+    legal); otherwise an observation's mask is ``None`` where every action is legal (players
+    that draw at random draw differently in the two cases);
   - ``encoding(p, s, seat, which) -> int``: extra FSM input encoding number ``which`` (the
     order of ``game.encodings``);
   - ``step(p, s, action)``: the seat to move plays abstract action ``action``;
@@ -43,7 +47,23 @@ Functions (names are the contract; a module may add more):
     draws with ``np.random``).  A builtin that cannot be expressed is not listed, and
     compiling it is a FsmarenaError naming it.
 
+Observation parts beyond ``index``, ``features``, ``mask`` and the encodings (every other
+part of the engine's :class:`games.base.Observation`: a hand, the dice, the stake, the lives,
+the engine's decision number ``step``...):
+
+* ``PARTS`` (plain): ``((name, kind), ...)`` in part-number order, ``kind`` one of
+  :data:`PART_KINDS` (``int`` -> int64, ``float`` -> float64, ``bool``);
+* ``part_size(p, which) -> int`` (compiled): 0 for a part with one value per decision, else
+  the length of its vector (a hand's counts, every seat's lives);
+* ``part_data(config) -> np.ndarray`` (plain): a float64 2-D table the parts may read (31's
+  lives potential), a ``(1, 1)`` zero where none does; computed once per configuration;
+* ``observe_part(p, data, s, seat, which, out)`` (compiled): part ``which`` of what ``seat``
+  sees, written into the float64 ``out`` (length ``max(1, part_size)``; whole numbers for
+  ``int`` and ``bool`` parts, exact below 2**53).
+
 Observations are asked of the seat to move (``seat == to_move(p, s)``).
+:func:`observation_of` builds the lazy :class:`~games.base.Observation` of every caller (the
+batched driver, the environments' stepper) from one :class:`Layout` and the kernel's readers.
 
 Optional, plain Python, for the tests that compare a kernel with its batched engine
 (``tests/test_kernels.py`` runs them for every game whose entry names a kernel):
@@ -62,13 +82,15 @@ Optional, plain Python, for the tests that compare a kernel with its batched eng
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.jit import njit
+from games.base import Observation
 
 #: compiled functions every kernel module defines
 COMPILED = (
@@ -86,14 +108,19 @@ COMPILED = (
     "observe_index",
     "features",
     "legal",
+    "always_masked",
     "encoding",
     "step",
     "rewards",
     "scores",
     "builtin_action",
+    "part_size",
+    "observe_part",
 )
 #: plain-Python functions and constants every kernel module defines
-PLAIN = ("make_params", "BUILTINS")
+PLAIN = ("make_params", "BUILTINS", "PARTS", "part_data")
+#: kinds of observation parts (``PARTS``) and the numpy types the observations give them
+PART_KINDS = {"int": np.int64, "float": np.float64, "bool": np.bool_}
 
 
 @njit
@@ -127,6 +154,9 @@ def kernel_of(game: Any) -> ModuleType:
         raise TypeError(f"{target} lacks {', '.join(missing)}")
     if not module.BUILTINS or module.BUILTINS[0] != "random":
         raise TypeError(f"{target}.BUILTINS must start with 'random'")
+    names = [name for name, _ in module.PARTS]
+    if "step" not in names or any(kind not in PART_KINDS for _, kind in module.PARTS):
+        raise TypeError(f"{target}.PARTS must name 'step' and give each part a kind of {', '.join(PART_KINDS)}")
     return module
 
 
@@ -145,3 +175,117 @@ def builtin_code(game: Any, name: str) -> int:
             f"plays only {', '.join(builtins)}"
         )
     return builtins.index(name)
+
+
+_PART_DATA: dict[tuple[str, Any], np.ndarray] = {}
+
+
+def part_data_of(game: Any) -> np.ndarray:
+    """The table ``game``'s observation parts read (``part_data``), computed once per process
+    and configuration (31's lives potential takes a while for six seats)."""
+    module = kernel_of(game)
+    try:
+        key = (game.name, game.config)
+        hash(key)
+    except TypeError:  # an unhashable configuration: no reuse
+        return np.ascontiguousarray(module.part_data(game.config), dtype=np.float64)
+    if key not in _PART_DATA:
+        _PART_DATA[key] = np.ascontiguousarray(module.part_data(game.config), dtype=np.float64)
+    return _PART_DATA[key]
+
+
+# ---- observations from a kernel ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Part:
+    """One observation part beyond index, features, mask and encodings: ``size`` 0 for one
+    value per decision, else the length of its vector; ``kind`` a key of :data:`PART_KINDS`."""
+
+    name: str
+    kind: str
+    size: int
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What a kernel's observations hold under one configuration (plain data: it pickles)."""
+
+    n_actions: int
+    n_features: int
+    encodings: tuple[str, ...]
+    parts: tuple[Part, ...]
+    always_masked: bool
+
+    @classmethod
+    def of(cls, game: Any, kernel: ModuleType, p: np.ndarray) -> "Layout":
+        parts = tuple(
+            Part(name, kind, int(kernel.part_size(p, which))) for which, (name, kind) in enumerate(kernel.PARTS)
+        )
+        sizes = int(kernel.n_actions(p)), int(kernel.n_features(p))
+        return cls(*sizes, tuple(game.encodings), parts, bool(kernel.always_masked(p)))
+
+
+class Reader(Protocol):
+    """Fills the arrays of one observation for its ``n`` rows (the kernel's readers, called
+    over the rows that decide): row ``j`` of each ``out`` is row ``j`` of the observation."""
+
+    def index(self, out: np.ndarray) -> None: ...
+
+    def mask(self, out: np.ndarray) -> None: ...
+
+    def features(self, out: np.ndarray) -> None: ...
+
+    def encoding(self, which: int, out: np.ndarray) -> None: ...
+
+    def part(self, which: int, out: np.ndarray) -> None: ...
+
+
+def observation_of(layout: Layout, n: int, read: Reader) -> Observation:
+    """The lazy observation of ``n`` rows: each part read on first use, in the shapes and
+    types the engines give (``mask`` None where every action is legal, unless the layout is
+    ``always_masked``)."""
+
+    def index() -> np.ndarray:
+        out = np.zeros(n, dtype=np.int64)
+        read.index(out)
+        return out
+
+    def mask() -> np.ndarray | None:
+        out = np.zeros((n, layout.n_actions), dtype=np.bool_)
+        read.mask(out)
+        return None if not layout.always_masked and out.all() else out
+
+    parts: dict[str, Callable[[], Any]] = {"index": index, "mask": mask}
+    if layout.n_features:
+
+        def features() -> np.ndarray:
+            out = np.zeros((n, layout.n_features))
+            read.features(out)
+            return out
+
+        parts["features"] = features
+    for which, name in enumerate(layout.encodings):
+        parts[name] = _encoding_reader(read, n, which)
+    for which, part in enumerate(layout.parts):
+        parts[part.name] = _part_reader(read, n, which, part)
+    return Observation(n, layout.n_actions, **parts)
+
+
+def _encoding_reader(read: Reader, n: int, which: int) -> Callable[[], np.ndarray]:
+    def encoding() -> np.ndarray:
+        out = np.zeros(n, dtype=np.int64)
+        read.encoding(which, out)
+        return out
+
+    return encoding
+
+
+def _part_reader(read: Reader, n: int, which: int, part: Part) -> Callable[[], np.ndarray]:
+    def value() -> np.ndarray:
+        out = np.zeros((n, max(1, part.size)))
+        read.part(which, out)
+        shaped = out if part.size else out[:, 0]
+        return shaped.astype(PART_KINDS[part.kind])
+
+    return value

@@ -64,3 +64,32 @@ def logging_decide(game, module, n, picks, log):
         return actions
 
     return decide
+
+
+def part_rows(value, n):
+    """An observation part as ``(kind, rows)``: its numpy kind (``b``, ``i`` or ``f``) and one
+    list entry per row, a part given once for every row (the engines' ``step=turn``) repeated;
+    ``None`` stays ``None`` (a mask when every action is legal)."""
+    if value is None:
+        return None
+    array = np.asarray(value)
+    kind = "i" if array.dtype.kind == "u" else array.dtype.kind
+    if array.ndim == 0:
+        array = np.broadcast_to(array, (n,))
+    return kind, array.tolist()
+
+
+def parts_decide(game, module, n, picks, log):
+    """:func:`logging_decide` that also logs every part of each observation, by name, per row:
+    ``log[(game, seat, "parts")] = [{name: (kind, value)}, ...]``."""
+    inner = logging_decide(game, module, n, picks, log)
+
+    def decide(seat, obs, rows):
+        ids = np.arange(n) if rows is None else np.asarray(rows)
+        values = {name: part_rows(getattr(obs, name), obs.n) for name in obs._parts}  # noqa: SLF001 - every part
+        for j, g in enumerate(ids):
+            row = {name: None if v is None else (v[0], v[1][j]) for name, v in values.items()}
+            log.setdefault((int(g), seat, "parts"), []).append(row)
+        return inner(seat, obs, rows)
+
+    return decide

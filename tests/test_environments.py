@@ -1,12 +1,11 @@
 """The PettingZoo and Gymnasium environments: the libraries' own checkers, games played
-through the environments equal to the engine's on the same deals, the kernel and the thread
-steppers playing the same episodes on the same seeds, no leaked threads, and clear errors
-for bad input."""
+through the environments (on the kernel stepper) equal to the engine's on the same deals,
+every part of every observation included, compiled opponents playing as the same players
+asked in Python, no thread, and clear errors for bad input."""
 
 from __future__ import annotations
 
 import copy
-import gc
 import pickle
 import re
 import subprocess
@@ -22,17 +21,16 @@ gymnasium = pytest.importorskip("gymnasium")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from gymnasium.wrappers import FlattenObservation, RecordEpisodeStatistics  # noqa: E402
+from kernel_helpers import part_rows, scripted  # noqa: E402
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test  # noqa: E402
 
 from fsmarena.errors import FsmarenaError  # noqa: E402
 from games import available_games, get_game  # noqa: E402
-from games.arena import play_games  # noqa: E402
-from games.base import Observation  # noqa: E402
 from games.capabilities import SimultaneousMoves  # noqa: E402
 from games.environments import IllegalAction, aec_env, env_id, gym_env, parallel_env, register_envs  # noqa: E402
 from games.kernel import kernel_of  # noqa: E402
 from games.players import FixedActionPlayer, Player, RandomPlayer, resolve_player, save_player  # noqa: E402
-from games.stepper import Decision, KernelStepper, ThreadStepper, make_stepper  # noqa: E402
+from games.stepper import Decision, KernelStepper, make_stepper  # noqa: E402
 from rl.toy import ToyGame  # noqa: E402
 
 GAMES = available_games()
@@ -43,10 +41,6 @@ def _quiet(check, *args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(*args, **kwargs)
-
-
-def _engine_threads() -> int:
-    return sum(t.name.startswith("fsmarena-") and t.is_alive() for t in threading.enumerate())
 
 
 # ---- the libraries' checkers, with every default ------------------------------------------------
@@ -98,19 +92,66 @@ def test_every_game_is_registered_under_its_class_name():
 # ---- the same games as the engine -------------------------------------------------------------
 
 
+def _every_part(obs):
+    """Every part of a one-row observation, by name, as (kind, value) (:func:`part_rows`)."""
+    return {name: part_rows(getattr(obs, name), obs.n) for name in obs._parts}  # noqa: SLF001 - every part
+
+
+def _engine_replay(game, deal, answers):
+    """The batched engine on the kernel deal ``deal`` (the kernel's engine script), answering
+    ``answers`` in order: every decision's seat and parts, and the outcome."""
+    script = kernel_of(game).engine_script(game.config, np.asarray(deal).reshape(1, -1).copy())
+    seen, pending = [], iter(answers)
+
+    def decide(seat, obs, rows):
+        if obs.n == 0:
+            return np.zeros(0, dtype=np.int64)
+        seen.append((seat, _every_part(obs)))
+        return np.array([next(pending)])
+
+    return seen, game.play(1, np.random.default_rng(12345), decide, **script)
+
+
+def _stepper_plays_the_engines_games(game, seeds):
+    """Random legal answers (no chance action: the engine would draw it from another stream)
+    on the stepper, then the same answers on the engine given the stepper's deal: the same
+    seats see the same observations, every part by name, type and value, and the games end
+    alike."""
+    module, stepper = kernel_of(game), KernelStepper(game)
+    for seed in seeds:
+        pick, seen, answers = np.random.default_rng(100 + seed), [], []
+        turn = stepper.start(np.random.default_rng(seed))
+        while isinstance(turn, Decision):
+            obs = turn.observation
+            seen.append((turn.seat, _every_part(obs)))
+            mask = obs.mask if obs.mask is not None else np.ones((1, game.n_actions), dtype=bool)
+            answers.append(int(pick.choice(scripted(module, mask[0]))))
+            turn = stepper.answer(answers[-1])
+        expected, outcome = _engine_replay(game, stepper.deal, answers)
+        assert seen == expected, (game.config, seed)
+        np.testing.assert_array_equal(turn.rewards, outcome.rewards[0])
+        np.testing.assert_array_equal(turn.scores, outcome.scores[0])
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_stepper_plays_the_engines_game(name):
-    """Random players sharing the engine's generator: the stepper's game is play_games'."""
-    game = get_game(name)
-    for seed in range(4):
-        expected = play_games(game, [RandomPlayer()] * game.n_seats, 1, np.random.default_rng(seed))
-        rng = np.random.default_rng(seed)
-        player, stepper = RandomPlayer(), ThreadStepper(game)
-        turn = stepper.start(rng)
-        while isinstance(turn, Decision):
-            turn = stepper.answer(int(player.act(turn.observation, None, None, rng)[0]))
-        np.testing.assert_array_equal(turn.scores, expected.scores[0])
-        np.testing.assert_array_equal(turn.rewards, expected.rewards[0])
+    _stepper_plays_the_engines_games(get_game(name), range(6))
+
+
+@pytest.mark.parametrize("name", ["dtd", "vautour", "goofspiel"])
+@pytest.mark.parametrize("config_seed", range(4))
+def test_stepper_plays_the_engines_game_over_random_rules(name, config_seed):
+    """The same over random rule parameters (the kernel's ``random_config``: deck, hand,
+    cards, prizes, players, action sets)."""
+    game = type(get_game(name))(kernel_of(get_game(name)).random_config(config_seed))
+    _stepper_plays_the_engines_games(game, range(3))
+
+
+@pytest.mark.parametrize("name", ["421", "thirtyone"])
+def test_stepper_plays_the_engines_game_over_test_rules(name):
+    """The same over the kernel's declared test configurations (31: 4 and 6 seats)."""
+    for config in kernel_of(get_game(name)).test_configs():
+        _stepper_plays_the_engines_games(type(get_game(name))(config), range(2))
 
 
 def _preferred(seat: int, n_actions: int) -> int:
@@ -179,55 +220,7 @@ def test_gym_env_plays_the_engines_game(name, seat):
     env.close()
 
 
-# ---- the kernel and the thread steppers: the same episodes ----------------------------------
-
-
-def _aec_episodes(env, seed, episodes, avoid=()):
-    """Every observation, reward and info of ``episodes`` AEC episodes (one seeded reset,
-    then unseeded ones), random legal actions from a fixed generator (never one of ``avoid``
-    while another is legal)."""
-    pick, seen = np.random.default_rng(seed + 1), []
-    for episode in range(episodes):
-        env.reset(seed=seed if episode == 0 else None)
-        for agent in env.agent_iter():
-            obs, reward, done, truncated, info = env.last()
-            seen.append((agent, obs["observation"], obs["action_mask"].tolist(), reward, done, info))
-            legal = np.flatnonzero(obs["action_mask"])
-            legal = np.setdiff1d(legal, avoid) if len(np.setdiff1d(legal, avoid)) else legal
-            env.step(None if done else int(pick.choice(legal)))
-    env.close()
-    return seen
-
-
-def _same(a, b):
-    assert len(a) == len(b)
-    for x, y in zip(a, b):
-        assert x[0] == y[0] and x[2:] == y[2:]
-        assert x[1].keys() == y[1].keys()
-        for key in x[1]:
-            np.testing.assert_array_equal(x[1][key], y[1][key])
-
-
-@pytest.mark.parametrize("name", GAMES)
-def test_aec_steppers_play_the_same_episodes(name):
-    """Same seed, same actions: the kernel and the (dealt) thread stepper give the same
-    observations, masks, rewards and scores, episode after episode."""
-    kernel, thread = aec_env(name, stepper="kernel"), aec_env(name, stepper="thread")
-    assert isinstance(kernel.stepper, KernelStepper) and isinstance(thread.stepper, ThreadStepper)
-    _same(_aec_episodes(kernel, 7, 12), _aec_episodes(thread, 7, 12))
-
-
-@pytest.mark.parametrize("name", ["dtd", "vautour", "goofspiel"])
-@pytest.mark.parametrize("config_seed", range(4))
-def test_steppers_agree_over_random_rules(name, config_seed):
-    """The same over random rule parameters (the kernel's ``random_config``: deck, hand,
-    cards, prizes, players, action sets): a dealt engine and the kernel stay in step.
-    Chance actions (the random bid) draw from different streams by design: never played."""
-    kernel_module = kernel_of(get_game(name))
-    game = type(get_game(name))(kernel_module.random_config(config_seed))
-    avoid = getattr(kernel_module, "CHANCE_ACTIONS", ())
-    kernel, thread = aec_env(game, stepper="kernel"), aec_env(game, stepper="thread")
-    _same(_aec_episodes(kernel, config_seed, 3, avoid), _aec_episodes(thread, config_seed, 3, avoid))
+# ---- compiled and Python opponents: the same episodes -----------------------------------------
 
 
 def _gym_episodes(env, seed, episodes):
@@ -252,63 +245,44 @@ def _gym_episodes(env, seed, episodes):
         ("goofspiel", ["match", "upbid"]),
     ],
 )
-def test_gym_steppers_play_the_same_episodes(name, opponents):
-    """A pool of Python opponents and deterministic builtins (compiled on the kernel side):
-    both steppers give the same episodes on the same seeds."""
-    kernel = gym_env(name, opponents=opponents, seat="random", stepper="kernel")
-    thread = gym_env(name, opponents=opponents, seat="random", stepper="thread")
-    assert isinstance(kernel.stepper, KernelStepper) and isinstance(thread.stepper, ThreadStepper)
-    assert bool(kernel.compiled_opponents) == (name in ("thirtyone", "goofspiel")) and not thread.compiled_opponents
-    a, b = _gym_episodes(kernel, 3, 12), _gym_episodes(thread, 3, 12)
+def test_compiled_opponents_play_as_in_python(name, opponents):
+    """A pool of Python opponents and deterministic builtins named by their names (compiled
+    inside the stepper where the kernel has them) gives the same episodes as the same pool
+    of player objects, every one asked in Python on the kernel's observations."""
+    game = get_game(name)
+    named = gym_env(name, opponents=opponents, seat="random")
+    objects = [resolve_player(spec, game) if isinstance(spec, str) else spec for spec in opponents]
+    python = gym_env(name, opponents=objects, seat="random")
+    assert bool(named.compiled_opponents) == (name in ("thirtyone", "goofspiel")) and not python.compiled_opponents
+    a, b = _gym_episodes(named, 3, 12), _gym_episodes(python, 3, 12)
     assert len(a) == len(b)
     for x, y in zip(a, b):
         np.testing.assert_equal(x, y)
 
 
-def test_parallel_steppers_play_the_same_episodes():
-    """The parallel API's probes (a state copy on the kernel, a replay on the thread) agree."""
-    for name in ("vautour", "goofspiel"):
-        runs = []
-        for kind in ("kernel", "thread"):
-            env, pick, seen = parallel_env(name, stepper=kind), np.random.default_rng(5), []
-            for episode in range(4):
-                observations, _ = env.reset(seed=11 if episode == 0 else None)
-                while env.agents:
-                    actions = {a: int(pick.choice(np.flatnonzero(o["action_mask"]))) for a, o in observations.items()}
-                    observations, rewards, done, _, infos = env.step(actions)
-                    seen.append((observations, rewards, infos))
-            env.close()
-            runs.append(seen)
-        np.testing.assert_equal(runs[0], runs[1])
-
-
-def test_auto_takes_the_kernel_unless_an_opponent_needs_the_engine():
+def test_every_opponent_plays_on_the_kernel():
+    """A game-specific player object (which reads the game's own observation parts) plays on
+    the kernel stepper; the stepper keyword takes auto and kernel, nothing else."""
     vautour = get_game("vautour")
-    assert isinstance(aec_env("dtd").stepper, KernelStepper)
-    assert isinstance(gym_env("vautour", opponents=["max", "random"]).stepper, KernelStepper)
-    engine_only = resolve_player("max", vautour)  # a player object of a game-specific kind
-    assert isinstance(gym_env("vautour", opponents=engine_only).stepper, ThreadStepper)
-    with pytest.raises(FsmarenaError, match=r"opponent 'max' \(vautour-builtin\) may read parts .* stepper='thread'"):
-        gym_env("vautour", opponents=engine_only, stepper="kernel")
-    with pytest.raises(FsmarenaError, match="stepper must be one of auto, kernel, thread, got 'fast'"):
-        make_stepper(vautour, "fast")
-
-
-def test_a_game_without_a_kernel_runs_on_the_thread():
-    """The learners' toy MDP has no kernel: ``auto`` falls back to the engine in a thread,
-    which plays it; asking for the kernel is a clear error."""
-
-    toy = ToyGame()
-    env = gym_env(toy, opponents=None)
-    assert isinstance(env.stepper, ThreadStepper) and env.stepper.dealer is None
+    engine_kind = resolve_player("max", vautour)  # a player object of a game-specific kind
+    env = gym_env("vautour", opponents=engine_kind, seat=0)
+    assert isinstance(env.stepper, KernelStepper) and not env.compiled_opponents
     obs, _ = env.reset(seed=0)
-    done, reward = False, 0.0
+    done = False
     while not done:
         obs, reward, done, _, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-    assert info["scores"] == [reward]
-    env.close()
-    with pytest.raises(FsmarenaError, match="toy has no single-game kernel: use stepper='thread'"):
-        aec_env(toy, stepper="kernel")
+    assert len(info["scores"]) == 2
+    for kind in ("fast", "thread"):
+        with pytest.raises(FsmarenaError, match=f"stepper must be one of auto, kernel, got '{kind}'"):
+            make_stepper(vautour, kind)
+
+
+def test_a_game_without_a_kernel_has_no_environment():
+    """The learners' toy MDP has no kernel: asking for its environment is one clear error."""
+    toy = ToyGame()
+    for make in (lambda: gym_env(toy, opponents=None), lambda: aec_env(toy)):
+        with pytest.raises(FsmarenaError, match="toy has no single-game kernel: the environments step a game's kernel"):
+            make()
 
 
 def test_parallel_env_equals_aec_env():
@@ -348,41 +322,12 @@ def test_rule_parameters_are_settable():
 # ---- threads ------------------------------------------------------------------------------------
 
 
-def test_no_thread_outlives_its_game():
-    before = _engine_threads()
-    env = aec_env("dtd", stepper="thread")
-    env.reset(seed=0)
-    env.step(0)
-    env.reset(seed=1)  # a game abandoned by a reset
-    assert _engine_threads() == before + 1
-    env.close()
-    env.close()
-    assert _engine_threads() == before
-    dropped = gym_env("thirtyone", stepper="thread")
-    dropped.reset(seed=2)
-    assert _engine_threads() == before + 1
-    del dropped  # dropped mid-game
-    gc.collect()
-    for thread in threading.enumerate():
-        if thread.name.startswith("fsmarena-"):
-            thread.join(timeout=5)
-    assert _engine_threads() == before
-
-
-class _FailingToy(ToyGame):
-    """A toy game whose engine fails after its first decision."""
-
-    def play(self, n, rng, decide, **script):
-        decide(0, Observation(1, 3, index=np.zeros(1, np.int64), mask=None), None)
-        raise ArithmeticError("the engine's own error")
-
-
-def test_engine_errors_reach_the_caller():
-    stepper = ThreadStepper(_FailingToy())
-    stepper.start(np.random.default_rng(0))
-    with pytest.raises(ArithmeticError, match="the engine's own error"):
-        stepper.answer(1)
-    assert not stepper.running
+def test_the_environments_start_no_thread():
+    before = threading.active_count()
+    for env in (aec_env("dtd"), gym_env("thirtyone"), parallel_env("goofspiel")):
+        env.reset(seed=0)
+        env.close()
+    assert threading.active_count() == before
 
 
 # ---- bad input ----------------------------------------------------------------------------------
@@ -427,7 +372,7 @@ def test_unknown_game_and_environment_id():
         gymnasium.make("fsmarena/Nope-v0")
     with pytest.raises(gymnasium.error.NameNotFound, match="Did you mean: `DivideTheDollar`"):
         gymnasium.make("fsmarena/DivideDollar-v0")
-    with pytest.raises(FsmarenaError, match="stepper must be one of auto, kernel, thread"):
+    with pytest.raises(FsmarenaError, match="stepper must be one of auto, kernel, got 'numba'"):
         aec_env("dtd", stepper="numba")
 
 
@@ -530,12 +475,11 @@ def _copies(env):
 
 
 @pytest.mark.parametrize("name", GAMES)
-@pytest.mark.parametrize("kind", ["kernel", "thread"])
-def test_gym_env_pickles_mid_episode(name, kind):
+def test_gym_env_pickles_mid_episode(name):
     """A pickled or deep-copied environment continues the same episode, and the next one,
     exactly as the original does (same observations, rewards and infos: the opponents', the
     deal's and the seat choice's random streams travel with it)."""
-    env = gymnasium.make(env_id(name), stepper=kind, seat="random")
+    env = gymnasium.make(env_id(name), seat="random")
     obs, _ = env.reset(seed=4)
     pick = np.random.default_rng(0)
     obs, *_ = env.step(int(pick.choice(np.flatnonzero(obs["action_mask"]))))
@@ -549,7 +493,7 @@ def test_gym_env_pickles_mid_episode(name, kind):
 
 @pytest.mark.parametrize("name", GAMES)
 def test_aec_env_pickles_mid_episode(name):
-    env = aec_env(name, stepper="thread" if name == "dtd" else "auto")
+    env = aec_env(name)
     env.reset(seed=8)
     obs, *_ = env.last()
     env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
@@ -560,9 +504,8 @@ def test_aec_env_pickles_mid_episode(name):
 
 
 @pytest.mark.parametrize("name", SIMULTANEOUS)
-@pytest.mark.parametrize("kind", ["kernel", "thread"])
-def test_parallel_env_pickles_mid_episode(name, kind):
-    env = parallel_env(name, stepper=kind)
+def test_parallel_env_pickles_mid_episode(name):
+    env = parallel_env(name)
     observations, _ = env.reset(seed=5)
     first = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in observations.items()}
     observations, *_ = env.step(first)
@@ -727,7 +670,7 @@ def test_steps_before_reset_and_unknown_agents_are_clear_errors():
 class _Answers(Player):
     """An opponent that answers ``answer`` (or, for ``"masked"``, the first illegal action)."""
 
-    kind = "fixed-action"  # a generic kind: it may play on the kernel stepper
+    kind = "fixed-action"
     label = "bad"
 
     def __init__(self, answer):
@@ -739,7 +682,6 @@ class _Answers(Player):
         return self.answer
 
 
-@pytest.mark.parametrize("kind", ["kernel", "thread"])
 @pytest.mark.parametrize(
     "answer, message",
     [
@@ -752,11 +694,11 @@ class _Answers(Player):
         (None, "must be a whole number, got None"),
     ],
 )
-def test_a_misbehaving_opponent_is_a_clear_error(kind, answer, message):
+def test_a_misbehaving_opponent_is_a_clear_error(answer, message):
     """31 against an opponent object whose answer is no legal action: an IllegalAction naming
     it, never an IndexError or a crash of the compiled kernel, under every policy."""
     for policy in ("lose", "first-legal"):
-        env = gym_env("thirtyone", opponents=_Answers(answer), seat=1, stepper=kind, illegal_action=policy)
+        env = gym_env("thirtyone", opponents=_Answers(answer), seat=1, illegal_action=policy)
         with pytest.raises(IllegalAction, match=rf"thirtyone opponent 'bad' in seat 0: .*{message}"):
             env.reset(seed=0)
         env.close()

@@ -44,6 +44,9 @@ P_SCORES, P_LOW, P_SPAN, P_OPTIMAL = 1, 57, 58, 59
 #: builtin players by code (``builtin_action``), the names of ``Dice421.builtin_players``
 BUILTINS = ("random", "always-stop", "optimal")
 RANDOM, ALWAYS_STOP, OPTIMAL = range(3)
+#: observation parts beyond index, features, mask and encodings (:mod:`games.kernel`): the
+#: re-throws used, the dice (descending) and their score
+PARTS = (("step", "int"), ("dice", "int"), ("score", "int"))
 
 
 def make_params(config: Any) -> np.ndarray:
@@ -164,8 +167,35 @@ def legal(p: np.ndarray, s: np.ndarray, seat: int, mask: np.ndarray) -> None:
 
 
 @njit
+def always_masked(p: np.ndarray) -> bool:
+    """A mask only after the last re-throw (only keeping all is legal there)."""
+    return False
+
+
+@njit
 def encoding(p: np.ndarray, s: np.ndarray, seat: int, which: int) -> int:
     return s[LEFT] if which == 0 else triple_id(s)
+
+
+@njit
+def part_size(p: np.ndarray, which: int) -> int:
+    return 3 if which == 1 else 0
+
+
+@njit
+def observe_part(p: np.ndarray, data: np.ndarray, s: np.ndarray, seat: int, which: int, out: np.ndarray) -> None:
+    """``step`` (re-throws used), ``dice`` (descending), ``score`` (of the dice as they stand)."""
+    if which == 0:
+        out[0] = p[0] - s[LEFT]
+    elif which == 1:
+        out[0], out[1], out[2] = s[D0], s[D1], s[D2]
+    else:
+        out[0] = p[P_SCORES + triple_id(s)]
+
+
+def part_data(config: Any) -> np.ndarray:
+    """No part reads a table."""
+    return np.zeros((1, 1))
 
 
 @njit

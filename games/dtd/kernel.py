@@ -26,6 +26,9 @@ import numpy as np
 from fsmarena.jit import njit
 
 BUILTINS = ("random", "always-small", "always-median", "always-large")
+#: observation parts beyond index, features, mask and encodings (:mod:`games.kernel`): the
+#: round, whether the seat leads, its hand as counts per card type
+PARTS = (("step", "int"), ("leading", "bool"), ("hand", "int"))
 
 _K, _HAND, _DECK, _ROUNDS, _DOLLAR, _TRIPLES, _SCALE = range(7)
 _HEAD = 7
@@ -217,11 +220,40 @@ def legal(p, s, seat, mask):
 
 
 @njit
+def always_masked(p):
+    """Every card choice is always legal: no mask."""
+    return False
+
+
+@njit
 def encoding(p, s, seat, which):
     """``opp_last``: the opponent's most recent card + 1 (the lead card when following)."""
     if s[_PHASE] == 1:
         return s[_LEAD] + 1
     return s[_LAST + 1 - seat]
+
+
+@njit
+def part_size(p, which):
+    return p[_K] if which == 2 else 0
+
+
+@njit
+def observe_part(p, data, s, seat, which, out):
+    """``step`` (the round), ``leading``, ``hand`` (the seat's count of each card type)."""
+    if which == 0:
+        out[0] = s[_ROUND]
+    elif which == 1:
+        out[0] = 1.0 if s[_PHASE] == 0 else 0.0
+    else:
+        K = p[_K]
+        for k in range(K):
+            out[k] = s[_HANDS + seat * K + k]
+
+
+def part_data(config) -> np.ndarray:
+    """No part reads a table."""
+    return np.zeros((1, 1))
 
 
 @njit

@@ -19,7 +19,9 @@ from fsmarena.jit import njit
 from games.bidding import (
     CARDS,
     MOVER,
+    N_SHARED,
     PLAYERS,
+    SHARED_PARTS,
     choose,
     deal_size,
     end_turn,
@@ -38,6 +40,7 @@ from games.bidding import (
     rewards,
     scores,
     select,
+    shared_part,
     shuffle,
     state_size,
     to_move,
@@ -47,6 +50,9 @@ from games.bidding import (
 __all__ = ["deal_size", "n_seats", "reset", "rewards", "scores", "state_size", "to_move"]
 
 BUILTINS = ("random", "match", "upbid", "max")
+#: observation parts beyond index, features, mask and encodings (:mod:`games.kernel`); hands
+#: and prizes left are bitmasks (bit ``c - 1``: card or prize ``c``)
+PARTS = SHARED_PARTS + (("prize_value", "int"),)
 _P, _C, _ORDER, _CLIP, _OPP = PLAYERS, CARDS, 2, 3, 4
 _TURN = 0
 
@@ -153,6 +159,12 @@ def legal(p, s, seat, mask):
 
 
 @njit
+def always_masked(p):
+    """The bids follow the hand: always a mask."""
+    return True
+
+
+@njit
 def encoding(p, s, seat, which):
     """``prize``, ``opp_last``, ``phase``, ``lead`` (the engine's encodings)."""
     C = p[_C]
@@ -165,6 +177,26 @@ def encoding(p, s, seat, which):
         return 3 * s[_TURN] // C
     ahead = lead(p, s, seat)
     return 2 if ahead > 0 else (0 if ahead < 0 else 1)
+
+
+@njit
+def part_size(p, which):
+    return 0
+
+
+@njit
+def observe_part(p, data, s, seat, which, out):
+    """``step``, ``hand``, ``opp_hand``, ``prizes_left`` (:func:`games.bidding.shared_part`),
+    then ``prize_value``."""
+    if which < N_SHARED:
+        out[0] = shared_part(p, s, seat, which, 1)
+    else:
+        out[0] = _prize(p, s)
+
+
+def part_data(config) -> np.ndarray:
+    """No part reads a table."""
+    return np.zeros((1, 1))
 
 
 # ---- play ---------------------------------------------------------------------------------------

@@ -69,6 +69,26 @@ SUIT_VALUE_TOTAL = 95.0
 #: builtin players by code (``builtin_action``), names of ``ThirtyOne.builtin_players``
 BUILTINS = ("random", "greedy", "greedy-knock")
 RANDOM, GREEDY, GREEDY_KNOCK = range(3)
+#: observation parts beyond index, features, mask and encodings (:mod:`games.kernel`), the
+#: engine's: turn number across rounds, doubled hand score, hand (cards in canonical order),
+#: face-up card and drawn card (-1 for none), where the drawn card came from, the round's turn,
+#: rounds completed, every seat's lives, the mean doubled score after a stock draw, the segment
+#: of segment rewards and the seat's lives potential
+PARTS = (
+    ("step", "int"),
+    ("score2", "int"),
+    ("hand", "int"),
+    ("top", "int"),
+    ("drawn", "int"),
+    ("from_discard", "bool"),
+    ("round_turn", "int"),
+    ("round", "int"),
+    ("lives", "int"),
+    ("expected_draw2", "float"),
+    ("segment", "int"),
+    ("potential", "float"),
+)
+PART_HAND, PART_LIVES, PART_EXPECTED, PART_POTENTIAL = 2, 8, 9, 11
 #: greedy-knock's threshold, doubled (games.thirtyone.players.DEFAULT_THRESHOLD = 30)
 GREEDY_KNOCK2 = 60
 
@@ -718,6 +738,12 @@ def legal(p: np.ndarray, s: np.ndarray, seat: int, mask: np.ndarray) -> None:
 
 
 @njit
+def always_masked(p: np.ndarray) -> bool:
+    """The legal actions change with the phase: always a mask."""
+    return True
+
+
+@njit
 def _suit_slot(out: np.ndarray, at: int, card: int) -> None:
     """value / 11 of ``card`` in its suit's slot of ``out[at : at + 4]`` (zeros for no card)."""
     for k in range(4):
@@ -780,6 +806,55 @@ def features(p: np.ndarray, s: np.ndarray, seat: int, out: np.ndarray) -> None:
     out[60] = _opp_lives(p, s, seat) / p[P_LIVES]
     out[61] = (_count(alive) - 1) / (p[P_PLAYERS] - 1)
     out[62] = (52 - s[PTR]) / 52.0
+
+
+@njit
+def part_size(p: np.ndarray, which: int) -> int:
+    if which == PART_HAND:
+        return 3
+    return p[P_PLAYERS] if which == PART_LIVES else 0
+
+
+@njit
+def observe_part(p: np.ndarray, data: np.ndarray, s: np.ndarray, seat: int, which: int, out: np.ndarray) -> None:
+    """Part ``which`` of :data:`PARTS`; ``data`` is :func:`part_data` (the potential table)."""
+    discarding = s[PHASE] == DISCARD
+    if which == PART_HAND:
+        for q in range(3):
+            out[q] = s[HANDS + 3 * seat + q]
+    elif which == PART_LIVES:
+        for other in range(p[P_PLAYERS]):
+            out[other] = s[LIVES + other]
+    elif which == PART_EXPECTED:
+        total, count = _expected_sum(p, s, seat)
+        out[0] = total / max(count, 1)
+    elif which == PART_POTENTIAL:
+        out[0] = potential(p, s, seat, data)
+    else:
+        out[0] = _scalar_part(p, s, seat, which, discarding)
+
+
+@njit
+def _scalar_part(p: np.ndarray, s: np.ndarray, seat: int, which: int, discarding: bool) -> int:
+    """The whole-number parts of :data:`PARTS` with one value."""
+    if which == 0:
+        return s[TURNS_BEFORE] + s[TURN_NO]
+    if which == 1:
+        return _hand_score2(p, s, seat)
+    if which == 3:
+        return _top(s)
+    if which == 4:
+        return s[DRAWN] if discarding else -1
+    if which == 5:
+        return s[FROM_DISCARD] if discarding else 0
+    if which == 6:
+        return s[TURN_NO]
+    return s[ROUNDS]  # round (7) and segment (10): rounds completed
+
+
+def part_data(config: Any) -> np.ndarray:
+    """The lives potential of every lives vector for every seat (:func:`potential_table`)."""
+    return potential_table(config)
 
 
 # ---- results -------------------------------------------------------------------------------

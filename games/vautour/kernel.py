@@ -23,7 +23,9 @@ from fsmarena.jit import njit
 from games.bidding import (
     CARDS,
     MOVER,
+    N_SHARED,
     PLAYERS,
+    SHARED_PARTS,
     choose,
     deal_size,
     end_turn,
@@ -42,6 +44,7 @@ from games.bidding import (
     rewards,
     scores,
     select,
+    shared_part,
     shuffle,
     state_size,
     to_move,
@@ -53,6 +56,9 @@ BUILTINS = ("random", "max", "min", "bonus-craving", "negative-adverse", "get-ri
 #: abstract actions whose card the engine draws at random: the kernel-vs-engine tests do not
 #: script them (the two draw from different generators); their legality is tested instead
 CHANCE_ACTIONS = (6,)
+#: observation parts beyond index, features, mask and encodings (:mod:`games.kernel`); hands
+#: and prizes left are bitmasks (prizes left: bit = position in the sorted deck)
+PARTS = SHARED_PARTS + (("prize_value", "int"), ("stake", "int"), ("rank", "int"))
 
 LOWEST, MEDIAN, HIGHEST, BID_RANK, RANK_UP, RANK_DOWN, RANDOM = range(7)
 N_ABSTRACT = 7
@@ -239,6 +245,12 @@ def legal(p, s, seat, mask):
 
 
 @njit
+def always_masked(p):
+    """A mask with the card bids (they follow the hand); none with the abstract actions only."""
+    return p[_ACTIONS] != 1
+
+
+@njit
 def encoding(p, s, seat, which):
     """``prize``, ``opp_last``, ``carry``, ``phase``, ``lead`` (the engine's encodings)."""
     C = p[_C]
@@ -252,6 +264,30 @@ def encoding(p, s, seat, which):
     if which == 3:
         return 3 * s[_TURN] // C
     return _sign(lead(p, s, seat)) + 1
+
+
+@njit
+def part_size(p, which):
+    return 0
+
+
+@njit
+def observe_part(p, data, s, seat, which, out):
+    """``step``, ``hand``, ``opp_hand``, ``prizes_left`` (:func:`games.bidding.shared_part`),
+    then ``prize_value``, ``stake`` (with the carried pot) and the prize's ``rank``."""
+    if which < N_SHARED:
+        out[0] = shared_part(p, s, seat, which, 0)
+    elif which == N_SHARED:
+        out[0] = p[_HEAD + _prize(p, s)]
+    elif which == N_SHARED + 1:
+        out[0] = _stake(p, s)
+    else:
+        out[0] = p[_HEAD + p[_C] + _prize(p, s)]
+
+
+def part_data(config) -> np.ndarray:
+    """No part reads a table."""
+    return np.zeros((1, 1))
 
 
 # ---- play ---------------------------------------------------------------------------------------

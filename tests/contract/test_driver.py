@@ -2,7 +2,8 @@
 with a kernel (a new game inherits these tests by registering a kernel).
 
 * exact: on the same scripted deals and the same scripted picks, the driver shows every seat
-  the observations the engine shows and ends with the same rewards and scores;
+  the observations the engine shows (every part, by name, type and value, at every decision)
+  and ends with the same rewards and scores;
 * two implementations of the players: the compiled loop (table policies, table FSMs, BDAs)
   decides exactly as the same players asked in Python with batched observations;
 * seed equality: same generator, same outcomes, however the batch is cut into compiled calls;
@@ -18,7 +19,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kernel_helpers import CONFIG_CASES, CONFIG_IDS, KERNEL_GAMES, configs_of, game_of, kernel_of, logging_decide
+from kernel_helpers import (
+    CONFIG_CASES,
+    CONFIG_IDS,
+    KERNEL_GAMES,
+    configs_of,
+    game_of,
+    kernel_of,
+    logging_decide,
+    parts_decide,
+)
 
 from evo.bda import BDASpec
 from evo.table_fsm import FSMSpec
@@ -53,12 +63,14 @@ def test_driver_plays_the_engine_rules_on_scripted_deals(case, seed):
     engine = game.play(
         n,
         np.random.default_rng(0),
-        logging_decide(game, module, n, picks, engine_log),
+        parts_decide(game, module, n, picks, engine_log),
         **module.engine_script(game.config, deals),
     )
     driver_log: dict = {}
-    driven = Driver(game).play(n, np.random.default_rng(0), logging_decide(game, module, n, picks, driver_log), deals)
-    assert driver_log == engine_log
+    driven = Driver(game).play(n, np.random.default_rng(0), parts_decide(game, module, n, picks, driver_log), deals)
+    assert driver_log.keys() == engine_log.keys()
+    for key, decisions in engine_log.items():  # every part, by name, kind and value, at every decision
+        assert driver_log[key] == decisions, key
     assert np.array_equal(driven.rewards, engine.rewards)
     assert np.allclose(driven.scores, engine.scores, rtol=0, atol=1e-12)
 
