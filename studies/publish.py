@@ -33,7 +33,10 @@ from typing import Any
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text, write_text
 from fsmarena.text import clean_text
+from studies.analysis import analyse
 from studies.protocol import report_writer
+from studies.report import write_report
+from studies.runner import StudyData
 from studies.store import Store, load_store, stores
 
 _VALUE = re.compile(r"<!-- value (\S+?)(?: (\S+?))? -->(.*?)<!-- /value -->")
@@ -72,7 +75,7 @@ def report_of(store: Store) -> tuple[str, dict[str, Any]]:
     """The report the study's own builder writes from the store (in a scratch folder: nothing
     is written beside the store), and the summary it returns."""
     data = store.data
-    writer = report_writer(data.plan.study.report)
+    writer = report_writer(data.plan.study.report) if data.plan.study.report else standard_report
     with tempfile.TemporaryDirectory(prefix="fsmarena-publish-") as scratch:
         summary = writer(
             dataclasses.replace(data, out=Path(scratch)),
@@ -82,6 +85,23 @@ def report_of(store: Store) -> tuple[str, dict[str, Any]]:
         )
         text = read_text(Path(scratch) / "report.md", "generated report")
     return text, summary
+
+
+def standard_report(data: StudyData, figures: bool, command: str, wall_seconds: float | None) -> dict[str, Any]:
+    """The standard report (:func:`studies.report.write_report`) written into ``data.out``, and
+    its summary: every family's win rate against each panel opponent, as rows
+    ``<competitor>.vs.<opponent>`` (``mean``, ``ci_low``, ``ci_high``, ``median``, ...)."""
+    analysis = analyse(data, figures)
+    write_report(data, analysis, command, wall_seconds)
+    names = {c.label: c.name for c in data.plan.competitors}
+    rows = [
+        {
+            "competitor": f"{names[row['method']]}.vs.{row['opponent']}",
+            **{k: v for k, v in row.items() if k not in ("method", "opponent")},
+        }
+        for row in analysis.tables["panel_summary"]
+    ]
+    return {"panel": rows}
 
 
 def _blocks(study: str, report: str) -> dict[str, str]:
