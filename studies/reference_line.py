@@ -125,7 +125,7 @@ def reference_section(data: StudyData) -> str:
     if not lines:
         return ""
     parts = [
-        "## Best known table policy\n",
+        "### Best known table policy\n",
         "A direct policy search over the tabular policy class (`fsmarena search`: coordinate ascent on common "
         "random games, started from the best table-policy champion) gives a *best known* line; the gap of a "
         "family is the line minus the family's win rate (mean over replicates, and its best champion).  The line "

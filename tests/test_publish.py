@@ -404,7 +404,7 @@ def test_a_standard_report_from_the_store_is_the_report_of_the_study_folder(stan
     assert all("actions" not in line for line in results["kept"]["reference_lines"])  # no searched table either
     assert results["kept"]["machine_sizes"] and results["kept"]["fingerprints"]
     if name == "dtd-thesis":
-        assert len(results["kept"]["reference_lines"]) == 4 and "## Best known table policy" in ours
+        assert len(results["kept"]["reference_lines"]) == 4 and "### Best known table policy" in report
 
 
 def test_the_pages_read_the_kept_measures(standard_run, tmp_path, capsys):
@@ -562,3 +562,36 @@ def test_a_mutated_standard_store_gives_its_pages_or_one_clear_error(pristine_st
         pass
     finally:
         pristine_standard.write(RESULTS, pristine_standard.files[RESULTS])
+
+
+def test_a_results_page_is_written_from_its_template_once_its_study_is_published(standard_run, tmp_path, capsys):
+    """The repository's template of the dtd-thesis page resolves every key from a stored run and
+    becomes the page; before the study is published the template is not read."""
+    name, _, root = standard_run
+    if name != "dtd-thesis":
+        pytest.skip("the repository holds a template for dtd-thesis")
+    template = (ROOT / "docs" / "results" / "dtd-thesis.md.template").read_text(encoding="utf-8")
+    checkout = tmp_path / "checkout"
+    shutil.copytree(root, checkout)
+    (checkout / "docs" / "results").mkdir(parents=True, exist_ok=True)
+    page = checkout / "docs" / "results" / "dtd-thesis.md"
+    page.write_text("# the page as it was\n", encoding="utf-8")
+    (checkout / "docs" / "results" / "dtd-thesis.md.template").write_text(template, encoding="utf-8")
+
+    code, out, _ = run_cli(capsys, "publish", "--root", checkout)
+    assert code == 0 and "docs/results/dtd-thesis.md" in out
+    written = page.read_text(encoding="utf-8")
+    assert "the page as it was" not in written and "-->?<!--" not in written  # every value filled
+    report = published(checkout).blocks["dtd-thesis:report"]
+    for heading in ("### Against the builtin panel", "### Cross-play", "### Best known table policy", "## Compute"):
+        assert heading in written and heading in report
+    assert "-->2017<!--" in written  # the master seed, from the manifest
+    assert run_cli(capsys, "publish", "--check", "--root", checkout)[0] == 0
+    page.write_text(written.replace("### Cross-play", "### Cross play"), encoding="utf-8")
+    code, _, err = run_cli(capsys, "publish", "--check", "--root", checkout)
+    assert code == 1 and "docs/results/dtd-thesis.md differs" in err
+
+    shutil.rmtree(checkout / "published" / "dtd-thesis")  # not published: the page stays as it is
+    page.write_text("# the page as it was\n", encoding="utf-8")
+    run_cli(capsys, "publish", "--root", checkout)
+    assert page.read_text(encoding="utf-8") == "# the page as it was\n"
