@@ -104,7 +104,7 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
     previous store of the same study); returns the store's folder."""
     folder = Path(folder)
     plan, found, settings = _finished_run(folder)
-    data = _measured(folder, plan, settings, found)
+    crossplay, kept = _measured(folder, plan, settings, found)
     command, wall_seconds = _command_and_wall_time(folder)
     study = plan.study
     marker = Fields(read_json(folder / MARKER, "study marker"), f"study marker {folder / MARKER}")
@@ -118,9 +118,10 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
         "fingerprint": plan.fingerprint,
         "settings": settings,
         "results": tasks,
-        "crossplay": None if data.crossplay is None else data.crossplay.to_json(),
-        "kept": data.kept,
+        "crossplay": None if crossplay is None else crossplay.to_json(),
     }
+    if kept is not None:  # a study with its own report keeps nothing more
+        results["kept"] = kept
     finished = max(path.stat().st_mtime for path in found)
     manifest = {
         "format_version": STORE_FORMAT,
@@ -180,17 +181,18 @@ def _finished_run(
 
 def _measured(
     folder: Path, plan: Plan, settings: dict[str, dict[str, Any]], found: dict[Path, tuple[dict[str, Any], Record]]
-) -> StudyData:
-    """The run's data with what its report measures by playing its players: the cross-play
-    counts (two-seat games; ``raw/crossplay.json``, replayed in the folder if it does not match
-    its champions) and, for the standard report, the kept measures (``StudyData.kept``)."""
+) -> tuple[CrossplayResult | None, dict[str, Any] | None]:
+    """What the run's report measures by playing its players: the cross-play counts (two-seat
+    games; ``raw/crossplay.json``, played again in the folder if it does not match its
+    champions) and, for the standard report, the measures a store keeps (JSON; read back by
+    :func:`_kept` as ``StudyData.kept``)."""
     game = get_game(plan.study.game, plan.study.game_params)
     records = {(record.competitor, record.replicate): record for _, record in found.values()}
     data = StudyData(plan, game, records, None, folder, settings)
     if game.n_seats == 2 and len(records) >= 2:
         data.crossplay = run_crossplay(data, 1, lambda _: None)
     if plan.study.report:
-        return data
+        return data.crossplay, None
     with tempfile.TemporaryDirectory(prefix="fsmarena-add-") as scratch:  # its tables: nothing written in DIR
         analysis = analyse(replace(data, out=Path(scratch)), figures=False)
     try:
@@ -199,7 +201,7 @@ def _measured(
         prints = {}
     else:
         prints = best_fingerprints(data, analysis, family)
-    data.kept = {
+    kept = {
         "machine_sizes": size_rows(data),
         "fingerprints": [
             {"champion": champion_label(*key), **_fingerprint_json(result)} for key, result in prints.items()
@@ -207,7 +209,7 @@ def _measured(
         # a line missing from the folder is searched there, as `fsmarena study --resume` would
         "reference_lines": [{k: line[k] for k in LINE_FIELDS} for line in ensure_lines(data)],
     }
-    return data
+    return data.crossplay, kept
 
 
 def _fingerprint_json(result: Fingerprint) -> dict[str, Any]:
