@@ -11,7 +11,9 @@ Two things a reader wants from a study's evolved machines besides their win rate
 
 Budgets follow the study's scale (at most :data:`USAGE_GAMES` usage games per opponent and
 seat, :data:`FINGERPRINT_GAMES` games per probe point) and every game is seeded from the
-study's master seed, so a re-run writes the same tables.
+study's master seed, so a re-run writes the same tables.  A published run keeps no players: it
+keeps the size rows and fingerprints measured when it was stored (``StudyData.kept``,
+:mod:`studies.store`), and this section reads them instead of playing.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from evo.fingerprint import fingerprint, probe_family
+from evo.fingerprint import Fingerprint, ProbeFamily, fingerprint, probe_family
 from evo.usage import machine_summary, measure_usage
 from figures.fingerprint import fingerprint_figure
 from fsmarena.errors import FsmarenaError
@@ -68,7 +70,10 @@ def machines_summary_section(data: StudyData, analysis: Analysis) -> str:
 
 
 def size_rows(data: StudyData) -> list[dict[str, Any]]:
-    """One row per champion of a machine kind: states, reachable, effective, inputs, usage."""
+    """One row per champion of a machine kind: states, reachable, effective, inputs, usage (as
+    kept, for a published run)."""
+    if data.kept is not None:
+        return data.kept["machine_sizes"]
     panel = [resolve_player(name, data.game) for name in data.plan.study.panel]
     games = min(USAGE_GAMES, data.plan.scale.panel_games)
     rows = []
@@ -102,11 +107,9 @@ def fingerprint_part(data: StudyData, analysis: Analysis) -> str:
         return ""
     if not analysis.best:
         return ""
-    games = min(FINGERPRINT_GAMES, data.plan.scale.panel_games)
+    games = fingerprint_games(data)
     prints, rows = [], []
-    for name, replicate in analysis.best.items():
-        player = data.records[(name, replicate)].player
-        result = fingerprint(player, data.game, FINGERPRINT_GRID, games, data.plan.seed, family=family)
+    for (name, replicate), result in best_fingerprints(data, analysis, family).items():
         prints.append(replace(result, label=f"{analysis.labels[name]} r{replicate:03d}"))
         rows += [
             {"champion": champion_label(name, replicate), "x": x, "y": y, "win_rate": result.values[j, i]}
@@ -124,3 +127,26 @@ def fingerprint_part(data: StudyData, analysis: Analysis) -> str:
         f"otherwise ({games} games per point, seats rotated)."
     )
     return image(paths, data.out, caption)
+
+
+def fingerprint_games(data: StudyData) -> int:
+    """Games per probe point at this study's scale."""
+    return min(FINGERPRINT_GAMES, data.plan.scale.panel_games)
+
+
+def best_fingerprints(data: StudyData, analysis: Analysis, family: ProbeFamily) -> dict[tuple[str, int], Fingerprint]:
+    """The fingerprint of each family's best champion: measured, or as a published run kept it
+    (one clear error when it kept none for that champion)."""
+    found = {}
+    for name, replicate in analysis.best.items():
+        if data.kept is not None:
+            kept = data.kept["fingerprints"].get(champion_label(name, replicate))
+            if kept is None:
+                raise FsmarenaError(f"the published run keeps no fingerprint of {champion_label(name, replicate)}")
+            found[(name, replicate)] = kept
+            continue
+        player = data.records[(name, replicate)].player
+        found[(name, replicate)] = fingerprint(
+            player, data.game, FINGERPRINT_GRID, fingerprint_games(data), data.plan.seed, family=family
+        )
+    return found

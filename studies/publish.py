@@ -18,7 +18,11 @@ A key that is not published, a marker left open or a malformed format is one cle
 the file and line.  Fenced code outside generated blocks is left alone (a page may show markers).
 
 The pages are ``README.md`` and every ``docs/**/*.md`` of the checkout; a published study without
-its results page ``docs/results/<study>.md`` gets one holding its report.
+its results page ``docs/results/<study>.md`` gets one holding its report.  A study's results page
+may have a template beside it, ``docs/results/<study>.md.template`` (hand-written text around
+markers): once ``published/<study>/`` exists, the page is written from the template (whatever
+the page held); until then the template is not read and the page stays as it is, so a page can
+be prepared before its run is published.
 """
 
 from __future__ import annotations
@@ -33,12 +37,17 @@ from typing import Any
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text, write_text
 from fsmarena.text import clean_text
+from studies.analysis import analyse
 from studies.protocol import report_writer
+from studies.report import write_report
+from studies.runner import StudyData
 from studies.store import Store, load_store, stores
 
 _VALUE = re.compile(r"<!-- value (\S+?)(?: (\S+?))? -->(.*?)<!-- /value -->")
 _BLOCK_OPEN = re.compile(r"^<!-- generated (\S+) -->$")
 _BLOCK_CLOSE = "<!-- /generated -->"
+#: beside a results page: the text the page is written from once its study is published
+TEMPLATE_SUFFIX = ".template"
 _FORMAT = re.compile(r"^[ +\-]?#?0?\d{0,3}[,_]?(\.\d{1,2})?[dfegs%]?$")
 
 
@@ -72,7 +81,7 @@ def report_of(store: Store) -> tuple[str, dict[str, Any]]:
     """The report the study's own builder writes from the store (in a scratch folder: nothing
     is written beside the store), and the summary it returns."""
     data = store.data
-    writer = report_writer(data.plan.study.report)
+    writer = report_writer(data.plan.study.report) if data.plan.study.report else standard_report
     with tempfile.TemporaryDirectory(prefix="fsmarena-publish-") as scratch:
         summary = writer(
             dataclasses.replace(data, out=Path(scratch)),
@@ -84,15 +93,34 @@ def report_of(store: Store) -> tuple[str, dict[str, Any]]:
     return text, summary
 
 
+def standard_report(data: StudyData, figures: bool, command: str, wall_seconds: float | None) -> dict[str, Any]:
+    """The standard report (:func:`studies.report.write_report`) written into ``data.out``, and
+    its summary: every family's win rate against each panel opponent, as rows
+    ``<competitor>.vs.<opponent>`` (``mean``, ``ci_low``, ``ci_high``, ``median``, ...)."""
+    analysis = analyse(data, figures)
+    write_report(data, analysis, command, wall_seconds)
+    names = {c.label: c.name for c in data.plan.competitors}
+    rows = [
+        {
+            "competitor": f"{names[row['method']]}.vs.{row['opponent']}",
+            **{k: v for k, v in row.items() if k not in ("method", "opponent")},
+        }
+        for row in analysis.tables["panel_summary"]
+    ]
+    return {"panel": rows}
+
+
 def _blocks(study: str, report: str) -> dict[str, str]:
     """``<study>:report``: the report without its title line; ``<study>:section.<slug>``: each
-    of its ``##`` sections (heading included)."""
+    of its ``##`` sections (heading included, up to the next ``##``) and each ``###`` section
+    (up to the next ``##`` or ``###``; a ``##`` section of the same name wins)."""
     body = report.split("\n", 1)[1].strip() if report.startswith("# ") else report.strip()
     blocks = {f"{study}:report": body}
-    for section in re.split(r"^(?=## )", body, flags=re.M):
-        heading = re.match(r"## (.+)", section)
-        if heading:
-            blocks[f"{study}:section.{slug(heading.group(1))}"] = section.strip()
+    for level, starts in (("## ", r"^(?=## )"), ("### ", r"^(?=###? )")):
+        for section in re.split(starts, body, flags=re.M):
+            heading = re.match(re.escape(level) + "(.+)", section)
+            if heading:
+                blocks.setdefault(f"{study}:section.{slug(heading.group(1))}", section.strip())
     return blocks
 
 
@@ -232,14 +260,20 @@ def publish(root: str | Path, check: bool = False) -> list[Path]:
     root = Path(root)
     found = published(root)
     texts: dict[Path, str] = {}
+    sources: dict[Path, tuple[str, Path]] = {}  # what a page is written from, and that file
     for page in pages(root):
         texts[page] = read_text(page, "page")
+        sources[page] = (texts[page], page)
     for folder in stores(root):
         page = root / "docs" / "results" / f"{folder.name}.md"
+        template = page.with_name(page.name + TEMPLATE_SUFFIX)
         texts.setdefault(page, "")
+        if template.is_file():
+            sources[page] = (read_text(template, "page template"), template)
+        elif not texts[page]:
+            sources[page] = (default_page(page.stem), page)
     rendered = {
-        page: render(text or default_page(page.stem), page.relative_to(root).as_posix(), found)
-        for page, text in texts.items()
+        page: render(text, source.relative_to(root).as_posix(), found) for page, (text, source) in sources.items()
     }
     changed = [page for page, text in rendered.items() if text != texts[page]]
     if not check:  # every page rendered first: a bad marker anywhere writes nothing

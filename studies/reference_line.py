@@ -12,7 +12,8 @@ For each opponent :func:`rl.policy_search.search_policy` runs once per study fol
 from the family champion with the best panel win rate against that opponent when it is a
 table policy (so the line is at least as good as any table champion on the common games), and
 its result is kept in ``raw/reference.json``; ``fsmarena study --resume`` on a finished study
-computes only the missing lines and re-renders the report.
+computes only the missing lines and re-renders the report.  A published run (:mod:`studies.store`)
+keeps the :data:`LINE_FIELDS` of its lines (``StudyData.kept``), and the section reads them.
 """
 
 from __future__ import annotations
@@ -27,6 +28,19 @@ from games.players import Player, TablePolicy, resolve_player
 from studies.runner import StudyData
 
 FILE = "raw/reference.json"
+#: what the section reads of a line: what a published run keeps (not the searched table)
+LINE_FIELDS = (
+    "opponent",
+    "budget",
+    "seed",
+    "start",
+    "win",
+    "win_ci95",
+    "confirm_games",
+    "games_used",
+    "sweeps",
+    "seconds",
+)
 
 
 def settings(data: StudyData) -> tuple[list[str], int] | None:
@@ -68,7 +82,10 @@ def _search(data: StudyData, opponent: str, budget: int, index: int) -> dict[str
 
 
 def ensure_lines(data: StudyData) -> list[dict[str, Any]]:
-    """The reference line against each opponent, computing and storing only the missing ones."""
+    """The reference line against each opponent, computing and storing only the missing ones
+    (as kept, for a published run)."""
+    if data.kept is not None:
+        return data.kept["reference_lines"]
     chosen = settings(data)
     if chosen is None:
         return []
@@ -108,7 +125,7 @@ def reference_section(data: StudyData) -> str:
     if not lines:
         return ""
     parts = [
-        "## Best known table policy\n",
+        "### Best known table policy\n",
         "A direct policy search over the tabular policy class (`fsmarena search`: coordinate ascent on common "
         "random games, started from the best table-policy champion) gives a *best known* line; the gap of a "
         "family is the line minus the family's win rate (mean over replicates, and its best champion).  The line "

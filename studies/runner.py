@@ -100,6 +100,9 @@ class StudyData:
     #: the fsmarena and package versions and the platform a published run recorded
     #: (:mod:`studies.store`); None: a run of this very installation
     environment: dict[str, str] | None = None
+    #: what a published run kept of the measures that play its players (machine sizes,
+    #: fingerprints, best-known lines: :mod:`studies.store`); None: measure the players themselves
+    kept: dict[str, Any] | None = None
 
     def family(self, competitor: str) -> list[Record]:
         """The records of every replicate of one competitor, in replicate order."""

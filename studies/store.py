@@ -9,9 +9,15 @@ regenerated from the repository alone (:mod:`studies.publish`), without re-runni
     published/<study>/results.json.gz   the plan, every competitor's resolved settings, every
                                         replicate task's result (panel results, final scores,
                                         curves, seeds, method information: the result file
-                                        without its player) and the cross-play counts
+                                        without its player), the cross-play counts and, for a
+                                        study with the standard report, what its report measures
+                                        by playing the players ("kept": machine sizes and usage,
+                                        fingerprints, best-known lines)
 
-No player and no checkpoint is kept.  :func:`add_study` stores a finished study folder (refusing
+No player and no checkpoint is kept: what the standard report measures by playing them is
+measured once at ``--add`` time from the study folder (:mod:`studies.machines`,
+:mod:`studies.reference_line`; the cross-play from its ``raw/crossplay.json``, replayed there if
+it does not match) and read back as ``StudyData.kept`` by those modules.  :func:`add_study` stores a finished study folder (refusing
 an unfinished or foreign one) and replaces the store atomically; :func:`load_store` reads a
 store back into the :class:`~studies.runner.StudyData` the report builders take, validating
 everything as the study's own readers do: a damaged or hostile store ends in one clear error.
@@ -30,23 +36,29 @@ import shutil
 import tempfile
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from evo.fingerprint import Fingerprint, probe_family
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, atomic_path, dumps, loads, read_bytes, read_json, read_text, write_json
 from fsmarena.text import clean_text
 from games import get_game
 from games.players import Player
+from studies.analysis import MACHINE_KINDS, analyse
+from studies.crossplay import CrossplayResult, pairing_games
+from studies.machines import best_fingerprints, size_rows
 from studies.methods import check_competitors
 from studies.protocol import Competitor, Plan, Scale, Study, StudyDriver, get_study, study_names
+from studies.reference_line import LINE_FIELDS, ensure_lines
+from studies.reference_line import settings as line_settings
 from studies.report import run_environment
-from studies.runner import MARKER, Record, StudyData, champion_label, parse_record, result_path
+from studies.runner import MARKER, Record, StudyData, champion_label, parse_record, result_path, run_crossplay
 
 #: the folder of the published runs, under the root of a checkout
 PUBLISHED = "published"
@@ -92,12 +104,13 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
     previous store of the same study); returns the store's folder."""
     folder = Path(folder)
     plan, found, settings = _finished_run(folder)
+    crossplay, kept = _measured(folder, plan, settings, found)
     command, wall_seconds = _command_and_wall_time(folder)
     study = plan.study
     marker = Fields(read_json(folder / MARKER, "study marker"), f"study marker {folder / MARKER}")
     environment = run_environment(EXTRA_PACKAGES)
     environment["fsmarena"] = marker.get("fsmarena", str)
-    tasks = [{k: v for k, v in result.items() if k != "player"} for result in found.values()]
+    tasks = [{k: v for k, v in result.items() if k != "player"} for result, _ in found.values()]
     results = {
         "format_version": STORE_FORMAT,
         "study": _study_json(study, plan),
@@ -105,8 +118,10 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
         "fingerprint": plan.fingerprint,
         "settings": settings,
         "results": tasks,
-        "crossplay": None,
+        "crossplay": None if crossplay is None else crossplay.to_json(),
     }
+    if kept is not None:  # a study with its own report keeps nothing more
+        results["kept"] = kept
     finished = max(path.stat().st_mtime for path in found)
     manifest = {
         "format_version": STORE_FORMAT,
@@ -126,10 +141,12 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
     return _write_store(Path(root) / PUBLISHED / study.name, manifest, results)
 
 
-def _finished_run(folder: Path) -> tuple[Plan, dict[Path, dict[str, Any]], dict[str, dict[str, Any]]]:
-    """The plan, every result (by file, each read once and validated) and the resolved settings
-    of a finished run in ``folder``; one clear error for a folder that is not a named study's,
-    is another version's, or is not finished."""
+def _finished_run(
+    folder: Path,
+) -> tuple[Plan, dict[Path, tuple[dict[str, Any], Record]], dict[str, dict[str, Any]]]:
+    """The plan, every result (by file, each read once and validated, with its record) and the
+    resolved settings of a finished run in ``folder``; one clear error for a folder that is not
+    a named study's, is another version's, or is not finished."""
     if not (folder / MARKER).is_file():
         raise FsmarenaError(f"{folder} is not a study folder (no {MARKER}); give the --out folder of `fsmarena study`")
     marker = Fields(read_json(folder / MARKER, "study marker"), f"study marker {folder / MARKER}")
@@ -140,11 +157,6 @@ def _finished_run(folder: Path) -> tuple[Plan, dict[Path, dict[str, Any]], dict[
     if isinstance(study, StudyDriver):
         raise FsmarenaError(
             f"study '{name}' runs its own driver: published/ stores the studies run by the standard runner so far"
-        )
-    if not study.report:
-        raise FsmarenaError(
-            f"study '{name}' uses the standard report, whose machine, fingerprint and best-known sections measure "
-            "the players: published/ keeps no players, so it stores only studies with their own report so far"
         )
     plan = study.plan(marker.get("scale", str), marker.get("seed", int))
     if marker.get("fingerprint", str) != plan.fingerprint:
@@ -160,11 +172,55 @@ def _finished_run(folder: Path) -> tuple[Plan, dict[Path, dict[str, Any]], dict[
             path = result_path(folder, c.name, r)
             try:
                 result = read_json(path, "study result")
-                parse_record(result, f"study result {path}", plan, game, c.name, r, settings[c.name])
+                record = parse_record(result, f"study result {path}", plan, game, c.name, r, settings[c.name])
             except FsmarenaError as exc:
                 raise FsmarenaError(f"{folder} is not a finished run: {exc}") from None
-            found[path] = result
+            found[path] = (result, record)
     return plan, found, settings
+
+
+def _measured(
+    folder: Path, plan: Plan, settings: dict[str, dict[str, Any]], found: dict[Path, tuple[dict[str, Any], Record]]
+) -> tuple[CrossplayResult | None, dict[str, Any] | None]:
+    """What the run's report measures by playing its players: the cross-play counts (two-seat
+    games; ``raw/crossplay.json``, played again in the folder if it does not match its
+    champions) and, for the standard report, the measures a store keeps (JSON; read back by
+    :func:`_kept` as ``StudyData.kept``)."""
+    game = get_game(plan.study.game, plan.study.game_params)
+    records = {(record.competitor, record.replicate): record for _, record in found.values()}
+    data = StudyData(plan, game, records, None, folder, settings)
+    if game.n_seats == 2 and len(records) >= 2:
+        data.crossplay = run_crossplay(data, 1, lambda _: None)
+    if plan.study.report:
+        return data.crossplay, None
+    with tempfile.TemporaryDirectory(prefix="fsmarena-add-") as scratch:  # its tables: nothing written in DIR
+        analysis = analyse(replace(data, out=Path(scratch)), figures=False)
+    try:
+        family = probe_family(game)
+    except FsmarenaError:
+        prints = {}
+    else:
+        prints = best_fingerprints(data, analysis, family)
+    kept = {
+        "machine_sizes": size_rows(data),
+        "fingerprints": [
+            {"champion": champion_label(*key), **_fingerprint_json(result)} for key, result in prints.items()
+        ],
+        # a line missing from the folder is searched there, as `fsmarena study --resume` would
+        "reference_lines": [{k: line[k] for k in LINE_FIELDS} for line in ensure_lines(data)],
+    }
+    return data.crossplay, kept
+
+
+def _fingerprint_json(result: Fingerprint) -> dict[str, Any]:
+    return {
+        "x": result.x.tolist(),
+        "y": result.y.tolist(),
+        "values": result.values.tolist(),
+        "x_label": result.x_label,
+        "y_label": result.y_label,
+        "games": result.games,
+    }
 
 
 def _command_and_wall_time(folder: Path) -> tuple[str, float | None]:
@@ -189,6 +245,7 @@ def _study_json(study: Study, plan: Plan) -> dict[str, Any]:
         "report": study.report,
         "questions": [list(q) for q in study.questions],
         "scale_description": plan.scale.description,
+        "best_known": dict(study.best_known),
     }
 
 
@@ -263,10 +320,9 @@ def load_store(folder: str | os.PathLike) -> Store:
     game = get_game(plan.study.game, plan.study.game_params)
     settings = _settings(f, plan)
     records = _records(f, plan, game, settings)
-    if f.get("crossplay", (dict, type(None))) is not None:
-        raise f.fail("holds cross-play counts, which this version does not publish yet")
     environment = {k: clean_text(v, 200) for k, v in manifest["environment"].items()}
-    data = StudyData(plan, game, records, None, folder, settings, environment)
+    data = StudyData(plan, game, records, _crossplay(f, plan, game), folder, settings, environment)
+    data.kept = _kept(f, data)
     return Store(manifest, data)
 
 
@@ -347,6 +403,7 @@ def _plan(f: Fields) -> Plan:
         description=clean_text(s.get("scale_description", str), 1000),
     )
     game_params = p.get("game_params", dict)
+    best_known = _best_known(Fields(s.get("best_known", dict, {}), f"{f.source}: study best_known"))
     study = Study(
         name=p.get("study", str),
         version=p.get("version", int),
@@ -361,6 +418,7 @@ def _plan(f: Fields) -> Plan:
         curve_opponent=p.get("curve_opponent", str),
         report=s.get("report", str),
         questions=tuple((a, b) for a, b in questions),
+        best_known=best_known,
     )
     return Plan(study, scale, study.seed, tuple(competitors))
 
@@ -401,3 +459,128 @@ def write_results(folder: str | os.PathLike, results: dict[str, Any]) -> None:
     """Write the results file of a store back (deterministic gzip: no time stamp)."""
     with atomic_path(Path(folder) / RESULTS) as tmp:
         tmp.write_bytes(gzip.compress((dumps(results) + "\n").encode(), compresslevel=9, mtime=0))
+
+
+# ---- what a store keeps of the measures that play its players --------------------------------
+
+
+def _best_known(b: Fields) -> dict[str, Any]:
+    """The study's ``[best_known]`` settings: opponents (names) and budgets (scale -> games)."""
+    found: dict[str, Any] = {}
+    if "opponents" in b.data:
+        opponents = b.get("opponents", list)
+        if not opponents or not all(isinstance(o, str) and _COMPETITOR.match(o) for o in opponents):
+            raise b.fail("field 'opponents' must list opponent names")
+        found["opponents"] = opponents
+    budgets = Fields(b.get("budgets", dict, {}), f"{b.source}: budgets")
+    found["budgets"] = {scale: budgets.int_in(scale, 1, limits.MAX_GAMES) for scale in budgets.data}
+    if set(b.data) - {"opponents", "budgets"}:
+        raise b.fail("holds fields other than 'opponents' and 'budgets'")
+    return found
+
+
+def _crossplay(f: Fields, plan: Plan, game: Any) -> CrossplayResult | None:
+    """The stored cross-play counts: every pairing of the plan's champions, as many games as
+    the plan gives it; None for a study without cross-play (one-seat games)."""
+    raw = f.get("crossplay", (dict, type(None)), None)
+    keys = [(c.name, r) for c in plan.competitors for r in range(c.replicates)]
+    if game.n_seats != 2 or len(keys) < 2:
+        if raw is not None:
+            raise f.fail("holds cross-play counts for a study without cross-play")
+        return None
+    if raw is None:
+        raise f.fail("keeps no cross-play counts, which its report reads")
+    result = CrossplayResult.from_json(raw, f"{f.source}: crossplay")
+    n = len(keys)
+    if (
+        result.labels != [champion_label(*key) for key in keys]
+        or result.families != [name for name, _ in keys]
+        or result.replicates != [r for _, r in keys]
+        or not np.array_equal(result.pairs, np.stack(np.triu_indices(n, k=1), axis=1))
+        or not np.array_equal(result.games, pairing_games([name for name, _ in keys], plan.crossplay_games_needed()))
+    ):
+        raise f.fail("its cross-play counts are not the pairings of the plan's champions")
+    return result
+
+
+def _kept(f: Fields, data: StudyData) -> dict[str, Any] | None:
+    """What the standard report measures by playing the players, validated against the plan:
+    machine size rows, the fingerprints of champions and the best-known lines (None for a study
+    with its own report)."""
+    raw = f.get("kept", (dict, type(None)), None)
+    if data.plan.study.report:
+        if raw is not None:
+            raise f.fail("keeps measures of players that its report does not read")
+        return None
+    if raw is None:
+        raise f.fail("keeps no measures of its players (machine sizes, fingerprints, best-known lines)")
+    k = Fields(raw, f"{f.source}: kept")
+    if set(k.data) != {"machine_sizes", "fingerprints", "reference_lines"}:
+        raise k.fail("must hold exactly 'machine_sizes', 'fingerprints' and 'reference_lines'")
+    champions = {champion_label(*key): key[0] for key in data.records}
+    sizes = [
+        _size_row(Fields(r, f"{k.source}: machine size {i}"), data, champions)
+        for i, r in enumerate(k.get("machine_sizes", list))
+    ]
+    prints: dict[str, Fingerprint] = {}
+    for i, r in enumerate(k.get("fingerprints", list)):
+        label, result = _fingerprint(Fields(r, f"{k.source}: fingerprint {i}"), champions)
+        if label in prints:
+            raise k.fail(f"holds two fingerprints of {label}")
+        prints[label] = result
+    lines = [Fields(r, f"{k.source}: reference line {i}") for i, r in enumerate(k.get("reference_lines", list))]
+    chosen = line_settings(data)
+    opponents, budget = chosen if chosen is not None else ([], 0)
+    if [line.get("opponent", str) for line in lines] != opponents:
+        raise k.fail("its best-known lines are not those of the study's opponents at this scale")
+    return {"machine_sizes": sizes, "fingerprints": prints, "reference_lines": [_line(x, budget) for x in lines]}
+
+
+def _size_row(r: Fields, data: StudyData, champions: dict[str, str]) -> dict[str, Any]:
+    champion = r.get("champion", str)
+    if champion not in champions:
+        raise r.fail(f"names champion '{clean_text(champion, 80)}', not one of the run's")
+    if (
+        r.get("family", str) != data.plan.competitor(champions[champion]).label
+        or r.get("kind", str) not in MACHINE_KINDS
+    ):
+        raise r.fail("its family or kind is not its champion's")
+    counts = ("states", "reachable_states", "effective_states", "effective_states_in_play", "entries_used", "entries")
+    row = {"champion": champion, "family": r.data["family"], "kind": r.data["kind"]}
+    row.update({name: r.int_in(name, 0, limits.MAX_COUNT) for name in counts})
+    row["usage_games"] = r.int_in("usage_games", 1, limits.MAX_GAMES)
+    return row
+
+
+def _fingerprint(r: Fields, champions: dict[str, str]) -> tuple[str, Fingerprint]:
+    champion = r.get("champion", str)
+    if champion not in champions:
+        raise r.fail(f"names champion '{clean_text(champion, 80)}', not one of the run's")
+    nx, ny = len(r.get("x", list)), len(r.get("y", list))
+    if not (1 <= nx <= 100 and 1 <= ny <= 100):
+        raise r.fail("its grid must have 1 to 100 points per axis")
+    x, y = r.float_array("x", (nx,), 0.0, 1.0), r.float_array("y", (ny,), 0.0, 1.0)
+    values = r.float_array("values", (ny, nx), 0.0, 1.0)
+    labels = clean_text(r.get("x_label", str), 200), clean_text(r.get("y_label", str), 200)
+    return champion, Fingerprint(champion, x, y, values, *labels, r.int_in("games", 1, limits.MAX_GAMES))
+
+
+def _line(r: Fields, budget: int) -> dict[str, Any]:
+    if r.int_in("budget", 1, limits.MAX_GAMES) != budget:
+        raise r.fail("was searched with another budget than the study's at this scale")
+    low, high = r.float_array("win_ci95", (2,), 0.0, 1.0)
+    line = {
+        "opponent": r.data["opponent"],
+        "budget": budget,
+        "seed": r.int_in("seed", 0, 2**64 - 1),
+        "start": clean_text(r.get("start", str), 80),
+        "win": r.number_in("win", 0.0, 1.0),
+        "win_ci95": [float(low), float(high)],
+        "confirm_games": r.int_in("confirm_games", 0, limits.MAX_GAMES),
+        "games_used": r.int_in("games_used", 0, limits.MAX_GAMES),
+        "sweeps": r.int_in("sweeps", 0, limits.MAX_COUNT),
+        "seconds": r.number_in("seconds", 0.0, 1e12),
+    }
+    if set(r.data) != set(LINE_FIELDS):
+        raise r.fail(f"must hold exactly the fields {', '.join(LINE_FIELDS)}")
+    return line

@@ -1,7 +1,9 @@
 """Published results: ``published/<study>/`` and ``fsmarena publish [--add DIR] [--check]``.
 
 Oracles: the report written from a store is, section by section, the report the study wrote
-from its own folder; a round trip (study, --add, publish, --check) passes and changing one
+from its own folder (421, and the standard report of dtd-thesis and goofspiel, whose machine,
+fingerprint, best-known and cross-play parts the store keeps as measured at ``--add`` time); a
+round trip (study, --add, publish, --check) passes and changing one
 stored number makes --check fail naming the page; every marker error and every damaged or
 hostile store file ends in one line naming the file, and writes nothing.  The repository's own
 pages agree with its ``published/`` folder (what CI checks).
@@ -260,7 +262,6 @@ def test_add_refuses_a_foreign_or_unfinished_folder(tmp_path, study_folder, caps
     assert code == 2 and "was run with another definition of study '421'" in err
 
     refusals = {
-        "dtd-thesis": "uses the standard report, whose machine, fingerprint and best-known sections measure the players",
         "vautour": "runs its own driver",
         "../../421.toml": "published/ holds the named studies only",
     }
@@ -363,3 +364,234 @@ def test_a_mutated_store_gives_its_pages_or_one_clear_error(pristine, name, wher
         pass
     finally:
         pristine.write(name, pristine.files[name])
+
+
+# ---- studies with the standard report: what it measures by playing the players is kept ---------
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module", params=["dtd-thesis", pytest.param("goofspiel", marks=pytest.mark.slow)])
+def standard_run(request, tmp_path_factory) -> tuple[str, Path, Path]:
+    """A standard-report study at test scale (no figures) and a checkout it was added to."""
+    name = request.param
+    out = tmp_path_factory.mktemp("standard") / "run"
+    code, _ = cli("study", name, "--scale", "test", "--jobs", "1", "--out", out, "--no-figures", "--quiet")
+    assert code == 0
+    before = _tree(out)
+    root = tmp_path_factory.mktemp("standard-checkout")
+    (root / "docs").mkdir()
+    code, text = cli("publish", "--add", out, "--root", root)
+    assert code == 0 and f"published/{name}" in text
+    assert _tree(out) == before  # --add measures in a scratch folder: the study folder is unchanged
+    return name, out, root
+
+
+def test_a_standard_report_from_the_store_is_the_report_of_the_study_folder(standard_run):
+    name, out, root = standard_run
+    ours = sections(published(root).blocks[f"{name}:report"])
+    theirs = sections((out / "report.md").read_text(encoding="utf-8"))
+    assert set(ours) == set(theirs)
+    for heading in ours:
+        if heading != "## Reproduce":  # the store adds numba to the versions
+            assert ours[heading] == theirs[heading], heading
+    report = published(root).blocks[f"{name}:report"]
+    assert "### What the machines do" in report and "### Cross-play" in report
+    results = read_results(root / "published" / name)
+    assert all("player" not in task for task in results["results"])
+    assert all("actions" not in line for line in results["kept"]["reference_lines"])  # no searched table either
+    assert results["kept"]["machine_sizes"] and results["kept"]["fingerprints"]
+    if name == "dtd-thesis":
+        assert len(results["kept"]["reference_lines"]) == 4 and "### Best known table policy" in report
+
+
+def test_the_pages_read_the_kept_measures(standard_run, tmp_path, capsys):
+    """Changing a kept machine size, a cross-play count or a best-known line changes the page:
+    the report reads them from the store (it has no player to measure)."""
+    name, _, root = standard_run
+    checkout = tmp_path / "checkout"
+    shutil.copytree(root, checkout)
+    assert run_cli(capsys, "publish", "--root", checkout)[0] == 0
+    page = checkout / "docs" / "results" / f"{name}.md"
+    written = page.read_text(encoding="utf-8")
+    folder = checkout / "published" / name
+    pristine = read_results(folder)
+
+    def more_states(r):
+        r["kept"]["machine_sizes"][0]["states"] += 1
+
+    def a_pairing_won_otherwise(r):
+        r["crossplay"]["wins"][0], r["crossplay"]["losses"][0] = r["crossplay"]["losses"][0], r["crossplay"]["wins"][0]
+        r["crossplay"]["wins"][0] += r["crossplay"]["draws"][0]
+        r["crossplay"]["draws"][0] = 0
+
+    changes = [more_states, a_pairing_won_otherwise]
+    if pristine["kept"]["reference_lines"]:
+
+        def a_better_line(r):
+            r["kept"]["reference_lines"][0]["win"] = 1.0 - r["kept"]["reference_lines"][0]["win"] / 2
+
+        changes.append(a_better_line)
+    for change in changes:
+        results = copy.deepcopy(pristine)
+        change(results)
+        write_results(folder, results)
+        code, _, err = run_cli(capsys, "publish", "--check", "--root", checkout)
+        assert code == 1 and f"docs/results/{name}.md differs" in err, change.__name__
+    write_results(folder, pristine)
+    assert run_cli(capsys, "publish", "--check", "--root", checkout)[0] == 0
+    assert page.read_text(encoding="utf-8") == written
+
+
+def _kept_change(change):
+    return lambda f: _damage_results(f, lambda r: change(r["kept"]))
+
+
+STANDARD_HOSTILE = {
+    "kept measures removed": (
+        lambda f: _damage_results(f, lambda r: r.pop("kept")),
+        "keeps no measures of its players",
+    ),
+    "cross-play removed": (
+        lambda f: _damage_results(f, lambda r: r.__setitem__("crossplay", None)),
+        "keeps no cross-play counts",
+    ),
+    "cross-play games changed": (
+        lambda f: _damage_results(
+            f,
+            lambda r: (
+                r["crossplay"]["games"].__setitem__(0, r["crossplay"]["games"][0] + 2),
+                r["crossplay"]["wins"].__setitem__(0, r["crossplay"]["wins"][0] + 2),
+            ),
+        ),
+        "its cross-play counts are not the pairings of the plan's champions",
+    ),
+    "a machine size of a stranger": (
+        _kept_change(lambda k: k["machine_sizes"][0].__setitem__("champion", "<!-- x -->")),
+        "names champion '<!-- x -->', not one of the run's",
+    ),
+    "a negative state count": (
+        _kept_change(lambda k: k["machine_sizes"][0].__setitem__("states", -1)),
+        "field 'states' must be between 0",
+    ),
+    "a fingerprint value out of range": (
+        _kept_change(lambda k: k["fingerprints"][0]["values"][0].__setitem__(0, 1.5)),
+        "field 'values' entries must be finite numbers in [0.0, 1.0]",
+    ),
+    "a fingerprint of the wrong shape": (
+        _kept_change(lambda k: k["fingerprints"][0]["values"].pop()),
+        "field 'values' must have shape",
+    ),
+    "a fingerprint twice": (
+        _kept_change(lambda k: k["fingerprints"].append(k["fingerprints"][0])),
+        "holds two fingerprints of",
+    ),
+    "an unknown kept part": (
+        _kept_change(lambda k: k.__setitem__("players", [])),
+        "must hold exactly 'machine_sizes', 'fingerprints' and 'reference_lines'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STANDARD_HOSTILE))
+def test_a_damaged_standard_store_is_one_clear_error_and_writes_nothing(standard_run, tmp_path, capsys, case):
+    name, _, root = standard_run
+    checkout = tmp_path / "checkout"
+    shutil.copytree(root, checkout)
+    assert run_cli(capsys, "publish", "--root", checkout)[0] == 0
+    page = checkout / "docs" / "results" / f"{name}.md"
+    written = page.read_text(encoding="utf-8")
+    damage, message = STANDARD_HOSTILE[case]
+    damage(checkout / "published" / name)
+    for argv in (("publish", "--root", checkout), ("publish", "--check", "--root", checkout)):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert err.startswith("fsmarena: error: ") and message in err, err
+    assert page.read_text(encoding="utf-8") == written
+
+
+def test_damaged_best_known_lines_are_one_clear_error(standard_run, tmp_path, capsys):
+    name, _, root = standard_run
+    if name != "dtd-thesis":
+        pytest.skip("only dtd-thesis declares best-known lines")
+    cases = {
+        "its best-known lines are not those of the study's opponents": lambda r: r["kept"]["reference_lines"].pop(),
+        "was searched with another budget": lambda r: r["kept"]["reference_lines"][0].__setitem__("budget", 7),
+        "field 'win' must be between 0.0 and 1.0": lambda r: r["kept"]["reference_lines"][1].__setitem__("win", 2),
+        "field 'budgets' must be a": lambda r: r["study"]["best_known"].__setitem__("budgets", [1]),
+    }
+    for message, change in cases.items():
+        checkout = tmp_path / message[:20].replace(" ", "-").replace("'", "")
+        shutil.copytree(root, checkout)
+        _damage_results(checkout / "published" / name, change)
+        code, out, err = run_cli(capsys, "publish", "--root", checkout)
+        assert code == 2 and out == "" and err.count("\n") == 1 and message in err, err
+
+
+@pytest.fixture(scope="module")
+def pristine_standard(standard_run, tmp_path_factory) -> Pristine:
+    name, _, root = standard_run
+    copy_root = tmp_path_factory.mktemp("pristine-standard")
+    shutil.copytree(root, copy_root, dirs_exist_ok=True)
+    return Pristine(copy_root / "published" / name)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=st.integers(0, 10**9), value=JSON_VALUES | st.sampled_from(["delete"]))
+def test_a_mutated_standard_store_gives_its_pages_or_one_clear_error(pristine_standard, where, value):
+    """Any one value of the kept measures or the cross-play replaced (or removed): the report
+    is made, or one FsmarenaError; never another exception."""
+    damaged = copy.deepcopy(pristine_standard.files[RESULTS])
+    paths = [
+        p for p in pristine_standard.paths[RESULTS] if p[0] in ("kept", "crossplay") or p[:2] == ("study", "best_known")
+    ]
+    path = paths[where % len(paths)]
+    parent = damaged
+    for key in path[:-1]:
+        parent = parent[key]
+    if value == "delete":
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    pristine_standard.write(RESULTS, damaged)
+    try:
+        published(pristine_standard.folder.parent.parent).keys()
+    except FsmarenaError:
+        pass
+    finally:
+        pristine_standard.write(RESULTS, pristine_standard.files[RESULTS])
+
+
+def test_a_results_page_is_written_from_its_template_once_its_study_is_published(standard_run, tmp_path, capsys):
+    """The repository's template of the dtd-thesis page resolves every key from a stored run and
+    becomes the page; before the study is published the template is not read."""
+    name, _, root = standard_run
+    if name != "dtd-thesis":
+        pytest.skip("the repository holds a template for dtd-thesis")
+    template = (ROOT / "docs" / "results" / "dtd-thesis.md.template").read_text(encoding="utf-8")
+    checkout = tmp_path / "checkout"
+    shutil.copytree(root, checkout)
+    (checkout / "docs" / "results").mkdir(parents=True, exist_ok=True)
+    page = checkout / "docs" / "results" / "dtd-thesis.md"
+    page.write_text("# the page as it was\n", encoding="utf-8")
+    (checkout / "docs" / "results" / "dtd-thesis.md.template").write_text(template, encoding="utf-8")
+
+    code, out, _ = run_cli(capsys, "publish", "--root", checkout)
+    assert code == 0 and "docs/results/dtd-thesis.md" in out
+    written = page.read_text(encoding="utf-8")
+    assert "the page as it was" not in written and "-->?<!--" not in written  # every value filled
+    report = published(checkout).blocks["dtd-thesis:report"]
+    for heading in ("### Against the builtin panel", "### Cross-play", "### Best known table policy", "## Compute"):
+        assert heading in written and heading in report
+    assert "-->2017<!--" in written  # the master seed, from the manifest
+    assert run_cli(capsys, "publish", "--check", "--root", checkout)[0] == 0
+    page.write_text(written.replace("### Cross-play", "### Cross play"), encoding="utf-8")
+    code, _, err = run_cli(capsys, "publish", "--check", "--root", checkout)
+    assert code == 1 and "docs/results/dtd-thesis.md differs" in err
+
+    shutil.rmtree(checkout / "published" / "dtd-thesis")  # not published: the page stays as it is
+    page.write_text("# the page as it was\n", encoding="utf-8")
+    run_cli(capsys, "publish", "--root", checkout)
+    assert page.read_text(encoding="utf-8") == "# the page as it was\n"
