@@ -40,6 +40,7 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.jit import njit
+from fsmarena.specialise import built_per_kernel, kernel_function, specialise
 from games.arena import Seat
 from games.base import Decide, Game, Observation, Outcome
 from games.kernel import Layout, kernel_of, observation_of, params_of, part_data_of, seed
@@ -402,146 +403,181 @@ def legal_or_first(mask: np.ndarray, action: int) -> int:
     return action
 
 
-def _make_loops(kernel: ModuleType) -> Loops:  # noqa: C901 - one closure per compiled loop
-    act = resolve(PLAYER_INTERPRETER, "player interpreter")(kernel)
-    k = kernel
-    draw_deal, reset, to_move, step, legal = k.draw_deal, k.reset, k.to_move, k.step, k.legal
-    observe_index, features, encoding, builtin_action = k.observe_index, k.features, k.encoding, k.builtin_action
-    observe_part = k.observe_part
-    rewards, scores = k.rewards, k.scores
-    n_seats, n_actions, n_features, state_size = k.n_seats, k.n_actions, k.n_features, k.state_size
+# Each loop is a template written once over placeholder names (``k_step``, ...) and compiled
+# per kernel by :func:`fsmarena.specialise.specialise`, which caches the compiled code on disk.
+k_draw_deal = kernel_function("draw_deal")
+k_reset = kernel_function("reset")
+k_to_move = kernel_function("to_move")
+k_step = kernel_function("step")
+k_legal = kernel_function("legal")
+k_observe_index = kernel_function("observe_index")
+k_features = kernel_function("features")
+k_encoding = kernel_function("encoding")
+k_builtin_action = kernel_function("builtin_action")
+k_observe_part = kernel_function("observe_part")
+k_rewards = kernel_function("rewards")
+k_scores = kernel_function("scores")
+k_n_seats = kernel_function("n_seats")
+k_n_actions = kernel_function("n_actions")
+k_n_features = kernel_function("n_features")
+k_state_size = kernel_function("state_size")
 
-    @njit(cache=False)
-    def table_action(p, s, seat, ints, start, mask):
-        """A fixed-action or table member decides, by the interpreter's rules."""
-        legal(p, s, seat, mask)
-        if ints[start] == FIXED:
-            return legal_or_first(mask, ints[start + 1])
-        return legal_or_first(mask, ints[start + 2 + observe_index(p, s, seat)])
 
-    @njit(cache=False)
-    def builtin_member(p, s, seat, ints, start, mask):
-        """A builtin member decides, by the interpreter's rules."""
-        legal(p, s, seat, mask)
-        return legal_or_first(mask, builtin_action(p, s, seat, ints[start + 1]))
+def _interpreter(kernel: ModuleType) -> Callable[..., Any]:
+    """The compiled player interpreter of ``kernel`` (registered by the players' package)."""
+    return resolve(PLAYER_INTERPRETER, "player interpreter")(kernel)
 
-    @njit(cache=False)
-    def draw_deals(p, deals):
-        for row in range(deals.shape[0]):
-            draw_deal(p, deals[row])
 
-    @njit(cache=False)
-    def reset_all(p, states, deals):
-        for row in range(states.shape[0]):
-            reset(p, states[row], deals[row])
+def _table_action_for(kernel: ModuleType) -> Callable[..., Any]:
+    return specialise(table_action, kernel)
 
-    @njit(cache=False)
-    def advance(p, states, rows, ints, floats, start, fstart, memory, decisions, waiting):
-        """Play the compiled seats of ``rows``; ``waiting[row]``: the Python seat to move, or -1."""
-        mask = np.zeros(n_actions(p), dtype=np.bool_)
-        feats = np.zeros(max(1, n_features(p)))
-        frozen = np.zeros(1, dtype=np.int64)
-        for row in rows:
-            s = states[row]
-            seat = to_move(p, s)
-            while seat >= 0 and start[row, seat] >= 0:
-                at = start[row, seat]
-                kind = ints[at]
-                if kind == TABLE or kind == FIXED:
-                    action = table_action(p, s, seat, ints, at, mask)
-                elif kind == BUILTIN:
-                    action = builtin_member(p, s, seat, ints, at, mask)
-                else:
-                    action = act(p, s, seat, ints, floats, at, fstart[row, seat], memory[row], mask, feats, frozen)
-                step(p, s, action)
-                decisions[row, seat] += 1
-                seat = to_move(p, s)
-            waiting[row] = seat
 
-    @njit(cache=False)
-    def step_rows(p, states, rows, actions, decisions):
-        """Step every row (after checking them all); the position of the first illegal action, or -1."""
-        mask = np.zeros(n_actions(p), dtype=np.bool_)
-        for j in range(len(rows)):
-            s = states[rows[j]]
-            action = actions[j]
-            if action < 0 or action >= len(mask):
-                return j
-            legal(p, s, to_move(p, s), mask)
-            if not mask[action]:
-                return j
-        for j in range(len(rows)):
-            s = states[rows[j]]
-            decisions[rows[j], to_move(p, s)] += 1
-            step(p, s, actions[j])
-        return -1
+def _builtin_member_for(kernel: ModuleType) -> Callable[..., Any]:
+    return specialise(builtin_member, kernel)
 
-    @njit(cache=False)
-    def index_rows(p, states, rows, seat, out):
-        for j in range(len(rows)):
-            out[j] = observe_index(p, states[rows[j]], seat)
 
-    @njit(cache=False)
-    def features_rows(p, states, rows, seat, out):
-        for j in range(len(rows)):
-            features(p, states[rows[j]], seat, out[j])
+k_act = built_per_kernel(_interpreter)
+k_table_action = built_per_kernel(_table_action_for)
+k_builtin_member = built_per_kernel(_builtin_member_for)
 
-    @njit(cache=False)
-    def legal_rows(p, states, rows, seat, out):
-        for j in range(len(rows)):
-            legal(p, states[rows[j]], seat, out[j])
 
-    @njit(cache=False)
-    def encoding_rows(p, states, rows, seat, which, out):
-        for j in range(len(rows)):
-            out[j] = encoding(p, states[rows[j]], seat, which)
+def table_action(p, s, seat, ints, start, mask):
+    """A fixed-action or table member decides, by the interpreter's rules."""
+    k_legal(p, s, seat, mask)
+    if ints[start] == FIXED:
+        return legal_or_first(mask, ints[start + 1])
+    return legal_or_first(mask, ints[start + 2 + k_observe_index(p, s, seat)])
 
-    @njit(cache=False)
-    def part_rows(p, data, states, rows, seat, which, out):
-        for j in range(len(rows)):
-            observe_part(p, data, states[rows[j]], seat, which, out[j])
 
-    @njit(cache=False)
-    def results(p, states, out_rewards, out_scores):
-        for row in range(states.shape[0]):
-            rewards(p, states[row], out_rewards[row])
-            scores(p, states[row], out_scores[row])
+def builtin_member(p, s, seat, ints, start, mask):
+    """A builtin member decides, by the interpreter's rules."""
+    k_legal(p, s, seat, mask)
+    return legal_or_first(mask, k_builtin_action(p, s, seat, ints[start + 1]))
 
-    @njit(cache=False)
-    def play_rows(p, deals, first, last, ints, floats, start, fstart, out_rewards, out_scores):
-        s = np.zeros(state_size(p), dtype=np.int64)
-        memory = np.zeros(n_seats(p), dtype=np.int64)
-        mask = np.zeros(n_actions(p), dtype=np.bool_)
-        feats = np.zeros(max(1, n_features(p)))
-        frozen = np.zeros(1, dtype=np.int64)
-        for row in range(first, last):
-            reset(p, s, deals[row])
-            memory[:] = 0
-            seat = to_move(p, s)
-            while seat >= 0:
-                at = start[row, seat]
-                kind = ints[at]
-                if kind == TABLE or kind == FIXED:
-                    action = table_action(p, s, seat, ints, at, mask)
-                elif kind == BUILTIN:
-                    action = builtin_member(p, s, seat, ints, at, mask)
-                else:
-                    action = act(p, s, seat, ints, floats, at, fstart[row, seat], memory, mask, feats, frozen)
-                step(p, s, action)
-                seat = to_move(p, s)
-            rewards(p, s, out_rewards[row])
-            scores(p, s, out_scores[row])
 
-    return Loops(
-        draw_deals,
-        reset_all,
-        advance,
-        step_rows,
-        index_rows,
-        features_rows,
-        legal_rows,
-        encoding_rows,
-        part_rows,
-        results,
-        play_rows,
-    )
+def draw_deals(p, deals):
+    for row in range(deals.shape[0]):
+        k_draw_deal(p, deals[row])
+
+
+def reset_all(p, states, deals):
+    for row in range(states.shape[0]):
+        k_reset(p, states[row], deals[row])
+
+
+def advance(p, states, rows, ints, floats, start, fstart, memory, decisions, waiting):
+    """Play the compiled seats of ``rows``; ``waiting[row]``: the Python seat to move, or -1."""
+    mask = np.zeros(k_n_actions(p), dtype=np.bool_)
+    feats = np.zeros(max(1, k_n_features(p)))
+    frozen = np.zeros(1, dtype=np.int64)
+    for row in rows:
+        s = states[row]
+        seat = k_to_move(p, s)
+        while seat >= 0 and start[row, seat] >= 0:
+            at = start[row, seat]
+            kind = ints[at]
+            if kind == TABLE or kind == FIXED:
+                action = k_table_action(p, s, seat, ints, at, mask)
+            elif kind == BUILTIN:
+                action = k_builtin_member(p, s, seat, ints, at, mask)
+            else:
+                action = k_act(p, s, seat, ints, floats, at, fstart[row, seat], memory[row], mask, feats, frozen)
+            k_step(p, s, action)
+            decisions[row, seat] += 1
+            seat = k_to_move(p, s)
+        waiting[row] = seat
+
+
+def step_rows(p, states, rows, actions, decisions):
+    """Step every row (after checking them all); the position of the first illegal action, or -1."""
+    mask = np.zeros(k_n_actions(p), dtype=np.bool_)
+    for j in range(len(rows)):
+        s = states[rows[j]]
+        action = actions[j]
+        if action < 0 or action >= len(mask):
+            return j
+        k_legal(p, s, k_to_move(p, s), mask)
+        if not mask[action]:
+            return j
+    for j in range(len(rows)):
+        s = states[rows[j]]
+        decisions[rows[j], k_to_move(p, s)] += 1
+        k_step(p, s, actions[j])
+    return -1
+
+
+def index_rows(p, states, rows, seat, out):
+    for j in range(len(rows)):
+        out[j] = k_observe_index(p, states[rows[j]], seat)
+
+
+def features_rows(p, states, rows, seat, out):
+    for j in range(len(rows)):
+        k_features(p, states[rows[j]], seat, out[j])
+
+
+def legal_rows(p, states, rows, seat, out):
+    for j in range(len(rows)):
+        k_legal(p, states[rows[j]], seat, out[j])
+
+
+def encoding_rows(p, states, rows, seat, which, out):
+    for j in range(len(rows)):
+        out[j] = k_encoding(p, states[rows[j]], seat, which)
+
+
+def part_rows(p, data, states, rows, seat, which, out):
+    for j in range(len(rows)):
+        k_observe_part(p, data, states[rows[j]], seat, which, out[j])
+
+
+def results(p, states, out_rewards, out_scores):
+    for row in range(states.shape[0]):
+        k_rewards(p, states[row], out_rewards[row])
+        k_scores(p, states[row], out_scores[row])
+
+
+def play_rows(p, deals, first, last, ints, floats, start, fstart, out_rewards, out_scores):
+    s = np.zeros(k_state_size(p), dtype=np.int64)
+    memory = np.zeros(k_n_seats(p), dtype=np.int64)
+    mask = np.zeros(k_n_actions(p), dtype=np.bool_)
+    feats = np.zeros(max(1, k_n_features(p)))
+    frozen = np.zeros(1, dtype=np.int64)
+    for row in range(first, last):
+        k_reset(p, s, deals[row])
+        memory[:] = 0
+        seat = k_to_move(p, s)
+        while seat >= 0:
+            at = start[row, seat]
+            kind = ints[at]
+            if kind == TABLE or kind == FIXED:
+                action = k_table_action(p, s, seat, ints, at, mask)
+            elif kind == BUILTIN:
+                action = k_builtin_member(p, s, seat, ints, at, mask)
+            else:
+                action = k_act(p, s, seat, ints, floats, at, fstart[row, seat], memory, mask, feats, frozen)
+            k_step(p, s, action)
+            seat = k_to_move(p, s)
+        k_rewards(p, s, out_rewards[row])
+        k_scores(p, s, out_scores[row])
+
+
+#: the templates of :class:`Loops`' fields, in their order
+_LOOP_TEMPLATES = (
+    draw_deals,
+    reset_all,
+    advance,
+    step_rows,
+    index_rows,
+    features_rows,
+    legal_rows,
+    encoding_rows,
+    part_rows,
+    results,
+    play_rows,
+)
+
+
+def _make_loops(kernel: ModuleType) -> Loops:
+    """Every loop of :class:`Loops` specialised for ``kernel`` (compiled, cached on disk)."""
+    return Loops(*(specialise(template, kernel) for template in _LOOP_TEMPLATES))
