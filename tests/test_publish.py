@@ -17,7 +17,7 @@ import json
 import re
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -347,9 +347,13 @@ JSON_VALUES = st.recursive(
 def test_a_mutated_store_gives_its_pages_or_one_clear_error(pristine, name, where, value):
     """Any one value of a stored file replaced (or removed): the store is read and its report
     and values made, or one FsmarenaError; never another exception."""
-    damaged = copy.deepcopy(pristine.files[name])
     paths = pristine.paths[name]
-    path = paths[where % len(paths)]
+    _read_with(pristine, name, _with_value(pristine.files[name], paths[where % len(paths)], value))
+
+
+def _with_value(data: Any, path: Sequence[Any], value: Any) -> Any:
+    """A deep copy of ``data`` with the value at ``path`` replaced, or removed (``"delete"``)."""
+    damaged = copy.deepcopy(data)
     parent = damaged
     for key in path[:-1]:
         parent = parent[key]
@@ -357,13 +361,20 @@ def test_a_mutated_store_gives_its_pages_or_one_clear_error(pristine, name, wher
         del parent[path[-1]]
     else:
         parent[path[-1]] = value
-    pristine.write(name, damaged)
+    return damaged
+
+
+def _read_with(store: Any, name: str, damaged: Any) -> None:
+    """Read the published pages' values with ``damaged`` as the store's file ``name``: they are
+    made, or one FsmarenaError is raised (any other exception fails the test); the file is
+    restored afterwards."""
+    store.write(name, damaged)
     try:
-        published(pristine.folder.parent.parent).keys()
+        published(store.folder.parent.parent).keys()
     except FsmarenaError:
         pass
     finally:
-        pristine.write(name, pristine.files[name])
+        store.write(name, store.files[name])
 
 
 # ---- studies with the standard report: what it measures by playing the players is kept ---------
@@ -543,25 +554,11 @@ def pristine_standard(standard_run, tmp_path_factory) -> Pristine:
 def test_a_mutated_standard_store_gives_its_pages_or_one_clear_error(pristine_standard, where, value):
     """Any one value of the kept measures or the cross-play replaced (or removed): the report
     is made, or one FsmarenaError; never another exception."""
-    damaged = copy.deepcopy(pristine_standard.files[RESULTS])
     paths = [
         p for p in pristine_standard.paths[RESULTS] if p[0] in ("kept", "crossplay") or p[:2] == ("study", "best_known")
     ]
-    path = paths[where % len(paths)]
-    parent = damaged
-    for key in path[:-1]:
-        parent = parent[key]
-    if value == "delete":
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = value
-    pristine_standard.write(RESULTS, damaged)
-    try:
-        published(pristine_standard.folder.parent.parent).keys()
-    except FsmarenaError:
-        pass
-    finally:
-        pristine_standard.write(RESULTS, pristine_standard.files[RESULTS])
+    damaged = _with_value(pristine_standard.files[RESULTS], paths[where % len(paths)], value)
+    _read_with(pristine_standard, RESULTS, damaged)
 
 
 def test_a_results_page_is_written_from_its_template_once_its_study_is_published(standard_run, tmp_path, capsys):
