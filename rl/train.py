@@ -512,7 +512,7 @@ def describe_player(player: Player | None, game: Game) -> Any:
         return {"kind": player.kind, "label": player.label}
 
 
-def _batch_plan(done: int, total: int, batch: int, points: CurvePoints, refresh: int | None) -> int:
+def _batch_plan(done: int, batch: int, points: CurvePoints, refresh: int | None) -> int:
     """Games in the next batch: up to ``batch``, never across an evaluation or refresh point."""
     return run_loop.step_size(done, points.next_after(done), batch, refresh)
 
@@ -528,7 +528,7 @@ def _loop(run: "_Run", batch: int, checkpoint_seconds: float) -> None:
         total,
         f"train {config.algo}",
         "game",
-        next_size=lambda done: _batch_plan(done, total, batch, points, refresh),
+        next_size=lambda done: _batch_plan(done, batch, points, refresh),
         is_point=points.is_point,
         checkpoints=run_loop.Checkpoints(seconds=checkpoint_seconds, at_points=True, first=True),
         first_point=run.done == 0 and not run.curve,

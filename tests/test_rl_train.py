@@ -297,9 +297,9 @@ def test_thesis_seat_and_batch_plan():
     assert rt._seat_counts(0, 5, 2, 0) == [5, 0]
     assert rt._seat_counts(3, 5, 2, "alternate") == [2, 3]  # games 3..7: seats 1 0 1 0 1
     assert rt._seat_counts(0, 7, 1, "alternate") == [7]
-    assert rt._batch_plan(0, 100, 30, CurvePoints(100, every=25), None) == 25
-    assert rt._batch_plan(25, 100, 30, CurvePoints(100, every=25), 40) == 15
-    assert rt._batch_plan(90, 100, 30, CurvePoints(100, every=50), None) == 10
+    assert rt._batch_plan(0, 30, CurvePoints(100, every=25), None) == 25
+    assert rt._batch_plan(25, 30, CurvePoints(100, every=25), 40) == 15
+    assert rt._batch_plan(90, 30, CurvePoints(100, every=50), None) == 10
 
 
 # ---- bad input -------------------------------------------------------------------------------
