@@ -134,10 +134,9 @@ class Driver:
         states = np.zeros((n, self.state_size), dtype=np.int64)
         loops.reset_all(p, states, deals)
         memory = np.zeros((n, self.n_seats), dtype=np.int64)
-        decisions = np.zeros((n, self.n_seats), dtype=np.int64)
         to_move = np.zeros(n, dtype=np.int64)
         every = np.arange(n, dtype=np.int64)
-        self._advance(states, every, program, memory, decisions, to_move, rng)
+        self._advance(states, every, program, memory, to_move, rng)
         while True:
             waiting = to_move >= 0
             if not waiting.any():
@@ -150,11 +149,11 @@ class Driver:
                     continue
                 obs = self.observation(states, rows, seat)
                 actions = decide(seat, obs, None if len(rows) == n else rows)
-                self._step(states, rows, seat, actions, decisions, rng)
-                self._advance(states, rows, program, memory, decisions, to_move, rng)
+                self._step(states, rows, seat, actions, rng)
+                self._advance(states, rows, program, memory, to_move, rng)
         return self._outcome(states)
 
-    def _advance(self, states, rows, program, memory, decisions, to_move, rng) -> None:
+    def _advance(self, states, rows, program, memory, to_move, rng) -> None:
         """Compiled seats move in ``rows`` until a Python seat is to move or the game ends."""
         seed(int(rng.integers(2**32)))
         self.loops.advance(
@@ -166,11 +165,10 @@ class Driver:
             program.start,
             program.fstart,
             memory,
-            decisions,
             to_move,
         )
 
-    def _step(self, states, rows, seat, actions, decisions, rng) -> None:
+    def _step(self, states, rows, seat, actions, rng) -> None:
         """The Python seat ``seat`` plays ``actions`` in ``rows`` (checked first: one clear
         error, nothing played, for a wrong shape or an illegal action)."""
         actions = np.asarray(actions)
@@ -181,7 +179,7 @@ class Driver:
             )
         actions = np.ascontiguousarray(actions, dtype=np.int64)
         seed(int(rng.integers(2**32)))
-        bad = self.loops.step_rows(self.p, states, rows, actions, decisions)
+        bad = self.loops.step_rows(self.p, states, rows, actions)
         if bad >= 0:
             raise FsmarenaError(
                 f"{self.game.name}: the player in seat {seat} chose action {actions[bad]}, which is "
@@ -465,7 +463,7 @@ def reset_all(p, states, deals):
         k_reset(p, states[row], deals[row])
 
 
-def advance(p, states, rows, ints, floats, start, fstart, memory, decisions, waiting):
+def advance(p, states, rows, ints, floats, start, fstart, memory, waiting):
     """Play the compiled seats of ``rows``; ``waiting[row]``: the Python seat to move, or -1."""
     mask = np.zeros(k_n_actions(p), dtype=np.bool_)
     feats = np.zeros(max(1, k_n_features(p)))
@@ -483,12 +481,11 @@ def advance(p, states, rows, ints, floats, start, fstart, memory, decisions, wai
             else:
                 action = k_act(p, s, seat, ints, floats, at, fstart[row, seat], memory[row], mask, feats, frozen)
             k_step(p, s, action)
-            decisions[row, seat] += 1
             seat = k_to_move(p, s)
         waiting[row] = seat
 
 
-def step_rows(p, states, rows, actions, decisions):
+def step_rows(p, states, rows, actions):
     """Step every row (after checking them all); the position of the first illegal action, or -1."""
     mask = np.zeros(k_n_actions(p), dtype=np.bool_)
     for j in range(len(rows)):
@@ -501,7 +498,6 @@ def step_rows(p, states, rows, actions, decisions):
             return j
     for j in range(len(rows)):
         s = states[rows[j]]
-        decisions[rows[j], k_to_move(p, s)] += 1
         k_step(p, s, actions[j])
     return -1
 
