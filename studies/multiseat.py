@@ -32,7 +32,7 @@ from fsmarena.fileio import Fields
 from games.base import Game
 from games.players import GroupedStack, Player
 from games.runner import Block, concatenated, play_blocks, rewards_int8
-from games.stats import Z95, wilson_interval
+from games.stats import Z95
 
 DEFAULT_CHUNK = 20_000
 COUNTS = ("games", "wins", "draws", "losses", "other_wins")
@@ -170,37 +170,3 @@ def league(
         tally(mine < 0),
         tally(theirs),
     )
-
-
-def group_rows(result: LeagueResult) -> list[dict[str, Any]]:
-    """One row per ordered pair of groups, pooled over their pairings: counts, win rate with
-    its Wilson interval, and the advantage with its interval."""
-    names = list(dict.fromkeys(result.groups))
-    group = np.array([names.index(g) for g in result.groups])
-    a, b = group[result.first], group[result.other]
-    rows = []
-    for i, g in enumerate(names):
-        for j, h in enumerate(names):
-            pick = (a == i) & (b == j)
-            if not pick.any():
-                continue
-            c = {k: int(getattr(result, k)[pick].sum()) for k in COUNTS}
-            low, high = wilson_interval(c["wins"], c["games"])
-            adv, adv_low, adv_high = advantage_interval(c["wins"], c["other_wins"], c["games"], result.seats)
-            rows.append(
-                {
-                    "group": g,
-                    "opponent": h,
-                    **c,
-                    "win_rate": c["wins"] / c["games"],
-                    "ci_low": low,
-                    "ci_high": high,
-                    "other_seat_win_rate": c["other_wins"] / (result.seats - 1) / c["games"],
-                    "advantage": adv,
-                    "advantage_low": adv_low,
-                    "advantage_high": adv_high,
-                    "beats": adv_low > 0,
-                    "pairings": int(pick.sum()),
-                }
-            )
-    return rows

@@ -10,17 +10,20 @@ import numpy as np
 import pytest
 from cli_helpers import cli
 from report_helpers import report_defects
+from scipy import stats
 
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.players import resolve_player
-from games.vautour.report import _Part
+from games.stats import wilson_interval
 from games.vautour.study import DEFINITION, load
 from studies import statistics as st
 from studies.analysis import read_csv
+from studies.league_report import trained_against_finding
+from studies.league_tables import group_rows
 from studies.methods import MethodContext, check_method, get_method
-from studies.multiseat import LeagueResult, advantage_interval, group_rows, league
+from studies.multiseat import LeagueResult, advantage_interval, league
 from studies.report import pct
 
 FAMILIES = ("MC", "SARSA", "Q-learning", "FSM", "BDA")
@@ -114,6 +117,37 @@ def test_league_tables_are_the_raw_counts_pooled(run, n):
 
 
 @pytest.mark.parametrize("n", [2, 3])
+def test_family_intervals_rest_on_the_champions_not_the_pooled_games(run, n):
+    """A family's interval against a builtin is the Student-t interval over its two champions'
+    win rates (written here with scipy), clipped to [0, 1]; between two builtins it is Wilson's
+    over the games; the reference table's differences rest on the champions too."""
+    out, _summary = run
+    league_rows = {(r["group"], r["opponent"]): r for r in read_csv(out / "tables" / f"league_{n}p.csv")}
+    champions = read_csv(out / "tables" / f"champions_{n}p.csv")
+    reference = {r["group"]: r for r in read_csv(out / "tables" / f"reference_{n}p.csv")}
+    for family in FAMILIES:
+        for builtin in BUILTINS:
+            row = league_rows[family, builtin]
+            rates = np.array(
+                [float(c["win_rate"]) for c in champions if c["family"] == family and c["opponent"] == builtin]
+            )
+            assert row["unit"] == "champions" and len(rates) == 2
+            assert float(row["win_rate"]) == pytest.approx(rates.mean(), abs=1e-6)
+            if rates[0] == rates[1]:
+                assert row["all_equal"] == "True" and float(row["ci_low"]) == float(row["ci_high"])
+                continue
+            half = stats.t.ppf(0.975, 1) * rates.std(ddof=1) / np.sqrt(2)
+            assert float(row["ci_low"]) == pytest.approx(max(0.0, rates.mean() - half), abs=1e-4)
+            assert float(row["ci_high"]) == pytest.approx(min(1.0, rates.mean() + half), abs=1e-4)
+        assert league_rows[family, FAMILIES[0] if family != FAMILIES[0] else FAMILIES[1]]["unit"] == "champions of both"
+        assert reference[family]["unit"] == "champions" and int(reference[family]["units"]) == 2
+    row = league_rows["random", "max"]
+    low, high = wilson_interval(int(row["wins"]), int(row["games"]))
+    assert row["unit"] == "games"
+    assert (float(row["ci_low"]), float(row["ci_high"])) == pytest.approx((low, high), abs=1e-4)
+
+
+@pytest.mark.parametrize("n", [2, 3])
 def test_report_numbers_come_from_the_tables(run, n):
     out, summary = run
     league = {(r["group"], r["opponent"]): r for r in read_csv(out / "tables" / f"league_{n}p.csv")}
@@ -169,10 +203,8 @@ def test_reports_have_no_empty_heading_zero_width_interval_or_unwritten_figure(r
 
 
 def _finding(beats_all_seen: dict[str, list[bool]]) -> str:
-    part = object.__new__(_Part)
-    part.n, part.families = 2, list(beats_all_seen)
-    part.general = [{"family": f, "beats_all_seen": b} for f, flags in beats_all_seen.items() for b in flags]
-    return part.trained_against_finding()
+    general = [{"family": f, "beats_all_seen": b} for f, flags in beats_all_seen.items() for b in flags]
+    return trained_against_finding(2, list(beats_all_seen), general)
 
 
 def test_the_trained_against_finding_never_speaks_of_no_family():
@@ -265,7 +297,7 @@ def test_league_counts_on_hand_worked_deterministic_matches(n):
     game = get_game("vautour", {"players": str(n)})
     players = [resolve_player(name, game) for name in ("max", "min", "max")]
     result = league(game, players, ["max", "min", "max again"], 12, np.random.SeedSequence(1), desc=None)
-    rows = {(r["group"], r["opponent"]): r for r in group_rows(result)}
+    rows = {(r["group"], r["opponent"]): r for r in group_rows(result, 0)}
     assert rows["max", "min"]["games"] == 12  # one pairing: 12 games, a multiple of the seats
     assert rows["max", "max again"]["draws"] == rows["max", "max again"]["games"] == 12
     assert rows["max", "max again"]["advantage"] == 0

@@ -1,7 +1,8 @@
 """Stupide Vautour (Hol's der Geier): everything about it lives in this folder.
 
 ``game`` (rules, both tie rules, batched engine), ``players`` (the seed's strategies and
-prize-rank), ``reference`` (the plain loop), ``study`` / ``report`` (the ``vautour`` study).
+prize-rank), ``reference`` (the plain loop), ``study`` (the definitions of the ``vautour``
+studies, run and reported by the studies layer: :mod:`studies.player_counts`).
 """
 
 from games.registry import GameEntry
