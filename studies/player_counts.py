@@ -39,7 +39,7 @@ from games.players import resolve_player
 from studies.analysis import analyse
 from studies.exploitability import run_exploitability
 from studies.methods import MethodContext, check_method
-from studies.multiseat import LeagueResult, league
+from studies.multiseat import LeagueResult, league, pairings
 from studies.player_counts_report import PartData, PlayerCountRun, write_player_counts_report
 from studies.protocol import (
     FORMAT_VERSION,
@@ -178,43 +178,40 @@ def folder(out: Path, players: int) -> Path:
     return out / f"{players}-players"
 
 
-def entrants(data: StudyData) -> tuple[list, list[str], list[str]]:
-    """League entrants: every champion (group = its competitor's label), every builtin of the
-    panel (its own group) and the field (a builtin drawn per seat and game)."""
-    plan, game = data.plan, data.game
-    players, groups, labels = [], [], []
+def entrant_names(plan: Plan) -> tuple[list[str], list[str]]:
+    """The league's groups and labels, entrant by entrant: every champion (group = its
+    competitor's label), every builtin of the panel (its own group) and the field."""
+    groups, labels = [], []
     for c in plan.competitors:
-        for rec in data.family(c.name):
-            players.append(rec.player)
-            groups.append(c.label)
-            labels.append(champion_label(c.name, rec.replicate))
-    builtins = [resolve_player(name, game) for name in plan.study.panel]
-    for name, player in zip(plan.study.panel, builtins):
-        players.append(player)
-        groups.append(name)
-        labels.append(name)
+        groups += [c.label] * c.replicates
+        labels += [champion_label(c.name, r) for r in range(c.replicates)]
+    names = [*plan.study.panel, FIELD]
+    return groups + names, labels + names
+
+
+def entrants(data: StudyData) -> tuple[list, list[str], list[str]]:
+    """League entrants (:func:`entrant_names`): the players, their groups and labels; the field
+    draws a builtin per seat and game."""
+    plan, game = data.plan, data.game
+    players: list = [rec.player for c in plan.competitors for rec in data.family(c.name)]
+    players += [resolve_player(name, game) for name in plan.study.panel]
     players.append(Mixture([resolve_player(name, game) for name in plan.study.panel], label=FIELD))
-    groups.append(FIELD)
-    labels.append(FIELD)
+    groups, labels = entrant_names(plan)
     return players, groups, labels
 
 
 def run_league(data: StudyData, needed: int, jobs: int, log: Callable[[str], None]) -> LeagueResult:
     """The league of one player count (cached in ``<folder>/raw/league.json``)."""
     plan = data.plan
-    players, groups, labels = entrants(data)
     path = data.out / "raw" / "league.json"
     if path.exists():
         try:
-            raw = read_json(path, "league file")
-            f = Fields(raw, f"league file {path}")
-            if f.get("fingerprint", str) == plan.fingerprint and f.get("needed", int) == needed:
-                cached = LeagueResult.from_json(raw, f.source)
-                if cached.labels == labels and cached.groups == groups:
-                    log(f"{game_players(data)}-player league: reusing the finished games")
-                    return cached
+            cached = read_league(read_json(path, "league file"), f"league file {path}", plan, needed)
+            log(f"{game_players(data)}-player league: reusing the finished games")
+            return cached
         except FsmarenaError:
             pass
+    players, groups, labels = entrants(data)
     seats = game_players(data)
     log(f"{seats}-player league: {len(players)} entrants, {needed:,} games per ordered pair of groups")
     seed = np.random.SeedSequence(plan.seed, spawn_key=(LEAGUE_KEY + seats,))
@@ -223,6 +220,30 @@ def run_league(data: StudyData, needed: int, jobs: int, log: Callable[[str], Non
     write_json(
         path, {"format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "needed": needed, **result.to_json()}
     )
+    return result
+
+
+def read_league(raw: Any, source: str, plan: Plan, needed: int) -> LeagueResult:
+    """A league's counts (its file, or a published store's copy) validated against the plan:
+    this plan's and size's, its entrants, and every pairing with the games the plan gives it."""
+    f = Fields(raw, source)
+    if f.get("fingerprint", str) != plan.fingerprint or f.get("needed", int) != needed:
+        raise f.fail("belongs to another study protocol or league size")
+    result = LeagueResult.from_json(raw, source)
+    groups, labels = entrant_names(plan)
+    seats = get_game(plan.study.game, plan.study.game_params).n_seats
+    first, other, games = pairings(groups, needed, seats)
+    if (
+        result.labels != labels
+        or result.groups != groups
+        or result.seats != seats
+        or not (
+            np.array_equal(result.first, first)
+            and np.array_equal(result.other, other)
+            and np.array_equal(result.games, games)
+        )
+    ):
+        raise f.fail("its entrants or pairings are not this study's")
     return result
 
 

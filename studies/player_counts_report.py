@@ -291,6 +291,9 @@ def summary(run: PlayerCountRun, built: Mapping[int, tuple[LeagueTables, Analysi
             if values:
                 row["exploitability_median"] = sorted(values)[len(values) // 2]
             families.append(row)
+        families.append(
+            {"competitor": f"{t.reference}.{n}p", "field_win_rate": t.pairs[(t.reference, FIELD)]["win_rate"]}
+        )
     return {
         "study": run.name,
         "scale": run.scale,

@@ -38,10 +38,18 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text, write_text
 from fsmarena.text import clean_text
 from studies.analysis import analyse
+from studies.driver_store import (
+    PlayerCountStore,
+    add_player_counts,
+    is_player_count_run,
+    load_player_counts,
+    with_folder,
+)
+from studies.player_counts_report import write_player_counts_report
 from studies.protocol import report_writer
 from studies.report import write_report
 from studies.runner import StudyData
-from studies.store import Store, load_store, stores
+from studies.store import Store, add_study, load_store, open_store, stores
 
 _VALUE = re.compile(r"<!-- value (\S+?)(?: (\S+?))? -->(.*?)<!-- /value -->")
 _BLOCK_OPEN = re.compile(r"^<!-- generated (\S+) -->$")
@@ -66,30 +74,44 @@ def published(root: str | Path) -> Published:
     """The blocks and values of every store under ``root/published``."""
     found = Published({}, {})
     for folder in stores(root):
-        store = load_store(folder)
+        store = load_run(folder)
         report, summary = report_of(store)
         found.blocks.update(_blocks(store.name, report))
         found.values.update(_values(store, summary))
     return found
 
 
+def add_run(folder: str | Path, root: str | Path) -> Path:
+    """``fsmarena publish --add DIR``: store the finished run in ``folder`` (a standard study's,
+    :mod:`studies.store`, or a several-player-count study's, :mod:`studies.driver_store`)."""
+    if is_player_count_run(folder):
+        return add_player_counts(folder, root)
+    return add_study(folder, root)
+
+
+def load_run(folder: Path) -> Store | PlayerCountStore:
+    """One store, read by the module that wrote it (its manifest names a driver, or none)."""
+    manifest, _ = open_store(folder)
+    return load_store(folder) if manifest["driver"] is None else load_player_counts(folder)
+
+
 def published_keys(root: str | Path) -> list[str]:
     return published(root).keys()
 
 
-def report_of(store: Store) -> tuple[str, dict[str, Any]]:
+def report_of(store: Store | PlayerCountStore) -> tuple[str, dict[str, Any]]:
     """The report the study's own builder writes from the store (in a scratch folder: nothing
     is written beside the store), and the summary it returns."""
-    data = store.data
-    writer = report_writer(data.plan.study.report) if data.plan.study.report else standard_report
+    command, wall_seconds = store.manifest["command"], store.manifest["wall_seconds"]
     with tempfile.TemporaryDirectory(prefix="fsmarena-publish-") as scratch:
-        summary = writer(
-            dataclasses.replace(data, out=Path(scratch)),
-            False,
-            store.manifest["command"],
-            store.manifest["wall_seconds"],
-        )
-        text = read_text(Path(scratch) / "report.md", "generated report")
+        out = Path(scratch)
+        if isinstance(store, PlayerCountStore):
+            summary = write_player_counts_report(with_folder(store.run, out), out, False, command, wall_seconds)
+        else:
+            data = store.data
+            writer = report_writer(data.plan.study.report) if data.plan.study.report else standard_report
+            summary = writer(dataclasses.replace(data, out=out), False, command, wall_seconds)
+        text = read_text(out / "report.md", "generated report")
     return text, summary
 
 
@@ -129,14 +151,14 @@ def slug(heading: str) -> str:
     return "-".join(re.findall(r"[a-z0-9]+", heading.lower()))
 
 
-def _values(store: Store, summary: dict[str, Any]) -> dict[str, Any]:
+def _values(store: Store | PlayerCountStore, summary: dict[str, Any]) -> dict[str, Any]:
     study, m = store.name, store.manifest
     values: dict[str, Any] = {f"{study}:run.{k}": v for k, v in m.items() if k != "environment" and v is not None}
     values[f"{study}:run.cpu_minutes"] = m["cpu_seconds"] / 60
     if m["wall_seconds"] is not None:
         values[f"{study}:run.wall_minutes"] = m["wall_seconds"] / 60
     values.update({f"{study}:run.{k}": v for k, v in m["environment"].items()})
-    for competitor, settings in store.data.settings.items():
+    for competitor, settings in store.settings.items():
         values.update({f"{study}:{competitor}.setting.{k}": v for k, v in settings.items()})
     for key, item in summary.items():
         if key in ("report", "lines"):

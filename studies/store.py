@@ -36,27 +36,24 @@ import shutil
 import tempfile
 import time
 import zlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from evo.fingerprint import Fingerprint, probe_family
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, atomic_path, dumps, loads, read_bytes, read_json, read_text, write_json
 from fsmarena.text import clean_text
 from games import get_game
 from games.players import Player
-from studies.analysis import MACHINE_KINDS, analyse
+from studies import player_counts
 from studies.crossplay import CrossplayResult, pairing_games
-from studies.machines import best_fingerprints, size_rows
+from studies.kept_measures import measure_kept, read_kept
 from studies.methods import check_competitors
 from studies.protocol import Competitor, Plan, Scale, Study, StudyDriver, get_study, study_names
-from studies.reference_line import LINE_FIELDS, ensure_lines
-from studies.reference_line import settings as line_settings
 from studies.report import run_environment
 from studies.runner import MARKER, Record, StudyData, champion_label, parse_record, result_path, run_crossplay
 
@@ -95,6 +92,11 @@ class Store:
     def name(self) -> str:
         return self.data.plan.study.name
 
+    @property
+    def settings(self) -> dict[str, dict[str, Any]]:
+        """Every competitor's resolved settings."""
+        return self.data.settings
+
 
 # ---- adding a finished study folder ----------------------------------------------------------
 
@@ -105,7 +107,7 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
     folder = Path(folder)
     plan, found, settings = _finished_run(folder)
     crossplay, kept = _measured(folder, plan, settings, found)
-    command, wall_seconds = _command_and_wall_time(folder)
+    command, wall_seconds = command_and_wall_time(folder)
     study = plan.study
     marker = Fields(read_json(folder / MARKER, "study marker"), f"study marker {folder / MARKER}")
     environment = run_environment(EXTRA_PACKAGES)
@@ -113,7 +115,7 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
     tasks = [{k: v for k, v in result.items() if k != "player"} for result, _ in found.values()]
     results = {
         "format_version": STORE_FORMAT,
-        "study": _study_json(study, plan),
+        "study": study_json(study, plan),
         "plan": plan.to_json(),
         "fingerprint": plan.fingerprint,
         "settings": settings,
@@ -138,7 +140,7 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
         "environment": environment,
         "results": RESULTS,
     }
-    return _write_store(Path(root) / PUBLISHED / study.name, manifest, results)
+    return write_store(Path(root) / PUBLISHED / study.name, manifest, results)
 
 
 def _finished_run(
@@ -151,12 +153,15 @@ def _finished_run(
         raise FsmarenaError(f"{folder} is not a study folder (no {MARKER}); give the --out folder of `fsmarena study`")
     marker = Fields(read_json(folder / MARKER, "study marker"), f"study marker {folder / MARKER}")
     name = marker.get("study", str)
+    if (folder.parent / player_counts.MARKER).is_file():
+        raise FsmarenaError(f"{folder} is one player count of the run in {folder.parent}: give that folder")
     if name not in study_names() or not _NAME.match(name):
         raise marker.fail(f"names study '{clean_text(name, 80)}': published/ holds the named studies only")
     study = get_study(name)
     if isinstance(study, StudyDriver):
         raise FsmarenaError(
-            f"study '{name}' runs its own driver: published/ stores the studies run by the standard runner so far"
+            f"study '{name}' runs its own driver: give the folder its run was written to (`fsmarena study {name} "
+            "--out DIR`), not one of its parts"
         )
     plan = study.plan(marker.get("scale", str), marker.get("seed", int))
     if marker.get("fingerprint", str) != plan.fingerprint:
@@ -164,7 +169,16 @@ def _finished_run(
             f"{folder} was run with another definition of study '{name}' (protocol {marker.get('fingerprint', str)}, "
             f"this version's is {plan.fingerprint}): run it again with this version"
         )
-    game = get_game(study.game, study.game_params)
+    found, settings = finished_results(folder, plan)
+    return plan, found, settings
+
+
+def finished_results(
+    folder: Path, plan: Plan
+) -> tuple[dict[Path, tuple[dict[str, Any], Record]], dict[str, dict[str, Any]]]:
+    """Every result of ``plan``'s tasks in ``folder`` (by file, each read once and validated,
+    with its record) and the resolved settings; one clear error when one is missing or another's."""
+    game = get_game(plan.study.game, plan.study.game_params)
     settings = check_competitors(plan, game)
     found = {}
     for c in plan.competitors:
@@ -176,7 +190,7 @@ def _finished_run(
             except FsmarenaError as exc:
                 raise FsmarenaError(f"{folder} is not a finished run: {exc}") from None
             found[path] = (result, record)
-    return plan, found, settings
+    return found, settings
 
 
 def _measured(
@@ -185,7 +199,7 @@ def _measured(
     """What the run's report measures by playing its players: the cross-play counts (two-seat
     games; ``raw/crossplay.json``, played again in the folder if it does not match its
     champions) and, for the standard report, the measures a store keeps (JSON; read back by
-    :func:`_kept` as ``StudyData.kept``)."""
+    :func:`studies.kept_measures.read_kept` as ``StudyData.kept``)."""
     game = get_game(plan.study.game, plan.study.game_params)
     records = {(record.competitor, record.replicate): record for _, record in found.values()}
     data = StudyData(plan, game, records, None, folder, settings)
@@ -193,37 +207,10 @@ def _measured(
         data.crossplay = run_crossplay(data, 1, lambda _: None)
     if plan.study.report:
         return data.crossplay, None
-    with tempfile.TemporaryDirectory(prefix="fsmarena-add-") as scratch:  # its tables: nothing written in DIR
-        analysis = analyse(replace(data, out=Path(scratch)), figures=False)
-    try:
-        family = probe_family(game)
-    except FsmarenaError:
-        prints = {}
-    else:
-        prints = best_fingerprints(data, analysis, family)
-    kept = {
-        "machine_sizes": size_rows(data),
-        "fingerprints": [
-            {"champion": champion_label(*key), **_fingerprint_json(result)} for key, result in prints.items()
-        ],
-        # a line missing from the folder is searched there, as `fsmarena study --resume` would
-        "reference_lines": [{k: line[k] for k in LINE_FIELDS} for line in ensure_lines(data)],
-    }
-    return data.crossplay, kept
+    return data.crossplay, measure_kept(data)
 
 
-def _fingerprint_json(result: Fingerprint) -> dict[str, Any]:
-    return {
-        "x": result.x.tolist(),
-        "y": result.y.tolist(),
-        "values": result.values.tolist(),
-        "x_label": result.x_label,
-        "y_label": result.y_label,
-        "games": result.games,
-    }
-
-
-def _command_and_wall_time(folder: Path) -> tuple[str, float | None]:
+def command_and_wall_time(folder: Path) -> tuple[str, float | None]:
     """The exact command and the wall-clock time the run's ``report.md`` names (a run writes
     its report last, so a folder without one is not finished)."""
     path = folder / "report.md"
@@ -237,7 +224,7 @@ def _command_and_wall_time(folder: Path) -> tuple[str, float | None]:
     return clean_text(found.group(1), 1000), (round(60 * float(wall.group(1)), 1) if wall else None)
 
 
-def _study_json(study: Study, plan: Plan) -> dict[str, Any]:
+def study_json(study: Study, plan: Plan) -> dict[str, Any]:
     """What a report reads of the study beside its plan."""
     return {
         "title": study.title,
@@ -249,7 +236,7 @@ def _study_json(study: Study, plan: Plan) -> dict[str, Any]:
     }
 
 
-def _write_store(target: Path, manifest: dict[str, Any], results: dict[str, Any]) -> Path:
+def write_store(target: Path, manifest: dict[str, Any], results: dict[str, Any]) -> Path:
     """Write both files into a new folder beside ``target``, then swap it in: a reader sees the
     old store or the new one (an interruption between the two renames leaves the old one in a
     hidden ``.<study>.old-*`` folder beside it)."""
@@ -295,9 +282,8 @@ def stores(root: str | os.PathLike) -> list[Path]:
     return sorted(p for p in folder.iterdir() if not p.name.startswith(".") and p.is_dir())
 
 
-def load_store(folder: str | os.PathLike) -> Store:
-    """Read and validate one store into the data its report reads (one clear error if damaged)."""
-    folder = Path(folder)
+def open_store(folder: Path) -> tuple[dict[str, Any], Fields]:
+    """A store's validated manifest and its decoded results (one clear error if damaged)."""
     manifest_path = folder / MANIFEST
     m = Fields(read_json(manifest_path, "published manifest"), f"published manifest {manifest_path}")
     if m.get("format_version", int) != STORE_FORMAT:
@@ -307,26 +293,49 @@ def load_store(folder: str | os.PathLike) -> Store:
         raise m.fail(f"names study '{clean_text(name, 80)}', not its folder's '{folder.name}'")
     if m.get("results", str) != RESULTS:
         raise m.fail(f"field 'results' must be '{RESULTS}'")
-    manifest = _manifest(m)
+    manifest = read_manifest(m)
     source = f"published results {folder / RESULTS}"
-    f = Fields(loads(_gunzip(folder / RESULTS, source), source), source)
+    f = Fields(loads(gunzip(folder / RESULTS, source), source), source)
     if f.get("format_version", int) != STORE_FORMAT:
         raise f.fail(f"unsupported format_version (this version reads {STORE_FORMAT})")
-    plan = _plan(f)
-    if plan.fingerprint != f.get("fingerprint", str) or plan.fingerprint != manifest["fingerprint"]:
+    return manifest, f
+
+
+def load_store(folder: str | os.PathLike) -> Store:
+    """Read and validate one store of a standard run into the data its report reads (one clear
+    error if damaged)."""
+    folder = Path(folder)
+    manifest, f = open_store(folder)
+    if manifest["driver"] is not None:
+        raise FsmarenaError(f"{folder} holds a run of the '{manifest['driver']}' driver, not a standard run")
+    data = stored_study(f, folder, manifest["environment"])
+    plan = data.plan
+    if plan.fingerprint != manifest["fingerprint"]:
         raise f.fail("its plan does not match its fingerprint (edited?)")
-    if (plan.study.name, plan.scale.name, plan.seed) != (name, manifest["scale"], manifest["seed"]):
+    if (plan.study.name, plan.scale.name, plan.seed) != (manifest["study"], manifest["scale"], manifest["seed"]):
         raise f.fail("its plan is not the run its manifest names")
-    game = get_game(plan.study.game, plan.study.game_params)
-    settings = _settings(f, plan)
-    records = _records(f, plan, game, settings)
-    environment = {k: clean_text(v, 200) for k, v in manifest["environment"].items()}
-    data = StudyData(plan, game, records, _crossplay(f, plan, game), folder, settings, environment)
-    data.kept = _kept(f, data)
     return Store(manifest, data)
 
 
-def _gunzip(path: Path, source: str) -> str:
+def stored_study(f: Fields, folder: Path, environment: dict[str, str], kept: bool = True) -> StudyData:
+    """One stored study (plan, settings, every result, cross-play and, for a standard run's
+    report, the kept measures), validated."""
+    plan = stored_plan(f)
+    if plan.fingerprint != f.get("fingerprint", str):
+        raise f.fail("its plan does not match its fingerprint (edited?)")
+    game = get_game(plan.study.game, plan.study.game_params)
+    settings = stored_settings(f, plan)
+    records = stored_records(f, plan, game, settings)
+    shown = {k: clean_text(v, 200) for k, v in environment.items()}
+    data = StudyData(plan, game, records, stored_crossplay(f, plan, game), folder, settings, shown)
+    if kept:
+        data.kept = read_kept(f, data)
+    elif "kept" in f.data:
+        raise f.fail("keeps measures of players that its report does not read")
+    return data
+
+
+def gunzip(path: Path, source: str) -> str:
     """The text of a gzip file, at most :data:`limits.MAX_JSON_BYTES` once decompressed."""
     packed = read_bytes(path, "published results", MAX_STORE_BYTES)
     reader = zlib.decompressobj(wbits=31)
@@ -344,7 +353,7 @@ def _gunzip(path: Path, source: str) -> str:
         raise FsmarenaError(f"{source} is not UTF-8 text") from None
 
 
-def _manifest(m: Fields) -> dict[str, Any]:
+def read_manifest(m: Fields) -> dict[str, Any]:
     wall = m.get("wall_seconds", (float, type(None)))
     environment = Fields(m.get("environment", dict), f"{m.source}: environment")
     if len(environment.data) > 50 or not all(isinstance(v, str) for v in environment.data.values()):
@@ -361,10 +370,11 @@ def _manifest(m: Fields) -> dict[str, Any]:
         "finished": clean_text(m.get("finished", str), 40),
         "added": clean_text(m.get("added", str), 40),
         "environment": dict(environment.data),
+        "driver": m.get("driver", (str, type(None)), None),
     }
 
 
-def _plan(f: Fields) -> Plan:
+def stored_plan(f: Fields) -> Plan:
     """The plan of the stored run, rebuilt from the stored plan and study texts."""
     s = Fields(f.get("study", dict), f"{f.source}: study")
     p = Fields(f.get("plan", dict), f"{f.source}: plan")
@@ -423,7 +433,7 @@ def _plan(f: Fields) -> Plan:
     return Plan(study, scale, study.seed, tuple(competitors))
 
 
-def _settings(f: Fields, plan: Plan) -> dict[str, dict[str, Any]]:
+def stored_settings(f: Fields, plan: Plan) -> dict[str, dict[str, Any]]:
     stored = Fields(f.get("settings", dict), f"{f.source}: settings")
     settings = {c.name: stored.get(c.name, dict) for c in plan.competitors}
     if set(stored.data) != set(settings):
@@ -431,7 +441,9 @@ def _settings(f: Fields, plan: Plan) -> dict[str, dict[str, Any]]:
     return settings
 
 
-def _records(f: Fields, plan: Plan, game: Any, settings: dict[str, dict[str, Any]]) -> dict[tuple[str, int], Record]:
+def stored_records(
+    f: Fields, plan: Plan, game: Any, settings: dict[str, dict[str, Any]]
+) -> dict[tuple[str, int], Record]:
     """Every task's result, each validated as the runner validates a result file."""
     results = f.get("results", list)
     expected = {(c.name, r) for c in plan.competitors for r in range(c.replicates)}
@@ -452,7 +464,7 @@ def _records(f: Fields, plan: Plan, game: Any, settings: dict[str, dict[str, Any
 def read_results(folder: str | os.PathLike) -> dict[str, Any]:
     """The decoded results file of a store, as stored (for tools and tests that edit it)."""
     path = Path(folder) / RESULTS
-    return loads(_gunzip(path, f"published results {path}"))
+    return loads(gunzip(path, f"published results {path}"))
 
 
 def write_results(folder: str | os.PathLike, results: dict[str, Any]) -> None:
@@ -479,7 +491,7 @@ def _best_known(b: Fields) -> dict[str, Any]:
     return found
 
 
-def _crossplay(f: Fields, plan: Plan, game: Any) -> CrossplayResult | None:
+def stored_crossplay(f: Fields, plan: Plan, game: Any) -> CrossplayResult | None:
     """The stored cross-play counts: every pairing of the plan's champions, as many games as
     the plan gives it; None for a study without cross-play (one-seat games)."""
     raw = f.get("crossplay", (dict, type(None)), None)
@@ -501,86 +513,3 @@ def _crossplay(f: Fields, plan: Plan, game: Any) -> CrossplayResult | None:
     ):
         raise f.fail("its cross-play counts are not the pairings of the plan's champions")
     return result
-
-
-def _kept(f: Fields, data: StudyData) -> dict[str, Any] | None:
-    """What the standard report measures by playing the players, validated against the plan:
-    machine size rows, the fingerprints of champions and the best-known lines (None for a study
-    with its own report)."""
-    raw = f.get("kept", (dict, type(None)), None)
-    if data.plan.study.report:
-        if raw is not None:
-            raise f.fail("keeps measures of players that its report does not read")
-        return None
-    if raw is None:
-        raise f.fail("keeps no measures of its players (machine sizes, fingerprints, best-known lines)")
-    k = Fields(raw, f"{f.source}: kept")
-    if set(k.data) != {"machine_sizes", "fingerprints", "reference_lines"}:
-        raise k.fail("must hold exactly 'machine_sizes', 'fingerprints' and 'reference_lines'")
-    champions = {champion_label(*key): key[0] for key in data.records}
-    sizes = [
-        _size_row(Fields(r, f"{k.source}: machine size {i}"), data, champions)
-        for i, r in enumerate(k.get("machine_sizes", list))
-    ]
-    prints: dict[str, Fingerprint] = {}
-    for i, r in enumerate(k.get("fingerprints", list)):
-        label, result = _fingerprint(Fields(r, f"{k.source}: fingerprint {i}"), champions)
-        if label in prints:
-            raise k.fail(f"holds two fingerprints of {label}")
-        prints[label] = result
-    lines = [Fields(r, f"{k.source}: reference line {i}") for i, r in enumerate(k.get("reference_lines", list))]
-    chosen = line_settings(data)
-    opponents, budget = chosen if chosen is not None else ([], 0)
-    if [line.get("opponent", str) for line in lines] != opponents:
-        raise k.fail("its best-known lines are not those of the study's opponents at this scale")
-    return {"machine_sizes": sizes, "fingerprints": prints, "reference_lines": [_line(x, budget) for x in lines]}
-
-
-def _size_row(r: Fields, data: StudyData, champions: dict[str, str]) -> dict[str, Any]:
-    champion = r.get("champion", str)
-    if champion not in champions:
-        raise r.fail(f"names champion '{clean_text(champion, 80)}', not one of the run's")
-    if (
-        r.get("family", str) != data.plan.competitor(champions[champion]).label
-        or r.get("kind", str) not in MACHINE_KINDS
-    ):
-        raise r.fail("its family or kind is not its champion's")
-    counts = ("states", "reachable_states", "effective_states", "effective_states_in_play", "entries_used", "entries")
-    row = {"champion": champion, "family": r.data["family"], "kind": r.data["kind"]}
-    row.update({name: r.int_in(name, 0, limits.MAX_COUNT) for name in counts})
-    row["usage_games"] = r.int_in("usage_games", 1, limits.MAX_GAMES)
-    return row
-
-
-def _fingerprint(r: Fields, champions: dict[str, str]) -> tuple[str, Fingerprint]:
-    champion = r.get("champion", str)
-    if champion not in champions:
-        raise r.fail(f"names champion '{clean_text(champion, 80)}', not one of the run's")
-    nx, ny = len(r.get("x", list)), len(r.get("y", list))
-    if not (1 <= nx <= 100 and 1 <= ny <= 100):
-        raise r.fail("its grid must have 1 to 100 points per axis")
-    x, y = r.float_array("x", (nx,), 0.0, 1.0), r.float_array("y", (ny,), 0.0, 1.0)
-    values = r.float_array("values", (ny, nx), 0.0, 1.0)
-    labels = clean_text(r.get("x_label", str), 200), clean_text(r.get("y_label", str), 200)
-    return champion, Fingerprint(champion, x, y, values, *labels, r.int_in("games", 1, limits.MAX_GAMES))
-
-
-def _line(r: Fields, budget: int) -> dict[str, Any]:
-    if r.int_in("budget", 1, limits.MAX_GAMES) != budget:
-        raise r.fail("was searched with another budget than the study's at this scale")
-    low, high = r.float_array("win_ci95", (2,), 0.0, 1.0)
-    line = {
-        "opponent": r.data["opponent"],
-        "budget": budget,
-        "seed": r.int_in("seed", 0, 2**64 - 1),
-        "start": clean_text(r.get("start", str), 80),
-        "win": r.number_in("win", 0.0, 1.0),
-        "win_ci95": [float(low), float(high)],
-        "confirm_games": r.int_in("confirm_games", 0, limits.MAX_GAMES),
-        "games_used": r.int_in("games_used", 0, limits.MAX_GAMES),
-        "sweeps": r.int_in("sweeps", 0, limits.MAX_COUNT),
-        "seconds": r.number_in("seconds", 0.0, 1e12),
-    }
-    if set(r.data) != set(LINE_FIELDS):
-        raise r.fail(f"must hold exactly the fields {', '.join(LINE_FIELDS)}")
-    return line

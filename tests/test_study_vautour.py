@@ -41,13 +41,10 @@ FIGURES = (
 )
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
+@pytest.fixture()
+def run(vautour_run):
     """The test scale without figures (the figures: the slow test below)."""
-    out = tmp_path_factory.mktemp("vautour") / "study"
-    code, text = cli("study", "vautour", "--scale", "test", "--out", str(out), "--json", "--quiet", "--no-figures")
-    assert code == 0
-    return out, json.loads(text)
+    return vautour_run
 
 
 def test_every_table_of_both_player_counts_is_written(run):

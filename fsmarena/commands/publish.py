@@ -1,6 +1,6 @@
 """``fsmarena publish``: results pages and quoted numbers written from ``published/`` alone.
 
-``--add DIR`` stores a finished study folder as data (:mod:`studies.store`); without options
+``--add DIR`` stores a finished study folder as data (:mod:`studies.store`, :mod:`studies.driver_store`); without options
 every page quoting a published run is written again from the stores (:mod:`studies.publish`);
 ``--check`` writes nothing and fails, naming each page, when a page differs from its data.
 """
@@ -42,14 +42,13 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from studies.publish import publish, published_keys
-    from studies.store import add_study
+    from studies.publish import add_run, publish, published_keys
 
     root = Path(args.root)
     if not (root / "docs").is_dir():
         raise FsmarenaError(f"{root} is not a checkout of fsmarena (it has no docs/ folder); give --root")
     if args.add is not None:
-        target = add_study(args.add, root)
+        target = add_run(args.add, root)
         print(f"stored {args.add} as {target}; run `fsmarena publish` to write the pages")
         return 0
     if args.keys:

@@ -1,0 +1,191 @@
+"""Published runs of a study over several player counts: ``fsmarena publish --add`` of a finished
+``vautour`` run (both player counts) and of ``vautour-small`` (with exact exploitability).
+
+Oracles: the report written from the store is the report the run wrote in its folder (section by
+section; only the versions table gains numba); the repository's template of the results page
+renders from the store with every key known; a round trip passes ``--check`` and changing one
+stored league count makes it fail naming the page; a damaged or hostile store, and an unfinished
+or foreign run, end in one clear line and write nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from cli_helpers import cli, run_cli
+
+from studies.driver_store import load_player_counts
+from studies.publish import published
+from studies.store import MANIFEST, read_results, write_results
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = "docs/results/vautour.md"
+
+
+def sections(report: str) -> dict[str, str]:
+    """A report's ``##`` sections by heading, blank lines squeezed."""
+    found = {}
+    for part in re.split(r"^(?=## )", report, flags=re.M)[1:]:
+        heading, _, body = part.partition("\n")
+        found[heading] = re.sub(r"\n{3,}", "\n\n", body.strip())
+    return found
+
+
+def checkout(root: Path, run: Path, template: bool = False) -> Path:
+    """A checkout (README.md, docs/) with ``run`` stored by ``--add``, and the repository's
+    template of the Vautour page when asked."""
+    (root / "docs" / "results").mkdir(parents=True)
+    (root / "README.md").write_text("# project\n", encoding="utf-8")
+    if template:
+        shutil.copy(ROOT / "docs" / "results" / "vautour.md.template", root / "docs" / "results")
+    code, out = cli("publish", "--add", run, "--root", root)
+    assert code == 0 and "published/" in out
+    return root
+
+
+@pytest.fixture()
+def stored(vautour_run, tmp_path) -> Path:
+    return checkout(tmp_path / "checkout", vautour_run[0], template=True)
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory) -> Path:
+    """``vautour-small`` at the test scale: one player count, solvable, with exploitability."""
+    out = tmp_path_factory.mktemp("small") / "run"
+    assert cli("study", "vautour-small", "--scale", "test", "--out", out, "--no-figures", "--quiet")[0] == 0
+    return out
+
+
+def test_the_report_from_the_store_is_the_report_of_the_run(stored, vautour_run):
+    ours = sections(published(stored).blocks["vautour:report"])
+    theirs = sections((vautour_run[0] / "report.md").read_text(encoding="utf-8"))
+    assert set(ours) == set(theirs) and {"## 2 players", "## 3 players", "## Conclusions"} <= set(ours)
+    for heading in ours:
+        if heading != "## Reproduce":  # the store adds numba to the versions
+            assert ours[heading] == theirs[heading], heading
+    store = load_player_counts(stored / "published" / "vautour")
+    assert sorted(store.run.parts) == [2, 3] and store.manifest["tasks"] == 2 * 5 * 2
+    assert all(
+        "player" not in task
+        for part in read_results(stored / "published" / "vautour")["parts"]
+        for task in part["results"]
+    )
+
+
+def test_exploitability_is_stored_and_reported(small_run, tmp_path):
+    root = checkout(tmp_path / "checkout", small_run)
+    ours = sections(published(root).blocks["vautour-small:report"])
+    theirs = sections((small_run / "report.md").read_text(encoding="utf-8"))
+    assert ours["## 2 players"] == theirs["## 2 players"]
+    assert "### Exploitability (2 players, exact)" in ours["## 2 players"]
+    rows = read_results(root / "published" / "vautour-small")["parts"][0]["exploitability"]
+    assert rows[0]["player"] == "equilibrium" and rows[0]["exploitability"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_round_trip_the_template_and_a_changed_league_count(stored, capsys):
+    assert run_cli(capsys, "publish", "--check", "--root", stored)[0] == 1  # the page is not written yet
+    code, out, _ = run_cli(capsys, "publish", "--root", stored)
+    assert code == 0 and PAGE in out
+    page = (stored / PAGE).read_text(encoding="utf-8")
+    assert "<!-- generated vautour:section.2-players -->\n## 2 players" in page and "?<!-- /value -->" not in page
+    assert run_cli(capsys, "publish", "--check", "--root", stored)[:2] == (0, "every page matches the published data\n")
+
+    folder = stored / "published" / "vautour"
+    results = read_results(folder)
+    league = results["parts"][0]["league"]
+    k = next(i for i, g in enumerate(league["games"]) if 0 < league["wins"][i])
+    league["wins"][k] -= 1  # one win becomes a draw: the counts stay consistent
+    league["draws"][k] += 1
+    write_results(folder, results)
+    code, _, err = run_cli(capsys, "publish", "--check", "--root", stored)
+    assert code == 1 and f"{PAGE} differs from the published data" in err
+    assert (stored / PAGE).read_text(encoding="utf-8") == page  # --check wrote nothing
+
+
+def _results(edit: Callable[[dict[str, Any]], Any]) -> Callable[[Path], None]:
+    def damage(folder: Path) -> None:
+        results = read_results(folder)
+        edit(results)
+        write_results(folder, results)
+
+    return damage
+
+
+def _manifest(edit: Callable[[dict[str, Any]], Any]) -> Callable[[Path], None]:
+    def damage(folder: Path) -> None:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        edit(manifest)
+        (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+
+    return damage
+
+
+HOSTILE = {
+    "a league pairing with other games": (
+        _results(lambda r: r["parts"][0]["league"]["games"].__setitem__(0, 7)),
+        "inconsistent counts",
+    ),
+    "a league played by other entrants": (
+        _results(lambda r: r["parts"][1]["league"]["labels"].__setitem__(0, "mc/r009")),
+        "its entrants or pairings are not this study's",
+    ),
+    "a part of another player count": (
+        _results(lambda r: r["parts"][1].__setitem__("players", 2)),
+        "is not the player count its manifest names",
+    ),
+    "a part missing": (_results(lambda r: r["parts"].pop()), "another number of player counts than its manifest"),
+    "a result missing": (_results(lambda r: r["parts"][0]["results"].pop()), "results for the plan's"),
+    "kept measures it does not read": (
+        _results(lambda r: r["parts"][0].__setitem__("kept", {})),
+        "keeps measures of players that its report does not read",
+    ),
+    "exploitability rows in an unsolvable game": (
+        _results(lambda r: r["parts"][0].__setitem__("exploitability", [])),
+        "do not match whether its game is solvable",
+    ),
+    "another driver": (_manifest(lambda m: m.__setitem__("driver", "elsewhere")), "holds no run of the"),
+    "a reference outside the panel": (
+        _results(lambda r: r["study"].__setitem__("reference", "nobody")),
+        "its plan is not the run its manifest names",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_a_damaged_store_is_one_clear_error_and_writes_nothing(stored, capsys, case):
+    assert run_cli(capsys, "publish", "--root", stored)[0] == 0
+    page = (stored / PAGE).read_text(encoding="utf-8")
+    damage, message = HOSTILE[case]
+    damage(stored / "published" / "vautour")
+    for argv in (("publish", "--root", stored), ("publish", "--check", "--root", stored)):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert err.startswith("fsmarena: error: ") and message in err, err
+    assert (stored / PAGE).read_text(encoding="utf-8") == page
+
+
+def test_add_refuses_an_unfinished_or_foreign_run(vautour_run, tmp_path, capsys):
+    root = tmp_path / "checkout"
+    (root / "docs").mkdir(parents=True)
+    unfinished = tmp_path / "unfinished"
+    shutil.copytree(vautour_run[0], unfinished)
+    (unfinished / "3-players" / "raw" / "league.json").unlink()
+    code, _, err = run_cli(capsys, "publish", "--add", unfinished, "--root", root)
+    assert code == 2 and "is not a finished run" in err and "3-players" in err and err.count("\n") == 1
+
+    other = tmp_path / "other"
+    shutil.copytree(vautour_run[0], other)
+    marker = json.loads((other / "vautour.json").read_text(encoding="utf-8"))
+    marker["fingerprints"]["2"] = "0" * 16
+    (other / "vautour.json").write_text(json.dumps(marker), encoding="utf-8")
+    code, _, err = run_cli(capsys, "publish", "--add", other, "--root", root)
+    assert code == 2 and "was run with another definition of study 'vautour'" in err
+
+    code, _, err = run_cli(capsys, "publish", "--add", vautour_run[0] / "2-players", "--root", root)
+    assert code == 2 and f"is one player count of the run in {vautour_run[0]}: give that folder" in err
+    assert not (root / "published").exists()
