@@ -32,7 +32,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text, write_text
@@ -50,6 +50,9 @@ from studies.protocol import report_writer
 from studies.report import write_report
 from studies.runner import StudyData
 from studies.store import Store, add_study, load_store, open_store, stores
+from studies.target_report import write_target_report
+from studies.target_store import DRIVER as TARGET_DRIVER
+from studies.target_store import TargetStore, add_target, is_target_run, load_target
 
 _VALUE = re.compile(r"<!-- value (\S+?)(?: (\S+?))? -->(.*?)<!-- /value -->")
 _BLOCK_OPEN = re.compile(r"^<!-- generated (\S+) -->$")
@@ -83,15 +86,23 @@ def published(root: str | Path) -> Published:
 
 def add_run(folder: str | Path, root: str | Path) -> Path:
     """``fsmarena publish --add DIR``: store the finished run in ``folder`` (a standard study's,
-    :mod:`studies.store`, or a several-player-count study's, :mod:`studies.driver_store`)."""
+    :mod:`studies.store`, a several-player-count study's, :mod:`studies.driver_store`, or a study's
+    with a target and a table, :mod:`studies.target_store`)."""
     if is_player_count_run(folder):
         return add_player_counts(folder, root)
+    if is_target_run(folder):
+        return add_target(folder, root)
     return add_study(folder, root)
 
 
-def load_run(folder: Path) -> Store | PlayerCountStore:
+AnyStore = Union[Store, PlayerCountStore, TargetStore]
+
+
+def load_run(folder: Path) -> AnyStore:
     """One store, read by the module that wrote it (its manifest names a driver, or none)."""
     manifest, _ = open_store(folder)
+    if manifest["driver"] == TARGET_DRIVER:
+        return load_target(folder)
     return load_store(folder) if manifest["driver"] is None else load_player_counts(folder)
 
 
@@ -99,7 +110,7 @@ def published_keys(root: str | Path) -> list[str]:
     return published(root).keys()
 
 
-def report_of(store: Store | PlayerCountStore) -> tuple[str, dict[str, Any]]:
+def report_of(store: AnyStore) -> tuple[str, dict[str, Any]]:
     """The report the study's own builder writes from the store (in a scratch folder: nothing
     is written beside the store), and the summary it returns."""
     command, wall_seconds = store.manifest["command"], store.manifest["wall_seconds"]
@@ -107,6 +118,9 @@ def report_of(store: Store | PlayerCountStore) -> tuple[str, dict[str, Any]]:
         out = Path(scratch)
         if isinstance(store, PlayerCountStore):
             summary = write_player_counts_report(with_folder(store.run, out), out, False, command, wall_seconds)
+        elif isinstance(store, TargetStore):
+            data = dataclasses.replace(store.data, out=out)
+            summary = write_target_report(store.study, data, store.raw, False, command, wall_seconds)
         else:
             data = store.data
             writer = report_writer(data.plan.study.report) if data.plan.study.report else standard_report
@@ -151,7 +165,7 @@ def slug(heading: str) -> str:
     return "-".join(re.findall(r"[a-z0-9]+", heading.lower()))
 
 
-def _values(store: Store | PlayerCountStore, summary: dict[str, Any]) -> dict[str, Any]:
+def _values(store: AnyStore, summary: dict[str, Any]) -> dict[str, Any]:
     study, m = store.name, store.manifest
     values: dict[str, Any] = {f"{study}:run.{k}": v for k, v in m.items() if k != "environment" and v is not None}
     values[f"{study}:run.cpu_minutes"] = m["cpu_seconds"] / 60

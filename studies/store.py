@@ -232,6 +232,7 @@ def study_json(study: Study, plan: Plan) -> dict[str, Any]:
         "report": study.report,
         "questions": [list(q) for q in study.questions],
         "scale_description": plan.scale.description,
+        "compare_at_smallest_budget": plan.scale.compare_at_smallest_budget,
         "best_known": dict(study.best_known),
     }
 
@@ -411,6 +412,8 @@ def stored_plan(f: Fields) -> Plan:
         panel_games=p.int_in("panel_games", 1, limits.MAX_GAMES),
         crossplay_halfwidth=p.number_in("crossplay_halfwidth", 1e-6, 1.0),
         description=clean_text(s.get("scale_description", str), 1000),
+        # absent from stores written before it was kept: those reports did not show it
+        compare_at_smallest_budget=s.get("compare_at_smallest_budget", bool, False),
     )
     game_params = p.get("game_params", dict)
     best_known = _best_known(Fields(s.get("best_known", dict, {}), f"{f.source}: study best_known"))

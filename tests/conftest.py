@@ -25,3 +25,14 @@ def vautour_run(tmp_path_factory):
     code, text = cli("study", "vautour", "--scale", "test", "--out", str(out), "--json", "--quiet", "--no-figures")
     assert code == 0
     return out, json.loads(text)
+
+
+@pytest.fixture(scope="session")
+def thirtyone_run(tmp_path_factory):
+    """``fsmarena study thirtyone --scale test`` without figures, run once per session: its folder
+    and the summary it printed (tests/test_study_thirtyone.py and tests/test_publish_thirtyone.py)."""
+    pytest.importorskip("sklearn")
+    out = tmp_path_factory.mktemp("thirtyone") / "study"
+    code, text = cli("study", "thirtyone", "--scale", "test", "--out", str(out), "--json", "--quiet", "--no-figures")
+    assert code == 0
+    return out, json.loads(text)

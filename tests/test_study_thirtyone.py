@@ -10,6 +10,7 @@ import zlib
 
 import numpy as np
 import pytest
+from scipy import stats
 
 pytest.importorskip("sklearn")
 
@@ -24,10 +25,11 @@ from games.match import play_match  # noqa: E402
 from games.players import RandomPlayer, resolve_player  # noqa: E402
 from games.stats import wilson_interval  # noqa: E402
 from games.thirtyone.players import GreedyPlayer  # noqa: E402
-from games.thirtyone.study import CHUNK, CONFIRM_KEY, TABLE_KEY, arrangements, load, table_match  # noqa: E402
+from games.thirtyone.study import load  # noqa: E402
 from studies.analysis import read_csv  # noqa: E402
 from studies.methods import MethodContext, check_method  # noqa: E402
 from studies.report import pct  # noqa: E402
+from studies.target_study import CHUNK, CONFIRM_KEY, TABLE_KEY, arrangements, table_match  # noqa: E402
 
 FAMILIES = (
     "MC",
@@ -55,13 +57,10 @@ FIGURES = (
 )
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
+@pytest.fixture()
+def run(thirtyone_run):
     """The test scale without figures (figures: the slow test)."""
-    out = tmp_path_factory.mktemp("thirtyone") / "study"
-    code, text = cli("study", "thirtyone", "--scale", "test", "--out", str(out), "--json", "--quiet", "--no-figures")
-    assert code == 0
-    return out, json.loads(text)
+    return thirtyone_run
 
 
 # ---- the whole pipeline ---------------------------------------------------------------------------
@@ -130,8 +129,18 @@ def test_the_three_player_table_is_traced_to_its_games(run):
         mine = [r for r in rows if r["group"] == s["group"]]
         assert int(s["games"]) == sum(int(r["games"]) for r in mine)
         assert int(s["wins"]) == sum(int(r["wins"]) for r in mine)
-        low, _high = wilson_interval(int(s["wins"]), int(s["games"]))
-        assert (s["above_fair_share"] == "True") == (low > 1 / 3)
+        rates = np.array([float(r["win_rate"]) for r in mine])
+        if len(mine) > 1:  # a family: the mean over its champions, the Student-t interval over them
+            assert s["unit"] == "champions" and float(s["rate"]) == pytest.approx(rates.mean(), abs=1e-5)
+            if np.ptp(rates) > 0:
+                half = stats.t.ppf(0.975, len(rates) - 1) * rates.std(ddof=1) / np.sqrt(len(rates))
+                low, high = max(0.0, rates.mean() - half), min(1.0, rates.mean() + half)
+                assert (float(s["rate_low"]), float(s["rate_high"])) == pytest.approx((low, high), abs=1e-4)
+        else:  # one builtin: its own games' Wilson interval
+            low, high = wilson_interval(int(s["wins"]), int(s["games"]))
+            assert s["unit"] == "games"
+            assert (float(s["rate_low"]), float(s["rate_high"])) == pytest.approx((low, high), abs=1e-5)
+        assert (s["above_fair_share"] == "True") == (float(s["rate_low"]) > 1 / 3)
     assert [s["group"] for s in summary_rows] == [*FAMILIES, "random"]
     assert [s["group"] for s in summary["table"]] == [*FAMILIES, "random"]
 

@@ -1,8 +1,9 @@
 """31 (Scat / Blitz): everything about it lives in this folder.
 
 ``game`` (rules and batched engine), ``players`` (greedy builtins), ``reference`` (the plain
-loop), ``agent`` (the two-network MLP agent, extra ``[neural]``), ``study`` / ``methods`` /
-``report`` (the ``thirtyone`` study).
+loop), ``agent`` (the two-network MLP agent, extra ``[neural]``), ``study`` (the definition of
+the ``thirtyone`` study, run and reported by the studies layer: :mod:`studies.target_study`),
+``methods`` (its MLP training method).
 """
 
 from games.registry import GameEntry

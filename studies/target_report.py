@@ -1,36 +1,40 @@
-"""Tables, figures and ``DIR/report.md`` of the 31 study (:mod:`games.thirtyone.study`).
+"""Tables, figures and ``DIR/report.md`` of a study with a target and a table
+(:mod:`studies.target_study`), from its study data and the raw counts of its confirmation
+matches and table (:class:`TargetRaw`): the same builder writes the report of a run just finished
+and of a published store (:mod:`studies.target_store`).
 
 Tables added to the generic ones (``tables/``):
 
 * ``families.csv``: the target question per family - the mean win rate of its champions
-  against greedy over replicates (95% t-interval), its best champion's panel rate (selected,
-  so biased upwards) and the same champion's win rate on fresh confirmation games (95%
-  Wilson interval), the gap to the target and a verdict computed from that interval;
-* ``table.csv``: every entrant at the 3-player table (win, draw, loss counts, win rate with
-  its Wilson interval, how often each opponent won); ``table_summary.csv``: per group (a
-  family's champions pooled, or a builtin), the pooled win rate with its Wilson interval, the
-  mean over champions with a t-interval, and the difference from the fair share 1/3.
+  against the reference over replicates (95% interval over them), its best champion's panel rate
+  (selected, so biased upwards) and the same champion's win rate on fresh confirmation games
+  (95% Wilson interval: one fixed player), the gap to the target and a verdict computed from
+  that interval;
+* ``table.csv``: every entrant at the table (win, draw, loss counts, win rate with its Wilson
+  interval, how often each opponent won); ``table_summary.csv``: per group, a family's mean over
+  its champions with the interval over them, a builtin's own rate with its Wilson interval, and
+  the difference from the fair share.
 
-Figures: learning curves of the learners against greedy and of the evolution runs against
-random (what each records), replicate outcomes against the panel, the cross-play heat map and
-spread, every champion against greedy with the target, the 3-player table, and the best
-automata.  Every number in the report comes from these tables.
+Figures (:mod:`figures.target` and the generic ones): learning curves of the learners against
+the reference and of the evolution runs against random (what each records), replicate outcomes
+against the panel, the cross-play heat map and spread, every champion against the reference with
+the target, the table, and the best automata.  Every number in the report comes from these tables.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from fsmarena.fileio import write_text
-from fsmarena.version import __version__
-from games.base import Game, config_to_dict
+from games.base import config_to_dict
 from games.stats import wilson_interval
 from studies import inference as inf
 from studies.analysis import (
     Analysis,
+    analyse,
     best_machine_figures,
     crossplay_figures,
     panel_figure,
@@ -53,12 +57,22 @@ from studies.report import (
     reproduce_section,
     table,
     tests_section,
+    written_by,
 )
 from studies.runner import StudyData
+from studies.variants import variant
 
-#: the seed's neural agent against greedy in 1v1 (DESIGN.md "31")
-SEED_AGENT = 0.746
 EVOLVE_METHODS = ("evolve", "evolve-variant")
+
+
+@dataclass
+class TargetRaw:
+    """The raw counts the driver adds to the study data: each family's confirmation match
+    (competitor, replicate, games, wins, draws, losses) and every table entrant's games
+    (entrant, group, games, wins, draws, losses, other_wins)."""
+
+    confirmed: list[dict[str, Any]]
+    table: list[dict[str, Any]]
 
 
 # ---- tables -------------------------------------------------------------------------------------
@@ -141,123 +155,46 @@ def table_rows(rows: Sequence[Mapping[str, Any]], opponents: Sequence[str]) -> l
 def table_summary(
     rows: Sequence[Mapping[str, Any]], opponents: Sequence[str], seats: int, seed: int = 0
 ) -> list[dict[str, Any]]:
-    """Per group: pooled win rate (Wilson), mean over its entrants with its interval over entrants
-    (:func:`studies.inference.mean_interval`), difference from 1/seats.  A group of several
-    champions is above the fair share when the interval over its champions is (the champions are
-    the independent units); a single player when its own Wilson interval is."""
+    """Per group: its rate with the interval its samples allow (``rate``, ``rate_low``,
+    ``rate_high``; ``unit``): a family's mean over its champions with the interval over them
+    (:func:`studies.inference.mean_interval`; the champions are the independent units), a single
+    player's win rate with its Wilson interval over its games; the pooled counts; the difference
+    from 1/seats.  A group is above the fair share when its interval is."""
     out = []
     for group in dict.fromkeys(r["group"] for r in rows):
         mine = [r for r in rows if r["group"] == group]
         games = sum(r["games"] for r in mine)
         wins = sum(r["wins"] for r in mine)
-        low, high = wilson_interval(wins, games)
-        mean = inf.mean_interval([r["win_rate"] for r in mine], inf.generator(seed, "table", group))
+        if len(mine) > 1:
+            mean = inf.mean_interval([r["win_rate"] for r in mine], inf.generator(seed, "table", group))
+            rate, low, high, alike, unit = (
+                mean.value,
+                max(mean.low, 0.0),
+                min(mean.high, 1.0),
+                mean.degenerate,
+                "champions",
+            )
+        else:
+            low, high = wilson_interval(wins, games)
+            rate, alike, unit = wins / games, False, "games"
         row = {
             "group": group,
             "entrants": len(mine),
             "games": games,
             "wins": wins,
-            "win_rate": wins / games,
-            "ci_low": low,
-            "ci_high": high,
-            "mean": mean.value,  # one entrant: no interval (NaN, an empty cell)
-            "mean_ci_low": max(mean.low, 0.0),
-            "mean_ci_high": min(mean.high, 1.0),
-            "all_equal": mean.degenerate,
+            "pooled_win_rate": wins / games,
+            "unit": unit,
+            "rate": rate,
+            "rate_low": low,
+            "rate_high": high,
+            "all_equal": alike,
             "fair_share": 1 / seats,
-            "above_fair_share": (mean.low if len(mine) > 1 else low) > 1 / seats,
+            "above_fair_share": low > 1 / seats,
         }
         for name in opponents:
             row[f"{name}_win_rate"] = float(np.mean([r[f"{name}_win_rate"] for r in mine]))
         out.append(row)
     return out
-
-
-# ---- figures ------------------------------------------------------------------------------------
-
-
-def versus_reference_figure(
-    data: StudyData, families: Sequence[Mapping[str, Any]], reference: str, target: float, stem: Path
-) -> list[Path]:
-    """Every champion's panel win rate against ``reference`` (dots with Wilson intervals) and
-    each family's best champion on fresh games (diamond), with the target and the seed's agent."""
-    from figures.style import PAGE_WIDTH, color, plt, save, style
-
-    names = [c.name for c in data.plan.competitors]
-    with style():
-        fig, ax = plt.subplots(figsize=(PAGE_WIDTH * 0.7, 0.45 * len(names) + 0.9))
-        for y, (c, fam) in enumerate(zip(data.plan.competitors, families)):
-            records = data.family(c.name)
-            offsets = np.linspace(-0.25, 0.25, len(records)) if len(records) > 1 else [0.0]
-            for off, rec in zip(offsets, records):
-                counts = rec.panel[reference]
-                rate = counts["wins"] / counts["games"]
-                low, high = wilson_interval(int(counts["wins"]), int(counts["games"]))
-                ax.errorbar(
-                    100 * rate,
-                    y + off,
-                    xerr=[[100 * (rate - low)], [100 * (high - rate)]],
-                    fmt="o",
-                    ms=3,
-                    color=color(y),
-                    elinewidth=0.8,
-                    capsize=0,
-                )
-            ax.errorbar(
-                100 * fam["confirm_win_rate"],
-                y + 0.38,
-                xerr=[
-                    [100 * (fam["confirm_win_rate"] - fam["confirm_ci_low"])],
-                    [100 * (fam["confirm_ci_high"] - fam["confirm_win_rate"])],
-                ],
-                fmt="D",
-                ms=4,
-                color="black",
-                elinewidth=1.0,
-                capsize=2,
-            )
-        ax.axvline(100 * target, color="0.3", linestyle="--", linewidth=0.8, label=f"target {pct(target, 0)}")
-        ax.axvline(100 * SEED_AGENT, color="0.5", linestyle=":", linewidth=0.8, label=f"seed's agent {pct(SEED_AGENT)}")
-        ax.set_yticks(range(len(names)), [c.label for c in data.plan.competitors])
-        ax.set_ylim(len(names) - 0.4, -0.6)
-        ax.set_xlabel(f"win rate against {reference} (%), 1v1")
-        ax.grid(True, axis="x", linewidth=0.4, alpha=0.5)
-        ax.legend(frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2)
-        return save(fig, stem)
-
-
-def table_figure(
-    summary: Sequence[Mapping[str, Any]],
-    rows: Sequence[Mapping[str, Any]],
-    seats: int,
-    opponents: Sequence[str],
-    stem: Path,
-) -> list[Path]:
-    """Per group at the 3-player table: entrants (dots) and the pooled rate with its interval."""
-    from figures.style import PAGE_WIDTH, color, plt, save, style
-
-    with style():
-        fig, ax = plt.subplots(figsize=(PAGE_WIDTH * 0.7, 0.4 * len(summary) + 0.9))
-        for y, s in enumerate(summary):
-            mine = [r for r in rows if r["group"] == s["group"]]
-            ax.scatter([100 * r["win_rate"] for r in mine], [y] * len(mine), s=6, color=color(y), alpha=0.7)
-            ax.errorbar(
-                100 * s["win_rate"],
-                y - 0.25,
-                xerr=[[100 * (s["win_rate"] - s["ci_low"])], [100 * (s["ci_high"] - s["win_rate"])]],
-                fmt="D",
-                ms=3.5,
-                color="black",
-                elinewidth=0.9,
-                capsize=2,
-            )
-        ax.axvline(100 / seats, color="0.3", linestyle="--", linewidth=0.8, label=f"fair share 1/{seats}")
-        ax.set_yticks(range(len(summary)), [s["group"] for s in summary])
-        ax.set_ylim(len(summary) - 0.4, -0.7)
-        ax.set_xlabel(f"win rate (%) at a {seats}-player table with " + " + ".join(opponents))
-        ax.grid(True, axis="x", linewidth=0.4, alpha=0.5)
-        ax.legend(frameon=False, loc="lower right")
-        return save(fig, stem)
 
 
 def draw_figures(
@@ -270,6 +207,7 @@ def draw_figures(
 ) -> None:
     """Every figure of the report into ``figures/`` (keys in ``analysis.figures``)."""
     from figures.curves import learning_curves
+    from figures.target import table_figure, versus_reference_figure
 
     plan, folder, label = data.plan, data.out / "figures", analysis.labels
     names = [c.name for c in plan.competitors]
@@ -285,13 +223,20 @@ def draw_figures(
     panel_figure(analysis, names, plan.study.panel, folder)
     crossplay_figures(analysis, names, folder)
     reliability_figure(analysis, names, plan.study.curve_opponent, folder)
+    panel = [[_panel_point(rec.panel[study.reference]) for rec in data.family(c.name)] for c in plan.competitors]
     analysis.figures["versus_reference"] = versus_reference_figure(
-        data, families, study.reference, study.target, folder / "versus_reference"
+        panel, families, study.reference, study.target, folder / "versus_reference", study.reference_result
     )
     analysis.figures["table"] = table_figure(
         summary, rows, study.table_players, study.table_opponents, folder / "table"
     )
     analysis.figures.update(best_machine_figures(data, analysis, folder))
+
+
+def _panel_point(counts: Mapping[str, Any]) -> tuple[float, float, float]:
+    """One champion's panel record against the reference: rate and Wilson interval (one player)."""
+    low, high = wilson_interval(int(counts["wins"]), int(counts["games"]))
+    return counts["wins"] / counts["games"], low, high
 
 
 # ---- report -------------------------------------------------------------------------------------
@@ -336,12 +281,19 @@ def answer_section(data: StudyData, analysis: Analysis, families: Sequence[Mappi
             "panel games with the 95% t-interval over replicates; its best champion on those panel games (a selected "
             "maximum, biased upwards); and the same champion on fresh confirmation games against "
             f"`{reference}` with seats swapped, 95% Wilson interval - the number the question is answered with "
-            f"(`tables/families.csv`). The seed's neural agent reported {pct(SEED_AGENT)}.\n",
+            "(`tables/families.csv`)."
+            + (
+                f" {study.reference_result[1][:1].upper() + study.reference_result[1][1:]} reported "
+                f"{pct(study.reference_result[0])}."
+                if study.reference_result
+                else ""
+            )
+            + "\n",
             table(
                 [
                     "family",
                     "replicates",
-                    "mean vs greedy [95% CI]",
+                    f"mean vs {reference} [95% CI]",
                     "best on panel (games)",
                     f"best on {games:,} fresh games [95% CI]",
                     "vs target",
@@ -355,7 +307,8 @@ def answer_section(data: StudyData, analysis: Analysis, families: Sequence[Mappi
                 "versus_reference",
                 f"Every champion against {reference} on its panel games (dots, 95% "
                 "Wilson intervals) and each family's best champion on the fresh confirmation games (diamond); "
-                f"dashed: the {pct(target, 0)} target, dotted: the seed's agent.",
+                f"dashed: the {pct(target, 0)} target"
+                + (f", dotted: {study.reference_result[1]}." if study.reference_result else "."),
                 data.out,
             ),
         ]
@@ -371,19 +324,19 @@ def table_section(
             s["group"],
             s["entrants"],
             f"{s['games']:,}",
-            f"{pct(s['win_rate'])} [{pct(s['ci_low'])}, {pct(s['ci_high'])}]",
-            estimate(s["mean"], s["mean_ci_low"], s["mean_ci_high"], s["all_equal"], s["entrants"], unit="entrants"),
-            pp(s["win_rate"] - s["fair_share"]),
+            estimate(s["rate"], s["rate_low"], s["rate_high"], s["all_equal"], s["entrants"], unit="entrants"),
+            "its champions" if s["unit"] == "champions" else "its games",
+            pp(s["rate"] - s["fair_share"]),
         ]
         + [pct(s[f"{o}_win_rate"]) for o in opponents]
         for s in summary
     ]
     above = [s["group"] for s in summary if s["above_fair_share"]]
-    ranked = sorted(summary, key=lambda s: -s["win_rate"])
+    ranked = sorted(summary, key=lambda s: -s["rate"])
     words = (
-        f"Above the fair share of 1/{seats} (a family: the whole interval over its champions above it; a builtin: "
-        f"its own interval): {', '.join(above) or 'nobody'}. "
-        f"Highest pooled win rate: {ranked[0]['group']} ({pct(ranked[0]['win_rate'])})."
+        f"Above the fair share of 1/{seats} (the whole 95% interval above it): {', '.join(above) or 'nobody'}. "
+        f"Highest win rate: {ranked[0]['group']} ({pct(ranked[0]['rate'])}); a highest rate is no claim that it "
+        "leads the others."
     )
     return "\n".join(
         [
@@ -392,11 +345,13 @@ def table_section(
             + ", ".join(f"`{r}`" for r in study.table_references)
             + f", sits at a {seats}-player table with `{'` and `'.join(opponents)}` in the other seats, every seating "
             f"arrangement equally often, {games:,} games each (the abstraction, features and automata inputs do not "
-            "depend on the number of players, so the 1v1 players play here unchanged). Win rate pooled over the "
-            "group's entrants (Wilson interval) and mean over entrants (t-interval), and how often each opponent won "
+            "depend on the number of players, so the 1v1 players play here unchanged). A family's win rate is the "
+            "mean over its champions with the 95% interval over them (Student-t below "
+            f"{inf.MIN_BOOTSTRAP} champions; the champions are the independent units); a builtin's is its own rate "
+            "with the Wilson interval over its games (one fixed player). How often each opponent won "
             "(`tables/table.csv`, `tables/table_summary.csv`).\n",
             table(
-                ["group", "entrants", "games", "pooled win [95% CI]", "mean over entrants [95% CI]", f"vs 1/{seats}"]
+                ["group", "entrants", "games", "win rate [95% CI]", "interval over", f"vs 1/{seats}"]
                 + [f"{o} won" for o in opponents],
                 rows,
             ),
@@ -406,8 +361,8 @@ def table_section(
             figure(
                 analysis,
                 "table",
-                f"The {seats}-player table: every entrant's win rate (dots) and the group's "
-                f"pooled rate with its 95% interval (diamond); dashed: the fair share.",
+                f"The {seats}-player table: every entrant's win rate (dots) and the group's rate with its 95% "
+                "interval (diamond: a family's mean over its champions, a builtin's own games); dashed: the fair share.",
                 data.out,
             ),
         ]
@@ -428,29 +383,25 @@ def evolution_section(data: StudyData, analysis: Analysis) -> str:
     return "\n".join(
         [
             "### Evolution curves\n",
-            "The learners' curves above are against greedy; an evolution run records its champion "
+            "The learners' curves above are against the reference builtin; an evolution run records its champion "
             "against `random`, so those curves are drawn separately.\n",
             text,
         ]
     )
 
 
-def write_thirtyone_report(
-    study: Any,
-    data: StudyData,
-    analysis: Analysis,
-    confirmed: Sequence[Mapping[str, Any]],
-    table_game: Game,
-    table_raw: Sequence[Mapping[str, Any]],
-    figures: bool,
-    command: str,
-    wall_seconds: float,
+def write_target_report(
+    study: Any, data: StudyData, raw: TargetRaw, figures: bool, command: str, wall_seconds: float | None
 ) -> dict[str, Any]:
-    """Write the tables, figures and ``DIR/report.md``; return a summary for the command."""
+    """Write the tables, figures and ``DIR/report.md`` (``study``: the
+    :class:`~studies.target_study.TargetStudy`); return a summary (its ``families`` and ``table``
+    rows are what a published page may quote, :mod:`studies.publish`)."""
     plan = data.plan
     scale = plan.scale.name
-    families = family_rows(data, analysis, confirmed, study.reference, study.target)
-    rows = table_rows(table_raw, study.table_opponents)
+    analysis = analyse(data, figures=False)
+    table_game = variant(data.game, {"players": study.table_players})
+    families = family_rows(data, analysis, raw.confirmed, study.reference, study.target)
+    rows = table_rows(raw.table, study.table_opponents)
     summary = table_summary(rows, study.table_opponents, study.table_players, plan.seed)
     for name, content in (("families", families), ("table", rows), ("table_summary", summary)):
         analysis.tables[name] = list(content)
@@ -461,7 +412,7 @@ def write_thirtyone_report(
         f"# {plan.study.title}\n",
         f"Study `{study.name}` (version {plan.study.version}), scale `{scale}`"
         + (f" ({plan.scale.description})" if plan.scale.description else "")
-        + f", written by fsmarena {__version__}.\n",
+        + f", written by fsmarena {written_by(data)}.\n",
         "## Question\n",
         plan.study.question.strip() + "\n",
         answer_section(data, analysis, families, study),
@@ -493,10 +444,12 @@ def write_thirtyone_report(
             ],
             kept="finished replicates, cross-play, confirmation and table games are kept",
             extra_packages=("scikit-learn",),
+            environment=data.environment,
         ),
     ]
     path = data.out / "report.md"
     write_text(path, "\n".join(p for p in parts if p) + "\n")
+    names = {c.label: c.name for c in plan.competitors}
     return {
         "study": study.name,
         "scale": scale,
@@ -504,5 +457,6 @@ def write_thirtyone_report(
         "fingerprint": plan.fingerprint,
         "report": str(path),
         "families": families,
-        "table": summary,
+        # keyed by competitor name (a label may hold spaces, which a page's value marker cannot)
+        "table": [{"competitor": f"table.{names.get(s['group'], s['group'])}", **s} for s in summary],
     }
