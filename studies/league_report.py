@@ -401,7 +401,7 @@ def findings(t: LeagueTables, analysis: Analysis) -> list[str]:
             f"- **{n} players, generalisation**: the highest mean advantage over the builtins the champions "
             f"never saw is {best['method']}'s ({_summary(best)}"
             + ("; then " + ", ".join(f"{r['method']} {pp(r['mean'])}" for r in others) if others else "")
-            + "); a highest mean is no claim that it leads: "
+            + "); a highest mean is no claim that it leads. "
             + declared_statement(analysis, t.questions)
         )
         for a, b in compared_pairs(t, analysis, best["method"]):
