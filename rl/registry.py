@@ -5,7 +5,7 @@ name, the ``"module:attribute"`` of the object that *is* the algorithm (its docs
 the pseudocode, as DEAP's ``algorithms.py`` does; its ``validate(config, entry)`` checks the
 options only it cares about), and the settings it takes.  ``fsmarena train`` reads this table
 for its ``--algo`` help and for which options apply (:func:`fsmarena.options.check_applies`);
-:mod:`rl.train` reads it to build and validate a learner.  Adding a learner is its own module
+:mod:`rl.config` and :mod:`rl.train` read it to build and validate a learner.  Adding a learner is its own module
 and one line here.
 
 This module names things only (strings and tuples, no numpy, no engine), so that the command
@@ -80,7 +80,7 @@ class LearnerEntry:
     """One learning algorithm (see the module docstring).
 
     ``defaults`` names the family of default settings it starts from (``mc``,
-    ``mc-constant-alpha``, ``td``: :data:`rl.train.DEFAULTS`, which a game may tune through
+    ``mc-constant-alpha``, ``td``: :data:`rl.config.DEFAULTS`, which a game may tune through
     ``Game.train_defaults[family]``); ``options`` are the keyword arguments its target is
     built with (``visits="first-visit"``); ``step`` what its ``alpha`` may be: ``average``
     (only ``1/n``), ``size`` (only a step size) or ``either``; ``summary`` is its line in

@@ -184,7 +184,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from games.players import resolve_player
-    from rl.train import TrainConfig, approximator, prepare, train
+    from rl.config import approximator
+    from rl.train import TrainConfig, prepare, train
 
     game = game_from_args(args)
     given = {name: getattr(args, name) for name in OPTIONS if getattr(args, name) is not None}
