@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from fsmarena.options import changed_fields, check_applies
 from games.base import Game
 from games.capabilities import SegmentRewards
 from games.kernel import has_kernel, kernel_of
-from games.registry import entry, resolve
+from games.registry import resolve
 from rl import registry
 from rl.schedules import (
     LOG_POINTS,
@@ -141,7 +141,7 @@ class TrainConfig:
         if self.algo in registry.names("search"):
             raise FsmarenaError(f"{self.algo} is run by 'fsmarena search', not by train")
         if self.algo not in runs:
-            known = runs + (tuple(entry(game.name).approximators) if game is not None else ())
+            known = runs + registry.names("network")
             raise FsmarenaError(f"unknown algorithm '{self.algo}' (known: {', '.join(known)})")
         learner = registry.learner(self.algo)
         check_applies(changed_fields(self) if given is None else given, self.algo, registry.settings("sample", "model"))
@@ -285,13 +285,6 @@ def game_defaults(game: Game | None, family: str) -> dict[str, Any]:
     if unknown:  # a programming error in the game's table, not user input
         raise ValueError(f"{game.name}: unknown training defaults {sorted(unknown)}")
     return chosen
-
-
-def approximator(game: Game, algo: str) -> Callable[..., Any] | None:
-    """The trainer of the function-approximation agent ``algo`` that ``game`` offers
-    (declared in its entry: ``GameEntry.approximators[algo]``), or None."""
-    target = entry(game.name).approximators.get(algo)
-    return None if target is None else resolve(target, f"agent '{algo}'")
 
 
 def positive(name: str, value: Any) -> int:

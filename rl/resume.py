@@ -71,14 +71,14 @@ def read_checkpoint(
     if saved != current:
         raise FsmarenaError(f"{source} was made with different settings: {_differences(saved, current)}")
     done = int(meta["done"])
-    curve = ckpt.check_rows(meta["curve"], _curve_columns(panel, done), source, "curve")
+    curve = ckpt.check_rows(meta["curve"], curve_columns(panel, done), source, "curve")
     frozen = _frozen_table(tables, game, source)
     learner.load_arrays(tables, source)
     rng = restore_rng(meta.get("rng"), source) if config.batch != 1 else None
     return Resumed(done, list(curve), float(meta.get("seconds", 0.0)), rng, frozen)
 
 
-def _curve_columns(panel: Sequence[Player], done: int) -> dict[str, ckpt.Column]:
+def curve_columns(panel: Sequence[Player], done: int) -> dict[str, ckpt.Column]:
     """What each column of a sample-based run's curve row may hold (:meth:`TrainingRun.evaluate_now`):
     a point at most ``done`` games in, against a member of ``panel`` (``""`` when solo)."""
     fraction = ckpt.Column(float, 0.0, 1.0, empty=True)  # blank in one-player games

@@ -1,7 +1,7 @@
 """31 (Scat / Blitz): everything about it lives in this folder.
 
 ``game`` (rules and batched engine), ``players`` (greedy builtins), ``reference`` (the plain
-loop), ``agent`` (the two-network MLP agent, extra ``[neural]``), ``study`` / ``methods`` /
+loop), ``agent`` (its two heads of the network learner, extra ``[neural]``), ``study`` / ``methods`` /
 ``report`` (the ``thirtyone`` study).
 """
 
@@ -16,7 +16,7 @@ ENTRY = GameEntry(
     },
     studies={"thirtyone": "games.thirtyone.study:load"},
     study_methods={"train-mlp": "games.thirtyone.methods:train_mlp"},
-    approximators={"mlp": "games.thirtyone.agent:train_command"},
     kernel="games.thirtyone.kernel",
     probes=("greedy", "greedy-knock", "random"),  # fingerprints: mixtures of these three builtins
+    network="games.thirtyone.agent:NETWORK",
 )
