@@ -55,7 +55,7 @@ from games.registry import resolve
 from games.runner import Block, Chunk, play_blocks
 
 if TYPE_CHECKING:
-    from evo.run import EvolveConfig
+    from evo.settings import EvolveConfig
 
 #: the protocols as the registry (:mod:`evo.registry`) lists them when this module is imported
 PROTOCOLS = registry.names()
@@ -178,7 +178,7 @@ class Protocol:
     absolute: bool = True
     #: numbers of seats of the games this protocol can play
     seats: tuple[int, ...] = MULTI_SEATS
-    #: what :meth:`evo.run.EvolveConfig.resolved` fills in when not given
+    #: what :meth:`evo.settings.EvolveConfig.resolved` fills in when not given
     defaults: dict[str, int] = {"generations": 50, "population": 36, "tournament": 3, "mutations": 2}
     #: the smallest tournament it can breed with
     smallest_tournament = 1
@@ -191,7 +191,7 @@ class Protocol:
     @classmethod
     def validate(cls, config: "EvolveConfig", population: int, tournament: int) -> None:
         """FsmarenaError for a setting this protocol cannot breed or score with (the shared
-        settings are checked by :meth:`evo.run.EvolveConfig.validate`)."""
+        settings are checked by :meth:`evo.settings.EvolveConfig.validate`)."""
         if not cls.smallest_tournament <= tournament <= population:
             raise FsmarenaError(
                 f"--tournament must be between {cls.smallest_tournament} and the population ({population})"

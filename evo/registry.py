@@ -5,7 +5,7 @@ The counterpart of the learner registry (:mod:`rl.registry`): a protocol is one 
 (whose docstring carries the pseudocode, as DEAP's ``algorithms.py`` does, and whose
 ``validate`` checks the settings only it cares about), the settings only some protocols use
 that it takes, and its line in ``--help``.  ``fsmarena evolve`` reads this table for its
-``--protocol`` choices and help, :class:`evo.run.EvolveConfig` for which settings apply; adding
+``--protocol`` choices and help, :class:`evo.settings.EvolveConfig` for which settings apply; adding
 a protocol is its class and one line here.
 
 Names and strings only (no numpy, no engine): the command line reads it at start-up.

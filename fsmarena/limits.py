@@ -92,7 +92,7 @@ MAX_SHOWN_DIFFERENCES = 3
 
 # ---- evolution and network sizes --------------------------------------------------------------
 # Products of options that are each within their own limit: checked where the options meet
-# (evo.run.EvolveConfig.validate, games.thirtyone.agent.AgentSettings.check), before any work.
+# (evo.settings.EvolveConfig.validate, rl.network_training.NetworkSettings.check), before any work.
 
 #: games of one evolution generation (population x opponents x games for thesis, ordered pairs x
 #: games for round-robin, population x panel x seats x games for panel): a generation's seating

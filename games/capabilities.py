@@ -21,7 +21,7 @@ attribute by name:
 
 Other optional parts are plain fields with defaults: ``Game.train_defaults`` (per-algorithm
 training settings), ``Game.encoding_label`` (readable FSM inputs), and in the game's
-:class:`games.registry.GameEntry` the approximators, study methods and reports it adds.
+:class:`games.registry.GameEntry` its network heads, study methods and reports.
 """
 
 from __future__ import annotations

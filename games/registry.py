@@ -37,6 +37,7 @@ GENERIC_PLAYER_KINDS: dict[str, str] = {
     "table-policy": "games.players:TablePolicy",
     "table-fsm": "evo.table_fsm:TableFSM",
     "bda": "evo.bda:BinaryDecisionAutomaton",
+    "network": "rl.network_agent:NetworkAgent",
 }
 
 #: how the batched driver (:mod:`games.driver`) plays players inside its compiled loops:
@@ -59,12 +60,13 @@ class GameEntry:
     * ``study_methods``: training methods a study TOML may name;
     * ``reports``: report writers a study may name in its ``report`` field;
     * ``bench_cases``: ``"module:function(game) -> [BenchCase]"`` added to ``fsmarena bench``;
-    * ``approximators``: function-approximation agents for ``fsmarena train --algo NAME``,
-      ``name -> "module:function"`` (the trainer's command entry point);
     * ``kernel``: the module of its compiled single-game kernel (``"games.<name>.kernel"``,
       the contract of :mod:`games.kernel`), empty when it has none;
     * ``probes``: three builtin player names whose mixtures are the probe opponents of
-      fingerprints (:mod:`evo.fingerprint`), empty when the game has none (one-player games).
+      fingerprints (:mod:`evo.fingerprint`), empty when the game has none (one-player games);
+    * ``network``: the ``"module:attribute"`` of its :class:`rl.network_agent.NetworkSpec`
+      (the network learner's heads and recommended settings), empty for one head over all
+      actions.
     """
 
     name: str
@@ -74,9 +76,9 @@ class GameEntry:
     study_methods: Mapping[str, str] = field(default_factory=dict)
     reports: Mapping[str, str] = field(default_factory=dict)
     bench_cases: tuple[str, ...] = ()
-    approximators: Mapping[str, str] = field(default_factory=dict)
     kernel: str = ""
     probes: tuple[str, ...] = ()
+    network: str = ""
 
 
 def resolve(target: str, what: str) -> Any:

@@ -115,6 +115,8 @@ class TabularLearner(Player):
     """Q table + behaviour policy; subclasses define how experience updates Q."""
 
     kind = "tabular-learner"  # not a file kind: a learner is saved as its greedy TablePolicy
+    #: the step size (None: sample averages, 1/n); a step-size schedule moves it during a run
+    alpha: float | None = None
 
     def __init__(
         self,
@@ -138,10 +140,10 @@ class TabularLearner(Player):
 
     @classmethod
     def validate(cls, config: Any, entry: LearnerEntry) -> None:
-        """FsmarenaError for a setting of ``config`` (a :class:`rl.train.TrainConfig` with the
+        """FsmarenaError for a setting of ``config`` (a :class:`rl.config.TrainConfig` with the
         defaults filled in) that only this algorithm refuses; the registry entry says which
         step-size rule it follows (``entry.step``).  The shared settings are checked by
-        :meth:`rl.train.TrainConfig.resolved`."""
+        :meth:`rl.config.TrainConfig.resolved`."""
         if entry.step == "size" and parse_alpha(config.alpha) is None:
             raise FsmarenaError(f"{entry.name} needs a numeric alpha")
 

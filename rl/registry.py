@@ -5,7 +5,7 @@ name, the ``"module:attribute"`` of the object that *is* the algorithm (its docs
 the pseudocode, as DEAP's ``algorithms.py`` does; its ``validate(config, entry)`` checks the
 options only it cares about), and the settings it takes.  ``fsmarena train`` reads this table
 for its ``--algo`` help and for which options apply (:func:`fsmarena.options.check_applies`);
-:mod:`rl.train` reads it to build and validate a learner.  Adding a learner is its own module
+:mod:`rl.config` and :mod:`rl.train` read it to build and validate a learner.  Adding a learner is its own module
 and one line here.
 
 This module names things only (strings and tuples, no numpy, no engine), so that the command
@@ -16,8 +16,9 @@ Kinds of learner:
 * ``sample``: learns from simulated games in :mod:`rl.train`'s loop (Monte Carlo, TD); the
   target is a :class:`rl.learners.TabularLearner` subclass built with ``options``;
 * ``model``: plans on the game's known model (value and policy iteration, :mod:`rl.planning`);
-* ``approximator``: a game's own function-approximation agent; the game's entry names its
-  trainer (``GameEntry.approximators``), which validates its settings, so the target is empty;
+* ``network``: learns action-value networks from the game's features in its own run
+  (:mod:`rl.network_training`); the target's ``validate`` checks its settings and ``start``
+  begins a run, on any game with features;
 * ``search``: run by another command (``fsmarena search``), listed so that the catalogue is whole.
 """
 
@@ -54,9 +55,9 @@ SAMPLE_SETTINGS: tuple[str, ...] = (
     "checkpoint_seconds",
     "resume",
 )
-#: what a game's neural agent takes (31's two networks): its own network options and the
-#: run's budget, exploration, opponent and curve settings
-APPROXIMATOR_SETTINGS: tuple[str, ...] = (
+#: what the network learner takes: its own network options and the run's budget,
+#: exploration, reward, opponent and curve settings
+NETWORK_SETTINGS: tuple[str, ...] = (
     "episodes",
     "batch",
     "hidden",
@@ -70,9 +71,10 @@ APPROXIMATOR_SETTINGS: tuple[str, ...] = (
     "eval_every",
     "eval_games",
     "eval_panel",
+    "reward",
     "resume",
 )
-KINDS = ("sample", "model", "approximator", "search")
+KINDS = ("sample", "model", "network", "search")
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ class LearnerEntry:
     """One learning algorithm (see the module docstring).
 
     ``defaults`` names the family of default settings it starts from (``mc``,
-    ``mc-constant-alpha``, ``td``: :data:`rl.train.DEFAULTS`, which a game may tune through
+    ``mc-constant-alpha``, ``td``: :data:`rl.config.DEFAULTS`, which a game may tune through
     ``Game.train_defaults[family]``); ``options`` are the keyword arguments its target is
     built with (``visits="first-visit"``); ``step`` what its ``alpha`` may be: ``average``
     (only ``1/n``), ``size`` (only a step size) or ``either``; ``summary`` is its line in
@@ -170,10 +172,10 @@ LEARNERS: tuple[LearnerEntry, ...] = (
     ),
     LearnerEntry(
         "mlp",
-        "approximator",
-        "",  # each game that has one names its trainer: GameEntry.approximators["mlp"]
-        APPROXIMATOR_SETTINGS,
-        "the neural agent of games that have one (thirtyone)",
+        "network",
+        "rl.network_training:NetworkLearner",
+        NETWORK_SETTINGS,
+        "Monte Carlo control with action-value networks on the game's features (games with features)",
     ),
     LearnerEntry(
         "policy-search",

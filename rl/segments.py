@@ -17,7 +17,7 @@ to the final reward minus the potential of the start, so the best policy for the
 still the goal, but every segment carries its own signal.
 
 :func:`segment_returns` is the one implementation: the tabular Monte Carlo learners
-(:mod:`rl.learners`) and 31's neural agent (its ``round_returns``, in the game's folder) both
+(:mod:`rl.learners`) and the network learner (:mod:`rl.network_training`) both
 call it; the TD learners apply the same rule transition by transition.
 """
 

@@ -17,7 +17,8 @@ from fsmarena.cli import main
 from games import get_game
 from games.dice421.game import Dice421
 from games.dtd.game import DivideTheDollar
-from rl.train import TEMPORAL_DIFFERENCE, TrainConfig, train
+from rl.config import TEMPORAL_DIFFERENCE
+from rl.train import TrainConfig, train
 
 GAME = get_game("421")
 OPTIMUM = float(GAME.exact_optimum()[0])

@@ -148,7 +148,7 @@ def test_table_text_of_a_study_sized_machine_never_overlaps(inputs, shown):
     """The table of a 4-state FSM over 40 (or 160) inputs: one row per input met in play (at
     most 48), row labels apart from each other and every cell's text inside its cell."""
     from evo.usage import measure_usage
-    from figures.machine_graph import machine_figure
+    from figures.machine_drawing import machine_figure
     from figures.style import plt, style
 
     machine = evolved_like_fsm(inputs)
@@ -202,7 +202,7 @@ def test_bda_table_lines_fit_a_column(game_name):
     overlap and the whole figure stays one column wide."""
     from evo.genome import genome_spec
     from evo.usage import measure_usage
-    from figures.machine_graph import machine_figure
+    from figures.machine_drawing import machine_figure
     from figures.style import plt, style
     from games.registry import entry, resolve
 
@@ -248,7 +248,8 @@ def test_machines_of_1_to_64_states_draw_with_states_apart_and_named(states):
     states' circles nor names overlap, and the figure is at most a page wide."""
     from matplotlib.patches import Circle
 
-    from figures.machine_graph import graph_look, machine_figure
+    from figures.machine_drawing import machine_figure
+    from figures.machine_layout import graph_look
     from figures.style import plt, style
 
     machine = ring_fsm(states)
@@ -288,7 +289,7 @@ def test_draw_command_draws_large_machines_with_their_tables(capsys, tmp_path, k
 
 
 def test_machines_above_the_drawing_limit_get_one_clear_line_and_dot_still_works(capsys, tmp_path):
-    from figures.machine_graph import MAX_DRAWN_STATES
+    from figures.machine_layout import MAX_DRAWN_STATES
 
     player_file = tmp_path / "huge.json"
     save_player(ring_fsm(MAX_DRAWN_STATES + 1), GAME, player_file)
@@ -398,7 +399,7 @@ def _edge_clearances(fig) -> list[float]:
     it does not join, minus the states' radius: negative when it passes through one."""
     from matplotlib.patches import Circle
 
-    from figures.machine_graph import _clearance
+    from figures.machine_layout import _clearance
 
     ax = fig.axes[0]
     circles = [p for p in ax.patches if isinstance(p, Circle)]
@@ -417,7 +418,7 @@ def test_bda_edges_pass_through_no_other_state(states):
     """Random BDAs: no edge segment comes within another state's circle (the old drawing,
     every lone edge bulging outwards along the circle, ran through neighbours)."""
     from evo.genome import genome_spec
-    from figures.machine_graph import machine_figure
+    from figures.machine_drawing import machine_figure
     from figures.style import plt, style
 
     spec = genome_spec(GAME, "bda", states)
@@ -435,7 +436,7 @@ def test_bda_edges_pass_through_no_other_state(states):
 
 def test_vautour_legend_lists_only_the_bids_on_view_each_in_its_own_colour():
     from evo.genome import genome_spec
-    from figures.machine_graph import machine_figure
+    from figures.machine_drawing import machine_figure
     from figures.style import plt, style
     from games.registry import entry, resolve
 

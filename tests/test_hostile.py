@@ -799,7 +799,7 @@ def test_a_member_shorter_than_its_shape_is_refused(tmp_path):
 
 
 def test_tampered_31_agent_checkpoint_is_one_line(tmp_path, capsys):
-    """The 31 agent's checkpoint goes through the same reader and its own fields."""
+    """The network learner's checkpoint goes through the same reader and its own fields."""
     pytest.importorskip("sklearn")
     args = [
         "train",

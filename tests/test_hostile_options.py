@@ -29,7 +29,7 @@ from fsmarena.cli import build_parser
 from fsmarena.errors import FsmarenaError
 from fsmarena.outdir import CONTROL_FILES
 from games import get_game
-from rl.train import ALGORITHMS, MODEL_BASED, TrainConfig
+from rl.config import ALGORITHMS, MODEL_BASED, TrainConfig
 from studies.methods import check_competitors
 from studies.protocol import load_study_toml
 from tests.cli_helpers import cli, run_cli

@@ -69,7 +69,7 @@ def test_the_train_command_passes_on_exactly_the_options_its_parser_declares():
 def test_the_help_names_every_learner_train_runs(capsys):
     help_text = train_parser().format_help()
     flat = "".join(help_text.split())  # argparse wraps lines at hyphens
-    for name in registry.names("sample", "model", "approximator"):
+    for name in registry.names("sample", "model", "network"):
         assert name in flat, name
 
 
@@ -127,7 +127,7 @@ def test_an_agent_option_to_a_tabular_learner_is_one_line(capsys, tmp_path):
     code, out, err = run_cli(
         capsys, "train", "dtd", "--algo", "q-learning", "--episodes", "10", "--epochs", "2", "--out", tmp_path / "o"
     )
-    assert code == 2 and "--epochs is an option of neural agents" in err and not (tmp_path / "o").exists()
+    assert code == 2 and "--epochs is an option of the network learner" in err and not (tmp_path / "o").exists()
 
 
 def test_building_the_command_line_imports_no_learner():
@@ -136,7 +136,7 @@ def test_building_the_command_line_imports_no_learner():
         "import sys\n"
         "from fsmarena.cli import build_parser\n"
         "build_parser()\n"
-        "loaded = [m for m in ('rl.train', 'rl.learners', 'rl.planning', 'games.thirtyone.agent') if m in sys.modules]\n"
+        "loaded = [m for m in ('rl.train', 'rl.learners', 'rl.planning', 'rl.network', 'rl.network_training', 'games.thirtyone.agent') if m in sys.modules]\n"
         "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True)

@@ -18,7 +18,8 @@ import pytest
 
 from games.dtd.game import DivideTheDollar, DTDConfig
 from games.kernel import seed
-from rl.train import TrainConfig, chunk_seed, train
+from rl.sequential_run import chunk_seed
+from rl.train import TrainConfig, train
 from tests.dtd_td_reference import Rules
 from tests.dtd_td_reference import train as reference_train
 
@@ -31,7 +32,7 @@ def _both(config: DTDConfig, algo: str, games: int, seat, run_seed: int, **setti
     train_config = TrainConfig(algo, episodes=games, eval_every=games, eval_games=100, learner_seat=seat, **settings)
     resolved = train_config.resolved(game)
     result = train(game, train_config, seed=run_seed)
-    seed(chunk_seed(run_seed, 0))  # one chunk: fewer games than rl.train.CHUNK
+    seed(chunk_seed(run_seed, 0))  # one chunk: fewer games than rl.sequential_run.CHUNK
     assert resolved.alpha_final is not None
     q, n = reference_train(
         Rules(config.cards, config.counts, config.hand_size, config.dollar),

@@ -9,12 +9,14 @@ import pytest
 from games.arena import play_games
 from games.dtd.game import DivideTheDollar
 from games.players import Player, RandomPlayer
+from rl.evaluation import streams, table_on_model
 from rl.learners import MonteCarlo, TemporalDifference
 from rl.mdp import expected_return
 from rl.planning import value_iteration
 from rl.schedules import EpsilonSchedule
 from rl.toy import ToyConfig, ToyGame
-from rl.train import TrainConfig, make_learner, streams, table_on_model, train
+from rl.train import TrainConfig, train
+from rl.training_run import make_learner
 
 # ---- the sequential reference: one game at a time, scalar arithmetic, textbook order ----------
 

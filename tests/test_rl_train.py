@@ -18,7 +18,9 @@ import numpy as np
 import pytest
 from cli_helpers import run_cli
 
-import rl.train as rt
+import rl.resume as resume
+import rl.train
+import rl.training_run as training_run
 from fsmarena.errors import FsmarenaError
 from games import get_game
 from games.dtd.game import DivideTheDollar
@@ -148,7 +150,7 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, m
     train(game, config, seed=2, out=tmp_path / "whole")
 
     calls = {"n": 0}
-    real = rt.play_games
+    real = training_run.play_games
 
     def failing(*args, **kwargs):
         calls["n"] += 1
@@ -156,13 +158,13 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, m
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(rt, "play_games", failing)
+    monkeypatch.setattr(training_run, "play_games", failing)
     with pytest.raises(KeyboardInterrupt):
         train(game, config, seed=2, out=tmp_path / "cut")
     meta, _tables = load_checkpoint(tmp_path / "cut" / FILENAME)
     assert 0 < meta["done"] < 6000
     assert not (tmp_path / "cut" / "policy.json").exists()
-    monkeypatch.setattr(rt, "play_games", real)
+    monkeypatch.setattr(training_run, "play_games", real)
     train(game, config, seed=2, out=tmp_path / "cut", resume=True)
     same_run(tmp_path / "whole", tmp_path / "cut")
 
@@ -294,12 +296,12 @@ def test_an_opponent_from_a_player_file_is_the_same_opponent(capsys, tmp_path):
 
 
 def test_thesis_seat_and_batch_plan():
-    assert rt._seat_counts(0, 5, 2, 0) == [5, 0]
-    assert rt._seat_counts(3, 5, 2, "alternate") == [2, 3]  # games 3..7: seats 1 0 1 0 1
-    assert rt._seat_counts(0, 7, 1, "alternate") == [7]
-    assert rt._batch_plan(0, 30, CurvePoints(100, every=25), None) == 25
-    assert rt._batch_plan(25, 30, CurvePoints(100, every=25), 40) == 15
-    assert rt._batch_plan(90, 30, CurvePoints(100, every=50), None) == 10
+    assert training_run._seat_counts(0, 5, 2, 0) == [5, 0]
+    assert training_run._seat_counts(3, 5, 2, "alternate") == [2, 3]  # games 3..7: seats 1 0 1 0 1
+    assert training_run._seat_counts(0, 7, 1, "alternate") == [7]
+    assert training_run._batch_plan(0, 30, CurvePoints(100, every=25), None) == 25
+    assert training_run._batch_plan(25, 30, CurvePoints(100, every=25), 40) == 15
+    assert training_run._batch_plan(90, 30, CurvePoints(100, every=50), None) == 10
 
 
 # ---- bad input -------------------------------------------------------------------------------
@@ -437,15 +439,16 @@ def test_tables_in_another_byte_or_memory_order_or_narrower_float_resume_the_sam
 def test_settings_differences_name_each_field_and_stay_short():
     saved = {"config": {"alpha": 0.5, "episodes": 1, "gamma": 0.1, "q_init": 2.0}, "panel": [{"label": "a"}]}
     current = {"config": {"alpha": 0.1, "episodes": 1, "gamma": 1.0, "q_init": 0.0}, "panel": [{"label": "b"}]}
-    text = rt._differences(saved, current)
+    text = resume._differences(saved, current)
     assert (
         text
         == "config.alpha was 0.5, now 0.1, config.gamma was 0.1, now 1.0, config.q_init was 2.0, now 0.0 (and more)"
     )
     assert (
-        rt._differences({"panel": [{"label": "a"}]}, {"panel": [{"label": "b"}]}) == "panel[0].label was 'a', now 'b'"
+        resume._differences({"panel": [{"label": "a"}]}, {"panel": [{"label": "b"}]})
+        == "panel[0].label was 'a', now 'b'"
     )
-    long = rt._differences("x" * 10**7, {"k\x1b": "y" * 10**7})
+    long = resume._differences("x" * 10**7, {"k\x1b": "y" * 10**7})
     assert long.startswith("fingerprint was 'xxx") and len(long) < 250 and "\x1b" not in long
 
 
@@ -456,7 +459,7 @@ def test_a_tampered_checkpoint_is_refused_before_any_work(tmp_path, finished, mo
     def no_work(*args, **kwargs):
         raise AssertionError("the run started")
 
-    monkeypatch.setattr(rt, "_Run", no_work)
+    monkeypatch.setattr(rl.train, "TrainingRun", no_work)
     config = TrainConfig("q-learning", episodes=400, eval_games=50)
     with pytest.raises(
         FsmarenaError, match="'eval_games' must be a whole number in \\[1, 1,000,000,000\\] \\(MAX_GAMES\\), got 0"

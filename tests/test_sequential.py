@@ -451,7 +451,8 @@ def test_the_sequential_algorithm_is_the_default_and_a_batch_is_asked_for():
 
 
 def test_train_equals_the_plain_loop_and_same_seed_same_result_for_any_jobs():
-    from rl.train import TrainConfig, chunk_seed, train
+    from rl.sequential_run import chunk_seed
+    from rl.train import TrainConfig, train
 
     config = TrainConfig("mc", episodes=600, eval_every=600, eval_games=50_000)
     one = train(GAME, config, seed=8, jobs=1)
@@ -528,8 +529,9 @@ def test_cli_batch_zero_is_one_line_exit_2_and_writes_nothing(capsys, tmp_path):
 
 
 def test_a_game_without_kernel_plays_batch_1_with_the_batched_learners():
+    from rl.sequential_run import sequential
     from rl.toy import ToyConfig, ToyGame
-    from rl.train import TrainConfig, sequential
+    from rl.train import TrainConfig
 
     game = ToyGame(ToyConfig("chain"))
     assert TrainConfig("mc", episodes=10).resolved(game).batch == 10_000

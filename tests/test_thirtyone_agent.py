@@ -1,9 +1,11 @@
-"""The 31 function-approximation agent: rewards, masking, player files, checkpoints, learning.
+"""The network learner on 31: rewards, the two heads, player files, checkpoints, learning.
 
 Oracles: the lives potential against closed-form coin-flip probabilities, round returns worked
-out by hand, identical actions after a save/load round trip, a resumed run against an
-uninterrupted one (bit-identical weights), and a short training run that must beat its own
-untrained start against greedy.
+out by hand, the potential of the final lives equal to the game's reward (so segment returns
+telescope to it), identical actions after a save/load round trip (and from a file of the
+earlier ``thirtyone-mlp`` kind), a resumed run against an uninterrupted one (bit-identical
+weights), and a short training run that must beat its own untrained start against greedy.
+The learner itself on every game: tests/test_network_learner.py.
 """
 
 from __future__ import annotations
@@ -21,14 +23,18 @@ from cli_helpers import run_cli  # noqa: E402
 from fsmarena.errors import FsmarenaError  # noqa: E402
 from games.arena import play_games  # noqa: E402
 from games.players import RandomPlayer, load_player, resolve_player, save_player  # noqa: E402
-from games.thirtyone.agent import AgentSettings, LivesPotential, MLPAgent, QNetwork, Trainer, round_returns, train_agent  # noqa: E402
+from games.thirtyone.agent import NETWORK, MLPAgent  # noqa: E402
 from games.thirtyone.game import ThirtyOne, ThirtyOneConfig  # noqa: E402
 from games.thirtyone.players import GreedyPlayer  # noqa: E402
+from games.thirtyone.potential import LivesPotential  # noqa: E402
+from rl.network_agent import NetworkAgent  # noqa: E402
+from rl.network_training import NetworkSettings, Trainer, train_network  # noqa: E402
+from rl.segments import segment_returns  # noqa: E402
 
 
 def small_agent(game, seed=0, hidden=(8,)):
-    n = len(game.feature_names)
-    return MLPAgent(QNetwork(n, 3, hidden, 1e-3, seed), QNetwork(n, 4, hidden, 1e-3, seed + 1))
+    """A network player of ``game`` with 31's two heads, untrained."""
+    return Trainer(game, NetworkSettings.of(game, hidden=hidden, seed=seed), [GreedyPlayer()]).agent
 
 
 # ---- rewards ------------------------------------------------------------------------------------
@@ -60,14 +66,51 @@ def test_round_returns_by_hand():
     rnd = np.array([0, 0, 0, 2, 2, 0])
     lives = np.array([[3, 3]] * 3 + [[3, 2]] * 2 + [[3, 3]])
     final = np.array([[3, 0], [0, 3]])
-    returns, reward, sizes = round_returns(game, rnd, lives, final, 0, potential, 0.5)
+    returns, reward, sizes = round_returns(game, rnd, lives, final, 0, potential)
     assert list(sizes) == [3, 2, 1]
     assert reward == pytest.approx([v[(3, 2)] - v[(3, 3)], 1 - v[(3, 2)], -1 - v[(3, 3)]])
     r0, r1, r2 = reward
     assert returns == pytest.approx([r0 / 4, r0 / 2, r0, r1 / 2, r1, r2])
     # the same decisions seen from seat 1 (lives columns swapped)
-    _, reward1, _ = round_returns(game, rnd, lives[:, ::-1], final[:, ::-1], 1, potential, 0.5)
+    _, reward1, _ = round_returns(game, rnd, lives[:, ::-1], final[:, ::-1], 1, potential)
     assert reward1 == pytest.approx(reward)
+
+
+def round_returns(game, rnd, lives, final_lives, seat, potential, gamma=0.5):
+    """The learner's segment returns with 31's rounds and lives potential (rl.segments)."""
+    return segment_returns(game, rnd, potential.value(lives, seat), potential.value(final_lives[game], seat), gamma)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_potential_of_the_final_lives_is_the_reward(players):
+    """The learner ends a game's last round in its reward: the potential of the final lives."""
+    game = ThirtyOne(ThirtyOneConfig(players=players))
+    outcome = play_games(
+        game, [GreedyPlayer(), RandomPlayer(), GreedyPlayer()][:players], 200, np.random.default_rng(1)
+    )
+    potential = LivesPotential.of(game)
+    for seat in range(players):
+        assert np.array_equal(potential.value(outcome.scores.astype(np.int64), seat), outcome.rewards[:, seat])
+
+
+def test_the_heads_split_the_decisions_by_phase():
+    """The turn network decides draws and knocks, the swap network which card goes."""
+    game = ThirtyOne()
+    agent = small_agent(game)
+    assert [h.name for h in agent.heads] == ["turn", "swap"] and agent.heads == NETWORK.heads
+    seen = {"turn": set(), "swap": set()}
+    real = agent.act
+
+    def watched(obs, memory, rows, rng):
+        actions = real(obs, memory, rows, rng)
+        seen[agent.heads[agent._head(obs)].name].update(game.action_names[a] for a in actions)
+        return actions
+
+    agent.act = watched
+    agent.epsilon = 1.0
+    play_games(game, [agent, GreedyPlayer()], 100, np.random.default_rng(2), check_legal=True)
+    assert seen["turn"] == {"draw_deck", "draw_discard", "knock"}
+    assert seen["swap"] == {"discard_0", "discard_1", "discard_2", "discard_drawn"}
 
 
 # ---- playing ------------------------------------------------------------------------------------
@@ -84,30 +127,23 @@ def test_agent_plays_only_legal_actions(epsilon):
         assert np.all((outcome.rewards == 1).sum(axis=1) == 1)
 
 
-def test_fit_moves_the_taken_action_only():
-    net = QNetwork(5, 3, (16,), 1e-2, seed=3)
-    rng = np.random.default_rng(0)
-    x = rng.random((512, 5))
-    before = net.predict(x)
-    actions = np.zeros(512, dtype=np.int64)
-    for _ in range(30):
-        net.fit(x, actions, np.ones(512), epochs=1)
-    after = net.predict(x)
-    assert np.abs(after[:, 0] - 1).mean() < 0.5 * np.abs(before[:, 0] - 1).mean()
-    assert np.abs(after[:, 1:] - before[:, 1:]).mean() < 0.5 * np.abs(after[:, 0] - before[:, 0]).mean()
-
-
 def test_player_file_round_trip_and_hostile_files(tmp_path):
     game = ThirtyOne()
     agent = small_agent(game, seed=4)
     path = tmp_path / "agent.json"
     save_player(agent, game, path)
     loaded = resolve_player(str(path), game)
-    assert isinstance(loaded, MLPAgent)
+    assert type(loaded) is NetworkAgent
     a = play_games(game, [agent, GreedyPlayer()], 40, np.random.default_rng(9))
     b = play_games(game, [loaded, GreedyPlayer()], 40, np.random.default_rng(9))
     assert np.array_equal(a.scores, b.scores)
     data = json.loads(path.read_text())
+    old = tmp_path / "old.json"  # a file of the kind earlier versions wrote: the same fields
+    old.write_text(json.dumps({**data, "kind": "thirtyone-mlp"}))
+    legacy = load_player(old, game)
+    assert isinstance(legacy, MLPAgent)
+    c = play_games(game, [legacy, GreedyPlayer()], 40, np.random.default_rng(9))
+    assert np.array_equal(a.scores, c.scores)
 
     def rejected(mutate):
         bad = json.loads(json.dumps(data))
@@ -129,11 +165,16 @@ def test_player_file_round_trip_and_hostile_files(tmp_path):
 # ---- training -----------------------------------------------------------------------------------
 
 SMALL = dict(games=600, batch=150, hidden=(8,), eval_every=300, eval_games=60, rolling=200, seed=5)
+PANEL = [GreedyPlayer()]
+
+
+def settings(**changes):
+    return NetworkSettings.of(ThirtyOne(), **{**SMALL, **changes})
 
 
 def test_outputs_and_resume_equals_an_uninterrupted_run(tmp_path):
     game = ThirtyOne()
-    full = train_agent(game, AgentSettings(**SMALL), tmp_path / "full")
+    full = train_network(game, settings(), tmp_path / "full")
     for name in ("policy.json", "metrics.csv", "curve.csv", "metrics.png", "metrics.pdf", "checkpoint.npz", "run.json"):
         assert (tmp_path / "full" / name).exists(), name
     header = (tmp_path / "full" / "metrics.csv").read_text().splitlines()[0].split(",")
@@ -142,25 +183,24 @@ def test_outputs_and_resume_equals_an_uninterrupted_run(tmp_path):
         "epsilon",
         "turn_loss",
         "swap_loss",
-        "mean_round_reward",
-        "round_length",
+        "mean_segment_reward",
+        "segment_length",
+        "rolling_mean_reward",
         "rolling_win_rate",
         "seconds",
     ]
     assert len(full.metrics) == 4 and [c["games"] for c in full.curve] == [0, 300, 600]
     with pytest.raises(FsmarenaError):  # a checkpoint is only continued with its own settings
-        Trainer(game, AgentSettings(**{**SMALL, "games": 900}), [GreedyPlayer()]).restore(
-            tmp_path / "full" / "checkpoint.npz"
-        )
+        Trainer(game, settings(games=900), [GreedyPlayer()]).restore(tmp_path / "full" / "checkpoint.npz", PANEL)
     with pytest.raises(FsmarenaError):  # and never silently overwritten
-        train_agent(game, AgentSettings(**SMALL), tmp_path / "full")
+        train_network(game, settings(), tmp_path / "full")
     # stop after two batches, save, restore into a fresh trainer and continue: same weights
-    first = Trainer(game, AgentSettings(**SMALL), [GreedyPlayer()])
+    first = Trainer(game, settings(), [GreedyPlayer()])
     first.run_batch(150)
     first.run_batch(150)
     first.save(tmp_path / "mid.npz")
-    again = Trainer(game, AgentSettings(**SMALL), [GreedyPlayer()])
-    again.restore(tmp_path / "mid.npz")
+    again = Trainer(game, settings(), [GreedyPlayer()])
+    again.restore(tmp_path / "mid.npz", PANEL)
     for trainer in (first, again):
         trainer.run_batch(150)
         trainer.run_batch(150)
@@ -186,19 +226,21 @@ def test_bad_settings_and_files(tmp_path):
         {"hidden": (1000, 1000)},
     ):
         with pytest.raises(FsmarenaError):
-            Trainer(game, AgentSettings(**{**SMALL, **bad}), [GreedyPlayer()])
+            settings(**bad)
     with pytest.raises(FsmarenaError):
-        Trainer(game, AgentSettings(**SMALL), [GreedyPlayer()]).restore(tmp_path / "missing.npz")
+        Trainer(game, settings(), [GreedyPlayer()]).restore(tmp_path / "missing.npz", PANEL)
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(FsmarenaError):
-        Trainer(game, AgentSettings(**SMALL), [GreedyPlayer()]).restore(tmp_path / "junk.npz")
+        Trainer(game, settings(), [GreedyPlayer()]).restore(tmp_path / "junk.npz", PANEL)
 
 
 @pytest.mark.slow
 def test_training_beats_the_untrained_network_against_greedy(tmp_path):
     game = ThirtyOne()
-    trainer = train_agent(
-        game, AgentSettings(games=30_000, batch=2_000, eval_every=30_000, eval_games=4_000, seed=7), tmp_path / "run"
+    trainer = train_network(
+        game,
+        NetworkSettings.of(game, games=30_000, batch=2_000, eval_every=30_000, eval_games=4_000, seed=7),
+        tmp_path / "run",
     )
     start, end = trainer.curve[0], trainer.curve[-1]
     assert end["win_ci_low"] > start["win_ci_high"] + 0.1
@@ -234,7 +276,7 @@ def test_cli_trains_the_mlp_agent_and_resumes_an_interrupted_run_exactly(capsys,
         assert (tmp_path / "full" / name).exists(), name
     curve = (tmp_path / "full" / "curve.csv").read_text().splitlines()
     assert [line.split(",")[0] for line in curve[1:]] == ["0", "150", "300"]
-    assert isinstance(load_player(tmp_path / "full" / "policy.json", ThirtyOne()), MLPAgent)
+    assert isinstance(load_player(tmp_path / "full" / "policy.json", ThirtyOne()), NetworkAgent)
 
     # interrupted after the third batch (the last checkpoint is at 150 games), then resumed
     real = Trainer.run_batch
@@ -261,8 +303,8 @@ def test_cli_trains_the_mlp_agent_and_resumes_an_interrupted_run_exactly(capsys,
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--episodes", "100", "--alpha", "0.1"], "--alpha does not apply to the mlp agent"),
-        (["--episodes", "100", "--learner-seat", "1"], "--learner-seat does not apply to the mlp agent"),
+        (["--episodes", "100", "--alpha", "0.1"], "--alpha does not apply to the network learner (mlp)"),
+        (["--episodes", "100", "--learner-seat", "1"], "--learner-seat does not apply to the network learner (mlp)"),
         (["--episodes", "100", "--learning-rate", "2"], "learning_rate must be in (0, 1)"),
         (["--episodes", "100", "--epsilon", "1.5"], "epsilon must be a number in [0, 1]"),
         (["--episodes", "100", "--opponent", "nobody"], "unknown player 'nobody'"),
@@ -292,13 +334,15 @@ def test_cli_keeps_neural_options_away_from_tabular_learners_and_other_games(cap
     code, _out, err = run_cli(
         capsys, "train", "thirtyone", "--algo", "sarsa", "--episodes", 10, "--hidden", "8", "--out", tmp_path / "out"
     )
-    assert code == 2 and "--hidden is an option of neural agents" in err
-    code, _out, err = run_cli(capsys, "train", "dtd", "--algo", "mlp", "--episodes", 10, "--out", tmp_path / "out")
-    assert code == 2 and "unknown algorithm 'mlp'" in err
+    assert code == 2 and "--hidden is an option of the network learner" in err
+    code, _out, err = run_cli(
+        capsys, "train", "dtd", "--algo", "mlp", "--episodes", 10, "--reward", "segment", "--out", tmp_path / "out"
+    )
+    assert code == 2 and "dtd has no segments" in err
     code, _out, err = run_cli(
         capsys, "train", "thirtyone", "--algo", "mcc", "--episodes", 10, "--out", tmp_path / "out"
     )
-    assert code == 2 and "mlp" in err  # the known list names the game's own agent
+    assert code == 2 and "mlp" in err  # the known list names the network learner
     assert not (tmp_path / "out").exists()
 
 
@@ -319,7 +363,7 @@ def test_cli_keeps_neural_options_away_from_tabular_learners_and_other_games(cap
 def test_a_tampered_checkpoint_is_refused_before_anything_is_taken_over(tmp_path, change, message):
     """Rows are checked in full (keys, types, ranges) and tables keep their dtype kind."""
     game = ThirtyOne()
-    trainer = Trainer(game, AgentSettings(**SMALL), [GreedyPlayer()])
+    trainer = Trainer(game, settings(), [GreedyPlayer()])
     trainer.run_batch(150)
     trainer.run_batch(150)
     trainer.save(tmp_path / "c.npz")
@@ -339,18 +383,4 @@ def test_a_tampered_checkpoint_is_refused_before_anything_is_taken_over(tmp_path
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
     np.savez(tmp_path / "c.npz", **arrays)
     with pytest.raises(FsmarenaError, match=message):
-        Trainer(game, AgentSettings(**SMALL), [GreedyPlayer()]).restore(tmp_path / "c.npz")
-
-
-def test_network_size_limits_keep_the_policy_file_readable():
-    """The largest network the limits allow has at most MAX_MLP_PARAMETERS weights and biases,
-    and one parameter more is refused; studies' settings go through the same check."""
-    from fsmarena.limits import MAX_MLP_PARAMETERS
-    from games.thirtyone.agent import SWAP_ACTIONS, check_hidden, network_parameters
-
-    inputs = len(ThirtyOne.feature_names)
-    assert network_parameters((8,), inputs, SWAP_ACTIONS) == (inputs + 1) * 8 + 9 * SWAP_ACTIONS
-    width = next(h for h in range(1, 5000) if network_parameters((h, h), inputs, SWAP_ACTIONS) > MAX_MLP_PARAMETERS)
-    check_hidden((width - 1, width - 1))
-    with pytest.raises(FsmarenaError, match="MAX_MLP_PARAMETERS"):
-        check_hidden((width, width))
+        Trainer(game, settings(), [GreedyPlayer()]).restore(tmp_path / "c.npz", PANEL)

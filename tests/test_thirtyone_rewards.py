@@ -135,14 +135,14 @@ def test_observed_potential_is_the_lives_potential():
 def test_segment_reward_is_refused_where_it_cannot_apply(monkeypatch):
     from types import SimpleNamespace
 
-    import rl.train
+    import rl.config
     from games.dice421.game import Dice421
 
     with pytest.raises(FsmarenaError, match="has no segments"):
         TrainConfig(algo="mc", episodes=10, batch=10, reward="segment").resolved(Dice421())
     sequential = TrainConfig(algo="mc", episodes=10, batch=1, reward="segment").resolved(ThirtyOne())
     assert (sequential.batch, sequential.reward) == (1, "segment")  # the compiled learners read 31's rounds
-    monkeypatch.setattr(rl.train, "kernel_of", lambda game: SimpleNamespace(segment=None))  # a kernel without them
+    monkeypatch.setattr(rl.config, "kernel_of", lambda game: SimpleNamespace(segment=None))  # a kernel without them
     with pytest.raises(FsmarenaError, match="no potential, potential_table: segment rewards need the batched"):
         TrainConfig(algo="mc", episodes=10, batch=1, reward="segment").resolved(ThirtyOne())
     with pytest.raises(FsmarenaError, match="unknown reward"):

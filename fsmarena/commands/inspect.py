@@ -72,7 +72,7 @@ def text_lines(summary: dict) -> list[str]:
             f"  tests: {tests['states_tested_in_play']} states tested in play, {tests['never_held']} never held, "
             f"{tests['never_failed']} never failed"
         )
-    from figures.machine_graph import share_text
+    from figures.machine_captions import share_text
 
     visits = ", ".join(f"S{s} {share_text(v, usage['decisions'])}" for s, v in enumerate(usage["visits"]) if v)
     lines += [

@@ -4,10 +4,10 @@ Writes ``DIR/policy.json`` (a table player usable anywhere a player is), ``DIR/c
 (the learning curve against simulated games consumed), ``DIR/tables.npz`` (Q and counts),
 ``DIR/run.json`` (settings and summary) and ``DIR/checkpoint.npz`` (for ``--resume``).
 
-``--algo mlp`` trains a game's own function-approximation agent instead (31: two neural
-networks, see :mod:`games.thirtyone.agent`), found through the game's entry (``GameEntry.approximators``); it writes
-``DIR/policy.json``, ``curve.csv``, ``metrics.csv``, ``metrics.png``/``.pdf``, ``run.json`` and
-``checkpoint.npz``, and takes the options that make sense for it (others are refused).
+``--algo mlp`` trains the network learner instead (:mod:`rl.network_training`: action-value
+networks on the game's features, any game that has them); it writes ``DIR/policy.json``,
+``curve.csv``, ``metrics.csv``, ``metrics.png``/``.pdf``, ``run.json`` and ``checkpoint.npz``,
+and takes the options that make sense for it (others are refused, by the learner itself).
 """
 
 from __future__ import annotations
@@ -30,21 +30,20 @@ from fsmarena.commands._common import (
     print_json,
 )
 from fsmarena.errors import FsmarenaError
+from games.registry import resolve
 from rl import registry  # names only: the learners themselves are imported when a run starts
 
 NAME = "train"
 HELP = (
-    "train Monte Carlo / SARSA / Q-learning (or a game's neural agent, --algo mlp), or run value / "
+    "train Monte Carlo / SARSA / Q-learning (or action-value networks, --algo mlp), or run value / "
     "policy iteration, and save the policy"
 )
 #: every training option, passed on only when given (None = the algorithm's default): the
 #: settings the registered learners take (:mod:`rl.registry`), but ``--resume``, a flag
 OPTIONS = tuple(name for name in registry.option_names() if name != "resume")
-#: options only function-approximation agents use
-APPROXIMATOR_OPTIONS = tuple(
-    name
-    for name in registry.option_names("approximator")
-    if name not in registry.option_names("sample", "model", "search")
+#: options only the network learner uses
+NETWORK_OPTIONS = tuple(
+    name for name in registry.option_names("network") if name not in registry.option_names("sample", "model", "search")
 )
 
 
@@ -65,25 +64,25 @@ def _seat(text: str) -> str | int:
 
 
 def _layers(text: str) -> list[int]:
-    """``--hidden``: comma-separated layer sizes, checked against the mlp agent's limits on
-    layers, units and parameters (the only agent with hidden layers) as they are parsed."""
-    from games.thirtyone.agent import check_hidden
+    """``--hidden``: comma-separated layer sizes, checked against the limits on layers and
+    units as they are parsed (the network learner checks its parameter count on the game)."""
+    from rl.network import check_layer_sizes  # here: start-up reads the registry's names only
 
     try:
         sizes = [int(part) for part in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of layer sizes") from None
     try:
-        check_hidden(sizes, prefix="")
+        check_layer_sizes(sizes, prefix="")
     except FsmarenaError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return sizes
 
 
 def _algo_help() -> str:
-    """``--algo``'s help, from the registry: the learners ``train`` runs, then the agents."""
+    """``--algo``'s help, from the registry: the tabular learners and planners, then the networks."""
     runs = ", ".join(registry.names("sample", "model"))
-    agents = "; ".join(f"{e.name}: {e.summary}" for e in registry.learners("approximator"))
+    agents = "; ".join(f"{e.name}: {e.summary}" for e in registry.learners("network"))
     return f"one of: {runs}; {agents}"
 
 
@@ -94,7 +93,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--algo", required=True, metavar="ALGO", help=_algo_help())
     parser.add_argument("--episodes", type=episodes_count, help="training games (sample-based algorithms)")
     parser.add_argument(
-        "--opponent", metavar="PLAYER", help="builtin name or player file (default: random; mlp: greedy)"
+        "--opponent", metavar="PLAYER", help="builtin name or player file (default: random; mlp on thirtyone: greedy)"
     )
     parser.add_argument(
         "--self-play-every",
@@ -147,8 +146,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--reward",
         choices=("game", "segment"),
-        help="what the tabular learners maximise: the game's final reward, or segment rewards "
-        "(31: each round's change of the lives potential); default: the game's choice",
+        help="what the learners maximise: the game's final reward, or segment rewards "
+        "(31: each round's change of the lives potential); default: the game's choice "
+        "(mlp: segment rewards where the game has segments)",
     )
     parser.add_argument("--eval-every", type=positive_int, metavar="E", help="games between curve points")
     parser.add_argument(
@@ -164,7 +164,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--eval-games", type=games_count, metavar="G", help="games per evaluation match (default 10000)"
     )
     parser.add_argument(
-        "--eval-panel", nargs="+", metavar="PLAYER", help="opponents of the curve (default random; mlp: greedy)"
+        "--eval-panel",
+        nargs="+",
+        metavar="PLAYER",
+        help="opponents of the curve (default random; mlp on thirtyone: greedy)",
     )
     parser.add_argument("--tolerance", type=_number, help="value iteration stopping tolerance (default 1e-12)")
     parser.add_argument(
@@ -184,16 +187,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from games.players import resolve_player
-    from rl.train import TrainConfig, approximator, prepare, train
+    from rl.train import TrainConfig, prepare, train
 
     game = game_from_args(args)
     given = {name: getattr(args, name) for name in OPTIONS if getattr(args, name) is not None}
-    trainer = approximator(game, args.algo)
-    if trainer is not None:
-        return _run_approximator(args, game, trainer(game, given, args.seed, args.out, args.resume))
-    for name in APPROXIMATOR_OPTIONS:
+    if args.algo in registry.names("network"):
+        learner = resolve(registry.learner(args.algo, "network").target, f"algorithm '{args.algo}'")
+        return _run_network(args, game, learner.start(game, given, args.seed, args.out, args.resume))
+    for name in NETWORK_OPTIONS:
         if name in given:
-            raise FsmarenaError(f"--{name.replace('_', '-')} is an option of neural agents (--algo mlp)")
+            raise FsmarenaError(f"--{name.replace('_', '-')} is an option of the network learner (--algo mlp)")
     names = [*given, *(["resume"] if args.resume else [])]  # what the algorithm must take
     checkpoint_seconds = given.pop("checkpoint_seconds", 60.0)
     opponent_name, panel_names = given.pop("opponent", None), given.pop("eval_panel", None)
@@ -221,8 +224,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_approximator(args: argparse.Namespace, game, start) -> int:
-    """A game's function-approximation agent: ``start`` has checked everything already."""
+def _run_network(args: argparse.Namespace, game, start) -> int:
+    """The network learner: ``start`` has checked everything already."""
     out = prepare_out(args.out, "train")
     summary = {"game": game.name, "out": str(out), **start(args.jobs)}
     _print_summary(args, summary, None)

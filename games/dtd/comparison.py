@@ -22,7 +22,8 @@ from fsmarena.fileio import write_text
 from games.dtd.game import DivideTheDollar
 from games.match import play_match
 from games.players import RandomPlayer
-from rl.train import TrainConfig, train, write_outputs
+from rl.results import write_outputs
+from rl.train import TrainConfig, train
 
 ALGOS = ("mc", "sarsa", "q-learning")
 EVAL_SEED = 2_000_000_017  # distinct from every training seed and its derived streams

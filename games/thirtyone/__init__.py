@@ -1,9 +1,9 @@
 """31 (Scat / Blitz): everything about it lives in this folder.
 
 ``game`` (rules and batched engine), ``players`` (greedy builtins), ``reference`` (the plain
-loop), ``agent`` (the two-network MLP agent, extra ``[neural]``), ``study`` (the definition of
-the ``thirtyone`` study, run and reported by the studies layer: :mod:`studies.target_study`),
-``methods`` (its MLP training method).
+loop), ``agent`` (its two heads of the network learner, extra ``[neural]``), ``study`` (the
+definition of the ``thirtyone`` study, run and reported by the studies layer:
+:mod:`studies.target_study`), ``methods`` (its network training method).
 """
 
 from games.registry import GameEntry
@@ -17,7 +17,7 @@ ENTRY = GameEntry(
     },
     studies={"thirtyone": "games.thirtyone.study:load"},
     study_methods={"train-mlp": "games.thirtyone.methods:train_mlp"},
-    approximators={"mlp": "games.thirtyone.agent:train_command"},
     kernel="games.thirtyone.kernel",
     probes=("greedy", "greedy-knock", "random"),  # fingerprints: mixtures of these three builtins
+    network="games.thirtyone.agent:NETWORK",
 )

@@ -1,10 +1,10 @@
-"""Study method ``train-mlp``: the 31 function-approximation agent (two scikit-learn MLPs).
+"""Study method ``train-mlp``: the network learner on 31 (two scikit-learn MLPs, :mod:`rl.network_training`).
 
-Every parameter is a field of :class:`games.thirtyone.agent.AgentSettings` except ``seed`` (the
+Every parameter is a field of :class:`rl.network_training.NetworkSettings` except ``seed`` (the
 study derives it per replicate): ``games``, ``batch``, ``hidden``, ``learning_rate``,
 ``epochs``, ``gamma``, ``epsilon``, ``epsilon_final``, ``epsilon_schedule``, ``opponents``
 (builtin names, one drawn per training game; default ``["greedy"]``), ``eval_every``,
-``eval_games``.  The curve is the agent's win rate against the study's curve opponent at
+``eval_games``, ``reward``.  The curve is the agent's win rate against the study's curve opponent at
 every evaluation point (epsilon 0, no learning), against training games consumed; nothing is
 written to disk (the runner saves the final player).  Runs in one process: the study
 parallelises over replicates.
@@ -13,34 +13,32 @@ parallelises over replicates.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, cast
+from typing import Any
 
 from fsmarena.errors import FsmarenaError
 from games.players import resolve_player
+from rl.network_training import NetworkSettings, train_network
 from studies.methods import MethodContext, Params, Trained
 
 #: settings the study fixes itself (the per-replicate seed) or that only shape the curve
 NOT_PARAMETERS = ("seed", "eval_panel", "rolling")
 
 
-def _settings(ctx: MethodContext) -> Any:
+def _settings(ctx: MethodContext) -> NetworkSettings:
     """The agent's settings from the competitor's parameters (FsmarenaError naming it)."""
-    from games.thirtyone.agent import AgentSettings
-
     p = Params(ctx)
     if ctx.needs:
         raise p.fail("train-mlp trains against builtins ('opponents'), not other competitors; remove 'needs'")
-    names = {f.name for f in dataclasses.fields(AgentSettings)} - set(NOT_PARAMETERS)
+    names = {f.name for f in dataclasses.fields(NetworkSettings)} - set(NOT_PARAMETERS)
     values: dict[str, Any] = {}
     for key, value in ctx.params.items():
         if key not in names:
             raise p.fail(f"unknown parameter '{key}' (known: {', '.join(sorted(names))})")
         values[key] = tuple(value) if isinstance(value, list) else value
     try:
-        settings = AgentSettings(**values, seed=ctx.seed, eval_panel=(ctx.curve_opponent,))
-        settings.check()
-        if ctx.game.name != "thirtyone":
-            raise FsmarenaError(f"the mlp agent plays 31 (thirtyone), not {ctx.game.name}")
+        if ctx.game.name != "thirtyone":  # 31's method: a study method of every game belongs to the studies layer
+            raise FsmarenaError(f"train-mlp is the 31 (thirtyone) study's method, not {ctx.game.name}'s")
+        settings = NetworkSettings.of(ctx.game, **values, seed=ctx.seed, eval_panel=(ctx.curve_opponent,))
         for name in settings.opponents:
             resolve_player(name, ctx.game)
     except (FsmarenaError, TypeError) as exc:
@@ -50,12 +48,9 @@ def _settings(ctx: MethodContext) -> Any:
 
 def train_mlp(ctx: MethodContext) -> Trained:
     """Train the two-network agent against its opponents (module docstring)."""
-    from games.thirtyone.agent import train_agent
-    from games.thirtyone.game import ThirtyOne
-
     settings = _settings(ctx)
-    game = cast(ThirtyOne, ctx.game)
-    trainer = train_agent(game, settings, None, panel=[resolve_player(ctx.curve_opponent, game)])
+    game = ctx.game
+    trainer = train_network(game, settings, None, panel=[resolve_player(ctx.curve_opponent, game)])
     agent = trainer.agent
     agent.trainer = None
     agent.label = ctx.label
