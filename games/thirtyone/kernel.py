@@ -5,8 +5,8 @@ Exactly the rules, observations and builtins of the batched engine in
 ``max_turns`` / ``max_rounds`` caps, the pile turned over when the stock runs out), written as
 plain Python over numpy arrays and compiled with numba (:func:`fsmarena.jit.njit`;
 ``NUMBA_DISABLE_JIT=1`` runs it uncompiled).  Hands are three card numbers kept in the
-engine's canonical order, each with its greedy key (score and total, :func:`hand_key`) kept
-beside it in the state; the engine's tables (greedy's swaps, the expected stock draw) are
+engine's canonical order, each with its greedy key (score and total, :func:`hand_key`) and
+what scoring a swap needs kept beside it in the state; the engine's tables (greedy's swaps, the expected stock draw) are
 computed on the spot from a few small per-card and per-suit tables (:data:`VALUES`, ...)
 instead of looked up, without allocating: every observation costs tens of nanoseconds.
 
@@ -40,7 +40,17 @@ State ``s`` (int64; bit sets of cards are 52-bit masks in an int64)::
     s[42:48]  cards each seat threw this round (bits)
     s[48:100] this round's stock order          s[100:152] the discard pile, bottom first
     s[152:158] each seat's hand key (:func:`hand_key` of its hand, set with the hand)
-    s[158:]   the deal (K deck orders)
+    s[158:230] per seat, 12 numbers on the pairs of cards it keeps when it throws position
+              ``q`` (set with the hand, :func:`_set_hand`): the pairs' per-suit value sums
+              (one byte per suit), best suit sums, value totals and shared ranks (-1 none)
+    s[230:]   the deal (K deck orders)
+
+Speed.  The observations, the builtins and :func:`step` cost tens of nanoseconds: the hand's
+key and its pairs' numbers are kept in the state, everything else is read from small tables,
+nothing is allocated.  The helpers are inlined (``inline="always"``) and written so that numba
+adds no reference counting of ``p`` and ``s`` (two atomic operations per array and call, more
+than the work itself): a helper reads the state before its first branch (or has none) and the
+rare paths (a round's end, the pile turned over) are separate functions.
 
 Round-level reward.  :func:`potential` reads a seat's lives potential
 (:mod:`games.thirtyone.potential`, the one definition the MLP agent and the tabular learners
@@ -124,7 +134,10 @@ THROWN = 42
 STOCK = 48
 PILE = 100
 KEYS = 152
-DEAL = 158
+PAIRS = 158
+#: per-seat numbers at ``PAIRS``: 3 per-suit sums, 3 best suit sums, 3 totals, 3 shared ranks
+PAIR_SUMS, PAIR_BEST, PAIR_TOTAL, PAIR_RANK, PAIR_SIZE = 0, 3, 6, 9, 12
+DEAL = PAIRS + PAIR_SIZE * MAX_SEATS
 
 # ---- tables (plain numpy constants, compiled into the code) ----------------------------------
 
@@ -138,6 +151,8 @@ def _rank_value(rank: int) -> int:
 VALUES = np.array([_rank_value(card % 13) for card in range(52)], dtype=np.int64)
 SUITS = np.array([card // 13 for card in range(52)], dtype=np.int64)
 RANKS = np.array([card % 13 for card in range(52)], dtype=np.int64)
+#: a card's value in its suit's byte (suit sums of a few cards are sums of these)
+SUIT_BYTES = np.array([VALUES[card] << (8 * SUITS[card]) for card in range(52)], dtype=np.int64)
 #: sum of the values of the ranks in a 13-bit rank set, read in two halves (ranks 0-6, 7-12)
 LOW_RANKS = 7
 LOW_VALUE_SUMS = np.array(
@@ -229,7 +244,7 @@ def encoding_size(p: np.ndarray, which: int) -> int:
     return sizes[which]
 
 
-@njit
+@njit(inline="always")
 def _draw_below(n: int) -> int:
     """``np.random.randint(0, n)`` for ``2 <= n <= 52``, drawn as numba and numpy draw it (the
     low bits of 32-bit draws under :data:`DRAW_MASKS`, rejected until below ``n``) from raw
@@ -262,18 +277,18 @@ def draw_deal(p: np.ndarray, deal: np.ndarray) -> None:
 # ---- cards and hands ------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def value(card: int) -> int:
     """Ace 11, faces 10, others their face value (rank ``card % 13``: 0 = two ... 12 = ace)."""
     return VALUES[card]
 
 
-@njit
+@njit(inline="always")
 def bit(card: int) -> int:
     return np.int64(1) << np.int64(card)
 
 
-@njit
+@njit(inline="always")
 def _best_suit_sum(va: int, vb: int, vc: int, sa: int, sb: int, sc: int) -> int:
     """The best single-suit sum of three cards of values ``v`` and suits ``s``."""
     if sa == sb:
@@ -285,7 +300,7 @@ def _best_suit_sum(va: int, vb: int, vc: int, sa: int, sb: int, sc: int) -> int:
     return max(va, vb, vc)
 
 
-@njit
+@njit(inline="always")
 def score2(p: np.ndarray, a: int, b: int, c: int) -> int:
     """Twice the best single-suit sum of three cards (three of a kind per the rules)."""
     best = 2 * _best_suit_sum(VALUES[a], VALUES[b], VALUES[c], SUITS[a], SUITS[b], SUITS[c])
@@ -294,78 +309,101 @@ def score2(p: np.ndarray, a: int, b: int, c: int) -> int:
     return best
 
 
-@njit
+@njit(inline="always")
 def hand_key(p: np.ndarray, a: int, b: int, c: int) -> int:
     """Greedy's preference among hands: score, then total card value (below 64)."""
     return score2(p, a, b, c) * 64 + VALUES[a] + VALUES[b] + VALUES[c]
 
 
-@njit
+@njit(inline="always")
 def _order_key(a: int, b: int, c: int) -> int:
     """Canonical sort key of card ``a`` in the hand {a, b, c}: its suit group's sum, then its
-    value, then its number."""
+    value, then its number (the key's last 6 bits)."""
     suit, worth = SUITS[a], VALUES[a]
     group = worth + (VALUES[b] if SUITS[b] == suit else 0) + (VALUES[c] if SUITS[c] == suit else 0)
     return (group * 16 + worth) * 64 + a
 
 
-@njit
+@njit(inline="always")
 def _set_hand(p: np.ndarray, s: np.ndarray, seat: int, a: int, b: int, c: int) -> None:
     """Store a hand in canonical order (strongest suit group, then value, then card,
     descending) and its key."""
     ka, kb, kc = _order_key(a, b, c), _order_key(b, a, c), _order_key(c, a, b)
-    if ka < kb:
-        a, b, ka, kb = b, a, kb, ka
-    if kb < kc:
-        b, c, kb, kc = c, b, kc, kb
-    if ka < kb:
-        a, b = b, a
+    high, low = max(ka, kb, kc), min(ka, kb, kc)  # the keys differ: they end with the card
+    a, b, c = high & 63, (ka + kb + kc - high - low) & 63, low & 63
     at = HANDS + 3 * seat
     s[at], s[at + 1], s[at + 2] = a, b, c
     s[KEYS + seat] = hand_key(p, a, b, c)
+    at = PAIRS + PAIR_SIZE * seat
+    _set_pair(s, at, b, c)
+    _set_pair(s, at + 1, c, a)
+    _set_pair(s, at + 2, a, b)
 
 
-@njit
+@njit(inline="always")
+def _set_pair(s: np.ndarray, at: int, u: int, v: int) -> None:
+    """The numbers of a kept pair (``PAIR_*``) from ``s[at]`` on."""
+    vu, vv = VALUES[u], VALUES[v]
+    s[at + PAIR_SUMS] = SUIT_BYTES[u] + SUIT_BYTES[v]
+    s[at + PAIR_BEST] = max(vu, vv) + min(vu, vv) * (SUITS[u] == SUITS[v])
+    s[at + PAIR_TOTAL] = vu + vv
+    s[at + PAIR_RANK] = (RANKS[u] + 1) * (RANKS[u] == RANKS[v]) - 1
+
+
+@njit(inline="always")
+def _pair_suit_sum(s: np.ndarray, seat: int, q: int, suit: int) -> int:
+    """The value sum in ``suit`` of the pair the seat keeps when it throws position ``q``."""
+    return (s[PAIRS + PAIR_SIZE * seat + PAIR_SUMS + q] >> (8 * suit)) & 0xFF
+
+
+@njit(inline="always")
 def _hand_key(s: np.ndarray, seat: int) -> int:
     """:func:`hand_key` of the seat's hand (kept in the state by :func:`_set_hand`)."""
     return s[KEYS + seat]
 
 
-@njit
+@njit(inline="always")
 def _hand_score2(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     return s[KEYS + seat] >> 6
 
 
-@njit
+@njit(inline="always")
 def _hand_bits(s: np.ndarray, seat: int) -> int:
     at = HANDS + 3 * seat
     return bit(s[at]) | bit(s[at + 1]) | bit(s[at + 2])
 
 
-@njit
+@njit(inline="always")
 def _swap(p: np.ndarray, s: np.ndarray, seat: int, x: int) -> tuple[int, int]:
     """Best (score, total) key over the three hands with card ``x`` in place of one position,
     and that position (later positions win ties), as the engine's swap table."""
-    at = HANDS + 3 * seat
-    a, b, c = s[at], s[at + 1], s[at + 2]
-    best_key, best_pos = hand_key(p, b, c, x), 0
-    key = hand_key(p, c, a, x)
-    if key >= best_key:
-        best_key, best_pos = key, 1
-    key = hand_key(p, a, b, x)
-    if key >= best_key:
-        best_key, best_pos = key, 2
+    key0, key1, key2 = _swap_key(p, s, seat, 0, x), _swap_key(p, s, seat, 1, x), _swap_key(p, s, seat, 2, x)
+    best_key, best_pos = key0, 0
+    if key1 >= best_key:
+        best_key, best_pos = key1, 1
+    if key2 >= best_key:
+        best_key, best_pos = key2, 2
     return best_key, best_pos
 
 
-@njit
+@njit(inline="always")
+def _swap_key(p: np.ndarray, s: np.ndarray, seat: int, q: int, x: int) -> int:
+    """:func:`hand_key` of the hand with card ``x`` in place of canonical position ``q``, from
+    the kept pair's numbers: the best suit is the pair's best or ``x``'s suit with ``x``."""
+    at = PAIRS + PAIR_SIZE * seat + q
+    worth = VALUES[x]
+    score = 2 * max(s[at + PAIR_BEST], _pair_suit_sum(s, seat, q, SUITS[x]) + worth)
+    score = max(score, p[P_TOK2] * (s[at + PAIR_RANK] == RANKS[x]))  # three of a kind
+    return score * 64 + s[at + PAIR_TOTAL] + worth
+
+
+@njit(inline="always")
 def _replaced_score2(p: np.ndarray, s: np.ndarray, seat: int, q: int, x: int) -> int:
     """Doubled score of the hand with card ``x`` in place of canonical position ``q``."""
-    at = HANDS + 3 * seat
-    return score2(p, s[at + (q + 1) % 3], s[at + (q + 2) % 3], x)
+    return _swap_key(p, s, seat, q, x) >> 6
 
 
-@njit
+@njit(inline="always")
 def _popcount(x: int) -> int:
     """The number of set bits of ``0 <= x < 2**56`` (bytewise sums, no loop)."""
     x = x - ((x >> 1) & 0x5555555555555555)
@@ -377,13 +415,13 @@ def _popcount(x: int) -> int:
     return x & 0x7F
 
 
-@njit
+@njit(inline="always")
 def _suit_ranks(bits: int, suit: int) -> int:
     """The ranks of the cards of ``suit`` in the card set ``bits``, as a 13-bit set."""
     return (bits >> (13 * suit)) & SUIT_BITS
 
 
-@njit
+@njit(inline="always")
 def _rank_value_sum(ranks: int) -> int:
     """Sum of the card values of the ranks in a 13-bit rank set."""
     return LOW_VALUE_SUMS[ranks & ((1 << LOW_RANKS) - 1)] + HIGH_VALUE_SUMS[ranks >> LOW_RANKS]
@@ -392,28 +430,28 @@ def _rank_value_sum(ranks: int) -> int:
 # ---- seats ---------------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def _count(alive: int) -> int:
     return _popcount(alive)
 
 
-@njit
+@njit(inline="always")
 def _next(p: np.ndarray, alive: int, seat: int) -> int:
     """The next live seat clockwise after ``seat`` (``seat`` itself when none)."""
     S = p[P_PLAYERS]
     for k in range(1, S + 1):
-        other = (seat + k) % S
+        other = seat + k - (S if seat + k >= S else 0)  # (seat + k) % S
         if (alive >> other) & 1:
             return other
     return seat
 
 
-@njit
+@njit(inline="always")
 def _previous(p: np.ndarray, alive: int, seat: int) -> int:
     """The live seat before ``seat`` (counter-clockwise; ``seat`` itself when none)."""
     S = p[P_PLAYERS]
     for k in range(1, S):
-        other = (seat - k) % S
+        other = seat - k + (S if seat < k else 0)  # (seat - k) % S
         if (alive >> other) & 1:
             return other
     return seat
@@ -426,7 +464,8 @@ def _previous(p: np.ndarray, alive: int, seat: int) -> int:
 def reset(p: np.ndarray, s: np.ndarray, deal: np.ndarray) -> None:
     """Start a game: full lives, seat 0 first, the first round dealt from ``deal``."""
     s[:DEAL] = 0
-    s[DEAL:] = deal[: deal_size(p)]
+    for i in range(deal_size(p)):  # a loop copies faster than a slice assignment here
+        s[DEAL + i] = deal[i]
     S = p[P_PLAYERS]
     for seat in range(S):
         s[LIVES + seat] = p[P_LIVES]
@@ -459,7 +498,7 @@ def _deal(p: np.ndarray, s: np.ndarray) -> bool:
     blitz = False
     position = 0
     for k in range(S):
-        seat = (first + k) % S
+        seat = first + k - (S if first + k >= S else 0)  # (first + k) % S
         s[THROWN + seat] = 0
         if (alive >> seat) & 1:
             at = STOCK + 3 * position
@@ -545,19 +584,19 @@ def _turn_pile_over(s: np.ndarray) -> None:
     s[PUBLIC] &= ~moved
 
 
-@njit
+@njit(inline="always")
 def _discard_choice(p: np.ndarray, s: np.ndarray, seat: int) -> tuple[int, int]:
     """Greedy's discard decision: the position it throws (3 = the drawn card: the best swap
     unless keeping the hand is at least as good, stock draws only) and the doubled score of
     the hand it keeps."""
     best_key, best_pos = _swap(p, s, seat, s[DRAWN])
-    key = _hand_key(s, seat)
-    if s[FROM_DISCARD] or best_key > key:
+    key, from_discard = _hand_key(s, seat), s[FROM_DISCARD]
+    if from_discard or best_key > key:
         return best_pos, best_key >> 6
     return 3, key >> 6
 
 
-@njit
+@njit(inline="always")
 def _greedy_discard(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     """The position greedy throws (3 = the drawn card)."""
     return _discard_choice(p, s, seat)[0]
@@ -566,32 +605,45 @@ def _greedy_discard(p: np.ndarray, s: np.ndarray, seat: int) -> int:
 @njit
 def step(p: np.ndarray, s: np.ndarray, action: int) -> None:
     """The seat to move plays ``action`` (a turn decision or, after a draw, a discard)."""
-    seat = s[MOVER]
     if s[PHASE] == TURN:
-        if action == KNOCK:
-            s[KNOCKER] = seat
-            s[KNOCK_END] = s[TURN_NO] + _count(s[ALIVE])
-            s[LIMIT] = min(s[LIMIT], s[KNOCK_END])
-            ended = False
-            if p[P_GUN] and s[TURN_NO] == 0:
-                s[END_KIND] = GUN
-                ended = True
-            _finish_turn(p, s, seat, ended)
-            return
-        from_discard = action == DRAW_DISCARD
-        if not from_discard and s[PTR] >= 52:
-            _turn_pile_over(s)
-        if from_discard:
-            drawn = s[PILE + s[PLEN] - 1]
-            s[PLEN] -= 1
-            s[PILE_BITS] &= ~bit(drawn)
-        else:
-            drawn = s[STOCK + s[PTR]]
-            s[PTR] += 1
-        s[DRAWN] = drawn
-        s[FROM_DISCARD] = 1 if from_discard else 0
-        s[PHASE] = DISCARD
+        _turn_step(p, s, action)
+    else:
+        _discard_step(p, s, action)
+
+
+@njit(inline="always")
+def _turn_step(p: np.ndarray, s: np.ndarray, action: int) -> None:
+    """A turn decision: knock, or draw from the stock or the pile."""
+    seat = s[MOVER]
+    if action == KNOCK:
+        s[KNOCKER] = seat
+        s[KNOCK_END] = s[TURN_NO] + _count(s[ALIVE])
+        s[LIMIT] = min(s[LIMIT], s[KNOCK_END])
+        ended = False
+        if p[P_GUN] and s[TURN_NO] == 0:
+            s[END_KIND] = GUN
+            ended = True
+        _finish_turn(p, s, seat, ended)
         return
+    from_discard = action == DRAW_DISCARD
+    if not from_discard and s[PTR] >= 52:
+        _turn_pile_over(s)
+    if from_discard:
+        drawn = s[PILE + s[PLEN] - 1]
+        s[PLEN] -= 1
+        s[PILE_BITS] &= ~bit(drawn)
+    else:
+        drawn = s[STOCK + s[PTR]]
+        s[PTR] += 1
+    s[DRAWN] = drawn
+    s[FROM_DISCARD] = 1 if from_discard else 0
+    s[PHASE] = DISCARD
+
+
+@njit(inline="always")
+def _discard_step(p: np.ndarray, s: np.ndarray, action: int) -> None:
+    """A discard decision: a hand card or the drawn card goes on the pile; the turn ends."""
+    seat = s[MOVER]
     if action == DISCARD_GREEDY:
         action = DISCARD_0 + _greedy_discard(p, s, seat)
     drawn = s[DRAWN]
@@ -634,25 +686,26 @@ def _finish_turn(p: np.ndarray, s: np.ndarray, seat: int, ended: bool) -> None:
 # ---- observations --------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def _score_bucket(score: int) -> int:
     """Buckets of doubled scores: <=16, 17-19, 20-22, 23-25, 26-27, 28, 29, 30+."""
     return SCORE_BUCKETS[score]
 
 
-@njit
+@njit(inline="always")
 def _gain_bucket(gain2: int) -> int:
     """Buckets of gains in whole points (doubled ``gain2`` floored): <=0, 1-4, 5-9, 10+."""
     return (gain2 >= 2) + (gain2 >= 10) + (gain2 >= 20)
 
 
-@njit
+@njit(inline="always")
 def _top(s: np.ndarray) -> int:
-    """The face-up discard (-1 when taking it emptied the pile)."""
-    return s[PILE + s[PLEN] - 1] if s[PLEN] > 0 else -1
+    """The face-up discard (-1 when taking it emptied the pile), without a branch (module doc)."""
+    size = s[PLEN]
+    return (s[PILE + max(size, 1) - 1] + 1) * min(size, 1) - 1
 
 
-@njit
+@njit(inline="always")
 def _unseen(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     """Cards ``seat`` cannot locate: not in its hand, the pile or a hand seen receiving them."""
     pile_bits = s[PILE_BITS]
@@ -660,29 +713,13 @@ def _unseen(p: np.ndarray, s: np.ndarray, seat: int) -> int:
         pile_bits &= ~bit(s[DRAWN])
     u = ~(pile_bits | _hand_bits(s, seat)) & ALL_CARDS
     public = s[PUBLIC]
-    alive = s[ALIVE]
+    alive = s[ALIVE] & ~(1 << seat)
     for other in range(p[P_PLAYERS]):
-        if other != seat and (alive >> other) & 1:
-            u &= ~(_hand_bits(s, other) & public)
+        u &= ~(_hand_bits(s, other) & public & -((alive >> other) & 1))  # live others only
     return u
 
 
-@njit
-def _pair_sum(suit: int, a: int, b: int) -> int:
-    """The values of the cards ``a`` and ``b`` that are of ``suit``, summed."""
-    return (VALUES[a] if SUITS[a] == suit else 0) + (VALUES[b] if SUITS[b] == suit else 0)
-
-
-@njit
-def _paired_rank(a: int, b: int, c: int) -> int:
-    """The rank at least two of the three cards share, -1 when none does."""
-    ra, rb, rc = RANKS[a], RANKS[b], RANKS[c]
-    if ra == rb or ra == rc:
-        return ra
-    return rb if rb == rc else -1
-
-
-@njit
+@njit(inline="always")
 def _expected_sum(p: np.ndarray, s: np.ndarray, seat: int) -> tuple[int, int]:
     """Sum over the unseen cards of the doubled score after drawing each (best three of four),
     and their number.
@@ -695,18 +732,34 @@ def _expected_sum(p: np.ndarray, s: np.ndarray, seat: int) -> tuple[int, int]:
     ranks from a threshold up: each suit sums in a few table reads, card by card only for the
     pair's rank.
     """
+    u, own, tok2, pair, sums0, sums1, sums2 = _draw_inputs(p, s, seat)
+    return _expected_from(u, own, tok2, pair, sums0, sums1, sums2)
+
+
+@njit(inline="always")
+def _draw_inputs(p: np.ndarray, s: np.ndarray, seat: int) -> tuple[int, int, int, int, int, int, int]:
+    """What :func:`_expected_sum` reads of the state: the unseen cards, the hand's doubled
+    score, the three-of-a-kind score, the hand's paired rank (-1 none or no three of a kind)
+    and the per-suit sums of the three kept pairs."""
     u = _unseen(p, s, seat)
-    at = HANDS + 3 * seat
-    a, b, c = s[at], s[at + 1], s[at + 2]
     own = _hand_score2(p, s, seat)
     tok2 = p[P_TOK2]
-    pair = _paired_rank(a, b, c) if tok2 else -1
+    at = PAIRS + PAIR_SIZE * seat
+    pair = max(s[at + PAIR_RANK], s[at + PAIR_RANK + 1], s[at + PAIR_RANK + 2]) * (tok2 != 0) - (tok2 == 0)
+    return u, own, tok2, pair, s[at + PAIR_SUMS], s[at + PAIR_SUMS + 1], s[at + PAIR_SUMS + 2]
+
+
+@njit(inline="always")
+def _expected_from(u: int, own: int, tok2: int, pair: int, sums0: int, sums1: int, sums2: int) -> tuple[int, int]:
+    """:func:`_expected_sum` from :func:`_draw_inputs` (no state read: numba then keeps no
+    reference counting around it)."""
     total, count = 0, 0
     for suit in range(4):
         ranks = _suit_ranks(u, suit)
         if ranks == 0:
             continue
-        kept = max(_pair_sum(suit, a, b), _pair_sum(suit, b, c), _pair_sum(suit, a, c))
+        shift = 8 * suit
+        kept = max((sums0 >> shift) & 0xFF, (sums1 >> shift) & 0xFF, (sums2 >> shift) & 0xFF)
         threshold = own - 2 * kept
         first = 0 if threshold < 0 else 13 if threshold > 22 else FIRST_RANK_ABOVE[threshold]
         better = (ranks >> first) << first
@@ -719,13 +772,13 @@ def _expected_sum(p: np.ndarray, s: np.ndarray, seat: int) -> tuple[int, int]:
     return total, count
 
 
-@njit
+@njit(inline="always")
 def _turn_option2(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     """Turn decision: doubled score after taking the face-up discard."""
     return _swap(p, s, seat, _top(s))[0] >> 6
 
 
-@njit
+@njit(inline="always")
 def _option2(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     """Turn decision: doubled score after taking the face-up discard; discard decision:
     doubled score after greedy's discard."""
@@ -734,27 +787,28 @@ def _option2(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     return _discard_choice(p, s, seat)[1]
 
 
-@njit
-def _greedy_takes_discard(p: np.ndarray, s: np.ndarray, seat: int, option: int, own: int) -> bool:
+@njit(inline="always")
+def _greedy_takes_discard(p: np.ndarray, s: np.ndarray, seat: int, option: int) -> bool:
     """Whether greedy takes the face-up card worth ``option``: when it beats both the hand
-    (``own``) and the mean of a stock draw."""
+    and the mean of a stock draw (the state read before the branch: module doc)."""
+    u, own, tok2, pair, sums0, sums1, sums2 = _draw_inputs(p, s, seat)
     if option <= own:
         return False
-    total, count = _expected_sum(p, s, seat)
+    total, count = _expected_from(u, own, tok2, pair, sums0, sums1, sums2)
     return option * count > total
 
 
-@njit
+@njit(inline="always")
 def _greedy_turn(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     """Greedy's turn decision: the face-up card when it beats both the hand and the mean of a
     stock draw."""
-    if s[PHASE] != TURN:
+    phase, option = s[PHASE], _turn_option2(p, s, seat)
+    if phase != TURN:
         return DRAW_DECK
-    own = _hand_score2(p, s, seat)
-    return DRAW_DISCARD if _greedy_takes_discard(p, s, seat, _turn_option2(p, s, seat), own) else DRAW_DECK
+    return DRAW_DISCARD if _greedy_takes_discard(p, s, seat, option) else DRAW_DECK
 
 
-@njit
+@njit(inline="always")
 def _turn_bucket(p: np.ndarray, s: np.ndarray) -> int:
     turn = s[TURN_NO]
     lap = _count(s[ALIVE])
@@ -767,7 +821,7 @@ def _turn_bucket(p: np.ndarray, s: np.ndarray) -> int:
     return 3
 
 
-@njit
+@njit(inline="always")
 def _opp_lives(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     """The fewest lives among the other live players."""
     L = p[P_LIVES]
@@ -778,7 +832,7 @@ def _opp_lives(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     return min(low, L)
 
 
-@njit
+@njit(inline="always")
 def _gain(p: np.ndarray, s: np.ndarray, seat: int, option: int, own: int) -> int:
     """The gain bucket of a decision whose option scores ``option`` (doubled) and hand ``own``."""
     if s[PHASE] == TURN:
@@ -842,7 +896,7 @@ def always_masked(p: np.ndarray) -> bool:
     return True
 
 
-@njit
+@njit(inline="always")
 def _suit_slot(out: np.ndarray, at: int, card: int) -> None:
     """value / 11 of ``card`` in its suit's slot of ``out[at : at + 4]`` (zeros for no card)."""
     for k in range(4):
@@ -851,7 +905,7 @@ def _suit_slot(out: np.ndarray, at: int, card: int) -> None:
         out[at + SUITS[card]] = VALUES[card] / 11.0
 
 
-@njit
+@njit(inline="always")
 def _suit_sums(out: np.ndarray, at: int, bits: int, scale: float) -> None:
     """Per-suit sums of the values of the cards in ``bits``, over ``scale``."""
     for k in range(4):
@@ -994,15 +1048,17 @@ def rewards(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
 def builtin_action(p: np.ndarray, s: np.ndarray, seat: int, code: int) -> int:
     """``random`` (uniform among the legal actions), ``greedy``, ``greedy-knock`` (greedy that
     knocks, when it may, with a hand of 30 or more)."""
+    phase, knocker, from_discard = s[PHASE], s[KNOCKER], s[FROM_DISCARD]
+    own, option = _hand_score2(p, s, seat), _turn_option2(p, s, seat)
     if code == RANDOM:  # the legal actions are consecutive numbers: pick one of them
-        if s[PHASE] == TURN:
-            return DRAW_DECK + np.random.randint(0, 3 if s[KNOCKER] < 0 else 2)
-        return DISCARD_GREEDY + np.random.randint(0, 4 if s[FROM_DISCARD] else 5)
-    if s[PHASE] == DISCARD:
+        if phase == TURN:
+            return DRAW_DECK + np.random.randint(0, 3 if knocker < 0 else 2)
+        return DISCARD_GREEDY + np.random.randint(0, 4 if from_discard else 5)
+    if phase == DISCARD:
         return DISCARD_GREEDY
-    if code == GREEDY_KNOCK and s[KNOCKER] < 0 and _hand_score2(p, s, seat) >= GREEDY_KNOCK2:
+    if code == GREEDY_KNOCK and knocker < 0 and own >= GREEDY_KNOCK2:
         return KNOCK
-    return _greedy_turn(p, s, seat)
+    return DRAW_DISCARD if _greedy_takes_discard(p, s, seat, option) else DRAW_DECK
 
 
 # ---- round-level reward ---------------------------------------------------------------------
