@@ -162,7 +162,9 @@ def test_bit_and_table_helpers_are_their_plain_definitions():
     for score in range(63):
         assert k31._score_bucket(score) == sum(score >= e for e in (34, 40, 46, 52, 56, 58, 60))
     for gain2 in range(-70, 70):
-        assert k31._gain_bucket(gain2) == sum(gain2 // 2 >= e for e in (1, 5, 10))
+        assert k31._gain_bucket(np.int64(gain2)) == sum(
+            gain2 // 2 >= e for e in (1, 5, 10)
+        )  # state values are numpy ints
     s = np.zeros(k31.state_size(k31.make_params(ThirtyOneConfig())), dtype=np.int64)
     s[k31.PILE : k31.PILE + 3] = [4, 9, 17]
     for size, top in ((3, 17), (1, 4), (0, -1)):

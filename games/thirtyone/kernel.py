@@ -695,7 +695,7 @@ def _score_bucket(score: int) -> int:
 @njit(inline="always")
 def _gain_bucket(gain2: int) -> int:
     """Buckets of gains in whole points (doubled ``gain2`` floored): <=0, 1-4, 5-9, 10+."""
-    return (gain2 >= 2) + (gain2 >= 10) + (gain2 >= 20)
+    return int(gain2 >= 2) + int(gain2 >= 10) + int(gain2 >= 20)  # int: numpy's bools add as 'or'
 
 
 @njit(inline="always")
@@ -745,7 +745,7 @@ def _draw_inputs(p: np.ndarray, s: np.ndarray, seat: int) -> tuple[int, int, int
     own = _hand_score2(p, s, seat)
     tok2 = p[P_TOK2]
     at = PAIRS + PAIR_SIZE * seat
-    pair = max(s[at + PAIR_RANK], s[at + PAIR_RANK + 1], s[at + PAIR_RANK + 2]) * (tok2 != 0) - (tok2 == 0)
+    pair = max(s[at + PAIR_RANK], s[at + PAIR_RANK + 1], s[at + PAIR_RANK + 2]) * int(tok2 != 0) - int(tok2 == 0)
     return u, own, tok2, pair, s[at + PAIR_SUMS], s[at + PAIR_SUMS + 1], s[at + PAIR_SUMS + 2]
 
 
