@@ -5,8 +5,10 @@ Exactly the rules, observations and builtins of the batched engine in
 ``max_turns`` / ``max_rounds`` caps, the pile turned over when the stock runs out), written as
 plain Python over numpy arrays and compiled with numba (:func:`fsmarena.jit.njit`;
 ``NUMBA_DISABLE_JIT=1`` runs it uncompiled).  Hands are three card numbers kept in the
-engine's canonical order; every table of the engine (scores, greedy's swaps, the expected
-stock draw) is computed on the spot from the cards instead of looked up.
+engine's canonical order, each with its greedy key (score and total, :func:`hand_key`) and
+what scoring a swap needs kept beside it in the state; the engine's tables (greedy's swaps, the expected stock draw) are
+computed on the spot from a few small per-card and per-suit tables (:data:`VALUES`, ...)
+instead of looked up, without allocating: every observation costs tens of nanoseconds.
 
 Parameters ``p`` (:func:`make_params`): ``players, lives, three_of_a_kind (doubled, 0 = off),
 under_the_gun (0/1), max_turns, max_rounds``.
@@ -37,7 +39,18 @@ State ``s`` (int64; bit sets of cards are 52-bit masks in an int64)::
     s[18:24]  lives per seat (6 slots)         s[24:42]  hands, 3 cards per seat (canonical)
     s[42:48]  cards each seat threw this round (bits)
     s[48:100] this round's stock order          s[100:152] the discard pile, bottom first
-    s[152:]   the deal (K deck orders)
+    s[152:158] each seat's hand key (:func:`hand_key` of its hand, set with the hand)
+    s[158:230] per seat, 12 numbers on the pairs of cards it keeps when it throws position
+              ``q`` (set with the hand, :func:`_set_hand`): the pairs' per-suit value sums
+              (one byte per suit), best suit sums, value totals and shared ranks (-1 none)
+    s[230:]   the deal (K deck orders)
+
+Speed.  The observations, the builtins and :func:`step` cost tens of nanoseconds: the hand's
+key and its pairs' numbers are kept in the state, everything else is read from small tables,
+nothing is allocated.  The helpers are inlined (``inline="always"``) and written so that numba
+adds no reference counting of ``p`` and ``s`` (two atomic operations per array and call, more
+than the work itself): a helper reads the state before its first branch (or has none) and the
+rare paths (a round's end, the pile turned over) are separate functions.
 
 Round-level reward.  :func:`potential` reads a seat's lives potential
 (:mod:`games.thirtyone.potential`, the one definition the MLP agent and the tabular learners
@@ -120,7 +133,47 @@ HANDS = 24
 THROWN = 42
 STOCK = 48
 PILE = 100
-DEAL = 152
+KEYS = 152
+PAIRS = 158
+#: per-seat numbers at ``PAIRS``: 3 per-suit sums, 3 best suit sums, 3 totals, 3 shared ranks
+PAIR_SUMS, PAIR_BEST, PAIR_TOTAL, PAIR_RANK, PAIR_SIZE = 0, 3, 6, 9, 12
+DEAL = PAIRS + PAIR_SIZE * MAX_SEATS
+
+# ---- tables (plain numpy constants, compiled into the code) ----------------------------------
+
+
+def _rank_value(rank: int) -> int:
+    """Ace 11, faces 10, others their face value (rank 0 = two ... 12 = ace)."""
+    return 11 if rank == 12 else 10 if rank >= 8 else rank + 2
+
+
+#: value, suit and rank of every card number (suit ``card // 13``, rank ``card % 13``)
+VALUES = np.array([_rank_value(card % 13) for card in range(52)], dtype=np.int64)
+SUITS = np.array([card // 13 for card in range(52)], dtype=np.int64)
+RANKS = np.array([card % 13 for card in range(52)], dtype=np.int64)
+#: a card's value in its suit's byte (suit sums of a few cards are sums of these)
+SUIT_BYTES = np.array([VALUES[card] << (8 * SUITS[card]) for card in range(52)], dtype=np.int64)
+#: sum of the values of the ranks in a 13-bit rank set, read in two halves (ranks 0-6, 7-12)
+LOW_RANKS = 7
+LOW_VALUE_SUMS = np.array(
+    [sum(_rank_value(r) for r in range(LOW_RANKS) if m >> r & 1) for m in range(1 << LOW_RANKS)], dtype=np.int64
+)
+HIGH_VALUE_SUMS = np.array(
+    [
+        sum(_rank_value(LOW_RANKS + r) for r in range(13 - LOW_RANKS) if m >> r & 1)
+        for m in range(1 << (13 - LOW_RANKS))
+    ],
+    dtype=np.int64,
+)
+#: the lowest rank whose doubled value exceeds ``t`` (13: none), for ``t`` in 0..22
+FIRST_RANK_ABOVE = np.array(
+    [next((r for r in range(13) if 2 * _rank_value(r) > t), 13) for t in range(23)], dtype=np.int64
+)
+#: bucket of every doubled score 0..62 (:func:`_score_bucket`)
+SCORE_BUCKETS = np.array([sum(score >= e for e in (34, 40, 46, 52, 56, 58, 60)) for score in range(63)], dtype=np.int64)
+#: mask of the bits ``np.random.randint(0, n)`` keeps of a 32-bit draw before rejecting (n >= 2)
+DRAW_MASKS = np.array([0, 0] + [(1 << (n - 1).bit_length()) - 1 for n in range(2, 53)], dtype=np.int64)
+SUIT_BITS = (1 << 13) - 1
 
 
 def make_params(config: Any) -> np.ndarray:
@@ -191,13 +244,26 @@ def encoding_size(p: np.ndarray, which: int) -> int:
     return sizes[which]
 
 
+@njit(inline="always")
+def _draw_below(n: int) -> int:
+    """``np.random.randint(0, n)`` for ``2 <= n <= 52``, drawn as numba and numpy draw it (the
+    low bits of 32-bit draws under :data:`DRAW_MASKS`, rejected until below ``n``) from raw
+    32-bit draws: the same numbers from the same stream, in less than half the time of
+    numba's ``randint`` with a varying bound."""
+    keep = DRAW_MASKS[n]
+    while True:
+        j = np.random.randint(0, 1 << 32) & keep
+        if j < n:
+            return j
+
+
 @njit
 def _shuffle(out: np.ndarray, at: int) -> None:
     """A uniformly random order of the 52 cards in ``out[at : at + 52]`` (Fisher-Yates)."""
     for i in range(52):
         out[at + i] = i
     for i in range(51, 0, -1):
-        j = np.random.randint(0, i + 1)
+        j = _draw_below(i + 1)
         out[at + i], out[at + j] = out[at + j], out[at + i]
 
 
@@ -211,142 +277,181 @@ def draw_deal(p: np.ndarray, deal: np.ndarray) -> None:
 # ---- cards and hands ------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def value(card: int) -> int:
     """Ace 11, faces 10, others their face value (rank ``card % 13``: 0 = two ... 12 = ace)."""
-    rank = card % 13
-    if rank == 12:
-        return 11
-    if rank >= 8:
-        return 10
-    return rank + 2
+    return VALUES[card]
 
 
-@njit
+@njit(inline="always")
 def bit(card: int) -> int:
     return np.int64(1) << np.int64(card)
 
 
-@njit
+@njit(inline="always")
+def _best_suit_sum(va: int, vb: int, vc: int, sa: int, sb: int, sc: int) -> int:
+    """The best single-suit sum of three cards of values ``v`` and suits ``s``."""
+    if sa == sb:
+        return va + vb + vc if sb == sc else max(va + vb, vc)
+    if sa == sc:
+        return max(va + vc, vb)
+    if sb == sc:
+        return max(vb + vc, va)
+    return max(va, vb, vc)
+
+
+@njit(inline="always")
 def score2(p: np.ndarray, a: int, b: int, c: int) -> int:
     """Twice the best single-suit sum of three cards (three of a kind per the rules)."""
-    va, vb, vc = value(a), value(b), value(c)
-    sa, sb, sc = a // 13, b // 13, c // 13
-    best = max(
-        va + (vb if sb == sa else 0) + (vc if sc == sa else 0),
-        vb + (va if sa == sb else 0) + (vc if sc == sb else 0),
-        vc + (va if sa == sc else 0) + (vb if sb == sc else 0),
-    )
-    best *= 2
-    if p[P_TOK2] and a % 13 == b % 13 and b % 13 == c % 13:
+    best = 2 * _best_suit_sum(VALUES[a], VALUES[b], VALUES[c], SUITS[a], SUITS[b], SUITS[c])
+    if p[P_TOK2] and RANKS[a] == RANKS[b] and RANKS[b] == RANKS[c]:
         best = max(best, p[P_TOK2])
     return best
 
 
-@njit
+@njit(inline="always")
 def hand_key(p: np.ndarray, a: int, b: int, c: int) -> int:
-    """Greedy's preference among hands: score, then total card value."""
-    return score2(p, a, b, c) * 64 + value(a) + value(b) + value(c)
+    """Greedy's preference among hands: score, then total card value (below 64)."""
+    return score2(p, a, b, c) * 64 + VALUES[a] + VALUES[b] + VALUES[c]
 
 
-@njit
+@njit(inline="always")
 def _order_key(a: int, b: int, c: int) -> int:
     """Canonical sort key of card ``a`` in the hand {a, b, c}: its suit group's sum, then its
-    value, then its number."""
-    group = value(a) + (value(b) if b // 13 == a // 13 else 0) + (value(c) if c // 13 == a // 13 else 0)
-    return (group * 16 + value(a)) * 64 + a
+    value, then its number (the key's last 6 bits)."""
+    suit, worth = SUITS[a], VALUES[a]
+    group = worth + (VALUES[b] if SUITS[b] == suit else 0) + (VALUES[c] if SUITS[c] == suit else 0)
+    return (group * 16 + worth) * 64 + a
 
 
-@njit
-def _set_hand(s: np.ndarray, seat: int, a: int, b: int, c: int) -> None:
-    """Store a hand in canonical order: strongest suit group, then value, then card, descending."""
+@njit(inline="always")
+def _set_hand(p: np.ndarray, s: np.ndarray, seat: int, a: int, b: int, c: int) -> None:
+    """Store a hand in canonical order (strongest suit group, then value, then card,
+    descending) and its key."""
     ka, kb, kc = _order_key(a, b, c), _order_key(b, a, c), _order_key(c, a, b)
-    if ka < kb:
-        a, b, ka, kb = b, a, kb, ka
-    if kb < kc:
-        b, c, kb, kc = c, b, kc, kb
-    if ka < kb:
-        a, b = b, a
+    high, low = max(ka, kb, kc), min(ka, kb, kc)  # the keys differ: they end with the card
+    a, b, c = high & 63, (ka + kb + kc - high - low) & 63, low & 63
     at = HANDS + 3 * seat
     s[at], s[at + 1], s[at + 2] = a, b, c
+    s[KEYS + seat] = hand_key(p, a, b, c)
+    at = PAIRS + PAIR_SIZE * seat
+    _set_pair(s, at, b, c)
+    _set_pair(s, at + 1, c, a)
+    _set_pair(s, at + 2, a, b)
 
 
-@njit
+@njit(inline="always")
+def _set_pair(s: np.ndarray, at: int, u: int, v: int) -> None:
+    """The numbers of a kept pair (``PAIR_*``) from ``s[at]`` on."""
+    vu, vv = VALUES[u], VALUES[v]
+    s[at + PAIR_SUMS] = SUIT_BYTES[u] + SUIT_BYTES[v]
+    s[at + PAIR_BEST] = max(vu, vv) + min(vu, vv) * (SUITS[u] == SUITS[v])
+    s[at + PAIR_TOTAL] = vu + vv
+    s[at + PAIR_RANK] = (RANKS[u] + 1) * (RANKS[u] == RANKS[v]) - 1
+
+
+@njit(inline="always")
+def _pair_suit_sum(s: np.ndarray, seat: int, q: int, suit: int) -> int:
+    """The value sum in ``suit`` of the pair the seat keeps when it throws position ``q``."""
+    return (s[PAIRS + PAIR_SIZE * seat + PAIR_SUMS + q] >> (8 * suit)) & 0xFF
+
+
+@njit(inline="always")
+def _hand_key(s: np.ndarray, seat: int) -> int:
+    """:func:`hand_key` of the seat's hand (kept in the state by :func:`_set_hand`)."""
+    return s[KEYS + seat]
+
+
+@njit(inline="always")
 def _hand_score2(p: np.ndarray, s: np.ndarray, seat: int) -> int:
-    at = HANDS + 3 * seat
-    return score2(p, s[at], s[at + 1], s[at + 2])
+    return s[KEYS + seat] >> 6
 
 
-@njit
+@njit(inline="always")
 def _hand_bits(s: np.ndarray, seat: int) -> int:
     at = HANDS + 3 * seat
     return bit(s[at]) | bit(s[at + 1]) | bit(s[at + 2])
 
 
-@njit
+@njit(inline="always")
 def _swap(p: np.ndarray, s: np.ndarray, seat: int, x: int) -> tuple[int, int]:
     """Best (score, total) key over the three hands with card ``x`` in place of one position,
     and that position (later positions win ties), as the engine's swap table."""
-    at = HANDS + 3 * seat
-    best_key, best_pos = -1, 0
-    for q in range(3):
-        u, v = s[at + (q + 1) % 3], s[at + (q + 2) % 3]
-        key = hand_key(p, u, v, x)
-        if key >= best_key:
-            best_key, best_pos = key, q
+    key0, key1, key2 = _swap_key(p, s, seat, 0, x), _swap_key(p, s, seat, 1, x), _swap_key(p, s, seat, 2, x)
+    best_key, best_pos = key0, 0
+    if key1 >= best_key:
+        best_key, best_pos = key1, 1
+    if key2 >= best_key:
+        best_key, best_pos = key2, 2
     return best_key, best_pos
 
 
-@njit
+@njit(inline="always")
+def _swap_key(p: np.ndarray, s: np.ndarray, seat: int, q: int, x: int) -> int:
+    """:func:`hand_key` of the hand with card ``x`` in place of canonical position ``q``, from
+    the kept pair's numbers: the best suit is the pair's best or ``x``'s suit with ``x``."""
+    at = PAIRS + PAIR_SIZE * seat + q
+    worth = VALUES[x]
+    score = 2 * max(s[at + PAIR_BEST], _pair_suit_sum(s, seat, q, SUITS[x]) + worth)
+    score = max(score, p[P_TOK2] * (s[at + PAIR_RANK] == RANKS[x]))  # three of a kind
+    return score * 64 + s[at + PAIR_TOTAL] + worth
+
+
+@njit(inline="always")
 def _replaced_score2(p: np.ndarray, s: np.ndarray, seat: int, q: int, x: int) -> int:
     """Doubled score of the hand with card ``x`` in place of canonical position ``q``."""
-    at = HANDS + 3 * seat
-    return score2(p, s[at + (q + 1) % 3], s[at + (q + 2) % 3], x)
+    return _swap_key(p, s, seat, q, x) >> 6
 
 
-@njit
+@njit(inline="always")
 def _popcount(x: int) -> int:
-    count = 0
-    while x:
-        x &= x - 1
-        count += 1
-    return count
+    """The number of set bits of ``0 <= x < 2**56`` (bytewise sums, no loop)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    x += x >> 8
+    x += x >> 16
+    x += x >> 32
+    return x & 0x7F
 
 
-@njit
-def _value_sums(bits: int, out: np.ndarray) -> None:
-    """Per-suit sums of the values of the cards in ``bits``."""
-    out[:] = 0
-    for card in range(52):
-        if (bits >> card) & 1:
-            out[card // 13] += value(card)
+@njit(inline="always")
+def _suit_ranks(bits: int, suit: int) -> int:
+    """The ranks of the cards of ``suit`` in the card set ``bits``, as a 13-bit set."""
+    return (bits >> (13 * suit)) & SUIT_BITS
+
+
+@njit(inline="always")
+def _rank_value_sum(ranks: int) -> int:
+    """Sum of the card values of the ranks in a 13-bit rank set."""
+    return LOW_VALUE_SUMS[ranks & ((1 << LOW_RANKS) - 1)] + HIGH_VALUE_SUMS[ranks >> LOW_RANKS]
 
 
 # ---- seats ---------------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def _count(alive: int) -> int:
     return _popcount(alive)
 
 
-@njit
+@njit(inline="always")
 def _next(p: np.ndarray, alive: int, seat: int) -> int:
     """The next live seat clockwise after ``seat`` (``seat`` itself when none)."""
     S = p[P_PLAYERS]
     for k in range(1, S + 1):
-        other = (seat + k) % S
+        other = seat + k - (S if seat + k >= S else 0)  # (seat + k) % S
         if (alive >> other) & 1:
             return other
     return seat
 
 
-@njit
+@njit(inline="always")
 def _previous(p: np.ndarray, alive: int, seat: int) -> int:
     """The live seat before ``seat`` (counter-clockwise; ``seat`` itself when none)."""
     S = p[P_PLAYERS]
     for k in range(1, S):
-        other = (seat - k) % S
+        other = seat - k + (S if seat < k else 0)  # (seat - k) % S
         if (alive >> other) & 1:
             return other
     return seat
@@ -358,10 +463,10 @@ def _previous(p: np.ndarray, alive: int, seat: int) -> int:
 @njit
 def reset(p: np.ndarray, s: np.ndarray, deal: np.ndarray) -> None:
     """Start a game: full lives, seat 0 first, the first round dealt from ``deal``."""
-    s[:] = 0
-    S = p[P_PLAYERS]
-    for i in range(deal_size(p)):
+    s[:DEAL] = 0
+    for i in range(deal_size(p)):  # a loop copies faster than a slice assignment here
         s[DEAL + i] = deal[i]
+    S = p[P_PLAYERS]
     for seat in range(S):
         s[LIVES + seat] = p[P_LIVES]
     s[ALIVE] = (1 << S) - 1
@@ -393,11 +498,11 @@ def _deal(p: np.ndarray, s: np.ndarray) -> bool:
     blitz = False
     position = 0
     for k in range(S):
-        seat = (first + k) % S
+        seat = first + k - (S if first + k >= S else 0)  # (first + k) % S
         s[THROWN + seat] = 0
         if (alive >> seat) & 1:
             at = STOCK + 3 * position
-            _set_hand(s, seat, s[at], s[at + 1], s[at + 2])
+            _set_hand(p, s, seat, s[at], s[at + 1], s[at + 2])
             blitz |= _hand_score2(p, s, seat) == BLITZ2
             position += 1
     top = s[STOCK + 3 * position]
@@ -479,46 +584,66 @@ def _turn_pile_over(s: np.ndarray) -> None:
     s[PUBLIC] &= ~moved
 
 
-@njit
-def _greedy_discard(p: np.ndarray, s: np.ndarray, seat: int) -> int:
-    """The position greedy throws (3 = the drawn card): the best swap unless keeping the hand
-    is at least as good (stock draws only)."""
+@njit(inline="always")
+def _discard_choice(p: np.ndarray, s: np.ndarray, seat: int) -> tuple[int, int]:
+    """Greedy's discard decision: the position it throws (3 = the drawn card: the best swap
+    unless keeping the hand is at least as good, stock draws only) and the doubled score of
+    the hand it keeps."""
     best_key, best_pos = _swap(p, s, seat, s[DRAWN])
-    at = HANDS + 3 * seat
-    if s[FROM_DISCARD] or best_key > hand_key(p, s[at], s[at + 1], s[at + 2]):
-        return best_pos
-    return 3
+    key, from_discard = _hand_key(s, seat), s[FROM_DISCARD]
+    if from_discard or best_key > key:
+        return best_pos, best_key >> 6
+    return 3, key >> 6
+
+
+@njit(inline="always")
+def _greedy_discard(p: np.ndarray, s: np.ndarray, seat: int) -> int:
+    """The position greedy throws (3 = the drawn card)."""
+    return _discard_choice(p, s, seat)[0]
 
 
 @njit
 def step(p: np.ndarray, s: np.ndarray, action: int) -> None:
     """The seat to move plays ``action`` (a turn decision or, after a draw, a discard)."""
-    seat = s[MOVER]
     if s[PHASE] == TURN:
-        if action == KNOCK:
-            s[KNOCKER] = seat
-            s[KNOCK_END] = s[TURN_NO] + _count(s[ALIVE])
-            s[LIMIT] = min(s[LIMIT], s[KNOCK_END])
-            ended = False
-            if p[P_GUN] and s[TURN_NO] == 0:
-                s[END_KIND] = GUN
-                ended = True
-            _finish_turn(p, s, seat, ended)
-            return
-        from_discard = action == DRAW_DISCARD
-        if not from_discard and s[PTR] >= 52:
-            _turn_pile_over(s)
-        if from_discard:
-            drawn = s[PILE + s[PLEN] - 1]
-            s[PLEN] -= 1
-            s[PILE_BITS] &= ~bit(drawn)
-        else:
-            drawn = s[STOCK + s[PTR]]
-            s[PTR] += 1
-        s[DRAWN] = drawn
-        s[FROM_DISCARD] = 1 if from_discard else 0
-        s[PHASE] = DISCARD
+        _turn_step(p, s, action)
+    else:
+        _discard_step(p, s, action)
+
+
+@njit(inline="always")
+def _turn_step(p: np.ndarray, s: np.ndarray, action: int) -> None:
+    """A turn decision: knock, or draw from the stock or the pile."""
+    seat = s[MOVER]
+    if action == KNOCK:
+        s[KNOCKER] = seat
+        s[KNOCK_END] = s[TURN_NO] + _count(s[ALIVE])
+        s[LIMIT] = min(s[LIMIT], s[KNOCK_END])
+        ended = False
+        if p[P_GUN] and s[TURN_NO] == 0:
+            s[END_KIND] = GUN
+            ended = True
+        _finish_turn(p, s, seat, ended)
         return
+    from_discard = action == DRAW_DISCARD
+    if not from_discard and s[PTR] >= 52:
+        _turn_pile_over(s)
+    if from_discard:
+        drawn = s[PILE + s[PLEN] - 1]
+        s[PLEN] -= 1
+        s[PILE_BITS] &= ~bit(drawn)
+    else:
+        drawn = s[STOCK + s[PTR]]
+        s[PTR] += 1
+    s[DRAWN] = drawn
+    s[FROM_DISCARD] = 1 if from_discard else 0
+    s[PHASE] = DISCARD
+
+
+@njit(inline="always")
+def _discard_step(p: np.ndarray, s: np.ndarray, action: int) -> None:
+    """A discard decision: a hand card or the drawn card goes on the pile; the turn ends."""
+    seat = s[MOVER]
     if action == DISCARD_GREEDY:
         action = DISCARD_0 + _greedy_discard(p, s, seat)
     drawn = s[DRAWN]
@@ -528,7 +653,7 @@ def step(p: np.ndarray, s: np.ndarray, action: int) -> None:
     else:
         q = min(action, DISCARD_2) - DISCARD_0
         thrown = s[at + q]
-        _set_hand(s, seat, s[at + (q + 1) % 3], s[at + (q + 2) % 3], drawn)
+        _set_hand(p, s, seat, s[at + (q + 1) % 3], s[at + (q + 2) % 3], drawn)
     s[PILE + s[PLEN]] = thrown
     s[PLEN] += 1
     s[PILE_BITS] |= bit(thrown)
@@ -561,108 +686,129 @@ def _finish_turn(p: np.ndarray, s: np.ndarray, seat: int, ended: bool) -> None:
 # ---- observations --------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def _score_bucket(score: int) -> int:
     """Buckets of doubled scores: <=16, 17-19, 20-22, 23-25, 26-27, 28, 29, 30+."""
-    edges = (34, 40, 46, 52, 56, 58, 60)
-    bucket = 0
-    for e in edges:
-        if score >= e:
-            bucket += 1
-    return bucket
+    return SCORE_BUCKETS[score]
 
 
-@njit
+@njit(inline="always")
 def _gain_bucket(gain2: int) -> int:
     """Buckets of gains in whole points (doubled ``gain2`` floored): <=0, 1-4, 5-9, 10+."""
-    gain = gain2 // 2
-    bucket = 0
-    for e in (1, 5, 10):
-        if gain >= e:
-            bucket += 1
-    return bucket
+    return int(gain2 >= 2) + int(gain2 >= 10) + int(gain2 >= 20)  # int: numpy's bools add as 'or'
 
 
-@njit
+@njit(inline="always")
 def _top(s: np.ndarray) -> int:
-    """The face-up discard (-1 when taking it emptied the pile)."""
-    return s[PILE + s[PLEN] - 1] if s[PLEN] > 0 else -1
+    """The face-up discard (-1 when taking it emptied the pile), without a branch (module doc)."""
+    size = s[PLEN]
+    return (s[PILE + max(size, 1) - 1] + 1) * min(size, 1) - 1
 
 
-@njit
+@njit(inline="always")
 def _unseen(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     """Cards ``seat`` cannot locate: not in its hand, the pile or a hand seen receiving them."""
     pile_bits = s[PILE_BITS]
     if s[PHASE] == DISCARD:
         pile_bits &= ~bit(s[DRAWN])
     u = ~(pile_bits | _hand_bits(s, seat)) & ALL_CARDS
+    public = s[PUBLIC]
+    alive = s[ALIVE] & ~(1 << seat)
     for other in range(p[P_PLAYERS]):
-        if other != seat and (s[ALIVE] >> other) & 1:
-            u &= ~(_hand_bits(s, other) & s[PUBLIC])
+        u &= ~(_hand_bits(s, other) & public & -((alive >> other) & 1))  # live others only
     return u
 
 
-@njit
+@njit(inline="always")
 def _expected_sum(p: np.ndarray, s: np.ndarray, seat: int) -> tuple[int, int]:
     """Sum over the unseen cards of the doubled score after drawing each (best three of four),
-    and their number.  The best three of four is the hand or one of the three swaps; a swap's
-    score is read from the per-suit sums of the two cards it keeps (no hand is rebuilt)."""
+    and their number.
+
+    The best three of four is the hand (score ``own``) or a swap keeping two of its cards;
+    the best swap with a card ``x`` of suit ``t`` and value ``v`` scores ``2 * (kept + v)``,
+    ``kept`` the two best values of the hand in suit ``t`` (the swaps' other suits hold at
+    most two of the hand's cards, never more than ``own``), or three of a kind when ``x``
+    completes the hand's pair.  Ranks ordered by value, the cards that beat ``own`` are the
+    ranks from a threshold up: each suit sums in a few table reads, card by card only for the
+    pair's rank.
+    """
+    u, own, tok2, pair, sums0, sums1, sums2 = _draw_inputs(p, s, seat)
+    return _expected_from(u, own, tok2, pair, sums0, sums1, sums2)
+
+
+@njit(inline="always")
+def _draw_inputs(p: np.ndarray, s: np.ndarray, seat: int) -> tuple[int, int, int, int, int, int, int]:
+    """What :func:`_expected_sum` reads of the state: the unseen cards, the hand's doubled
+    score, the three-of-a-kind score, the hand's paired rank (-1 none or no three of a kind)
+    and the per-suit sums of the three kept pairs."""
     u = _unseen(p, s, seat)
-    at = HANDS + 3 * seat
     own = _hand_score2(p, s, seat)
-    kept = np.zeros((3, 4), dtype=np.int64)  # per thrown position q: suit sums of the two kept cards
-    best_kept = np.zeros(3, dtype=np.int64)
-    pair_rank = np.full(3, -1, dtype=np.int64)  # the kept pair's rank when both share it
-    for q in range(3):
-        a, b = s[at + (q + 1) % 3], s[at + (q + 2) % 3]
-        kept[q, a // 13] += value(a)
-        kept[q, b // 13] += value(b)
-        best_kept[q] = kept[q].max()
-        if a % 13 == b % 13:
-            pair_rank[q] = a % 13
     tok2 = p[P_TOK2]
+    at = PAIRS + PAIR_SIZE * seat
+    pair = max(s[at + PAIR_RANK], s[at + PAIR_RANK + 1], s[at + PAIR_RANK + 2]) * int(tok2 != 0) - int(tok2 == 0)
+    return u, own, tok2, pair, s[at + PAIR_SUMS], s[at + PAIR_SUMS + 1], s[at + PAIR_SUMS + 2]
+
+
+@njit(inline="always")
+def _expected_from(u: int, own: int, tok2: int, pair: int, sums0: int, sums1: int, sums2: int) -> tuple[int, int]:
+    """:func:`_expected_sum` from :func:`_draw_inputs` (no state read: numba then keeps no
+    reference counting around it)."""
     total, count = 0, 0
-    for x in range(52):
-        if (u >> x) & 1:
-            suit, worth = x // 13, value(x)
-            best = own
-            for q in range(3):
-                score = 2 * max(best_kept[q], kept[q, suit] + worth)
-                if tok2 and pair_rank[q] == x % 13:
-                    score = max(score, tok2)
-                best = max(best, score)
-            total += best
-            count += 1
+    for suit in range(4):
+        ranks = _suit_ranks(u, suit)
+        if ranks == 0:
+            continue
+        shift = 8 * suit
+        kept = max((sums0 >> shift) & 0xFF, (sums1 >> shift) & 0xFF, (sums2 >> shift) & 0xFF)
+        threshold = own - 2 * kept
+        first = 0 if threshold < 0 else 13 if threshold > 22 else FIRST_RANK_ABOVE[threshold]
+        better = (ranks >> first) << first
+        n_better, n_rest = _popcount(better), _popcount(ranks ^ better)
+        total += own * n_rest + 2 * kept * n_better + 2 * _rank_value_sum(better)
+        count += n_better + n_rest
+        if pair >= 0 and (ranks >> pair) & 1:
+            score = max(own, 2 * (kept + VALUES[pair]))
+            total += max(tok2 - score, 0)
     return total, count
 
 
-@njit
+@njit(inline="always")
+def _turn_option2(p: np.ndarray, s: np.ndarray, seat: int) -> int:
+    """Turn decision: doubled score after taking the face-up discard."""
+    return _swap(p, s, seat, _top(s))[0] >> 6
+
+
+@njit(inline="always")
 def _option2(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     """Turn decision: doubled score after taking the face-up discard; discard decision:
     doubled score after greedy's discard."""
     if s[PHASE] == TURN:
-        return _swap(p, s, seat, _top(s))[0] >> 6
-    greedy = _greedy_discard(p, s, seat)
-    if greedy < 3:
-        return _swap(p, s, seat, s[DRAWN])[0] >> 6
-    return _hand_score2(p, s, seat)
+        return _turn_option2(p, s, seat)
+    return _discard_choice(p, s, seat)[1]
 
 
-@njit
+@njit(inline="always")
+def _greedy_takes_discard(p: np.ndarray, s: np.ndarray, seat: int, option: int) -> bool:
+    """Whether greedy takes the face-up card worth ``option``: when it beats both the hand
+    and the mean of a stock draw (the state read before the branch: module doc)."""
+    u, own, tok2, pair, sums0, sums1, sums2 = _draw_inputs(p, s, seat)
+    if option <= own:
+        return False
+    total, count = _expected_from(u, own, tok2, pair, sums0, sums1, sums2)
+    return option * count > total
+
+
+@njit(inline="always")
 def _greedy_turn(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     """Greedy's turn decision: the face-up card when it beats both the hand and the mean of a
     stock draw."""
-    if s[PHASE] != TURN:
+    phase, option = s[PHASE], _turn_option2(p, s, seat)
+    if phase != TURN:
         return DRAW_DECK
-    option = _option2(p, s, seat)
-    if option > _hand_score2(p, s, seat):
-        total, count = _expected_sum(p, s, seat)
-        if option * count > total:
-            return DRAW_DISCARD
-    return DRAW_DECK
+    return DRAW_DISCARD if _greedy_takes_discard(p, s, seat, option) else DRAW_DECK
 
 
-@njit
+@njit(inline="always")
 def _turn_bucket(p: np.ndarray, s: np.ndarray) -> int:
     turn = s[TURN_NO]
     lap = _count(s[ALIVE])
@@ -675,7 +821,7 @@ def _turn_bucket(p: np.ndarray, s: np.ndarray) -> int:
     return 3
 
 
-@njit
+@njit(inline="always")
 def _opp_lives(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     """The fewest lives among the other live players."""
     L = p[P_LIVES]
@@ -684,6 +830,14 @@ def _opp_lives(p: np.ndarray, s: np.ndarray, seat: int) -> int:
         if other != seat and s[LIVES + other] > 0:
             low = min(low, s[LIVES + other])
     return min(low, L)
+
+
+@njit(inline="always")
+def _gain(p: np.ndarray, s: np.ndarray, seat: int, option: int, own: int) -> int:
+    """The gain bucket of a decision whose option scores ``option`` (doubled) and hand ``own``."""
+    if s[PHASE] == TURN:
+        return _gain_bucket(max(option - own, -BLITZ2))
+    return _gain_bucket(option - own)
 
 
 @njit
@@ -697,10 +851,7 @@ def encoding(p: np.ndarray, s: np.ndarray, seat: int, which: int) -> int:
     if which == 2:
         return _score_bucket(own)
     if which == 3:
-        option = _option2(p, s, seat)
-        if s[PHASE] == TURN:
-            return _gain_bucket(max(option - own, -BLITZ2))
-        return _gain_bucket(option - own)
+        return _gain(p, s, seat, _option2(p, s, seat), own)
     if which == 4:
         return _turn_bucket(p, s)
     if which == 5:
@@ -712,14 +863,16 @@ def encoding(p: np.ndarray, s: np.ndarray, seat: int, which: int) -> int:
 def observe_index(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     """The engine's tabular abstraction (see ``ThirtyOne.state_label``)."""
     L = p[P_LIVES]
-    knocked = encoding(p, s, seat, 1)
-    gain = encoding(p, s, seat, 3)
+    knocked = 1 if s[KNOCKER] >= 0 else 0
+    own = _hand_score2(p, s, seat)
     if s[PHASE] == TURN:
-        sb = _score_bucket(_hand_score2(p, s, seat))
+        gain = _gain_bucket(max(_turn_option2(p, s, seat) - own, -BLITZ2))
         lives = (s[LIVES + seat] - 1) * L + _opp_lives(p, s, seat) - 1
+        sb = _score_bucket(own)
         return (((sb * N_GAIN + gain) * N_TURN + _turn_bucket(p, s)) * (L * L) + lives) * 2 + knocked
-    greedy = _greedy_discard(p, s, seat)
-    code = ((s[FROM_DISCARD] * 4 + greedy) * N_SCORE + _score_bucket(_option2(p, s, seat))) * N_GAIN
+    greedy, option = _discard_choice(p, s, seat)
+    gain = _gain_bucket(option - own)
+    code = ((s[FROM_DISCARD] * 4 + greedy) * N_SCORE + _score_bucket(option)) * N_GAIN
     return _n_turn_states(p) + (code + gain) * 2 + knocked
 
 
@@ -743,21 +896,20 @@ def always_masked(p: np.ndarray) -> bool:
     return True
 
 
-@njit
+@njit(inline="always")
 def _suit_slot(out: np.ndarray, at: int, card: int) -> None:
     """value / 11 of ``card`` in its suit's slot of ``out[at : at + 4]`` (zeros for no card)."""
     for k in range(4):
         out[at + k] = 0.0
     if card >= 0:
-        out[at + card // 13] = value(card) / 11.0
+        out[at + SUITS[card]] = VALUES[card] / 11.0
 
 
-@njit
+@njit(inline="always")
 def _suit_sums(out: np.ndarray, at: int, bits: int, scale: float) -> None:
-    sums = np.zeros(4, dtype=np.int64)
-    _value_sums(bits, sums)
+    """Per-suit sums of the values of the cards in ``bits``, over ``scale``."""
     for k in range(4):
-        out[at + k] = sums[k] / scale
+        out[at + k] = _rank_value_sum(_suit_ranks(bits, k)) / scale
 
 
 @njit
@@ -772,23 +924,31 @@ def features(p: np.ndarray, s: np.ndarray, seat: int, out: np.ndarray) -> None:
     _suit_slot(out, 12, top)
     _suit_slot(out, 16, drawn)
     own = _hand_score2(p, s, seat)
+    if phase == TURN:
+        option = _turn_option2(p, s, seat)
+        greedy = -1
+    else:
+        greedy, option = _discard_choice(p, s, seat)
+    total, count = _expected_sum(p, s, seat)
     out[20] = float(phase)
     out[21] = float(s[FROM_DISCARD]) if phase == DISCARD else 0.0
     out[22] = own / BLITZ2
-    out[23] = _option2(p, s, seat) / BLITZ2
-    total, count = _expected_sum(p, s, seat)
+    out[23] = option / BLITZ2
     out[24] = (total / max(count, 1)) / BLITZ2
     candidate = top if phase == TURN else drawn
     for q in range(3):
         out[25 + q] = (_replaced_score2(p, s, seat, q, candidate) if candidate >= 0 else own) / BLITZ2
-    choice = _greedy_turn(p, s, seat) if phase == TURN else _greedy_discard(p, s, seat)
+    if phase == TURN:  # greedy's turn decision (it takes the face-up card as _greedy_takes_discard)
+        choice = DRAW_DISCARD if option > own and option * count > total else DRAW_DECK
+    else:
+        choice = greedy
     for k in range(4):
         out[28 + k] = 1.0 if choice == k else 0.0
     pile_bits = s[PILE_BITS]
     if phase == DISCARD:
         pile_bits &= ~bit(drawn)
     for k in range(4):
-        out[32 + k] = _popcount(pile_bits & (((1 << 13) - 1) << (13 * k))) / 13.0
+        out[32 + k] = _popcount(_suit_ranks(pile_bits, k)) / 13.0
     _suit_sums(out, 36, _unseen(p, s, seat), SUIT_VALUE_TOTAL)
     alive = s[ALIVE]
     at = 40
@@ -888,20 +1048,17 @@ def rewards(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
 def builtin_action(p: np.ndarray, s: np.ndarray, seat: int, code: int) -> int:
     """``random`` (uniform among the legal actions), ``greedy``, ``greedy-knock`` (greedy that
     knocks, when it may, with a hand of 30 or more)."""
-    if code == RANDOM:
-        mask = np.zeros(N_ACTIONS, dtype=np.bool_)
-        legal(p, s, seat, mask)
-        pick = np.random.randint(0, mask.sum())
-        for a in range(N_ACTIONS):
-            if mask[a]:
-                if pick == 0:
-                    return a
-                pick -= 1
-    if s[PHASE] == DISCARD:
+    phase, knocker, from_discard = s[PHASE], s[KNOCKER], s[FROM_DISCARD]
+    own, option = _hand_score2(p, s, seat), _turn_option2(p, s, seat)
+    if code == RANDOM:  # the legal actions are consecutive numbers: pick one of them
+        if phase == TURN:
+            return DRAW_DECK + np.random.randint(0, 3 if knocker < 0 else 2)
+        return DISCARD_GREEDY + np.random.randint(0, 4 if from_discard else 5)
+    if phase == DISCARD:
         return DISCARD_GREEDY
-    if code == GREEDY_KNOCK and s[KNOCKER] < 0 and _hand_score2(p, s, seat) >= GREEDY_KNOCK2:
+    if code == GREEDY_KNOCK and knocker < 0 and own >= GREEDY_KNOCK2:
         return KNOCK
-    return _greedy_turn(p, s, seat)
+    return DRAW_DISCARD if _greedy_takes_discard(p, s, seat, option) else DRAW_DECK
 
 
 # ---- round-level reward ---------------------------------------------------------------------
