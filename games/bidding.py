@@ -89,16 +89,6 @@ def to_move(p, s):
 
 
 @njit
-def shuffle(deal, n):
-    """Fisher-Yates on ``deal[:n]``, one ``np.random.random()`` per swap, last position first."""
-    for i in range(n - 1, 0, -1):
-        j = int(np.random.random() * (i + 1))
-        swap = deal[i]
-        deal[i] = deal[j]
-        deal[j] = swap
-
-
-@njit
 def prize_slot(p, s):
     """The deal's entry for this turn's prize."""
     return s[order_at(p) + s[TURN]]

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from fsmarena.jit import njit
+from games.draws import fill_uniform
 
 N_TRIPLES = 56
 N_ACTIONS = 8
@@ -103,9 +104,9 @@ def encoding_size(p: np.ndarray, which: int) -> int:
 
 @njit
 def draw_deal(p: np.ndarray, deal: np.ndarray) -> None:
-    """Every throw of a game drawn in advance: ``3 (R + 1)`` uniform dice values."""
-    for i in range(deal_size(p)):
-        deal[i] = np.random.randint(1, 7)
+    """Every throw of a game drawn in advance: ``3 (R + 1)`` uniform dice values
+    (:func:`games.draws.fill_uniform`)."""
+    fill_uniform(deal, 0, deal_size(p), 1, 7)
 
 
 @njit

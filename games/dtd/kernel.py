@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from fsmarena.jit import njit
+from games.draws import shuffle
 
 BUILTINS = ("random", "always-small", "always-median", "always-large")
 #: observation parts beyond index, features, mask and encodings (:mod:`games.kernel`): the
@@ -113,26 +114,14 @@ def encoding_size(p, which):
 
 @njit
 def draw_deal(p, deal):
-    """A uniformly random deck order: Fisher-Yates, one ``np.random.random()`` per two swaps
-    (positions ``i`` and ``i - 1`` take ``divmod(int(u * (i + 1) * i), i)``: a uniform pair)."""
+    """A uniformly random deck order: the cards by type, then :func:`games.draws.shuffle`."""
     K = p[_K]
     at = 0
     for k in range(K):
         for _ in range(p[_HEAD + K + k]):
             deal[at] = k
             at += 1
-    i = at - 1
-    while i > 0:
-        pair = int(np.random.random() * ((i + 1) * i))
-        first, second = pair // i, pair % i
-        swap = deal[i]
-        deal[i] = deal[first]
-        deal[first] = swap
-        if i > 1:
-            swap = deal[i - 1]
-            deal[i - 1] = deal[second]
-            deal[second] = swap
-        i -= 2
+    shuffle(deal, at)
 
 
 @njit

@@ -41,11 +41,11 @@ from games.bidding import (
     scores,
     select,
     shared_part,
-    shuffle,
     state_size,
     to_move,
     uniform,
 )
+from games.draws import shuffle
 
 __all__ = ["deal_size", "n_seats", "reset", "rewards", "scores", "state_size", "to_move"]
 
@@ -99,7 +99,7 @@ def encoding_size(p, which):
 
 @njit
 def draw_deal(p, deal):
-    """The prize values in turn order: fixed, or a Fisher-Yates shuffle from ``np.random``."""
+    """The prize values in turn order: fixed, or shuffled (:func:`games.draws.shuffle`)."""
     C = p[_C]
     for i in range(C):
         deal[i] = C - i if p[_ORDER] == 1 else i + 1

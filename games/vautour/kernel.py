@@ -45,10 +45,10 @@ from games.bidding import (
     scores,
     select,
     shared_part,
-    shuffle,
     state_size,
     to_move,
 )
+from games.draws import shuffle
 
 __all__ = ["deal_size", "n_seats", "reset", "rewards", "scores", "state_size", "to_move"]
 
@@ -132,7 +132,7 @@ def encoding_size(p, which):
 
 @njit
 def draw_deal(p, deal):
-    """A uniformly random prize order (Fisher-Yates from ``np.random.random``)."""
+    """A uniformly random prize order (:func:`games.draws.shuffle`)."""
     C = p[_C]
     for i in range(C):
         deal[i] = i
