@@ -32,13 +32,13 @@ MASK = WORD - 1
 LIMIT = 1 << 20
 
 
-@njit
+@njit(inline="always")
 def word():
     """The next 32-bit word of the compiled stream, as an int in ``[0, 2**32)``."""
     return np.random.randint(0, WORD)
 
 
-@njit
+@njit(inline="always")
 def accepted_word(bound):
     """A word whose digits over ranges with product ``bound`` are uniform (module doc):
     words leaving a remainder below ``2**32 mod bound`` are drawn again."""
