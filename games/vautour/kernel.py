@@ -153,11 +153,10 @@ def _card(p, hand, prize, action):
         if hand >> (card - 1) & 1:
             return card
         return nearest(p, hand, card, False)
-    count = popcount(hand)
     if action == LOWEST:
         return select(p, hand, 0)
     if action == MEDIAN:
-        return select(p, hand, max(count - 1, 0) // 2)
+        return select(p, hand, max(popcount(hand) - 1, 0) // 2)
     if action == HIGHEST:
         return highest(p, hand)
     C = p[_C]
@@ -168,7 +167,7 @@ def _card(p, hand, prize, action):
         return nearest(p, hand, min(rank + 1, C), True)
     if action == RANK_DOWN:
         return nearest(p, hand, max(rank - 1, 1), False)
-    return select(p, hand, int(np.random.random() * count))
+    return select(p, hand, int(np.random.random() * popcount(hand)))
 
 
 # ---- observations -------------------------------------------------------------------------------
