@@ -16,6 +16,11 @@ its hand, points, last bid and pending bid (``players`` values each), then the d
 prizes in turn order, as the game encodes them.
 
 A hand is a bitmask: bit ``c - 1`` is card ``c``.
+
+The helpers here and the kernels' functions called at every decision (``to_move``, ``legal``,
+``observe_index``, ``step``, ``builtin_action``) are compiled inline into their callers
+(``inline="always"``): a call between compiled functions passes and reference-counts its
+arrays, which cost more than these few rules (inlining halved a Stupide Vautour game).
 """
 
 from __future__ import annotations
@@ -33,27 +38,27 @@ HEAD = 4
 # ---- the state layout ---------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def hand_at(p, seat):
     return HEAD + seat
 
 
-@njit
+@njit(inline="always")
 def points_at(p, seat):
     return HEAD + p[PLAYERS] + seat
 
 
-@njit
+@njit(inline="always")
 def last_at(p, seat):
     return HEAD + 2 * p[PLAYERS] + seat
 
 
-@njit
+@njit(inline="always")
 def pending_at(p, seat):
     return HEAD + 3 * p[PLAYERS] + seat
 
 
-@njit
+@njit(inline="always")
 def order_at(p):
     return HEAD + 4 * p[PLAYERS]
 
@@ -83,28 +88,18 @@ def reset(p, s, deal):
     s[order_at(p) : order_at(p) + p[CARDS]] = deal[: p[CARDS]]
 
 
-@njit
+@njit(inline="always")
 def to_move(p, s):
     return -1 if s[TURN] >= p[CARDS] else s[MOVER]
 
 
-@njit
-def shuffle(deal, n):
-    """Fisher-Yates on ``deal[:n]``, one ``np.random.random()`` per swap, last position first."""
-    for i in range(n - 1, 0, -1):
-        j = int(np.random.random() * (i + 1))
-        swap = deal[i]
-        deal[i] = deal[j]
-        deal[j] = swap
-
-
-@njit
+@njit(inline="always")
 def prize_slot(p, s):
     """The deal's entry for this turn's prize."""
     return s[order_at(p) + s[TURN]]
 
 
-@njit
+@njit(inline="always")
 def choose(p, s, seat, card):
     """Seat ``seat`` bids ``card`` (hidden until the last seat has chosen); True when every seat
     has chosen and the game must resolve the turn (then :func:`end_turn`)."""
@@ -115,7 +110,7 @@ def choose(p, s, seat, card):
     return True
 
 
-@njit
+@njit(inline="always")
 def end_turn(p, s):
     """After the game has awarded the prize: the bids leave the hands, the next turn begins."""
     for seat in range(p[PLAYERS]):
@@ -152,7 +147,7 @@ def shared_part(p, s, seat, which, offset):
 # ---- hands --------------------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def popcount(hand):
     count = 0
     while hand:
@@ -161,7 +156,7 @@ def popcount(hand):
     return count
 
 
-@njit
+@njit(inline="always")
 def select(p, hand, j):
     """The ``j``-th smallest card of ``hand`` (0 when there is none)."""
     for c in range(1, p[CARDS] + 1):
@@ -172,7 +167,7 @@ def select(p, hand, j):
     return 0
 
 
-@njit
+@njit(inline="always")
 def highest(p, hand):
     for c in range(p[CARDS], 0, -1):
         if hand >> (c - 1) & 1:
@@ -180,7 +175,7 @@ def highest(p, hand):
     return 0
 
 
-@njit
+@njit(inline="always")
 def nearest(p, hand, target, up):
     """The remaining card nearest to ``target``; ties down (``up`` False) or up."""
     best, best_key = 0, 1 << 30
@@ -192,7 +187,7 @@ def nearest(p, hand, target, up):
     return best
 
 
-@njit
+@njit(inline="always")
 def uniform(p, hand):
     """A uniformly random remaining card (one ``np.random.random()`` draw)."""
     return select(p, hand, int(np.random.random() * popcount(hand)))
@@ -201,7 +196,7 @@ def uniform(p, hand):
 # ---- scores -------------------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def lead(p, s, seat):
     """Seat ``seat``'s points minus the best of the other seats'."""
     best = -(1 << 62)
@@ -211,7 +206,7 @@ def lead(p, s, seat):
     return s[points_at(p, seat)] - best
 
 
-@njit
+@njit(inline="always")
 def opponents_highest(p, s, seat):
     """The highest card any other seat still holds."""
     best = 0

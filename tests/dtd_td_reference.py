@@ -6,7 +6,8 @@ pick cards from the sorted hand.  Only two conventions are shared with the libra
 bit-for-bit comparison needs them:
 
 * the random stream and the order of its draws (documented in :mod:`rl.sequential` and
-  :func:`games.dtd.kernel.draw_deal`): per game the deck shuffle (one draw per two swaps),
+  :func:`games.draws.shuffle`): per game the deck shuffle (32-bit words, several positions
+  per word),
   then, decision by decision, the learner's epsilon draw (when epsilon > 0) and its random
   action (when it explores), or the random opponent's action, ``int(u * 3)``;
 * the numbering of the 40 observations: ``showing * T + rank`` where ``showing`` is the
@@ -35,6 +36,12 @@ from fsmarena.jit import njit
 def uniform() -> float:
     """The next number of the compiled stream (the one the kernels and learners draw from)."""
     return np.random.random()
+
+
+@njit(cache=False)
+def word() -> int:
+    """The next 32-bit word of the compiled stream."""
+    return np.random.randint(0, 2**32)
 
 
 class Rules:
@@ -70,16 +77,24 @@ class Rules:
         return fits[-1] if fits else hand[0]
 
     def shuffled_deck(self) -> list[int]:
-        """Fisher-Yates from the back, two positions per draw: ``u * (i + 1) * i`` picks a
-        pair (position for ``i`` in 0..i, for ``i - 1`` in 0..i-1) uniformly."""
+        """Fisher-Yates from the back, as many positions per 32-bit word ``x`` as keep the
+        product of their ranges ``bound`` within 2**20: position ``i`` takes
+        ``(x * (i + 1)) >> 32`` and ``x`` keeps the low 32 bits of that product; a word whose
+        ``x * bound`` leaves less than ``2**32 mod bound`` in its low 32 bits is drawn again."""
         deck = [k for k, count in enumerate(self.counts) for _ in range(count)]
         i = len(deck) - 1
         while i > 0:
-            first, second = divmod(int(uniform() * ((i + 1) * i)), i)
-            deck[i], deck[first] = deck[first], deck[i]
-            if i > 1:
-                deck[i - 1], deck[second] = deck[second], deck[i - 1]
-            i -= 2
+            ranges = [i + 1]
+            while len(ranges) < i and np.prod(ranges) * (i + 1 - len(ranges)) <= 2**20:
+                ranges.append(i + 1 - len(ranges))
+            bound = int(np.prod(ranges))
+            x = word()
+            while (x * bound) % 2**32 < 2**32 % bound:
+                x = word()
+            for size in ranges:
+                j, x = divmod(x * size, 2**32)
+                deck[i], deck[j] = deck[j], deck[i]
+                i -= 1
         return deck
 
 

@@ -25,6 +25,9 @@ State ``s`` (int64, :func:`state_size` = 5 + 3 (R + 1))::
 
 Triple ids are the game's: the descending triples in lexicographic order, id of ``(h, m, l)`` =
 ``C(h+1, 3) + C(m, 2) + (l - 1)``; observation index ``throws_left * 56 + triple``.
+
+The functions a game calls are compiled inline into their callers (``inline="always"``, as in
+:mod:`games.bidding`): a game is a few of them, and a call costs more than their rules.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from fsmarena.jit import njit
+from games.draws import fill_uniform
 
 N_TRIPLES = 56
 N_ACTIONS = 8
@@ -101,14 +105,14 @@ def encoding_size(p: np.ndarray, which: int) -> int:
     return p[0] + 1 if which == 0 else N_TRIPLES
 
 
-@njit
+@njit(inline="always")
 def draw_deal(p: np.ndarray, deal: np.ndarray) -> None:
-    """Every throw of a game drawn in advance: ``3 (R + 1)`` uniform dice values."""
-    for i in range(deal_size(p)):
-        deal[i] = np.random.randint(1, 7)
+    """Every throw of a game drawn in advance: ``3 (R + 1)`` uniform dice values
+    (:func:`games.draws.fill_uniform`)."""
+    fill_uniform(deal, 0, deal_size(p), 1, 7)
 
 
-@njit
+@njit(inline="always")
 def _sort3(s: np.ndarray, a: int, b: int, c: int) -> None:
     """Store three dice in ``s[D0:D2+1]`` in descending order."""
     if a < b:
@@ -120,7 +124,7 @@ def _sort3(s: np.ndarray, a: int, b: int, c: int) -> None:
     s[D0], s[D1], s[D2] = a, b, c
 
 
-@njit
+@njit(inline="always")
 def reset(p: np.ndarray, s: np.ndarray, deal: np.ndarray) -> None:
     """Start a game: the first throw, all re-throws left."""
     for i in range(deal_size(p)):
@@ -130,26 +134,26 @@ def reset(p: np.ndarray, s: np.ndarray, deal: np.ndarray) -> None:
     _sort3(s, deal[0], deal[1], deal[2])
 
 
-@njit
+@njit(inline="always")
 def triple_id(s: np.ndarray) -> int:
     """The game's number of the descending triple in ``s``."""
     h, m, lo = s[D0], s[D1], s[D2]
     return (h - 1) * h * (h + 1) // 6 + (m - 1) * m // 2 + lo - 1
 
 
-@njit
+@njit(inline="always")
 def to_move(p: np.ndarray, s: np.ndarray) -> int:
     return -1 if s[DONE] else 0
 
 
-@njit
+@njit(inline="always")
 def observe_index(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     if s[DONE]:
         return N_TRIPLES * (p[0] + 1)
     return s[LEFT] * N_TRIPLES + triple_id(s)
 
 
-@njit
+@njit(inline="always")
 def features(p: np.ndarray, s: np.ndarray, seat: int, out: np.ndarray) -> None:
     """high, middle, low as (d - 1) / 5, throws left / R, score rescaled to [0, 1]."""
     out[0] = (s[D0] - 1) / 5.0
@@ -159,7 +163,7 @@ def features(p: np.ndarray, s: np.ndarray, seat: int, out: np.ndarray) -> None:
     out[4] = (p[P_SCORES + triple_id(s)] - p[P_LOW]) / p[P_SPAN]
 
 
-@njit
+@njit(inline="always")
 def legal(p: np.ndarray, s: np.ndarray, seat: int, mask: np.ndarray) -> None:
     """Every mask while a re-throw is left, only keeping all (action 0) after the last one."""
     for a in range(N_ACTIONS):
@@ -172,7 +176,7 @@ def always_masked(p: np.ndarray) -> bool:
     return False
 
 
-@njit
+@njit(inline="always")
 def encoding(p: np.ndarray, s: np.ndarray, seat: int, which: int) -> int:
     return s[LEFT] if which == 0 else triple_id(s)
 
@@ -198,7 +202,7 @@ def part_data(config: Any) -> np.ndarray:
     return np.zeros((1, 1))
 
 
-@njit
+@njit(inline="always")
 def step(p: np.ndarray, s: np.ndarray, action: int) -> None:
     """Keep all (or no re-throw left): the game ends; otherwise re-throw the masked dice."""
     if action == 0 or s[LEFT] == 0:
@@ -212,18 +216,18 @@ def step(p: np.ndarray, s: np.ndarray, action: int) -> None:
     _sort3(s, a, b, c)
 
 
-@njit
+@njit(inline="always")
 def scores(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
     out[0] = p[P_SCORES + triple_id(s)]
 
 
-@njit
+@njit(inline="always")
 def rewards(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
     """One player: the reward is the score."""
     scores(p, s, out)
 
 
-@njit
+@njit(inline="always")
 def builtin_action(p: np.ndarray, s: np.ndarray, seat: int, code: int) -> int:
     """``random`` (uniform among legal masks), ``always-stop``, ``optimal`` (exact policy)."""
     if code == OPTIMAL:

@@ -17,6 +17,9 @@ points 1, last 0, last 1]`` (phase 0: the leader decides, 1: the follower, 2: ov
 largest card) of seat 0's and of seat 1's hand (kept up to date after every change: they
 are read at every decision), then seat 0's and seat 1's counts (K each), then the deck
 order (the deal).
+
+The functions called at every decision and their helpers are compiled inline into their
+callers (``inline="always"``, as in :mod:`games.bidding`: a call costs more than the rule).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from fsmarena.jit import njit
+from games.draws import shuffle
 
 BUILTINS = ("random", "always-small", "always-median", "always-large")
 #: observation parts beyond index, features, mask and encodings (:mod:`games.kernel`): the
@@ -60,12 +64,12 @@ def make_params(config) -> np.ndarray:
     )
 
 
-@njit
+@njit(inline="always")
 def _points(p, k):
     return p[_HEAD + k]
 
 
-@njit
+@njit(inline="always")
 def _value(p, k):
     K = p[_K]
     return p[_HEAD + 2 * K : _HEAD + 3 * K].view(np.float64)[k]
@@ -113,29 +117,17 @@ def encoding_size(p, which):
 
 @njit
 def draw_deal(p, deal):
-    """A uniformly random deck order: Fisher-Yates, one ``np.random.random()`` per two swaps
-    (positions ``i`` and ``i - 1`` take ``divmod(int(u * (i + 1) * i), i)``: a uniform pair)."""
+    """A uniformly random deck order: the cards by type, then :func:`games.draws.shuffle`."""
     K = p[_K]
     at = 0
     for k in range(K):
         for _ in range(p[_HEAD + K + k]):
             deal[at] = k
             at += 1
-    i = at - 1
-    while i > 0:
-        pair = int(np.random.random() * ((i + 1) * i))
-        first, second = pair // i, pair % i
-        swap = deal[i]
-        deal[i] = deal[first]
-        deal[first] = swap
-        if i > 1:
-            swap = deal[i - 1]
-            deal[i - 1] = deal[second]
-            deal[second] = swap
-        i -= 2
+    shuffle(deal, at)
 
 
-@njit
+@njit(inline="always")
 def _draw(p, s, seat):
     """Seat ``seat`` draws the next card of the deck order, if any is left."""
     K = p[_K]
@@ -156,7 +148,7 @@ def reset(p, s, deal):
     _sort_hands(p, s)
 
 
-@njit
+@njit(inline="always")
 def to_move(p, s):
     if s[_PHASE] == 2:
         return -1
@@ -164,7 +156,7 @@ def to_move(p, s):
     return leader if s[_PHASE] == 0 else 1 - leader
 
 
-@njit
+@njit(inline="always")
 def _sort_hands(p, s):
     """Recompute both seats' sorted views (one pass over the counts) after a change."""
     K, middle = p[_K], p[_HAND] // 2
@@ -187,13 +179,13 @@ def _sort_hands(p, s):
         s[at + 2] = large
 
 
-@njit
+@njit(inline="always")
 def _triple(p, s, seat):
     at = _TRIPLE + 3 * seat
     return s[at], s[at + 1], s[at + 2]
 
 
-@njit
+@njit(inline="always")
 def observe_index(p, s, seat):
     K = p[_K]
     small, median, large = _triple(p, s, seat)
@@ -214,7 +206,7 @@ def features(p, s, seat, out):
     out[5] = 1.0 if following else 0.0
 
 
-@njit
+@njit(inline="always")
 def legal(p, s, seat, mask):
     mask[:] = True
 
@@ -256,7 +248,7 @@ def part_data(config) -> np.ndarray:
     return np.zeros((1, 1))
 
 
-@njit
+@njit(inline="always")
 def _follow_card(p, s, seat, shown, action):
     K = p[_K]
     small, median, large = _triple(p, s, seat)
@@ -275,7 +267,7 @@ def _follow_card(p, s, seat, shown, action):
     return small
 
 
-@njit
+@njit(inline="always")
 def step(p, s, action):
     K = p[_K]
     seat = to_move(p, s)
@@ -321,7 +313,7 @@ def scores(p, s, out):
     out[1] = s[_POINTS + 1] / scale
 
 
-@njit
+@njit(inline="always")
 def builtin_action(p, s, seat, code):
     if code == 0:
         return int(np.random.random() * 3)

@@ -9,6 +9,9 @@ Parameters ``p`` (int64): ``[players, cards, points order (0 random, 1 descendin
 2 ascending), lead clip (0 for the no-memory state), 1 when the state reads the next seat's
 hand (``public``)]``.  State: :mod:`games.bidding`'s layout
 (the two game slots unused); the deal is the prize values in turn order.
+
+The functions called at every decision and their helpers are compiled inline into their
+callers (``inline="always"``, :mod:`games.bidding`).
 """
 
 from __future__ import annotations
@@ -41,11 +44,11 @@ from games.bidding import (
     scores,
     select,
     shared_part,
-    shuffle,
     state_size,
     to_move,
     uniform,
 )
+from games.draws import shuffle
 
 __all__ = ["deal_size", "n_seats", "reset", "rewards", "scores", "state_size", "to_move"]
 
@@ -99,7 +102,7 @@ def encoding_size(p, which):
 
 @njit
 def draw_deal(p, deal):
-    """The prize values in turn order: fixed, or a Fisher-Yates shuffle from ``np.random``."""
+    """The prize values in turn order: fixed, or shuffled (:func:`games.draws.shuffle`)."""
     C = p[_C]
     for i in range(C):
         deal[i] = C - i if p[_ORDER] == 1 else i + 1
@@ -110,12 +113,12 @@ def draw_deal(p, deal):
 # ---- observations -------------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def _prize(p, s):
     return prize_slot(p, s)
 
 
-@njit
+@njit(inline="always")
 def observe_index(p, s, seat):
     hands = (1 << p[_C]) - 1
     base = (_prize(p, s) - 1) * hands + (s[hand_at(p, seat)] - 1)
@@ -151,7 +154,7 @@ def features(p, s, seat, out):
     out[7] = left / total
 
 
-@njit
+@njit(inline="always")
 def legal(p, s, seat, mask):
     hand = s[hand_at(p, seat)]
     for c in range(1, p[_C] + 1):
@@ -202,7 +205,7 @@ def part_data(config) -> np.ndarray:
 # ---- play ---------------------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def step(p, s, action):
     seat = s[MOVER]
     hand = s[hand_at(p, seat)]
@@ -213,7 +216,7 @@ def step(p, s, action):
         _resolve_turn(p, s)
 
 
-@njit
+@njit(inline="always")
 def _resolve_turn(p, s):
     """Every seat has chosen: the single highest bid takes the prize (a shared one discards
     it), then the next turn begins."""
@@ -229,7 +232,7 @@ def _resolve_turn(p, s):
     end_turn(p, s)
 
 
-@njit
+@njit(inline="always")
 def builtin_action(p, s, seat, code):
     """The action of builtin ``code`` (``BUILTINS``): the strategies of :mod:`games.goofspiel.players`."""
     hand = s[hand_at(p, seat)]

@@ -13,6 +13,9 @@ sum, span, largest size]``, then the C prize values in ascending order, then the
 State: :mod:`games.bidding`'s layout, whose two game slots hold the carry (the pot a tie
 left) and how many prizes it carries; the deal is the prize order as positions into the
 sorted deck.
+
+The functions called at every decision and their helpers are compiled inline into their
+callers (``inline="always"``, :mod:`games.bidding`).
 """
 
 from __future__ import annotations
@@ -45,10 +48,10 @@ from games.bidding import (
     scores,
     select,
     shared_part,
-    shuffle,
     state_size,
     to_move,
 )
+from games.draws import shuffle
 
 __all__ = ["deal_size", "n_seats", "reset", "rewards", "scores", "state_size", "to_move"]
 
@@ -93,7 +96,7 @@ def n_actions(p):
     return N_ABSTRACT if p[_ACTIONS] == 1 else N_ABSTRACT + p[_C]
 
 
-@njit
+@njit(inline="always")
 def _carry_values(p):
     return 2 if p[_CANCEL] else 1
 
@@ -132,7 +135,7 @@ def encoding_size(p, which):
 
 @njit
 def draw_deal(p, deal):
-    """A uniformly random prize order (Fisher-Yates from ``np.random.random``)."""
+    """A uniformly random prize order (:func:`games.draws.shuffle`)."""
     C = p[_C]
     for i in range(C):
         deal[i] = i
@@ -142,7 +145,7 @@ def draw_deal(p, deal):
 # ---- hands ------------------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def _card(p, hand, prize, action):
     """The card action ``action`` bids (the engine's ``_Tables.resolve``)."""
     if action > RANDOM:
@@ -150,11 +153,10 @@ def _card(p, hand, prize, action):
         if hand >> (card - 1) & 1:
             return card
         return nearest(p, hand, card, False)
-    count = popcount(hand)
     if action == LOWEST:
         return select(p, hand, 0)
     if action == MEDIAN:
-        return select(p, hand, max(count - 1, 0) // 2)
+        return select(p, hand, max(popcount(hand) - 1, 0) // 2)
     if action == HIGHEST:
         return highest(p, hand)
     C = p[_C]
@@ -165,23 +167,23 @@ def _card(p, hand, prize, action):
         return nearest(p, hand, min(rank + 1, C), True)
     if action == RANK_DOWN:
         return nearest(p, hand, max(rank - 1, 1), False)
-    return select(p, hand, int(np.random.random() * count))
+    return select(p, hand, int(np.random.random() * popcount(hand)))
 
 
 # ---- observations -------------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def _prize(p, s):
     return prize_slot(p, s)
 
 
-@njit
+@njit(inline="always")
 def _sign(x):
     return 1 if x > 0 else (-1 if x < 0 else 0)
 
 
-@njit
+@njit(inline="always")
 def observe_index(p, s, seat):
     C = p[_C]
     prize = _prize(p, s)
@@ -204,7 +206,7 @@ def observe_index(p, s, seat):
     return index
 
 
-@njit
+@njit(inline="always")
 def _stake(p, s):
     value = p[_HEAD + _prize(p, s)]
     return s[_CARRY] + value if p[_CANCEL] else value
@@ -232,7 +234,7 @@ def features(p, s, seat, out):
     out[8] = 0.5 + 0.5 * min(max(lead(p, s, seat) / p[_SPAN], -1.0), 1.0)
 
 
-@njit
+@njit(inline="always")
 def legal(p, s, seat, mask):
     if p[_ACTIONS] == 1:
         mask[:] = True
@@ -293,14 +295,14 @@ def part_data(config) -> np.ndarray:
 # ---- play ---------------------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def step(p, s, action):
     seat = s[MOVER]
     if choose(p, s, seat, _card(p, s[hand_at(p, seat)], _prize(p, s), action)):
         _resolve_turn(p, s)
 
 
-@njit
+@njit(inline="always")
 def _resolve_turn(p, s):
     """Every seat has chosen: award the stake, remove the bids, move to the next turn."""
     P, C = p[_P], p[_C]
@@ -332,7 +334,7 @@ def _resolve_turn(p, s):
     end_turn(p, s)
 
 
-@njit
+@njit(inline="always")
 def _strategy(p, s, code):
     """The abstract action of builtin ``code`` (default parameters) on the current prize."""
     C = p[_C]
@@ -355,7 +357,7 @@ def _strategy(p, s, code):
     return BID_RANK
 
 
-@njit
+@njit(inline="always")
 def builtin_action(p, s, seat, code):
     action = _strategy(p, s, code)
     if p[_ACTIONS] != 0:
