@@ -55,7 +55,8 @@ def run(args) -> int:
     from fsmarena.outdir import claim_folder
     from studies.analysis import analyse
     from studies.protocol import DriverRun, StudyDriver, get_study
-    from studies.report import summary_cell, write_report
+    from studies.report import write_report
+    from studies.report_text import summary_cell
     from studies.runner import run_study
 
     def log(message: str) -> None:

@@ -42,7 +42,8 @@ from games.stats import mean_interval
 from studies.adapters import _config, evolve_games, train_games
 from studies.analysis import to_csv
 from studies.methods import MethodContext, Params, Trained
-from studies.report import reproduce_section, table, written_by
+from studies.provenance import reproduce_section, written_by
+from studies.report_text import table
 from studies.runner import Record, StudyData
 
 #: the share of the optimum a learner must reach (the issue's criterion)
