@@ -2,7 +2,8 @@
 
 ``game`` (rules, batched engine, the model), ``exact`` (dynamic programming: the optimum and
 the exact value of any policy), ``reference`` (the plain loop), ``study`` (the study methods
-and report that use exact values), ``figures`` (its policy and gap figures).
+that use exact values, and the hook giving the exact-values report its optimum), ``figures``
+(its policy chart).
 """
 
 from games.registry import GameEntry
@@ -16,6 +17,6 @@ ENTRY = GameEntry(
         "evolve-exact": "games.dice421.study:evolve_exact",
         "plan": "games.dice421.study:plan",
     },
-    reports={"exact-values": "games.dice421.study:finish"},
+    reports={"exact-values": "games.dice421.study:exact_reference"},
     kernel="games.dice421.kernel",
 )
