@@ -29,7 +29,7 @@ from studies.exploitability import EXPLOIT_FILE, read_rows
 from studies.player_counts import MARKER, PlayerCountStudy, folder, read_league
 from studies.player_counts_report import PartData, PlayerCountRun
 from studies.protocol import Plan, get_study, study_names
-from studies.report import run_environment
+from studies.provenance import run_environment
 from studies.runner import StudyData, champion_label, measures_exploitability, run_crossplay
 from studies.store import (
     EXTRA_PACKAGES,

@@ -19,8 +19,9 @@ import numpy as np
 
 from studies import inference as inf
 from studies.analysis import Analysis
+from studies.comparison_report import declared_statement, merged_phrases
 from studies.league_tables import FIELD, LeagueTables
-from studies.report import declared_statement, estimate, image, merged_phrases, pct, pp, pval, table
+from studies.report_text import estimate, image, pct, pp, pval, table
 
 Drawn = Mapping[str, Sequence[Path]]
 

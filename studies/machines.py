@@ -28,7 +28,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import write_text
 from games.players import resolve_player
 from studies.analysis import MACHINE_KINDS, Analysis, to_csv
-from studies.report import image, table
+from studies.report_text import figure, image, section, table
 from studies.runner import StudyData, champion_label
 
 USAGE_GAMES = 100
@@ -150,3 +150,30 @@ def best_fingerprints(data: StudyData, analysis: Analysis, family: ProbeFamily) 
             player, data.game, FINGERPRINT_GRID, fingerprint_games(data), data.plan.seed, family=family
         )
     return found
+
+
+def machines_section(data: StudyData, analysis: Analysis, heading: str = "### Policies and machines\n") -> str:
+    """The policy map (when the study has tabular families), each family's best automaton, and
+    what the machines do (:mod:`studies.machines`: effective sizes, fingerprints)."""
+    text = [
+        figure(
+            analysis,
+            "policy_map",
+            "Tabular policies over the game's states: the action most "
+            "replicates chose (colour) and the share that chose it (text).",
+            data.out,
+        )
+    ]
+    for name, replicate in analysis.best.items():
+        text.append(
+            figure(
+                analysis,
+                f"best_{name}",
+                f"Best {analysis.labels[name]} (replicate {replicate}, highest "
+                f"win rate against {data.plan.study.curve_opponent}); player file "
+                f"`players/{name}/r{replicate:03d}.json`.",
+                data.out,
+            )
+        )
+    # the heading only above drawings: the summary of what the machines do has its own
+    return "\n".join(t for t in (section(heading, *text), machines_summary_section(data, analysis)) if t)

@@ -45,6 +45,9 @@ GENERIC_METHODS: dict[str, str] = {
     "train": "studies.adapters:train",
     "train-variant": "studies.variants:train_variant",
     "evolve-variant": "studies.variants:evolve_variant",
+    "train-exact": "studies.exact_methods:train_exact",
+    "evolve-exact": "studies.exact_methods:evolve_exact",
+    "plan": "studies.exact_methods:plan",
 }
 
 

@@ -50,7 +50,8 @@ from studies.protocol import (
     read_toml,
     study_from_dict,
 )
-from studies.report import estimate, write_report
+from studies.report import write_report
+from studies.report_text import estimate
 from studies.runner import StudyData, champion_label, run_study
 from studies.stacks import Mixture
 

@@ -25,7 +25,8 @@ from studies.exploitability import REWARD_NAMES, curve_rows, least_exploitable_b
 from studies.league_report import findings, league_section
 from studies.league_tables import FIELD, LeagueTables, league_tables
 from studies.multiseat import LeagueResult
-from studies.report import reproduce_section, table, written_by
+from studies.provenance import reproduce_section, written_by
+from studies.report_text import table
 from studies.runner import StudyData
 from studies.variants import training_opponents
 

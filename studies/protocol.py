@@ -106,9 +106,11 @@ def studies() -> dict[str, str]:
 
 
 def reports() -> dict[str, str]:
-    """Report writers other than the standard one (win rates against a panel, cross-play),
-    named by a study's ``report`` field: name -> "module:function(data, figures, command,
-    wall_seconds) -> summary", declared by the games' entries."""
+    """Reports other than the standard one (win rates against a panel, cross-play), named by a
+    study's ``report`` field: name -> the "module:function" of the hook a game declares for it,
+    giving the report what only that game has as data (``"exact-values"``: a function of the
+    game returning a :class:`studies.exact_values.ExactReference`); the studies layer builds
+    the report (:mod:`studies.study_reports`)."""
     return game_reports()
 
 
@@ -284,8 +286,8 @@ def seed_int(sequence: np.random.SeedSequence) -> int:
 # ---- loading ---------------------------------------------------------------------------------
 
 
-def report_writer(name: str):
-    """The report writer registered as ``name`` (see :func:`reports`)."""
+def report_hook(name: str):
+    """The game's hook registered for report ``name`` (see :func:`reports`)."""
     return lookup(reports(), name, "report")
 
 

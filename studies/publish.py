@@ -46,10 +46,10 @@ from studies.driver_store import (
     with_folder,
 )
 from studies.player_counts_report import write_player_counts_report
-from studies.protocol import report_writer
 from studies.report import write_report
 from studies.runner import StudyData
 from studies.store import Store, add_study, load_store, open_store, stores
+from studies.study_reports import report_builder
 from studies.target_report import write_target_report
 from studies.target_store import DRIVER as TARGET_DRIVER
 from studies.target_store import TargetStore, add_target, is_target_run, load_target
@@ -123,7 +123,7 @@ def report_of(store: AnyStore) -> tuple[str, dict[str, Any]]:
             summary = write_target_report(store.study, data, store.raw, False, command, wall_seconds)
         else:
             data = store.data
-            writer = report_writer(data.plan.study.report) if data.plan.study.report else standard_report
+            writer = report_builder(data.plan.study.report) if data.plan.study.report else standard_report
             summary = writer(dataclasses.replace(data, out=out), False, command, wall_seconds)
         text = read_text(out / "report.md", "generated report")
     return text, summary

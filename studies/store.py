@@ -54,7 +54,7 @@ from studies.crossplay import CrossplayResult, pairing_games
 from studies.kept_measures import measure_kept, read_kept
 from studies.methods import check_competitors
 from studies.protocol import Competitor, Plan, Scale, Study, StudyDriver, get_study, study_names
-from studies.report import run_environment
+from studies.provenance import run_environment
 from studies.runner import MARKER, Record, StudyData, champion_label, parse_record, result_path, run_crossplay
 
 #: the folder of the published runs, under the root of a checkout

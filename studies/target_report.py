@@ -41,24 +41,12 @@ from studies.analysis import (
     reliability_figure,
     to_csv,
 )
-from studies.report import (
-    compute_section,
-    conclusions,
-    crossplay_section,
-    estimate,
-    figure,
-    figure_files,
-    machines_section,
-    panel_section,
-    pct,
-    pp,
-    protocol_section,
-    reliability_section,
-    reproduce_section,
-    table,
-    tests_section,
-    written_by,
-)
+from studies.comparison_report import conclusions, tests_section
+from studies.crossplay_report import crossplay_section
+from studies.machines import machines_section
+from studies.panel_report import panel_section, protocol_section, reliability_section
+from studies.provenance import compute_section, figure_files, reproduce_section, written_by
+from studies.report_text import estimate, figure, pct, pp, table
 from studies.runner import StudyData
 from studies.variants import variant
 

@@ -28,7 +28,7 @@ from fsmarena.text import clean_text
 from games import get_game
 from studies.kept_measures import measure_kept
 from studies.protocol import get_study, study_names
-from studies.report import run_environment
+from studies.provenance import run_environment
 from studies.runner import MARKER, StudyData, champion_label, run_crossplay
 from studies.store import (
     EXTRA_PACKAGES,

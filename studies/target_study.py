@@ -45,7 +45,7 @@ from games.match import play_match
 from games.players import Player, player_to_json, resolve_player
 from games.runner import Block, play_blocks, rewards_int8
 from studies.protocol import FORMAT_VERSION, DriverRun, Study, StudyDriver, read_toml, study_from_dict
-from studies.report import pct
+from studies.report_text import pct
 from studies.runner import StudyData, champion_label, run_study
 from studies.target_report import TargetRaw, write_target_report
 from studies.variants import variant

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import figures.exact_values
 import figures.fingerprint
 import figures.heatmap
 import figures.outcomes
@@ -72,13 +73,20 @@ def test_every_image_in_the_documentation_has_a_caption_below_it():
 
 def _no_files(monkeypatch):
     """Figures are drawn but not written (each module's ``save`` returns no paths)."""
-    for module in (figures.heatmap, figures.outcomes, figures.fingerprint, figures.policy_map, games.dice421.figures):
+    for module in (
+        figures.heatmap,
+        figures.outcomes,
+        figures.fingerprint,
+        figures.policy_map,
+        figures.exact_values,
+        games.dice421.figures,
+    ):
         monkeypatch.setattr(module, "save", lambda fig, stem, *a, **k: plt.close(fig) or [])
 
 
 def _draw_each(tmp_path) -> dict[str, Drawn]:
     """Every figure function of figures/ and of the games' figure modules, on small data."""
-    from games.dice421.figures import exact_value_curves, final_gaps
+    from figures.exact_values import exact_value_curves, final_gaps
     from games.dtd.game import DivideTheDollar
 
     rng = np.random.default_rng(0)

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from matplotlib.colors import to_hex, to_rgb
 
+import figures.exact_values as exact_figures
 import figures.fingerprint as fingerprint_module
 import figures.heatmap as heatmap
 import figures.outcomes as outcomes
 import figures.policy_map as policy_map
-import games.dice421.figures as dice_figures
 from evo.fingerprint import Fingerprint
 from figures.style import MIN_SPAN, family_colors, plt
 
@@ -152,12 +152,14 @@ def test_family_colours_follow_the_study_order():
 def test_421_figures_keep_the_family_colours_when_a_family_has_no_curve(monkeypatch, tmp_path):
     """A planner simulates no game and has no learning curve: the other families keep the
     colours they have in the final-gaps figure."""
-    drawn = capture(monkeypatch, dice_figures)
+    drawn = capture(monkeypatch, exact_figures)
     palette = family_colors(["value iteration", "Q-learning", "MC"])
     curve = (np.array([1e3, 1e4, 1e5]), np.array([0.5, 0.6, 0.65]))
-    dice_figures.exact_value_curves({"Q-learning": [curve] * 3, "MC": [curve] * 3}, 0.7, tmp_path / "c", colors=palette)
+    exact_figures.exact_value_curves(
+        {"Q-learning": [curve] * 3, "MC": [curve] * 3}, 0.7, tmp_path / "c", colors=palette
+    )
     finals = {"value iteration": [0.7] * 2, "Q-learning": [0.65] * 3, "MC": [0.6] * 3}
-    dice_figures.final_gaps(finals, 0.7, tmp_path / "g", colors=palette)
+    exact_figures.final_gaps(finals, 0.7, tmp_path / "g", colors=palette)
     lines = {line.get_label().split(" (")[0]: line.get_color() for line in drawn[0].axes[0].get_lines()}
     assert lines["Q-learning"] == palette["Q-learning"] and lines["MC"] == palette["MC"]
     dots = [to_hex(c.get_facecolor()[0]) for c in drawn[1].axes[0].collections]

@@ -11,8 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as hs
 
 from studies import statistics as st
+from studies.comparison_report import comparison_phrase
 from studies.crossplay import CrossplayResult, pairing_games
-from studies.report import comparison_phrase, crossplay_phrase, estimate, summary_cell
+from studies.crossplay_report import crossplay_phrase
+from studies.report_text import estimate, summary_cell
 
 # ---- Holm --------------------------------------------------------------------------------------
 

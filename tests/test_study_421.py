@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -19,10 +20,14 @@ import pytest
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
 from games import get_game
-from games.dice421.study import finish
+from games.dice421.study import exact_reference
 from games.players import load_player
+from studies import exact_values
+from studies.exact_report import finish
+from studies.exact_values import ExactReference
 from studies.protocol import get_study, study_from_dict
 from studies.runner import run_study
+from studies.study_reports import report_builder
 
 GAME = get_game("421")
 OPTIMUM, OPTIMAL_TABLE = GAME.exact_optimum()
@@ -144,6 +149,46 @@ def test_the_same_plan_gives_the_same_tables_for_any_jobs(tmp_path):
     curve = rows(tmp_path / "jobs1" / "tables" / "curves.csv")
     ga = [r for r in curve if r["competitor"] == "ga" and r["replicate"] == "0"]
     assert [int(r["games"]) for r in ga] == [120, 240, 360]
+
+
+def test_421_hook_gives_its_optimum_and_policy_as_data():
+    reference = exact_reference(GAME)
+    assert reference.value == OPTIMUM
+    assert reference.policy_text == GAME.policy_text(OPTIMAL_TABLE)
+    assert len(reference.policy_rows) == 112
+    for row in reference.policy_rows:  # the rows name the optimal action of their state
+        index = GAME.index_of(tuple(int(d) for d in row["dice"]), int(row["throws_left"]))
+        assert row["action"] == GAME.action_names[OPTIMAL_TABLE[index]]
+
+
+def test_the_exact_values_report_is_built_from_whatever_reference_the_hook_gives(tmp_path, monkeypatch):
+    """The studies layer writes the report: a hook with another value, its own words and no
+    drawing changes the gaps, the policy section and nothing else of the game's."""
+    plan = study_from_dict({**SMALL, "competitors": SMALL["competitors"][:1]}).plan("test")
+    data = run_study(plan, tmp_path / "run", 1, log=lambda message: None)
+    own = exact_reference(GAME)
+    other = ExactReference(
+        value=Fraction(2 * own.value),
+        policy_rows=[{"state": "s", "action": "a"}],
+        policy_text="POLICY AS TEXT",
+        policy_intro="HOW TO READ THE POLICY.",
+    )
+    monkeypatch.setattr(exact_values, "report_hook", lambda name: lambda game: other)
+    summary = finish(data, True, "test", None)
+    report = Path(summary["report"]).read_text()
+    assert summary["optimum"] == pytest.approx(float(other.value))
+    assert f"The optimum is {other.value} ≈ {float(other.value):.6f}" in report
+    assert "HOW TO READ THE POLICY. Full table" in report and "POLICY AS TEXT" in report
+    assert "optimal_policy.png" not in report and not (tmp_path / "run" / "figures" / "optimal_policy.png").exists()
+    assert rows(tmp_path / "run" / "tables" / "optimal_policy.csv") == [{"state": "s", "action": "a"}]
+    for row in rows(tmp_path / "run" / "tables" / "values.csv"):  # every gap is to the hook's value
+        assert float(row["gap"]) == pytest.approx(float(other.value) - float(row["exact_value"]), abs=1e-5)
+
+
+def test_an_unknown_report_kind_is_one_clear_error():
+    with pytest.raises(FsmarenaError, match="unknown report 'nope'"):
+        report_builder("nope")
+    assert report_builder("exact-values") is finish
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ from games.thirtyone.players import GreedyPlayer  # noqa: E402
 from games.thirtyone.study import load  # noqa: E402
 from studies.analysis import read_csv  # noqa: E402
 from studies.methods import MethodContext, check_method  # noqa: E402
-from studies.report import pct  # noqa: E402
+from studies.report_text import pct  # noqa: E402
 from studies.target_study import CHUNK, CONFIRM_KEY, TABLE_KEY, arrangements, table_match  # noqa: E402
 
 FAMILIES = (

@@ -24,7 +24,7 @@ from studies.league_report import trained_against_finding
 from studies.league_tables import group_rows
 from studies.methods import MethodContext, check_method, get_method
 from studies.multiseat import LeagueResult, advantage_interval, league
-from studies.report import pct
+from studies.report_text import pct
 
 FAMILIES = ("MC", "SARSA", "Q-learning", "FSM", "BDA")
 BUILTINS = ("random", "max", "min", "prize-rank", "bonus-craving", "negative-adverse", "get-rid-of-bad-cards")

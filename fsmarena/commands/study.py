@@ -55,7 +55,8 @@ def run(args) -> int:
     from fsmarena.outdir import claim_folder
     from studies.analysis import analyse
     from studies.protocol import DriverRun, StudyDriver, get_study
-    from studies.report import summary_cell, write_report
+    from studies.report import write_report
+    from studies.report_text import summary_cell
     from studies.runner import run_study
 
     def log(message: str) -> None:
@@ -80,11 +81,11 @@ def run(args) -> int:
 
     with parallel_backend(args):  # --dask: replicate tasks and cross-play chunks run on the cluster
         data = run_study(plan, args.out, args.jobs, log)
-        if study.report:  # a study with its own tables and report (e.g. 421: exact values)
-            from studies.protocol import report_writer
+        if study.report:  # a study with a report of its own kind (e.g. 421: exact values)
+            from studies.study_reports import report_builder
 
             log("tables, figures and report")
-            summary = report_writer(study.report)(
+            summary = report_builder(study.report)(
                 data, not args.no_figures, command_line(args), time.perf_counter() - start
             )
             if args.json:
