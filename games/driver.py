@@ -45,7 +45,7 @@ from games.arena import Seat
 from games.base import Decide, Game, Observation, Outcome
 from games.kernel import Layout, kernel_of, observation_of, params_of, part_data_of, seed
 from games.players import Player
-from games.registry import PLAYER_COMPILER, PLAYER_INTERPRETER, resolve
+from games.registry import PLAYER_COMPILER, PLAYER_INTERPRETER, STACK_COMPILER, resolve
 
 #: kind numbers of fixed-action, builtin and table members in the compiled players' format
 #: (:data:`games.registry.PLAYER_COMPILER`), which the driver's loops play directly
@@ -318,9 +318,12 @@ def compile_seats(
     game: Game, seats: Sequence[Seat], n: int, rng: np.random.Generator
 ) -> tuple[Program, list[Seat | None]]:
     """The program of the seats that compile, and the Python seats (``None`` where the seat
-    compiled).  A pool of several members (a mixture) has one member drawn per game, as the
-    batched mixture does (``rng.integers(0, members, n)``; drawn here in seat order, before the Python players begin)."""
+    compiled).  A seat with a member per game (a stack: evolution's population, cross-play's
+    players) compiles its stack once, as a pool indexed by the seat's ``members``.  A pool of
+    several members (a mixture) has one member drawn per game, as the batched mixture does
+    (``rng.integers(0, members, n)``; drawn here in seat order, before the Python players begin)."""
     compile_player = resolve(PLAYER_COMPILER, "player compiler")
+    compile_stack = resolve(STACK_COMPILER, "stack compiler")
     ints: list[np.ndarray] = []
     floats: list[np.ndarray] = []
     start = np.full((n, len(seats)), -1, dtype=np.int64)
@@ -328,12 +331,17 @@ def compile_seats(
     python: list[Seat | None] = []
     offset = foffset = 0
     for number, seat in enumerate(seats):
-        packed = _compiled(compile_player, seat, game)
+        packed = _compiled(compile_stack if seat.members is not None else compile_player, seat, game)
         if packed is None:
             python.append(seat)
             continue
         python.append(None)
-        member = np.zeros(n, dtype=np.int64) if packed.n_members == 1 else rng.integers(0, packed.n_members, size=n)
+        if seat.members is not None:
+            member = np.asarray(seat.members, dtype=np.int64)
+        elif packed.n_members == 1:
+            member = np.zeros(n, dtype=np.int64)
+        else:
+            member = rng.integers(0, packed.n_members, size=n)
         start[:, number] = offset + packed.int_start[member]
         fstart[:, number] = foffset + packed.float_start[member]
         ints.append(packed.ints)
@@ -350,14 +358,19 @@ def compile_seats(
 
 
 def _compiled(compile_player: Callable[[Player, Game], Any], seat: Seat, game: Game) -> Any:
-    """The compiled form of the seat's player, or None when it decides in Python (a stack
-    with members per game, or a player the compiler refuses)."""
-    if seat.members is not None or getattr(seat.player, "n_members", 1) != 1:
+    """The compiled form of the seat's player (its stack's members when the seat has members
+    per game), or None when it decides in Python (a player the compiler refuses, members
+    out of the stack's range)."""
+    if seat.members is None and getattr(seat.player, "n_members", 1) != 1:
         return None
     try:
-        return compile_player(seat.player, game)
+        packed = compile_player(seat.player, game)
     except FsmarenaError:
         return None
+    members = seat.members
+    if members is not None and len(members) and (np.min(members) < 0 or np.max(members) >= packed.n_members):
+        return None
+    return packed
 
 
 # ---- the compiled loops of one kernel -----------------------------------------------------------

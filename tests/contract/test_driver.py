@@ -37,7 +37,7 @@ from games import driver as driver_module
 from games.arena import Seat, play_games
 from games.capabilities import SimultaneousMoves
 from games.driver import Driver, compile_seats, play_seated
-from games.players import Player, RandomPlayer, TablePolicy
+from games.players import GroupedStack, Player, RandomPlayer, TablePolicy
 from rl import compiled_players
 from studies.stacks import Mixture
 
@@ -130,6 +130,45 @@ def test_a_mixture_draws_its_members_as_in_python(entry):
     assert np.array_equal(compiled.scores, python.scores)
     single = play_seated(game, [pool.players[0], *lineup[1:]], 200, np.random.default_rng(8))
     assert not np.array_equal(single.scores, compiled.scores)  # the members do differ
+
+
+@pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
+def test_stacks_with_a_member_per_game_compile_and_play_as_in_python(entry):
+    """Evolution's and cross-play's seats (a stack, one member per game) compile once as a pool
+    indexed by the members: the same games as the stack asked in Python, member by member."""
+    game = game_of(entry)
+    rng = np.random.default_rng(21)
+    fsm = _fsm_spec(game)
+    stacks = [fsm.player(fsm.random(rng, 4)), TablePolicy(rng.integers(0, game.n_actions, (3, game.n_states)))]
+    if game.feature_names:
+        bda = BDASpec(game, 4)
+        stacks.append(bda.player(bda.random(rng, 3)))
+    singles = [TablePolicy(rng.integers(0, game.n_actions, game.n_states)), *_deterministic_players(game, rng)[1]]
+    stacks.append(GroupedStack(singles))  # table policies and FSMs behind one seat
+    n = 240
+    for stack in stacks:
+        members = rng.integers(0, stack.n_members, n)
+        lineup = [Seat(stack, members), *[Seat(p) for p in _deterministic_players(game, rng)[0][1:]]]
+        program, python_seats = compile_seats(game, lineup, n, np.random.default_rng(0))
+        assert python_seats == [None] * game.n_seats, stack.label  # the stack compiles
+        compiled = play_seated(game, lineup, n, np.random.default_rng(9))
+        python = play_seated(game, lineup, n, np.random.default_rng(9), compiled=False)
+        assert np.array_equal(compiled.scores, python.scores), stack.label
+        assert np.array_equal(compiled.rewards, python.rewards)
+    first = play_seated(game, [Seat(stack, np.zeros(n, np.int64)), *lineup[1:]], n, np.random.default_rng(9))
+    assert not np.array_equal(first.scores, compiled.scores)  # the members do differ
+
+
+def test_a_stack_that_cannot_compile_plays_in_python():
+    """A member the compiler refuses, or members out of the stack's range, leave the seat in
+    Python (where the player's own checks speak)."""
+    game = game_of(KERNEL_GAMES[0])
+    stack = GroupedStack([TablePolicy(np.zeros(game.n_states, np.int64)), _PythonOnly(RandomPlayer())])
+    seats = [Seat(stack, np.array([0, 1, 0])), *[Seat(RandomPlayer()) for _ in range(game.n_seats - 1)]]
+    assert compile_seats(game, seats, 3, np.random.default_rng(0))[1][0] is seats[0]
+    policies = TablePolicy(np.zeros((2, game.n_states), np.int64))
+    seats[0] = Seat(policies, np.array([0, 2, 1]))
+    assert compile_seats(game, seats, 3, np.random.default_rng(0))[1][0] is seats[0]
 
 
 class _PythonOnly(Player):
