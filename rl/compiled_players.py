@@ -87,7 +87,10 @@ def stack_members(player: Player) -> list[Player]:
 
     if isinstance(player, GroupedStack):
         groups = [stack_members(group) for group in player.groups]
-        return [groups[g][local] for g, local in zip(player.group_of.tolist(), player.local.tolist())]
+        pairs = list(zip(player.group_of.tolist(), player.local.tolist()))
+        if any(local >= len(groups[g]) for g, local in pairs):  # a stacked kind this module cannot split
+            raise FsmarenaError(f"player '{player.label}' stacks players whose members do not compile")
+        return [groups[g][local] for g, local in pairs]
     if getattr(player, "n_members", 1) == 1:
         return [player]
     if type(player) is TablePolicy:
