@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.jit import njit
 from fsmarena.specialise import built_per_kernel, kernel_function, specialise
 from games.kernel import Layout, kernel_of, observation_of, params_of, part_data_of, seed
 from games.observation import Decide, Observation, Outcome
@@ -355,17 +354,6 @@ def loops_for(kernel: ModuleType) -> Loops:
     return _LOOPS[kernel.__name__]
 
 
-@njit
-def legal_or_first(mask: np.ndarray, action: int) -> int:
-    """``action`` if legal, else the first legal action (the compiled players' fallback)."""
-    if mask[action]:
-        return action
-    for a in range(len(mask)):
-        if mask[a]:
-            return a
-    return action
-
-
 # Each loop is a template written once over placeholder names (``k_step``, ...) and compiled
 # per kernel by :func:`fsmarena.specialise.specialise`, which caches the compiled code on disk.
 k_draw_deal = kernel_function("draw_deal")
@@ -391,31 +379,7 @@ def _interpreter(kernel: ModuleType) -> Callable[..., Any]:
     return resolve(PLAYER_INTERPRETER, "player interpreter")(kernel)
 
 
-def _table_action_for(kernel: ModuleType) -> Callable[..., Any]:
-    return specialise(table_action, kernel)
-
-
-def _builtin_member_for(kernel: ModuleType) -> Callable[..., Any]:
-    return specialise(builtin_member, kernel)
-
-
 k_act = built_per_kernel(_interpreter)
-k_table_action = built_per_kernel(_table_action_for)
-k_builtin_member = built_per_kernel(_builtin_member_for)
-
-
-def table_action(p, s, seat, ints, start, mask):
-    """A fixed-action or table member decides, by the interpreter's rules."""
-    k_legal(p, s, seat, mask)
-    if ints[start] == FIXED:
-        return legal_or_first(mask, ints[start + 1])
-    return legal_or_first(mask, ints[start + 2 + k_observe_index(p, s, seat)])
-
-
-def builtin_member(p, s, seat, ints, start, mask):
-    """A builtin member decides, by the interpreter's rules."""
-    k_legal(p, s, seat, mask)
-    return legal_or_first(mask, k_builtin_action(p, s, seat, ints[start + 1]))
 
 
 def draw_deals(p, deals):
@@ -451,10 +415,19 @@ def step_advance(p, states, rows, actions, ints, floats, start, fstart, memory, 
         while seat >= 0 and start[row, seat] >= 0:  # the compiled seats (as in play_rows)
             at = start[row, seat]
             kind = ints[at]
-            if kind == TABLE or kind == FIXED:
-                action = k_table_action(p, s, seat, ints, at, mask)
-            elif kind == BUILTIN:
-                action = k_builtin_member(p, s, seat, ints, at, mask)
+            if kind == TABLE or kind == FIXED or kind == BUILTIN:  # written out: a call costs
+                k_legal(p, s, seat, mask)  # reference counts on its array arguments
+                if kind == FIXED:
+                    action = ints[at + 1]
+                elif kind == TABLE:
+                    action = ints[at + 2 + k_observe_index(p, s, seat)]
+                else:
+                    action = k_builtin_action(p, s, seat, ints[at + 1])
+                if not mask[action]:  # the first legal one instead (games.players.legal_or_first)
+                    for first_legal in range(len(mask)):
+                        if mask[first_legal]:
+                            action = first_legal
+                            break
             else:
                 action = k_act(p, s, seat, ints, floats, at, fstart[row, seat], memory[row], mask, feats, frozen)
             k_step(p, s, action)
@@ -507,10 +480,19 @@ def play_rows(p, deals, first, last, ints, floats, start, fstart, out_rewards, o
         while seat >= 0:
             at = start[row, seat]
             kind = ints[at]
-            if kind == TABLE or kind == FIXED:
-                action = k_table_action(p, s, seat, ints, at, mask)
-            elif kind == BUILTIN:
-                action = k_builtin_member(p, s, seat, ints, at, mask)
+            if kind == TABLE or kind == FIXED or kind == BUILTIN:  # written out: a call costs
+                k_legal(p, s, seat, mask)  # reference counts on its array arguments
+                if kind == FIXED:
+                    action = ints[at + 1]
+                elif kind == TABLE:
+                    action = ints[at + 2 + k_observe_index(p, s, seat)]
+                else:
+                    action = k_builtin_action(p, s, seat, ints[at + 1])
+                if not mask[action]:  # the first legal one instead (games.players.legal_or_first)
+                    for first_legal in range(len(mask)):
+                        if mask[first_legal]:
+                            action = first_legal
+                            break
             else:
                 action = k_act(p, s, seat, ints, floats, at, fstart[row, seat], memory, mask, feats, frozen)
             k_step(p, s, action)
