@@ -1,8 +1,10 @@
 """The contract every fsmarena game follows.
 
 A game is a frozen configuration dataclass (rules and their parameters, the seed's values as
-defaults) plus a *batched engine*: :meth:`Game.play` plays ``n`` independent games at once with
-numpy arrays and asks the players for moves through a ``decide`` callback::
+defaults), its labels and metadata, and a single-game compiled kernel (:mod:`games.kernel`):
+the kernel is the game.  :meth:`Game.play`, written once here, plays ``n`` independent games at
+once on the generic batched driver (:mod:`games.driver`) and asks the players for moves
+through a ``decide`` callback::
 
     actions = decide(seat, observation, rows)
 
@@ -28,94 +30,21 @@ from __future__ import annotations
 import dataclasses
 import typing
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
+from games.driver import Trace, driver_for
+from games.observation import Decide, Observation, Outcome, rewards_from_ranking
 
-Decide = Callable[[int, "Observation", "np.ndarray | None"], np.ndarray]
-
-
-class Observation:
-    """What one seat sees at one decision, for a batch of games; parts computed on first use.
-
-    ``n`` is the number of rows and ``n_actions`` the game's number of abstract actions.
-    Standard parts: ``index`` (int array, values in ``[0, game.n_states)``), ``features``
-    (float array ``(rows, len(game.feature_names))``), ``mask`` (bool array
-    ``(rows, game.n_actions)`` or ``None`` when all actions are legal), ``step`` (the
-    decision number within the game, an int or int array).  Games add their own
-    small-integer encodings (listed in ``game.encodings``).
-    """
-
-    __slots__ = ("n", "n_actions", "_parts", "_cache")
-
-    def __init__(self, n: int, n_actions: int, **parts: Callable[[], Any] | Any):
-        self.n = n
-        self.n_actions = n_actions
-        self._parts = parts
-        self._cache: dict[str, Any] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        cache = self._cache
-        if name in cache:
-            return cache[name]
-        try:
-            part = self._parts[name]
-        except KeyError:
-            raise AttributeError(f"this observation has no part '{name}'") from None
-        value = part() if callable(part) else part
-        cache[name] = value
-        return value
-
-    def has(self, name: str) -> bool:
-        return name in self._parts
-
-    def subset(self, rows: np.ndarray) -> "Observation":
-        """The same observation restricted to ``rows`` (positions within this batch)."""
-        parts = {}
-        for name in self._parts:
-            value = getattr(self, name)
-            parts[name] = value[rows] if isinstance(value, np.ndarray) and value.ndim else value
-        return Observation(len(rows), self.n_actions, **parts)
-
-
-@dataclass
-class Outcome:
-    """Final result of a batch of games.
-
-    ``scores``: ``(n, n_seats)`` float, the game's own score (card points, dice score, lives,
-    prize total).  ``rewards``: ``(n, n_seats)`` float, what learners maximise and what
-    win/draw/loss counts come from: +1 for a sole winner, 0 for a shared first place, -1
-    otherwise; in a one-player game the reward is the score itself.
-    """
-
-    scores: np.ndarray
-    rewards: np.ndarray
-
-    @property
-    def n(self) -> int:
-        return len(self.scores)
-
-
-def rewards_from_ranking(points: np.ndarray) -> np.ndarray:
-    """+1 sole best, 0 shared best, -1 otherwise, from ``(n, seats)`` comparable points.
-
-    Pass exact (integer) points where the game has them, so ties are exact.
-    """
-    best = points.max(axis=1, keepdims=True)
-    at_best = points == best
-    shared = at_best.sum(axis=1, keepdims=True) > 1
-    rewards = np.where(at_best, np.where(shared, 0.0, 1.0), -1.0)
-    return rewards
+#: the records of :mod:`games.observation`, re-exported: games and players import them from here
+__all__ = ["Decide", "Game", "Observation", "Outcome", "config_to_dict", "parse_params", "rewards_from_ranking"]
 
 
 class Game(ABC):
-    """Rules + parameters + batched engine.  Subclasses set the class attributes and
-    implement :meth:`play`; everything else (players, matches, learners, automata) works
+    """Rules + parameters + labels; its kernel is its engine.  Subclasses set the class
+    attributes and the abstract properties; everything else (players, matches, learners, automata) works
     through this interface only."""
 
     #: name on the command line (``dtd``, ``421``, ``thirtyone``, ``vautour``)
@@ -160,6 +89,11 @@ class Game(ABC):
         """Extra small-integer observation parts and their sizes, usable as FSM inputs."""
         return {}
 
+    #: an encoding that holds one value in every ``decide`` call, given as one number (31's
+    #: ``phase``: its players read ``obs.phase`` as the kind of decision they make); the
+    #: driver asks a seat's rows value by value, in increasing order.  None: any rows together
+    decide_by: ClassVar[str | None] = None
+
     #: the FSM inputs ``fsmarena evolve --genome fsm`` uses by default (:mod:`evo.inputs`):
     #: a name that fits a table of :data:`evo.inputs.MAX_INPUTS` inputs with the default rules
     fsm_inputs: ClassVar[str] = "index"
@@ -197,9 +131,20 @@ class Game(ABC):
         }
 
     # ---- the engine ------------------------------------------------------------------
-    @abstractmethod
-    def play(self, n: int, rng: np.random.Generator, decide: Decide) -> Outcome:
-        """Play ``n`` independent games, asking ``decide`` for every move."""
+    def play(
+        self,
+        n: int,
+        rng: np.random.Generator,
+        decide: Decide,
+        deals: np.ndarray | None = None,
+        trace: Trace | None = None,
+    ) -> Outcome:
+        """Play ``n`` independent games on the generic driver over the game's kernel, asking
+        ``decide`` for every move.  ``deals`` (one kernel deal per row, the kernel's
+        ``deal_size`` integers: deck orders, dice, prize orders) scripts the chance instead of
+        drawing it from ``rng``; ``trace(seat, rows, observation, actions)`` sees every
+        decision (:func:`games.driver.traced`)."""
+        return driver_for(self).play(n, rng, decide, deals, trace)
 
     def bench_cases(self) -> list[Any]:
         """Benchmark cases (engine vs plain-Python loop) for ``fsmarena bench``."""

@@ -23,7 +23,6 @@ import numpy as np
 
 from fsmarena.parallel import chunk_sizes
 from games.arena import play_games
-from games.driver import play_seated
 from games.kernel import has_kernel
 from games.players import TablePolicy
 from games.registry import entry, resolve
@@ -97,13 +96,14 @@ def _driver_case(game, name: str, players: list, compiled: bool) -> BenchCase:
     def driver(n: int, seed: int) -> object:
         rng = np.random.default_rng(seed)
         for size in chunk_sizes(n, DRIVER_CHUNK):
-            play_seated(game, players, size, rng, compiled=compiled)
+            play_games(game, players, size, rng, compiled=compiled)
         return None
 
     def engine(n: int, seed: int) -> object:
         rng = np.random.default_rng(seed)
         for size in chunk_sizes(n, DRIVER_CHUNK):
-            play_games(game, players, size, rng)
+            memories = [player.begin(game, size, None, rng) for player in players]
+            game.play_engine(size, rng, lambda s, obs, rows, m=memories: players[s].act(obs, m[s], rows, rng))
         return None
 
     return BenchCase(

@@ -2,9 +2,9 @@
 
 Every game with a single-game kernel (:mod:`games.kernel`) can be played in batches by this
 one driver instead of a hand-vectorised engine.  :meth:`Driver.play` has the shape of
-:meth:`games.base.Game.play` (``n`` games, a numpy Generator, a ``decide(seat, observation,
-rows)`` callback, an :class:`~games.base.Outcome`); :func:`play_seated` has the shape of
-:func:`games.arena.play_games` (players in seats).  How it plays:
+:meth:`games.base.Game.play`, which runs it (``n`` games, a numpy Generator, a ``decide(seat,
+observation, rows)`` callback, an :class:`~games.base.Outcome`); :func:`games.arena.play_games`
+seats players on it.  How it plays:
 
 * the deals are drawn by the kernel (``draw_deal``), or given (``deals``, one kernel deal per
   row: scripted decks, dice, prize orders);
@@ -34,18 +34,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.jit import njit
 from fsmarena.specialise import built_per_kernel, kernel_function, specialise
-from games.arena import Seat
-from games.base import Decide, Game, Observation, Outcome
 from games.kernel import Layout, kernel_of, observation_of, params_of, part_data_of, seed
-from games.players import Player
-from games.registry import PLAYER_COMPILER, PLAYER_INTERPRETER, resolve
+from games.observation import Decide, Observation, Outcome
+from games.registry import PLAYER_INTERPRETER, resolve
+
+if TYPE_CHECKING:
+    from games.base import Game
 
 #: kind numbers of fixed-action, builtin and table members in the compiled players' format
 #: (:data:`games.registry.PLAYER_COMPILER`), which the driver's loops play directly
@@ -96,6 +96,8 @@ class Driver:
         self.deal_size = int(k.deal_size(p))
         self.state_size = int(k.state_size(p))
         self.layout = Layout.of(game, k, p)
+        #: the encoding every decide call holds one value of (:attr:`games.base.Game.decide_by`)
+        self.decide_by = -1 if game.decide_by is None else list(game.encodings).index(game.decide_by)
 
     # ---- deals ---------------------------------------------------------------------------
     def deals(self, n: int, rng: np.random.Generator, deals: np.ndarray | None = None) -> np.ndarray:
@@ -119,79 +121,111 @@ class Driver:
         return np.ascontiguousarray(array, dtype=np.int64)
 
     # ---- the Game.play shape -------------------------------------------------------------
-    def play(self, n: int, rng: np.random.Generator, decide: Decide, deals: np.ndarray | None = None) -> Outcome:
-        """Play ``n`` games asking ``decide`` for every move (:meth:`games.base.Game.play`)."""
+    def play(
+        self,
+        n: int,
+        rng: np.random.Generator,
+        decide: Decide,
+        deals: np.ndarray | None = None,
+        trace: Trace | None = None,
+    ) -> Outcome:
+        """Play ``n`` games asking ``decide`` for every move (:meth:`games.base.Game.play`);
+        ``trace`` sees every decision (:func:`traced`)."""
         dealt = self.deals(n, rng, deals)
-        return self.play_program(dealt, python_program(n, self.n_seats), rng, decide)
+        ask = decide if trace is None else traced(decide, trace)
+        return self.play_program(dealt, python_program(n, self.n_seats), rng, ask)
 
     def play_program(
         self, deals: np.ndarray, program: Program, rng: np.random.Generator, decide: Decide | None
     ) -> Outcome:
         """Play one game per deal: compiled seats inside the compiled loop, the others through
-        ``decide`` in batches (module doc)."""
+        ``decide`` in batches (module doc).  The games are played block by block
+        (:attr:`block_rows` games, a few megabytes of states: every pass over the rows then
+        reads memory the cache holds), the rows of each block in order; ``decide`` gets the
+        rows' positions in the whole batch."""
         n = len(deals)
-        loops, p = self.loops, self.p
-        states = np.zeros((n, self.state_size), dtype=np.int64)
-        loops.reset_all(p, states, deals)
-        memory = np.zeros((n, self.n_seats), dtype=np.int64)
-        to_move = np.zeros(n, dtype=np.int64)
-        every = np.arange(n, dtype=np.int64)
-        self._advance(states, every, program, memory, to_move, rng)
-        while True:
-            waiting = to_move >= 0
-            if not waiting.any():
-                break
+        rewards = np.zeros((n, self.n_seats))
+        scores = np.zeros((n, self.n_seats))
+        for first in range(0, n, self.block_rows):
+            last = min(n, first + self.block_rows)
+            block = Program(program.ints, program.floats, program.start[first:last], program.fstart[first:last])
+            states = self._play_block(deals[first:last], block, rng, decide, first, n)
+            self.loops.results(self.p, states, rewards[first:last], scores[first:last])
+        return Outcome(scores, rewards)
+
+    @property
+    def block_rows(self) -> int:
+        """Games per block of the Python path: about four megabytes of states."""
+        return max(1024, (4 << 20) // (8 * self.state_size))
+
+    def _play_block(
+        self, deals: np.ndarray, program: Program, rng: np.random.Generator, decide: Decide | None, first: int, n: int
+    ) -> np.ndarray:
+        """Play the games of ``deals`` (rows ``first`` on of a batch of ``n``); their final states."""
+        size = len(deals)
+        states = np.zeros((size, self.state_size), dtype=np.int64)
+        self.loops.reset_all(self.p, states, deals)
+        memory = np.zeros((size, self.n_seats), dtype=np.int64)
+        to_move = np.zeros(size, dtype=np.int64)
+        no_actions = np.zeros(0, dtype=np.int64)
+        self._move(states, np.arange(size, dtype=np.int64), no_actions, program, memory, to_move, rng, -1)
+        while (to_move >= 0).any():
             if decide is None:  # a programming error: a Python seat without a callback
                 raise TypeError("a seat decides in Python but no decide callback was given")
             for seat in range(self.n_seats):
-                rows = np.flatnonzero(to_move == seat)
-                if not len(rows):
-                    continue
-                obs = self.observation(states, rows, seat)
-                actions = decide(seat, obs, None if len(rows) == n else rows)
-                self._step(states, rows, seat, actions, rng)
-                self._advance(states, rows, program, memory, to_move, rng)
-        return self._outcome(states)
+                for rows, obs in self._asked(states, np.flatnonzero(to_move == seat), seat):
+                    actions = decide(seat, obs, None if len(rows) == n else rows + first)
+                    self._move(states, rows, self._checked(actions, rows, seat), program, memory, to_move, rng, seat)
+        return states
 
-    def _advance(self, states, rows, program, memory, to_move, rng) -> None:
-        """Compiled seats move in ``rows`` until a Python seat is to move or the game ends."""
-        seed(int(rng.integers(2**32)))
-        self.loops.advance(
-            self.p,
-            states,
-            rows,
-            program.ints,
-            program.floats,
-            program.start,
-            program.fstart,
-            memory,
-            to_move,
-        )
+    def _asked(self, states: np.ndarray, rows: np.ndarray, seat: int) -> list[tuple[np.ndarray, Observation]]:
+        """The decide calls of ``seat`` on ``rows``: one, or one per value of the game's
+        ``decide_by`` encoding (that part then one number)."""
+        if not len(rows):
+            return []
+        if self.decide_by < 0:
+            return [(rows, self.observation(states, rows, seat))]
+        values = np.zeros(len(rows), dtype=np.int64)
+        self.loops.encoding_rows(self.p, states, rows, seat, self.decide_by, values)
+        name = self.layout.encodings[self.decide_by]
+        asked = []
+        for value in np.unique(values).tolist():
+            some = rows[values == value]
+            asked.append((some, self.observation(states, some, seat).with_part(name, value)))
+        return asked
 
-    def _step(self, states, rows, seat, actions, rng) -> None:
-        """The Python seat ``seat`` plays ``actions`` in ``rows`` (checked first: one clear
-        error, nothing played, for a wrong shape or an illegal action)."""
+    def _checked(self, actions: Any, rows: np.ndarray, seat: int) -> np.ndarray:
+        """``actions`` as int64, one per row (one clear error for a wrong shape or type)."""
         actions = np.asarray(actions)
         if actions.shape != (len(rows),) or not np.issubdtype(actions.dtype, np.integer):
             raise FsmarenaError(
                 f"{self.game.name}: the player in seat {seat} gave {actions.dtype} {actions.shape} "
                 f"actions for {len(rows)} games"
             )
-        actions = np.ascontiguousarray(actions, dtype=np.int64)
-        seed(int(rng.integers(2**32)))
-        bad = self.loops.step_rows(self.p, states, rows, actions)
-        if bad >= 0:
-            raise FsmarenaError(
-                f"{self.game.name}: the player in seat {seat} chose action {actions[bad]}, which is "
-                f"not legal there (legal: {np.flatnonzero(self.mask_rows(states, rows[bad : bad + 1], seat)[0]).tolist()})"
-            )
+        return np.ascontiguousarray(actions, dtype=np.int64)
 
-    def _outcome(self, states: np.ndarray) -> Outcome:
-        n = len(states)
-        rewards = np.zeros((n, self.n_seats))
-        scores = np.zeros((n, self.n_seats))
-        self.loops.results(self.p, states, rewards, scores)
-        return Outcome(scores, rewards)
+    def _move(self, states, rows, actions, program, memory, to_move, rng, seat) -> None:
+        """In one compiled pass over ``rows``: the Python seat ``seat`` plays ``actions``
+        (checked there: one clear error for an illegal action; the batch is then abandoned),
+        then the compiled seats move until a Python seat is to move or the game ends."""
+        seed(int(rng.integers(2**32)))
+        p = self.p
+        bad = self.loops.step_advance(
+            p, states, rows, actions, program.ints, program.floats, program.start, program.fstart, memory, to_move
+        )
+        if bad < 0:
+            return
+        action = actions[bad]
+        if not 0 <= action < self.n_actions:
+            raise FsmarenaError(
+                f"{self.game.name}: the player in seat {seat} chose action {action}, "
+                f"out of range (actions are 0 to {self.n_actions - 1})"
+            )
+        legal = np.flatnonzero(self.mask_rows(states, rows[bad : bad + 1], seat)[0]).tolist()
+        raise FsmarenaError(
+            f"{self.game.name}: the player in seat {seat} chose action {action}, which is "
+            f"not legal there (legal: {legal})"
+        )
 
     # ---- observations ----------------------------------------------------------------------
     def observation(self, states: np.ndarray, rows: np.ndarray, seat: int) -> Observation:
@@ -227,6 +261,24 @@ class Driver:
                 self.p, deals, first, last, program.ints, program.floats, program.start, program.fstart, rewards, scores
             )
         return Outcome(scores, rewards)
+
+
+#: ``trace(seat, rows, observation, actions)``: one batched decision (``rows``: the games'
+#: positions in the batch), for tests and tools that follow a game decision by decision
+Trace = Callable[[int, np.ndarray, Observation, np.ndarray], None]
+
+
+def traced(decide: Decide, trace: Trace) -> Decide:
+    """``decide`` that also hands every batched decision to ``trace``, after it is made: the
+    seat, the rows, the observation the seat saw and the actions it chose.  One hook for every
+    game: what a game shows of its state is its observation's parts."""
+
+    def ask(seat: int, obs: Observation, rows: np.ndarray | None) -> np.ndarray:
+        actions = decide(seat, obs, rows)
+        trace(seat, np.arange(obs.n) if rows is None else rows, obs, np.asarray(actions))
+        return actions
+
+    return ask
 
 
 class _RowsReader:
@@ -273,93 +325,6 @@ def _check_n(n: Any) -> None:
         raise FsmarenaError(f"the number of games must be a non-negative integer, got {n!r}")
 
 
-# ---- players in seats -------------------------------------------------------------------------
-
-
-def play_seated(
-    game: Game,
-    seats: Sequence[Player | Seat],
-    n: int,
-    rng: np.random.Generator,
-    *,
-    deals: np.ndarray | None = None,
-    compiled: bool = True,
-    chunk: int = DEFAULT_CHUNK,
-) -> Outcome:
-    """Play ``n`` games of ``game`` with ``seats[s]`` in seat ``s`` on the driver
-    (:func:`games.arena.play_games`' shape).  Seats whose player compiles play inside the
-    compiled loop (all of them: one compiled loop); ``compiled=False`` asks every player in
-    Python (the same decisions for deterministic players: the tests' second implementation).
-    Python players get ``begin`` before and ``finish`` after the batch, as in the arena."""
-    driver = driver_for(game)
-    seated = [s if isinstance(s, Seat) else Seat(s) for s in seats]
-    if len(seated) != driver.n_seats:
-        raise FsmarenaError(f"{game.name} needs {driver.n_seats} players, got {len(seated)}")
-    dealt = driver.deals(n, rng, deals)
-    program, python = compile_seats(game, seated, n, rng) if compiled else (python_program(n, driver.n_seats), seated)
-    memories = {s: seat.player.begin(game, n, seat.members, rng) for s, seat in enumerate(python) if seat is not None}
-    if not memories:
-        return driver.play_compiled(dealt, program, rng, chunk)
-
-    def decide(seat: int, obs: Observation, rows: np.ndarray | None) -> np.ndarray:
-        player = python[seat]
-        assert player is not None  # only Python seats are asked
-        return player.player.act(obs, memories[seat], rows, rng)
-
-    outcome = driver.play_program(dealt, program, rng, decide)
-    for s, memory in memories.items():
-        player = python[s]
-        assert player is not None
-        player.player.finish(memory, outcome, s)
-    return outcome
-
-
-def compile_seats(
-    game: Game, seats: Sequence[Seat], n: int, rng: np.random.Generator
-) -> tuple[Program, list[Seat | None]]:
-    """The program of the seats that compile, and the Python seats (``None`` where the seat
-    compiled).  A pool of several members (a mixture) has one member drawn per game, as the
-    batched mixture does (``rng.integers(0, members, n)``; drawn here in seat order, before the Python players begin)."""
-    compile_player = resolve(PLAYER_COMPILER, "player compiler")
-    ints: list[np.ndarray] = []
-    floats: list[np.ndarray] = []
-    start = np.full((n, len(seats)), -1, dtype=np.int64)
-    fstart = np.full((n, len(seats)), -1, dtype=np.int64)
-    python: list[Seat | None] = []
-    offset = foffset = 0
-    for number, seat in enumerate(seats):
-        packed = _compiled(compile_player, seat, game)
-        if packed is None:
-            python.append(seat)
-            continue
-        python.append(None)
-        member = np.zeros(n, dtype=np.int64) if packed.n_members == 1 else rng.integers(0, packed.n_members, size=n)
-        start[:, number] = offset + packed.int_start[member]
-        fstart[:, number] = foffset + packed.float_start[member]
-        ints.append(packed.ints)
-        floats.append(packed.floats)
-        offset += len(packed.ints)
-        foffset += len(packed.floats)
-    program = Program(
-        np.concatenate(ints) if ints else np.zeros(1, np.int64),
-        np.concatenate(floats) if floats else np.zeros(1),
-        start,
-        fstart,
-    )
-    return program, python
-
-
-def _compiled(compile_player: Callable[[Player, Game], Any], seat: Seat, game: Game) -> Any:
-    """The compiled form of the seat's player, or None when it decides in Python (a stack
-    with members per game, or a player the compiler refuses)."""
-    if seat.members is not None or getattr(seat.player, "n_members", 1) != 1:
-        return None
-    try:
-        return compile_player(seat.player, game)
-    except FsmarenaError:
-        return None
-
-
 # ---- the compiled loops of one kernel -----------------------------------------------------------
 
 
@@ -369,8 +334,7 @@ class Loops:
 
     draw_deals: Callable[..., None]
     reset_all: Callable[..., None]
-    advance: Callable[..., None]
-    step_rows: Callable[..., int]
+    step_advance: Callable[..., int]
     index_rows: Callable[..., None]
     features_rows: Callable[..., None]
     legal_rows: Callable[..., None]
@@ -388,17 +352,6 @@ def loops_for(kernel: ModuleType) -> Loops:
     if kernel.__name__ not in _LOOPS:
         _LOOPS[kernel.__name__] = _make_loops(kernel)
     return _LOOPS[kernel.__name__]
-
-
-@njit
-def legal_or_first(mask: np.ndarray, action: int) -> int:
-    """``action`` if legal, else the first legal action (the compiled players' fallback)."""
-    if mask[action]:
-        return action
-    for a in range(len(mask)):
-        if mask[a]:
-            return a
-    return action
 
 
 # Each loop is a template written once over placeholder names (``k_step``, ...) and compiled
@@ -426,31 +379,7 @@ def _interpreter(kernel: ModuleType) -> Callable[..., Any]:
     return resolve(PLAYER_INTERPRETER, "player interpreter")(kernel)
 
 
-def _table_action_for(kernel: ModuleType) -> Callable[..., Any]:
-    return specialise(table_action, kernel)
-
-
-def _builtin_member_for(kernel: ModuleType) -> Callable[..., Any]:
-    return specialise(builtin_member, kernel)
-
-
 k_act = built_per_kernel(_interpreter)
-k_table_action = built_per_kernel(_table_action_for)
-k_builtin_member = built_per_kernel(_builtin_member_for)
-
-
-def table_action(p, s, seat, ints, start, mask):
-    """A fixed-action or table member decides, by the interpreter's rules."""
-    k_legal(p, s, seat, mask)
-    if ints[start] == FIXED:
-        return legal_or_first(mask, ints[start + 1])
-    return legal_or_first(mask, ints[start + 2 + k_observe_index(p, s, seat)])
-
-
-def builtin_member(p, s, seat, ints, start, mask):
-    """A builtin member decides, by the interpreter's rules."""
-    k_legal(p, s, seat, mask)
-    return legal_or_first(mask, k_builtin_action(p, s, seat, ints[start + 1]))
 
 
 def draw_deals(p, deals):
@@ -463,42 +392,47 @@ def reset_all(p, states, deals):
         k_reset(p, states[row], deals[row])
 
 
-def advance(p, states, rows, ints, floats, start, fstart, memory, waiting):
-    """Play the compiled seats of ``rows``; ``waiting[row]``: the Python seat to move, or -1."""
+def step_advance(p, states, rows, actions, ints, floats, start, fstart, memory, waiting):
+    """Row by row: the Python seat to move plays ``actions[j]`` (none when ``actions`` is
+    empty), then the compiled seats move; ``waiting[row]``: the Python seat to move next, or
+    -1.  Returns the position of the first out-of-range or illegal action (the rows before it
+    have moved), or -1."""
     mask = np.zeros(k_n_actions(p), dtype=np.bool_)
     feats = np.zeros(max(1, k_n_features(p)))
     frozen = np.zeros(1, dtype=np.int64)
-    for row in rows:
+    for j in range(len(rows)):
+        row = rows[j]
         s = states[row]
+        if len(actions):
+            action = actions[j]
+            if action < 0 or action >= len(mask):
+                return j
+            k_legal(p, s, k_to_move(p, s), mask)
+            if not mask[action]:
+                return j
+            k_step(p, s, action)
         seat = k_to_move(p, s)
-        while seat >= 0 and start[row, seat] >= 0:
+        while seat >= 0 and start[row, seat] >= 0:  # the compiled seats (as in play_rows)
             at = start[row, seat]
             kind = ints[at]
-            if kind == TABLE or kind == FIXED:
-                action = k_table_action(p, s, seat, ints, at, mask)
-            elif kind == BUILTIN:
-                action = k_builtin_member(p, s, seat, ints, at, mask)
+            if kind == TABLE or kind == FIXED or kind == BUILTIN:  # written out: a call costs
+                k_legal(p, s, seat, mask)  # reference counts on its array arguments
+                if kind == FIXED:
+                    action = ints[at + 1]
+                elif kind == TABLE:
+                    action = ints[at + 2 + k_observe_index(p, s, seat)]
+                else:
+                    action = k_builtin_action(p, s, seat, ints[at + 1])
+                if not mask[action]:  # the first legal one instead (games.players.legal_or_first)
+                    for first_legal in range(len(mask)):
+                        if mask[first_legal]:
+                            action = first_legal
+                            break
             else:
                 action = k_act(p, s, seat, ints, floats, at, fstart[row, seat], memory[row], mask, feats, frozen)
             k_step(p, s, action)
             seat = k_to_move(p, s)
         waiting[row] = seat
-
-
-def step_rows(p, states, rows, actions):
-    """Step every row (after checking them all); the position of the first illegal action, or -1."""
-    mask = np.zeros(k_n_actions(p), dtype=np.bool_)
-    for j in range(len(rows)):
-        s = states[rows[j]]
-        action = actions[j]
-        if action < 0 or action >= len(mask):
-            return j
-        k_legal(p, s, k_to_move(p, s), mask)
-        if not mask[action]:
-            return j
-    for j in range(len(rows)):
-        s = states[rows[j]]
-        k_step(p, s, actions[j])
     return -1
 
 
@@ -546,10 +480,19 @@ def play_rows(p, deals, first, last, ints, floats, start, fstart, out_rewards, o
         while seat >= 0:
             at = start[row, seat]
             kind = ints[at]
-            if kind == TABLE or kind == FIXED:
-                action = k_table_action(p, s, seat, ints, at, mask)
-            elif kind == BUILTIN:
-                action = k_builtin_member(p, s, seat, ints, at, mask)
+            if kind == TABLE or kind == FIXED or kind == BUILTIN:  # written out: a call costs
+                k_legal(p, s, seat, mask)  # reference counts on its array arguments
+                if kind == FIXED:
+                    action = ints[at + 1]
+                elif kind == TABLE:
+                    action = ints[at + 2 + k_observe_index(p, s, seat)]
+                else:
+                    action = k_builtin_action(p, s, seat, ints[at + 1])
+                if not mask[action]:  # the first legal one instead (games.players.legal_or_first)
+                    for first_legal in range(len(mask)):
+                        if mask[first_legal]:
+                            action = first_legal
+                            break
             else:
                 action = k_act(p, s, seat, ints, floats, at, fstart[row, seat], memory, mask, feats, frozen)
             k_step(p, s, action)
@@ -562,8 +505,7 @@ def play_rows(p, deals, first, last, ints, floats, start, fstart, out_rewards, o
 _LOOP_TEMPLATES = (
     draw_deals,
     reset_all,
-    advance,
-    step_rows,
+    step_advance,
     index_rows,
     features_rows,
     legal_rows,

@@ -90,7 +90,7 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.jit import njit
-from games.base import Observation
+from games.observation import Observation
 
 #: compiled functions every kernel module defines
 COMPILED = (

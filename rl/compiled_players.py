@@ -37,7 +37,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.jit import njit
 from fsmarena.specialise import kernel_function, specialise
-from games.players import FixedActionPlayer, Player, RandomPlayer, TablePolicy
+from games.players import FixedActionPlayer, GroupedStack, Player, RandomPlayer, TablePolicy
 
 RANDOM, FIXED, BUILTIN, TABLE, SELF, FSM, BDA = range(7)
 
@@ -69,6 +69,37 @@ def compile_player(player: Player, game: Any) -> CompiledPlayer:
 
     members = player.players if isinstance(player, Mixture) else [player]
     return _pack(player.label, [_member(member, game) for member in members])
+
+
+def compile_stack(player: Player, game: Any) -> CompiledPlayer:
+    """A stack's members as a pool, member ``i`` of the stack at position ``i``: a seat with a
+    member per game (evolution's populations, cross-play's stacks) indexes it by its members.
+    A single player is a stack of one."""
+    return _pack(player.label, [_member(member, game) for member in stack_members(player)])
+
+
+def stack_members(player: Player) -> list[Player]:
+    """The members of a stack as single players, in member order: the rows of a stacked table
+    policy, table FSM or BDA, or the players behind a :class:`games.players.GroupedStack`
+    (FsmarenaError for a stack of another kind)."""
+    from evo.bda import BinaryDecisionAutomaton
+    from evo.table_fsm import TableFSM
+
+    if isinstance(player, GroupedStack):
+        groups = [stack_members(group) for group in player.groups]
+        pairs = list(zip(player.group_of.tolist(), player.local.tolist()))
+        if any(local >= len(groups[g]) for g, local in pairs):  # a stacked kind this module cannot split
+            raise FsmarenaError(f"player '{player.label}' stacks players whose members do not compile")
+        return [groups[g][local] for g, local in pairs]
+    if getattr(player, "n_members", 1) == 1:
+        return [player]
+    if type(player) is TablePolicy:
+        return [TablePolicy(table, player.label) for table in player.table]
+    if type(player) is TableFSM:
+        return [TableFSM(n, a, player.inputs, player.label) for n, a in zip(player.next_state, player.action)]
+    if type(player) is BinaryDecisionAutomaton:
+        return [BinaryDecisionAutomaton(g, player.max_tests, player.label, player.names) for g in player.genes]
+    raise FsmarenaError(f"player '{player.label}' is a stack of {player.kind} players, which do not compile")
 
 
 def _pack(label: str, parts: list[tuple[list[int], list[float]]]) -> CompiledPlayer:

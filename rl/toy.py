@@ -106,7 +106,11 @@ class ToyGame(Game):
     def n_states(self) -> int:
         return self.problem.moves.shape[0]
 
-    def play(self, n: int, rng: np.random.Generator, decide) -> Outcome:
+    def play(self, n: int, rng: np.random.Generator, decide, deals: np.ndarray | None = None, trace=None) -> Outcome:
+        """The toy's own batched play (it has no kernel; its chance is drawn here, never
+        scripted, and it is not traced)."""
+        if deals is not None or trace is not None:
+            raise FsmarenaError("toy: the toy problems take no scripted deals and no trace")
         S = self.n_states
         legal = self.problem.legal
         state = rng.choice(S, size=n, p=self.problem.start)

@@ -27,6 +27,6 @@ def play_scripted(game, players, deck_order):
         return players[seat].act(obs, memories[seat], rows, rng)
 
     trace: list = []
-    outcome = game.play(n, rng, decide, deck_order=deck_order, trace=trace)
+    outcome = game.play_engine(n, rng, decide, deck_order=deck_order, trace=trace)
     assert all(isinstance(p, Player) for p in players)
     return outcome, trace

@@ -231,7 +231,7 @@ def test_engine_matches_reference_loop_on_scripted_throws(rethrows, variant):
     rolls = rng.integers(1, 7, size=(n, rethrows + 1, 3))
     numbers = state_numbers(rethrows)
     for table in [exact_optimum(game)[1], *rng.integers(0, 8, size=(3, game.n_states))]:
-        outcome = game.play(n, rng, table_decide(TablePolicy(table), rng), rolls=rolls)
+        outcome = game.play_engine(n, rng, table_decide(TablePolicy(table), rng), rolls=rolls)
         expected = [play_one(rethrows, rolls[i].tolist(), table.tolist(), numbers, variant)[1] for i in range(n)]
         np.testing.assert_array_equal(outcome.scores[:, 0], expected)
         np.testing.assert_array_equal(outcome.rewards, outcome.scores)

@@ -311,7 +311,7 @@ def test_invariants_hold_for_random_players(config, seed):
     memories = [None, None]
     players = [Watcher(), Watcher()]
     trace: list = []
-    outcome = game.play(n, rng, lambda s, o, r: players[s].act(o, memories[s], r, rng), trace=trace)
+    outcome = game.play_engine(n, rng, lambda s, o, r: players[s].act(o, memories[s], r, rng), trace=trace)
 
     # every decision is made with a full hand
     assert all(np.all(h == config.hand_size) for h in hand_sizes)

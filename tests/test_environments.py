@@ -109,7 +109,7 @@ def _engine_replay(game, deal, answers):
         seen.append((seat, _every_part(obs)))
         return np.array([next(pending)])
 
-    return seen, game.play(1, np.random.default_rng(12345), decide, **script)
+    return seen, game.play_engine(1, np.random.default_rng(12345), decide, **script)
 
 
 def _stepper_plays_the_engines_games(game, seeds):
@@ -167,7 +167,7 @@ def _engine_on_deal(game, players, deal, rng):
     def decide(seat, obs, rows):
         return players[seat].act(obs, memories[seat], rows, rng)
 
-    return game.play(1, np.random.default_rng(12345), decide, **script)
+    return game.play_engine(1, np.random.default_rng(12345), decide, **script)
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -30,7 +30,7 @@ def scripted(game: Goofspiel, bids: np.ndarray, orders: np.ndarray):
     def decide(seat, obs, rows):
         return bids[:, obs.step, seat] - 1
 
-    outcome = game.play(n, np.random.default_rng(0), decide, prize_order=orders, trace=trace)
+    outcome = game.play_engine(n, np.random.default_rng(0), decide, prize_order=orders, trace=trace)
     return outcome, trace
 
 
@@ -92,7 +92,7 @@ def test_two_players_equal_stupide_vautour_with_positive_prizes(cards):
         return bids[:, obs.step, seat] + (N_ABSTRACT - 1)
 
     vtrace: list = []
-    vout = vautour.play(200, np.random.default_rng(0), decide, prize_order=orders, trace=vtrace)
+    vout = vautour.play_engine(200, np.random.default_rng(0), decide, prize_order=orders, trace=vtrace)
     assert np.array_equal(goof.scores, vout.scores) and np.array_equal(goof.rewards, vout.rewards)
     for a, b in zip(goof_trace, vtrace):
         assert np.array_equal(a["bids"], b["bids"]) and np.array_equal(a["winner"], b["winner"])
@@ -107,7 +107,9 @@ def test_three_players_differ_from_stupide_vautour():
     assert trace[0]["winner"][0] == -1
     vautour = StupideVautour(VautourConfig(players=3, cards=3, prizes=(1, 2, 3)))
     vtrace: list = []
-    vautour.play(1, np.random.default_rng(0), lambda s, o, r: bids[:, o.step, s] + 6, prize_order=order, trace=vtrace)
+    vautour.play_engine(
+        1, np.random.default_rng(0), lambda s, o, r: bids[:, o.step, s] + 6, prize_order=order, trace=vtrace
+    )
     assert vtrace[0]["winner"][0] == 2
 
 
@@ -115,7 +117,7 @@ def test_three_players_differ_from_stupide_vautour():
 def test_fixed_points_order(order, expected):
     game = Goofspiel(GoofspielConfig(cards=4, points_order=order))
     trace: list = []
-    game.play(5, np.random.default_rng(1), lambda s, o, r: np.zeros(5, dtype=np.int64), trace=trace)
+    game.play_engine(5, np.random.default_rng(1), lambda s, o, r: np.zeros(5, dtype=np.int64), trace=trace)
     assert [int(step["prize"][0]) for step in trace] == expected
     assert all((step["prize"] == step["prize"][0]).all() for step in trace)
 
@@ -124,7 +126,7 @@ def test_random_order_is_a_uniform_shuffle():
     game = Goofspiel(GoofspielConfig(cards=3))
     trace: list = []
     n = 60_000
-    game.play(n, np.random.default_rng(2), lambda s, o, r: np.zeros(n, dtype=np.int64), trace=trace)
+    game.play_engine(n, np.random.default_rng(2), lambda s, o, r: np.zeros(n, dtype=np.int64), trace=trace)
     first = trace[0]["prize"]
     shares = np.bincount(first, minlength=4)[1:] / n
     assert np.allclose(shares, 1 / 3, atol=0.01)
@@ -147,7 +149,7 @@ def test_observations_match_the_documented_numbering(state, clip):
         return bids[:, obs.step, seat] - 1
 
     trace: list = []
-    game.play(50, rng, decide, prize_order=orders, trace=trace)
+    game.play_engine(50, rng, decide, prize_order=orders, trace=trace)
     for seat, turn, index, mask, prize, features, lead, opp_last in seen:
         played = [step["bids"][:, seat] for step in trace[:turn]]
         next_played = [step["bids"][:, (seat + 1) % players] for step in trace[:turn]]
@@ -196,7 +198,7 @@ def test_builtins_play_their_rule_in_words(name, rule):
         return player.act(obs, memory, rows, rng) if seat == 0 else bids[:, obs.step, 1] - 1
 
     trace: list = []
-    game.play(100, rng, decide, prize_order=orders, trace=trace)
+    game.play_engine(100, rng, decide, prize_order=orders, trace=trace)
     for g in range(100):
         expected = reference.play_one(
             2, cards, list(orders[g]), [rule, lambda s, t, p, h, pts, g=g: int(bids[g][t][1])]
@@ -257,7 +259,9 @@ def test_bad_actions_are_refused():
     with pytest.raises(FsmarenaError, match="out of range"):
         game.play(2, np.random.default_rng(0), lambda s, o, r: np.full(2, 3))
     with pytest.raises(FsmarenaError, match="permutation"):
-        game.play(1, np.random.default_rng(0), lambda s, o, r: np.zeros(1, int), prize_order=np.array([[1, 1, 2]]))
+        game.play_engine(
+            1, np.random.default_rng(0), lambda s, o, r: np.zeros(1, int), prize_order=np.array([[1, 1, 2]])
+        )
 
 
 # ---- the commands ------------------------------------------------------------------------------

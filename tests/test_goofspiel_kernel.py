@@ -45,7 +45,7 @@ def test_kernel_builtins_are_the_batched_builtins(players, names):
     rng = np.random.default_rng(0)
     memories = [pl.begin(game, 40, None, rng) for pl in players_]
     trace: list = []
-    game.play(40, rng, lambda s, o, r: players_[s].act(o, memories[s], r, rng), prize_order=deals, trace=trace)
+    game.play_engine(40, rng, lambda s, o, r: players_[s].act(o, memories[s], r, rng), prize_order=deals, trace=trace)
     for g in range(40):
         engine_bids = [int(b) for step in trace for b in step["bids"][g]]
         assert kernel_game(p, deals[g], codes) == engine_bids

@@ -32,7 +32,7 @@ def _engine_log(game, module, deals, picks):
     """Play ``deals`` on the batched engine; log every decision's observation per (game, seat)."""
     log: dict[tuple[int, int], list] = {}
     decide = logging_decide(game, module, len(deals), picks, log)
-    outcome = game.play(len(deals), np.random.default_rng(0), decide, **module.engine_script(game.config, deals))
+    outcome = game.play_engine(len(deals), np.random.default_rng(0), decide, **module.engine_script(game.config, deals))
     return log, outcome
 
 

@@ -40,7 +40,7 @@ def _engine_decisions_421(game: Dice421, rolls: np.ndarray, table: np.ndarray):
             seen[row].append((int(obs.index[j]), feats[j].tolist(), int(obs.throws_left[j]), int(obs.triple[j])))
         return table[obs.index]
 
-    outcome = game.play(n, np.random.default_rng(0), decide, rolls=rolls)
+    outcome = game.play_engine(n, np.random.default_rng(0), decide, rolls=rolls)
     return seen, outcome
 
 
@@ -240,7 +240,7 @@ def _engine_decisions_31(game: ThirtyOne, decks: np.ndarray, noise: np.ndarray):
             )
         return actions
 
-    outcome = game.play(n, np.random.default_rng(0), decide, deck_order=decks)
+    outcome = game.play_engine(n, np.random.default_rng(0), decide, deck_order=decks)
     return seen, outcome
 
 

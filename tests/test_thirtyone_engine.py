@@ -72,7 +72,7 @@ def test_engine_matches_the_reference(players, options):
         return (greedy_player if kinds[seat] == "greedy" else knocker).act(obs, None, rows, rng)
 
     log: list = []
-    outcome = game.play(n, rng, decide, deck_order=decks, log=log)
+    outcome = game.play_engine(n, rng, decide, deck_order=decks, log=log)
     policies = [
         reference_hash
         if k == "hash"
@@ -163,7 +163,7 @@ def test_invariants_at_every_decision(players, seed, lives, tok, max_turns, gun,
         return actions
 
     n = 12
-    outcome = game.play(n, rng, decide, watch=check_state)
+    outcome = game.play_engine(n, rng, decide, watch=check_state)
     assert np.all((outcome.rewards == 1).sum(axis=1) == 1), "exactly one winner"
     assert np.all((outcome.rewards == -1).sum(axis=1) == players - 1)
     winner_lives = outcome.scores[outcome.rewards == 1]

@@ -170,7 +170,7 @@ def test_empty_stock_turns_the_discard_pile_over_oldest_first():
 
     game = ThirtyOne(ThirtyOneConfig(max_turns=60))
     scripts = Scripts(["deck", "dd"] * 30, ["deck", "dd"] * 30)
-    game.play(1, np.random.default_rng(0), scripts, deck_order=np.array([[order]]), watch=watch)
+    game.play_engine(1, np.random.default_rng(0), scripts, deck_order=np.array([[order]]), watch=watch)
     stock = order[7:]
     assert len(stock) == 45 and seen[:45] == stock
     # turn 45: the pile (9C, then the 45 discards) minus its top becomes the stock
@@ -200,7 +200,7 @@ def first_observation(order, **config):
             seen[obs.phase] = Seen(obs)
         return np.array([DRAW_DISCARD if obs.phase == TURN else 6])  # take it, throw position 2
 
-    game.play(1, np.random.default_rng(0), decide, deck_order=np.array([[order]]))
+    game.play_engine(1, np.random.default_rng(0), decide, deck_order=np.array([[order]]))
     return game, seen[TURN], seen[DISCARD]
 
 
@@ -262,7 +262,7 @@ def test_known_cards_of_neighbours_appear_in_features():
 
     game = ThirtyOne()
     order = deck("KS QS 2H", "5D 7C 3H", "9C", "4D")
-    game.play(1, np.random.default_rng(0), decide, deck_order=np.array([[order]]))
+    game.play_engine(1, np.random.default_rng(0), decide, deck_order=np.array([[order]]))
     assert seen[0]["left_known_D"] == pytest.approx(4 / 31) and seen[0]["right_known_D"] == pytest.approx(4 / 31)
     assert seen[0]["left_known_S"] == 0.0
     # seat 1 threw the 3H (position 2) for the 4D; seat 0's own throw is not a neighbour's
@@ -303,9 +303,9 @@ def test_parameters_from_the_command_line():
 def test_bad_deck_orders_are_rejected():
     game = ThirtyOne()
     with pytest.raises(FsmarenaError):
-        game.play(1, np.random.default_rng(0), lambda s, o, r: None, deck_order=np.zeros((1, 52)))
+        game.play_engine(1, np.random.default_rng(0), lambda s, o, r: None, deck_order=np.zeros((1, 52)))
     with pytest.raises(FsmarenaError):
-        game.play(2, np.random.default_rng(0), lambda s, o, r: None, deck_order=np.arange(52)[None])
+        game.play_engine(2, np.random.default_rng(0), lambda s, o, r: None, deck_order=np.arange(52)[None])
 
 
 def test_greedy_players_round_trip_through_json(tmp_path):
@@ -338,7 +338,7 @@ def test_greedy_knock_knocks_exactly_at_its_threshold():
         def decide(seat, obs, rows, player=player, other=other):
             return (player if seat == 0 else other).act(obs, None, rows, np.random.default_rng(1))
 
-        game.play(
+        game.play_engine(
             1, np.random.default_rng(0), decide, deck_order=np.array([[deck("KS QS 2H", "5D 7C 3H", "3C")]]), log=log
         )
         assert (log[0][2] == "gun") == (expected == "gun")

@@ -157,7 +157,7 @@ def test_a_mixed_stack_of_strategies_plays_each_member_on_its_games():
     trace: list = []
     memories = [stack.begin(game, 200, members, rng), builtin("random").begin(game, 200, None, rng)]
     seats = [stack, builtin("random")]
-    game.play(200, rng, lambda s, o, r: seats[s].act(o, memories[s], r, rng), trace=trace)
+    game.play_engine(200, rng, lambda s, o, r: seats[s].act(o, memories[s], r, rng), trace=trace)
     first = trace[0]["bids"][:, 0]
     assert (first[members == 0] == 15).all() and (first[members == 1] == 1).all()
     play_games(game, [Seat(stack, members), builtin("prize-rank")], 200, rng, check_legal=True)

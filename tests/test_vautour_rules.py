@@ -157,7 +157,7 @@ def test_engine_matches_the_reference_loop(players, cards, rule):
     tables = rng.choice(deterministic, size=(players, game.n_states))
     orders = random_orders(game, n, rng)
     trace: list = []
-    outcome = game.play(n, rng, raw_table_decide(tables), prize_order=orders, trace=trace)
+    outcome = game.play_engine(n, rng, raw_table_decide(tables), prize_order=orders, trace=trace)
     choosers = [table_chooser(t.tolist(), game.config.prizes) for t in tables]
     for g in range(n):
         expected = play_one(orders[g].tolist(), players, rule, choosers)
@@ -226,7 +226,7 @@ def test_cards_and_prizes_are_conserved_and_every_action_is_legal(players, cards
     seats = [RandomPlayer() if name == "generic-random" else factories[name]() for name in names[:players]]
     rng = np.random.default_rng(seed)
     trace: list = []
-    outcome = game.play(60, rng, _legal_decide(game, seats, 60, rng), trace=trace)
+    outcome = game.play_engine(60, rng, _legal_decide(game, seats, 60, rng), trace=trace)
     _check_conservation(game, outcome, trace)
 
 
@@ -254,7 +254,7 @@ def test_conservation_even_with_illegal_concrete_bids(players, rule, seed):
         return rng.integers(0, game.n_actions, size=obs.n)
 
     trace: list = []
-    outcome = game.play(50, rng, careless, trace=trace)
+    outcome = game.play_engine(50, rng, careless, trace=trace)
     _check_conservation(game, outcome, trace)
 
 
@@ -269,8 +269,8 @@ def test_permuting_the_seats_permutes_the_scores(players, rule, seed, data):
     deterministic = [a for a in range(game.n_actions) if a != RANDOM]
     tables = rng.choice(deterministic, size=(players, game.n_states))
     orders = random_orders(game, 30, rng)
-    first = game.play(30, rng, raw_table_decide(tables), prize_order=orders)
-    second = game.play(30, rng, raw_table_decide(tables[list(permutation)]), prize_order=orders)
+    first = game.play_engine(30, rng, raw_table_decide(tables), prize_order=orders)
+    second = game.play_engine(30, rng, raw_table_decide(tables[list(permutation)]), prize_order=orders)
     assert (second.scores == first.scores[:, list(permutation)]).all()
     assert (second.rewards == first.rewards[:, list(permutation)]).all()
 
@@ -306,7 +306,7 @@ def _observations(game, n=200, seed=0):
     seats = [Recorder() for _ in range(game.n_seats)]
     rng = np.random.default_rng(seed)
     memories = [p.begin(game, n, None, rng) for p in seats]
-    game.play(n, rng, lambda s, o, r: seats[s].act(o, memories[s], r, rng), trace=trace)
+    game.play_engine(n, rng, lambda s, o, r: seats[s].act(o, memories[s], r, rng), trace=trace)
     return seen, trace
 
 

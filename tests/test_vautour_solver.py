@@ -78,7 +78,7 @@ def engine_outcomes(game, reward: str) -> dict[tuple, float]:
     def decide(seat, obs, rows):
         return bids[seat][:, obs.step] + (N_ABSTRACT - 1)
 
-    outcome = game.play(len(combos), np.random.default_rng(0), decide, prize_order=order)
+    outcome = game.play_engine(len(combos), np.random.default_rng(0), decide, prize_order=order)
     result = outcome.rewards[:, 0] if reward == "wdl" else outcome.scores[:, 0] - outcome.scores[:, 1]
     return {combo: float(r) for combo, r in zip(combos, result)}
 
@@ -166,7 +166,7 @@ def test_goofspiel_best_response_to_random_matches_the_upcard(cards):
         mine = np.asarray(obs.prize_value) if seat == 0 else theirs[:, obs.step]
         return mine + (N_ABSTRACT - 1)
 
-    outcome = game.play(len(combos), np.random.default_rng(0), decide, prize_order=order)
+    outcome = game.play_engine(len(combos), np.random.default_rng(0), decide, prize_order=order)
     matching = float(np.mean(outcome.scores[:, 0] - outcome.scores[:, 1]))
     assert response.value == pytest.approx(matching, abs=1e-9)
     # the equilibrium's value is the game's: 0 (symmetric game)

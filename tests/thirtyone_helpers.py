@@ -55,5 +55,5 @@ def play_scripted(decks: list[list[int]], scripts: Scripts, **config):
     game = ThirtyOne(ThirtyOneConfig(**config))
     log: list = []
     order = np.array(decks)[None, :, :]
-    outcome = game.play(1, np.random.default_rng(0), scripts, deck_order=order, log=log)
+    outcome = game.play_engine(1, np.random.default_rng(0), scripts, deck_order=order, log=log)
     return outcome, [entry[1:] for entry in log]

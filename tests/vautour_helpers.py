@@ -37,7 +37,7 @@ def play_scripted(game, players, prize_order, rng_seed=0):
         return players[seat].act(obs, memories[seat], rows, rng)
 
     trace: list = []
-    outcome = game.play(n, rng, decide, prize_order=prize_order, trace=trace)
+    outcome = game.play_engine(n, rng, decide, prize_order=prize_order, trace=trace)
     return outcome, trace
 
 

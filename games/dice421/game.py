@@ -317,7 +317,7 @@ class Dice421(Game, ExactModel):
         return policy_text(self, table)
 
     # ---- engine ----------------------------------------------------------------------
-    def play(
+    def play_engine(
         self, n: int, rng: np.random.Generator, decide, rolls: np.ndarray | None = None, trace: list | None = None
     ) -> Outcome:
         """Play ``n`` games.

@@ -233,7 +233,7 @@ class DivideTheDollar(Game):
         return players
 
     # ---- engine ----------------------------------------------------------------------
-    def play(
+    def play_engine(
         self, n: int, rng: np.random.Generator, decide, deck_order: np.ndarray | None = None, trace: list | None = None
     ) -> Outcome:
         """Play ``n`` games.  ``deck_order`` (``(n, deck_size)`` card types) scripts the deal

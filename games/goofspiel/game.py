@@ -350,7 +350,7 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
         return bench_cases(self)
 
     # ---- engine ----------------------------------------------------------------------
-    def play(
+    def play_engine(
         self,
         n: int,
         rng: np.random.Generator,

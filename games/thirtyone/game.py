@@ -361,6 +361,8 @@ class ThirtyOne(Game, SegmentRewards):
     """
 
     segment_name = "round"
+    #: every decide call is one phase (turn or discard), as the players read it
+    decide_by = "phase"
 
     name = "thirtyone"
     title = "31 / Scat / Blitz (2-6 players, lives, knocking)"
@@ -465,7 +467,7 @@ class ThirtyOne(Game, SegmentRewards):
         return bench_cases(self)
 
     # ---- engine -----------------------------------------------------------------------
-    def play(
+    def play_engine(
         self,
         n: int,
         rng: np.random.Generator,

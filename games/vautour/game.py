@@ -487,7 +487,7 @@ class StupideVautour(Game, SimultaneousMoves, SolvableBidding):
         return np.asarray(cards) + (N_ABSTRACT - 1)
 
     # ---- engine ----------------------------------------------------------------------
-    def play(
+    def play_engine(
         self, n: int, rng: np.random.Generator, decide, prize_order: np.ndarray | None = None, trace: list | None = None
     ) -> Outcome:
         """Play ``n`` games.  ``prize_order`` (``(n, cards)`` prize values, each row a

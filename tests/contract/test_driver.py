@@ -34,10 +34,10 @@ from evo.bda import BDASpec
 from evo.table_fsm import FSMSpec
 from fsmarena.errors import FsmarenaError
 from games import driver as driver_module
-from games.arena import Seat, play_games
+from games.arena import Seat, compile_seats, play_games
 from games.capabilities import SimultaneousMoves
-from games.driver import Driver, compile_seats, play_seated
-from games.players import Player, RandomPlayer, TablePolicy
+from games.driver import Driver
+from games.players import GroupedStack, Player, RandomPlayer, TablePolicy
 from rl import compiled_players
 from studies.stacks import Mixture
 
@@ -60,7 +60,7 @@ def test_driver_plays_the_engine_rules_on_scripted_deals(case, seed):
     deals = _kernel_deals(game, module, seed, n)
     picks = np.random.default_rng(seed).integers(0, 720, size=(n, game.n_seats, 4096))
     engine_log: dict = {}
-    engine = game.play(
+    engine = game.play_engine(
         n,
         np.random.default_rng(0),
         parts_decide(game, module, n, picks, engine_log),
@@ -106,12 +106,12 @@ def test_the_compiled_loop_decides_as_the_players_in_python(entry):
     batched observations: identical games, hence identical outcomes."""
     game = game_of(entry)
     for lineup in _deterministic_players(game, np.random.default_rng(7)):
-        compiled = play_seated(game, lineup, 300, np.random.default_rng(11))
-        python = play_seated(game, lineup, 300, np.random.default_rng(11), compiled=False)
+        compiled = play_games(game, lineup, 300, np.random.default_rng(11))
+        python = play_games(game, lineup, 300, np.random.default_rng(11), compiled=False)
         assert np.array_equal(compiled.rewards, python.rewards), [p.label for p in lineup]
         assert np.array_equal(compiled.scores, python.scores)
         # and a mixed batch: the first seat in Python, the others compiled
-        first_python = play_seated(game, [_PythonOnly(lineup[0]), *lineup[1:]], 300, np.random.default_rng(11))
+        first_python = play_games(game, [_PythonOnly(lineup[0]), *lineup[1:]], 300, np.random.default_rng(11))
         assert np.array_equal(first_python.scores, python.scores)
 
 
@@ -125,11 +125,93 @@ def test_a_mixture_draws_its_members_as_in_python(entry):
     lineup = [pool, *[TablePolicy(rng.integers(0, game.n_actions, game.n_states)) for _ in range(game.n_seats - 1)]]
     _, python_seats = compile_seats(game, [Seat(player) for player in lineup], 4, np.random.default_rng(0))
     assert python_seats == [None] * game.n_seats  # the pool compiles
-    compiled = play_seated(game, lineup, 200, np.random.default_rng(8))
-    python = play_seated(game, lineup, 200, np.random.default_rng(8), compiled=False)
+    compiled = play_games(game, lineup, 200, np.random.default_rng(8))
+    python = play_games(game, lineup, 200, np.random.default_rng(8), compiled=False)
     assert np.array_equal(compiled.scores, python.scores)
-    single = play_seated(game, [pool.players[0], *lineup[1:]], 200, np.random.default_rng(8))
+    single = play_games(game, [pool.players[0], *lineup[1:]], 200, np.random.default_rng(8))
     assert not np.array_equal(single.scores, compiled.scores)  # the members do differ
+
+
+@pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
+def test_stacks_with_a_member_per_game_compile_and_play_as_in_python(entry):
+    """Evolution's and cross-play's seats (a stack, one member per game) compile once as a pool
+    indexed by the members: the same games as the stack asked in Python, member by member."""
+    game = game_of(entry)
+    rng = np.random.default_rng(21)
+    fsm = _fsm_spec(game)
+    stacks = [fsm.player(fsm.random(rng, 4)), TablePolicy(rng.integers(0, game.n_actions, (3, game.n_states)))]
+    if game.feature_names:
+        bda = BDASpec(game, 4)
+        stacks.append(bda.player(bda.random(rng, 3)))
+    singles = [TablePolicy(rng.integers(0, game.n_actions, game.n_states)), *_deterministic_players(game, rng)[1]]
+    stacks.append(GroupedStack(singles))  # table policies and FSMs behind one seat
+    n = 240
+    for stack in stacks:
+        members = rng.integers(0, stack.n_members, n)
+        lineup = [Seat(stack, members), *[Seat(p) for p in _deterministic_players(game, rng)[0][1:]]]
+        program, python_seats = compile_seats(game, lineup, n, np.random.default_rng(0))
+        assert python_seats == [None] * game.n_seats, stack.label  # the stack compiles
+        compiled = play_games(game, lineup, n, np.random.default_rng(9))
+        python = play_games(game, lineup, n, np.random.default_rng(9), compiled=False)
+        assert np.array_equal(compiled.scores, python.scores), stack.label
+        assert np.array_equal(compiled.rewards, python.rewards)
+    first = play_games(game, [Seat(stack, np.zeros(n, np.int64)), *lineup[1:]], n, np.random.default_rng(9))
+    assert not np.array_equal(first.scores, compiled.scores)  # the members do differ
+
+
+def test_a_stack_that_cannot_compile_plays_in_python():
+    """A member the compiler refuses, or members out of the stack's range, leave the seat in
+    Python (where the player's own checks speak)."""
+    game = game_of(KERNEL_GAMES[0])
+    stack = GroupedStack([TablePolicy(np.zeros(game.n_states, np.int64)), _PythonOnly(RandomPlayer())])
+    seats = [Seat(stack, np.array([0, 1, 0])), *[Seat(RandomPlayer()) for _ in range(game.n_seats - 1)]]
+    assert compile_seats(game, seats, 3, np.random.default_rng(0))[1][0] is seats[0]
+    policies = TablePolicy(np.zeros((2, game.n_states), np.int64))
+    seats[0] = Seat(policies, np.array([0, 2, 1]))
+    assert compile_seats(game, seats, 3, np.random.default_rng(0))[1][0] is seats[0]
+
+
+@pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
+def test_the_trace_hands_every_decision_and_replays_the_games(entry):
+    """The generic trace sees every batched decision (seat, rows, observation, actions) even
+    of players that compile: answering the trace's actions back, call by call, on the same
+    deals plays the same games, and the trace holds exactly what the players chose."""
+    game = game_of(entry)
+    n = 60
+    deals = Driver(game).deals(n, np.random.default_rng(1))
+    players = [
+        TablePolicy(np.random.default_rng(s).integers(0, game.n_actions, game.n_states)) for s in range(game.n_seats)
+    ]
+    records: list = []
+
+    def record(seat, rows, obs, actions):
+        records.append((seat, rows.copy(), obs.index.copy(), actions.copy()))
+        if game.decide_by is not None:  # one kind of decision per call, given as one number
+            assert isinstance(getattr(obs, game.decide_by), int)
+
+    outcome = play_games(game, players, n, np.random.default_rng(2), deals=deals, trace=record)
+    assert sum(len(rows) for _, rows, _, _ in records) >= n  # every game decided at least once
+    compiled = play_games(game, players, n, np.random.default_rng(2), deals=deals)
+    assert np.array_equal(compiled.scores, outcome.scores)  # tracing changes no game
+    pending = iter(records)
+
+    def replay(seat, obs, rows):
+        recorded_seat, recorded_rows, index, actions = next(pending)
+        assert seat == recorded_seat and np.array_equal(np.arange(obs.n) if rows is None else rows, recorded_rows)
+        assert np.array_equal(obs.index, index)
+        assert np.array_equal(legal_actions(obs, actions), actions)  # the trace holds legal answers
+        return actions
+
+    again = game.play(n, np.random.default_rng(2), replay, deals=deals)
+    assert next(pending, None) is None
+    assert np.array_equal(again.scores, outcome.scores) and np.array_equal(again.rewards, outcome.rewards)
+
+
+def legal_actions(obs, actions):
+    """``actions`` where legal in ``obs``, else -1."""
+    if obs.mask is None:
+        return actions
+    return np.where(obs.mask[np.arange(obs.n), actions], actions, -1)
 
 
 class _PythonOnly(Player):
@@ -163,16 +245,14 @@ def _builtin_lineups(game, module):
 def test_same_seed_same_outcomes_whatever_the_chunking(entry):
     game = game_of(entry)
     lineup = [RandomPlayer() for _ in range(game.n_seats)]  # draws at every move, compiled or in Python
-    base = play_seated(game, lineup, 257, np.random.default_rng(3))
+    base = play_games(game, lineup, 257, np.random.default_rng(3))
     for chunk in (1, 16, 100):
-        again = play_seated(game, lineup, 257, np.random.default_rng(3), chunk=chunk)
+        again = play_games(game, lineup, 257, np.random.default_rng(3), chunk=chunk)
         assert np.array_equal(again.scores, base.scores)
-    other = play_seated(game, lineup, 257, np.random.default_rng(4))
+    other = play_games(game, lineup, 257, np.random.default_rng(4))
     assert not np.array_equal(other.scores, base.scores)
-    python = play_seated(game, lineup, 257, np.random.default_rng(3), compiled=False)
-    assert np.array_equal(
-        play_seated(game, lineup, 257, np.random.default_rng(3), compiled=False).scores, python.scores
-    )
+    python = play_games(game, lineup, 257, np.random.default_rng(3), compiled=False)
+    assert np.array_equal(play_games(game, lineup, 257, np.random.default_rng(3), compiled=False).scores, python.scores)
 
 
 def _two_sample_ok(a: np.ndarray, b: np.ndarray, z: float = 2.576) -> bool:
@@ -189,7 +269,7 @@ def test_builtin_pairs_win_as_often_as_on_the_engine(entry):
     n = 20_000
     for number, lineup in enumerate(_builtin_lineups(game, module)):
         engine = play_games(game, lineup, n, np.random.default_rng(100 + number))
-        driven = play_seated(game, lineup, n, np.random.default_rng(200 + number))
+        driven = play_games(game, lineup, n, np.random.default_rng(200 + number))
         labels = [p.label for p in lineup]
         if game.n_seats == 1:
             assert _two_sample_ok(engine.scores[:, 0], driven.scores[:, 0]), labels
@@ -215,7 +295,7 @@ def test_observations_and_rewards_keep_the_contract(entry, seed):
         assert mask.shape == (obs.n, game.n_actions) and mask.any(axis=1).all()
         assert ((0 <= obs.index) & (obs.index < game.n_states)).all()
         for name, size in sizes.items():
-            values = getattr(obs, name)
+            values = np.asarray(getattr(obs, name))
             assert ((0 <= values) & (values < size)).all(), name
         if game.feature_names:
             assert obs.features.shape == (obs.n, len(game.feature_names))
@@ -279,10 +359,10 @@ def test_bad_input_is_one_clear_error(entry):
         driver.play(-1, rng, lambda seat, obs, rows: np.zeros(obs.n, dtype=np.int64))
     with pytest.raises(FsmarenaError, match=r"seat 0 gave .* actions for 3 games"):
         driver.play(3, rng, lambda seat, obs, rows: np.zeros(obs.n + 1, dtype=np.int64))
-    with pytest.raises(FsmarenaError, match="seat 0 chose action 99, which is not legal"):
+    with pytest.raises(FsmarenaError, match="seat 0 chose action 99, out of range"):
         driver.play(3, rng, lambda seat, obs, rows: np.full(obs.n, 99, dtype=np.int64))
     with pytest.raises(FsmarenaError, match="needs 2 players"):
-        play_seated(game, [game.builtin_players()["random"]()], 3, rng)
+        play_games(game, [game.builtin_players()["random"]()], 3, rng)
 
 
 @pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
