@@ -177,7 +177,8 @@ def test_three_seat_runs_are_the_same_for_any_jobs_and_after_resume(tmp_path, pr
 def test_four_player_panel_evolution_learns_to_beat_its_panel():
     """One-state FSMs (an abstract bid per prize) in the 4-player 8-card game against three
     random bidders, a fair share being 25% of the wins: ten generations take the champion
-    from the first generation's best (29%) to near bid-the-prize-rank (50%)."""
+    past the first generation's best (itself 39-46% on seeds 7-9) to near bid-the-prize-rank
+    (50%); with 60 games per pair (20 left the selection noisy enough to end below its start)."""
     game = vautour(players=4, cards=8, action_set="abstract")
     config = EvolveConfig(
         genome="fsm",
@@ -187,7 +188,7 @@ def test_four_player_panel_evolution_learns_to_beat_its_panel():
         generations=10,
         population=10,
         panel=("random",),
-        games_per_pair=20,
+        games_per_pair=60,
         curve_every=0,
         curve_games=100,
     )
@@ -196,4 +197,4 @@ def test_four_player_panel_evolution_learns_to_beat_its_panel():
     opponent = resolve_player("random", game)
     best = play_match(game, result.best, opponent, 4000, 1).win_rate
     start = play_match(game, first.best, opponent, 4000, 1).win_rate
-    assert start < 0.35 and best > 0.45
+    assert best > 0.45 and best > start

@@ -72,7 +72,7 @@ def test_evolution_against_greedy_learns_to_take_the_discard():
         panel=("greedy",),
         generations=12,
         population=16,
-        games_per_pair=15,
+        games_per_pair=40,  # 15 left selection noisy: seed 4 ended at 0.23; with 40, seeds 4-6 end at 0.43-0.59
         curve_every=0,
     ).resolved()
     result = evolve(game, config, seed=4)
