@@ -36,16 +36,23 @@ def sections(report: str) -> dict[str, str]:
     return found
 
 
-@pytest.fixture()
-def stored(thirtyone_run, tmp_path) -> Path:
-    """A checkout (README.md, docs/ with the repository's template) holding the run stored by ``--add``."""
-    root = tmp_path / "checkout"
+@pytest.fixture(scope="module")
+def stored_once(thirtyone_run, tmp_path_factory) -> Path:
+    """A checkout (README.md, docs/ with the repository's template) holding the run stored by
+    ``--add``, made once: ``--add`` replays what the report measures, tens of seconds."""
+    root = tmp_path_factory.mktemp("stored") / "checkout"
     (root / "docs" / "results").mkdir(parents=True)
     (root / "README.md").write_text("# project\n", encoding="utf-8")
     shutil.copy(ROOT / "docs" / "results" / "thirtyone.md.template", root / "docs" / "results")
     code, out = cli("publish", "--add", thirtyone_run[0], "--root", root)
     assert code == 0 and "published/thirtyone" in out
     return root
+
+
+@pytest.fixture()
+def stored(stored_once, tmp_path) -> Path:
+    """A fresh copy of that checkout, for a test to damage or publish into."""
+    return Path(shutil.copytree(stored_once, tmp_path / "checkout"))
 
 
 def test_the_report_from_the_store_is_the_report_of_the_run(stored, thirtyone_run):

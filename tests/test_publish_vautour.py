@@ -48,9 +48,16 @@ def checkout(root: Path, run: Path, template: bool = False) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def stored_once(vautour_run, tmp_path_factory) -> Path:
+    """The run stored once (``--add`` replays what the report measures: seconds)."""
+    return checkout(tmp_path_factory.mktemp("stored") / "checkout", vautour_run[0], template=True)
+
+
 @pytest.fixture()
-def stored(vautour_run, tmp_path) -> Path:
-    return checkout(tmp_path / "checkout", vautour_run[0], template=True)
+def stored(stored_once, tmp_path) -> Path:
+    """A fresh copy of that checkout, for a test to damage or publish into."""
+    return Path(shutil.copytree(stored_once, tmp_path / "checkout"))
 
 
 @pytest.fixture(scope="module")
