@@ -30,13 +30,15 @@ from __future__ import annotations
 import dataclasses
 import typing
 from abc import ABC, abstractmethod
-from typing import Any, Callable, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from games.driver import Trace, driver_for
 from games.observation import Decide, Observation, Outcome, rewards_from_ranking
+
+if TYPE_CHECKING:
+    from games.driver import Trace
 
 #: the records of :mod:`games.observation`, re-exported: games and players import them from here
 __all__ = ["Decide", "Game", "Observation", "Outcome", "config_to_dict", "parse_params", "rewards_from_ranking"]
@@ -144,6 +146,11 @@ class Game(ABC):
         ``deal_size`` integers: deck orders, dice, prize orders) scripts the chance instead of
         drawing it from ``rng``; ``trace(seat, rows, observation, actions)`` sees every
         decision (:func:`games.driver.traced`)."""
+        # Imported on first play, not at module level: the driver loads numba and LLVM (about
+        # half a second and hundreds of MB of address space), which `import fsmarena`, the CLI's
+        # start-up and the bounded-memory file readers must not pay.
+        from games.driver import driver_for
+
         return driver_for(self).play(n, rng, decide, deals, trace)
 
     def bench_cases(self) -> list[Any]:
