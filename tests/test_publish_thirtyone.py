@@ -11,29 +11,19 @@ one clear line and write nothing.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
-from typing import Any, Callable
 
 import pytest
 from cli_helpers import cli, run_cli
+from publish_helpers import damage_manifest, damage_results, sections
 
 from studies.publish import published
-from studies.store import MANIFEST, read_results, write_results
+from studies.store import read_results, write_results
 from studies.target_store import load_target
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "docs/results/thirtyone.md"
-
-
-def sections(report: str) -> dict[str, str]:
-    """A report's ``##`` sections by heading, blank lines squeezed."""
-    found = {}
-    for part in re.split(r"^(?=## )", report, flags=re.M)[1:]:
-        heading, _, body = part.partition("\n")
-        found[heading] = re.sub(r"\n{3,}", "\n\n", body.strip())
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -89,51 +79,33 @@ def test_round_trip_the_template_and_a_changed_confirmation_count(stored, capsys
     assert (stored / PAGE).read_text(encoding="utf-8") == page  # --check wrote nothing
 
 
-def _results(edit: Callable[[dict[str, Any]], Any]) -> Callable[[Path], None]:
-    def damage(folder: Path) -> None:
-        results = read_results(folder)
-        edit(results)
-        write_results(folder, results)
-
-    return damage
-
-
-def _manifest(edit: Callable[[dict[str, Any]], Any]) -> Callable[[Path], None]:
-    def damage(folder: Path) -> None:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        edit(manifest)
-        (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
-
-    return damage
-
-
 HOSTILE = {
     "a confirmation match of another competitor": (
-        _results(lambda r: r["confirm"].__setitem__(0, r["confirm"][1])),
+        damage_results(lambda r: r["confirm"].__setitem__(0, r["confirm"][1])),
         "must be competitor 'mc''s match",
     ),
     "a confirmation by a champion that does not exist": (
-        _results(lambda r: r["confirm"][0].__setitem__("replicate", 99)),
+        damage_results(lambda r: r["confirm"][0].__setitem__("replicate", 99)),
         "field 'replicate'",
     ),
     "a table row with counts that do not add up": (
-        _results(lambda r: r["table"][0].__setitem__("wins", r["table"][0]["wins"] + 1)),
+        damage_results(lambda r: r["table"][0].__setitem__("wins", r["table"][0]["wins"] + 1)),
         "its counts must add up",
     ),
     "a table row of another entrant": (
-        _results(lambda r: r["table"][0].__setitem__("entrant", "mc/r007")),
+        damage_results(lambda r: r["table"][0].__setitem__("entrant", "mc/r007")),
         "must be the row of 'mc/r000'",
     ),
     "opponents winning more than the entrant lost": (
-        _results(lambda r: r["table"][0].__setitem__("other_wins", [r["table"][0]["games"]] * 2)),
+        damage_results(lambda r: r["table"][0].__setitem__("other_wins", [r["table"][0]["games"]] * 2)),
         "its opponents won more games than it lost",
     ),
     "a reference outside the panel": (
-        _results(lambda r: r["definition"].__setitem__("reference", "nobody")),
+        damage_results(lambda r: r["definition"].__setitem__("reference", "nobody")),
         "its reference is not one of the panel's builtins",
     ),
-    "a table row missing": (_results(lambda r: r["table"].pop()), "must hold one row per table entrant"),
-    "another driver": (_manifest(lambda m: m.__setitem__("driver", "elsewhere")), "holds no run of the"),
+    "a table row missing": (damage_results(lambda r: r["table"].pop()), "must hold one row per table entrant"),
+    "another driver": (damage_manifest(lambda m: m.__setitem__("driver", "elsewhere")), "holds no run of the"),
 }
 
 

@@ -11,29 +11,19 @@ or foreign run, end in one clear line and write nothing.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
-from typing import Any, Callable
 
 import pytest
 from cli_helpers import cli, run_cli
+from publish_helpers import damage_manifest, damage_results, sections
 
 from studies.driver_store import load_player_counts
 from studies.publish import published
-from studies.store import MANIFEST, read_results, write_results
+from studies.store import read_results, write_results
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "docs/results/vautour.md"
-
-
-def sections(report: str) -> dict[str, str]:
-    """A report's ``##`` sections by heading, blank lines squeezed."""
-    found = {}
-    for part in re.split(r"^(?=## )", report, flags=re.M)[1:]:
-        heading, _, body = part.partition("\n")
-        found[heading] = re.sub(r"\n{3,}", "\n\n", body.strip())
-    return found
 
 
 def checkout(root: Path, run: Path, template: bool = False) -> Path:
@@ -114,50 +104,32 @@ def test_round_trip_the_template_and_a_changed_league_count(stored, capsys):
     assert (stored / PAGE).read_text(encoding="utf-8") == page  # --check wrote nothing
 
 
-def _results(edit: Callable[[dict[str, Any]], Any]) -> Callable[[Path], None]:
-    def damage(folder: Path) -> None:
-        results = read_results(folder)
-        edit(results)
-        write_results(folder, results)
-
-    return damage
-
-
-def _manifest(edit: Callable[[dict[str, Any]], Any]) -> Callable[[Path], None]:
-    def damage(folder: Path) -> None:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        edit(manifest)
-        (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
-
-    return damage
-
-
 HOSTILE = {
     "a league pairing with other games": (
-        _results(lambda r: r["parts"][0]["league"]["games"].__setitem__(0, 7)),
+        damage_results(lambda r: r["parts"][0]["league"]["games"].__setitem__(0, 7)),
         "inconsistent counts",
     ),
     "a league played by other entrants": (
-        _results(lambda r: r["parts"][1]["league"]["labels"].__setitem__(0, "mc/r009")),
+        damage_results(lambda r: r["parts"][1]["league"]["labels"].__setitem__(0, "mc/r009")),
         "its entrants or pairings are not this study's",
     ),
     "a part of another player count": (
-        _results(lambda r: r["parts"][1].__setitem__("players", 2)),
+        damage_results(lambda r: r["parts"][1].__setitem__("players", 2)),
         "is not the player count its manifest names",
     ),
-    "a part missing": (_results(lambda r: r["parts"].pop()), "another number of player counts than its manifest"),
-    "a result missing": (_results(lambda r: r["parts"][0]["results"].pop()), "results for the plan's"),
+    "a part missing": (damage_results(lambda r: r["parts"].pop()), "another number of player counts than its manifest"),
+    "a result missing": (damage_results(lambda r: r["parts"][0]["results"].pop()), "results for the plan's"),
     "kept measures it does not read": (
-        _results(lambda r: r["parts"][0].__setitem__("kept", {})),
+        damage_results(lambda r: r["parts"][0].__setitem__("kept", {})),
         "keeps measures of players that its report does not read",
     ),
     "exploitability rows in an unsolvable game": (
-        _results(lambda r: r["parts"][0].__setitem__("exploitability", [])),
+        damage_results(lambda r: r["parts"][0].__setitem__("exploitability", [])),
         "do not match whether its game is solvable",
     ),
-    "another driver": (_manifest(lambda m: m.__setitem__("driver", "elsewhere")), "holds no run of the"),
+    "another driver": (damage_manifest(lambda m: m.__setitem__("driver", "elsewhere")), "holds no run of the"),
     "a reference outside the panel": (
-        _results(lambda r: r["study"].__setitem__("reference", "nobody")),
+        damage_results(lambda r: r["study"].__setitem__("reference", "nobody")),
         "its plan is not the run its manifest names",
     ),
 }
