@@ -1,13 +1,15 @@
-"""The generic batched driver (:mod:`games.driver`) against the batched engines, for every game
-with a kernel (a new game inherits these tests by registering a kernel).
+"""The generic batched driver (:mod:`games.driver`) against the kernel's single games and the
+plain-Python references, for every game with a kernel (a new game inherits these tests by
+registering a kernel).
 
-* exact: on the same scripted deals and the same scripted picks, the driver shows every seat
-  the observations the engine shows (every part, by name, type and value, at every decision)
-  and ends with the same rewards and scores;
+* exact: on the same scripted deals and the same scripted picks, the driver's batched games are
+  the kernel's single games (every declared part present with its kind; index, features, mask
+  and encodings equal at every decision), and the game's reference replaying them
+  (:mod:`reference_replay`) ends with the same rewards and scores;
 * two implementations of the players: the compiled loop (table policies, table FSMs, BDAs)
   decides exactly as the same players asked in Python with batched observations;
 * seed equality: same generator, same outcomes, however the batch is cut into compiled calls;
-* statistics: builtin pairs win as often on the driver as on the engine (99% intervals);
+* statistics: builtin pairs win as often on two independent seeds (99% intervals);
 * invariants (Hypothesis): legal masks, observation ranges, reward rules, simultaneous seats
   that cannot see each other's pending answers;
 * bad input: wrong deals, wrong or illegal actions are one FsmarenaError each.
@@ -29,6 +31,7 @@ from kernel_helpers import (
     logging_decide,
     parts_decide,
 )
+from reference_replay import has_reference, kernel_game, reference_agrees
 
 from evo.bda import BDASpec
 from evo.table_fsm import FSMSpec
@@ -37,6 +40,7 @@ from games import driver as driver_module
 from games.arena import Seat, compile_seats, play_games
 from games.capabilities import SimultaneousMoves
 from games.driver import Driver
+from games.kernel import PART_KINDS, params_of
 from games.players import GroupedStack, Player, RandomPlayer, TablePolicy
 from rl import compiled_players
 from studies.stacks import Mixture
@@ -52,27 +56,33 @@ def _kernel_deals(game, module, seed, n):
 @pytest.mark.parametrize("case", CONFIG_CASES, ids=CONFIG_IDS)
 @settings(max_examples=5, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1))
-def test_driver_plays_the_engine_rules_on_scripted_deals(case, seed):
+def test_driver_plays_the_reference_rules_on_scripted_deals(case, seed):
+    """The driver's batched games, decision by decision, are the kernel's single games (every
+    part of every observation present, index, features, mask and encodings equal), and the
+    plain-Python reference replaying them ends with the same rewards and scores."""
     entry, number = case
     module = kernel_of(entry)
     game = game_of(entry, configs_of(entry)[number])
     n = 10
     deals = _kernel_deals(game, module, seed, n)
     picks = np.random.default_rng(seed).integers(0, 720, size=(n, game.n_seats, 4096))
-    engine_log: dict = {}
-    engine = game.play_engine(
-        n,
-        np.random.default_rng(0),
-        parts_decide(game, module, n, picks, engine_log),
-        **module.engine_script(game.config, deals),
-    )
     driver_log: dict = {}
     driven = Driver(game).play(n, np.random.default_rng(0), parts_decide(game, module, n, picks, driver_log), deals)
-    assert driver_log.keys() == engine_log.keys()
-    for key, decisions in engine_log.items():  # every part, by name, kind and value, at every decision
-        assert driver_log[key] == decisions, key
-    assert np.array_equal(driven.rewards, engine.rewards)
-    assert np.allclose(driven.scores, engine.scores, rtol=0, atol=1e-12)
+    p = params_of(game)
+    kinds = {part.name: np.dtype(PART_KINDS[part.kind]).kind for part in Driver(game).layout.parts}
+    for g in range(n):
+        log, rewards, scores = kernel_game(module, p, deals[g], g, picks)
+        for seat, decisions in log.items():
+            assert driver_log[(g, seat)] == decisions, (g, seat)
+            shown = driver_log[(g, seat, "parts")]
+            assert len(shown) == len(decisions)
+            for row in shown:  # every part the kernel declares, of its declared kind
+                assert {name: row[name][0] for name in kinds} == kinds, (g, seat)
+        assert {key[1] for key in driver_log if key[0] == g and len(key) == 2} == set(log)
+        assert np.array_equal(driven.rewards[g], rewards)
+        assert np.allclose(driven.scores[g], scores, rtol=0, atol=1e-12)
+        if has_reference(game):
+            reference_agrees(game, deals[g], log, rewards, scores, g)
 
 
 def _deterministic_players(game, rng):
