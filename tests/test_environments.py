@@ -1,6 +1,6 @@
 """The PettingZoo and Gymnasium environments: the libraries' own checkers, games played
-through the environments (on the kernel stepper) equal to the engine's on the same deals,
-every part of every observation included, compiled opponents playing as the same players
+through the environments (on the kernel stepper) equal to the batched driver's on the same
+deals, every part of every observation included, and to the plain-Python references, compiled opponents playing as the same players
 asked in Python, no thread, and clear errors for bad input."""
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 from gymnasium.wrappers import FlattenObservation, RecordEpisodeStatistics  # noqa: E402
 from kernel_helpers import part_rows, scripted  # noqa: E402
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test  # noqa: E402
+from reference_replay import has_reference, reference_agrees  # noqa: E402
 
 from fsmarena.errors import FsmarenaError  # noqa: E402
 from games import available_games, get_game  # noqa: E402
@@ -89,7 +90,7 @@ def test_every_game_is_registered_under_its_class_name():
     assert all(i in gymnasium.registry for i in ids)
 
 
-# ---- the same games as the engine -------------------------------------------------------------
+# ---- the same games as the driver and the reference --------------------------------------------
 
 
 def _every_part(obs):
@@ -97,26 +98,37 @@ def _every_part(obs):
     return {name: part_rows(getattr(obs, name), obs.n) for name in obs._parts}  # noqa: SLF001 - every part
 
 
-def _engine_replay(game, deal, answers):
-    """The batched engine on the kernel deal ``deal`` (the kernel's engine script), answering
-    ``answers`` in order: every decision's seat and parts, and the outcome."""
-    script = kernel_of(game).engine_script(game.config, np.asarray(deal).reshape(1, -1).copy())
+def _driver_replay(game, deal, answers):
+    """The batched driver on the kernel deal ``deal``, answering ``answers`` in order: every
+    decision's seat and parts (read when asked), and the outcome."""
     seen, pending = [], iter(answers)
 
     def decide(seat, obs, rows):
-        if obs.n == 0:
-            return np.zeros(0, dtype=np.int64)
         seen.append((seat, _every_part(obs)))
         return np.array([next(pending)])
 
-    return seen, game.play_engine(1, np.random.default_rng(12345), decide, **script)
+    deals = np.asarray(deal).reshape(1, -1).copy()
+    return seen, game.play(1, np.random.default_rng(12345), decide, deals=deals)
 
 
-def _stepper_plays_the_engines_games(game, seeds):
-    """Random legal answers (no chance action: the engine would draw it from another stream)
-    on the stepper, then the same answers on the engine given the stepper's deal: the same
+def _decisions(game, seen, answers):
+    """The decisions of ``seen`` per seat as the kernel tests log them: ``(index, features,
+    mask, encodings, action)`` (:func:`reference_replay.check_views`)."""
+    log: dict[int, list] = {}
+    for (seat, parts), action in zip(seen, answers):
+        mask = parts["mask"][1][0] if parts["mask"] is not None else [True] * game.n_actions
+        features = parts["features"][1][0] if game.feature_names else []
+        codes = [parts[name][1][0] for name in game.encodings]
+        log.setdefault(seat, []).append((parts["index"][1][0], features, mask, codes, action))
+    return log
+
+
+def _stepper_plays_the_drivers_games(game, seeds):
+    """Random legal answers (no chance action: the driver would draw it from another stream)
+    on the stepper, then the same answers on the driver given the stepper's deal: the same
     seats see the same observations, every part by name, type and value, and the games end
-    alike."""
+    alike; the game's plain-Python reference replaying the answers agrees decision by
+    decision and on the outcome (:mod:`reference_replay`)."""
     module, stepper = kernel_of(game), KernelStepper(game)
     for seed in seeds:
         pick, seen, answers = np.random.default_rng(100 + seed), [], []
@@ -127,60 +139,64 @@ def _stepper_plays_the_engines_games(game, seeds):
             mask = obs.mask if obs.mask is not None else np.ones((1, game.n_actions), dtype=bool)
             answers.append(int(pick.choice(scripted(module, mask[0]))))
             turn = stepper.answer(answers[-1])
-        expected, outcome = _engine_replay(game, stepper.deal, answers)
+        expected, outcome = _driver_replay(game, stepper.deal, answers)
         assert seen == expected, (game.config, seed)
         np.testing.assert_array_equal(turn.rewards, outcome.rewards[0])
         np.testing.assert_array_equal(turn.scores, outcome.scores[0])
+        if has_reference(game):
+            log = _decisions(game, seen, answers)
+            reference_agrees(game, np.asarray(stepper.deal), log, np.asarray(turn.rewards), turn.scores, seed)
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_stepper_plays_the_engines_game(name):
-    _stepper_plays_the_engines_games(get_game(name), range(6))
+def test_stepper_plays_the_drivers_and_the_references_game(name):
+    _stepper_plays_the_drivers_games(get_game(name), range(6))
 
 
 @pytest.mark.parametrize("name", ["dtd", "vautour", "goofspiel"])
 @pytest.mark.parametrize("config_seed", range(4))
-def test_stepper_plays_the_engines_game_over_random_rules(name, config_seed):
+def test_stepper_plays_the_drivers_and_the_references_game_over_random_rules(name, config_seed):
     """The same over random rule parameters (the kernel's ``random_config``: deck, hand,
     cards, prizes, players, action sets)."""
     game = type(get_game(name))(kernel_of(get_game(name)).random_config(config_seed))
-    _stepper_plays_the_engines_games(game, range(3))
+    _stepper_plays_the_drivers_games(game, range(3))
 
 
 @pytest.mark.parametrize("name", ["421", "thirtyone"])
-def test_stepper_plays_the_engines_game_over_test_rules(name):
+def test_stepper_plays_the_drivers_and_the_references_game_over_test_rules(name):
     """The same over the kernel's declared test configurations (31: 4 and 6 seats)."""
     for config in kernel_of(get_game(name)).test_configs():
-        _stepper_plays_the_engines_games(type(get_game(name))(config), range(2))
+        _stepper_plays_the_drivers_games(type(get_game(name))(config), range(2))
 
 
 def _preferred(seat: int, n_actions: int) -> int:
     return (2 * seat + 1) % n_actions
 
 
-def _engine_on_deal(game, players, deal, rng):
-    """The batched engine itself playing ``players`` on the kernel deal ``deal`` (the
-    kernel's engine script), the players drawing from ``rng``: the environments' oracle."""
-    script = kernel_of(game).engine_script(game.config, np.asarray(deal).reshape(1, -1).copy())
+def _driver_on_deal(game, players, deal, rng):
+    """The batched driver itself playing ``players`` on the kernel deal ``deal``, the players
+    drawing from ``rng``: the environments' oracle (the driver's own games are held to the
+    references by tests/test_kernels.py and tests/contract/test_driver.py)."""
     memories = [p.begin(game, 1, None, rng) for p in players]
 
     def decide(seat, obs, rows):
         return players[seat].act(obs, memories[seat], rows, rng)
 
-    return game.play_engine(1, np.random.default_rng(12345), decide, **script)
+    deals = np.asarray(deal).reshape(1, -1).copy()
+    return game.play(1, np.random.default_rng(12345), decide, deals=deals)
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_aec_env_plays_the_engines_game(name):
+def test_aec_env_plays_the_drivers_game(name):
     """Each seat plays its preferred action when legal, else the first legal one: exactly
-    FixedActionPlayer; the environment's rewards equal the engine's on the episode's deal."""
+    FixedActionPlayer; the environment's rewards equal the driver's on the episode's deal."""
     game = get_game(name)
     players = [FixedActionPlayer(_preferred(s, game.n_actions)) for s in range(game.n_seats)]
     env = aec_env(name)
     assert isinstance(env.stepper, KernelStepper)
     for seed in range(3):
         env.reset(seed=seed)
-        expected = _engine_on_deal(game, players, env.stepper.deal, np.random.default_rng(0))
+        expected = _driver_on_deal(game, players, env.stepper.deal, np.random.default_rng(0))
         totals = dict.fromkeys(env.possible_agents, 0.0)
         for agent in env.agent_iter():
             obs, reward, done, truncated, info = env.last()
@@ -198,9 +214,9 @@ def test_aec_env_plays_the_engines_game(name):
 
 @pytest.mark.parametrize("name", ["dtd", "thirtyone", "vautour"])
 @pytest.mark.parametrize("seat", [0, 1])
-def test_gym_env_plays_the_engines_game(name, seat):
+def test_gym_env_plays_the_drivers_game(name, seat):
     """The learner plays a fixed action, random opponents draw from the generator seeded by
-    the episode generator's first draw: reward and scores equal the engine's on the episode's deal."""
+    the episode generator's first draw: reward and scores equal the driver's on the episode's deal."""
     game = get_game(name)
     learner = FixedActionPlayer(_preferred(seat, game.n_actions))
     env = gym_env(name, opponents=RandomPlayer(), seat=seat)
@@ -209,7 +225,7 @@ def test_gym_env_plays_the_engines_game(name, seat):
         seats = [learner if s == seat else RandomPlayer() for s in range(game.n_seats)]
         obs, info = env.reset(seed=seed)
         players_rng = np.random.default_rng(int(np.random.default_rng(seed).integers(2**63)))
-        expected = _engine_on_deal(game, seats, env.stepper.deal, players_rng)
+        expected = _driver_on_deal(game, seats, env.stepper.deal, players_rng)
         done = False
         while not done:
             mask = obs["action_mask"]

@@ -231,9 +231,7 @@ def test_stacked_players_play_the_same_games_as_the_plain_loop(genome, inputs):
     orders = np.stack([rng.permutation(deck) for _ in range(n)])
     members = [rng.integers(0, 5, n), rng.integers(0, 5, n)]
     memories = [stack.begin(GAME, n, m, rng) for m in members]
-    outcome = GAME.play_engine(
-        n, rng, lambda seat, obs, rows: stack.act(obs, memories[seat], rows, rng), deck_order=orders
-    )
+    outcome = GAME.play(n, rng, lambda seat, obs, rows: stack.act(obs, memories[seat], rows, rng), deals=orders)
     numbers = state_numbers(3)
     for i in range(n):
         machines = [machine_of(stack, GAME, members[0][i]), machine_of(stack, GAME, members[1][i])]

@@ -13,12 +13,12 @@ Abstract actions (``small_spoil``, ``median``, ``large_max``):
   largest card; ``median`` = the median card; ``large_max`` = the largest card that keeps the
   sum within one dollar, else the *smallest* card.
 
-Engine.  A hand is a count vector over the card types; every possible count vector of size
-0..hand_size gets an id, and every rule becomes a lookup table over hand ids computed once per
-configuration (``_Tables``): the card an action plays, the hand after playing or drawing a
-card, the tabular state, the features.  The deck is a vector of remaining counts per game and
-cards are drawn from it without replacement.  Card values are turned into exact integer
-points (a common denominator), so "sum <= 1" and ties between totals are exact.
+Tables.  A hand is a count vector over the card types; every possible count vector of size
+0..hand_size gets an id, and the rules the kernel (:mod:`games.dtd.kernel`, the game as it is
+played) and the labels read become lookup tables over hand ids computed once per
+configuration (``_Tables``): each full hand's smallest, median and largest card
+and the tabular state.  Card values are turned into exact integer points (a common
+denominator), so "sum <= 1" and ties between totals are exact.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import numpy as np
 
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
-from games.base import Game, Observation, Outcome, rewards_from_ranking
+from games.base import Game
 
 SMALL_SPOIL, MEDIAN, LARGE_MAX = 0, 1, 2
 ACTION_NAMES = ("small_spoil", "median", "large_max")
@@ -105,7 +105,8 @@ def _exact(value: float) -> Fraction:
 
 
 class _Tables:
-    """Every rule of the game as a lookup table over hand ids (built once per config)."""
+    """The hand tables the kernel's rules, the state numbering and the labels read, over hand
+    ids (built once per config)."""
 
     def __init__(self, config: DTDConfig):
         K, h = len(config.cards), config.hand_size
@@ -115,33 +116,18 @@ class _Tables:
         scale = math.lcm(*(f.denominator for f in fractions + [dollar]))
         self.scale = scale
         self.points = np.array([int(f * scale) for f in fractions], dtype=np.int64)
-        self.values = np.array(config.cards, dtype=float)
-        dollar_points = int(dollar * scale)
-        # fits[a, b]: cards a and b together score
-        self.fits = (self.points[:, None] + self.points[None, :]) <= dollar_points
 
         hands = [c for size in range(h + 1) for c in _count_vectors(K, size)]
         if len(hands) > MAX_HANDS:
-            raise FsmarenaError(f"dtd: {len(hands)} possible hands is too many for the engine's tables")
-        ids = {c: i for i, c in enumerate(hands)}
+            raise FsmarenaError(f"dtd: {len(hands)} possible hands is too many for the game's tables")
         H = len(hands)
         self.counts = np.array(hands, dtype=np.int16).reshape(H, K)
         self.size = self.counts.sum(axis=1)
-        self.add = np.full((H, K), -1, dtype=np.int64)
-        self.remove = np.full((H, K), -1, dtype=np.int64)
-        for i, c in enumerate(hands):
-            for k in range(K):
-                if sum(c) < h:
-                    self.add[i, k] = ids[c[:k] + (c[k] + 1,) + c[k + 1 :]]
-                if c[k] > 0:
-                    self.remove[i, k] = ids[c[:k] + (c[k] - 1,) + c[k + 1 :]]
 
         # sorted-hand views of full hands (other sizes never decide)
         self.smallest = np.zeros(H, dtype=np.int64)
         self.median = np.zeros(H, dtype=np.int64)
         self.largest = np.zeros(H, dtype=np.int64)
-        self.lead = np.zeros((H, 3), dtype=np.int64)
-        self.follow = np.zeros((H, K, 3), dtype=np.int64)
         triples = [t for t in itertools.product(range(K), repeat=3) if t[0] <= t[1] <= t[2]]
         triple_id = {t: i for i, t in enumerate(triples)}
         self.n_triples = len(triples)
@@ -153,13 +139,6 @@ class _Tables:
             s, m, l = cards[0], cards[h // 2], cards[-1]
             self.smallest[i], self.median[i], self.largest[i] = s, m, l
             self.triple[i] = triple_id[(s, m, l)]
-            self.lead[i] = (s, m, l)
-            for shown in range(K):
-                spoilers = [k for k in cards if not self.fits[shown, k]]
-                fitting = [k for k in cards if self.fits[shown, k]]
-                self.follow[i, shown, SMALL_SPOIL] = spoilers[0] if spoilers else l
-                self.follow[i, shown, MEDIAN] = m
-                self.follow[i, shown, LARGE_MAX] = fitting[-1] if fitting else s
         self.triples = triples
         # the seed's state numbering: ravel (showing, s, m, l) with showing = K meaning none
         self.n_states = (K + 1) * len(triples)
@@ -186,7 +165,7 @@ def _fraction_label(value: float) -> str:
 
 
 class DivideTheDollar(Game):
-    """Deck-based divide-the-dollar; see the module docstring for rules and engine."""
+    """Deck-based divide-the-dollar; see the module docstring for rules and tables."""
 
     name = "dtd"
     title = "deck-based divide-the-dollar (2 players, thesis game)"
@@ -231,126 +210,6 @@ class DivideTheDollar(Game):
                 FixedActionPlayer, number, ACTION_NAMES[number], f"always-{short}"
             )
         return players
-
-    # ---- engine ----------------------------------------------------------------------
-    def play_engine(
-        self, n: int, rng: np.random.Generator, decide, deck_order: np.ndarray | None = None, trace: list | None = None
-    ) -> Outcome:
-        """Play ``n`` games.  ``deck_order`` (``(n, deck_size)`` card types) scripts the deal
-        and draws instead of random draws; ``trace`` collects, per round, a dict of the
-        leader, both cards played, whether the round scored, and the hands and deck after the
-        round's plays (before drawing) — both for tests."""
-        t, cfg = self.tables, self.config
-        K = t.K
-        rows = np.arange(n)
-        # remaining counts, one row per card type (contiguous per type: fast running sums)
-        deck = np.repeat(np.asarray(cfg.counts, dtype=np.int32)[:, None], n, axis=1)
-        flat_deck = deck.reshape(-1)
-        remaining = cfg.deck_size
-        if deck_order is not None:
-            deck_order = np.asarray(deck_order, dtype=np.int64)
-            if deck_order.shape != (n, cfg.deck_size):
-                raise FsmarenaError(f"dtd: deck_order must have shape ({n}, {cfg.deck_size})")
-
-        def draw() -> np.ndarray:
-            """One card per game, uniformly from the remaining deck, without replacement."""
-            nonlocal remaining
-            if deck_order is not None:
-                card = deck_order[:, cfg.deck_size - remaining]
-                if np.any(deck[card, rows] <= 0):
-                    raise FsmarenaError("dtd: scripted deck order does not match the deck's counts")
-            else:
-                pick = (rng.random(n) * remaining).astype(np.int32)
-                # card = number of types whose cumulative count is <= pick
-                below = deck[0].copy()
-                card = (pick >= below).astype(np.int64)
-                for k in range(1, K - 1):
-                    below += deck[k]
-                    card += pick >= below
-            flat_deck[card * n + rows] -= 1
-            remaining -= 1
-            return card
-
-        hands = [np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)]
-        empty = int(np.flatnonzero(t.size == 0)[0])
-        hands[0][:] = hands[1][:] = empty
-        for seat in (0, 1):
-            for _ in range(cfg.hand_size):
-                hands[seat] = t.add[hands[seat], draw()]
-
-        points = np.zeros((n, 2), dtype=np.int64)
-        scored_rounds = np.zeros(n, dtype=np.int64)
-        last_played = [np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)]  # 0 none, k+1
-        for rnd in range(cfg.rounds):
-            leader = rnd % 2
-            follower = 1 - leader
-            lead_action = decide(
-                leader, self._observe(hands[leader], None, rnd, scored_rounds, last_played[follower], n), None
-            )
-            lead_card = t.lead[hands[leader], lead_action]
-            follow_action = decide(
-                follower, self._observe(hands[follower], lead_card, rnd, scored_rounds, lead_card + 1, n), None
-            )
-            follow_card = t.follow[hands[follower], lead_card, follow_action]
-            hands[leader] = t.remove[hands[leader], lead_card]
-            hands[follower] = t.remove[hands[follower], follow_card]
-            scored = t.fits[lead_card, follow_card]
-            points[:, leader] += scored * t.points[lead_card]
-            points[:, follower] += scored * t.points[follow_card]
-            scored_rounds += scored
-            last_played[leader] = lead_card + 1
-            last_played[follower] = follow_card + 1
-            if trace is not None:
-                trace.append(
-                    {
-                        "round": rnd,
-                        "leader": leader,
-                        "lead_card": lead_card,
-                        "follow_card": follow_card,
-                        "scored": scored,
-                        "hands": (t.counts[hands[0]], t.counts[hands[1]]),
-                        "deck": deck.T.copy(),
-                    }
-                )
-            if rnd < cfg.rounds - 1:
-                for seat in (0, 1):
-                    if remaining > 0:
-                        hands[seat] = t.add[hands[seat], draw()]
-        return Outcome(scores=points / t.scale, rewards=rewards_from_ranking(points))
-
-    def _observe(
-        self,
-        hand: np.ndarray,
-        shown: np.ndarray | None,
-        rnd: int,
-        scored_rounds: np.ndarray,
-        opp_last: np.ndarray,
-        n: int,
-    ) -> Observation:
-        t = self.tables
-        showing = t.K if shown is None else shown
-
-        def features() -> np.ndarray:
-            out = np.empty((n, 6))
-            out[:, 0] = 0.0 if shown is None else t.values[shown]
-            out[:, 1] = t.values[t.smallest[hand]]
-            out[:, 2] = t.values[t.median[hand]]
-            out[:, 3] = t.values[t.largest[hand]]
-            out[:, 4] = scored_rounds / rnd if rnd else 0.0
-            out[:, 5] = 0.0 if shown is None else 1.0
-            return out
-
-        return Observation(
-            n,
-            3,
-            index=lambda: t.state_index(hand, showing),
-            features=features,
-            mask=None,
-            step=rnd,
-            leading=shown is None,
-            opp_last=opp_last,
-            hand=lambda: t.counts[hand],
-        )
 
     def bench_cases(self):
         from games.dtd.reference import bench_cases
