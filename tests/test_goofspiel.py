@@ -1,5 +1,5 @@
-"""Goofspiel: the batched engine against the plain loop (games.goofspiel.reference) on the same
-scripted prize orders and bids, against Stupide Vautour where the rules coincide, observation
+"""Goofspiel: the kernel (played by the driver, read through its trace hook) against the plain
+loop (games.goofspiel.reference) on the same scripted prize orders and bids, against Stupide Vautour where the rules coincide, observation
 invariants, the builtins, bad input and every command at tiny budgets."""
 
 from __future__ import annotations
@@ -17,21 +17,34 @@ from games import get_game
 from games.goofspiel import reference
 from games.goofspiel.game import MAX_CARDS, MAX_STATES, Goofspiel, GoofspielConfig
 from games.vautour.game import N_ABSTRACT, StupideVautour, VautourConfig
+from tests.bidding_helpers import play_traced
 from tests.cli_helpers import run_cli
 
 STUDY = Path(__file__).resolve().parents[1] / "studies" / "goofspiel.toml"
 
 
-def scripted(game: Goofspiel, bids: np.ndarray, orders: np.ndarray):
-    """Play ``bids[g, turn, seat]`` (cards, possibly already played) on the prize ``orders``."""
-    n = len(orders)
-    trace: list = []
+def bid_decide(bids: np.ndarray, card_action=lambda card: card - 1):
+    """A ``decide`` that bids ``bids[g, turn, seat]`` (cards, possibly already played: then the
+    nearest remaining card, the lower one on a tie, as the reference does; the kernel takes
+    only legal bids), as the action ``card_action(card)``."""
 
     def decide(seat, obs, rows):
-        return bids[:, obs.step, seat] - 1
+        ids = np.arange(obs.n) if rows is None else np.asarray(rows)
+        steps = np.broadcast_to(np.asarray(obs.step), (obs.n,))
+        hands = np.broadcast_to(np.asarray(obs.hand), (obs.n,))
+        cards = [
+            reference.nearest([c for c in range(1, bids.shape[1] + 1) if hand >> (c - 1) & 1], int(bids[g, t, seat]))
+            for g, t, hand in zip(ids, steps, hands)
+        ]
+        return card_action(np.array(cards, dtype=np.int64))
 
-    outcome = game.play_engine(n, np.random.default_rng(0), decide, prize_order=orders, trace=trace)
-    return outcome, trace
+    return decide
+
+
+def scripted(game: Goofspiel, bids: np.ndarray, orders: np.ndarray):
+    """Play ``bids[g, turn, seat]`` (:func:`bid_decide`) on the prize ``orders``: the outcome
+    and the turns read from the trace hook (:func:`bidding_helpers.play_traced`)."""
+    return play_traced(game, len(orders), bid_decide(bids), deals=orders)
 
 
 def random_script(rng: np.random.Generator, n: int, players: int, cards: int):
@@ -47,7 +60,7 @@ def reference_game(players: int, cards: int, order, bids) -> dict:
 
 @settings(max_examples=40, deadline=None)
 @given(players=st.integers(2, 4), cards=st.integers(1, 7), seed=st.integers(0, 2**31))
-def test_engine_equals_reference_game_by_game(players, cards, seed):
+def test_kernel_equals_reference_game_by_game(players, cards, seed):
     n = 30
     rng = np.random.default_rng(seed)
     orders, bids = random_script(rng, n, players, cards)
@@ -87,12 +100,8 @@ def test_two_players_equal_stupide_vautour_with_positive_prizes(cards):
     orders, bids = random_script(rng, 200, 2, cards)
     goof, goof_trace = scripted(Goofspiel(GoofspielConfig(cards=cards)), bids, orders)
     vautour = StupideVautour(VautourConfig(cards=cards, prizes=tuple(range(1, cards + 1)), tie_rule="seed"))
-
-    def decide(seat, obs, rows):
-        return bids[:, obs.step, seat] + (N_ABSTRACT - 1)
-
-    vtrace: list = []
-    vout = vautour.play_engine(200, np.random.default_rng(0), decide, prize_order=orders, trace=vtrace)
+    decide = bid_decide(bids, lambda card: card + (N_ABSTRACT - 1))
+    vout, vtrace = play_traced(vautour, 200, decide, deals=orders - 1)  # prize positions: value - 1
     assert np.array_equal(goof.scores, vout.scores) and np.array_equal(goof.rewards, vout.rewards)
     for a, b in zip(goof_trace, vtrace):
         assert np.array_equal(a["bids"], b["bids"]) and np.array_equal(a["winner"], b["winner"])
@@ -106,27 +115,28 @@ def test_three_players_differ_from_stupide_vautour():
     goof, trace = scripted(Goofspiel(GoofspielConfig(players=3, cards=3)), bids, order)
     assert trace[0]["winner"][0] == -1
     vautour = StupideVautour(VautourConfig(players=3, cards=3, prizes=(1, 2, 3)))
-    vtrace: list = []
-    vautour.play_engine(
-        1, np.random.default_rng(0), lambda s, o, r: bids[:, o.step, s] + 6, prize_order=order, trace=vtrace
-    )
+    _, vtrace = play_traced(vautour, 1, bid_decide(bids, lambda card: card + 6), deals=order - 1)
     assert vtrace[0]["winner"][0] == 2
+
+
+def lowest_card(seat, obs, rows):
+    """Bid the lowest card in hand."""
+    hand = np.broadcast_to(np.asarray(obs.hand), (obs.n,))
+    return np.log2(hand & -hand).astype(np.int64)
 
 
 @pytest.mark.parametrize("order, expected", [("descending", [4, 3, 2, 1]), ("ascending", [1, 2, 3, 4])])
 def test_fixed_points_order(order, expected):
     game = Goofspiel(GoofspielConfig(cards=4, points_order=order))
-    trace: list = []
-    game.play_engine(5, np.random.default_rng(1), lambda s, o, r: np.zeros(5, dtype=np.int64), trace=trace)
+    _, trace = play_traced(game, 5, lowest_card, seed=1)
     assert [int(step["prize"][0]) for step in trace] == expected
     assert all((step["prize"] == step["prize"][0]).all() for step in trace)
 
 
 def test_random_order_is_a_uniform_shuffle():
     game = Goofspiel(GoofspielConfig(cards=3))
-    trace: list = []
     n = 60_000
-    game.play_engine(n, np.random.default_rng(2), lambda s, o, r: np.zeros(n, dtype=np.int64), trace=trace)
+    _, trace = play_traced(game, n, lowest_card, seed=2)
     first = trace[0]["prize"]
     shares = np.bincount(first, minlength=4)[1:] / n
     assert np.allclose(shares, 1 / 3, atol=0.01)
@@ -144,12 +154,14 @@ def test_observations_match_the_documented_numbering(state, clip):
     orders, bids = random_script(rng, 50, players, cards)
     seen: list = []
 
-    def decide(seat, obs, rows):
-        seen.append((seat, obs.step, obs.index, obs.mask, obs.prize_value, obs.features, obs.lead, obs.opp_last))
-        return bids[:, obs.step, seat] - 1
+    bid = bid_decide(bids)
 
-    trace: list = []
-    game.play_engine(50, rng, decide, prize_order=orders, trace=trace)
+    def decide(seat, obs, rows):
+        turn = np.unique(obs.step).item()  # the games move in lock-step
+        seen.append((seat, turn, obs.index, obs.mask, obs.prize_value, obs.features, obs.lead, obs.opp_last))
+        return bid(seat, obs, rows)
+
+    _, trace = play_traced(game, 50, decide, deals=orders)
     for seat, turn, index, mask, prize, features, lead, opp_last in seen:
         played = [step["bids"][:, seat] for step in trace[:turn]]
         next_played = [step["bids"][:, (seat + 1) % players] for step in trace[:turn]]
@@ -194,11 +206,12 @@ def test_builtins_play_their_rule_in_words(name, rule):
     player = game.builtin_players()[name]()
     memory = player.begin(game, 100, None, rng)
 
-    def decide(seat, obs, rows):
-        return player.act(obs, memory, rows, rng) if seat == 0 else bids[:, obs.step, 1] - 1
+    opponent = bid_decide(bids)
 
-    trace: list = []
-    game.play_engine(100, rng, decide, prize_order=orders, trace=trace)
+    def decide(seat, obs, rows):
+        return player.act(obs, memory, rows, rng) if seat == 0 else opponent(seat, obs, rows)
+
+    _, trace = play_traced(game, 100, decide, deals=orders)
     for g in range(100):
         expected = reference.play_one(
             2, cards, list(orders[g]), [rule, lambda s, t, p, h, pts, g=g: int(bids[g][t][1])]
@@ -258,10 +271,8 @@ def test_bad_actions_are_refused():
     game = Goofspiel(GoofspielConfig(cards=3))
     with pytest.raises(FsmarenaError, match="out of range"):
         game.play(2, np.random.default_rng(0), lambda s, o, r: np.full(2, 3))
-    with pytest.raises(FsmarenaError, match="permutation"):
-        game.play_engine(
-            1, np.random.default_rng(0), lambda s, o, r: np.zeros(1, int), prize_order=np.array([[1, 1, 2]])
-        )
+    with pytest.raises(FsmarenaError, match="not legal"):  # card 1 again at the second turn
+        game.play(2, np.random.default_rng(0), lambda s, o, r: np.zeros(2, dtype=np.int64))
 
 
 # ---- the commands ------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Goofspiel's compiled kernel beyond the registry-driven comparison of tests/test_kernels.py:
-its builtins play exactly the batched builtins (two independent implementations of each
+its builtins play exactly the Python builtins (two independent implementations of each
 strategy), and the sequential learners train on it, reproducibly."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from games import bidding
 from games import kernel as contract
 from games.goofspiel import kernel
 from games.goofspiel.game import Goofspiel, GoofspielConfig
+from tests.bidding_helpers import play_traced
 from tests.cli_helpers import run_cli
 
 
@@ -31,7 +32,8 @@ def kernel_game(p, deal, codes):
 @pytest.mark.parametrize("players", [2, 3])
 @pytest.mark.parametrize("names", [("match", "upbid"), ("upbid", "max"), ("max", "match")])
 def test_kernel_builtins_are_the_batched_builtins(players, names):
-    """Same deals, same deterministic builtins: the kernel's bids equal the engine's."""
+    """Same deals, same deterministic builtins: the kernel's builtin bids equal the Python
+    builtins' (games.goofspiel.players) asked by the driver, read through its trace hook."""
     config = GoofspielConfig(players=players, cards=7)
     game = Goofspiel(config)
     p = contract.params_of(game)
@@ -44,11 +46,10 @@ def test_kernel_builtins_are_the_batched_builtins(players, names):
     players_ = [game.builtin_players()[name]() for name in seats]
     rng = np.random.default_rng(0)
     memories = [pl.begin(game, 40, None, rng) for pl in players_]
-    trace: list = []
-    game.play_engine(40, rng, lambda s, o, r: players_[s].act(o, memories[s], r, rng), prize_order=deals, trace=trace)
+    _, trace = play_traced(game, 40, lambda s, o, r: players_[s].act(o, memories[s], r, rng), deals=deals)
     for g in range(40):
-        engine_bids = [int(b) for step in trace for b in step["bids"][g]]
-        assert kernel_game(p, deals[g], codes) == engine_bids
+        python_bids = [int(b) for step in trace for b in step["bids"][g]]
+        assert kernel_game(p, deals[g], codes) == python_bids
 
 
 def test_kernel_random_builtin_is_uniform_over_the_hand():

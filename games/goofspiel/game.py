@@ -51,9 +51,8 @@ turns) and ``lead`` (0 behind the best opponent, 1 level, 2 ahead).  Further par
 strategies: ``prize_value``, ``hand`` (bitmask), ``opp_hand`` (the next seat's: bids are
 revealed, so it is public), ``prizes_left`` (bitmask of prize values still face down).
 
-Actions.  Action ``c - 1`` bids card ``c``; the legal mask allows the cards in hand.  A bid of
-a card no longer held is never trusted: the engine bids the nearest remaining card (ties
-down), so every card is bid exactly once whatever a player does.
+Actions.  Action ``c - 1`` bids card ``c``; the legal mask allows the cards in hand, and a bid
+of a card no longer held is refused (one clear error), so every card is bid exactly once.
 
 Simultaneous moves (:class:`games.capabilities.SimultaneousMoves`): each turn every seat is
 asked, in seat order, with an observation built before any bid of the turn is revealed.
@@ -72,7 +71,7 @@ from typing import Any, Callable
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from games.base import Game, Observation, Outcome, rewards_from_ranking
+from games.base import Game, Observation
 from games.capabilities import SimultaneousMoves
 from games.vautour.game import VautourConfig
 from games.vautour.zero_sum import SolvableBidding
@@ -205,15 +204,6 @@ def fixed_order(cards: int, points_order: str) -> np.ndarray | None:
     if points_order == "ascending":
         return np.arange(1, cards + 1)
     return None
-
-
-def award(bids: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Winning seat of every game and whether the prize was won: the single highest bid; a
-    shared highest bid discards the prize."""
-    stacked = np.stack(bids)
-    best = stacked.max(axis=0)
-    at_best = stacked == best
-    return at_best.argmax(axis=0).astype(np.int64), at_best.sum(axis=0) == 1
 
 
 class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
@@ -349,69 +339,7 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
 
         return bench_cases(self)
 
-    # ---- engine ----------------------------------------------------------------------
-    def play_engine(
-        self,
-        n: int,
-        rng: np.random.Generator,
-        decide: Any,
-        prize_order: np.ndarray | None = None,
-        trace: list | None = None,
-    ) -> Outcome:
-        """Play ``n`` games.  ``prize_order`` (``(n, cards)``, each row a permutation of
-        ``1..cards``) scripts the prizes; ``trace`` collects one dict per turn (prize, bids,
-        winner or -1, points) — both for tests."""
-        t, P, C = self.tables, self.n_seats, self.config.cards
-        order = self.prize_values(n, rng, prize_order)
-        hands = [np.full(n, t.full, dtype=np.int64) for _ in range(P)]
-        points = [np.zeros(n, dtype=np.int64) for _ in range(P)]
-        last = [np.zeros(n, dtype=np.int64) for _ in range(P)]
-        left = np.full(n, t.full, dtype=np.int64)
-        for turn in range(C):
-            value = order[turn]
-            left = left ^ (1 << (value - 1))
-            observations = [self._observe(s, turn, value, hands, points, last, left, n) for s in range(P)]
-            bids = [self._bid(seat, decide(seat, observations[seat], None), hands[seat], n) for seat in range(P)]
-            winner, won = award(bids)
-            points = [points[s] + np.where(won & (winner == s), value, 0) for s in range(P)]
-            hands = [hands[s] ^ (1 << (bids[s] - 1)) for s in range(P)]
-            last = bids
-            if trace is not None:
-                trace.append(
-                    {
-                        "turn": turn,
-                        "prize": value,
-                        "bids": np.stack(bids, axis=1),
-                        "winner": np.where(won, winner, -1),
-                        "points": np.stack(points, axis=1),
-                    }
-                )
-        totals = np.stack(points, axis=1)
-        return Outcome(scores=totals.astype(float), rewards=rewards_from_ranking(totals))
-
-    def _bid(self, seat: int, chosen: Any, hand: np.ndarray, n: int) -> np.ndarray:
-        actions = np.asarray(chosen)
-        if actions.shape != (n,):
-            raise FsmarenaError(f"goofspiel: seat {seat} gave {actions.shape} actions for {n} games")
-        if n and (actions.min() < 0 or actions.max() >= self.n_actions):
-            raise FsmarenaError(f"goofspiel: seat {seat} chose an action out of range 0..{self.n_actions - 1}")
-        return self.tables.legal_card(actions.astype(np.int64, copy=False), hand)
-
-    def prize_values(self, n: int, rng: np.random.Generator, prize_order: Any = None) -> np.ndarray:
-        """``(cards, n)`` prize values in turn order, one column per game."""
-        C = self.config.cards
-        if prize_order is not None:
-            order = np.asarray(prize_order)
-            if order.shape != (n, C) or order.dtype.kind not in "iu":
-                raise FsmarenaError(f"goofspiel: prize_order must be ({n}, {C}) whole numbers")
-            if not np.array_equal(np.sort(order, axis=1), np.broadcast_to(np.arange(1, C + 1), (n, C))):
-                raise FsmarenaError("goofspiel: every row of prize_order must be a permutation of 1..cards")
-            return np.ascontiguousarray(order.T.astype(np.int64))
-        fixed = fixed_order(C, self.config.points_order)
-        if fixed is not None:
-            return np.repeat(fixed[:, None], n, axis=1).astype(np.int64)
-        return np.argsort(rng.random((C, n)), axis=0) + 1
-
+    # ---- the observation of the exact solution's public states -------------------------------
     def _observe(self, seat, turn, value, hands, points, last, left, n) -> Observation:
         t, P, C = self.tables, self.n_seats, self.config.cards
         hand = hands[seat]
