@@ -95,7 +95,8 @@ def _dtd(game: Any, deal: np.ndarray, actions: dict[int, list[int]]) -> Replayed
 
 def _dice421(game: Any, deal: np.ndarray, actions: dict[int, list[int]]) -> Replayed:
     """421's reference asks no decision with no re-throw left; the kernel asks one there with
-    only ``keep_all`` legal, which this adds when the game ran out of re-throws."""
+    only ``keep_all`` legal, which this adds when the game ran out of re-throws.  The features
+    are the dice, the throws left and the stop score, scaled as :mod:`games.dice421.game` says."""
     from games.dice421.reference import play_one, state_numbers
 
     R, variant = game.config.rethrows, game.config.scores
@@ -104,9 +105,24 @@ def _dice421(game: Any, deal: np.ndarray, actions: dict[int, list[int]]) -> Repl
     policy = _Scripted(actions[0], views, lambda _state: list(range(game.n_actions)))
     throws = _script(game, deal)["rolls"].tolist()
     dice, score = play_one(R, throws, policy, numbers, variant)
-    if len(views) == R and all(views_action != 0 for views_action in actions[0][:R]):
+    if len(views) == R and all(action != 0 for action in actions[0][:R]):
         views.append(View([0], index=numbers[(0, *dice)]))
+    for view in views:
+        view.features = dice421_features(R, variant, view.index)
     return Replayed({0: views}, [float(score)], [float(score)])
+
+
+def dice421_features(rethrows: int, variant: str, index: int | None) -> list[float]:
+    """421's features at the state numbered ``index`` by the reference: the dice (high,
+    middle, low) as (d - 1) / 5, the throws left over ``rethrows``, and the stop score over the
+    score table's range."""
+    from games.dice421.reference import score, state_numbers
+
+    state = {number: key for key, number in state_numbers(rethrows).items()}[index]
+    left, dice = state[0], state[1:]
+    scores = [score(key[1:], variant) for key in state_numbers(0)]
+    low, span = min(scores), max(1, max(scores) - min(scores))
+    return [(d - 1) / 5 for d in dice] + [left / rethrows if rethrows else 0.0, (score(dice, variant) - low) / span]
 
 
 # ---- Goofspiel -----------------------------------------------------------------------------

@@ -214,7 +214,7 @@ def test_exact_value_rejects_bad_policies():
         expected_scores(game, np.zeros((2, 3), dtype=int))
 
 
-# ---- engine ----------------------------------------------------------------------------------
+# ---- the kernel against the plain-Python reference ----------------------------------------------
 
 
 def table_decide(player, rng):
@@ -222,7 +222,7 @@ def table_decide(player, rng):
 
 
 @pytest.mark.parametrize("rethrows,variant", [(2, "seed"), (3, "sum"), (0, "seed")])
-def test_engine_matches_reference_loop_on_scripted_throws(rethrows, variant):
+def test_kernel_matches_reference_loop_on_scripted_throws(rethrows, variant):
     from games.dice421.reference import play_one, state_numbers
 
     game = game_of(rethrows, variant)
@@ -231,7 +231,8 @@ def test_engine_matches_reference_loop_on_scripted_throws(rethrows, variant):
     rolls = rng.integers(1, 7, size=(n, rethrows + 1, 3))
     numbers = state_numbers(rethrows)
     for table in [exact_optimum(game)[1], *rng.integers(0, 8, size=(3, game.n_states))]:
-        outcome = game.play_engine(n, rng, table_decide(TablePolicy(table), rng), rolls=rolls)
+        deals = rolls.reshape(n, -1)  # the kernel's deal: the throws, one row per game
+        outcome = game.play(n, rng, table_decide(TablePolicy(table), rng), deals=deals)
         expected = [play_one(rethrows, rolls[i].tolist(), table.tolist(), numbers, variant)[1] for i in range(n)]
         np.testing.assert_array_equal(outcome.scores[:, 0], expected)
         np.testing.assert_array_equal(outcome.rewards, outcome.scores)

@@ -1,9 +1,11 @@
-"""The compiled single-game kernels of 421 and 31 against their batched engines.
+"""The compiled single-game kernels of 421 and 31 against independent implementations.
 
-Each kernel is tied to its engine game by game: both get the same randomness (the engine's
-scripted dice / deck orders are the kernel's deal), the same deterministic policy, and must
-show the same observations at every decision (index, features, legal mask, encodings) and end
-with the same scores and rewards.  421 is also tied to its exact solver: an exact enumeration
+421's kernel is tied to its plain-Python reference (games/dice421/reference.py) game by game:
+both get the same dice (the reference's scripted throws are the kernel's deal) and the same
+table policy, and must show the same state at every decision (index, throws left, triple, and
+the features the reference computes from its dice) and end with the same scores and rewards.
+31's kernel is tied to its batched engine the same way (the engine's deck orders are the
+kernel's deal).  421 is also tied to its exact solver: an exact enumeration
 over the dice driven by the kernel alone reproduces the optimum of ``games/dice421/exact.py``.
 """
 
@@ -16,10 +18,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reference_replay import replay
 
 from games import kernel as contract
 from games.dice421 import kernel as k421
 from games.dice421.game import N_TRIPLES, Dice421, Dice421Config
+from games.dice421.reference import play_one, state_numbers
 
 SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -27,21 +31,26 @@ SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[Healt
 # ---- 421 --------------------------------------------------------------------------------------
 
 
-def _engine_decisions_421(game: Dice421, rolls: np.ndarray, table: np.ndarray):
-    """Play the engine with scripted dice and a table policy; per game, the list of
-    (index, features, throws_left, triple) it observed, and the final scores."""
-    n = len(rolls)
-    seen: list[list] = [[] for _ in range(n)]
+def _reference_decisions_421(game: Dice421, rolls: np.ndarray, table: np.ndarray):
+    """The plain-Python reference (games/dice421/reference.py) playing the scripted dice with a
+    table policy: per decision (index, features, throws_left, triple) by the reference's own
+    state numbering (:mod:`reference_replay`), and the final score."""
+    actions = []
+    R, variant = game.config.rethrows, game.config.scores
+    numbers = state_numbers(R)
 
-    def decide(seat, obs, rows):
-        rows = np.arange(n) if rows is None else rows
-        feats = obs.features
-        for j, row in enumerate(rows):
-            seen[row].append((int(obs.index[j]), feats[j].tolist(), int(obs.throws_left[j]), int(obs.triple[j])))
-        return table[obs.index]
+    class Table:
+        def __getitem__(self, state):
+            actions.append(int(table[state]))
+            return actions[-1]
 
-    outcome = game.play_engine(n, np.random.default_rng(0), decide, rolls=rolls)
-    return seen, outcome
+    dice, score = play_one(R, rolls.tolist(), Table(), numbers, variant)
+    if len(actions) == R and all(actions):  # no re-throw left: only keep_all is legal
+        actions.append(0)
+    again = replay(game, rolls.ravel(), {0: actions})
+    assert again.scores == [float(score)]
+    seen = [(v.index, v.features, v.index // N_TRIPLES, v.index % N_TRIPLES) for v in again.views[0]]
+    return seen, again.scores, again.rewards
 
 
 def _kernel_decisions_421(p: np.ndarray, deal: np.ndarray, table: np.ndarray):
@@ -68,7 +77,7 @@ def _kernel_decisions_421(p: np.ndarray, deal: np.ndarray, table: np.ndarray):
 
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), rethrows=st.integers(0, 4), scores=st.sampled_from(["seed", "sum"]))
-def test_421_kernel_plays_the_engine_game_by_game(seed, rethrows, scores):
+def test_421_kernel_plays_the_reference_game_by_game(seed, rethrows, scores):
     game = Dice421(Dice421Config(rethrows=rethrows, scores=scores))
     p = k421.make_params(game.config)
     rng = np.random.default_rng(seed)
@@ -76,12 +85,15 @@ def test_421_kernel_plays_the_engine_game_by_game(seed, rethrows, scores):
     rolls = rng.integers(1, 7, size=(n, rethrows + 1, 3))
     table = rng.integers(0, 8, size=game.n_states)
     table[rng.random(game.n_states) < 0.3] = 0  # some games stop early
-    seen, outcome = _engine_decisions_421(game, rolls, table)
     for i in range(n):
+        seen, scores_, rewards = _reference_decisions_421(game, rolls[i], table)
         k_seen, k_scores, k_rewards = _kernel_decisions_421(p, rolls[i].ravel(), table)
-        assert k_seen == seen[i]
-        assert k_scores.tolist() == outcome.scores[i].tolist()
-        assert k_rewards.tolist() == outcome.rewards[i].tolist()
+        assert len(k_seen) == len(seen)
+        for (index, k_feats, left, triple), (r_index, feats, r_left, r_triple) in zip(k_seen, seen):
+            assert (index, left, triple) == (r_index, r_left, r_triple)
+            assert np.allclose(k_feats, feats, rtol=0, atol=1e-12)
+        assert k_scores.tolist() == scores_
+        assert k_rewards.tolist() == rewards
 
 
 def test_421_kernel_sizes_match_the_game():

@@ -1,4 +1,4 @@
-"""421, the dice game (seed 002), as a one-player game with a batched engine.
+"""421, the dice game (seed 002), as a one-player game.
 
 Rules (defaults from the seed).  Three dice are thrown; the player may then re-throw any of
 them up to ``rethrows`` times (default 2).  The dice are always seen sorted in descending
@@ -15,13 +15,13 @@ States.  The 56 descending triples are numbered lexicographically ((1,1,1), (2,1
 (2,2,2), (3,1,1), ...); observation ``index = throws_left * 56 + triple`` and the last index,
 ``56 * (rethrows + 1)``, is the "game over" state of the model (never observed).  The same
 numbering is used by :meth:`Dice421.model`, so a policy computed on the model is a
-:class:`games.players.TablePolicy` that plays in the engine unchanged.
+:class:`games.players.TablePolicy` that plays in the game unchanged.
 
-Engine.  A game's dice are one small integer (its triple id) and every throw is a single
-table look-up ``next_triple[triple, action, roll]``, where ``roll`` is an ordered throw of
-three dice (0..215) of which only the re-thrown positions are used: each outcome of the
-re-thrown dice then appears equally often, so one random integer per game and throw suffices.
-All games advance in lock-step (every running game has the same number of throws left).
+Tables.  A game's dice are one small integer (its triple id), and a throw is the table
+look-up ``next_triple[triple, action, roll]``, where ``roll`` is an ordered throw of three
+dice (0..215) of which only the re-thrown positions are used: each outcome of the re-thrown
+dice then appears equally often.  The kernel (:mod:`games.dice421.kernel`), the exact model
+and the solver read these tables.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Callable
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from games.base import Game, Observation, Outcome
+from games.base import Game, Observation
 from games.capabilities import ExactModel
 
 ACTION_NAMES = (
@@ -145,7 +145,7 @@ def _tables(scores: str) -> _Tables:
 
 
 class Dice421(Game, ExactModel):
-    """421 as a one-player game; see the module docstring for rules, states and engine."""
+    """421 as a one-player game; see the module docstring for rules, states and tables."""
 
     name = "421"
     title = "421 dice game (1 player, known model: exact optimum)"
@@ -316,58 +316,10 @@ class Dice421(Game, ExactModel):
 
         return policy_text(self, table)
 
-    # ---- engine ----------------------------------------------------------------------
-    def play_engine(
-        self, n: int, rng: np.random.Generator, decide, rolls: np.ndarray | None = None, trace: list | None = None
-    ) -> Outcome:
-        """Play ``n`` games.
-
-        ``rolls`` (``(n, rethrows + 1, 3)`` dice values) scripts the dice instead of random
-        throws: throw ``j`` (0 = the first) sets every re-thrown position ``p`` of the
-        descending triple to ``rolls[i, j, p]``.  ``trace`` collects ``(throws_left, rows,
-        triples, actions)`` per decision (rows = game numbers).  Both are for tests.
-        """
-        t, R = self.tables, self.config.rethrows
-        if rolls is not None:
-            rolls = np.asarray(rolls)
-            if rolls.shape != (n, R + 1, 3) or rolls.size and (rolls.min() < 1 or rolls.max() > 6):
-                raise FsmarenaError(f"421: rolls must be dice values 1..6 of shape ({n}, {R + 1}, 3)")
-            codes = ((rolls[..., 0] - 1) * 36 + (rolls[..., 1] - 1) * 6 + (rolls[..., 2] - 1)).astype(np.int64)
-        else:
-            codes = None
-        final = np.zeros(n, dtype=np.int64)
-        first = codes[:, 0] if codes is not None else rng.integers(0, N_ROLLS, size=n)
-        triple = t.roll_triple[first]
-        rows: np.ndarray | None = None  # None = every game, the common first decision
-        for left in range(R, -1, -1):
-            actions = np.asarray(decide(0, self._observe(triple, left), rows))
-            if actions.shape != triple.shape:
-                raise FsmarenaError(f"421: {actions.shape} actions for {triple.shape[0]} games")
-            if trace is not None:
-                trace.append((left, np.arange(n) if rows is None else rows, triple, actions))
-            if left == 0:  # only keep_all is legal: every running game stops
-                stop = np.ones(len(triple), dtype=bool)
-            else:
-                if len(actions) and (actions.min() < 0 or actions.max() > 7):
-                    raise FsmarenaError("421: actions must be 0..7")
-                stop = actions == STOP
-            if rows is None:
-                final[stop] = t.score[triple[stop]]
-            else:
-                final[rows[stop]] = t.score[triple[stop]]
-            going = ~stop
-            if not going.any():
-                break
-            rows = np.flatnonzero(going) if rows is None else rows[going]
-            if codes is not None:
-                roll = codes[rows, R - left + 1]
-            else:
-                roll = rng.integers(0, N_ROLLS, size=len(rows))
-            triple = t.next_triple[triple[going], actions[going], roll]
-        scores = final.astype(float)[:, None]
-        return Outcome(scores=scores, rewards=scores.copy())
-
+    # ---- observations of whole blocks of states (the exact solver's FSM inputs) --------------
     def _observe(self, triple: np.ndarray, left: int) -> Observation:
+        """What a player sees with the dice ``triple`` (triple ids) and ``left`` re-throws
+        left, one row per triple (:func:`games.dice421.exact.input_codes` encodes them)."""
         t = self.tables
         m = len(triple)
         index = triple + left * N_TRIPLES
