@@ -19,6 +19,7 @@ from games.players import GroupedStack, load_player, player_from_json, resolve_p
 from games.vautour.game import BID_RANK
 from games.vautour.players import BonusCraving, GetRidOfBadCards, NegativeAdverse, VautourBuiltin, builtin_factories
 from games.vautour.reference import abstract_bid
+from tests.bidding_helpers import play_traced
 from tests.vautour_helpers import play_scripted, random_orders, vautour
 
 NAMES = ("random", "max", "min", "bonus-craving", "negative-adverse", "get-rid-of-bad-cards", "prize-rank")
@@ -154,10 +155,9 @@ def test_a_mixed_stack_of_strategies_plays_each_member_on_its_games():
     members = np.arange(200) % 2
     stack = GroupedStack([builtin("max"), builtin("min")])
     rng = np.random.default_rng(0)
-    trace: list = []
     memories = [stack.begin(game, 200, members, rng), builtin("random").begin(game, 200, None, rng)]
     seats = [stack, builtin("random")]
-    game.play_engine(200, rng, lambda s, o, r: seats[s].act(o, memories[s], r, rng), trace=trace)
+    _, trace = play_traced(game, 200, lambda s, o, r: seats[s].act(o, memories[s], r, rng))
     first = trace[0]["bids"][:, 0]
     assert (first[members == 0] == 15).all() and (first[members == 1] == 1).all()
     play_games(game, [Seat(stack, members), builtin("prize-rank")], 200, rng, check_legal=True)
@@ -281,7 +281,7 @@ def test_prize_rank_is_the_best_response_to_random_in_goofspiel(cards):
         assert best == by_rank
 
 
-def test_engine_scores_of_prize_rank_against_random_match_the_exact_values():
+def test_kernel_scores_of_prize_rank_against_random_match_the_exact_values():
     game = vautour(cards=5, prizes=(1, 2, 3, 4, 5))
     (points, _best), (difference, _d) = _goofspiel_values(game)
     outcome = play_games(game, [builtin("prize-rank"), builtin("random")], 40_000, np.random.default_rng(8))

@@ -1,8 +1,10 @@
-"""Stupide Vautour rules: hand-worked turns for both tie rules, the engine against the plain
+"""Stupide Vautour rules: hand-worked turns for both tie rules, the kernel against the plain
 reference loop, card and prize conservation and legality under hypothesis, seat symmetry,
 observations and configuration checks."""
 
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -16,7 +18,15 @@ from games.players import RandomPlayer, TablePolicy
 from games.vautour.game import ABSTRACT_NAMES, FEATURE_NAMES, N_ABSTRACT, RANDOM, default_prizes
 from games.vautour.players import builtin_factories
 from games.vautour.reference import play_one, random_legal_tables, state_number, table_chooser
-from tests.vautour_helpers import ScriptedBids, play_scripted, random_orders, raw_table_decide, vautour
+from tests.bidding_helpers import TAKEN, play_traced
+from tests.vautour_helpers import (
+    ScriptedBids,
+    play_scripted,
+    prize_positions,
+    random_orders,
+    raw_table_decide,
+    vautour,
+)
 
 
 def turns(trace, game=0):
@@ -118,11 +128,13 @@ def test_a_pot_summing_to_zero_follows_the_newest_prize():
     # so the highest bid (3, seat 0) takes it (worth nothing); +1: 3 beats 2.
     game = vautour(cards=3, prizes=(-2, 1, 2), tie_rule="cancel")
     scores, _r, played = scripted(game, [[1, 3, 2], [1, 2, 3]], [-2, 2, 1])
-    assert played == [(-2, -2, [1, 1], -1), (2, 0, [3, 2], 0), (1, 1, [2, 3], 1)]
+    # (a pot worth nothing moves no points: the trace shows it was TAKEN, no pot carried on,
+    # but not by whom)
+    assert played == [(-2, -2, [1, 1], -1), (2, 0, [3, 2], TAKEN), (1, 1, [2, 3], 1)]
     assert scores == [0, 1]
     # the other way round: +2 carried, then -2 makes the pot 0 and the LOWEST bid (2) takes it
     scores, _r, played = scripted(game, [[1, 3, 2], [1, 2, 3]], [2, -2, 1])
-    assert played == [(2, 2, [1, 1], -1), (-2, 0, [3, 2], 1), (1, 1, [2, 3], 1)]
+    assert played == [(2, 2, [1, 1], -1), (-2, 0, [3, 2], TAKEN), (1, 1, [2, 3], 1)]
 
 
 def test_a_pot_still_open_after_the_last_turn_is_lost():
@@ -132,7 +144,7 @@ def test_a_pot_still_open_after_the_last_turn_is_lost():
     assert scores == [0, 0] and rewards == [0, 0]
 
 
-# ---- engine against the plain reference loop ---------------------------------------------
+# ---- the kernel against the plain reference loop ---------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -147,17 +159,16 @@ def test_a_pot_still_open_after_the_last_turn_is_lost():
         (3, 15, "cancel"),
     ],
 )
-def test_engine_matches_the_reference_loop(players, cards, rule):
+def test_kernel_matches_the_reference_loop(players, cards, rule):
     """Random deterministic tables mixing abstract actions and concrete bids (illegal ones
-    too, which both implementations must replace by the nearest remaining card)."""
+    too, which the reference and the test's decide replace by the nearest remaining card)."""
     game = vautour(players=players, cards=cards, tie_rule=rule, action_set="both")
     rng = np.random.default_rng(cards * 10 + players)
     n = 40
     deterministic = [a for a in range(game.n_actions) if a != RANDOM]
     tables = rng.choice(deterministic, size=(players, game.n_states))
     orders = random_orders(game, n, rng)
-    trace: list = []
-    outcome = game.play_engine(n, rng, raw_table_decide(tables), prize_order=orders, trace=trace)
+    outcome, _ = play_traced(game, n, raw_table_decide(game, tables), deals=prize_positions(game, orders))
     choosers = [table_chooser(t.tolist(), game.config.prizes) for t in tables]
     for g in range(n):
         expected = play_one(orders[g].tolist(), players, rule, choosers)
@@ -225,8 +236,7 @@ def test_cards_and_prizes_are_conserved_and_every_action_is_legal(players, cards
     factories = builtin_factories()
     seats = [RandomPlayer() if name == "generic-random" else factories[name]() for name in names[:players]]
     rng = np.random.default_rng(seed)
-    trace: list = []
-    outcome = game.play_engine(60, rng, _legal_decide(game, seats, 60, rng), trace=trace)
+    outcome, trace = play_traced(game, 60, _legal_decide(game, seats, 60, rng), seed=seed)
     _check_conservation(game, outcome, trace)
 
 
@@ -245,32 +255,34 @@ def _legal_decide(game, seats, n, rng):
 
 
 @given(players=st.integers(2, 5), rule=st.sampled_from(["seed", "cancel"]), seed=st.integers(0, 2**32 - 1))
-def test_conservation_even_with_illegal_concrete_bids(players, rule, seed):
-    """Players that ignore the mask: the engine still bids every card exactly once."""
+def test_illegal_bids_are_one_clear_error(players, rule, seed):
+    """Players that ignore the mask: the first illegal bid (an abstract action in the ``bids``
+    set, or a card already played) is refused with one clear error (the numpy engine used to
+    bid the nearest remaining card instead)."""
     game = vautour(players=players, cards=5, tie_rule=rule, action_set="bids")
     rng = np.random.default_rng(seed)
 
     def careless(seat, obs, rows):
         return rng.integers(0, game.n_actions, size=obs.n)
 
-    trace: list = []
-    outcome = game.play_engine(50, rng, careless, trace=trace)
-    _check_conservation(game, outcome, trace)
+    with pytest.raises(FsmarenaError, match="not legal"):
+        game.play(50, rng, careless)
 
 
 @given(
     players=st.integers(2, 5), rule=st.sampled_from(["seed", "cancel"]), seed=st.integers(0, 2**32 - 1), data=st.data()
 )
 def test_permuting_the_seats_permutes_the_scores(players, rule, seed, data):
-    """Deterministic players on the same prize orders: the engine favours no seat."""
+    """Deterministic players on the same prize orders: the kernel favours no seat."""
     permutation = data.draw(st.permutations(range(players)))
     game = vautour(players=players, cards=5, tie_rule=rule, action_set="both")
     rng = np.random.default_rng(seed)
     deterministic = [a for a in range(game.n_actions) if a != RANDOM]
     tables = rng.choice(deterministic, size=(players, game.n_states))
     orders = random_orders(game, 30, rng)
-    first = game.play_engine(30, rng, raw_table_decide(tables), prize_order=orders)
-    second = game.play_engine(30, rng, raw_table_decide(tables[list(permutation)]), prize_order=orders)
+    deals = prize_positions(game, orders)
+    first = game.play(30, rng, raw_table_decide(game, tables), deals=deals)
+    second = game.play(30, rng, raw_table_decide(game, tables[list(permutation)]), deals=deals)
     assert (second.scores == first.scores[:, list(permutation)]).all()
     assert (second.rewards == first.rewards[:, list(permutation)]).all()
 
@@ -299,15 +311,25 @@ def _observations(game, n=200, seed=0):
 
     class Recorder(RandomPlayer):
         def act(self, obs, memory, rows, rng):
-            seen.append(obs)
+            seen.append(_snapshot(obs))
             return super().act(obs, memory, rows, rng)
 
-    trace: list = []
     seats = [Recorder() for _ in range(game.n_seats)]
     rng = np.random.default_rng(seed)
     memories = [p.begin(game, n, None, rng) for p in seats]
-    game.play_engine(n, rng, lambda s, o, r: seats[s].act(o, memories[s], r, rng), trace=trace)
+    _, trace = play_traced(game, n, lambda s, o, r: seats[s].act(o, memories[s], r, rng), seed=seed)
     return seen, trace
+
+
+ENCODINGS = ("prize", "opp_last", "carry", "phase", "lead")
+
+
+def _snapshot(obs):
+    """The parts these tests read, read when the seat decides (the driver's observations read
+    the games' states on first use, and the states move on)."""
+    parts = ("hand", "features", "prize_value", "stake", "step", *ENCODINGS)
+    mask = None if obs.mask is None else np.array(obs.mask)
+    return SimpleNamespace(n=obs.n, n_actions=obs.n_actions, mask=mask, **{p: np.array(getattr(obs, p)) for p in parts})
 
 
 @pytest.mark.parametrize("action_set", ["bids", "abstract", "both"])
@@ -353,7 +375,7 @@ def test_opp_last_shows_the_previous_turn_only():
             continue
         previous = trace[turn - 1]["bids"][:, (seat + 1) % 3]
         assert (obs.opp_last == 1 + np.minimum(2, 3 * (previous - 1) // 6)).all()
-        assert obs.step == turn
+        assert (obs.step == turn).all()
 
 
 def test_carry_encoding_marks_a_carried_pot():
@@ -407,9 +429,7 @@ def test_parameters_from_the_command_line_strings():
 def test_scripted_prize_orders_are_checked():
     game = vautour(cards=3)
     seats = [ScriptedBids([1, 2, 3]), ScriptedBids([1, 2, 3])]
-    with pytest.raises(FsmarenaError, match="permutation"):
-        play_scripted(game, seats, [[1, 1, 2]])
-    with pytest.raises(FsmarenaError, match="prize_order"):
+    with pytest.raises(FsmarenaError, match="scripted deals must be"):
         play_scripted(game, seats, [[1, 2]])
 
 
@@ -481,7 +501,7 @@ def test_phase_and_lead_encodings_on_a_worked_game():
 
     class Copy(ScriptedBids):
         def act(self, obs, memory, rows, rng):
-            seen.append((int(obs.phase), obs.lead.tolist()))
+            seen.append((obs.phase.item(), obs.lead.tolist()))  # one game: one value
             return super().act(obs, memory, rows, rng)
 
     play_scripted(game, [Copy([3, 1, 2]), Copy([1, 2, 3])], [[2, -1, 1]])

@@ -1,11 +1,11 @@
 """Exact equilibria and exploitability of two-player Stupide Vautour (games.vautour.solver,
 games.vautour.exploit): checked against independent computations.
 
-Oracles: a brute force that plays every complete game through the real engine and solves
+Oracles: a brute force that plays every complete game through the kernel and solves
 every matrix game of the full history tree by support enumeration (no LP, no canonical
 states, no memo); Ross's theorem for Goofspiel (matching the upcard is the best response to a
 random opponent); a plain recursion for best responses to simple deterministic rules;
-Monte Carlo through the engine.
+Monte Carlo through the kernel (the driver).
 """
 
 from __future__ import annotations
@@ -65,29 +65,28 @@ def support_enumeration(matrix: np.ndarray) -> float:
     raise AssertionError("no equilibrium found")  # pragma: no cover
 
 
-def engine_outcomes(game, reward: str) -> dict[tuple, float]:
+def kernel_outcomes(game, reward: str) -> dict[tuple, float]:
     """Seat 0's result of every complete game (prize order, both bid sequences), played by
-    the engine in one batch."""
+    the kernel through the driver in one batch."""
     cards = game.config.cards
-    deck = sorted(game.config.prizes)
     perms = list(itertools.permutations(range(cards)))
     combos = list(itertools.product(perms, perms, perms))
-    order = np.array([[deck[p] for p in prizes] for prizes, _, _ in combos])
+    order = np.array([list(prizes) for prizes, _, _ in combos])  # the kernel's deals: prize positions
     bids = [np.array([[c + 1 for c in combo[seat + 1]] for combo in combos]) for seat in range(2)]
 
     def decide(seat, obs, rows):
-        return bids[seat][:, obs.step] + (N_ABSTRACT - 1)
+        return bids[seat][np.arange(obs.n), obs.step] + (N_ABSTRACT - 1)  # every game, in lock-step
 
-    outcome = game.play_engine(len(combos), np.random.default_rng(0), decide, prize_order=order)
+    outcome = game.play(len(combos), np.random.default_rng(0), decide, deals=order)
     result = outcome.rewards[:, 0] if reward == "wdl" else outcome.scores[:, 0] - outcome.scores[:, 1]
     return {combo: float(r) for combo, r in zip(combos, result)}
 
 
 def brute_force(game, reward: str):
     """Values of every history prefix: chance over the next prize, matrix games solved by
-    support enumeration, leaves from the engine."""
+    support enumeration, leaves from the kernel."""
     cards = game.config.cards
-    leaves = engine_outcomes(game, reward)
+    leaves = kernel_outcomes(game, reward)
 
     def value(prizes: tuple, mine: tuple, theirs: tuple) -> float:
         if len(prizes) == cards:
@@ -153,20 +152,20 @@ def test_goofspiel_best_response_to_random_matches_the_upcard(cards):
     Ross (1971) showed that against a uniformly random opponent, bidding the upcard's value
     maximises the expected point difference; the exact best response must win exactly what
     matching wins, which a plain enumeration of every prize order and random bid sequence
-    through the engine gives."""
+    through the kernel gives."""
     game = vautour(cards, "seed", range(1, cards + 1))
     solver = solver_for(game, "points")
     response = best_response(game, resolve_player("random", game), solver)
     perms = list(itertools.permutations(range(1, cards + 1)))
     combos = list(itertools.product(perms, perms))
-    order = np.array([prizes for prizes, _ in combos])
+    order = np.array([prizes for prizes, _ in combos]) - 1  # the kernel's deals: positions of prizes 1..n
     theirs = np.array([bids for _, bids in combos])
 
     def decide(seat, obs, rows):
-        mine = np.asarray(obs.prize_value) if seat == 0 else theirs[:, obs.step]
+        mine = np.asarray(obs.prize_value) if seat == 0 else theirs[np.arange(obs.n), obs.step]
         return mine + (N_ABSTRACT - 1)
 
-    outcome = game.play_engine(len(combos), np.random.default_rng(0), decide, prize_order=order)
+    outcome = game.play(len(combos), np.random.default_rng(0), decide, deals=order)
     matching = float(np.mean(outcome.scores[:, 0] - outcome.scores[:, 1]))
     assert response.value == pytest.approx(matching, abs=1e-9)
     # the equilibrium's value is the game's: 0 (symmetric game)
@@ -271,7 +270,7 @@ def test_a_player_with_its_own_random_numbers_is_refused():
         best_response(game, mixture)
 
 
-# ---- Monte Carlo through the engine ----------------------------------------------------------------
+# ---- Monte Carlo through the kernel ----------------------------------------------------------------
 
 
 def mean_and_halfwidth(rewards: np.ndarray) -> tuple[float, float]:
@@ -279,7 +278,7 @@ def mean_and_halfwidth(rewards: np.ndarray) -> tuple[float, float]:
 
 
 @pytest.mark.parametrize("tie_rule", ["seed", "cancel"])
-def test_exact_values_match_monte_carlo_through_the_engine(tie_rule):
+def test_exact_values_match_monte_carlo_through_the_kernel(tie_rule):
     game = vautour(5, tie_rule)
     solver = solver_for(game, "wdl")
     _, equilibrium = game.solve_equilibrium("wdl")

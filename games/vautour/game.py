@@ -67,11 +67,11 @@ State spaces (``state``).  ``index`` is one of three tabular observations, all d
 Actions.  One numbering serves every action set, so a saved player means the same thing in
 every game with the same number of cards:
 
-* actions ``0..6`` are *abstract* bids, turned into a card by the engine: ``lowest``,
+* actions ``0..6`` are *abstract* bids, turned into a card by the game: ``lowest``,
   ``median`` (the lower median of the remaining cards), ``highest``, ``bid_rank`` (the card
   nearest to the prize's rank, see below), ``rank_up`` / ``rank_down`` (nearest to rank +1 /
   -1; ties go up / down) and ``random`` (a uniformly random remaining card, drawn by the
-  engine).  ``lowest`` is action 0 on purpose: a table that falls back to its first legal
+  game).  ``lowest`` is action 0 on purpose: a table that falls back to its first legal
   action (a state a learner never visited) then bids the lowest card in every action set;
 * actions ``7 .. 6 + cards`` are *concrete* bids: action ``6 + c`` bids card ``c``
   (:meth:`StupideVautour.bid_action`).
@@ -94,20 +94,17 @@ so tabular policies, automata and builtins meet in one ``both`` game; loading a 
 into an ``abstract`` game fails loudly (its actions are out of range) instead of being silently
 re-read.  The seed's strategies are written in terms of the abstract actions (``max`` = highest
 card, ``random`` = a uniformly random remaining card, ...); in the ``bids`` action set they
-turn their abstract choice into the concrete card with the same table the engine uses
-(:meth:`_Tables.resolve`, the documented per-game hook), so they play identically in every
-action set.  An illegal concrete bid (a card already played) is never trusted: the engine bids
-the nearest remaining card instead, so every card is bid exactly once whatever the player does
-(``check_legal`` in the arena still reports the illegal choice in tests).
+turn their abstract choice into the concrete card with the game's own table
+(:meth:`_Tables.resolve`, the documented per-game hook, the kernel's rule), so they play
+identically in every action set.  An illegal concrete bid (a card already played) is refused
+with one clear error, so every card is bid exactly once.
 
-Engine.  All ``n`` games run in lock-step (every game has ``cards`` turns).  A hand is an int
-bitmask, and every rule that depends on a hand is a lookup table over the ``2**cards`` hands
-computed once per configuration (``_Tables``): the abstract bids, the masks, the features.
-Each turn the engine builds every seat's observation from the state *before* any bid of the
-turn is revealed, asks every seat (``decide(seat, obs, None)``), then resolves all the bids at
-once.  Per-turn state is replaced, never mutated, so an observation kept by a player stays true.
-A game pickles as its configuration only (the tables of the 15-card game are tens of MB): a
-worker process rebuilds them once and caches them.
+Tables.  A hand is an int bitmask, and every rule that depends on a hand is a lookup table over
+the ``2**cards`` hands computed once per configuration (``_Tables``): the abstract bids, the
+masks, the features; the strategies and the exact solution's observations read them, the
+kernel (:mod:`games.vautour.kernel`) is the game as played.  A game pickles as its
+configuration only (the tables of the 15-card game are tens of MB): a worker process rebuilds
+them once and caches them.
 """
 
 from __future__ import annotations
@@ -119,7 +116,7 @@ from typing import Callable
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from games.base import Game, Observation, Outcome, rewards_from_ranking
+from games.base import Game, Observation
 from games.capabilities import SimultaneousMoves
 from games.vautour.zero_sum import SolvableBidding
 
@@ -295,7 +292,7 @@ class _Tables:
         return self.H - 1
 
     def resolve(self, actions: np.ndarray, hand: np.ndarray, prize: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """The card each action bids (the per-game hook shared by engine and strategies).
+        """The card each action bids (the per-game hook of the strategies).
 
         ``actions`` in the full numbering (abstract 0..6, concrete 7..6+C), ``hand`` bitmasks,
         ``prize`` prize positions; ``random`` draws from ``rng``.  A concrete bid of a card no
@@ -331,7 +328,7 @@ def _tables(cards: int, prizes: tuple[int, ...]) -> _Tables:
 
 
 class StupideVautour(Game, SimultaneousMoves, SolvableBidding):
-    """Stupide Vautour / Hol's der Geier; see the module docstring for rules, actions, engine."""
+    """Stupide Vautour / Hol's der Geier; see the module docstring for rules, actions, tables."""
 
     name = "vautour"
     title = "Stupide Vautour / Hol's der Geier (2-5 players, simultaneous bids, seed 004)"
@@ -486,77 +483,7 @@ class StupideVautour(Game, SimultaneousMoves, SolvableBidding):
             raise FsmarenaError("vautour: the abstract action set has no concrete bids: use action_set bids or both")
         return np.asarray(cards) + (N_ABSTRACT - 1)
 
-    # ---- engine ----------------------------------------------------------------------
-    def play_engine(
-        self, n: int, rng: np.random.Generator, decide, prize_order: np.ndarray | None = None, trace: list | None = None
-    ) -> Outcome:
-        """Play ``n`` games.  ``prize_order`` (``(n, cards)`` prize values, each row a
-        permutation of the deck) scripts the order the prizes are turned up; ``trace``
-        collects one dict per turn (prize, stake, bids, winner or -1, carried) — both for tests."""
-        t, cfg = self.tables, self.config
-        P, C = cfg.players, cfg.cards
-        order = self._prize_order(n, rng, prize_order)
-        cancel = cfg.tie_rule == "cancel"
-        hands = [np.full(n, t.full, dtype=np.int64) for _ in range(P)]
-        points = [np.zeros(n, dtype=np.int64) for _ in range(P)]
-        last = [np.zeros(n, dtype=np.int64) for _ in range(P)]
-        carry = np.zeros(n, dtype=np.int64)  # value of the carried pot (cancel rule)
-        carried = np.zeros(n, dtype=np.int64)  # number of prize cards in it
-        left = np.full(n, t.full, dtype=np.int64)  # prizes still face down (bit = deck position)
-        for turn in range(C):
-            prize = order[turn]
-            value = t.values[prize]
-            stake = carry + value if cancel else value
-            left = left ^ (1 << prize)
-            observations = [
-                self._observe(s, turn, prize, value, stake, carried, hands, points, last, n, left) for s in range(P)
-            ]
-            bids = []
-            for seat in range(P):
-                actions = np.asarray(decide(seat, observations[seat], None))
-                if actions.shape != (n,):
-                    raise FsmarenaError(f"vautour: seat {seat} gave {actions.shape} actions for {n} games")
-                if n and (actions.min() < 0 or actions.max() >= self.n_actions):
-                    raise FsmarenaError(f"vautour: seat {seat} chose an action out of range 0..{self.n_actions - 1}")
-                bids.append(t.resolve(actions.astype(np.int64, copy=False), hands[seat], prize, rng))
-            if cancel:
-                positive = np.where(stake == 0, value > 0, stake > 0)
-            else:
-                positive = value > 0
-            winner, won = _award(bids, positive, C)
-            points = [points[s] + np.where(won & (winner == s), stake, 0) for s in range(P)]
-            hands = [hands[s] ^ (1 << (bids[s] - 1)) for s in range(P)]
-            last = bids
-            if cancel:
-                carry = np.where(won, 0, stake)
-                carried = np.where(won, 0, carried + 1)
-            if trace is not None:
-                trace.append(
-                    {
-                        "turn": turn,
-                        "prize": value,
-                        "stake": stake,
-                        "bids": np.stack(bids, axis=1),
-                        "winner": np.where(won, winner, -1),
-                        "carried": carried.copy(),
-                        "points": np.stack(points, axis=1),
-                    }
-                )
-        totals = np.stack(points, axis=1)
-        return Outcome(scores=totals.astype(float), rewards=rewards_from_ranking(totals))
-
-    def _prize_order(self, n: int, rng: np.random.Generator, prize_order) -> np.ndarray:
-        """``(cards, n)`` prize positions, one column per game (turn-major for speed)."""
-        t, C = self.tables, self.config.cards
-        if prize_order is None:
-            return np.argsort(rng.random((C, n)), axis=0)
-        order = np.asarray(prize_order)
-        if order.shape != (n, C) or order.dtype.kind not in "iu":
-            raise FsmarenaError(f"vautour: prize_order must be ({n}, {C}) whole numbers")
-        if not np.array_equal(np.sort(order, axis=1), np.broadcast_to(t.values, (n, C))):
-            raise FsmarenaError("vautour: every row of prize_order must be a permutation of the prize deck")
-        return np.ascontiguousarray(np.searchsorted(t.values, order).T)
-
+    # ---- observations of the exact solution's public states ----------------------------------
     def _observe(self, seat, turn, prize, value, stake, carried, hands, points, last, n, left=None) -> Observation:
         t, cfg = self.tables, self.config
         hand = hands[seat]
@@ -626,25 +553,3 @@ class StupideVautour(Game, SimultaneousMoves, SolvableBidding):
         if cfg.tie_rule == "cancel":
             index = index * 2 + (carried > 0)
         return index.astype(np.int64)
-
-
-def _award(bids: list[np.ndarray], positive: np.ndarray, cards: int) -> tuple[np.ndarray, np.ndarray]:
-    """Winning seat of every game and whether anyone won: the highest (positive prize) or
-    lowest (negative prize) bid that no other seat matched."""
-    if len(bids) == 2:
-        a, b = bids
-        won = a != b
-        winner = np.where(positive, b > a, b < a).astype(np.int64)
-        return winner, won
-    stacked = np.stack(bids)
-    key = np.where(positive, stacked, cards + 1 - stacked)
-    matched = np.zeros(stacked.shape, dtype=bool)
-    for i in range(len(bids)):
-        for j in range(i + 1, len(bids)):
-            same = stacked[i] == stacked[j]
-            matched[i] |= same
-            matched[j] |= same
-    key[matched] = 0
-    winner = key.argmax(axis=0)
-    won = key.max(axis=0) > 0
-    return winner, won
