@@ -1,4 +1,4 @@
-"""Benchmarks: the batched engine against a plain-Python single-game loop, in the same run.
+"""Benchmarks: the game played on its kernel against a plain-Python single-game loop, in the same run.
 
 Speed targets are ratios measured here, not timed tests: a noisy machine slows both sides.
 Each side is timed twice: wall-clock seconds and CPU seconds (processor time of this process,
@@ -7,10 +7,12 @@ cases, the ratio and absolute targets ("N games in at most T seconds on one core
 off the CPU seconds, which a busy shared machine disturbs far less than the wall clock; for
 cases that run worker processes (``BenchCase.workers``) the CPU of this process leaves the
 workers out, so only the wall clock counts.
-Each game contributes :class:`BenchCase` objects through ``Game.bench_cases()``; other
+Each game contributes :class:`BenchCase` objects through ``Game.bench_cases()`` (the kernel
+against the game's plain-Python reference, ``reference.py``, on the same players); other
 modules (evolution, learners) add cases through the game's entry (``GameEntry.bench_cases``).
-Every game with a kernel also gets the cases of the generic driver (:func:`driver_cases`),
-whose baseline is the game's batched engine rather than a plain loop.
+Every game with a kernel also gets :func:`seat_cases`: compiled seats against the same players
+asked in Python, on the same driver, whose baseline is the driver's batched Python path rather
+than a plain loop.  (``engine`` in a case's fields is the side measured, ``plain`` its baseline.)
 """
 
 from __future__ import annotations
@@ -57,21 +59,22 @@ def cases_for(game) -> list[BenchCase]:
     for target in entry(game.name).bench_cases:
         cases.extend(resolve(target, f"benchmark {target}")(game))
     if has_kernel(game):
-        cases.extend(driver_cases(game))
+        cases.extend(seat_cases(game))
     return cases
 
 
-#: the driver's speed target, as a ratio to the batched engine on the same players
-DRIVER_TARGET = "driver at least 0.8x the batched engine"
-DRIVER_GAMES = 100_000
+#: games per case of :func:`seat_cases`, on each side
+SEAT_GAMES = 100_000
 
 
-def driver_cases(game) -> list[BenchCase]:
-    """The generic driver (:mod:`games.driver`) against the game's batched engine, the same
-    players on both sides, in chunks of the runner's size: random table policies and the
-    kernel's builtins (one compiled loop each), and the table policies asked in Python (the
-    driver's batched path).  ``ratio`` is driver / engine.  They run when ``--case`` names
-    them (``fsmarena bench --case "driver vs engine"``)."""
+def seat_cases(game) -> list[BenchCase]:
+    """Compiled seats against the same players asked in Python, on the same driver
+    (:mod:`games.driver`), in chunks of the runner's size: random table policies, and the
+    kernel's builtins against the game's Python builtins of the same names.  ``ratio`` is
+    compiled / Python: what playing a seat inside the compiled loop buys over the batched
+    Python path (both are measured in the same run).  They run when ``--case`` names them
+    (``fsmarena bench --case "compiled vs Python seats"``).  Each game's own cases time the
+    kernel against its plain-Python reference (``reference.py``) on the same players."""
     from games.kernel import kernel_of
 
     tables = np.random.default_rng(12345).integers(0, game.n_actions, size=(game.n_seats, game.n_states))
@@ -83,37 +86,26 @@ def driver_cases(game) -> list[BenchCase]:
             factories[builtins[s % len(builtins)]]() for s in range(game.n_seats)
         ],
     }
-    cases = [_driver_case(game, f"driver vs engine: {name}", players, True) for name, players in lineups.items()]
-    cases.append(
-        _driver_case(game, "driver vs engine: table vs table asked in Python", lineups["table vs table"], False)
-    )
-    return cases
+    return [_seat_case(game, f"compiled vs Python seats: {name}", players) for name, players in lineups.items()]
 
 
-def _driver_case(game, name: str, players: list, compiled: bool) -> BenchCase:
-    target = DRIVER_TARGET + (" (table vs table DTD: at least 1x)" if game.name == "dtd" and "table" in name else "")
+def _seat_case(game, name: str, players: list) -> BenchCase:
+    def playing(compiled: bool) -> Callable[[int, int], object]:
+        def work(n: int, seed: int) -> object:
+            rng = np.random.default_rng(seed)
+            for size in chunk_sizes(n, DRIVER_CHUNK):
+                play_games(game, players, size, rng, compiled=compiled)
+            return None
 
-    def driver(n: int, seed: int) -> object:
-        rng = np.random.default_rng(seed)
-        for size in chunk_sizes(n, DRIVER_CHUNK):
-            play_games(game, players, size, rng, compiled=compiled)
-        return None
-
-    def engine(n: int, seed: int) -> object:
-        rng = np.random.default_rng(seed)
-        for size in chunk_sizes(n, DRIVER_CHUNK):
-            memories = [player.begin(game, size, None, rng) for player in players]
-            game.play_engine(size, rng, lambda s, obs, rows, m=memories: players[s].act(obs, m[s], rows, rng))
-        return None
+        return work
 
     return BenchCase(
         name,
-        driver,
-        engine,
-        engine_games=DRIVER_GAMES,
-        plain_games=DRIVER_GAMES,
-        target=target if compiled else "",
-        extra={"baseline": "batched engine"},
+        playing(True),
+        playing(False),
+        engine_games=SEAT_GAMES,
+        plain_games=SEAT_GAMES,
+        extra={"baseline": "the same players asked in Python"},
         opt_in=True,  # the first batch compiles the driver's loops: seconds per game
     )
 

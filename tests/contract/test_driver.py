@@ -273,21 +273,21 @@ def _two_sample_ok(a: np.ndarray, b: np.ndarray, z: float = 2.576) -> bool:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
-def test_builtin_pairs_win_as_often_as_on_the_engine(entry):
+def test_builtin_pairs_win_as_often_on_two_seeds(entry):
     game = game_of(entry)
     module = kernel_of(entry)
     n = 20_000
     for number, lineup in enumerate(_builtin_lineups(game, module)):
-        engine = play_games(game, lineup, n, np.random.default_rng(100 + number))
-        driven = play_games(game, lineup, n, np.random.default_rng(200 + number))
+        first = play_games(game, lineup, n, np.random.default_rng(100 + number))
+        second = play_games(game, lineup, n, np.random.default_rng(200 + number))
         labels = [p.label for p in lineup]
         if game.n_seats == 1:
-            assert _two_sample_ok(engine.scores[:, 0], driven.scores[:, 0]), labels
+            assert _two_sample_ok(first.scores[:, 0], second.scores[:, 0]), labels
             continue
         for seat in range(game.n_seats):
-            wins_engine = (engine.rewards[:, seat] > 0).astype(float)
-            wins_driver = (driven.rewards[:, seat] > 0).astype(float)
-            assert _two_sample_ok(wins_engine, wins_driver), (labels, seat, wins_engine.mean(), wins_driver.mean())
+            wins_first = (first.rewards[:, seat] > 0).astype(float)
+            wins_second = (second.rewards[:, seat] > 0).astype(float)
+            assert _two_sample_ok(wins_first, wins_second), (labels, seat, wins_first.mean(), wins_second.mean())
 
 
 @pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
@@ -376,15 +376,16 @@ def test_bad_input_is_one_clear_error(entry):
 
 
 @pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
-def test_bench_times_the_driver_against_the_engine_for_every_game(entry):
-    """``fsmarena bench`` has the driver cases of every game with a kernel, and both sides run."""
+def test_bench_times_compiled_seats_against_python_seats_for_every_game(entry):
+    """``fsmarena bench`` has the compiled-vs-Python seat cases of every game with a kernel,
+    and both sides run."""
     from games.bench import cases_for
 
     game = game_of(entry)
-    cases = {case.name: case for case in cases_for(game) if case.name.startswith("driver vs engine")}
-    assert {"driver vs engine: table vs table", "driver vs engine: table vs table asked in Python"} <= set(cases)
-    assert any(name.startswith("driver vs engine: builtins") for name in cases)
+    cases = {case.name: case for case in cases_for(game) if case.name.startswith("compiled vs Python seats")}
+    assert "compiled vs Python seats: table vs table" in cases
+    assert any(name.startswith("compiled vs Python seats: builtins") for name in cases)
     for case in cases.values():
-        assert case.plain is not None
+        assert case.plain is not None and case.opt_in
         case.engine(5, 0)
         case.plain(5, 0)
