@@ -274,6 +274,15 @@ _REPLAYS: dict[str, Callable[[Any, np.ndarray, dict[int, list[int]]], Replayed]]
 }
 
 
+def engine_log(game: Any, module: Any, deals: np.ndarray, decide_of: Callable[[dict], Callable]) -> tuple[dict, Any]:
+    """31 only, until its numpy engine (``play_engine``) is deleted: the engine playing
+    ``deals`` (the kernel's ``engine_script``) with the logging ``decide`` that
+    ``decide_of(log)`` builds; the log and the outcome."""
+    log: dict = {}
+    script = module.engine_script(game.config, deals)
+    return log, game.play_engine(len(deals), np.random.default_rng(0), decide_of(log), **script)
+
+
 def has_reference(game: Any) -> bool:
     """Whether :func:`replay` knows ``game``."""
     return game.name in _REPLAYS
