@@ -83,7 +83,7 @@ def test_driver_plays_the_reference_rules_on_scripted_deals(case, seed):
         assert np.allclose(driven.scores[g], scores, rtol=0, atol=1e-12)
         if has_reference(game):
             reference_agrees(game, deals[g], log, rewards, scores, g)
-    if not has_reference(game):  # 31, until its numpy engine is deleted: every part as the engine's
+    if not has_reference(game) and hasattr(game, "play_engine"):  # 31, until its numpy engine is deleted
         engine, outcome = engine_log(game, module, deals, lambda log: parts_decide(game, module, n, picks, log))
         assert driver_log == engine
         assert np.array_equal(driven.rewards, outcome.rewards)
