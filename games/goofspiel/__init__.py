@@ -2,7 +2,7 @@
 
 ``game`` (rules, batched engine), ``players`` (fixed strategies), ``reference`` (the plain
 loop the tests compare with), ``kernel`` (the compiled single-game kernel for the sequential
-learners).  The study is ``studies/goofspiel.toml`` on the generic runner.
+learners).  The study is ``games/goofspiel/goofspiel.toml`` on the generic runner.
 """
 
 from games.registry import GameEntry
