@@ -72,7 +72,10 @@ class GameEntry:
       fingerprints (:mod:`evo.fingerprint`), empty when the game has none (one-player games);
     * ``network``: the ``"module:attribute"`` of its :class:`rl.network_agent.NetworkSpec`
       (the network learner's heads and recommended settings), empty for one head over all
-      actions.
+      actions;
+    * ``expectations``: the ``"module:attribute"`` of its :class:`games.expectations.Expectations`
+      (``"games.<name>.expectations:EXPECTED"``): what the contract tests every game inherits
+      must find for it; a game without one fails them.
     """
 
     name: str
@@ -85,6 +88,7 @@ class GameEntry:
     kernel: str = ""
     probes: tuple[str, ...] = ()
     network: str = ""
+    expectations: str = ""
 
 
 def resolve(target: str, what: str) -> Any:

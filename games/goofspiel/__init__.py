@@ -14,4 +14,5 @@ ENTRY = GameEntry(
     studies={"goofspiel": "goofspiel.toml"},
     kernel="games.goofspiel.kernel",
     probes=("upbid", "match", "random"),  # fingerprints: mixtures of these three builtins
+    expectations="games.goofspiel.expectations:EXPECTED",
 )

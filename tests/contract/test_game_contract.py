@@ -2,7 +2,9 @@
 
 In the spirit of OpenSpiel's tests over ``registered_games()`` and Axelrod's ``TestPlayer``:
 a new game folder with its ``ENTRY`` (and a line in ``games.registry.GAME_PACKAGES``) gets
-all of these with no edit here.  Game-specific rules, hand-worked deals and engine-against-
+all of these with no edit here.  What each game declares it must show (its classifier, deals
+worked out by hand, small configurations) is checked by ``test_declared_expectations.py``
+against ``games/<name>/expectations.py``; further game-specific rules and engine-against-
 reference checks stay in each game's own test files.
 """
 
