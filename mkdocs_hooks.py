@@ -91,6 +91,13 @@ def on_files(files: Any, config: Any, **kwargs: Any) -> Any:
     return files
 
 
+def on_serve(server: Any, config: Any, builder: Any, **kwargs: Any) -> Any:
+    """``mkdocs serve`` rebuilds when a rules page in a game's folder changes."""
+    for source in rules_pages().values():
+        server.watch(str(source))
+    return server
+
+
 def commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     """The sub-command parsers of ``parser``, by name, in the order ``fsmarena --help`` lists them."""
     for action in parser._actions:
