@@ -153,11 +153,11 @@ def _loaded(packages: tuple[str, ...]) -> tuple[tuple[GameEntry, Path], ...]:
             ) from None
         entry = getattr(module, "ENTRY", None)
         if not isinstance(entry, GameEntry):
-            raise TypeError(f"{package}.ENTRY is not a GameEntry")
+            raise FsmarenaError(f"game package '{package}' declares no ENTRY = GameEntry(...)")
         found.append((entry, Path(module.__file__ or "").parent))
     names = [e.name for e, _ in found]
     if len(set(names)) != len(names):
-        raise TypeError(f"two games share a name: {names}")
+        raise FsmarenaError(f"two game packages declare the same game name: {', '.join(names)}")
     return tuple(found)
 
 

@@ -71,11 +71,22 @@ def test_register_adds_a_package_for_this_process(monkeypatch, tmp_path):
     assert "nim" not in game_names()
 
 
-def test_an_unimportable_game_package_is_one_clear_error(capsys, monkeypatch):
-    monkeypatch.setenv(GAMES_VARIABLE, "no_such_game_package")
-    code, out, err = run_cli(capsys, "games")
+@pytest.mark.parametrize(
+    ("package", "message"),
+    [
+        ("no_such_game_package", "game package 'no_such_game_package' is not importable"),
+        ("json", "game package 'json' declares no ENTRY = GameEntry(...)"),
+        ("games.dtd", None),  # named twice: counted once
+    ],
+)
+def test_a_bad_game_package_is_one_clear_error(capsys, monkeypatch, package, message):
+    monkeypatch.setenv(GAMES_VARIABLE, package)
+    code, out, err = run_cli(capsys, "games", "--json")
+    if message is None:
+        assert code == 0 and err == ""
+        return
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert "game package 'no_such_game_package' is not importable" in err
+    assert message in err
 
 
 def test_the_scratch_game_is_registered_from_its_folder_only(nim):
