@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import test_declared_expectations as declared
+import test_docs as docs
 import test_every_game_commands as commands
 import test_game_contract as contract
 from cli_helpers import run_cli
@@ -98,6 +99,8 @@ def test_the_scratch_game_is_registered_from_its_folder_only(nim):
         study.plan(scale)
     assert mkdocs_hooks.rules_pages()["rules/nim.md"] == nim / "rules.md"  # the site shows its page
     assert {"Nim": "rules/nim.md"} in mkdocs_hooks.rules_nav()
+    docs.test_every_rules_page_lists_the_parameters_defaults_and_builtins_of_its_game("nim")
+    assert docs.broken_links(docs.DOCS / "rules" / "nim.md", (nim / "rules.md").read_text(encoding="utf-8")) == []
 
 
 def test_the_scratch_game_inherits_the_contract_and_its_declared_expectations(nim):
