@@ -19,7 +19,7 @@ from games.goofspiel.game import MAX_CARDS, MAX_STATES, Goofspiel, GoofspielConf
 from games.vautour.game import N_ABSTRACT, StupideVautour, VautourConfig
 from tests.cli_helpers import run_cli
 
-STUDY = Path(__file__).resolve().parents[1] / "studies" / "goofspiel.toml"
+STUDY = Path(__file__).resolve().parents[1] / "games" / "goofspiel" / "goofspiel.toml"
 
 
 def scripted(game: Goofspiel, bids: np.ndarray, orders: np.ndarray):
