@@ -1,8 +1,12 @@
-"""The documentation site's own code: a mkdocs hook and the command-line reference.
+"""The documentation site's own code: the mkdocs hooks, the rules pages and the command-line reference.
 
-* :func:`on_page_content` is the hook ``mkdocs.yml`` names: the docstrings use Sphinx roles
-  (``:class:`Game```), which the API reference would otherwise show literally; the hook keeps
-  the code and drops the role.
+* :func:`on_page_content`: the docstrings use Sphinx roles (``:class:`Game```), which the API
+  reference would otherwise show literally; the hook keeps the code and drops the role.
+* :func:`on_config` and :func:`on_files`: every registered game's rules page lives in its own
+  folder (``games/<name>/rules.md``, next to its code); the site shows it as
+  ``rules/<game>.md`` (so other pages link to ``rules/dtd.md``) and lists it under the ``Rules``
+  section of the navigation, which ``mkdocs.yml`` leaves empty.  A new game's page is on the
+  site with no edit here or in ``mkdocs.yml`` (:func:`rules_pages`).
 * :func:`cli_reference` writes the options of every ``fsmarena`` command as Markdown, from the
   real argument parsers.  ``docs/cli.md`` holds its output between two markers, and
   ``tests/test_docs.py`` fails when that copy differs from a fresh one, so the page cannot go
@@ -17,11 +21,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from games.registry import game_folder, game_names
+
 CLI_PAGE = Path(__file__).parent / "docs" / "cli.md"
 BEGIN = "<!-- begin: generated from the argument parsers by `python mkdocs_hooks.py` -->"
 END = "<!-- end: generated -->"
 #: the width usage lines are wrapped at, fixed so that the page does not depend on the terminal
 USAGE_WIDTH = 100
+
+#: the navigation section the hook fills with the rules pages (empty in ``mkdocs.yml``)
+RULES_SECTION = "Rules"
+#: where a rules page is on the site (``rules/<game>.md``) and in the game's folder
+RULES_FOLDER = "rules"
+RULES_FILE = "rules.md"
 
 _ROLE = re.compile(r":(?:class|mod|func|meth|attr|data|exc|obj|const):(?=<code>)")
 
@@ -29,6 +41,61 @@ _ROLE = re.compile(r":(?:class|mod|func|meth|attr|data|exc|obj|const):(?=<code>)
 def on_page_content(html: str, **kwargs: Any) -> str:
     """Drop the Sphinx role in front of inline code (``:class:<code>X</code>`` -> ``<code>X</code>``)."""
     return _ROLE.sub("", html)
+
+
+def rules_pages() -> dict[str, Path]:
+    """Every registered game's rules page: its path on the site (``rules/<game>.md``) -> the
+    file in the game's folder, in registration order."""
+    return {f"{RULES_FOLDER}/{name}.md": game_folder(name) / RULES_FILE for name in game_names()}
+
+
+def site_source(path: Path, docs: Path) -> Path:
+    """The file behind ``path``, a path on the site under the docs folder ``docs``: a rules
+    page's file in its game's folder, any other page itself."""
+    try:
+        relative = path.resolve().relative_to(docs.resolve()).as_posix()
+    except ValueError:
+        return path
+    return rules_pages().get(relative, path)
+
+
+def rules_title(page: Path) -> str:
+    """A rules page's title in the navigation: its first heading up to `` (`` (``# 421
+    (`421`, seed 002)`` -> ``421``)."""
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# "):
+            return line[2:].split(" (", 1)[0].strip()
+    raise ValueError(f"{page} has no '# ' heading")
+
+
+def rules_nav() -> list[dict[str, str]]:
+    """The ``Rules`` section of the navigation: one entry per registered game."""
+    return [{rules_title(source): site} for site, source in rules_pages().items()]
+
+
+def on_config(config: Any, **kwargs: Any) -> Any:
+    """Fill the ``Rules`` section of the navigation with every registered game's page."""
+    for item in config["nav"] or []:
+        if isinstance(item, dict) and RULES_SECTION in item:
+            item[RULES_SECTION] = rules_nav()
+            return config
+    raise ValueError(f"mkdocs.yml has no nav section '{RULES_SECTION}' for the rules pages")
+
+
+def on_files(files: Any, config: Any, **kwargs: Any) -> Any:
+    """Add every registered game's rules page (``games/<name>/rules.md``) as ``rules/<game>.md``."""
+    from mkdocs.structure.files import File
+
+    for site, source in rules_pages().items():
+        files.append(File.generated(config, site, abs_src_path=str(source)))
+    return files
+
+
+def on_serve(server: Any, config: Any, builder: Any, **kwargs: Any) -> Any:
+    """``mkdocs serve`` rebuilds when a rules page in a game's folder changes."""
+    for source in rules_pages().values():
+        server.watch(str(source))
+    return server
 
 
 def commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -2,7 +2,9 @@
 
 A game is a plug-in: one folder ``games/<name>/`` whose ``__init__.py`` declares a
 :class:`GameEntry` named ``ENTRY``.  Adding a game is adding its folder and one line to
-:data:`GAME_PACKAGES`; everything a game adds to the rest of the toolkit (player file kinds,
+:data:`GAME_PACKAGES` (a game kept outside fsmarena: :func:`register` or the environment
+variable :data:`GAMES_VARIABLE`); the folder holds its study TOMLs and its rules page too
+(docs/add-a-game.md).  Everything a game adds to the rest of the toolkit (player file kinds,
 named studies, study methods, report writers, benchmark cases) is a field of its entry, so
 no other module needs an edit.
 
@@ -15,8 +17,10 @@ of ``evo``; no other module of ``games`` refers to ``evo``, ``rl`` or ``studies`
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Mapping
 
 from fsmarena.errors import FsmarenaError
@@ -57,8 +61,8 @@ class GameEntry:
     what the game adds, each as ``name -> "module:attribute"``:
 
     * ``player_kinds``: player file kinds of its own (builtins with parameters, agents);
-    * ``studies``: named studies, ``name -> "file.toml"`` (a definition in ``studies/``) or
-      ``"module:function"`` returning a Study;
+    * ``studies``: named studies, ``name -> "file.toml"`` (a definition in the game's own
+      folder, next to its ``__init__.py``) or ``"module:function"`` returning a Study;
     * ``study_methods``: training methods a study TOML may name;
     * ``reports``: report writers a study may name in its ``report`` field;
     * ``bench_cases``: ``"module:function(game) -> [BenchCase]"`` added to ``fsmarena bench``;
@@ -68,7 +72,10 @@ class GameEntry:
       fingerprints (:mod:`evo.fingerprint`), empty when the game has none (one-player games);
     * ``network``: the ``"module:attribute"`` of its :class:`rl.network_agent.NetworkSpec`
       (the network learner's heads and recommended settings), empty for one head over all
-      actions.
+      actions;
+    * ``expectations``: the ``"module:attribute"`` of its :class:`games.expectations.Expectations`
+      (``"games.<name>.expectations:EXPECTED"``): what the contract tests every game inherits
+      must find for it; a game without one fails them.
     """
 
     name: str
@@ -81,6 +88,7 @@ class GameEntry:
     kernel: str = ""
     probes: tuple[str, ...] = ()
     network: str = ""
+    expectations: str = ""
 
 
 def resolve(target: str, what: str) -> Any:
@@ -103,19 +111,68 @@ def lookup(table: Mapping[str, str], name: str, what: str) -> Any:
     return resolve(table[name], f"{what} '{name}'")
 
 
+#: the environment variable naming game packages from outside fsmarena (comma-separated, each
+#: importable: on ``PYTHONPATH`` or installed); it reaches the worker processes of ``--jobs``
+GAMES_VARIABLE = "FSMARENA_GAMES"
+_registered: list[str] = []
+
+
+def register(package: str) -> None:
+    """Register a game package from outside fsmarena (the package's ``__init__.py`` declares its
+    ``ENTRY``, as the folders of :data:`GAME_PACKAGES` do): the one line a game kept elsewhere
+    needs.  It holds in this process only; :data:`GAMES_VARIABLE` also reaches ``--jobs``
+    workers."""
+    if package not in _registered:
+        _registered.append(package)
+    _loaded.cache_clear()
+
+
+def game_packages() -> tuple[str, ...]:
+    """Every game package: :data:`GAME_PACKAGES`, then those named by :data:`GAMES_VARIABLE`,
+    then those given to :func:`register`."""
+    outside = [name.strip() for name in os.environ.get(GAMES_VARIABLE, "").split(",") if name.strip()]
+    found: list[str] = []
+    for package in (*GAME_PACKAGES, *outside, *_registered):
+        if package not in found:
+            found.append(package)
+    return tuple(found)
+
+
 @lru_cache(maxsize=None)
+def _loaded(packages: tuple[str, ...]) -> tuple[tuple[GameEntry, Path], ...]:
+    """Every game's entry and folder, in registration order."""
+    found = []
+    for package in packages:
+        try:
+            module = importlib.import_module(package)
+        except ModuleNotFoundError as exc:
+            if exc.name != package:
+                raise
+            raise FsmarenaError(
+                f"game package '{package}' is not importable (registered by {GAMES_VARIABLE} or register)"
+            ) from None
+        entry = getattr(module, "ENTRY", None)
+        if not isinstance(entry, GameEntry):
+            raise FsmarenaError(f"game package '{package}' declares no ENTRY = GameEntry(...)")
+        found.append((entry, Path(module.__file__ or "").parent))
+    names = [e.name for e, _ in found]
+    if len(set(names)) != len(names):
+        raise FsmarenaError(f"two game packages declare the same game name: {', '.join(names)}")
+    return tuple(found)
+
+
 def entries() -> tuple[GameEntry, ...]:
     """Every registered game's entry, in registration order."""
-    found = []
-    for package in GAME_PACKAGES:
-        entry = importlib.import_module(package).ENTRY
-        if not isinstance(entry, GameEntry):
-            raise TypeError(f"{package}.ENTRY is not a GameEntry")
-        found.append(entry)
-    names = [e.name for e in found]
-    if len(set(names)) != len(names):
-        raise TypeError(f"two games share a name: {names}")
-    return tuple(found)
+    return tuple(item for item, _ in _loaded(game_packages()))
+
+
+def game_folder(name: str) -> Path:
+    """The folder of the game called ``name``: the package that declares its entry (its study
+    TOMLs and rules page live there)."""
+    for item, folder in _loaded(game_packages()):
+        if item.name == name:
+            return folder
+    raise FsmarenaError(f"unknown game '{name}' (known: {', '.join(game_names())})")
 
 
 def entry(name: str) -> GameEntry:
@@ -150,9 +207,20 @@ def player_kinds() -> dict[str, str]:
     return kinds
 
 
+def study_target(game: GameEntry, target: str) -> str:
+    """A study target of ``game`` as the studies layer reads it: a ``"file.toml"`` becomes the
+    path of that file in the game's folder, a ``"module:function"`` stays as it is."""
+    if target.endswith(".toml"):
+        return str(game_folder(game.name) / target)
+    return target
+
+
 def game_studies() -> dict[str, str]:
-    """Named studies the games add."""
-    return _merged("studies")
+    """Named studies the games add: name -> the path of a TOML definition in the game's folder,
+    or ``"module:function"`` returning a Study."""
+    studies = _merged("studies")
+    owners = {key: item for item in entries() for key in item.studies}
+    return {key: study_target(owners[key], target) for key, target in studies.items()}
 
 
 def game_study_methods() -> dict[str, str]:

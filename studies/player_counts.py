@@ -1,6 +1,6 @@
 """A study over several player counts (``fsmarena study vautour``): one definition, a league each.
 
-A definition such as ``studies/vautour.toml`` is an ordinary study definition (competitors,
+A definition such as ``games/vautour/vautour.toml`` is an ordinary study definition (competitors,
 panel, scales) with three more fields read here: ``players`` (the player counts, e.g. ``[2, 3]``), ``reference``
 (the builtin every method is measured against, ``prize-rank``) and, per scale,
 ``league_games``.  For each player count the definition becomes a complete study on the

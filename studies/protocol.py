@@ -8,8 +8,8 @@ budgets.  :meth:`Study.plan` resolves one scale into a :class:`Plan`, the concre
 run follows; its :attr:`Plan.fingerprint` (a hash of the whole plan) marks the output folder
 and every result file, so results of different plans never mix.
 
-Studies are defined in code or in TOML files (see ``studies/dtd_thesis.toml``); named studies
-are declared by the games' entries (:func:`studies`).  Seeds are derived from the master seed with
+Studies are defined in code or in TOML files (see ``games/dtd/dtd_thesis.toml``); named studies
+are declared by the games' entries (:func:`studies`), their TOML files in the games' folders.  Seeds are derived from the master seed with
 ``numpy.random.SeedSequence``: replicate ``r`` owns the child sequence with spawn key ``(r,)``
 (``SeedSequence(master).spawn(R)[r]``) and each competitor's training and panel evaluation use
 children of it keyed by a stable hash of the competitor's name, so adding a competitor or a
@@ -49,8 +49,6 @@ FORMAT_VERSION = 1
 #: spawn key (under the master seed) of the cross-play tournament's random streams
 CROSSPLAY_KEY = 2**32
 _PURPOSES = {"train": 0, "panel": 1}
-#: the folder of the packaged study definitions (TOML files)
-DEFINITIONS = Path(__file__).parent
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 #: the narrowest cross-play confidence interval a study may ask for (about 960,000 games a pair)
 MIN_HALFWIDTH = 0.001
@@ -100,8 +98,8 @@ class StudyDriver(ABC):
 
 
 def studies() -> dict[str, str]:
-    """Named studies: name -> a packaged TOML file (in this folder) or "module:function"
-    returning a Study.  Every named study is declared by its game's entry."""
+    """Named studies: name -> the path of a TOML file in its game's folder, or
+    "module:function" returning a Study.  Every named study is declared by its game's entry."""
     return game_studies()
 
 
@@ -300,9 +298,9 @@ def get_study(name: str) -> Study:
     named = studies()
     if name in named:
         target = named[name]
-        if ":" in target:
-            return resolve(target, f"study '{name}'")()
-        return load_study_toml(DEFINITIONS / target)
+        if target.endswith(".toml"):
+            return load_study_toml(Path(target))
+        return resolve(target, f"study '{name}'")()
     if name.endswith(".toml"):
         return load_study_toml(Path(name))
     raise FsmarenaError(f"unknown study '{name}' (known: {', '.join(study_names())}, or a .toml file)")

@@ -1,7 +1,7 @@
 """A study with a target and a table (``fsmarena study thirtyone``): every family against a
 reference builtin, 1v1 and at a table of more players.
 
-A definition such as ``studies/thirtyone.toml`` is an ordinary study definition for the
+A definition such as ``games/thirtyone/thirtyone.toml`` is an ordinary study definition for the
 two-player game, run by the generic runner into ``DIR`` (replicates, panel, cross-play).  More
 fields are read here:
 

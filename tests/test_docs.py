@@ -19,14 +19,16 @@ import mkdocs_hooks
 from fsmarena.cli import build_parser
 from fsmarena.commands._common import game_from_args
 from games import get_game
-from games.registry import game_names
+from games.registry import game_folder, game_names
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
-MARKDOWN = [ROOT / "README.md", *PAGES]
+#: the rules pages, each in its game's folder: the site shows them as docs/rules/<game>.md
+RULES_PAGES = {source: DOCS / site for site, source in mkdocs_hooks.rules_pages().items()}
+MARKDOWN = [ROOT / "README.md", *PAGES, *RULES_PAGES]
 #: pages whose code blocks are examples to copy: their ``fsmarena`` commands must parse
-EXAMPLE_PAGES = [ROOT / "README.md", *(p for p in PAGES if not p.is_relative_to(DOCS / "api"))]
+EXAMPLE_PAGES = [ROOT / "README.md", *(p for p in PAGES if not p.is_relative_to(DOCS / "api")), *RULES_PAGES]
 
 _FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 _LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
@@ -53,13 +55,14 @@ def anchors(text: str) -> set[str]:
 
 
 def broken_links(path: Path, text: str) -> list[str]:
-    """Relative links of ``text`` (the page at ``path``) to a missing file or heading."""
+    """Relative links of ``text`` (the page at ``path`` on the site) to a missing file or
+    heading; a link to a rules page on the site reads the file in its game's folder."""
     problems = []
     for target in _LINK.findall(_FENCE.sub("", text)):
         if re.match(r"^[a-z]+:", target):
             continue  # http:, https:, mailto:
         file_part, _, anchor = target.partition("#")
-        linked = (path.parent / file_part).resolve() if file_part else path
+        linked = mkdocs_hooks.site_source(path.parent / file_part, DOCS).resolve() if file_part else path
         if not linked.exists():
             problems.append(f"{target}: no file {linked}")
         elif anchor and linked.suffix == ".md" and anchor not in anchors(linked.read_text(encoding="utf-8")):
@@ -80,7 +83,8 @@ def test_the_link_checker_finds_a_missing_file_and_a_missing_heading(tmp_path):
 
 @pytest.mark.parametrize("path", MARKDOWN, ids=_rel)
 def test_every_relative_link_points_at_an_existing_file(path):
-    assert broken_links(path, path.read_text(encoding="utf-8")) == []
+    """Checked where the page is on the site (a rules page at docs/rules/<game>.md)."""
+    assert broken_links(RULES_PAGES.get(path, path), path.read_text(encoding="utf-8")) == []
 
 
 def test_readme_is_a_front_page_of_150_to_250_lines():
@@ -108,6 +112,25 @@ def test_every_page_is_in_the_site_navigation():
     pages = {str(p.relative_to(DOCS)) for p in PAGES if not p.is_relative_to(DOCS / "examples")}
     assert sorted(pages - set(listed)) == [], "add these pages to the nav of mkdocs.yml"
     assert sorted(set(listed) - pages) == [], "the nav of mkdocs.yml names missing pages"
+
+
+def test_the_rules_section_lists_every_game_from_its_own_folder():
+    """The hook fills the empty ``Rules`` section with one page per registered game, each a
+    file in the game's folder shown as ``rules/<game>.md``; no rules page is left in docs/."""
+    yaml = pytest.importorskip("yaml", reason="PyYAML comes with mkdocs (pip install -e '.[docs]')")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    assert {"Rules": []} in config["nav"]
+    filled = mkdocs_hooks.on_config(config)
+    (rules,) = [item["Rules"] for item in filled["nav"] if isinstance(item, dict) and "Rules" in item]
+    assert [site for item in rules for site in item.values()] == [f"rules/{name}.md" for name in game_names()]
+    assert {"Deck-based divide-the-dollar", "421", "Goofspiel"} <= {title for item in rules for title in item}
+    assert list(RULES_PAGES) == [game_folder(name) / "rules.md" for name in game_names()]
+    assert all(source.is_file() for source in RULES_PAGES)
+    assert not (DOCS / "rules").exists()
+    with pytest.raises(ValueError, match="no nav section 'Rules'"):
+        mkdocs_hooks.on_config({"nav": [{"Home": "index.md"}]})
+    assert mkdocs_hooks.site_source(DOCS / "rules" / "dtd.md", DOCS) == game_folder("dtd") / "rules.md"
+    assert mkdocs_hooks.site_source(DOCS / "cli.md", DOCS) == DOCS / "cli.md"
 
 
 # ---- the command-line reference -----------------------------------------------------------------
@@ -270,7 +293,7 @@ def test_shown_defaults():
 
 @pytest.mark.parametrize("name", game_names())
 def test_every_rules_page_lists_the_parameters_defaults_and_builtins_of_its_game(name):
-    page = (DOCS / "rules" / f"{name}.md").read_text(encoding="utf-8")
+    page = (game_folder(name) / "rules.md").read_text(encoding="utf-8")
     info = get_game(name).describe()
     assert parameter_table(page) == {key: shown_default(value) for key, value in info["parameters"].items()}
     for builtin in info["builtin_players"]:

@@ -20,7 +20,7 @@ from games.vautour.game import N_ABSTRACT, StupideVautour, VautourConfig
 from tests.bidding_helpers import play_traced
 from tests.cli_helpers import run_cli
 
-STUDY = Path(__file__).resolve().parents[1] / "studies" / "goofspiel.toml"
+STUDY = Path(__file__).resolve().parents[1] / "games" / "goofspiel" / "goofspiel.toml"
 
 
 def bid_decide(bids: np.ndarray, card_action=lambda card: card - 1):

@@ -1478,7 +1478,7 @@ def _alive(pids: list[int]) -> list[int]:
 #: a command whose worker-pool thread fails while the run is being interrupted, as loky's queue
 #: manager can (``KeyError`` on a work item the shutdown already dropped; seen once in CI)
 _POOL_THREAD_FAILS_ON_INTERRUPT = """
-import os, signal, sys, threading, time
+import signal, sys, threading, time
 import fsmarena.commands.play as play
 from fsmarena import cli
 
@@ -1489,7 +1489,10 @@ def run(args):
     thread = threading.Thread(target=queue_manager, name="ExecutorManagerThread")
     thread.start()
     try:
-        os.kill(os.getpid(), signal.{sig})
+        # raise_signal, not os.kill: it signals this (the main) thread, so the sleep is cut short
+        # at once; a process-directed kill may land on the other thread, and on a loaded machine
+        # the main thread then sleeps on until the pool thread's own timeout
+        signal.raise_signal(signal.{sig})
         time.sleep(10)
     finally:
         thread.join()

@@ -13,4 +13,5 @@ ENTRY = GameEntry(
     studies={"421": "421.toml"},
     reports={"exact-values": "games.dice421.study:exact_reference"},
     kernel="games.dice421.kernel",
+    expectations="games.dice421.expectations:EXPECTED",
 )

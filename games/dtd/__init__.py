@@ -18,4 +18,5 @@ ENTRY = GameEntry(
     ),
     kernel="games.dtd.kernel",
     probes=("always-large", "always-small", "always-median"),  # fingerprints: mixtures of these three builtins
+    expectations="games.dtd.expectations:EXPECTED",
 )

@@ -2,7 +2,7 @@
 
 ``game`` (rules, batched engine), ``players`` (fixed strategies), ``reference`` (the plain
 loop the tests compare with), ``kernel`` (the compiled single-game kernel for the sequential
-learners).  The study is ``studies/goofspiel.toml`` on the generic runner.
+learners).  The study is ``games/goofspiel/goofspiel.toml`` on the generic runner.
 """
 
 from games.registry import GameEntry
@@ -14,4 +14,5 @@ ENTRY = GameEntry(
     studies={"goofspiel": "goofspiel.toml"},
     kernel="games.goofspiel.kernel",
     probes=("upbid", "match", "random"),  # fingerprints: mixtures of these three builtins
+    expectations="games.goofspiel.expectations:EXPECTED",
 )

@@ -6,7 +6,7 @@
   Q-learning with every default setting, 100,000 games against ``random`` in 4-card Goofspiel,
   once per seed of :data:`LEARNING_SEEDS`; it reports the final win rate against ``random``
   (10,000 games) as the mean, lowest and highest over the seeds.  The yardstick is OpenSpiel's
-  tabular Q-learner on the same games (78.6%, measured once; docs/rules/goofspiel.md).
+  tabular Q-learner on the same games (78.6%, measured once; games/goofspiel/rules.md).
 """
 
 from __future__ import annotations

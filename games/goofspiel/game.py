@@ -37,7 +37,7 @@ revealed): ``(no_memory * (2**cards - 1) + next_hand_bits - 1) * (2 * clip + 1) 
 opponent can still bid; measured with 4 cards, 100,000 games against ``random``, Q-learning
 (step 0.1) won 80.0% (mean of five seeds, 79.2-80.9%) on ``public``, about 77.6% on
 ``with-score``, 52% on the no-memory state; OpenSpiel's tabular Q-learner 78.6%
-(docs/rules/goofspiel.md, ``fsmarena bench goofspiel --case learning``).
+(games/goofspiel/rules.md, ``fsmarena bench goofspiel --case learning``).
 The default ``state = "auto"`` is the richest of ``public``, ``with-score`` and ``no-memory``
 whose table fits: ``public`` up to 6 cards, ``with-score`` for 7-11, ``no-memory`` from 12 (the
 13-card game keeps its 106,483 states); the configuration stores the state chosen.
@@ -220,7 +220,7 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
     #: measured with 5 cards, ``with-score``, 100,000 games against ``match``: Q-learning won
     #: 61% of its games with step 0.001 and 100% with 0.05 or 0.1 (SARSA too).  With 4 cards,
     #: the ``public`` state and 100,000 games against ``random``, Q-learning with 0.1 beat 0.05
-    #: and 0.2 (docs/rules/goofspiel.md, ``fsmarena bench goofspiel``).
+    #: and 0.2 (games/goofspiel/rules.md, ``fsmarena bench goofspiel``).
     train_defaults = {"td": {"alpha": 0.1}}
 
     def __init__(self, config: GoofspielConfig | None = None):

@@ -20,4 +20,5 @@ ENTRY = GameEntry(
     kernel="games.thirtyone.kernel",
     probes=("greedy", "greedy-knock", "random"),  # fingerprints: mixtures of these three builtins
     network="games.thirtyone.agent:NETWORK",
+    expectations="games.thirtyone.expectations:EXPECTED",
 )

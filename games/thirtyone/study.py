@@ -1,7 +1,7 @@
 """The 31 study: its definition, run by the studies layer's driver for a study with a target and
 a table (:mod:`studies.target_study`) and reported by its generic builder.
 
-``studies/thirtyone.toml``: every family against the seed's greedy player, 1v1 (does one win 75%?)
+``thirtyone.toml`` (in this folder): every family against the seed's greedy player, 1v1 (does one win 75%?)
 and at a 3-player table with greedy and random.  Nothing here is 31's own but that file.
 """
 
@@ -10,10 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from studies import target_study
-from studies.protocol import DEFINITIONS
 from studies.target_study import TargetStudy
 
-DEFINITION = DEFINITIONS / "thirtyone.toml"
+DEFINITION = Path(__file__).parent / "thirtyone.toml"
 
 
 def load(path: Path = DEFINITION) -> TargetStudy:

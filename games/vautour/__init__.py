@@ -17,4 +17,5 @@ ENTRY = GameEntry(
     studies={"vautour": "games.vautour.study:load", "vautour-small": "games.vautour.study:load_small"},
     kernel="games.vautour.kernel",
     probes=("max", "min", "random"),  # fingerprints: mixtures of these three builtins
+    expectations="games.vautour.expectations:EXPECTED",
 )

@@ -1,8 +1,8 @@
 """The Stupide Vautour studies: their definitions, run by the studies layer's several-player-count
 driver (:mod:`studies.player_counts`) and reported by its generic builder.
 
-``vautour`` (``studies/vautour.toml``): the full game with 2 and 3 players; ``vautour-small``
-(``studies/vautour_small.toml``): the reduced two-player game the exact solution covers, so its
+``vautour`` (``vautour.toml``, in this folder): the full game with 2 and 3 players; ``vautour-small``
+(``vautour_small.toml``): the reduced two-player game the exact solution covers, so its
 report adds every champion's exploitability.  Nothing here is Vautour's own but these two files.
 """
 
@@ -12,11 +12,10 @@ from pathlib import Path
 
 from studies import player_counts
 from studies.player_counts import PlayerCountStudy
-from studies.protocol import DEFINITIONS
 
-DEFINITION = DEFINITIONS / "vautour.toml"
+DEFINITION = Path(__file__).parent / "vautour.toml"
 #: the reduced two-player game the exact solution covers (every champion's exploitability)
-SMALL_DEFINITION = DEFINITIONS / "vautour_small.toml"
+SMALL_DEFINITION = Path(__file__).parent / "vautour_small.toml"
 
 
 def load(path: Path = DEFINITION) -> PlayerCountStudy:

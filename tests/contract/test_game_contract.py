@@ -2,7 +2,9 @@
 
 In the spirit of OpenSpiel's tests over ``registered_games()`` and Axelrod's ``TestPlayer``:
 a new game folder with its ``ENTRY`` (and a line in ``games.registry.GAME_PACKAGES``) gets
-all of these with no edit here.  Game-specific rules, hand-worked deals and engine-against-
+all of these with no edit here.  What each game declares it must show (its classifier, deals
+worked out by hand, small configurations) is checked by ``test_declared_expectations.py``
+against ``games/<name>/expectations.py``; further game-specific rules and engine-against-
 reference checks stay in each game's own test files.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,9 +25,11 @@ from games.arena import play_games
 from games.base import Observation, config_to_dict, parse_params
 from games.match import play_match
 from games.players import Player, TablePolicy, player_from_json, player_to_json, resolve_player
-from games.registry import entries, player_kinds, resolve
+from games.registry import entries, game_folder, player_kinds, resolve
+from studies.protocol import get_study, load_study_toml
 
 GAMES = [e.name for e in entries()]
+ROOT = Path(__file__).resolve().parents[2]
 GAMES_PLAYED = 120  # enough to visit most observations, small enough for the default suite
 
 
@@ -61,6 +66,23 @@ def test_every_entry_resolves_to_its_game():
         assert cls.name == item.name
         for kind, target in item.player_kinds.items():
             assert resolve(target, kind).kind == kind
+
+
+def test_every_named_study_file_lives_in_its_game_folder():
+    """A game's study TOMLs are in its own folder (``studies={"name": "file.toml"}`` is read
+    there) and ``fsmarena study NAME`` loads exactly that file; none is left in ``studies/``."""
+    files = 0
+    for item in entries():
+        folder = game_folder(item.name)
+        for name, target in item.studies.items():
+            if target.endswith(".toml"):
+                path = folder / target
+                assert path.is_file(), f"{item.name}: study '{name}' names {target}, not in {folder}"
+                assert get_study(name) == load_study_toml(path)
+                assert get_study(name).game == item.name
+                files += 1
+    assert files >= 3  # dtd-thesis, 421, goofspiel
+    assert sorted(ROOT.joinpath("studies").glob("*.toml")) == []
 
 
 def test_every_player_kind_names_its_own_class():
