@@ -301,15 +301,16 @@ def _kernel_decisions_31(
     return seen, out_scores, out_rewards
 
 
-def _compare_31(config: ThirtyOneConfig, decks: np.ndarray, noise: np.ndarray) -> set:
-    """Engine and kernel on the same decks and policy noise: identical decision by decision."""
+def _compare_31(config: ThirtyOneConfig, deals: np.ndarray, noise: np.ndarray) -> set:
+    """Engine and kernel on the same decks (the engine gets every deck the kernel deals from
+    ``deals``) and policy noise: identical decision by decision."""
     game = ThirtyOne(config)
     p = k31.make_params(config)
     table = k31.potential_table(config)
-    seen, outcome = _engine_decisions_31(game, decks, noise)
+    seen, outcome = _engine_decisions_31(game, k31.engine_script(config, deals)["deck_order"], noise)
     events: set = set()
-    for i in range(len(decks)):
-        k_seen, k_scores, k_rewards = _kernel_decisions_31(p, decks[i].ravel(), noise[i], table, events)
+    for i in range(len(deals)):
+        k_seen, k_scores, k_rewards = _kernel_decisions_31(p, deals[i], noise[i], table, events)
         assert len(k_seen) == len(seen[i])
         for k, (mine, theirs) in enumerate(zip(k_seen, seen[i])):
             assert mine == theirs, f"game {i}, decision {k}"
@@ -318,9 +319,12 @@ def _compare_31(config: ThirtyOneConfig, decks: np.ndarray, noise: np.ndarray) -
     return events
 
 
-def _decks(rng: np.random.Generator, n: int, config: ThirtyOneConfig) -> np.ndarray:
-    rounds = k31.deal_size(k31.make_params(config)) // 52
-    return np.argsort(rng.random((n, rounds, 52)), axis=2)
+def _deals(rng: np.random.Generator, n: int, config: ThirtyOneConfig) -> np.ndarray:
+    """``n`` kernel deals: a random first deck and random stream seed words each."""
+    size = k31.deal_size(k31.make_params(config))
+    deals = rng.integers(0, 2**32, size=(n, size))
+    deals[:, :52] = np.argsort(rng.random((n, 52)), axis=1)
+    return deals
 
 
 @SETTINGS
@@ -339,7 +343,7 @@ def test_31_kernel_plays_the_engine_game_by_game(seed, players, lives, tok, gun,
     )
     rng = np.random.default_rng(seed)
     n = 6
-    _compare_31(config, _decks(rng, n, config), rng.random((n, MAX_DECISIONS, 2)))
+    _compare_31(config, _deals(rng, n, config), rng.random((n, MAX_DECISIONS, 2)))
 
 
 def test_31_comparison_reaches_every_way_a_round_ends():
@@ -349,10 +353,13 @@ def test_31_comparison_reaches_every_way_a_round_ends():
     rng = np.random.default_rng(2026)
     for config in (ThirtyOneConfig(), ThirtyOneConfig(players=4, lives=2, max_turns=30)):
         n = 12
-        decks = _decks(rng, n, config)
+        deals = _deals(rng, n, config)
         ace_king_queen = [12, 11, 10]  # spades: a dealt 31 for the first player of game 0
-        decks[0, 0] = ace_king_queen + [c for c in decks[0, 0] if c not in ace_king_queen]
-        events |= _compare_31(config, decks, rng.random((n, MAX_DECISIONS, 2)))
+        deals[0, :52] = ace_king_queen + [c for c in deals[0, :52] if c not in ace_king_queen]
+        noise = rng.random((n, MAX_DECISIONS, 2))
+        noise[1, 0::2] = 0.9, 0.0  # game 1 always draws from the stock (turn decisions) and
+        noise[1, 1::2] = 0.9, 0.99  # throws the drawn card back: its stock runs out in a round
+        events |= _compare_31(config, deals, noise)
     assert events == {k31.DEAL31, k31.BLITZ, k31.GUN, k31.KNOCKED, k31.CAP, "turnover"}
 
 
@@ -458,7 +465,7 @@ def test_31_expected_draw_is_the_brute_force_best_three_of_four(tok):
             mate = next(c for c in deck[1:] if c % 13 == rank)
             deck = np.r_[deck[0], mate, [c for c in deck[1:] if c != mate]]
         s = np.zeros(k31.state_size(p), dtype=np.int64)
-        k31.reset(p, s, np.tile(deck, k31.deal_size(p) // 52))
+        k31.reset(p, s, np.r_[deck, np.zeros(k31.deal_size(p) - 52, dtype=np.int64)])
         hand = [int(c) for c in s[k31.HANDS : k31.HANDS + 3]]
         unseen = k31._unseen(p, s, 0)
         cards = [x for x in range(52) if (unseen >> x) & 1]

@@ -6,8 +6,9 @@ reference implementations on states of played games (the kernel-vs-engine compar
   and shared ranks) score every swap as the reference scoring of the three cards does;
 * the expected stock draw, summed per suit from a threshold rank, is the brute-force best
   three of four over the unseen cards, in every phase and with three of a kind on or off;
-* the deck shuffle, drawing raw 32-bit numbers, deals what numpy's ``randint`` Fisher-Yates
-  deals from the same seed, and the random builtin picks what a pick over the mask picks;
+* the deal's decks are the batched Fisher-Yates of :mod:`games.draws`, written out plainly
+  over numpy's words from the same seed, and the random builtin picks what a pick over the
+  mask picks;
 * the bit and table helpers agree with their plain definitions.
 """
 
@@ -99,22 +100,43 @@ def _numba_seed_and_deal(p, deal, value):
     k31.draw_deal(p, deal)
 
 
+def _plain_batched_fisher_yates(word, n: int) -> list[int]:
+    """The shuffle of :mod:`games.draws` as its module doc states it, in plain Python: position
+    ``i`` (last first) swaps with the next mixed-radix digit of an accepted 32-bit word, as
+    many positions per word as keep the product of their ranges within 2**20."""
+    deck = list(range(n))
+    i = n - 1
+    while i > 0:
+        ranges = [i + 1]
+        while len(ranges) < i and np.prod(ranges) * (i + 1 - len(ranges)) <= 1 << 20:
+            ranges.append(i + 1 - len(ranges))
+        bound = int(np.prod(ranges))
+        while True:
+            x = word()
+            if (x * bound) % 2**32 >= 2**32 % bound:
+                break
+        for r in ranges:
+            j, x = divmod(x * r, 2**32)
+            deck[i], deck[j] = deck[j], deck[i]
+            i -= 1
+    return deck
+
+
 @pytest.mark.parametrize("seed", [0, 7, 2026])
-def test_the_shuffle_deals_as_a_randint_fisher_yates(seed):
-    """numba's and numpy's legacy generators are the same Mersenne Twister: the kernel's
-    decks equal numpy's ``randint`` Fisher-Yates from the same seed, deck by deck."""
-    p = k31.make_params(ThirtyOneConfig(max_rounds=5))
+def test_the_deal_is_batched_fisher_yates_decks_then_the_stream_seed(seed):
+    """numba's and numpy's legacy generators are the same Mersenne Twister: the kernel's deal
+    (three decks scripted here) equals the documented shuffle written out over numpy's words
+    from the same seed, deck by deck, then four more words, the seed of the game's stream."""
+    p = k31.make_params(ThirtyOneConfig(max_rounds=5), deal_rounds=3)
     deal = np.zeros(k31.deal_size(p), dtype=np.int64)
     _numba_seed_and_deal(p, deal, seed)
     np.random.seed(seed)
-    reference = []
-    for _ in range(5):
-        deck = list(range(52))
-        for i in range(51, 0, -1):
-            j = np.random.randint(0, i + 1)
-            deck[i], deck[j] = deck[j], deck[i]
-        reference += deck
-    assert deal.tolist() == reference
+
+    def word() -> int:
+        return int(np.random.randint(0, 2**32))
+
+    reference = [card for _ in range(3) for card in _plain_batched_fisher_yates(word, 52)]
+    assert deal.tolist() == reference + [word() for _ in range(4)]
 
 
 @njit

@@ -11,14 +11,17 @@ computed on the spot from a few small per-card and per-suit tables (:data:`VALUE
 instead of looked up, without allocating: every observation costs tens of nanoseconds.
 
 Parameters ``p`` (:func:`make_params`): ``players, lives, three_of_a_kind (doubled, 0 = off),
-under_the_gun (0/1), max_turns, max_rounds``.
+under_the_gun (0/1), max_turns, max_rounds, K`` (``K``: the decks a deal holds, 1 unless a
+test scripts more rounds).
 
-Deal (:func:`draw_deal`): the card orders of the first ``K = min(max_rounds, 32)`` rounds,
-52 cards each (round ``r`` at ``deal[52 r : 52 r + 52]``), used as the engine uses its
-``deck_order``: dealt three at a time to the live players from the round's first player, then
-the face-up card, then the stock.  A game that outlasts them (``max_rounds > 32`` and more than
-32 rounds played: in practice only after long runs of all-tied showdowns) shuffles its later
-decks with ``np.random`` inside :func:`step`.  Tests give the engine the same ``K`` orders.
+Deal (:func:`draw_deal`, ``52 K + 4`` numbers): the card orders of the first ``K`` rounds, 52
+cards each (round ``r`` at ``deal[52 r : 52 r + 52]``), then the seed of the game's own stream
+(:func:`games.draws.seed_stream`).  A deck is used as the engine uses its ``deck_order``:
+dealt three at a time to the live players from the round's first player, then the face-up card,
+then the stock.  Round ``r >= K`` shuffles its deck when it is dealt, inside :func:`step`, from
+the game's stream (:func:`games.draws.shuffle_stream`): most games end within a round or two,
+so a deal costs one shuffle, not one per round a game might reach, and a game's decks are a
+function of its deal alone (:func:`round_decks` lists them; the tests give them to the engine).
 
 A turn is two decisions, as in the engine: the turn decision (``draw_deck``, ``draw_discard``,
 ``knock``) and, after a draw, the discard decision (``discard_greedy``, ``discard_0..2``,
@@ -43,7 +46,8 @@ State ``s`` (int64; bit sets of cards are 52-bit masks in an int64)::
     s[158:230] per seat, 12 numbers on the pairs of cards it keeps when it throws position
               ``q`` (set with the hand, :func:`_set_hand`): the pairs' per-suit value sums
               (one byte per suit), best suit sums, value totals and shared ranks (-1 none)
-    s[230:]   the deal (K deck orders)
+    s[230:234] the game's stream (the deck shuffles of rounds ``K`` on)
+    s[234:]   the deck orders of rounds 1 to ``K - 1`` (none when ``K`` is 1)
 
 Speed.  The observations, the builtins and :func:`step` cost tens of nanoseconds: the hand's
 key and its pairs' numbers are kept in the state, everything else is read from small tables,
@@ -65,6 +69,7 @@ from typing import Any
 import numpy as np
 
 from fsmarena.jit import njit
+from games.draws import STREAM_WORDS, load_stream, seed_stream, shuffle, shuffle_stream
 
 N_ACTIONS = 8
 DRAW_DECK, DRAW_DISCARD, KNOCK, DISCARD_GREEDY, DISCARD_0, DISCARD_1, DISCARD_2, DISCARD_DRAWN = range(8)
@@ -75,7 +80,10 @@ N_SCORE, N_GAIN, N_TURN = 8, 4, 4
 N_FEATURES = 63
 N_ENCODINGS = 7
 ENCODING_SIZES = (2, 2, N_SCORE, N_GAIN, N_TURN, 4, 2)
-DEAL_ROUNDS = 32
+#: decks a deal holds unless a test asks for more (:func:`make_params`): the first round's
+#: (measured over whole games on the driver, a second pre-drawn deck was no faster and costs
+#: 416 bytes more of deal and of state per game)
+DEAL_ROUNDS = 1
 MAX_SEATS = 6
 ALL_CARDS = (1 << 52) - 1
 SUIT_VALUE_TOTAL = 95.0
@@ -106,7 +114,7 @@ PART_HAND, PART_LIVES, PART_EXPECTED, PART_POTENTIAL = 2, 8, 9, 11
 GREEDY_KNOCK2 = 60
 
 # parameters
-P_PLAYERS, P_LIVES, P_TOK2, P_GUN, P_MAX_TURNS, P_MAX_ROUNDS = range(6)
+P_PLAYERS, P_LIVES, P_TOK2, P_GUN, P_MAX_TURNS, P_MAX_ROUNDS, P_DEAL_ROUNDS = range(7)
 # state fields
 (
     PHASE,
@@ -137,7 +145,8 @@ KEYS = 152
 PAIRS = 158
 #: per-seat numbers at ``PAIRS``: 3 per-suit sums, 3 best suit sums, 3 totals, 3 shared ranks
 PAIR_SUMS, PAIR_BEST, PAIR_TOTAL, PAIR_RANK, PAIR_SIZE = 0, 3, 6, 9, 12
-DEAL = PAIRS + PAIR_SIZE * MAX_SEATS
+STREAM = PAIRS + PAIR_SIZE * MAX_SEATS
+DECKS = STREAM + STREAM_WORDS
 
 # ---- tables (plain numpy constants, compiled into the code) ----------------------------------
 
@@ -171,13 +180,15 @@ FIRST_RANK_ABOVE = np.array(
 )
 #: bucket of every doubled score 0..62 (:func:`_score_bucket`)
 SCORE_BUCKETS = np.array([sum(score >= e for e in (34, 40, 46, 52, 56, 58, 60)) for score in range(63)], dtype=np.int64)
-#: mask of the bits ``np.random.randint(0, n)`` keeps of a 32-bit draw before rejecting (n >= 2)
-DRAW_MASKS = np.array([0, 0] + [(1 << (n - 1).bit_length()) - 1 for n in range(2, 53)], dtype=np.int64)
 SUIT_BITS = (1 << 13) - 1
 
 
-def make_params(config: Any) -> np.ndarray:
-    """The rules of a :class:`ThirtyOneConfig` packed into one int64 array."""
+def make_params(config: Any, deal_rounds: int = DEAL_ROUNDS) -> np.ndarray:
+    """The rules of a :class:`ThirtyOneConfig` packed into one int64 array; ``deal_rounds``:
+    the decks a deal holds (at least 1; more lets a test script the decks of several rounds,
+    at 416 bytes of state per deck)."""
+    if isinstance(deal_rounds, bool) or not isinstance(deal_rounds, (int, np.integer)) or deal_rounds < 1:
+        raise ValueError(f"deal_rounds must be a positive whole number, got {deal_rounds!r}")
     return np.array(
         [
             config.players,
@@ -186,24 +197,26 @@ def make_params(config: Any) -> np.ndarray:
             int(config.under_the_gun),
             config.max_turns,
             config.max_rounds,
+            deal_rounds,
         ],
         dtype=np.int64,
     )
 
 
-@njit
+@njit(inline="always")
 def _deal_rounds(p: np.ndarray) -> int:
-    return min(p[P_MAX_ROUNDS], DEAL_ROUNDS)
+    """``K``: the decks a deal holds."""
+    return p[P_DEAL_ROUNDS]
 
 
 @njit
 def state_size(p: np.ndarray) -> int:
-    return DEAL + deal_size(p)
+    return DECKS + 52 * (_deal_rounds(p) - 1)
 
 
 @njit
 def deal_size(p: np.ndarray) -> int:
-    return 52 * _deal_rounds(p)
+    return 52 * _deal_rounds(p) + STREAM_WORDS
 
 
 @njit
@@ -244,34 +257,39 @@ def encoding_size(p: np.ndarray, which: int) -> int:
     return sizes[which]
 
 
-@njit(inline="always")
-def _draw_below(n: int) -> int:
-    """``np.random.randint(0, n)`` for ``2 <= n <= 52``, drawn as numba and numpy draw it (the
-    low bits of 32-bit draws under :data:`DRAW_MASKS`, rejected until below ``n``) from raw
-    32-bit draws: the same numbers from the same stream, in less than half the time of
-    numba's ``randint`` with a varying bound."""
-    keep = DRAW_MASKS[n]
-    while True:
-        j = np.random.randint(0, 1 << 32) & keep
-        if j < n:
-            return j
-
-
-@njit
-def _shuffle(out: np.ndarray, at: int) -> None:
-    """A uniformly random order of the 52 cards in ``out[at : at + 52]`` (Fisher-Yates)."""
-    for i in range(52):
-        out[at + i] = i
-    for i in range(51, 0, -1):
-        j = _draw_below(i + 1)
-        out[at + i], out[at + j] = out[at + j], out[at + i]
-
-
 @njit
 def draw_deal(p: np.ndarray, deal: np.ndarray) -> None:
-    """``K`` independent shuffled decks, one per round."""
+    """``K`` independent shuffled decks (:func:`games.draws.shuffle`), then the seed of the
+    game's stream (:func:`games.draws.seed_stream`)."""
     for r in range(_deal_rounds(p)):
-        _shuffle(deal, 52 * r)
+        for i in range(52):
+            deal[52 * r + i] = i
+        shuffle(deal[52 * r : 52 * r + 52], 52)
+    seed_stream(deal, 52 * _deal_rounds(p))
+
+
+@njit
+def _stream_deck(s: np.ndarray, at: int) -> None:
+    """A fresh deck order in ``s[at : at + 52]`` from the game's stream (kept in ``s``)."""
+    for i in range(52):
+        s[at + i] = i
+    shuffle_stream(s, at, 52, s, STREAM)
+
+
+@njit
+def round_decks(p: np.ndarray, deal: np.ndarray, out: np.ndarray) -> None:
+    """The deck orders of the first ``len(out)`` rounds (``out`` of shape ``(rounds, 52)``) the
+    kernel deals from ``deal``: the deal's ``K``, then the game's stream's (what
+    :func:`step` shuffles when it deals a round; for tests, which give them to the engine)."""
+    s = np.zeros(state_size(p), dtype=np.int64)
+    K = _deal_rounds(p)
+    load_stream(s, STREAM, deal, 52 * K)
+    for r in range(out.shape[0]):
+        if r < K:
+            out[r, :] = deal[52 * r : 52 * r + 52]
+        else:
+            _stream_deck(s, STOCK)
+            out[r, :] = s[STOCK : STOCK + 52]
 
 
 # ---- cards and hands ------------------------------------------------------------------------
@@ -462,10 +480,15 @@ def _previous(p: np.ndarray, alive: int, seat: int) -> int:
 
 @njit
 def reset(p: np.ndarray, s: np.ndarray, deal: np.ndarray) -> None:
-    """Start a game: full lives, seat 0 first, the first round dealt from ``deal``."""
-    s[:DEAL] = 0
-    for i in range(deal_size(p)):  # a loop copies faster than a slice assignment here
-        s[DEAL + i] = deal[i]
+    """Start a game: full lives, seat 0 first, the first round dealt from ``deal``; the state
+    keeps the game's stream and the deal's later decks."""
+    s[:STREAM] = 0
+    K = _deal_rounds(p)
+    for i in range(52):  # a loop copies faster than a slice assignment here
+        s[STOCK + i] = deal[i]
+    for i in range(52 * (K - 1)):
+        s[DECKS + i] = deal[52 + i]
+    load_stream(s, STREAM, deal, 52 * K)
     S = p[P_PLAYERS]
     for seat in range(S):
         s[LIVES + seat] = p[P_LIVES]
@@ -486,14 +509,12 @@ def _deal_round(p: np.ndarray, s: np.ndarray) -> None:
 
 @njit
 def _deal(p: np.ndarray, s: np.ndarray) -> bool:
-    """Deal the next round (False when somebody was dealt 31: the round is over)."""
+    """Deal the next round (False when somebody was dealt 31: the round is over).  The first
+    round's deck is in the stock already (:func:`reset`)."""
     S = p[P_PLAYERS]
     r = s[ROUNDS]
-    if r < _deal_rounds(p):
-        for i in range(52):
-            s[STOCK + i] = s[DEAL + 52 * r + i]
-    else:
-        _shuffle(s, STOCK)
+    if r > 0:
+        _round_deck(p, s, r)
     alive, first = s[ALIVE], s[FIRST]
     blitz = False
     position = 0
@@ -523,6 +544,18 @@ def _deal(p: np.ndarray, s: np.ndarray) -> bool:
         s[END_KIND] = DEAL31
         return False
     return True
+
+
+@njit
+def _round_deck(p: np.ndarray, s: np.ndarray, r: int) -> None:
+    """Round ``r``'s deck (``r >= 1``) into the stock: the deal's, or shuffled from the game's
+    stream."""
+    if r < _deal_rounds(p):
+        at = DECKS + 52 * (r - 1)
+        for i in range(52):
+            s[STOCK + i] = s[at + i]
+    else:
+        _stream_deck(s, STOCK)
 
 
 @njit
@@ -1106,11 +1139,21 @@ def potential_table(config: Any) -> np.ndarray:
 # ---- for tests -----------------------------------------------------------------------------
 
 
+#: rounds of deck orders :func:`engine_script` gives the engine at most (a game of more rounds
+#: needs long runs of all-tied showdowns)
+SCRIPTED_ROUNDS = 256
+
+
 def engine_script(config: Any, deals: np.ndarray) -> dict:
-    """The ``ThirtyOne.play`` keyword that makes the batched engine deal the deck orders of
-    ``deals`` (one kernel deal per row, ``K`` rounds each)."""
-    deals = np.asarray(deals)
-    return {"deck_order": deals.reshape(len(deals), -1, 52)}
+    """The ``ThirtyOne.play`` keyword that makes the batched engine deal the deck orders the
+    kernel deals from ``deals`` (one kernel deal per row, made with ``make_params(config)``):
+    every round's up to ``max_rounds`` (:data:`SCRIPTED_ROUNDS` at most), :func:`round_decks`."""
+    deals = np.ascontiguousarray(deals, dtype=np.int64)
+    p = make_params(config, (deals.shape[1] - STREAM_WORDS) // 52)
+    orders = np.zeros((len(deals), min(config.max_rounds, SCRIPTED_ROUNDS), 52), dtype=np.int64)
+    for row, deal in enumerate(deals):
+        round_decks(p, deal, orders[row])
+    return {"deck_order": orders}
 
 
 def test_configs() -> list:

@@ -1,0 +1,213 @@
+"""A game's own chance stream (:mod:`games.draws`) and the deals that lean on it: 31 deals the
+first round's deck and shuffles later ones from the game's stream when it reaches them.
+
+* the stream is xoshiro128**: word for word the generator written out in plain Python from
+  its authors' definition (32-bit arithmetic by masking Python integers);
+* shuffles and dice drawn from a stream are uniform (chi-square, as ``tests/test_draws.py``);
+* a game's chance is a function of its deal alone: the decks 31 deals in play are the list
+  :func:`games.thirtyone.kernel.round_decks` gives (a deal's own decks first, scripted ones
+  included), and every game of a batch plays the same alone, in another order, in other
+  batches, compiled or asked in Python, whatever the generator seeding the batch;
+* 31's state stays small: it does not grow with ``max_rounds``.
+
+(That results do not depend on ``--jobs`` is ``tests/contract/test_game_contract.py``'s, for
+every game; deals and their games are both drawn per chunk.)
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Iterator
+
+import numpy as np
+import pytest
+from scipy.stats import chisquare
+
+from games import draws
+from games.arena import play_games
+from games.driver import Driver
+from games.players import TablePolicy
+from games.thirtyone import kernel as k31
+from games.thirtyone.game import ThirtyOne, ThirtyOneConfig
+
+P_MIN = 1e-4
+M32 = 2**32 - 1
+
+
+def _plain_xoshiro128starstar(state: list[int]) -> Iterator[int]:
+    """xoshiro128** (Blackman and Vigna, 2018) as its authors define it on 32-bit words."""
+    s = list(state)
+
+    def rotl(x: int, k: int) -> int:
+        return ((x << k) | (x >> (32 - k))) & M32
+
+    while True:
+        result = rotl(s[1] * 5 & M32, 7) * 9 & M32
+        t = s[1] << 9 & M32
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = rotl(s[3], 11)
+        yield result
+
+
+@pytest.mark.parametrize("state", [[1, 2, 3, 4], [M32, 0, 12345, 2**31], [0xDEADBEEF, 0xCAFEBABE, 7, 0]])
+def test_the_stream_is_xoshiro128starstar(state):
+    stream = np.array([99, *state], dtype=np.int64)  # the stream may sit anywhere in an array
+    plain = _plain_xoshiro128starstar(state)
+    words = [draws.stream_word(stream, 1) for _ in range(1000)]
+    assert words == [next(plain) for _ in range(1000)]
+    assert stream[0] == 99 and max(words) < 2**32 and len(set(words)) > 990
+
+
+def test_loading_a_seed_keeps_32_bits_and_leaves_no_all_zero_state():
+    stream = np.zeros(6, dtype=np.int64)
+    draws.load_stream(stream, 1, np.array([5, -1, 2**40 + 3, 0, 0], dtype=np.int64), 1)
+    assert stream.tolist() == [0, M32, 3, 0, 0, 0]
+    draws.load_stream(stream, 1, np.zeros(4, dtype=np.int64), 0)
+    assert stream[1:5].any()  # all zero would give zero words for ever
+    assert len({draws.stream_word(stream, 1) for _ in range(50)}) > 45
+
+
+def _stream_shuffles(n: int, times: int) -> np.ndarray:
+    """``times`` shuffles of ``n`` cards drawn one after another from one game stream."""
+    stream = np.array([3, 1, 4, 1], dtype=np.int64)
+    decks = np.zeros((times, n), dtype=np.int64)
+    for row in decks:
+        row[:] = np.arange(n)
+        draws.shuffle_stream(row, 0, n, stream, 0)
+    return decks
+
+
+def test_every_order_of_five_cards_from_a_stream_is_equally_likely():
+    decks = _stream_shuffles(5, 36_000)
+    orders = {order: number for number, order in enumerate(itertools.permutations(range(5)))}
+    counts = np.bincount([orders[tuple(row)] for row in decks.tolist()], minlength=120)
+    assert chisquare(counts).pvalue > P_MIN
+
+
+def test_each_card_of_a_stream_deck_lands_on_each_position_equally_often():
+    decks = _stream_shuffles(52, 5200)
+    assert (np.sort(decks, axis=1) == np.arange(52)).all()
+    for card in range(52):
+        positions = np.flatnonzero(decks.reshape(-1) == card) % 52
+        assert chisquare(np.bincount(positions, minlength=52)).pvalue > P_MIN, card
+
+
+def test_dice_from_a_stream_are_uniform_and_independent():
+    stream = np.array([9, 8, 7, 6], dtype=np.int64)
+    rows = np.zeros((12_000, 9), dtype=np.int64)
+    for row in rows:
+        draws.fill_uniform_stream(row, 0, 9, 1, 7, stream, 0)
+    assert rows.min() == 1 and rows.max() == 6
+    for position in range(9):
+        assert chisquare(np.bincount(rows[:, position], minlength=7)[1:]).pvalue > P_MIN, position
+    for first in (0, 3, 6, 7):
+        pairs = (rows[:, first] - 1) * 6 + rows[:, first + 1] - 1
+        assert chisquare(np.bincount(pairs, minlength=36)).pvalue > P_MIN, first
+
+
+# ---- 31: the decks of a game are a function of its deal ----------------------------------------
+
+
+def _dealt_decks(p: np.ndarray, deal: np.ndarray) -> dict[int, list[int]]:
+    """Play ``deal`` with the greedy builtin in every seat; the deck of every round played, read
+    from the stock as the round is dealt (before the pile can be turned over into it)."""
+    s = np.zeros(k31.state_size(p), dtype=np.int64)
+    k31.reset(p, s, deal)
+    decks = {int(s[k31.ROUNDS]): s[k31.STOCK : k31.STOCK + 52].tolist()}
+    while (seat := k31.to_move(p, s)) >= 0:
+        rounds = s[k31.ROUNDS]
+        k31.step(p, s, k31.builtin_action(p, s, seat, k31.GREEDY))
+        if s[k31.ROUNDS] != rounds and not s[k31.DONE]:
+            decks[int(s[k31.ROUNDS])] = s[k31.STOCK : k31.STOCK + 52].tolist()
+    return decks
+
+
+@pytest.mark.parametrize("scripted", [1, 3])
+def test_31_deals_the_decks_round_decks_lists(scripted):
+    """With the default deal (one deck) and with three scripted decks: rounds below ``K`` get
+    the deal's decks, later ones the game's stream's, exactly as :func:`round_decks` lists."""
+    config = ThirtyOneConfig(players=3, lives=5)
+    p = k31.make_params(config, deal_rounds=scripted)
+    rng = np.random.default_rng(scripted)
+    longest = 0
+    for _ in range(8):
+        deal = rng.integers(0, 2**32, size=k31.deal_size(p))
+        deal[: 52 * scripted] = np.argsort(rng.random((scripted, 52)), axis=1).ravel()
+        dealt = _dealt_decks(p, deal)
+        listed = np.zeros((max(dealt) + 1, 52), dtype=np.int64)
+        k31.round_decks(p, deal, listed)
+        assert dealt == {r: listed[r].tolist() for r in dealt}
+        assert (np.sort(listed, axis=1) == np.arange(52)).all()
+        for r in range(min(scripted, len(listed))):
+            assert listed[r].tolist() == deal[52 * r : 52 * r + 52].tolist()
+        longest = max(longest, len(dealt))
+    assert longest > scripted + 2  # games long enough to play stream decks
+
+
+def _rounds_played(p: np.ndarray, deal: np.ndarray) -> int:
+    return len(_dealt_decks(p, deal))
+
+
+def test_31_games_play_the_same_in_any_batch_order_path_and_generator():
+    """Deterministic players on fixed deals: the whole batch, the batch reversed, in pieces of
+    7 games cut into compiled calls of 3, asked in Python, and one game alone give every game the
+    same outcome, whatever generator seeds each batch (chance drawn during play comes from
+    the game's own stream, not from the stream the batch shares)."""
+    game = ThirtyOne(ThirtyOneConfig(players=3, lives=4))
+    rng = np.random.default_rng(5)
+    seats = [
+        game.builtin_players()["greedy"](),
+        game.builtin_players()["greedy-knock"](),
+        TablePolicy(rng.integers(0, game.n_actions, game.n_states)),
+    ]
+    n = 60
+    deals = Driver(game).deals(n, np.random.default_rng(6))
+    p = k31.make_params(game.config)
+    assert max(_rounds_played(p, deal) for deal in deals) >= 4  # later decks matter
+
+    whole = play_games(game, seats, n, np.random.default_rng(1), deals=deals)
+    backwards = play_games(game, seats, n, np.random.default_rng(2), deals=deals[::-1])
+    python = play_games(game, seats, n, np.random.default_rng(3), deals=deals, compiled=False)
+    pieces = [
+        play_games(game, seats, len(deals[i : i + 7]), np.random.default_rng(4 + i), deals=deals[i : i + 7], chunk=3)
+        for i in range(0, n, 7)
+    ]
+    alone = play_games(game, seats, 1, np.random.default_rng(99), deals=deals[17:18])
+    for outcome, order in ((backwards, slice(None, None, -1)), (python, slice(None))):
+        assert np.array_equal(outcome.rewards[order], whole.rewards)
+        assert np.array_equal(outcome.scores[order], whole.scores)
+    assert np.array_equal(np.concatenate([o.scores for o in pieces]), whole.scores)
+    assert np.array_equal(alone.scores[0], whole.scores[17])
+
+
+def test_31_state_and_deal_do_not_grow_with_the_rounds_a_game_may_last():
+    sizes = set()
+    for max_rounds in (1, 32, 200, 100_000):
+        p = k31.make_params(ThirtyOneConfig(players=6, max_rounds=max_rounds))
+        sizes.add((k31.state_size(p), k31.deal_size(p)))
+    assert sizes == {(k31.DECKS, 52 + draws.STREAM_WORDS)}
+    assert k31.DECKS * 8 < 2048  # bytes of state per game
+    three = k31.make_params(ThirtyOneConfig(), deal_rounds=3)
+    assert (k31.state_size(three), k31.deal_size(three)) == (k31.DECKS + 104, 156 + draws.STREAM_WORDS)
+
+
+def test_31_driver_deals_are_reproducible_and_seed_the_game_streams():
+    """The same generator gives the same deals; each deal is a deck then four stream words,
+    and different games get different streams."""
+    game = ThirtyOne()
+    one = Driver(game).deals(50, np.random.default_rng(8))
+    two = Driver(game).deals(50, np.random.default_rng(8))
+    assert np.array_equal(one, two)
+    assert (np.sort(one[:, :52], axis=1) == np.arange(52)).all()
+    words = one[:, 52:]
+    assert words.min() >= 0 and words.max() < 2**32 and len({tuple(w) for w in words.tolist()}) == 50
+
+
+def test_make_params_refuses_a_deal_without_decks():
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError):
+            k31.make_params(ThirtyOneConfig(), deal_rounds=bad)
