@@ -30,12 +30,14 @@ from __future__ import annotations
 import dataclasses
 import typing
 from abc import ABC, abstractmethod
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from games.observation import Decide, Observation, Outcome, rewards_from_ranking
+from games.players import RandomPlayer
 
 if TYPE_CHECKING:
     from games.driver import Trace
@@ -114,7 +116,6 @@ class Game(ABC):
 
     def builtin_players(self) -> dict[str, Callable[[], Any]]:
         """Builtin player names and factories (``random`` and the game's fixed strategies)."""
-        from games.players import RandomPlayer
 
         return {"random": RandomPlayer}
 
@@ -213,8 +214,6 @@ def _convert(key: str, raw: str, hint: Any) -> Any:
         if hint is int:
             return int(raw)
         if hint is float:
-            from fractions import Fraction
-
             return float(Fraction(raw))
         if hint is str:
             return raw
