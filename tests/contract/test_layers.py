@@ -312,9 +312,10 @@ def test_no_library_module_reaches_the_command_line(module):
     assert not reached, f"{module} reaches the command line through {reached}"
 
 
-#: imports inside functions that still close a cycle, each in a file being rewritten for #26
-#: item 1 (a game's ``game.py`` becomes the record of what the game is and stops reaching its
-#: players, benchmarks and solver); the list only shrinks
+#: imports inside functions that still close a cycle: a game's ``game.py`` reaching its players,
+#: benchmarks and solver, and the solver methods ``game.py`` inherits from Vautour's mixin; #26
+#: item 1 rewrites ``game.py`` as the record of what the game is (its capabilities then name
+#: their solver instead of the game class carrying it); the list only shrinks
 CYCLES_BEING_REMOVED: dict[tuple[str, str], str] = {
     ("games.goofspiel.game", "games.goofspiel.bench"): "Goofspiel.bench_cases",
     ("games.goofspiel.game", "games.goofspiel.players"): "Goofspiel.builtin_players",
