@@ -37,7 +37,6 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from games.observation import Decide, Observation, Outcome, rewards_from_ranking
-from games.players import RandomPlayer
 
 if TYPE_CHECKING:
     from games.driver import Trace
@@ -116,6 +115,9 @@ class Game(ABC):
 
     def builtin_players(self) -> dict[str, Callable[[], Any]]:
         """Builtin player names and factories (``random`` and the game's fixed strategies)."""
+        # inside: games.players loads the file readers and writers (json, tempfile, zipfile),
+        # which `import fsmarena` (this module's importer) does not otherwise pay for
+        from games.players import RandomPlayer
 
         return {"random": RandomPlayer}
 
