@@ -28,7 +28,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from evo.genome import GenomeSpec
+from evo.genome_base import GenomeSpec
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields
 from games.players import Player, action_number, legal_or_first

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from evo.genome import GenomeSpec
+from evo.genome_base import GenomeSpec
 from evo.inputs import InputEncoder, input_encoder
 from fsmarena.errors import FsmarenaError
 from games.players import Player, legal_or_first

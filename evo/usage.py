@@ -25,7 +25,7 @@ from typing import Any, Iterator, Sequence, Union, cast
 import numpy as np
 
 from evo.bda import FALSE_NEXT, THETA_STEPS, TRUE_NEXT, BinaryDecisionAutomaton
-from evo.minimise import InputDomain
+from evo.minimise import InputDomain, minimise, reachable_states
 from evo.table_fsm import TableFSM
 from fsmarena.errors import FsmarenaError
 from fsmarena.parallel import chunk_sizes
@@ -191,7 +191,6 @@ def machine_summary(machine: Player, game: Game, usage: Usage) -> dict[str, Any]
     """What ``fsmarena inspect`` and the studies report of a machine, JSON-ready: its states,
     those reachable, its effective states (exact, and on the inputs met in ``usage``'s games),
     the inputs it met and how much of it fired."""
-    from evo.minimise import minimise, reachable_states
 
     summary: dict[str, Any] = {
         "kind": machine.kind,
@@ -230,7 +229,6 @@ def minimal_in_play(
     panel (:func:`evo.minimise.minimise` on the observed domain), the input codes it keeps
     (table FSM; ``None`` for a BDA) and its own usage in the same games: what ``draw
     --minimise`` and the studies' drawings of the best machines show."""
-    from evo.minimise import minimise
 
     minimal = minimise(machine, observed_domain(machine, game, panel, games, seed))
     player = cast(Machine, minimal.player)  # minimise keeps the machine's kind

@@ -1,6 +1,10 @@
 """Drawing a machine's graph (:mod:`figures.machine_graph`): the figure of states and edges
 laid out by :mod:`figures.machine_layout`, with the machine's table under it (a table FSM's
 actions per input and state, a BDA's tests), titled by :mod:`figures.machine_captions`.
+
+matplotlib (and :mod:`figures.style`, which loads it) is imported inside the drawing functions:
+the text formats of ``fsmarena draw`` (dot, json) and ``fsmarena inspect`` go through this
+module and must not pay matplotlib's second of start-up.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 import numpy as np
 
+from evo.bda import FALSE_ACTION, FALSE_NEXT, TRUE_ACTION, TRUE_NEXT
+from evo.inputs import input_encoder
 from figures.machine_captions import default_title, drawn_label, share_text, state_name
 from figures.machine_layout import (
     FONT,
@@ -262,7 +268,6 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
-    from evo.inputs import input_encoder
     from figures.style import action_colours
 
     states = np.array(in_file_order(graph), dtype=np.int64)
@@ -323,7 +328,6 @@ def _draw_bda_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None") 
     """One line per state: its test, and for each branch the action, the next state and (with
     usage) the share of all tests it fired in; branches that never fired are grey.  Columns
     are as wide as their longest text, and the font shrinks if the lines would not fit."""
-    from evo.bda import FALSE_ACTION, FALSE_NEXT, TRUE_ACTION, TRUE_NEXT
 
     genes, names = player.genes[0], game.action_names
     lines: list[list[tuple[str, int | None]]] = [

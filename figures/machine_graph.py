@@ -37,6 +37,11 @@ from typing import TYPE_CHECKING, Sequence, cast
 import networkx as nx
 import numpy as np
 
+from evo.bda import FALSE_ACTION, FALSE_NEXT, TRUE_ACTION, TRUE_NEXT, BinaryDecisionAutomaton, state_to_json
+from evo.inputs import input_encoder
+from evo.minimise import minimise
+from evo.table_fsm import TableFSM
+from evo.usage import DEFAULT_GAMES, measure_usage, observed_domain
 from figures.machine_captions import machine_caption as machine_caption  # re-exported for studies/analysis.py
 from figures.machine_drawing import draw_machine
 from figures.machine_layout import MAX_DRAWN_STATES as MAX_DRAWN_STATES  # re-exported for studies/analysis.py
@@ -63,8 +68,6 @@ def machine_graph(
     names each state after the player file's states it plays for, so that a drawing's numbers
     are those of the file and of ``fsmarena inspect``; each node carries ``number`` (its name)
     and ``stands_for`` (the file's states, space separated), the graph ``file_states``."""
-    from evo.bda import BinaryDecisionAutomaton
-    from evo.table_fsm import TableFSM
 
     if isinstance(player, TableFSM):
         graph = _fsm_graph(player, game)
@@ -116,8 +119,6 @@ def minimal_for_drawing(
     every input, with ``games=0``; default :data:`evo.usage.DEFAULT_GAMES`), the input codes it
     keeps, its usage in the same games (None with ``games=0``) and, per state, the player
     file's states it stands for."""
-    from evo.minimise import minimise
-    from evo.usage import DEFAULT_GAMES, measure_usage, observed_domain
 
     games = DEFAULT_GAMES if games is None else games
     domain = observed_domain(player, game, panel, games, seed) if games else None
@@ -152,8 +153,6 @@ def reachable(edges: dict[int, set[int]], start: int = 0) -> list[int]:
 
 
 def _fsm_graph(player, game) -> nx.DiGraph:
-    from evo.inputs import input_encoder
-
     encoder = input_encoder(game, player.inputs)
     next_state, action = player.next_state[0], player.action[0]
     successors = {s: set(next_state[s].tolist()) for s in range(player.n_states)}
@@ -175,8 +174,6 @@ def _fsm_graph(player, game) -> nx.DiGraph:
 
 
 def _bda_graph(player, game) -> nx.DiGraph:
-    from evo.bda import FALSE_ACTION, FALSE_NEXT, TRUE_ACTION, TRUE_NEXT, state_to_json
-
     genes = player.genes[0]
     successors = {s: {int(genes[s, TRUE_NEXT]), int(genes[s, FALSE_NEXT])} for s in range(player.n_states)}
     states = reachable(successors)
@@ -227,8 +224,6 @@ def write_machine(
     if fmt not in FORMATS:
         raise FsmarenaError(f"cannot write '{path.name}': the output must end in {', '.join('.' + f for f in FORMATS)}")
     if usage is None and measure:
-        from evo.usage import measure_usage
-
         usage = measure_usage(player, game)
     graph = machine_graph(player, game, usage, link)
     if fmt == "dot":

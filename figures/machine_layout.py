@@ -53,6 +53,7 @@ def graph_look(states: int) -> GraphLook:
     More: a page-wide figure whose states shrink to keep a gap between neighbours on the circle
     (radius 0.45 of half their distance), with the names' font shrunk to fit (two lines, the
     name and its share, while that stays at 4 points or more; the name alone below)."""
+    # inside: figures.style loads matplotlib, which the text formats skip (figures.machine_drawing)
     from figures.style import COLUMN_WIDTH, PAGE_WIDTH
 
     if states <= MAX_COLUMN_STATES:

@@ -17,8 +17,10 @@ import sys
 import threading
 from typing import Any, Sequence
 
-from fsmarena import __version__, progress
+from fsmarena import __version__, commands, progress
 from fsmarena.errors import FsmarenaError
+from fsmarena.outdir import release_all
+from fsmarena.parallel import protected_workers
 from fsmarena.text import clean_text
 
 EXIT_USAGE = 2
@@ -67,10 +69,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _command_modules() -> list:
-    import fsmarena.commands as package
-
     modules = []
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
         if info.name.startswith("_"):
             continue
         module = importlib.import_module(f"fsmarena.commands.{info.name}")
@@ -94,9 +94,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from fsmarena.outdir import release_all
-    from fsmarena.parallel import protected_workers
-
     in_main_thread = threading.current_thread() is threading.main_thread()
     _stopping.clear()
     previous = {}

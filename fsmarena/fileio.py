@@ -16,8 +16,12 @@ import math
 import os
 import stat
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any, Callable, Iterator
+
+import numpy as np
+from numpy.lib import format as npy
 
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
@@ -311,7 +315,6 @@ def read_npz(path: str | os.PathLike, what: str = "checkpoint", check: HeaderChe
     caller's expected shapes) cost no memory.  Each array is read once, into its own buffer
     (no second copy).  Float arrays must be finite.
     """
-    import zipfile
 
     source = f"{what} {Path(path)}"
     with open_regular_file(path, what, limits.MAX_CHECKPOINT_BYTES) as handle:
@@ -365,8 +368,6 @@ def _member_name(filename: str, source: str) -> str:
 
 def _read_member(archive: Any, member: Any, name: str, source: str, check: HeaderCheck | None) -> Any:
     """One ``.npy`` member: header checked, then exactly the bytes its shape needs."""
-    import numpy as np
-    from numpy.lib import format as npy
 
     shown = sanitise_text(name)
     if member.compress_type != 0 and member.file_size > limits.MAX_COMPRESSION_RATIO * max(member.compress_size, 1):
@@ -461,7 +462,6 @@ class Fields:
 
     def int_array(self, key: str, shape: tuple[int, ...], low: int, high: int):
         """A nested list of integers with exactly ``shape``, every entry in [low, high)."""
-        import numpy as np
 
         raw = self.get(key, list)
         refuse_booleans(raw, f"{self.source}: field '{key}'")
@@ -480,7 +480,6 @@ class Fields:
 
     def float_array(self, key: str, shape: tuple[int, ...], low: float = -math.inf, high: float = math.inf):
         """A nested list of finite numbers with exactly ``shape`` within [low, high]."""
-        import numpy as np
 
         raw = self.get(key, list)
         refuse_booleans(raw, f"{self.source}: field '{key}'")

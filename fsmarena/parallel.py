@@ -9,10 +9,13 @@ bit-identical whether the chunks run in one process, in loky workers or on a das
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import logging
 import os
+import signal
 import sys
+import threading
 import uuid
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
@@ -55,7 +58,7 @@ def use_dask(address: str | None, workers: int = 2, timeout: str = "10s") -> Ite
         yield None
         return
     try:
-        from dask.distributed import Client
+        from dask.distributed import Client  # optional: the distributed extra
     except ImportError:
         raise FsmarenaError("--dask needs the distributed extra: pip install 'fsmarena[distributed]'") from None
     cluster = None
@@ -96,7 +99,7 @@ MALLOC_TRIM = "MALLOC_TRIM_THRESHOLD_"
 def local_cluster(workers: int = 2) -> Any:
     """A ``LocalCluster`` of ``workers`` single-threaded worker processes, started without
     :data:`MALLOC_TRIM` (unless this process's own environment sets it)."""
-    import dask
+    import dask  # optional (the distributed extra), as in use_dask
     from dask.distributed import LocalCluster
 
     with dask.config.set({f"distributed.nanny.pre-spawn-environ.{MALLOC_TRIM}": None}), _children_ignore_ctrl_c():
@@ -116,8 +119,6 @@ def _children_ignore_ctrl_c() -> Iterator[None]:
     second loky takes to spawn its workers and hand them the first tasks.
     Blocking the signal instead would not hold it either: a thread of a native library
     (OpenBLAS) can receive it and drop it."""
-    import signal
-    import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -311,7 +312,6 @@ def worker_start(parent: int) -> None:
     """Run in every loky worker as it starts: die with the parent process (Linux
     ``PR_SET_PDEATHSIG``: a killed parent cannot leave workers blocked forever) and ignore
     Ctrl-C, which the parent handles (it stops the workers and prints one line)."""
-    import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent(parent)
@@ -320,8 +320,6 @@ def worker_start(parent: int) -> None:
 def _die_with_parent(parent: int) -> None:
     if not sys.platform.startswith("linux"):
         return
-    import ctypes
-    import signal
 
     try:
         libc = ctypes.CDLL(None, use_errno=True)

@@ -34,7 +34,7 @@ def get_game(name: str, params: Mapping[str, str] | None = None) -> Game:
 def _register_gymnasium_ids() -> None:
     """Register every game's Gymnasium id if Gymnasium is installed (:mod:`games.gym_ids`)."""
     if importlib.util.find_spec("gymnasium") is not None:
-        from games.gym_ids import register_envs
+        from games.gym_ids import register_envs  # optional: gym_ids imports Gymnasium
 
         register_envs()
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 from abc import ABC, abstractmethod
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 import numpy as np
@@ -114,6 +115,8 @@ class Game(ABC):
 
     def builtin_players(self) -> dict[str, Callable[[], Any]]:
         """Builtin player names and factories (``random`` and the game's fixed strategies)."""
+        # inside: games.players loads the file readers and writers (json, tempfile, zipfile),
+        # which `import fsmarena` (this module's importer) does not otherwise pay for
         from games.players import RandomPlayer
 
         return {"random": RandomPlayer}
@@ -213,8 +216,6 @@ def _convert(key: str, raw: str, hint: Any) -> Any:
         if hint is int:
             return int(raw)
         if hint is float:
-            from fractions import Fraction
-
             return float(Fraction(raw))
         if hint is str:
             return raw

@@ -91,6 +91,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.jit import njit
 from games.observation import Observation
+from games.registry import entries, entry
 
 #: compiled functions every kernel module defines
 COMPILED = (
@@ -132,7 +133,6 @@ def seed(value: int) -> None:
 def has_kernel(game: Any) -> bool:
     """Whether ``game`` is registered with a single-game kernel in its entry (games outside
     the registry, such as the learners' toy MDPs, have none)."""
-    from games.registry import entries
 
     return any(item.name == game.name and item.kernel for item in entries())
 
@@ -140,7 +140,6 @@ def has_kernel(game: Any) -> bool:
 def kernel_of(game: Any) -> ModuleType:
     """The kernel module of ``game``, checked against the contract (FsmarenaError if the game
     has none: the sequential learners and compiled opponents need one)."""
-    from games.registry import entry
 
     target = entry(game.name).kernel
     if not target:

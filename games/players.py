@@ -24,6 +24,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json, write_json
 from fsmarena.text import clean_label
+from games.observation import Outcome
 from games.registry import lookup, player_kinds
 
 if TYPE_CHECKING:
@@ -251,12 +252,39 @@ class GroupedStack(Player):
         return actions
 
     def finish(self, memory, outcome, seat):
-        from games.base import Outcome
-
         _, _, memories, rows = memory
         for player, mem, r in zip(self.groups, memories, rows):
             if len(r):
                 player.finish(mem, Outcome(outcome.scores[r], outcome.rewards[r]), seat)
+
+
+class Mixture(Player):
+    """An opponent population: each game of a batch draws one of ``players`` uniformly.
+
+    An opponent for learners (an RL agent trains against "the evolved champions" as a
+    population), seated with the one stacked player, :class:`GroupedStack`; the draw uses the
+    batch's random stream."""
+
+    kind = "mixture"
+
+    def __init__(self, players: Sequence[Player], label: str | None = None):
+        super().__init__(label or "mixture of " + ", ".join(p.label for p in players))
+        self.players = list(players)
+        self.grouped = GroupedStack(self.players)
+
+    def begin(self, game, n, members, rng):
+        drawn = rng.integers(0, len(self.players), size=n)
+        return self.grouped.begin(game, n, drawn, rng)
+
+    def act(self, obs, memory, rows, rng):
+        return self.grouped.act(obs, memory, rows, rng)
+
+    def finish(self, memory, outcome, seat):
+        self.grouped.finish(memory, outcome, seat)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A description for training checkpoints (a mixture is not a player file)."""
+        return {"players": [p.label for p in self.players]}
 
 
 # ---- files and names ------------------------------------------------------------------------

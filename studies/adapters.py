@@ -24,11 +24,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping
 
+from evo.run import EvolveConfig
+from evo.run import evolve as run_evolution
 from fsmarena.errors import FsmarenaError
 from games.base import Game
-from games.players import Player, resolve_player
+from games.players import Mixture, Player, resolve_player
+from rl.train import MODEL_BASED, TrainConfig
+from rl.train import train as run_training
 from studies.methods import MethodContext, Params, Trained
-from studies.stacks import Mixture
 
 
 def _config(cls: type, params: Params, exclude: tuple[str, ...] = ()) -> Any:
@@ -50,7 +53,6 @@ def _config(cls: type, params: Params, exclude: tuple[str, ...] = ()) -> Any:
 
 def evolve(ctx: MethodContext) -> Trained:
     """Evolve a BDA or table FSM with one of the evolution protocols."""
-    from evo.run import evolve as run_evolution
 
     config = _evolve_config(ctx)
     snapshots: list[Player] = []
@@ -70,7 +72,6 @@ def evolve(ctx: MethodContext) -> Trained:
 
 def train(ctx: MethodContext) -> Trained:
     """Train a tabular RL agent against a builtin or against the needed champions."""
-    from rl.train import train as run_training
 
     config, opponent_name = _train_config(ctx)
     opponent: Player
@@ -102,7 +103,6 @@ def train(ctx: MethodContext) -> Trained:
 
 def _evolve_config(ctx: MethodContext) -> Any:
     """The resolved evolution settings (FsmarenaError naming the competitor if invalid)."""
-    from evo.run import EvolveConfig
 
     p = Params(ctx)
     if ctx.needs:
@@ -116,7 +116,6 @@ def _evolve_config(ctx: MethodContext) -> Any:
 
 def _train_config(ctx: MethodContext) -> tuple[Any, str]:
     """The resolved training settings (with the game's own defaults) and the opponent's name."""
-    from rl.train import TrainConfig
 
     p = Params(ctx)
     opponent_name = p.get("opponent", str, "random")
@@ -144,7 +143,6 @@ def train_check(ctx: MethodContext) -> dict[str, Any]:
 
 def evolve_games(settings: Mapping[str, Any], game: Game) -> int:
     """Every game of every fitness evaluation of the resolved ``settings`` in ``game``."""
-    from evo.run import EvolveConfig
 
     names = {f.name for f in dataclasses.fields(EvolveConfig)}
     values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in settings.items() if k in names}
@@ -153,6 +151,5 @@ def evolve_games(settings: Mapping[str, Any], game: Game) -> int:
 
 def train_games(settings: Mapping[str, Any], game: Game) -> int:
     """Every training game (``episodes``); a planner on the model simulates none."""
-    from rl.train import MODEL_BASED
 
     return 0 if settings["algo"] in MODEL_BASED else int(settings["episodes"])

@@ -15,6 +15,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from figures.curves import learning_curves
+from figures.heatmap import net_score_heatmap
+from figures.machine_graph import MAX_DRAWN_STATES, machine_caption, minimal_for_drawing, write_machine
+from figures.outcomes import outcome_boxes, outcome_ecdfs
+from figures.policy_map import policy_maps
+from figures.style import Drawn
 from fsmarena.csvfile import csv_text
 from fsmarena.fileio import write_text
 from games.players import TablePolicy
@@ -185,8 +191,6 @@ def _best_champions(data: StudyData, panel_rows: list[dict]) -> dict[str, int]:
 
 def draw_figures(data: StudyData, result: Analysis) -> None:
     """Every figure of the report, in ``figures/`` (PNG and PDF)."""
-    from figures.curves import learning_curves
-    from figures.policy_map import policy_maps
 
     plan, folder = data.plan, data.out / "figures"
     study = plan.study
@@ -219,7 +223,6 @@ def draw_figures(data: StudyData, result: Analysis) -> None:
 
 def panel_figure(result: Analysis, names: Sequence[str], panel: Sequence[str], folder: Path) -> None:
     """Box plots of every replicate's win rate against each builtin of the panel."""
-    from figures.outcomes import outcome_boxes
 
     label = result.labels
     panels = {
@@ -254,7 +257,6 @@ def reliability_groups(result: Analysis, names: Sequence[str], opponent: str) ->
 
 def reliability_figure(result: Analysis, names: Sequence[str], opponent: str, folder: Path) -> None:
     """The empirical distribution of every family's replicate outcomes (how reliable one run is)."""
-    from figures.outcomes import outcome_ecdfs
 
     groups = reliability_groups(result, names, opponent)
     if groups:
@@ -264,8 +266,6 @@ def reliability_figure(result: Analysis, names: Sequence[str], opponent: str, fo
 def crossplay_figures(result: Analysis, names: Sequence[str], folder: Path) -> None:
     """The family heat map (net score, wins minus losses per game, with its champion-level
     intervals) and the spread of champions' win rates, when the study played a cross-play."""
-    from figures.heatmap import net_score_heatmap
-    from figures.outcomes import outcome_boxes
 
     if "crossplay_family" not in result.tables:
         return
@@ -320,13 +320,8 @@ def best_machine_figures(
 def draw_machine(player: Any, game: Any, stem: Path, title: str = "") -> list[Path]:
     """Draw an automaton (PNG and PDF) as the minimal machine that plays like it against the
     game's builtins, weighted by use (:func:`figures.machine_graph.minimal_for_drawing`, ``draw
-    --minimise``; states keep the player file's numbers), with the evolution module's drawer when this installation has it; nothing otherwise, nor
-    for a minimal machine above the drawings' limit (its player file holds it all)."""
-    try:
-        from figures.machine_graph import MAX_DRAWN_STATES, machine_caption, minimal_for_drawing, write_machine
-        from figures.style import Drawn
-    except ImportError:
-        return []
+    --minimise``; states keep the player file's numbers); nothing for a minimal machine above
+    the drawings' limit (its player file holds it all)."""
     minimal, inputs, usage, link = minimal_for_drawing(player, game)  # the title's note says it is minimal
     if minimal.n_states > MAX_DRAWN_STATES:
         return []

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import Fields
 from games.base import Game
 from games.players import GroupedStack, Player
 from games.runner import Block, concatenated, play_blocks, rewards_int8
@@ -55,8 +56,6 @@ class CrossplayResult:
 
     @classmethod
     def from_json(cls, data: dict[str, Any], source: str = "cross-play file") -> "CrossplayResult":
-        from fsmarena.fileio import Fields
-
         f = Fields(data, source)
         labels = f.get("labels", list)
         n = len(labels)

@@ -27,12 +27,17 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from evo.genome import genome_spec
+from evo.run import EvolveConfig
+from evo.run import evolve as run_evolution
 from fsmarena.errors import FsmarenaError
 from games.base import Game
 from games.capabilities import ExactModel
 from games.match import play_match
 from games.players import Player
 from games.stats import mean_interval
+from rl.train import MODEL_BASED, TrainConfig
+from rl.train import train as run_training
 from studies.adapters import _config, evolve_games, train_games
 from studies.methods import MethodContext, Params, Trained
 
@@ -117,7 +122,6 @@ def _check_games(p: Params) -> int:
 
 def train_exact(ctx: MethodContext) -> Trained:
     """Train a tabular learner by simulation; curve = exact value of its greedy policy."""
-    from rl.train import train as run_training
 
     config, check_games = _train_config(ctx)
     result = run_training(ctx.game, config, seed=ctx.seed, jobs=1, label=ctx.label)
@@ -141,8 +145,6 @@ def train_exact_check(ctx: MethodContext) -> dict[str, Any]:
 
 
 def _train_config(ctx: MethodContext) -> tuple[Any, int]:
-    from rl.train import MODEL_BASED, TrainConfig
-
     p = Params(ctx)
     _exact_game(p, ctx.game)
     check_games = _check_games(p)
@@ -159,7 +161,6 @@ def _train_config(ctx: MethodContext) -> tuple[Any, int]:
 
 def evolve_exact(ctx: MethodContext) -> Trained:
     """Evolve table FSMs with the score protocol; curve = exact value of the champions."""
-    from evo.run import evolve as run_evolution
 
     config, check_games = _evolve_config(ctx)
     result = run_evolution(ctx.game, config, seed=ctx.seed, jobs=1)
@@ -190,9 +191,6 @@ def evolve_exact_check(ctx: MethodContext) -> dict[str, Any]:
 
 
 def _evolve_config(ctx: MethodContext) -> tuple[Any, int]:
-    from evo.genome import genome_spec
-    from evo.run import EvolveConfig
-
     p = Params(ctx)
     _exact_game(p, ctx.game)
     check_games = _check_games(p)
@@ -213,7 +211,6 @@ def _evolve_config(ctx: MethodContext) -> tuple[Any, int]:
 
 def plan(ctx: MethodContext) -> Trained:
     """Value or policy iteration on the model: the optimum as a reference (no simulated game)."""
-    from rl.train import train as run_training
 
     config, check_games = _plan_config(ctx)
     result = run_training(ctx.game, config, seed=ctx.seed, jobs=1, label=ctx.label)
@@ -233,8 +230,6 @@ def plan_check(ctx: MethodContext) -> dict[str, Any]:
 
 
 def _plan_config(ctx: MethodContext) -> tuple[Any, int]:
-    from rl.train import MODEL_BASED, TrainConfig
-
     p = Params(ctx)
     _exact_game(p, ctx.game)
     check_games = _check_games(p)

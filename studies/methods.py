@@ -31,6 +31,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import dumps
 from games.base import Game
+from games.match import play_match
 from games.players import Player, TablePolicy, resolve_player
 from games.registry import game_study_methods, lookup
 
@@ -184,7 +185,6 @@ class Params:
 
 def win_rate(game: Game, player: Player, opponent: str | Player, games: int, seed: int) -> float:
     """``player``'s win rate against ``opponent`` over ``games`` games (seats rotated)."""
-    from games.match import play_match
 
     other = resolve_player(opponent, game) if isinstance(opponent, str) else opponent
     return play_match(game, player, other, games, seed).win_rate

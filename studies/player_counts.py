@@ -35,7 +35,7 @@ from fsmarena.fileio import Fields, read_json, write_json
 from fsmarena.outdir import has_user_files
 from fsmarena.version import __version__
 from games import get_game
-from games.players import resolve_player
+from games.players import Mixture, resolve_player
 from studies.analysis import analyse
 from studies.exploitability import run_exploitability
 from studies.methods import MethodContext, check_method
@@ -53,7 +53,6 @@ from studies.protocol import (
 from studies.report import write_report
 from studies.report_text import estimate
 from studies.runner import StudyData, champion_label, run_study
-from studies.stacks import Mixture
 
 #: the run's marker (its name is the first study's; kept so that existing runs resume)
 MARKER = "vautour.json"

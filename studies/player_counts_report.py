@@ -17,6 +17,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from figures.curves import learning_curves
+from figures.exploitability import exploitability_curve_figure, exploitability_figure
+from figures.heatmap import win_rate_heatmap
+from figures.outcomes import outcome_boxes, outcome_ecdfs
 from fsmarena.fileio import write_text
 from games.base import config_to_dict
 from studies import exploit_report
@@ -58,9 +62,6 @@ def draw_league(t: LeagueTables, data: StudyData, analysis: Analysis, folder: Pa
     """The figures of one player count: the league heat map (centred at the fair share), the
     champions against each builtin, seen/unseen advantages and their distributions, the learning
     curves and the best machines."""
-    from figures.curves import learning_curves
-    from figures.heatmap import win_rate_heatmap
-    from figures.outcomes import outcome_boxes, outcome_ecdfs
 
     order = t.families + t.builtins + [FIELD]
     matrix, low, high = (np.full((len(order), len(order)), np.nan) for _ in range(3))
@@ -128,8 +129,6 @@ def _exploitability_text(part: PartData, n: int, out: Path, figures: bool) -> st
     players: list[Path] = []
     along: list[Path] = []
     if figures:
-        from figures.exploitability import exploitability_curve_figure, exploitability_figure
-
         players = exploitability_figure(rows, out / "figures" / f"exploitability_{n}p")
         if curve:
             rewards = list(dict.fromkeys(r["reward"] for r in curve))

@@ -25,6 +25,7 @@ import numpy as np
 
 from fsmarena.fileio import read_json, write_json
 from games.players import Player, TablePolicy, resolve_player
+from rl.policy_search import search_policy
 from studies.runner import StudyData
 
 FILE = "raw/reference.json"
@@ -67,8 +68,6 @@ def _best_table_start(data: StudyData, opponent: str) -> tuple[np.ndarray | None
 
 
 def _search(data: StudyData, opponent: str, budget: int, index: int) -> dict[str, Any]:
-    from rl.policy_search import search_policy
-
     player: Player = resolve_player(opponent, data.game)
     start, origin = _best_table_start(data, opponent)
     seed = int(np.random.SeedSequence([data.plan.seed, 15, index]).generate_state(1)[0])

@@ -28,6 +28,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from figures.curves import learning_curves
+from figures.target import table_figure, versus_reference_figure
 from fsmarena.fileio import write_text
 from games.base import config_to_dict
 from games.stats import wilson_interval
@@ -194,8 +196,6 @@ def draw_figures(
     study: Any,
 ) -> None:
     """Every figure of the report into ``figures/`` (keys in ``analysis.figures``)."""
-    from figures.curves import learning_curves
-    from figures.target import table_figure, versus_reference_figure
 
     plan, folder, label = data.plan, data.out / "figures", analysis.labels
     names = [c.name for c in plan.competitors]

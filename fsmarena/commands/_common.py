@@ -12,7 +12,11 @@ from typing import Any
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import dumps
+from fsmarena.outdir import claim_folder
+from fsmarena.parallel import dask_address, use_dask
 from fsmarena.text import clean_text
+from games import get_game
+from games.registry import game_names
 
 
 def _whole_number(
@@ -96,7 +100,6 @@ def output_path(text: str) -> str:
 
 def add_game(parser: argparse.ArgumentParser) -> None:
     """The GAME positional argument and repeatable ``--param key=value``."""
-    from games.registry import game_names
 
     parser.add_argument("game", metavar="GAME", help=", ".join(game_names()))
     add_params(parser, "game rule parameter (repeatable), e.g. --param hand_size=4")
@@ -128,7 +131,6 @@ def add_dask(parser: argparse.ArgumentParser) -> None:
 
 def parallel_backend(args: argparse.Namespace):
     """A context manager activating the dask backend if ``--dask``/FSMARENA_DASK asks for it."""
-    from fsmarena.parallel import dask_address, use_dask
 
     workers = max(1, getattr(args, "jobs", 2) if getattr(args, "jobs", 2) > 0 else os.cpu_count() or 2)
     return use_dask(dask_address(getattr(args, "dask", None)), workers=workers)
@@ -139,8 +141,6 @@ def add_json(parser: argparse.ArgumentParser) -> None:
 
 
 def game_from_args(args: argparse.Namespace):
-    from games import get_game
-
     params = {}
     for item in args.param:
         key, sep, value = item.partition("=")
@@ -157,7 +157,6 @@ def print_json(data: Any) -> None:
 def prepare_out(path: str, kind: str) -> Path:
     """Claim the output folder for a ``kind`` run (created, writable, locked for this run, not
     another command's folder; see :mod:`fsmarena.outdir`) before any work starts."""
-    from fsmarena.outdir import claim_folder
 
     return claim_folder(path, kind)
 

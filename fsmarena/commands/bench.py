@@ -1,10 +1,15 @@
-"""``fsmarena bench``: engine speed against a plain-Python loop measured in the same run."""
+"""``fsmarena bench``: engine speed against a plain-Python loop measured in the same run.
+
+The engines, studies and figures are imported inside the command's functions: ``fsmarena --help``
+imports every command module and must stay quick (:mod:`fsmarena.commands`).
+"""
 
 from __future__ import annotations
 
 from fsmarena import limits
 from fsmarena.commands._common import add_json, print_json
 from fsmarena.errors import FsmarenaError
+from games import available_games, get_game
 
 NAME = "bench"
 HELP = "benchmark the batched engines (games per CPU second) against a plain-Python loop, with ratios"
@@ -24,7 +29,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from games import available_games, get_game
     from games.bench import cases_for, time_case
 
     if not 0 < args.scale <= limits.MAX_BENCH_SCALE:  # also refuses nan and inf

@@ -5,6 +5,9 @@ edges by use, grey out what never fired and keep only the inputs met in play; ``
 draws the minimal machine that plays like it on those inputs, each state named after the
 player file's states it stands for (the numbers ``fsmarena inspect`` prints), and says so
 under its title.  ``--games 0`` draws the bare structure.
+
+The engines, studies and figures are imported inside the command's functions: ``fsmarena --help``
+imports every command module and must stay quick (:mod:`fsmarena.commands`).
 """
 
 from __future__ import annotations
@@ -12,8 +15,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from fsmarena.commands._common import add_params, output_path
+from fsmarena.commands._common import add_params, game_from_args, games_count, non_negative_int, output_path, seed_value
+from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import Fields, read_json
 from fsmarena.text import MAX_TITLE_CHARS, clean_title
+from games.players import player_from_json, resolve_player
 
 NAME = "draw"
 HELP = "draw a table-FSM or BDA player file as PNG/SVG/PDF, or export it as DOT or GraphML"
@@ -44,7 +50,6 @@ def add_arguments(parser) -> None:
 def add_panel_arguments(parser, minimum: int = 0) -> None:
     """The options that choose the games a machine's usage is measured in (draw, inspect);
     ``minimum`` is the least ``--games`` accepted (0: no usage)."""
-    from fsmarena.commands._common import games_count, non_negative_int, seed_value
 
     parser.add_argument(
         "--panel", nargs="+", metavar="PLAYER", help="opponents for the usage counts (default: every builtin)"
@@ -60,10 +65,6 @@ def add_panel_arguments(parser, minimum: int = 0) -> None:
 
 def load_machine(args) -> tuple[Any, Any]:
     """The player file's game (with ``--param``) and its table FSM or BDA, or one clear error."""
-    from fsmarena.commands._common import game_from_args
-    from fsmarena.errors import FsmarenaError
-    from fsmarena.fileio import Fields, read_json
-    from games.players import player_from_json
 
     source = f"player file {args.player}"
     data = read_json(args.player, "player file")
@@ -77,7 +78,6 @@ def load_machine(args) -> tuple[Any, Any]:
 
 def panel_of(args, game) -> Any:
     """The players of ``--panel`` (None: the default panel, every builtin)."""
-    from games.players import resolve_player
 
     return [resolve_player(spec, game) for spec in args.panel] if args.panel else None
 
@@ -93,7 +93,6 @@ def panel_usage(args, game, player) -> Any:
 
 def run(args) -> int:
     from figures.machine_graph import FORMATS, minimal_for_drawing, write_machine
-    from fsmarena.errors import FsmarenaError
 
     suffix = args.out.rsplit(".", 1)[-1].lower() if "." in args.out else ""
     if suffix not in FORMATS:

@@ -5,6 +5,9 @@ Writes ``DIR/best.json`` (a player file for ``play``, ``tournament`` and ``draw`
 seconds, the champion's win rate against random where measured), ``DIR/population.json`` and
 ``DIR/checkpoint.json``, from which ``--resume`` continues to the result an uninterrupted run
 would have given.
+
+The engines, studies and figures are imported inside the command's functions: ``fsmarena --help``
+imports every command module and must stay quick (:mod:`fsmarena.commands`).
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fsmarena.commands._common import add_json, print_json
+from games import available_games, get_game
 
 NAME = "games"
 HELP = "list the games, their rule parameters and builtin players"
@@ -13,8 +14,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from games import available_games, get_game
-
     described = [get_game(name).describe() for name in available_games()]
     if args.json:
         print_json({"games": described})

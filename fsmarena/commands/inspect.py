@@ -4,6 +4,9 @@ Reads a table-FSM or BDA player file, plays it against a panel (default: the gam
 builtins) and prints its kind, its states (declared, reachable, effective: after exact
 minimisation and on the inputs met in play), the inputs it met, how much of it fired, and
 where its drawings are (or how to make them).
+
+The engines, studies and figures are imported inside the command's functions: ``fsmarena --help``
+imports every command module and must stay quick (:mod:`fsmarena.commands`).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from pathlib import Path
 
 from fsmarena.commands._common import add_json, add_params, print_json
 from fsmarena.commands.draw import add_panel_arguments, load_machine, panel_usage
+from fsmarena.errors import FsmarenaError
 
 NAME = "inspect"
 HELP = "what a table-FSM or BDA player file is and does: states, effective states, inputs, usage"
@@ -27,7 +31,6 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from evo.usage import machine_summary
-    from fsmarena.errors import FsmarenaError
 
     game, player = load_machine(args)
     if args.game is not None and args.game != game.name:

@@ -1,9 +1,14 @@
-"""``fsmarena play``: player A against player B (seats rotated), or A alone in a one-player game."""
+"""``fsmarena play``: player A against player B (seats rotated), or A alone in a one-player game.
+
+The engines, studies and figures are imported inside the command's functions: ``fsmarena --help``
+imports every command module and must stay quick (:mod:`fsmarena.commands`).
+"""
 
 from __future__ import annotations
 
 from fsmarena.commands._common import add_game, add_json, add_seed_jobs, game_from_args, games_count, print_json
 from fsmarena.errors import FsmarenaError
+from games.players import resolve_player
 
 NAME = "play"
 HELP = "play A against B (seats swapped in half of the games) and report A's results"
@@ -20,7 +25,6 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from games.match import play_match
-    from games.players import resolve_player
 
     game = game_from_args(args)
     a = resolve_player(args.a, game)

@@ -3,6 +3,9 @@
 ``--add DIR`` stores a finished study folder as data (:mod:`studies.store`, :mod:`studies.driver_store`); without options
 every page quoting a published run is written again from the stores (:mod:`studies.publish`);
 ``--check`` writes nothing and fails, naming each page, when a page differs from its data.
+
+The engines, studies and figures are imported inside the command's functions: ``fsmarena --help``
+imports every command module and must stay quick (:mod:`fsmarena.commands`).
 """
 
 from __future__ import annotations

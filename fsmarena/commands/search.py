@@ -5,6 +5,9 @@ ascent on common random games, then a confirmation on fresh games.  Writes ``pol
 normal table-policy player file) and ``search.json`` (win rate with its 95% interval, the
 trace, the timing) into ``--out``, a new folder or an empty one: a search cannot be resumed, so a
 folder holding an earlier search is refused (like ``evolve`` and ``train`` without ``--resume``).
+
+The engines, studies and figures are imported inside the command's functions: ``fsmarena --help``
+imports every command module and must stay quick (:mod:`fsmarena.commands`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from fsmarena.commands._common import (
     seed_value,
 )
 from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import write_json
+from fsmarena.outdir import SIGNATURES
+from games.players import TablePolicy, load_player, resolve_player, save_player
 
 NAME = "search"
 HELP = "direct policy search: the best table policy found against an opponent, with its win rate"
@@ -40,8 +46,6 @@ def add_arguments(parser) -> None:
 
 
 def _start_table(spec: str | None, game):
-    from games.players import TablePolicy, load_player
-
     if spec is None:
         return None
     player = load_player(Path(spec), game)
@@ -55,7 +59,6 @@ def refuse_earlier_search(out: Path) -> None:
     (which refuse a folder holding a run unless ``--resume``), a new search refuses a folder that
     holds an earlier one (any of its files, :data:`fsmarena.outdir.SIGNATURES`), whatever its
     game or opponent, rather than replace it without a word."""
-    from fsmarena.outdir import SIGNATURES
 
     found = [name for name in SIGNATURES["search"] if (out / name).exists() or (out / name).is_symlink()]
     if found:
@@ -63,8 +66,6 @@ def refuse_earlier_search(out: Path) -> None:
 
 
 def run(args) -> int:
-    from fsmarena.fileio import write_json
-    from games.players import TablePolicy, resolve_player, save_player
     from rl.policy_search import check_searchable, search_policy
 
     game = game_from_args(args)

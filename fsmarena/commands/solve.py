@@ -22,8 +22,10 @@ from typing import Any
 
 from fsmarena.commands._common import add_game, add_json, game_from_args, output_path, print_json
 from fsmarena.errors import FsmarenaError
-from games.base import Game
+from fsmarena.fileio import check_output_file
+from games.base import Game, config_to_dict
 from games.capabilities import ExactModel, ZeroSumSolvable
+from games.players import save_player
 
 NAME = "solve"
 HELP = "exact solution: 421's optimal policy, the equilibrium of two-player Stupide Vautour or Goofspiel (small decks)"
@@ -45,7 +47,6 @@ def add_arguments(parser) -> None:
 def solve(game: Game) -> dict[str, Any]:
     """The optimum of a game with a known model as a JSON-ready dict (``value``,
     ``value_fraction``, ``policy``)."""
-    from games.base import config_to_dict
 
     if not isinstance(game, ExactModel):
         raise FsmarenaError(_unsolvable(game))
@@ -72,7 +73,6 @@ def _unsolvable(game: Game) -> str:
 def solve_zero_sum(game: Game, reward: str) -> tuple[dict[str, Any], Any]:
     """Value, timing and the equilibrium's exploitability as a JSON-ready dict, and the
     equilibrium player."""
-    from games.base import config_to_dict
 
     if not isinstance(game, ZeroSumSolvable):
         raise FsmarenaError(_unsolvable(game))
@@ -113,9 +113,6 @@ def run(args) -> int:
 
 
 def _run_zero_sum(game: Game, args) -> int:
-    from fsmarena.fileio import check_output_file
-    from games.players import save_player
-
     out = Path(args.out) if args.out else None
     if out is not None:
         check_output_file(out)  # before the solve, which can take minutes

@@ -1,4 +1,8 @@
-"""``fsmarena study``: run a named study end to end (resumable) and write its report."""
+"""``fsmarena study``: run a named study end to end (resumable) and write its report.
+
+The engines, studies and figures are imported inside the command's functions: ``fsmarena --help``
+imports every command module and must stay quick (:mod:`fsmarena.commands`).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from fsmarena import progress
 from fsmarena.commands._common import (
     add_dask,
     add_json,
@@ -15,6 +20,7 @@ from fsmarena.commands._common import (
     print_json,
     seed_value,
 )
+from fsmarena.outdir import claim_folder
 
 NAME = "study"
 HELP = (
@@ -51,8 +57,6 @@ def command_line(args) -> str:
 
 
 def run(args) -> int:
-    from fsmarena import progress
-    from fsmarena.outdir import claim_folder
     from studies.analysis import analyse
     from studies.protocol import DriverRun, StudyDriver, get_study
     from studies.report import write_report

@@ -1,4 +1,8 @@
-"""``fsmarena tournament``: a round robin, written as CSV/JSON tables and a heat map."""
+"""``fsmarena tournament``: a round robin, written as CSV/JSON tables and a heat map.
+
+The engines, studies and figures are imported inside the command's functions: ``fsmarena --help``
+imports every command module and must stay quick (:mod:`fsmarena.commands`).
+"""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from fsmarena.commands._common import (
 )
 from fsmarena.csvfile import write_csv
 from fsmarena.fileio import write_json
+from games.players import resolve_player
 
 NAME = "tournament"
 HELP = "round robin between players; writes results.csv, matrix.csv, tournament.json and a heat map"
@@ -52,7 +57,6 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from figures.heatmap import win_rate_heatmap
     from games.match import round_robin
-    from games.players import resolve_player
 
     game = game_from_args(args)
     pairs = len(args.players) * (len(args.players) - 1) // 2 if game.n_seats > 1 else len(args.players)

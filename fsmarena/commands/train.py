@@ -8,6 +8,9 @@ Writes ``DIR/policy.json`` (a table player usable anywhere a player is), ``DIR/c
 networks on the game's features, any game that has them); it writes ``DIR/policy.json``,
 ``curve.csv``, ``metrics.csv``, ``metrics.png``/``.pdf``, ``run.json`` and ``checkpoint.npz``,
 and takes the options that make sense for it (others are refused, by the learner itself).
+
+The engines, studies and figures are imported inside the command's functions: ``fsmarena --help``
+imports every command module and must stay quick (:mod:`fsmarena.commands`).
 """
 
 from __future__ import annotations
@@ -30,8 +33,10 @@ from fsmarena.commands._common import (
     print_json,
 )
 from fsmarena.errors import FsmarenaError
+from games.players import resolve_player
 from games.registry import resolve
 from rl import registry  # names only: the learners themselves are imported when a run starts
+from rl.schedules import CURVE_SCHEDULES, LOG_POINTS, SCHEDULES
 
 NAME = "train"
 HELP = (
@@ -87,8 +92,6 @@ def _algo_help() -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from rl.schedules import CURVE_SCHEDULES, LOG_POINTS, SCHEDULES
-
     add_game(parser)
     parser.add_argument("--algo", required=True, metavar="ALGO", help=_algo_help())
     parser.add_argument("--episodes", type=episodes_count, help="training games (sample-based algorithms)")
@@ -186,7 +189,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from games.players import resolve_player
     from rl.train import TrainConfig, prepare, train
 
     game = game_from_args(args)

@@ -27,7 +27,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from evo.inputs import input_encoder
+from evo.table_fsm import TableFSM
 from fsmarena.errors import FsmarenaError
+from games.players import TablePolicy
 
 if TYPE_CHECKING:
     from games.dice421.game import Dice421
@@ -38,7 +41,6 @@ N_ROLLS = 216
 
 def policy_table(game: "Dice421", policy: Any) -> np.ndarray:
     """A validated action table of shape ``(game.n_states,)`` from an array or a TablePolicy."""
-    from games.players import TablePolicy
 
     if isinstance(policy, TablePolicy):
         if policy.n_members != 1:
@@ -154,7 +156,6 @@ def expected_scores(game: "Dice421", tables: np.ndarray) -> np.ndarray:
 def input_codes(game: "Dice421", inputs: str) -> np.ndarray:
     """``codes[t, k]``: the FSM input (encoder ``inputs``) of dice triple ``k`` with ``t``
     throws left, read from the engine's own observations."""
-    from evo.inputs import input_encoder
 
     encoder = input_encoder(game, inputs)
     triples = np.arange(N_TRIPLES, dtype=np.int64)
@@ -191,15 +192,12 @@ def fsm_expected_scores(game: "Dice421", next_state: np.ndarray, action: np.ndar
 
 def player_values(game: "Dice421", player: Any) -> np.ndarray:
     """Exact expected score (float64) of every member of a table policy or table FSM."""
-    from evo.table_fsm import TableFSM
-    from games.players import TablePolicy
 
     if isinstance(player, TablePolicy):
         return expected_scores(game, player.table)
     if isinstance(player, TableFSM):
         if player.action.max() >= game.n_actions:
             raise FsmarenaError(f"421: the table FSM plays action {player.action.max()} (0..{game.n_actions - 1})")
-        from evo.inputs import input_encoder
 
         width = input_encoder(game, player.inputs).size
         if width != player.n_inputs:

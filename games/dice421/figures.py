@@ -17,6 +17,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
 from figures.style import COLUMN_WIDTH, PAGE_WIDTH, Drawn, plt, save, style
+from games.dice421.exact import keep_label, policy_table
 
 #: colours by number of dice thrown again (0 = stop): light to dark, readable under black text
 REROLL_COLORS = ("#FFFFFF", "#CFE3F3", "#8DBFE6", "#4A90C8")
@@ -26,7 +27,6 @@ REROLL_NAMES = ("stop (keep all)", "throw 1 die", "throw 2 dice", "throw all 3")
 def policy_cells(game, table: np.ndarray) -> tuple[list[int], list[list[str]], np.ndarray]:
     """``(triple order, cell texts [triple][column], dice thrown [triple, column])`` of a policy;
     columns are throws left from the most to one."""
-    from games.dice421.exact import keep_label, policy_table
 
     table = policy_table(game, table)
     t, R = game.tables, game.config.rethrows

@@ -13,6 +13,9 @@ from typing import Sequence
 
 import numpy as np
 
+from games.arena import play_games
+from games.bench import BenchCase
+
 
 def score(dice: Sequence[int], variant: str = "seed") -> int:
     """Score of three dice (any order) under the ``seed`` or ``sum`` score table."""
@@ -79,9 +82,6 @@ def plain_loop(rethrows: int, n_games: int, policy: Sequence[int], seed: int, va
 
 
 def bench_cases(game) -> list:
-    from games.arena import play_games
-    from games.bench import BenchCase
-
     player = game.optimal_player()
     policy = player.table[0].tolist()
 

@@ -2,7 +2,8 @@
 
 ``game`` (rules and batched engine), ``reference`` (the plain single-game loop the engine is
 tested against), ``machines_reference`` (plain-Python automata on that loop), ``comparison``
-(the README's learner comparison), ``bench_learning`` / ``bench_evolution`` (benchmark cases).
+(the README's learner comparison), ``bench_learning`` / ``bench_evolution`` / ``bench_scaling``
+(benchmark cases).
 """
 
 from games.registry import GameEntry
@@ -14,7 +15,7 @@ ENTRY = GameEntry(
     bench_cases=(
         "games.dtd.bench_learning:bench_cases",  # Monte Carlo ES training
         "games.dtd.bench_evolution:bench_cases",  # thesis run, round-robin generation
-        "fsmarena.commands._scaling:scaling_cases",  # opt-in: a whole study, 2 workers vs 1
+        "games.dtd.bench_scaling:scaling_cases",  # opt-in: a whole study, 2 workers vs 1
     ),
     kernel="games.dtd.kernel",
     probes=("always-large", "always-small", "always-median"),  # fingerprints: mixtures of these three builtins

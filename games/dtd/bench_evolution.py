@@ -15,6 +15,7 @@ import numpy as np
 
 from evo.genome import genome_spec
 from evo.run import EvolveConfig, evolve
+from games.bench import BenchCase
 from games.dtd.machines_reference import machine_of, play_games
 
 THESIS_GAMES_PER_GENERATION = 15 * 25 * 5
@@ -33,8 +34,6 @@ def _plain(game, genome: str, **spec_options):
 
 
 def bench_cases(game) -> list:
-    from games.bench import BenchCase
-
     def thesis(n: int, seed: int) -> object:
         generations = max(1, round(n / THESIS_GAMES_PER_GENERATION))
         return evolve(

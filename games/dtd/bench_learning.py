@@ -17,7 +17,9 @@ from __future__ import annotations
 import random
 from typing import Sequence, cast
 
+from games.bench import BenchCase
 from games.dtd.reference import play_one, state_numbers
+from rl.train import TrainConfig, train
 
 MC_GAMES = 2_000_000
 MC_BATCH = 50_000
@@ -111,9 +113,6 @@ def plain_monte_carlo(config, n_games: int, seed: int, q_learning: bool = False)
 
 
 def bench_cases(game) -> list:
-    from games.bench import BenchCase
-    from rl.train import TrainConfig, train
-
     def trainer(algo: str, batch: int):
         def run(n: int, seed: int) -> object:
             config = TrainConfig(algo, episodes=n, batch=batch, eval_every=n, eval_games=1000)

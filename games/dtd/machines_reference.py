@@ -14,6 +14,7 @@ import random
 from fractions import Fraction
 from typing import Protocol, Sequence
 
+from evo.bda import BinaryDecisionAutomaton
 from games.dtd.reference import state_numbers
 
 
@@ -157,7 +158,6 @@ def play_games(config, machines: Sequence[Machine], n_games: int, seed: int) -> 
 
 def machine_of(player, game, member: int = 0) -> Machine:
     """The plain machine equal to member ``member`` of a batched BDA or table FSM."""
-    from evo.bda import BinaryDecisionAutomaton
 
     if isinstance(player, BinaryDecisionAutomaton):
         return PlainBDA(player.genes[member].tolist(), player.max_tests)

@@ -15,6 +15,10 @@ from typing import Sequence
 
 import numpy as np
 
+from games.arena import play_games
+from games.bench import BenchCase
+from games.players import TablePolicy
+
 
 def play_one(config, deck: Sequence[int], policies: Sequence[Sequence[int]], states: dict) -> tuple[Fraction, Fraction]:
     """One game from a full deck order (card types); ``policies[s][state] -> action``.
@@ -86,10 +90,6 @@ def plain_loop(config, n_games: int, tables: Sequence[Sequence[int]], seed: int)
 
 
 def bench_cases(game) -> list:
-    from games.arena import play_games
-    from games.bench import BenchCase
-    from games.players import TablePolicy
-
     tables = np.random.default_rng(12345).integers(0, game.n_actions, size=(2, game.n_states))
     players = [TablePolicy(tables[0]), TablePolicy(tables[1])]
 

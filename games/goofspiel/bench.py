@@ -16,6 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from games.arena import play_games
+from games.bench import BenchCase
+from games.goofspiel.game import Goofspiel, GoofspielConfig
+from games.goofspiel.players import GoofspielBuiltin
+from games.goofspiel.reference import play_one, upbid
+from games.players import RandomPlayer
+from rl.train import TrainConfig, train
+
 #: seeds of the learning case (its result is their mean and spread, never one seed)
 LEARNING_SEEDS = (1, 2, 3, 4, 5)
 LEARNING_CARDS = 4
@@ -29,13 +37,6 @@ def bench_cases(game: Any) -> list:
 
 
 def _engine_case(game: Any):
-    from games.arena import play_games
-    from games.bench import BenchCase
-    from games.goofspiel.game import Goofspiel
-    from games.goofspiel.players import GoofspielBuiltin
-    from games.goofspiel.reference import play_one, upbid
-    from games.players import RandomPlayer
-
     config = game.config.__class__(players=2, cards=game.config.cards, points_order=game.config.points_order)
     bench_game = Goofspiel(config)
     seats = [GoofspielBuiltin("upbid"), RandomPlayer()]
@@ -71,8 +72,6 @@ def _engine_case(game: Any):
 def learning_win_rates(games: int, seeds: tuple[int, ...] = LEARNING_SEEDS) -> list[float]:
     """Final win rate against ``random`` of default Q-learning after ``games`` training games
     of 4-card Goofspiel (default state), one per seed."""
-    from games.goofspiel.game import Goofspiel, GoofspielConfig
-    from rl.train import TrainConfig, train
 
     game = Goofspiel(GoofspielConfig(cards=LEARNING_CARDS))
     rates = []
@@ -84,8 +83,6 @@ def learning_win_rates(games: int, seeds: tuple[int, ...] = LEARNING_SEEDS) -> l
 
 
 def _learning_case():
-    from games.bench import BenchCase
-
     extra: dict[str, Any] = {}
 
     def engine(n: int, seed: int) -> object:

@@ -25,8 +25,11 @@ import time
 
 import numpy as np
 
+from games.arena import play_games
+from games.bench import BenchCase
 from games.players import Player, RandomPlayer
 from games.thirtyone.game import DISCARD_GREEDY, KNOCK, TURN
+from games.thirtyone.reference import plain_loop
 
 #: greedy-knock's default knock threshold (hand score >= threshold): the best whole-number
 #: threshold against greedy in 1v1 (20,000 games per threshold: 20 -> 28% wins, 27 -> 49%,
@@ -76,9 +79,6 @@ def builtin_players() -> dict:
 
 def bench_cases(game) -> list:
     """1v1 greedy against greedy: the batched engine against the plain reference loop."""
-    from games.arena import play_games
-    from games.bench import BenchCase
-    from games.thirtyone.reference import plain_loop
 
     players = [GreedyPlayer() for _ in range(game.n_seats)]
     extra: dict = {}

@@ -39,7 +39,8 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields
 from games.players import Player
-from games.vautour.game import BID_RANK, HIGHEST, LOWEST, N_ABSTRACT, RANDOM
+from games.vautour.game import BID_RANK, HIGHEST, LOWEST, N_ABSTRACT, RANDOM, VautourConfig
+from games.vautour.solver import Node, VautourSolver
 from games.vautour.zero_sum import SolvableBidding
 
 
@@ -345,9 +346,6 @@ class VautourEquilibrium(Player, KnownDistribution):
 
     @classmethod
     def from_fields(cls, fields: Fields, game) -> "VautourEquilibrium":
-        from games.vautour.game import VautourConfig
-        from games.vautour.solver import Node, VautourSolver
-
         cards = fields.int_in("cards", 1, 64)
         prizes = fields.get("prizes", list)
         config = VautourConfig(players=2, cards=cards, prizes=tuple(prizes), tie_rule=fields.get("tie_rule", str))

@@ -14,6 +14,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from games.arena import play_games
+from games.bench import BenchCase
+from games.players import TablePolicy
+from games.vautour.game import StupideVautour
+from games.vautour.players import builtin_factories
+
 ABSTRACT = ("lowest", "median", "highest", "bid_rank", "rank_up", "rank_down")
 
 #: chooser(seat, turn, prize, hand, deck) -> the card to bid; ``hand`` is the sorted list of
@@ -149,11 +155,6 @@ def random_legal_tables(game, count: int, seed: int) -> np.ndarray:
 
 
 def bench_cases(game) -> list:
-    from games.arena import play_games
-    from games.bench import BenchCase
-    from games.players import TablePolicy
-    from games.vautour.game import StupideVautour
-
     cases = []
     for players, target in ((2, ">= 50,000 full 15-turn games/s on one core"), (3, "")):
         config = game.config.__class__(
@@ -187,8 +188,6 @@ def bench_cases(game) -> list:
                 target=target,
             )
         )
-
-    from games.vautour.players import builtin_factories
 
     config = game.config.__class__(
         players=2, cards=game.config.cards, prizes=game.config.prizes, tie_rule="cancel", action_set="abstract"

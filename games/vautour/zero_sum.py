@@ -87,11 +87,12 @@ class SolvableBidding(ZeroSumSolvable):
         return rules
 
     def solve_equilibrium(self, reward: str = "wdl") -> tuple[float, Any]:
+        # inside: exploit imports the game, whose class this mixin is (listed in tests/contract/test_layers.py)
         from games.vautour.exploit import solve_equilibrium
 
         return solve_equilibrium(self, reward)
 
     def exploitability(self, player: Any, reward: str = "wdl") -> dict[str, Any]:
-        from games.vautour.exploit import exploitability
+        from games.vautour.exploit import exploitability  # inside, as in solve_equilibrium
 
         return exploitability(self, player, reward)
