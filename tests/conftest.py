@@ -1,7 +1,13 @@
-"""Shared test settings: hypothesis profile sized for a 2-core CI machine; runs several test files read."""
+"""Shared test settings: hypothesis profile sized for a 2-core CI machine; the test-scale study
+runs several test files read, built once per test session however many xdist workers need them."""
 
+import contextlib
+import fcntl
 import json
 import os
+import shutil
+from pathlib import Path
+from typing import Iterator
 
 import pytest
 from cli_helpers import cli
@@ -16,23 +22,61 @@ settings.register_profile(
 settings.load_profile("fsmarena")
 
 
-@pytest.fixture(scope="session")
-def vautour_run(tmp_path_factory):
-    """``fsmarena study vautour --scale test`` without figures (both player counts), run once per
-    session: its folder and the summary it printed (tests/test_study_vautour.py and
-    tests/test_publish_vautour.py read it; neither changes it)."""
-    out = tmp_path_factory.mktemp("vautour") / "study"
-    code, text = cli("study", "vautour", "--scale", "test", "--out", str(out), "--json", "--quiet", "--no-figures")
+@contextlib.contextmanager
+def exclusive(lock: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``lock`` (created if missing) across processes."""
+    with open(lock, "a", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def study_once(tmp_path_factory: pytest.TempPathFactory, study: str) -> tuple[Path, dict]:
+    """``fsmarena study STUDY --scale test`` without figures, run once per test session: its
+    folder and the summary it printed.
+
+    Under pytest-xdist every worker is a process of its own with its own session fixtures, and a
+    test-scale study costs tens of CPU-seconds: the first worker to ask builds it in the session's
+    shared temporary folder under a file lock and writes the summary last (the sign of a finished
+    build); the others wait for the lock and read it.  The folder is shared, so tests must not
+    change it: a test that reruns or damages a run copies it first.
+    """
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # one process: nobody to share with
+        return _run_study(study, tmp_path_factory.mktemp(study) / "study")
+    shared = tmp_path_factory.getbasetemp().parent / "studies"
+    shared.mkdir(exist_ok=True)
+    summary_file = shared / f"{study}.json"
+    with exclusive(shared / f"{study}.lock"):
+        if summary_file.exists():
+            return shared / study / "study", json.loads(summary_file.read_text(encoding="utf-8"))
+        shutil.rmtree(shared / study, ignore_errors=True)  # what a failed build left
+        out, summary = _run_study(study, shared / study / "study")
+        partial = summary_file.with_suffix(".partial")
+        partial.write_text(json.dumps(summary), encoding="utf-8")
+        partial.replace(summary_file)
+        return out, summary
+
+
+def _run_study(study: str, out: Path) -> tuple[Path, dict]:
+    code, text = cli("study", study, "--scale", "test", "--out", str(out), "--json", "--quiet", "--no-figures")
     assert code == 0
     return out, json.loads(text)
+
+
+@pytest.fixture(scope="session")
+def vautour_run(tmp_path_factory):
+    """The ``vautour`` test-scale run (both player counts) and its summary, built once per
+    session (tests/test_study_vautour.py and tests/test_publish_vautour.py read it; neither
+    changes it)."""
+    return study_once(tmp_path_factory, "vautour")
 
 
 @pytest.fixture(scope="session")
 def thirtyone_run(tmp_path_factory):
-    """``fsmarena study thirtyone --scale test`` without figures, run once per session: its folder
-    and the summary it printed (tests/test_study_thirtyone.py and tests/test_publish_thirtyone.py)."""
+    """The ``thirtyone`` test-scale run and its summary, built once per session
+    (tests/test_study_thirtyone.py and tests/test_publish_thirtyone.py read it; neither changes
+    it)."""
     pytest.importorskip("sklearn")
-    out = tmp_path_factory.mktemp("thirtyone") / "study"
-    code, text = cli("study", "thirtyone", "--scale", "test", "--out", str(out), "--json", "--quiet", "--no-figures")
-    assert code == 0
-    return out, json.loads(text)
+    return study_once(tmp_path_factory, "thirtyone")

@@ -6,7 +6,9 @@ method's settings."""
 from __future__ import annotations
 
 import json
+import shutil
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -191,8 +193,8 @@ def test_the_report_has_no_empty_heading_zero_width_interval_or_unwritten_figure
     assert "The study declares 5 questions in advance" in text
 
 
-def test_a_rerun_resumes_without_playing_again(run, capsys):
-    out, _summary = run
+def test_a_rerun_resumes_without_playing_again(run, tmp_path, capsys):
+    out = Path(shutil.copytree(run[0], tmp_path / "run"))  # the session's run is shared: rerun a copy
     before = {p.name: p.read_bytes() for p in (out / "raw").glob("*.json")}
     tables = {p.name: p.read_bytes() for p in (out / "tables").glob("*.csv") if p.name != "timing.csv"}
     code = main(["study", "thirtyone", "--scale", "test", "--out", str(out), "--no-figures"])

@@ -5,6 +5,8 @@ hand-worked deterministic matches, and the train-variant / evolve-variant method
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -214,7 +216,7 @@ def test_the_trained_against_finding_never_speaks_of_no_family():
 
 
 def test_a_rerun_resumes_to_the_same_tables_and_a_foreign_folder_is_refused(run, tmp_path, capsys):
-    out, _summary = run
+    out = Path(shutil.copytree(run[0], tmp_path / "run"))  # the session's run is shared: rerun a copy
     before = {p.name: p.read_bytes() for p in (out / "tables").glob("*.csv")}
     assert main(["study", "vautour", "--scale", "test", "--out", str(out), "--no-figures", "--quiet"]) == 0
     assert {p.name: p.read_bytes() for p in (out / "tables").glob("*.csv")} == before
@@ -223,10 +225,12 @@ def test_a_rerun_resumes_to_the_same_tables_and_a_foreign_folder_is_refused(run,
     assert main(["study", "vautour", "--scale", "test", "--seed", "5", "--out", str(out), "--quiet"]) == 2
     assert "holds another run" in capsys.readouterr().err
     assert (out / "vautour.json").read_bytes() == marker
-    (tmp_path / "other.txt").write_text("mine")
-    assert main(["study", "vautour", "--scale", "test", "--out", str(tmp_path), "--quiet"]) == 2
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "other.txt").write_text("mine")
+    assert main(["study", "vautour", "--scale", "test", "--out", str(mine), "--quiet"]) == 2
     assert "not empty" in capsys.readouterr().err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.txt"]
+    assert sorted(p.name for p in mine.iterdir()) == ["other.txt"]
 
 
 def test_unknown_scale_fails_with_one_line_before_writing(capsys, tmp_path):
