@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from games import kernel as contract
 from games.dice421 import kernel as k421
 from games.dice421.game import N_TRIPLES, Dice421, Dice421Config
+from games.draws import SEED_WORDS
 
 SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -70,7 +71,7 @@ def _kernel_decisions_421(p: np.ndarray, deal: np.ndarray, table: np.ndarray):
 @given(seed=st.integers(0, 2**32 - 1), rethrows=st.integers(0, 4), scores=st.sampled_from(["seed", "sum"]))
 def test_421_kernel_plays_the_engine_game_by_game(seed, rethrows, scores):
     game = Dice421(Dice421Config(rethrows=rethrows, scores=scores))
-    p = k421.make_params(game.config)
+    p = k421.make_params(game.config, deal_throws=rethrows + 1)  # every throw scripted
     rng = np.random.default_rng(seed)
     n = 40
     rolls = rng.integers(1, 7, size=(n, rethrows + 1, 3))
@@ -78,7 +79,7 @@ def test_421_kernel_plays_the_engine_game_by_game(seed, rethrows, scores):
     table[rng.random(game.n_states) < 0.3] = 0  # some games stop early
     seen, outcome = _engine_decisions_421(game, rolls, table)
     for i in range(n):
-        k_seen, k_scores, k_rewards = _kernel_decisions_421(p, rolls[i].ravel(), table)
+        k_seen, k_scores, k_rewards = _kernel_decisions_421(p, _deal_421(*rolls[i]), table)
         assert k_seen == seen[i]
         assert k_scores.tolist() == outcome.scores[i].tolist()
         assert k_rewards.tolist() == outcome.rewards[i].tolist()
@@ -98,10 +99,16 @@ def test_421_kernel_sizes_match_the_game():
     assert contract.kernel_of(Dice421()) is k421
 
 
+def _deal_421(*throws) -> np.ndarray:
+    """A scripted deal: the dice of these throws, then the stream's seed (unused: every throw
+    of the game is scripted)."""
+    return np.array([*np.ravel(throws), *[0] * SEED_WORDS], dtype=np.int64)
+
+
 def _transition_421(p1: np.ndarray, dice: tuple[int, int, int], action: int, roll: tuple[int, int, int]) -> int:
     """The triple the kernel reaches from ``dice`` after re-throwing with ``roll`` (R = 1)."""
     s = np.zeros(k421.state_size(p1), dtype=np.int64)
-    k421.reset(p1, s, np.array(dice + roll, dtype=np.int64))
+    k421.reset(p1, s, _deal_421(dice, roll))
     k421.step(p1, s, action)
     return k421.encoding(p1, s, 0, 1)
 
@@ -111,17 +118,17 @@ def test_421_kernel_exact_enumeration_equals_the_solver(scores):
     """Backward induction whose every transition, score and start state comes from the
     kernel (all 216 ordered rolls per re-throw) gives exactly the solver's optimum."""
     game = Dice421(Dice421Config(rethrows=2, scores=scores))
-    p1 = k421.make_params(Dice421Config(rethrows=1, scores=scores))
+    p1 = k421.make_params(Dice421Config(rethrows=1, scores=scores), deal_throws=2)
     rolls = list(itertools.product(range(1, 7), repeat=3))
     dice_of = [None] * N_TRIPLES
     for roll in rolls:
         s = np.zeros(k421.state_size(p1), dtype=np.int64)
-        k421.reset(p1, s, np.array(roll + roll, dtype=np.int64))
+        k421.reset(p1, s, _deal_421(roll, roll))
         dice_of[k421.encoding(p1, s, 0, 1)] = tuple(int(d) for d in sorted(roll, reverse=True))
     stop_score = []
     for dice in dice_of:
         s = np.zeros(k421.state_size(p1), dtype=np.int64)
-        k421.reset(p1, s, np.array(dice + dice, dtype=np.int64))
+        k421.reset(p1, s, _deal_421(dice, dice))
         k421.step(p1, s, 0)
         out = np.zeros(1)
         k421.scores(p1, s, out)
@@ -141,14 +148,14 @@ def test_421_optimal_builtin_over_every_deal_scores_the_exact_optimum():
     """With one re-throw, the kernel's ``optimal`` builtin played on all 216**2 deals averages
     exactly the solver's optimal value."""
     game = Dice421(Dice421Config(rethrows=1))
-    p = k421.make_params(game.config)
+    p = k421.make_params(game.config, deal_throws=2)
     code = k421.BUILTINS.index("optimal")
     s = np.zeros(k421.state_size(p), dtype=np.int64)
     mask = np.zeros(8, dtype=np.bool_)
     out = np.zeros(1)
     total = 0
     for deal in itertools.product(range(1, 7), repeat=6):
-        k421.reset(p, s, np.array(deal, dtype=np.int64))
+        k421.reset(p, s, _deal_421(deal))
         while k421.to_move(p, s) == 0:
             action = k421.builtin_action(p, s, 0, code)
             k421.legal(p, s, 0, mask)
@@ -168,9 +175,9 @@ def test_421_random_deals_and_builtins_are_legal_and_reproducible():
         played = []
         for _game in range(200):
             k421.draw_deal(p, deal)
-            assert deal.min() >= 1 and deal.max() <= 6
             s = np.zeros(k421.state_size(p), dtype=np.int64)
             k421.reset(p, s, deal)
+            assert 1 <= s[k421.D2] <= s[k421.D1] <= s[k421.D0] <= 6
             mask = np.zeros(8, dtype=np.bool_)
             while k421.to_move(p, s) == 0:
                 k421.legal(p, s, 0, mask)
