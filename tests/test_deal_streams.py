@@ -1,14 +1,17 @@
 """A game's own chance stream (:mod:`games.draws`) and the deals that lean on it: 31 deals the
-first round's deck and shuffles later ones from the game's stream when it reaches them.
+first round's deck and shuffles later ones from the game's stream when it reaches them; 421
+deals the first throw and throws the re-throws' dice from the game's stream when they happen.
 
 * the stream is xoshiro128**: word for word the generator written out in plain Python from
   its authors' definition (32-bit arithmetic by masking Python integers);
 * shuffles and dice drawn from a stream are uniform (chi-square, as ``tests/test_draws.py``);
 * a game's chance is a function of its deal alone: the decks 31 deals in play are the list
-  :func:`games.thirtyone.kernel.round_decks` gives (a deal's own decks first, scripted ones
-  included), and every game of a batch plays the same alone, in another order, in other
-  batches, compiled or asked in Python, whatever the generator seeding the batch;
-* 31's state stays small: it does not grow with ``max_rounds``.
+  :func:`games.thirtyone.kernel.round_decks` gives, and 421's throws the list
+  :func:`games.dice421.kernel.round_rolls` gives (a deal's own decks or throws first,
+  scripted ones included); every game of a batch plays the same alone, in another order, in
+  other batches, compiled or asked in Python, whatever the generator seeding the batch;
+* a 421 game that stops at once draws no re-throw; the states stay small: 31's does not grow
+  with ``max_rounds``, 421's with ``rethrows``.
 
 (That results do not depend on ``--jobs`` is ``tests/contract/test_game_contract.py``'s, for
 every game; deals and their games are both drawn per chunk.)
@@ -25,6 +28,8 @@ from scipy.stats import chisquare
 
 from games import draws
 from games.arena import play_games
+from games.dice421 import kernel as k421
+from games.dice421.game import Dice421, Dice421Config
 from games.driver import Driver
 from games.players import TablePolicy
 from games.thirtyone import kernel as k31
@@ -64,8 +69,8 @@ def test_the_stream_is_xoshiro128starstar(state):
 
 def test_loading_a_seed_keeps_32_bits_and_leaves_no_all_zero_state():
     stream = np.zeros(6, dtype=np.int64)
-    draws.load_stream(stream, 1, np.array([5, -1, 2**40 + 3, 0, 0], dtype=np.int64), 1)
-    assert stream.tolist() == [0, M32, 3, 0, 0, 0]
+    draws.load_stream(stream, 1, np.array([5, -1, 2**40 + 3, 0, 7], dtype=np.int64), 1)
+    assert stream.tolist() == [0, M32, 3, 0, 7, 0]
     draws.load_stream(stream, 1, np.zeros(4, dtype=np.int64), 0)
     assert stream[1:5].any()  # all zero would give zero words for ever
     assert len({draws.stream_word(stream, 1) for _ in range(50)}) > 45
@@ -189,15 +194,15 @@ def test_31_state_and_deal_do_not_grow_with_the_rounds_a_game_may_last():
     for max_rounds in (1, 32, 200, 100_000):
         p = k31.make_params(ThirtyOneConfig(players=6, max_rounds=max_rounds))
         sizes.add((k31.state_size(p), k31.deal_size(p)))
-    assert sizes == {(k31.DECKS, 52 + draws.STREAM_WORDS)}
+    assert sizes == {(k31.DECKS, 52 + draws.SEED_WORDS)}
     assert k31.DECKS * 8 < 2048  # bytes of state per game
     three = k31.make_params(ThirtyOneConfig(), deal_rounds=3)
-    assert (k31.state_size(three), k31.deal_size(three)) == (k31.DECKS + 104, 156 + draws.STREAM_WORDS)
+    assert (k31.state_size(three), k31.deal_size(three)) == (k31.DECKS + 104, 156 + draws.SEED_WORDS)
 
 
 def test_31_driver_deals_are_reproducible_and_seed_the_game_streams():
-    """The same generator gives the same deals; each deal is a deck then four stream words,
-    and different games get different streams."""
+    """The same generator gives the same deals; each deal is a deck then the four words of a
+    stream's seed, and different games get different streams."""
     game = ThirtyOne()
     one = Driver(game).deals(50, np.random.default_rng(8))
     two = Driver(game).deals(50, np.random.default_rng(8))
@@ -207,7 +212,100 @@ def test_31_driver_deals_are_reproducible_and_seed_the_game_streams():
     assert words.min() >= 0 and words.max() < 2**32 and len({tuple(w) for w in words.tolist()}) == 50
 
 
-def test_make_params_refuses_a_deal_without_decks():
+def test_make_params_refuses_impossible_deal_lengths():
+    """31's deal holds at least the first deck; 421's any whole number of throws."""
     for bad in (0, -1, 1.5, True):
         with pytest.raises(ValueError):
             k31.make_params(ThirtyOneConfig(), deal_rounds=bad)
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError):
+            k421.make_params(Dice421Config(), deal_throws=bad)
+
+
+# ---- 421: re-throws are thrown when they happen ------------------------------------------------
+
+
+def _thrown(p: np.ndarray, deal: np.ndarray, rethrows: int) -> list[list[int]]:
+    """Play ``deal`` re-throwing all three dice every time: the dice of every throw (sorted)."""
+    s = np.zeros(k421.state_size(p), dtype=np.int64)
+    k421.reset(p, s, deal)
+    thrown = [s[k421.D0 : k421.D2 + 1].tolist()]
+    for _ in range(rethrows):
+        k421.step(p, s, 7)
+        thrown.append(s[k421.D0 : k421.D2 + 1].tolist())
+    k421.step(p, s, 0)
+    assert k421.to_move(p, s) < 0
+    return thrown
+
+
+@pytest.mark.parametrize("scripted", [0, 2])
+def test_421_throws_the_dice_round_rolls_lists(scripted):
+    config = Dice421Config(rethrows=4)
+    p = k421.make_params(config, deal_throws=scripted)
+    rng = np.random.default_rng(scripted)
+    for _ in range(30):
+        deal = rng.integers(0, 2**32, size=k421.deal_size(p))
+        deal[: 3 * scripted] = rng.integers(1, 7, size=3 * scripted)
+        listed = np.zeros((5, 3), dtype=np.int64)
+        k421.round_rolls(p, deal, listed)
+        assert listed[:scripted].ravel().tolist() == deal[: 3 * scripted].tolist()
+        assert _thrown(p, deal, 4) == [sorted(roll, reverse=True) for roll in listed.tolist()]
+
+
+def test_421_a_game_that_stops_at_once_draws_no_more_dice():
+    """Keeping the first throw leaves the game's stream where the first throw left it; one
+    re-throw moves it."""
+    p = k421.make_params(Dice421Config(rethrows=2))
+    deal = np.array([11, 22, 33, 44], dtype=np.int64)
+    for actions, moved in (([0], False), ([5, 0], True)):
+        s = np.zeros(k421.state_size(p), dtype=np.int64)
+        k421.reset(p, s, deal)
+        first = s[k421.STREAM : k421.STREAM + draws.STREAM_WORDS].tolist()
+        for action in actions:
+            k421.step(p, s, action)
+        assert (s[k421.STREAM : k421.STREAM + draws.STREAM_WORDS].tolist() != first) == moved
+
+
+def test_421_games_play_the_same_in_any_batch_order_path_and_generator():
+    game = Dice421(Dice421Config(rethrows=3))
+    rng = np.random.default_rng(2)
+    table = rng.integers(0, game.n_actions, game.n_states)
+    table[rng.random(game.n_states) < 0.2] = 0
+    seats = [TablePolicy(table)]
+    n = 500
+    deals = Driver(game).deals(n, np.random.default_rng(3))
+    whole = play_games(game, seats, n, np.random.default_rng(1), deals=deals)
+    backwards = play_games(game, seats, n, np.random.default_rng(2), deals=deals[::-1])
+    python = play_games(game, seats, n, np.random.default_rng(3), deals=deals, compiled=False)
+    pieces = [
+        play_games(game, seats, len(deals[i : i + 70]), np.random.default_rng(i), deals=deals[i : i + 70], chunk=9)
+        for i in range(0, n, 70)
+    ]
+    assert np.array_equal(backwards.scores[::-1], whole.scores)
+    assert np.array_equal(python.scores, whole.scores)
+    assert np.array_equal(np.concatenate([o.scores for o in pieces]), whole.scores)
+    p = k421.make_params(game.config)
+    assert sum(_rethrows_played(p, table, deal) for deal in deals) > n  # dice drawn during play matter
+
+
+def _rethrows_played(p: np.ndarray, table: np.ndarray, deal: np.ndarray) -> int:
+    """How many times the table policy re-throws in the game of ``deal``."""
+    s = np.zeros(k421.state_size(p), dtype=np.int64)
+    k421.reset(p, s, deal)
+    mask = np.zeros(k421.N_ACTIONS, dtype=np.bool_)
+    played = 0
+    while k421.to_move(p, s) >= 0:
+        k421.legal(p, s, 0, mask)
+        action = table[k421.observe_index(p, s, 0)]
+        action = action if mask[action] else 0
+        played += action != 0
+        k421.step(p, s, action)
+    return played
+
+
+def test_421_state_and_deal_do_not_grow_with_the_rethrows():
+    for rethrows in (0, 2, 5):
+        p = k421.make_params(Dice421Config(rethrows=rethrows))
+        assert (k421.state_size(p), k421.deal_size(p)) == (k421.THROWS, draws.SEED_WORDS)
+    p = k421.make_params(Dice421Config(rethrows=2), deal_throws=3)
+    assert (k421.state_size(p), k421.deal_size(p)) == (k421.THROWS + 6, 9 + draws.SEED_WORDS)

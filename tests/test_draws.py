@@ -142,9 +142,24 @@ def test_prize_orders_are_uniform(kernel, game):
 
 
 def test_421_throws_are_uniform_dice():
-    counts = _deal_counts(k421, Dice421(Dice421Config()), 6000)
-    for position in counts:
-        assert position[0] == 0 and chisquare(position[1:]).pvalue > P_MIN
+    """Every die of every throw a game may make, all from the game's stream
+    (:func:`games.dice421.kernel.round_rolls`), and pairs of consecutive throws (a stream
+    seeded with two random words and two derived from them by xor gave correlated first
+    throws)."""
+    game = Dice421(Dice421Config())
+    p = params_of(game)
+    deals = np.zeros((24_000, k421.deal_size(p)), dtype=np.int64)
+    seed(7)
+    for row in deals:
+        k421.draw_deal(p, row)
+    rolls = np.zeros((24_000, game.config.rethrows + 1, 3), dtype=np.int64)
+    for deal, out in zip(deals, rolls):
+        k421.round_rolls(p, deal, out)
+    for position in rolls.reshape(24_000, -1).T:
+        assert chisquare(np.bincount(position, minlength=7)[1:]).pvalue > P_MIN and position.min() >= 1
+    for throw in range(game.config.rethrows):  # a die and the same die of the next throw
+        pairs = (rolls[:, throw, 0] - 1) * 6 + rolls[:, throw + 1, 0] - 1
+        assert chisquare(np.bincount(pairs, minlength=36)).pvalue > P_MIN, throw
 
 
 @pytest.mark.slow

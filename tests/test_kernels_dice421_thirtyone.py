@@ -24,6 +24,7 @@ from games import kernel as contract
 from games.dice421 import kernel as k421
 from games.dice421.game import N_TRIPLES, Dice421, Dice421Config
 from games.dice421.reference import play_one, state_numbers
+from games.draws import SEED_WORDS
 
 SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -47,7 +48,7 @@ def _reference_decisions_421(game: Dice421, rolls: np.ndarray, table: np.ndarray
     dice, score = play_one(R, rolls.tolist(), Table(), numbers, variant)
     if len(actions) == R and all(actions):  # no re-throw left: only keep_all is legal
         actions.append(0)
-    again = replay(game, rolls.ravel(), {0: actions})
+    again = replay(game, _deal_421(*rolls), {0: actions})
     assert again.scores == [float(score)]
     seen = [(v.index, v.features, v.index // N_TRIPLES, v.index % N_TRIPLES) for v in again.views[0]]
     return seen, again.scores, again.rewards
@@ -79,7 +80,7 @@ def _kernel_decisions_421(p: np.ndarray, deal: np.ndarray, table: np.ndarray):
 @given(seed=st.integers(0, 2**32 - 1), rethrows=st.integers(0, 4), scores=st.sampled_from(["seed", "sum"]))
 def test_421_kernel_plays_the_reference_game_by_game(seed, rethrows, scores):
     game = Dice421(Dice421Config(rethrows=rethrows, scores=scores))
-    p = k421.make_params(game.config)
+    p = k421.make_params(game.config, deal_throws=rethrows + 1)  # every throw scripted
     rng = np.random.default_rng(seed)
     n = 40
     rolls = rng.integers(1, 7, size=(n, rethrows + 1, 3))
@@ -87,7 +88,7 @@ def test_421_kernel_plays_the_reference_game_by_game(seed, rethrows, scores):
     table[rng.random(game.n_states) < 0.3] = 0  # some games stop early
     for i in range(n):
         seen, scores_, rewards = _reference_decisions_421(game, rolls[i], table)
-        k_seen, k_scores, k_rewards = _kernel_decisions_421(p, rolls[i].ravel(), table)
+        k_seen, k_scores, k_rewards = _kernel_decisions_421(p, _deal_421(*rolls[i]), table)
         assert len(k_seen) == len(seen)
         for (index, k_feats, left, triple), (r_index, feats, r_left, r_triple) in zip(k_seen, seen):
             assert (index, left, triple) == (r_index, r_left, r_triple)
@@ -110,10 +111,16 @@ def test_421_kernel_sizes_match_the_game():
     assert contract.kernel_of(Dice421()) is k421
 
 
+def _deal_421(*throws) -> np.ndarray:
+    """A scripted deal: the dice of these throws, then the stream's seed (unused: every throw
+    of the game is scripted)."""
+    return np.array([*np.ravel(throws), *[0] * SEED_WORDS], dtype=np.int64)
+
+
 def _transition_421(p1: np.ndarray, dice: tuple[int, int, int], action: int, roll: tuple[int, int, int]) -> int:
     """The triple the kernel reaches from ``dice`` after re-throwing with ``roll`` (R = 1)."""
     s = np.zeros(k421.state_size(p1), dtype=np.int64)
-    k421.reset(p1, s, np.array(dice + roll, dtype=np.int64))
+    k421.reset(p1, s, _deal_421(dice, roll))
     k421.step(p1, s, action)
     return k421.encoding(p1, s, 0, 1)
 
@@ -123,17 +130,17 @@ def test_421_kernel_exact_enumeration_equals_the_solver(scores):
     """Backward induction whose every transition, score and start state comes from the
     kernel (all 216 ordered rolls per re-throw) gives exactly the solver's optimum."""
     game = Dice421(Dice421Config(rethrows=2, scores=scores))
-    p1 = k421.make_params(Dice421Config(rethrows=1, scores=scores))
+    p1 = k421.make_params(Dice421Config(rethrows=1, scores=scores), deal_throws=2)
     rolls = list(itertools.product(range(1, 7), repeat=3))
     dice_of = [None] * N_TRIPLES
     for roll in rolls:
         s = np.zeros(k421.state_size(p1), dtype=np.int64)
-        k421.reset(p1, s, np.array(roll + roll, dtype=np.int64))
+        k421.reset(p1, s, _deal_421(roll, roll))
         dice_of[k421.encoding(p1, s, 0, 1)] = tuple(int(d) for d in sorted(roll, reverse=True))
     stop_score = []
     for dice in dice_of:
         s = np.zeros(k421.state_size(p1), dtype=np.int64)
-        k421.reset(p1, s, np.array(dice + dice, dtype=np.int64))
+        k421.reset(p1, s, _deal_421(dice, dice))
         k421.step(p1, s, 0)
         out = np.zeros(1)
         k421.scores(p1, s, out)
@@ -153,14 +160,14 @@ def test_421_optimal_builtin_over_every_deal_scores_the_exact_optimum():
     """With one re-throw, the kernel's ``optimal`` builtin played on all 216**2 deals averages
     exactly the solver's optimal value."""
     game = Dice421(Dice421Config(rethrows=1))
-    p = k421.make_params(game.config)
+    p = k421.make_params(game.config, deal_throws=2)
     code = k421.BUILTINS.index("optimal")
     s = np.zeros(k421.state_size(p), dtype=np.int64)
     mask = np.zeros(8, dtype=np.bool_)
     out = np.zeros(1)
     total = 0
     for deal in itertools.product(range(1, 7), repeat=6):
-        k421.reset(p, s, np.array(deal, dtype=np.int64))
+        k421.reset(p, s, _deal_421(deal))
         while k421.to_move(p, s) == 0:
             action = k421.builtin_action(p, s, 0, code)
             k421.legal(p, s, 0, mask)
@@ -180,9 +187,9 @@ def test_421_random_deals_and_builtins_are_legal_and_reproducible():
         played = []
         for _game in range(200):
             k421.draw_deal(p, deal)
-            assert deal.min() >= 1 and deal.max() <= 6
             s = np.zeros(k421.state_size(p), dtype=np.int64)
             k421.reset(p, s, deal)
+            assert 1 <= s[k421.D2] <= s[k421.D1] <= s[k421.D0] <= 6
             mask = np.zeros(8, dtype=np.bool_)
             while k421.to_move(p, s) == 0:
                 k421.legal(p, s, 0, mask)

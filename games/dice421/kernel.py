@@ -10,18 +10,27 @@ Parameters ``p`` (:func:`make_params`), int64::
     p[0]                rethrows R
     p[1 : 57]           score of each of the 56 descending triples (the game's score table)
     p[57], p[58]        lowest score, and max(1, highest - lowest) (the ``score`` feature)
-    p[59 : 59 + S]      the exact optimal action per observation index, S = 56 (R + 1) + 1
+    p[59]               K, the throws a deal holds (0 unless a test scripts throws)
+    p[60 : 60 + S]      the exact optimal action per observation index, S = 56 (R + 1) + 1
                         (the ``optimal`` builtin; ties towards the lower action, as the game's)
 
-Deal (:func:`draw_deal`): ``3 (R + 1)`` dice values 1..6, throw ``j`` at ``deal[3j : 3j + 3]``;
-throw 0 is the first throw (sorted descending), and throw ``j >= 1`` sets every re-thrown
-position ``q`` of the descending triple to ``deal[3j + q]`` - exactly the ``rolls`` that
-script :meth:`Dice421.play`, so a test gives both the same dice.
+Throws: throw 0 is the first throw (sorted descending), and throw ``j >= 1`` sets every
+re-thrown position ``q`` of the descending triple to its ``q``-th die - exactly the ``rolls``
+that script :meth:`Dice421.play`, so a test gives both the same dice.
 
-State ``s`` (int64, :func:`state_size` = 5 + 3 (R + 1))::
+Deal (:func:`draw_deal`, ``3 K + 4`` numbers): the dice (1..6) of the first ``K`` throws
+(none unless a test scripts them), throw ``j`` at ``deal[3j : 3j + 3]``, then the seed of the
+game's own stream (:func:`games.draws.seed_stream`).  Throw ``j >= K`` is thrown when it
+happens (the first at :func:`reset`, a re-throw in :func:`step`) from the game's stream, three
+dice whatever the mask: a game that stops at once draws three dice, not ``3 (R + 1)``, and a
+game's throws are a function of its deal alone (:func:`round_rolls` lists them; the tests give
+them to the engine).
+
+State ``s`` (int64, :func:`state_size` = 12 + 3 max(K - 1, 0))::
 
     s[0]  throws left        s[1:4]  the dice, descending        s[4]  1 once the game is over
-    s[5:] a copy of the deal
+    s[5:9]  the game's stream          s[9:12]  the last throw drawn from it
+    s[12:]  the deal's throws 1 to K - 1 (none when K is 0 or 1)
 
 Triple ids are the game's: the descending triples in lexicographic order, id of ``(h, m, l)`` =
 ``C(h+1, 3) + C(m, 2) + (l - 1)``; observation index ``throws_left * 56 + triple``.
@@ -37,14 +46,20 @@ from typing import Any
 import numpy as np
 
 from fsmarena.jit import njit
-from games.draws import fill_uniform
+from games.draws import SEED_WORDS, STREAM_WORDS, fill_uniform, fill_uniform_stream, load_stream, seed_stream
 
 N_TRIPLES = 56
 N_ACTIONS = 8
 N_FEATURES = 5
-HEADER = 5
 LEFT, D0, D1, D2, DONE = range(5)
-P_SCORES, P_LOW, P_SPAN, P_OPTIMAL = 1, 57, 58, 59
+STREAM = 5
+THROWN = STREAM + STREAM_WORDS
+THROWS = THROWN + 3
+P_SCORES, P_LOW, P_SPAN, P_DEAL_THROWS, P_OPTIMAL = 1, 57, 58, 59, 60
+#: throws a deal holds unless a test scripts some (:func:`make_params`): none, every throw is
+#: drawn from the game's stream when it happens (measured in a bare loop: three dice drawn with
+#: the deal, about 6 ns; a word of the game's stream, about 1.3 ns; and the deal is 4 numbers)
+DEAL_THROWS = 0
 #: builtin players by code (``builtin_action``), the names of ``Dice421.builtin_players``
 BUILTINS = ("random", "always-stop", "optimal")
 RANDOM, ALWAYS_STOP, OPTIMAL = range(3)
@@ -53,25 +68,36 @@ RANDOM, ALWAYS_STOP, OPTIMAL = range(3)
 PARTS = (("step", "int"), ("dice", "int"), ("score", "int"))
 
 
-def make_params(config: Any) -> np.ndarray:
-    """The rules of a :class:`Dice421Config` (or a :class:`Dice421`) packed into one int64 array."""
+def make_params(config: Any, deal_throws: int = DEAL_THROWS) -> np.ndarray:
+    """The rules of a :class:`Dice421Config` (or a :class:`Dice421`) packed into one int64
+    array; ``deal_throws``: the throws a deal holds (a test scripts the dice of that many
+    throws, the first included)."""
     from games.dice421.game import Dice421
 
+    if isinstance(deal_throws, bool) or not isinstance(deal_throws, (int, np.integer)) or deal_throws < 0:
+        raise ValueError(f"deal_throws must be a whole number from 0, got {deal_throws!r}")
     game = config if isinstance(config, Dice421) else Dice421(config)
     score = game.tables.score
     low, high = int(score.min()), int(score.max())
     optimal = game.exact_optimum()[1]
-    return np.concatenate([[game.config.rethrows], score, [low, max(1, high - low)], optimal]).astype(np.int64)
+    head = [game.config.rethrows]
+    return np.concatenate([head, score, [low, max(1, high - low), deal_throws], optimal]).astype(np.int64)
+
+
+@njit(inline="always")
+def _deal_throws(p: np.ndarray) -> int:
+    """``K``: the throws a deal holds."""
+    return p[P_DEAL_THROWS]
 
 
 @njit
 def state_size(p: np.ndarray) -> int:
-    return HEADER + deal_size(p)
+    return THROWS + 3 * max(_deal_throws(p) - 1, 0)
 
 
 @njit
 def deal_size(p: np.ndarray) -> int:
-    return 3 * (p[0] + 1)
+    return 3 * _deal_throws(p) + SEED_WORDS
 
 
 @njit
@@ -107,9 +133,12 @@ def encoding_size(p: np.ndarray, which: int) -> int:
 
 @njit(inline="always")
 def draw_deal(p: np.ndarray, deal: np.ndarray) -> None:
-    """Every throw of a game drawn in advance: ``3 (R + 1)`` uniform dice values
-    (:func:`games.draws.fill_uniform`)."""
-    fill_uniform(deal, 0, deal_size(p), 1, 7)
+    """The deal's ``K`` throws (:func:`games.draws.fill_uniform`), then the seed of the game's
+    stream (:func:`games.draws.seed_stream`)."""
+    K = _deal_throws(p)
+    if K > 0:
+        fill_uniform(deal, 0, 3 * K, 1, 7)
+    seed_stream(deal, 3 * K)
 
 
 @njit(inline="always")
@@ -126,12 +155,19 @@ def _sort3(s: np.ndarray, a: int, b: int, c: int) -> None:
 
 @njit(inline="always")
 def reset(p: np.ndarray, s: np.ndarray, deal: np.ndarray) -> None:
-    """Start a game: the first throw, all re-throws left."""
-    for i in range(deal_size(p)):
-        s[HEADER + i] = deal[i]
+    """Start a game: the first throw, all re-throws left; the state keeps the game's stream
+    and the deal's later throws."""
+    K = _deal_throws(p)
+    load_stream(s, STREAM, deal, 3 * K)
+    for i in range(3 * (K - 1)):
+        s[THROWS + i] = deal[3 + i]
     s[LEFT] = p[0]
     s[DONE] = 0
-    _sort3(s, deal[0], deal[1], deal[2])
+    if K > 0:
+        _sort3(s, deal[0], deal[1], deal[2])
+    else:
+        fill_uniform_stream(s, THROWN, 3, 1, 7, s, STREAM)
+        _sort3(s, s[THROWN], s[THROWN + 1], s[THROWN + 2])
 
 
 @njit(inline="always")
@@ -208,12 +244,22 @@ def step(p: np.ndarray, s: np.ndarray, action: int) -> None:
     if action == 0 or s[LEFT] == 0:
         s[DONE] = 1
         return
-    at = HEADER + 3 * (p[0] - s[LEFT] + 1)
+    at = _throw(p, s, p[0] - s[LEFT] + 1)
     a = s[at] if action & 4 else s[D0]
     b = s[at + 1] if action & 2 else s[D1]
     c = s[at + 2] if action & 1 else s[D2]
     s[LEFT] -= 1
     _sort3(s, a, b, c)
+
+
+@njit(inline="always")
+def _throw(p: np.ndarray, s: np.ndarray, j: int) -> int:
+    """Where in ``s`` the dice of throw ``j >= 1`` are: the deal's, or three drawn now from the
+    game's stream."""
+    if j < _deal_throws(p):
+        return THROWS + 3 * (j - 1)
+    fill_uniform_stream(s, THROWN, 3, 1, 7, s, STREAM)
+    return THROWN
 
 
 @njit(inline="always")
@@ -240,10 +286,32 @@ def builtin_action(p: np.ndarray, s: np.ndarray, seat: int, code: int) -> int:
 # ---- for tests -----------------------------------------------------------------------------
 
 
+@njit
+def round_rolls(p: np.ndarray, deal: np.ndarray, out: np.ndarray) -> None:
+    """The dice of throws ``0 .. len(out) - 1`` (``out`` of shape ``(throws, 3)``) the kernel
+    throws from ``deal``: the deal's ``K``, then the game's stream's (what :func:`step` draws
+    when the player re-throws; for tests, which give them to the engine)."""
+    s = np.zeros(state_size(p), dtype=np.int64)
+    K = _deal_throws(p)
+    load_stream(s, STREAM, deal, 3 * K)
+    for j in range(out.shape[0]):
+        if j < K:
+            out[j, :] = deal[3 * j : 3 * j + 3]
+        else:
+            fill_uniform_stream(s, THROWN, 3, 1, 7, s, STREAM)
+            out[j, :] = s[THROWN : THROWN + 3]
+
+
 def engine_script(config: Any, deals: np.ndarray) -> dict:
-    """The ``Dice421.play`` keyword that makes the batched engine throw the dice of ``deals``
-    (one kernel deal per row)."""
-    return {"rolls": np.asarray(deals).reshape(len(deals), config.rethrows + 1, 3)}
+    """The ``Dice421.play`` keyword that makes the batched engine throw the dice the kernel
+    throws from ``deals`` (one kernel deal per row, made with ``make_params(config, K)``;
+    :func:`round_rolls`)."""
+    deals = np.ascontiguousarray(deals, dtype=np.int64)
+    p = make_params(config, (deals.shape[1] - SEED_WORDS) // 3)
+    rolls = np.zeros((len(deals), config.rethrows + 1, 3), dtype=np.int64)
+    for row, deal in enumerate(deals):
+        round_rolls(p, deal, rolls[row])
+    return {"rolls": rolls}
 
 
 def test_configs() -> list:

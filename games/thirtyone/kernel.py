@@ -69,7 +69,7 @@ from typing import Any
 import numpy as np
 
 from fsmarena.jit import njit
-from games.draws import STREAM_WORDS, load_stream, seed_stream, shuffle, shuffle_stream
+from games.draws import SEED_WORDS, STREAM_WORDS, load_stream, seed_stream, shuffle, shuffle_stream
 
 N_ACTIONS = 8
 DRAW_DECK, DRAW_DISCARD, KNOCK, DISCARD_GREEDY, DISCARD_0, DISCARD_1, DISCARD_2, DISCARD_DRAWN = range(8)
@@ -216,7 +216,7 @@ def state_size(p: np.ndarray) -> int:
 
 @njit
 def deal_size(p: np.ndarray) -> int:
-    return 52 * _deal_rounds(p) + STREAM_WORDS
+    return 52 * _deal_rounds(p) + SEED_WORDS
 
 
 @njit
@@ -1149,7 +1149,7 @@ def engine_script(config: Any, deals: np.ndarray) -> dict:
     kernel deals from ``deals`` (one kernel deal per row, made with ``make_params(config)``):
     every round's up to ``max_rounds`` (:data:`SCRIPTED_ROUNDS` at most), :func:`round_decks`."""
     deals = np.ascontiguousarray(deals, dtype=np.int64)
-    p = make_params(config, (deals.shape[1] - STREAM_WORDS) // 52)
+    p = make_params(config, (deals.shape[1] - SEED_WORDS) // 52)
     orders = np.zeros((len(deals), min(config.max_rounds, SCRIPTED_ROUNDS), 52), dtype=np.int64)
     for row, deal in enumerate(deals):
         round_decks(p, deal, orders[row])
