@@ -67,7 +67,7 @@ def play_games(
     python: list[Seat | None] = [*seated]  # a game outside the registry (the toy MDPs) plays its own batches
     if driver is not None:
         dealt = driver.deals(n, rng, deals)
-        program = python_program(n, game.n_seats)
+        program = python_program(n, game.n_seats, game.n_actions)
         if compiled and trace is None:
             program, python = compile_seats(game, seated, n, rng)
     memories = {s: seat.player.begin(game, n, seat.members, rng) for s, seat in enumerate(python) if seat is not None}
@@ -104,12 +104,9 @@ def compile_seats(
     (``rng.integers(0, members, n)``; drawn here in seat order, before the Python players begin)."""
     compile_player = resolve(PLAYER_COMPILER, "player compiler")
     compile_stack = resolve(STACK_COMPILER, "stack compiler")
-    ints: list[np.ndarray] = []
-    floats: list[np.ndarray] = []
-    start = np.full((n, len(seats)), -1, dtype=np.int64)
-    fstart = np.full((n, len(seats)), -1, dtype=np.int64)
+    arrays: list[list[np.ndarray]] = [[], [], []]  # the compiled seats' ints, floats and tables
+    starts = [np.full((n, len(seats)), -1, dtype=np.int64) for _ in arrays]
     python: list[Seat | None] = []
-    offset = foffset = 0
     for number, seat in enumerate(seats):
         packed = _compiled(compile_stack if seat.members is not None else compile_player, seat, game)
         if packed is None:
@@ -122,18 +119,12 @@ def compile_seats(
             member = np.zeros(n, dtype=np.int64)
         else:
             member = rng.integers(0, packed.n_members, size=n)
-        start[:, number] = offset + packed.int_start[member]
-        fstart[:, number] = foffset + packed.float_start[member]
-        ints.append(packed.ints)
-        floats.append(packed.floats)
-        offset += len(packed.ints)
-        foffset += len(packed.floats)
-    program = Program(
-        np.concatenate(ints) if ints else np.zeros(1, np.int64),
-        np.concatenate(floats) if floats else np.zeros(1),
-        start,
-        fstart,
-    )
+        for which, (array, first) in enumerate(zip(packed.arrays, packed.starts)):
+            starts[which][:, number] = sum(len(earlier) for earlier in arrays[which]) + first[member]
+            arrays[which].append(array)
+    empty = python_program(0, 0, game.n_actions).arrays()[:3]
+    ends = [np.concatenate(parts) if parts else nothing for parts, nothing in zip(arrays, empty)]
+    program = Program(*ends, *starts)
     return program, python
 
 

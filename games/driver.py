@@ -56,17 +56,39 @@ FIXED, BUILTIN, TABLE = 1, 2, 3
 DEFAULT_CHUNK = 65_536
 
 
+def table_dtype(n_values: int) -> type[np.signedinteger]:
+    """The integer type of the compiled players' tables holding the numbers ``0 .. n_values - 1``
+    (a game's actions, a table FSM's states): the smallest of int8, int16, int32 and int64.
+    A table is read at random places, one entry per decision: Vautour's table policy is 0.5 MB
+    in int8 and 4 MB in int64, which no longer fits the cache (a decision 1.5 times slower)."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if n_values - 1 <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
 @dataclass(frozen=True)
 class Program:
-    """The compiled players of a batch: ``ints`` / ``floats`` hold every seat's members (the
-    format of :data:`games.registry.PLAYER_COMPILER`); ``start[row, seat]`` and
-    ``fstart[row, seat]`` locate the member playing that seat of that game, ``-1`` for a
-    seat played in Python."""
+    """The compiled players of a batch: ``ints`` / ``floats`` / ``tables`` hold every seat's
+    members (the format of :data:`games.registry.PLAYER_COMPILER`); ``start[row, seat]``,
+    ``fstart[row, seat]`` and ``tstart[row, seat]`` locate the member playing that seat of
+    that game, ``start`` ``-1`` for a seat played in Python."""
 
     ints: np.ndarray
     floats: np.ndarray
+    tables: np.ndarray
     start: np.ndarray
     fstart: np.ndarray
+    tstart: np.ndarray
+
+    def rows(self, first: int, last: int) -> Program:
+        """The program of games ``first .. last - 1``."""
+        cut = slice(first, last)
+        return Program(self.ints, self.floats, self.tables, self.start[cut], self.fstart[cut], self.tstart[cut])
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays in the order the compiled loops take them."""
+        return self.ints, self.floats, self.tables, self.start, self.fstart, self.tstart
 
     @property
     def python_seats(self) -> list[int]:
@@ -74,10 +96,11 @@ class Program:
         return [int(s) for s in np.flatnonzero((self.start < 0).any(axis=0))] if len(self.start) else []
 
 
-def python_program(n: int, seats: int) -> Program:
-    """Every seat decides in Python."""
+def python_program(n: int, seats: int, n_actions: int) -> Program:
+    """Every seat decides in Python (the tables of the type compiled players of a game of
+    ``n_actions`` actions have, so the compiled loops are the same)."""
     empty = np.full((n, seats), -1, dtype=np.int64)
-    return Program(np.zeros(1, np.int64), np.zeros(1), empty, empty.copy())
+    return Program(np.zeros(1, np.int64), np.zeros(1), np.zeros(1, table_dtype(n_actions)), empty, empty, empty)
 
 
 class Driver:
@@ -133,7 +156,7 @@ class Driver:
         ``trace`` sees every decision (:func:`traced`)."""
         dealt = self.deals(n, rng, deals)
         ask = decide if trace is None else traced(decide, trace)
-        return self.play_program(dealt, python_program(n, self.n_seats), rng, ask)
+        return self.play_program(dealt, python_program(n, self.n_seats, self.n_actions), rng, ask)
 
     def play_program(
         self, deals: np.ndarray, program: Program, rng: np.random.Generator, decide: Decide | None
@@ -148,8 +171,7 @@ class Driver:
         scores = np.zeros((n, self.n_seats))
         for first in range(0, n, self.block_rows):
             last = min(n, first + self.block_rows)
-            block = Program(program.ints, program.floats, program.start[first:last], program.fstart[first:last])
-            states = self._play_block(deals[first:last], block, rng, decide, first, n)
+            states = self._play_block(deals[first:last], program.rows(first, last), rng, decide, first, n)
             self.loops.results(self.p, states, rewards[first:last], scores[first:last])
         return Outcome(scores, rewards)
 
@@ -210,9 +232,7 @@ class Driver:
         then the compiled seats move until a Python seat is to move or the game ends."""
         seed(int(rng.integers(2**32)))
         p = self.p
-        bad = self.loops.step_advance(
-            p, states, rows, actions, program.ints, program.floats, program.start, program.fstart, memory, to_move
-        )
+        bad = self.loops.step_advance(p, states, rows, actions, *program.arrays(), memory, to_move)
         if bad < 0:
             return
         action = actions[bad]
@@ -257,9 +277,7 @@ class Driver:
         seed(int(rng.integers(2**32)))
         for first in range(0, n, max(1, chunk)):
             last = min(n, first + max(1, chunk))
-            self.loops.play_rows(
-                self.p, deals, first, last, program.ints, program.floats, program.start, program.fstart, rewards, scores
-            )
+            self.loops.play_rows(self.p, deals, first, last, *program.arrays(), rewards, scores)
         return Outcome(scores, rewards)
 
 
@@ -392,7 +410,7 @@ def reset_all(p, states, deals):
         k_reset(p, states[row], deals[row])
 
 
-def step_advance(p, states, rows, actions, ints, floats, start, fstart, memory, waiting):
+def step_advance(p, states, rows, actions, ints, floats, tables, start, fstart, tstart, memory, waiting):
     """Row by row: the Python seat to move plays ``actions[j]`` (none when ``actions`` is
     empty), then the compiled seats move; ``waiting[row]``: the Python seat to move next, or
     -1.  Returns the position of the first out-of-range or illegal action (the rows before it
@@ -420,7 +438,7 @@ def step_advance(p, states, rows, actions, ints, floats, start, fstart, memory, 
                 if kind == FIXED:
                     action = ints[at + 1]
                 elif kind == TABLE:
-                    action = ints[at + 2 + k_observe_index(p, s, seat)]
+                    action = np.int64(tables[tstart[row, seat] + k_observe_index(p, s, seat)])
                 else:
                     action = k_builtin_action(p, s, seat, ints[at + 1])
                 if not mask[action]:  # the first legal one instead (games.players.legal_or_first)
@@ -429,7 +447,21 @@ def step_advance(p, states, rows, actions, ints, floats, start, fstart, memory, 
                             action = first_legal
                             break
             else:
-                action = k_act(p, s, seat, ints, floats, at, fstart[row, seat], memory[row], mask, feats, frozen)
+                action = k_act(
+                    p,
+                    s,
+                    seat,
+                    ints,
+                    floats,
+                    tables,
+                    at,
+                    fstart[row, seat],
+                    tstart[row, seat],
+                    memory[row],
+                    mask,
+                    feats,
+                    frozen,
+                )
             k_step(p, s, action)
             seat = k_to_move(p, s)
         waiting[row] = seat
@@ -467,7 +499,7 @@ def results(p, states, out_rewards, out_scores):
         k_scores(p, states[row], out_scores[row])
 
 
-def play_rows(p, deals, first, last, ints, floats, start, fstart, out_rewards, out_scores):
+def play_rows(p, deals, first, last, ints, floats, tables, start, fstart, tstart, out_rewards, out_scores):
     s = np.zeros(k_state_size(p), dtype=np.int64)
     memory = np.zeros(k_n_seats(p), dtype=np.int64)
     mask = np.zeros(k_n_actions(p), dtype=np.bool_)
@@ -485,7 +517,7 @@ def play_rows(p, deals, first, last, ints, floats, start, fstart, out_rewards, o
                 if kind == FIXED:
                     action = ints[at + 1]
                 elif kind == TABLE:
-                    action = ints[at + 2 + k_observe_index(p, s, seat)]
+                    action = np.int64(tables[tstart[row, seat] + k_observe_index(p, s, seat)])
                 else:
                     action = k_builtin_action(p, s, seat, ints[at + 1])
                 if not mask[action]:  # the first legal one instead (games.players.legal_or_first)
@@ -494,7 +526,21 @@ def play_rows(p, deals, first, last, ints, floats, start, fstart, out_rewards, o
                             action = first_legal
                             break
             else:
-                action = k_act(p, s, seat, ints, floats, at, fstart[row, seat], memory, mask, feats, frozen)
+                action = k_act(
+                    p,
+                    s,
+                    seat,
+                    ints,
+                    floats,
+                    tables,
+                    at,
+                    fstart[row, seat],
+                    tstart[row, seat],
+                    memory,
+                    mask,
+                    feats,
+                    frozen,
+                )
             k_step(p, s, action)
             seat = k_to_move(p, s)
         k_rewards(p, s, out_rewards[row])

@@ -2,23 +2,33 @@
 
 :func:`compile_player` turns a :class:`games.players.Player` into a :class:`CompiledPlayer`:
 one or more *members* (a pool of champions: one member drawn per game and seat) packed
-into an int64 array ``ints`` and a float64 array ``floats``, with the start of every member
-in ``int_start`` / ``float_start``.  The interpreter :func:`make_opponent_act` (compiled,
-one per game kernel, cached on disk) plays a member exactly like the batched player does:
+into three arrays: ``ints`` (int64: each member's kind and settings), ``floats`` (float64)
+and ``tables`` (the members' big tables as small integers, :func:`games.driver.table_dtype`:
+int8 for every game today, so a Vautour table policy reads 0.5 MB instead of 4 MB at
+random places), with the start of every member in ``int_start`` / ``float_start`` /
+``table_start``.  The interpreter :func:`make_opponent_act` (compiled, one per game kernel,
+cached on disk, inlined into the loops that call it) plays a member exactly like the batched
+player does:
 
-===========  ==========================================================================
-kind         ints (from the member's start)
-===========  ==========================================================================
-RANDOM       ``[RANDOM]``: a uniformly random legal action (``np.random.random`` x legal count)
+===========  ===========================================  ===================================
+kind         ints (from the member's start)               tables (from the member's start)
+===========  ===========================================  ===================================
+RANDOM       ``[RANDOM]``: a uniformly random legal
+             action (``np.random.random`` x legal count)
 FIXED        ``[FIXED, action]``
-BUILTIN      ``[BUILTIN, code]``: the kernel's ``builtin_action`` number ``code``
-TABLE        ``[TABLE, n_states, action per state...]``
-SELF         ``[SELF]``: the learner's frozen greedy table (self-play snapshot)
-FSM          ``[FSM, S, I, parts, (part, size) per part, next_state S*I, action S*I]``;
-             part -1 is the observation index, ``w >= 0`` the kernel's encoding ``w``
-BDA          ``[BDA, S, max_tests, feature S, true action S, true next S, false action S,
-             false next S]``; floats ``[lo S, hi S]`` (the open interval each test checks)
-===========  ==========================================================================
+BUILTIN      ``[BUILTIN, code]``: the kernel's
+             ``builtin_action`` number ``code``
+TABLE        ``[TABLE, n_states]``                        ``action per state``
+SELF         ``[SELF]``: the learner's frozen greedy
+             table (self-play snapshot)
+FSM          ``[FSM, S, I, parts, (part, size) per        ``next_state S*I, action S*I``
+             part]``; part -1 is the observation index,
+             ``w >= 0`` the kernel's encoding ``w``
+BDA          ``[BDA, S, max_tests, feature S, true
+             action S, true next S, false action S,
+             false next S]``; floats ``[lo S, hi S]``
+             (the open interval each test checks)
+===========  ===========================================  ===================================
 
 Finite-state members keep one integer of memory per seat (their current state, 0 at the
 start of every game).  An illegal action falls back to the first legal one, as
@@ -37,6 +47,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.jit import njit
 from fsmarena.specialise import kernel_function, specialise
+from games.driver import table_dtype
 from games.players import FixedActionPlayer, GroupedStack, Player, RandomPlayer, TablePolicy
 
 RANDOM, FIXED, BUILTIN, TABLE, SELF, FSM, BDA = range(7)
@@ -49,17 +60,35 @@ class CompiledPlayer:
     label: str
     ints: np.ndarray
     floats: np.ndarray
+    tables: np.ndarray
     int_start: np.ndarray
     float_start: np.ndarray
+    table_start: np.ndarray
 
     @property
     def n_members(self) -> int:
         return len(self.int_start)
 
+    @property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``ints``, ``floats`` and ``tables``."""
+        return self.ints, self.floats, self.tables
 
-def self_play() -> CompiledPlayer:
+    @property
+    def starts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Where each member starts in ``ints``, ``floats`` and ``tables``."""
+        return self.int_start, self.float_start, self.table_start
+
+
+#: one member's arrays: its ints, floats and table (:class:`CompiledPlayer`)
+Member = tuple[list[int] | np.ndarray, list[float], np.ndarray]
+
+_NO_TABLE = np.zeros(0, dtype=np.int64)
+
+
+def self_play(game: Any) -> CompiledPlayer:
     """The self-play opponent: the learner's frozen greedy table."""
-    return _pack("self (frozen)", [([SELF], [])])
+    return _pack("self (frozen)", [([SELF], [], _NO_TABLE)], game)
 
 
 def compile_player(player: Player, game: Any) -> CompiledPlayer:
@@ -68,14 +97,14 @@ def compile_player(player: Player, game: Any) -> CompiledPlayer:
     from studies.stacks import Mixture
 
     members = player.players if isinstance(player, Mixture) else [player]
-    return _pack(player.label, [_member(member, game) for member in members])
+    return _pack(player.label, [_member(member, game) for member in members], game)
 
 
 def compile_stack(player: Player, game: Any) -> CompiledPlayer:
     """A stack's members as a pool, member ``i`` of the stack at position ``i``: a seat with a
     member per game (evolution's populations, cross-play's stacks) indexes it by its members.
     A single player is a stack of one."""
-    return _pack(player.label, [_member(member, game) for member in stack_members(player)])
+    return _pack(player.label, [_member(member, game) for member in stack_members(player)], game)
 
 
 def stack_members(player: Player) -> list[Player]:
@@ -102,15 +131,32 @@ def stack_members(player: Player) -> list[Player]:
     raise FsmarenaError(f"player '{player.label}' is a stack of {player.kind} players, which do not compile")
 
 
-def _pack(label: str, parts: list[tuple[list[int] | np.ndarray, list[float]]]) -> CompiledPlayer:
-    ints = [np.asarray(i, dtype=np.int64) for i, _ in parts]
-    floats = [np.asarray(f, dtype=np.float64) for _, f in parts]
-    int_start = np.cumsum([0] + [len(i) for i in ints[:-1]]).astype(np.int64)
-    float_start = np.cumsum([0] + [len(f) for f in floats[:-1]]).astype(np.int64)
-    return CompiledPlayer(label, np.concatenate(ints), np.concatenate(floats + [np.zeros(1)]), int_start, float_start)
+def _pack(label: str, members: list[Member], game: Any) -> CompiledPlayer:
+    """The members' arrays end to end.  The tables take the game's small integer type
+    (:func:`games.driver.table_dtype`), or a wider one when a member's table holds larger
+    numbers (a table FSM of more than 127 states): any type plays the same games."""
+    ints = [np.asarray(i, dtype=np.int64) for i, _, _ in members]
+    floats = [np.asarray(f, dtype=np.float64) for _, f, _ in members]
+    tables = [table for _, _, table in members]
+    largest = max([game.n_actions - 1] + [int(table.max()) for table in tables if len(table)])
+    dtype = table_dtype(largest + 1)
+    return CompiledPlayer(
+        label,
+        np.concatenate(ints),
+        np.concatenate(floats + [np.zeros(1)]),
+        np.concatenate([table.astype(dtype) for table in tables] + [np.zeros(1, dtype)]),
+        _starts(ints),
+        _starts(floats),
+        _starts(tables),
+    )
 
 
-def _member(player: Player, game: Any) -> tuple[list[int] | np.ndarray, list[float]]:
+def _starts(parts: list[np.ndarray]) -> np.ndarray:
+    """Where each of ``parts`` starts when they are put end to end."""
+    return np.cumsum([0] + [len(part) for part in parts[:-1]]).astype(np.int64)
+
+
+def _member(player: Player, game: Any) -> Member:
     """One player's arrays (FsmarenaError naming it when it cannot be compiled).  A table is
     packed as an array, not a list: a list of Vautour's 491,000 entries cost 29 ms a seat."""
     from evo.bda import BinaryDecisionAutomaton
@@ -122,21 +168,21 @@ def _member(player: Player, game: Any) -> tuple[list[int] | np.ndarray, list[flo
             "give them as a mixture to train against them as a pool"
         )
     if type(player) is RandomPlayer:
-        return [RANDOM], []
+        return [RANDOM], [], _NO_TABLE
     if type(player) is FixedActionPlayer:
-        return [FIXED, player.action], []
+        return [FIXED, player.action], [], _NO_TABLE
     if type(player) is TablePolicy:
         table = player.table[0]
-        if len(table) != game.n_states or table.max(initial=0) >= game.n_actions:
+        if len(table) != game.n_states or table.min(initial=0) < 0 or table.max(initial=0) >= game.n_actions:
             raise FsmarenaError(f"table policy '{player.label}' does not fit {game.name}")
-        return np.concatenate([np.array([TABLE, len(table)], dtype=np.int64), table.astype(np.int64)]), []
+        return [TABLE, len(table)], [], table
     if type(player) is TableFSM:
-        return _fsm(player, game), []
+        return _fsm(player, game)
     if type(player) is BinaryDecisionAutomaton:
         return _bda(player, game)
     code = _builtin_code(player, game)
     if code is not None:
-        return [BUILTIN, code], []
+        return [BUILTIN, code], [], _NO_TABLE
     raise FsmarenaError(
         f"player '{player.label}' ({player.kind}) cannot be compiled for sequential training: "
         "only random, fixed-action, table-policy, table-fsm, bda, mixtures of them and the "
@@ -162,7 +208,7 @@ def _builtin_code(player: Player, game: Any) -> int | None:
     return builtins.index(player.label) if same else None
 
 
-def _fsm(player: Any, game: Any) -> list[int]:
+def _fsm(player: Any, game: Any) -> Member:
     from evo.inputs import input_encoder
 
     encoder = input_encoder(game, player.inputs)
@@ -172,18 +218,11 @@ def _fsm(player: Any, game: Any) -> list[int]:
     parts: list[int] = []
     for part, size in zip(encoder.parts, encoder.sizes):
         parts += [-1 if part == "index" else names.index(part), size]
-    return [
-        FSM,
-        player.n_states,
-        player.n_inputs,
-        len(encoder.parts),
-        *parts,
-        *player.next_state[0].reshape(-1).tolist(),
-        *player.action[0].reshape(-1).tolist(),
-    ]
+    ints = [FSM, player.n_states, player.n_inputs, len(encoder.parts), *parts]
+    return ints, [], np.concatenate([player.next_state[0].reshape(-1), player.action[0].reshape(-1)])
 
 
-def _bda(player: Any, game: Any) -> tuple[list[int], list[float]]:
+def _bda(player: Any, game: Any) -> Member:
     from evo.bda import FALSE_ACTION, FALSE_NEXT, FEATURE, TRUE_ACTION, TRUE_NEXT
 
     genes = player.genes[0]
@@ -195,7 +234,7 @@ def _bda(player: Any, game: Any) -> tuple[list[int], list[float]]:
     ints = [BDA, player.n_states, player.max_tests]
     for column in (FEATURE, TRUE_ACTION, TRUE_NEXT, FALSE_ACTION, FALSE_NEXT):
         ints += genes[:, column].tolist()
-    return ints, [*player._lo.tolist(), *player._hi.tolist()]
+    return ints, [*player._lo.tolist(), *player._hi.tolist()], _NO_TABLE
 
 
 @njit
@@ -223,51 +262,50 @@ k_builtin_action = kernel_function("builtin_action")
 
 def make_opponent_act(kernel: ModuleType) -> Callable[..., int]:
     """The compiled interpreter of :class:`CompiledPlayer` members for ``kernel``'s game:
-    ``act(p, s, seat, ints, floats, start, fstart, memory, mask, feats, frozen) -> action``,
-    where ``memory[seat]`` is the member's finite-state memory for this game (:func:`opponent_act`
+    ``act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, feats, frozen) -> action``
+    plays the member whose arrays start at ``ints[at]``, ``floats[fat]`` and ``tables[tat]``;
+    ``memory[seat]`` is the member's finite-state memory for this game (:func:`opponent_act`
     specialised for ``kernel``, cached on disk)."""
     return specialise(opponent_act, kernel)
 
 
-def opponent_act(p, s, seat, ints, floats, start, fstart, memory, mask, feats, frozen):
-    """The interpreter's template (:func:`make_opponent_act`; module doc): member ``start`` of
-    ``ints`` decides for ``seat``."""
-    kind = ints[start]
+def opponent_act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, feats, frozen):
+    """The interpreter's template (:func:`make_opponent_act`; module doc): the member starting
+    at ``at`` / ``fat`` / ``tat`` decides for ``seat``."""
+    kind = ints[at]
     k_legal(p, s, seat, mask)
     if kind == RANDOM:
         return random_legal(mask)
     if kind == FIXED:
-        action = ints[start + 1]
+        action = ints[at + 1]
     elif kind == BUILTIN:
-        action = k_builtin_action(p, s, seat, ints[start + 1])
+        action = k_builtin_action(p, s, seat, ints[at + 1])
     elif kind == TABLE:
-        action = ints[start + 2 + k_observe_index(p, s, seat)]
+        action = np.int64(tables[tat + k_observe_index(p, s, seat)])
     elif kind == SELF:
         action = frozen[k_observe_index(p, s, seat)]
     elif kind == FSM:
-        n_inputs = ints[start + 2]
-        n_parts = ints[start + 3]
+        n_inputs = ints[at + 2]
+        n_parts = ints[at + 3]
         code = 0
         for part in range(n_parts):
-            which = ints[start + 4 + 2 * part]
-            size = ints[start + 5 + 2 * part]
+            which = ints[at + 4 + 2 * part]
+            size = ints[at + 5 + 2 * part]
             value = k_observe_index(p, s, seat) if which < 0 else k_encoding(p, s, seat, which)
             code = code * size + value
-        table = start + 4 + 2 * n_parts
-        n_cells = ints[start + 1] * n_inputs
-        flat = memory[seat] * n_inputs + code
-        memory[seat] = ints[table + flat]
-        action = ints[table + n_cells + flat]
+        flat = tat + memory[seat] * n_inputs + code
+        memory[seat] = tables[flat]
+        action = np.int64(tables[flat + ints[at + 1] * n_inputs])
     else:  # BDA
-        S = ints[start + 1]
-        max_tests = ints[start + 2]
-        genes = start + 3
+        S = ints[at + 1]
+        max_tests = ints[at + 2]
+        genes = at + 3
         k_features(p, s, seat, feats)
         state = memory[seat]
         action = 0
         for test in range(max_tests):
             x = feats[ints[genes + state]] * 1000.0
-            if floats[fstart + state] < x and x < floats[fstart + S + state]:
+            if floats[fat + state] < x and x < floats[fat + S + state]:
                 action = ints[genes + S + state]
                 memory[seat] = ints[genes + 2 * S + state]
                 break

@@ -206,8 +206,8 @@ def make_runner(kernel: ModuleType) -> Callable[..., Any]:
     """The compiled training loop for ``kernel``'s game (:func:`train_games` specialised for it,
     compiled once and cached on disk, module doc):
 
-    ``run(p, q, n, sums, seen, frozen, first, count, isets, fsets, ints, floats, int_start,
-    float_start, potentials) -> float`` plays training games ``first .. first + count - 1`` and
+    ``run(p, q, n, sums, seen, frozen, first, count, isets, fsets, ints, floats, tables, int_start,
+    float_start, table_start, potentials) -> float`` plays training games ``first .. first + count - 1`` and
     returns the sum of the learner's final rewards in them.  ``potentials`` is the kernel's
     ``potential_table`` under segment rewards (any 2-d array otherwise).
     """
@@ -215,7 +215,23 @@ def make_runner(kernel: ModuleType) -> Callable[..., Any]:
 
 
 def train_games(
-    p, q, n, sums, seen, frozen, first, count, isets, fsets, ints, floats, int_start, float_start, potentials
+    p,
+    q,
+    n,
+    sums,
+    seen,
+    frozen,
+    first,
+    count,
+    isets,
+    fsets,
+    ints,
+    floats,
+    tables,
+    int_start,
+    float_start,
+    table_start,
+    potentials,
 ):
     """The training loop's template (:func:`make_runner`, module doc)."""
     algo, explore_steps, schedule = isets[I_ALGO], isets[I_EXPLORE], isets[I_SCHEDULE]
@@ -264,7 +280,19 @@ def train_games(
             if seat != learner:
                 m = member[seat]
                 action = opponent_act(
-                    p, s, seat, ints, floats, int_start[m], float_start[m], memory, mask, feats, frozen
+                    p,
+                    s,
+                    seat,
+                    ints,
+                    floats,
+                    tables,
+                    int_start[m],
+                    float_start[m],
+                    table_start[m],
+                    memory,
+                    mask,
+                    feats,
+                    frozen,
                 )
                 k_step(p, s, action)
                 continue

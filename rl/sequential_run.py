@@ -46,7 +46,7 @@ def compiled_opponent(game: Game, opponent: Player | None, config: TrainConfig) 
 
     kernel_of(game)
     if config.self_play_every:
-        return self_play()
+        return self_play(game)
     return compile_player(opponent if opponent is not None else RandomPlayer(), game)
 
 
@@ -121,8 +121,10 @@ def run_sequential(run: TrainingRun, opponent: Player | None, resume: bool, chec
             floats,
             compiled.ints,
             compiled.floats,
+            compiled.tables,
             compiled.int_start,
             compiled.float_start,
+            compiled.table_start,
             potentials,
         )
 

@@ -186,7 +186,7 @@ def compiled(
     S, A = game.n_states, game.n_actions
     q, n, sums = np.zeros((S, A)), np.zeros((S, A), dtype=np.int64), np.zeros((S, A))
     seen, frozen = np.zeros((S, A), dtype=bool), np.zeros(S, dtype=np.int64)
-    opp = self_play() if refresh else compile_player(opponent or RandomPlayer(), game)
+    opp = self_play(game) if refresh else compile_player(opponent or RandomPlayer(), game)
     codes = [seq.ALGORITHM_CODES[algo], explore, seq.SCHEDULE_CODES[schedule], seat, refresh, int(segmented), 0]
     isets = np.array(codes, dtype=np.int64)
     potentials = k.potential_table(game.config) if segmented else np.zeros((1, 1))
@@ -208,8 +208,10 @@ def compiled(
             fsets,
             opp.ints,
             opp.floats,
+            opp.tables,
             opp.int_start,
             opp.float_start,
+            opp.table_start,
             potentials,
         )
     return q, n
@@ -358,8 +360,10 @@ def test_compiled_opponent_plays_like_the_batched_player(number):
                     0,
                     opp.ints,
                     opp.floats,
+                    opp.tables,
                     opp.int_start[0],
                     opp.float_start[0],
+                    opp.table_start[0],
                     memory,
                     mask,
                     feats,
@@ -409,8 +413,10 @@ def test_compiled_vautour_builtins_play_like_the_batched_ones(action_set):
                     seat,
                     opp.ints,
                     opp.floats,
+                    opp.tables,
                     opp.int_start[0],
                     opp.float_start[0],
+                    opp.table_start[0],
                     memory,
                     mask,
                     feats,
