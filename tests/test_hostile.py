@@ -1532,6 +1532,28 @@ def test_workers_do_not_import_from_the_working_directory(tmp_path):
     assert not marker.exists()
 
 
+def _signal_once_started(process: subprocess.Popen, tmp_path: Path, sig: int, command: str) -> list[int]:
+    """Send ``sig`` once the run's two workers exist (and, with dask, a generation is logged);
+    returns the workers' process ids."""
+    import psutil
+
+    deadline = time.monotonic() + 60
+    children: list[int] = []
+    while time.monotonic() < deadline and len(children) < 2:
+        time.sleep(0.5)
+        children = [c.pid for c in psutil.Process(process.pid).children(recursive=True)]
+    assert len(children) >= 2, "the workers never started"
+    if command == "evolve-dask":  # a Ctrl-C while the cluster starts is ignored: wait for a generation
+        while time.monotonic() < deadline and not (tmp_path / "evo" / "logbook.csv").exists():
+            time.sleep(0.5)
+    time.sleep(2)
+    if sig == signal.SIGINT:
+        os.killpg(process.pid, sig)  # as a terminal's Ctrl-C: the whole foreground group
+    else:
+        process.send_signal(sig)
+    return children
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "sig, status, message",
@@ -1544,7 +1566,6 @@ def test_workers_do_not_import_from_the_working_directory(tmp_path):
 )
 @pytest.mark.parametrize("command", ["play", "evolve", "evolve-dask"])
 def test_signals_with_two_jobs_end_cleanly_and_leave_no_worker(tmp_path, sig, status, message, command):
-    import psutil
 
     evolve = ["evolve", "dtd", "--genome", "fsm", "--protocol", "round-robin", "--population", "30"]
     evolve += ["--games-per-pair", "200", "--generations", "100000", "--quiet", "--out", str(tmp_path / "evo")]
@@ -1561,21 +1582,13 @@ def test_signals_with_two_jobs_end_cleanly_and_leave_no_worker(tmp_path, sig, st
         text=True,
         start_new_session=True,
     )
-    deadline = time.monotonic() + 60
-    children: list[int] = []
-    while time.monotonic() < deadline and len(children) < 2:
-        time.sleep(0.5)
-        children = [c.pid for c in psutil.Process(process.pid).children(recursive=True)]
-    assert len(children) >= 2, "the workers never started"
-    if command == "evolve-dask":  # a Ctrl-C while the cluster starts is ignored: wait for a generation
-        while time.monotonic() < deadline and not (tmp_path / "evo" / "logbook.csv").exists():
-            time.sleep(0.5)
-    time.sleep(2)
-    if sig == signal.SIGINT:
-        os.killpg(process.pid, sig)  # as a terminal's Ctrl-C: the whole foreground group
-    else:
-        process.send_signal(sig)
-    _, err = process.communicate(timeout=60)
+    try:
+        children = _signal_once_started(process, tmp_path, sig, command)
+        _, err = process.communicate(timeout=60)
+    finally:  # a failed check must not leave a run of 100,000 generations behind
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
     assert process.returncode == status, err
     if message:
         assert err.strip() == message
