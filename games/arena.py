@@ -66,7 +66,7 @@ def play_games(
     driver = driver_for(game) if has_kernel(game) else None
     python: list[Seat | None] = [*seated]  # a game outside the registry (the toy MDPs) plays its own batches
     if driver is not None:
-        dealt = driver.deals(n, rng, deals)
+        driver, dealt = driver.scripted(n, deals) if deals is not None else (driver, driver.deals(n, rng))
         program = python_program(n, game.n_seats, game.n_actions)
         if compiled and trace is None:
             program, python = compile_seats(game, seated, n, rng)

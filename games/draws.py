@@ -192,3 +192,25 @@ def fill_uniform(out, start, count, low, high):
 def fill_uniform_stream(out, start, count, low, high, stream, at):
     """:func:`fill_uniform` with words from the game's stream kept in ``stream[at : at + 4]``."""
     _fill(out, start, count, low, high, stream, at)
+
+
+def scripted_deals(deals: np.ndarray, unit: int, least: int = 0) -> tuple[int, np.ndarray]:
+    """``(K, kernel deals)`` of scripted deals (``Game.play(deals=...)``) of a game whose deal
+    holds its first ``K`` units of chance (``unit`` numbers each: three dice, one deck)
+    followed by the seed of its own stream, which plays the chance past them.  A script may
+    leave the seed out: its rows get an all-zero seed, a fixed stream (:func:`load_stream`),
+    so a script shorter than the game still plays the same game every time.  A width that is
+    neither ``K * unit`` nor ``K * unit + SEED_WORDS`` for some ``K >= least`` is a ValueError
+    saying what a deal holds.  (``unit`` must not divide ``SEED_WORDS``, or the two widths
+    could not be told apart.)"""
+    width = deals.shape[1]
+    seeded = width % unit == SEED_WORDS % unit and width >= SEED_WORDS
+    count = (width - SEED_WORDS) // unit if seeded else width // unit
+    if (not seeded and width % unit) or count < least:
+        raise ValueError(
+            f"a scripted deal holds {unit} numbers per unit of chance (at least {least} units), "
+            f"optionally followed by the {SEED_WORDS} seed words of the game's stream; got {width} numbers"
+        )
+    if seeded:
+        return count, deals
+    return count, np.concatenate([deals, np.zeros((len(deals), SEED_WORDS), dtype=np.int64)], axis=1)

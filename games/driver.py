@@ -107,10 +107,11 @@ class Driver:
     """The batched driver of one game (module doc): its kernel, its packed rules and the
     compiled loops of that kernel."""
 
-    def __init__(self, game: Game):
+    def __init__(self, game: Game, params: np.ndarray | None = None):
         self.game = game
         self.kernel = kernel_of(game)
-        self.p = params_of(game)
+        #: the packed rules: the game's, or those of scripted deals of another length (:meth:`scripted`)
+        self.p = params_of(game) if params is None else params
         self.loops = loops_for(self.kernel)
         k, p = self.kernel, self.p
         self.n_seats = int(k.n_seats(p))
@@ -123,25 +124,22 @@ class Driver:
         self.decide_by = -1 if game.decide_by is None else list(game.encodings).index(game.decide_by)
 
     # ---- deals ---------------------------------------------------------------------------
-    def deals(self, n: int, rng: np.random.Generator, deals: np.ndarray | None = None) -> np.ndarray:
-        """``n`` kernel deals: ``deals`` checked, or fresh ones drawn by the kernel (one draw
-        from ``rng`` seeds the compiled stream)."""
+    def deals(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` fresh kernel deals drawn by the kernel (one draw from ``rng`` seeds the
+        compiled stream); :meth:`scripted` plays given ones."""
         _check_n(n)
-        if deals is not None:
-            return self._checked_deals(n, deals)
         out = np.zeros((n, self.deal_size), dtype=np.int64)
         seed(int(rng.integers(2**32)))
         self.loops.draw_deals(self.p, out)
         return out
 
-    def _checked_deals(self, n: int, deals: Any) -> np.ndarray:
-        array = np.asarray(deals)
-        if array.shape != (n, self.deal_size) or not np.issubdtype(array.dtype, np.integer):
+    def _checked_deals(self, n: int, array: np.ndarray) -> np.ndarray:
+        if array.shape != (n, self.deal_size):
             raise FsmarenaError(
                 f"{self.game.name}: scripted deals must be integers of shape ({n}, {self.deal_size}), "
                 f"got {array.dtype} {array.shape}"
             )
-        return np.ascontiguousarray(array, dtype=np.int64)
+        return array
 
     # ---- the Game.play shape -------------------------------------------------------------
     def play(
@@ -154,9 +152,31 @@ class Driver:
     ) -> Outcome:
         """Play ``n`` games asking ``decide`` for every move (:meth:`games.base.Game.play`);
         ``trace`` sees every decision (:func:`traced`)."""
-        dealt = self.deals(n, rng, deals)
+        driver, dealt = self.scripted(n, deals) if deals is not None else (self, self.deals(n, rng))
         ask = decide if trace is None else traced(decide, trace)
-        return self.play_program(dealt, python_program(n, self.n_seats, self.n_actions), rng, ask)
+        return driver.play_program(dealt, python_program(n, self.n_seats, self.n_actions), rng, ask)
+
+    def scripted(self, n: int, deals: Any) -> tuple[Driver, np.ndarray]:
+        """The driver and kernel deals that play ``n`` scripted deals: the game's own when they
+        are ``deal_size`` wide; for a kernel whose deal holds a variable amount of chance (its
+        optional ``scripted(config, deals)``, :mod:`games.kernel`: 421's throws, 31's decks),
+        one whose rules fit the script."""
+        _check_n(n)
+        array = np.asarray(deals)
+        if array.ndim != 2 or len(array) != n or not np.issubdtype(array.dtype, np.integer):
+            raise FsmarenaError(
+                f"{self.game.name}: scripted deals must be integers, one row per game ({n}), "
+                f"got {array.dtype} {array.shape}"
+            )
+        array = np.ascontiguousarray(array, dtype=np.int64)
+        rules = getattr(self.kernel, "scripted", None)
+        if array.shape[1] == self.deal_size or rules is None:
+            return self, self._checked_deals(n, array)
+        try:
+            params, full = rules(self.game.config, array)
+        except ValueError as error:
+            raise FsmarenaError(f"{self.game.name}: {error}") from None
+        return Driver(self.game, np.ascontiguousarray(params, dtype=np.int64)), full
 
     def play_program(
         self, deals: np.ndarray, program: Program, rng: np.random.Generator, decide: Decide | None

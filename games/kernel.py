@@ -65,6 +65,14 @@ Observations are asked of the seat to move (``seat == to_move(p, s)``).
 :func:`observation_of` builds the lazy :class:`~games.base.Observation` of every caller (the
 batched driver, the environments' stepper) from one :class:`Layout` and the kernel's readers.
 
+Optional, plain Python, for a game whose deal holds a variable amount of chance (421's first
+throws, 31's first decks, then the seed of the game's own stream, :mod:`games.draws`):
+
+* ``scripted(config, deals) -> (params, deals)``: the packed rules and kernel deals that play
+  the scripted deals ``deals`` (``Game.play(deals=...)``, an int64 array, one row per game) of
+  any length the game accepts; a ValueError says why a script is impossible (the driver makes
+  it one clear error line).  Without it, a script must be exactly ``deal_size(p)`` wide.
+
 Optional, plain Python, for the tests that compare a kernel with its batched engine
 (``tests/test_kernels.py`` runs them for every game whose entry names a kernel):
 

@@ -20,12 +20,14 @@ every game; deals and their games are both drawn per chunk.)
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Iterator
 
 import numpy as np
 import pytest
 from scipy.stats import chisquare
 
+from fsmarena.errors import FsmarenaError
 from games import draws
 from games.arena import play_games
 from games.dice421 import kernel as k421
@@ -220,6 +222,53 @@ def test_make_params_refuses_impossible_deal_lengths():
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError):
             k421.make_params(Dice421Config(), deal_throws=bad)
+
+
+# ---- scripted deals of any length (Game.play(deals=...)) ----------------------------------------
+
+
+def _scores(game, deals: np.ndarray, player) -> np.ndarray:
+    return play_games(game, [player] * game.n_seats, len(deals), np.random.default_rng(0), deals=deals).scores
+
+
+def test_a_script_plays_its_chance_then_its_seed_and_a_seedless_script_a_fixed_stream():
+    """A 421 script of one throw (3 dice) plays as that throw followed by an all-zero seed,
+    and a seed of its own changes the re-throws; two scripted decks of 31 likewise."""
+    rng = np.random.default_rng(4)
+    game = Dice421(Dice421Config(rethrows=2))
+    always_reroll = TablePolicy(np.full(game.n_states, 7))
+    dice = rng.integers(1, 7, size=(300, 3))
+    zeros = np.zeros((300, draws.SEED_WORDS), dtype=np.int64)
+    seeds = rng.integers(1, 2**32, size=(300, draws.SEED_WORDS))
+    seedless = _scores(game, dice, always_reroll)
+    assert (seedless == _scores(game, np.concatenate([dice, zeros], axis=1), always_reroll)).all()
+    assert (seedless != _scores(game, np.concatenate([dice, seeds], axis=1), always_reroll)).any()
+    game31 = ThirtyOne(ThirtyOneConfig(players=3, lives=2))
+    greedy = game31.builtin_players()["greedy"]()
+    decks = np.argsort(rng.random((200, 104)).reshape(200, 2, 52), axis=2).reshape(200, 104)
+    seedless = _scores(game31, decks, greedy)
+    assert (seedless == _scores(game31, np.concatenate([decks, zeros[:200]], axis=1), greedy)).all()
+    assert (seedless != _scores(game31, np.concatenate([decks, seeds[:200]], axis=1), greedy)).any()
+
+
+@pytest.mark.parametrize(
+    "game, deals, says",
+    [
+        (Dice421(), np.ones((2, 5), dtype=np.int64), "3 numbers per unit"),
+        (Dice421(), np.full((2, 3), 7), "dice must be 1 to 6"),
+        (Dice421(), np.zeros((2, 3), dtype=np.int64), "dice must be 1 to 6"),
+        (ThirtyOne(), np.zeros((2, 4), dtype=np.int64), "at least 1 units"),
+        (ThirtyOne(), np.tile(np.arange(53), (2, 1)), "52 numbers per unit"),
+        (ThirtyOne(), np.zeros((2, 52), dtype=np.int64), "order of the 52 cards"),
+        (Dice421(), np.ones((3, 3), dtype=np.int64), "one row per game (2)"),
+        (Dice421(), np.ones((2, 3)), "must be integers"),
+    ],
+)
+def test_impossible_scripts_are_one_clear_error(game, deals, says):
+    player = TablePolicy(np.zeros(game.n_states, dtype=np.int64)) if game.n_seats == 1 else None
+    seats = [player] if player else [game.builtin_players()["random"]()] * game.n_seats
+    with pytest.raises(FsmarenaError, match=re.escape(says)):
+        play_games(game, seats, 2, np.random.default_rng(0), deals=deals)
 
 
 # ---- 421: re-throws are thrown when they happen ------------------------------------------------

@@ -46,7 +46,15 @@ from typing import Any
 import numpy as np
 
 from fsmarena.jit import njit
-from games.draws import SEED_WORDS, STREAM_WORDS, fill_uniform, fill_uniform_stream, load_stream, seed_stream
+from games.draws import (
+    SEED_WORDS,
+    STREAM_WORDS,
+    fill_uniform,
+    fill_uniform_stream,
+    load_stream,
+    scripted_deals,
+    seed_stream,
+)
 
 N_TRIPLES = 56
 N_ACTIONS = 8
@@ -300,6 +308,19 @@ def round_rolls(p: np.ndarray, deal: np.ndarray, out: np.ndarray) -> None:
         else:
             fill_uniform_stream(s, THROWN, 3, 1, 7, s, STREAM)
             out[j, :] = s[THROWN : THROWN + 3]
+
+
+def scripted(config: Any, deals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The packed rules and kernel deals that play scripted deals (``Dice421.play(deals=...)``,
+    :mod:`games.kernel`): each row the dice of its first throws, three per throw (a re-thrown
+    position ``q`` of the descending triple takes the throw's ``q``-th die), optionally followed
+    by the seed of the game's stream, which throws the dice past the script
+    (:func:`games.draws.scripted_deals`).  Dice outside 1..6 are a ValueError."""
+    throws, deals = scripted_deals(deals, 3)
+    dice = deals[:, : 3 * throws]
+    if dice.size and (dice.min() < 1 or dice.max() > 6):
+        raise ValueError(f"scripted dice must be 1 to 6, got {int(dice.min())} to {int(dice.max())}")
+    return make_params(config, throws), deals
 
 
 def engine_script(config: Any, deals: np.ndarray) -> dict:

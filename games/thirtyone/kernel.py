@@ -69,7 +69,7 @@ from typing import Any
 import numpy as np
 
 from fsmarena.jit import njit
-from games.draws import SEED_WORDS, STREAM_WORDS, load_stream, seed_stream, shuffle, shuffle_stream
+from games.draws import SEED_WORDS, STREAM_WORDS, load_stream, scripted_deals, seed_stream, shuffle, shuffle_stream
 
 N_ACTIONS = 8
 DRAW_DECK, DRAW_DISCARD, KNOCK, DISCARD_GREEDY, DISCARD_0, DISCARD_1, DISCARD_2, DISCARD_DRAWN = range(8)
@@ -1142,6 +1142,19 @@ def potential_table(config: Any) -> np.ndarray:
 #: rounds of deck orders :func:`engine_script` gives the engine at most (a game of more rounds
 #: needs long runs of all-tied showdowns)
 SCRIPTED_ROUNDS = 256
+
+
+def scripted(config: Any, deals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The packed rules and kernel deals that play scripted deals (``ThirtyOne.play(deals=...)``,
+    :mod:`games.kernel`): each row the deck orders of the first rounds (at least one; 52 cards
+    each, the order they are dealt from), optionally followed by the seed of the game's stream,
+    which shuffles the decks of later rounds (:func:`games.draws.scripted_deals`).  A deck that
+    is not an order of the 52 cards is a ValueError."""
+    rounds, deals = scripted_deals(deals, 52, least=1)
+    decks = deals[:, : 52 * rounds].reshape(-1, 52)
+    if not (np.sort(decks, axis=1) == np.arange(52)).all():
+        raise ValueError("every scripted deck must be an order of the 52 cards 0..51")
+    return make_params(config, rounds), deals
 
 
 def engine_script(config: Any, deals: np.ndarray) -> dict:
