@@ -368,8 +368,10 @@ def test_bad_input_is_one_clear_error(entry):
     game = game_of(entry)
     driver = Driver(game)
     rng = np.random.default_rng(0)
-    with pytest.raises(FsmarenaError, match="scripted deals must be integers of shape"):
+    with pytest.raises(FsmarenaError, match=r"scripted deals must be integers, one row per game \(3\)"):
         driver.play(3, rng, lambda seat, obs, rows: np.zeros(obs.n, dtype=np.int64), np.zeros((2, 1)))
+    with pytest.raises(FsmarenaError, match=r"scripted deals must be integers of shape \(3, "):
+        driver.play(3, rng, lambda seat, obs, rows: np.zeros(obs.n, dtype=np.int64), np.zeros((3, 1), dtype=int))
     with pytest.raises(FsmarenaError, match="non-negative integer"):
         driver.play(-1, rng, lambda seat, obs, rows: np.zeros(obs.n, dtype=np.int64))
     with pytest.raises(FsmarenaError, match=r"seat 0 gave .* actions for 3 games"):
