@@ -3,7 +3,7 @@
 * :func:`on_page_content`: the docstrings use Sphinx roles (``:class:`Game```), which the API
   reference would otherwise show literally; the hook keeps the code and drops the role.
 * :func:`on_config` and :func:`on_files`: every registered game's rules page lives in its own
-  folder (``games/<name>/rules.md``, next to its code); the site shows it as
+  folder (``fsmarena/games/<name>/rules.md``, next to its code); the site shows it as
   ``rules/<game>.md`` (so other pages link to ``rules/dtd.md``) and lists it under the ``Rules``
   section of the navigation, which ``mkdocs.yml`` leaves empty.  A new game's page is on the
   site with no edit here or in ``mkdocs.yml`` (:func:`rules_pages`).
@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from games.registry import game_folder, game_names
+from fsmarena.games.registry import game_folder, game_names
 
 CLI_PAGE = Path(__file__).parent / "docs" / "cli.md"
 BEGIN = "<!-- begin: generated from the argument parsers by `python mkdocs_hooks.py` -->"
@@ -83,7 +83,7 @@ def on_config(config: Any, **kwargs: Any) -> Any:
 
 
 def on_files(files: Any, config: Any, **kwargs: Any) -> Any:
-    """Add every registered game's rules page (``games/<name>/rules.md``) as ``rules/<game>.md``."""
+    """Add every registered game's rules page (``fsmarena/games/<name>/rules.md``) as ``rules/<game>.md``."""
     from mkdocs.structure.files import File
 
     for site, source in rules_pages().items():

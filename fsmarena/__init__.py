@@ -11,7 +11,7 @@ Importing it also imports ``games``, which registers every game's Gymnasium id
 all ``gymnasium.make`` needs.
 """
 
-import games as _games  # noqa: F401 - registers the Gymnasium ids (games.gym_ids)
+import fsmarena.games as _games  # noqa: F401 - registers the Gymnasium ids (games.gym_ids)
 from fsmarena.version import __version__
 
 __all__ = ["__version__"]

@@ -4,7 +4,7 @@ Limits keep a mistyped or hostile value from turning into gigabytes of memory, h
 or an integer overflow: a value beyond its limit is refused with one line naming the limit
 (``--games is 10^15; the limit is 1,000,000,000 (MAX_GAMES)``) *before* any work starts or any
 file is written.  docs/limits.md lists them with the errors they give.  A game's own size limits
-(deck, cards, players) live in its rules' validation (``games/<name>/game.py``), next to the
+(deck, cards, players) live in its rules' validation (``fsmarena/games/<name>/game.py``), next to the
 tables they protect.
 """
 

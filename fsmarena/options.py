@@ -2,8 +2,8 @@
 
 A setting given to one that does not take it (``--tolerance`` to Q-learning, ``--max-tests`` to a
 table FSM, ``--opponents`` to the round robin) would otherwise be ignored without a word, so the
-run would not be the one the user asked for.  The registry of the choices (:mod:`rl.registry` for the
-learners, :mod:`evo.genome` and :mod:`evo.registry` for evolution) declares what each choice
+run would not be the one the user asked for.  The registry of the choices (:mod:`fsmarena.rl.registry` for the
+learners, :mod:`fsmarena.evo.genome` and :mod:`fsmarena.evo.registry` for evolution) declares what each choice
 takes, and :func:`check_applies` refuses the rest in one line, naming who does use the setting,
 as argparse users expect.  The command line passes the options the user typed, a study the
 parameters its file names; the Python API, which cannot tell a default from a given value,

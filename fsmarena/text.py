@@ -14,7 +14,7 @@ JSON tables and figures.  :func:`clean_text` makes any of them safe for all of t
   table cell or a figure title into megabytes (and a figure into minutes of layout).
 
 The result is idempotent (cleaning a cleaned text changes nothing).  Figures draw every text
-literally (``text.parse_math`` is off in :mod:`figures.style`), so a ``$`` needs no cleaning.
+literally (``text.parse_math`` is off in :mod:`fsmarena.figures.style`), so a ``$`` needs no cleaning.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from games.dtd.game import DivideTheDollar, DTDConfig
-from games.players import Player
+from fsmarena.games.dtd.game import DivideTheDollar, DTDConfig
+from fsmarena.games.players import Player
 
 QUARTER, HALF, THREE_QUARTERS = 0, 1, 2
 SMALL_SPOIL, MEDIAN, LARGE_MAX = 0, 1, 2

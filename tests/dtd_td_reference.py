@@ -1,12 +1,12 @@
 """An independent SARSA / Q-learner for divide-the-dollar, in plain Python, as a test oracle.
 
-Written from the rules in the design notes, not from :mod:`games.dtd`: hands are sorted lists
+Written from the rules in the design notes, not from :mod:`fsmarena.games.dtd`: hands are sorted lists
 of card points (quarters of the dollar by default), the deck is a list, the abstract actions
 pick cards from the sorted hand.  Only two conventions are shared with the library, because a
 bit-for-bit comparison needs them:
 
-* the random stream and the order of its draws (documented in :mod:`rl.sequential` and
-  :func:`games.draws.shuffle`): per game the deck shuffle (32-bit words, several positions
+* the random stream and the order of its draws (documented in :mod:`fsmarena.rl.sequential` and
+  :func:`fsmarena.games.draws.shuffle`): per game the deck shuffle (32-bit words, several positions
   per word),
   then, decision by decision, the learner's epsilon draw (when epsilon > 0) and its random
   action (when it explores), or the random opponent's action, ``int(u * 3)``;

@@ -8,7 +8,7 @@ import importlib
 
 import numpy as np
 
-from games.registry import entries, resolve
+from fsmarena.games.registry import entries, resolve
 
 KERNEL_GAMES = [e for e in entries() if e.kernel]
 

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from studies.store import MANIFEST, read_results, write_results
+from fsmarena.studies.store import MANIFEST, read_results, write_results
 
 
 def sections(report: str) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""The plain-Python references (``games/*/reference.py``) replaying a kernel's games.
+"""The plain-Python references (``fsmarena/games/*/reference.py``) replaying a kernel's games.
 
 The kernel tests and the driver tests play a deal on the kernel with scripted picks among the
 legal actions, then hand the same deal and the same actions, seat by seat, to the game's
@@ -23,7 +23,7 @@ from typing import Any, Callable
 import numpy as np
 from kernel_helpers import scripted
 
-from games.goofspiel.reference import ranking_rewards
+from fsmarena.games.goofspiel.reference import ranking_rewards
 
 
 @dataclass
@@ -56,7 +56,7 @@ def replay(game: Any, deal: np.ndarray, actions: dict[int, list[int]]) -> Replay
 
 def _script(game: Any, deal: np.ndarray) -> dict:
     """The deal in the rules' terms (the kernel's ``engine_script`` of one row)."""
-    kernel = importlib.import_module(f"games.{_FOLDERS[game.name]}.kernel")
+    kernel = importlib.import_module(f"fsmarena.games.{_FOLDERS[game.name]}.kernel")
     return {k: np.asarray(v)[0] for k, v in kernel.engine_script(game.config, deal[None]).items()}
 
 
@@ -79,7 +79,7 @@ class _Scripted:
 
 
 def _dtd(game: Any, deal: np.ndarray, actions: dict[int, list[int]]) -> Replayed:
-    from games.dtd.reference import play_one, state_numbers
+    from fsmarena.games.dtd.reference import play_one, state_numbers
 
     config = game.config
     views: dict[int, list[View]] = {0: [], 1: []}
@@ -96,8 +96,8 @@ def _dtd(game: Any, deal: np.ndarray, actions: dict[int, list[int]]) -> Replayed
 def _dice421(game: Any, deal: np.ndarray, actions: dict[int, list[int]]) -> Replayed:
     """421's reference asks no decision with no re-throw left; the kernel asks one there with
     only ``keep_all`` legal, which this adds when the game ran out of re-throws.  The features
-    are the dice, the throws left and the stop score, scaled as :mod:`games.dice421.game` says."""
-    from games.dice421.reference import play_one, state_numbers
+    are the dice, the throws left and the stop score, scaled as :mod:`fsmarena.games.dice421.game` says."""
+    from fsmarena.games.dice421.reference import play_one, state_numbers
 
     R, variant = game.config.rethrows, game.config.scores
     numbers = state_numbers(R)
@@ -116,7 +116,7 @@ def dice421_features(rethrows: int, variant: str, index: int | None) -> list[flo
     """421's features at the state numbered ``index`` by the reference: the dice (high,
     middle, low) as (d - 1) / 5, the throws left over ``rethrows``, and the stop score over the
     score table's range."""
-    from games.dice421.reference import score, state_numbers
+    from fsmarena.games.dice421.reference import score, state_numbers
 
     state = {number: key for key, number in state_numbers(rethrows).items()}[index]
     left, dice = state[0], state[1:]
@@ -130,8 +130,8 @@ def dice421_features(rethrows: int, variant: str, index: int | None) -> list[flo
 
 def _goofspiel(game: Any, deal: np.ndarray, actions: dict[int, list[int]]) -> Replayed:
     """Bids are action + 1 (the actions are legal: cards in hand); index, encodings and
-    features by the formulas of :mod:`games.goofspiel.game`'s docstring."""
-    from games.goofspiel.reference import play_one
+    features by the formulas of :mod:`fsmarena.games.goofspiel.game`'s docstring."""
+    from fsmarena.games.goofspiel.reference import play_one
 
     config = game.config
     P, C = config.players, config.cards
@@ -198,7 +198,7 @@ def _vautour(game: Any, deal: np.ndarray, actions: dict[int, list[int]]) -> Repl
     """Actions 0-5 bid by the reference's abstract rules, 7.. bid card ``action - 6`` (the
     scripted picks never take the random bid 6); the index is checked for the no-memory state,
     the prize, phase and ``opp_last`` encodings always."""
-    from games.vautour.reference import ABSTRACT, abstract_bid, play_one, state_number
+    from fsmarena.games.vautour.reference import ABSTRACT, abstract_bid, play_one, state_number
 
     config = game.config
     P, C = config.players, config.cards

@@ -1,6 +1,6 @@
-"""Budgets counted one way (studies/budgets.py): the games a method's settings plan are the games
+"""Budgets counted one way (fsmarena/studies/budgets.py): the games a method's settings plan are the games
 a tiny run consumes, for every kind of method and game; the 10% check at load; log-spaced
-learning-curve points (rl/schedules.py); the curves figure on the shared log axis."""
+learning-curve points (fsmarena/rl/schedules.py); the curves figure on the shared log axis."""
 
 from __future__ import annotations
 
@@ -14,17 +14,17 @@ from cli_helpers import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import figures.curves as curves_module
-import studies.adapters as adapters
+import fsmarena.figures.curves as curves_module
+import fsmarena.studies.adapters as adapters
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.players import RandomPlayer
-from rl.schedules import FIRST_LOG_POINT, CurvePoints, curve_points, log_points
-from rl.train import TrainConfig, train
-from studies import budgets
-from studies.methods import MethodContext, check_method, get_method, planned_games
-from studies.protocol import get_study, study_from_dict, study_names
-from studies.runner import result_path, run_study
+from fsmarena.games import get_game
+from fsmarena.games.players import RandomPlayer
+from fsmarena.rl.schedules import FIRST_LOG_POINT, CurvePoints, curve_points, log_points
+from fsmarena.rl.train import TrainConfig, train
+from fsmarena.studies import budgets
+from fsmarena.studies.methods import MethodContext, check_method, get_method, planned_games
+from fsmarena.studies.protocol import get_study, study_from_dict, study_names
+from fsmarena.studies.runner import result_path, run_study
 
 if sys.version_info >= (3, 11):
     import tomllib

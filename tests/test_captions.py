@@ -11,14 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import figures.exact_values
-import figures.fingerprint
-import figures.heatmap
-import figures.outcomes
-import figures.policy_map
-import games.dice421.figures
-from evo.fingerprint import Fingerprint
-from figures.style import Drawn, plt
+import fsmarena.figures.exact_values
+import fsmarena.figures.fingerprint
+import fsmarena.figures.heatmap
+import fsmarena.figures.outcomes
+import fsmarena.figures.policy_map
+import fsmarena.games.dice421.figures
+from fsmarena.evo.fingerprint import Fingerprint
+from fsmarena.figures.style import Drawn, plt
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 IMAGE = re.compile(r"!\[[^\]]*\]\(([^)]+\.(?:png|svg|jpg|gif))\)")
@@ -74,20 +74,20 @@ def test_every_image_in_the_documentation_has_a_caption_below_it():
 def _no_files(monkeypatch):
     """Figures are drawn but not written (each module's ``save`` returns no paths)."""
     for module in (
-        figures.heatmap,
-        figures.outcomes,
-        figures.fingerprint,
-        figures.policy_map,
-        figures.exact_values,
-        games.dice421.figures,
+        fsmarena.figures.heatmap,
+        fsmarena.figures.outcomes,
+        fsmarena.figures.fingerprint,
+        fsmarena.figures.policy_map,
+        fsmarena.figures.exact_values,
+        fsmarena.games.dice421.figures,
     ):
         monkeypatch.setattr(module, "save", lambda fig, stem, *a, **k: plt.close(fig) or [])
 
 
 def _draw_each(tmp_path) -> dict[str, Drawn]:
     """Every figure function of figures/ and of the games' figure modules, on small data."""
-    from figures.exact_values import exact_value_curves, final_gaps
-    from games.dtd.game import DivideTheDollar
+    from fsmarena.figures.exact_values import exact_value_curves, final_gaps
+    from fsmarena.games.dtd.game import DivideTheDollar
 
     rng = np.random.default_rng(0)
     values = {"FSM": list(rng.uniform(0.6, 0.8, 4)), "Q": list(rng.uniform(0.5, 0.8, 4))}
@@ -96,14 +96,16 @@ def _draw_each(tmp_path) -> dict[str, Drawn]:
     curves = {m: [(np.array([1e3, 1e4, 1e5]), np.array([0.4, 0.5, 0.6]))] * 4 for m in values}
     game = DivideTheDollar()
     return {
-        "net": figures.heatmap.net_score_heatmap(net, ["FSM", "Q"], tmp_path / "n", net - 0.05, net + 0.05, "", [4, 4]),
-        "win": figures.heatmap.win_rate_heatmap(net + 0.5, ["FSM", "Q"], tmp_path / "w", replicates=[4, 4]),
-        "boxes": figures.outcomes.outcome_boxes({"random": values}, tmp_path / "b"),
-        "ecdf": figures.outcomes.outcome_ecdfs({"vs random": values}, tmp_path / "e"),
-        "fingerprint": figures.fingerprint.fingerprint_figure(
+        "net": fsmarena.figures.heatmap.net_score_heatmap(
+            net, ["FSM", "Q"], tmp_path / "n", net - 0.05, net + 0.05, "", [4, 4]
+        ),
+        "win": fsmarena.figures.heatmap.win_rate_heatmap(net + 0.5, ["FSM", "Q"], tmp_path / "w", replicates=[4, 4]),
+        "boxes": fsmarena.figures.outcomes.outcome_boxes({"random": values}, tmp_path / "b"),
+        "ecdf": fsmarena.figures.outcomes.outcome_ecdfs({"vs random": values}, tmp_path / "e"),
+        "fingerprint": fsmarena.figures.fingerprint.fingerprint_figure(
             [Fingerprint("FSM", grid, grid, rng.uniform(0.3, 0.7, (3, 3)), "x", "y", 20)], tmp_path / "f"
         ),
-        "policy": figures.policy_map.policy_maps(
+        "policy": fsmarena.figures.policy_map.policy_maps(
             {"Q": rng.integers(0, 3, (4, game.n_states))},
             [game.state_label(s) for s in range(game.n_states)],
             game.action_names,
@@ -129,9 +131,9 @@ def test_every_figure_function_returns_its_caption(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("kind", ["table-fsm", "bda"])
 def test_a_studys_machine_drawing_comes_with_its_caption(tmp_path, kind):
-    from evo.genome import genome_spec
-    from games.dtd.game import DivideTheDollar
-    from studies.analysis import draw_machine
+    from fsmarena.evo.genome import genome_spec
+    from fsmarena.games.dtd.game import DivideTheDollar
+    from fsmarena.studies.analysis import draw_machine
 
     game = DivideTheDollar()
     spec = genome_spec(game, "fsm" if kind == "table-fsm" else "bda", 4)

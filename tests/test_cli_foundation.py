@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from cli_helpers import run_cli
 
-from games import get_game
-from games.match import play_match
-from games.players import RandomPlayer
+from fsmarena.games import get_game
+from fsmarena.games.match import play_match
+from fsmarena.games.players import RandomPlayer
 
 TIMING_KEYS = {"games_per_second"}
 
@@ -141,7 +141,7 @@ def _busy(seconds: float) -> None:
 def test_bench_rates_single_process_cases_per_cpu_second_and_worker_cases_per_wall_second():
     """Waiting (here: sleeping, as when other programs hold the cores) does not count against a
     single-process case; a case with worker processes is timed by the wall clock."""
-    from games.bench import BenchCase, time_case
+    from fsmarena.games.bench import BenchCase, time_case
 
     def waits(n, seed):
         time.sleep(0.3)
@@ -222,8 +222,8 @@ def test_console_script_prints_no_traceback():
 
 def test_three_player_round_robin_plays_each_direction():
     """With 3 seats, "A vs B" is A against two copies of B: not the mirror of B vs two A's."""
-    from games.match import round_robin
-    from games.players import resolve_player
+    from fsmarena.games.match import round_robin
+    from fsmarena.games.players import resolve_player
 
     game = get_game("vautour", {"players": "3"})
     players = [resolve_player(name, game) for name in ("prize-rank", "random")]

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import rl.sequential as sequential
+import fsmarena.rl.sequential as sequential
 from fsmarena import specialise as specialise_module
 from fsmarena.specialise import generated_name, specialise
 
@@ -186,8 +186,8 @@ def test_a_template_runs_only_specialised():
 TRAIN = """
 import sys
 import numpy as np
-from games.dtd.game import DivideTheDollar
-from rl.train import TrainConfig, train
+from fsmarena.games.dtd.game import DivideTheDollar
+from fsmarena.rl.train import TrainConfig, train
 
 config = TrainConfig("q-learning", episodes=3000, eval_every=3000, eval_games=100)
 result = train(DivideTheDollar(), config, seed=11)

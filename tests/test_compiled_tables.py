@@ -1,4 +1,4 @@
-"""The compiled players' tables as small integers (:func:`games.driver.table_dtype`).
+"""The compiled players' tables as small integers (:func:`fsmarena.games.driver.table_dtype`).
 
 Table policies' and table FSMs' tables are packed apart from the members' other integers, in
 the smallest integer type that holds the game's actions (and an FSM's states).  What is
@@ -19,12 +19,12 @@ import numpy as np
 import pytest
 from kernel_helpers import KERNEL_GAMES, game_of
 
-from evo.table_fsm import FSMSpec, TableFSM
 from fsmarena.errors import FsmarenaError
-from games.arena import Seat, compile_seats, play_games
-from games.driver import python_program, table_dtype
-from games.players import TablePolicy
-from rl.compiled_players import FSM, TABLE, compile_player, compile_stack
+from fsmarena.evo.table_fsm import FSMSpec, TableFSM
+from fsmarena.games.arena import Seat, compile_seats, play_games
+from fsmarena.games.driver import python_program, table_dtype
+from fsmarena.games.players import TablePolicy
+from fsmarena.rl.compiled_players import FSM, TABLE, compile_player, compile_stack
 
 IDS = [e.name for e in KERNEL_GAMES]
 

@@ -1,4 +1,4 @@
-"""A game's own chance stream (:mod:`games.draws`) and the deals that lean on it: 31 deals the
+"""A game's own chance stream (:mod:`fsmarena.games.draws`) and the deals that lean on it: 31 deals the
 first round's deck and shuffles later ones from the game's stream when it reaches them; 421
 deals the first throw and throws the re-throws' dice from the game's stream when they happen.
 
@@ -6,8 +6,8 @@ deals the first throw and throws the re-throws' dice from the game's stream when
   its authors' definition (32-bit arithmetic by masking Python integers);
 * shuffles and dice drawn from a stream are uniform (chi-square, as ``tests/test_draws.py``);
 * a game's chance is a function of its deal alone: the decks 31 deals in play are the list
-  :func:`games.thirtyone.kernel.round_decks` gives, and 421's throws the list
-  :func:`games.dice421.kernel.round_rolls` gives (a deal's own decks or throws first,
+  :func:`fsmarena.games.thirtyone.kernel.round_decks` gives, and 421's throws the list
+  :func:`fsmarena.games.dice421.kernel.round_rolls` gives (a deal's own decks or throws first,
   scripted ones included); every game of a batch plays the same alone, in another order, in
   other batches, compiled or asked in Python, whatever the generator seeding the batch;
 * a 421 game that stops at once draws no re-throw; the states stay small: 31's does not grow
@@ -28,14 +28,14 @@ import pytest
 from scipy.stats import chisquare
 
 from fsmarena.errors import FsmarenaError
-from games import draws
-from games.arena import play_games
-from games.dice421 import kernel as k421
-from games.dice421.game import Dice421, Dice421Config
-from games.driver import Driver
-from games.players import TablePolicy
-from games.thirtyone import kernel as k31
-from games.thirtyone.game import ThirtyOne, ThirtyOneConfig
+from fsmarena.games import draws
+from fsmarena.games.arena import play_games
+from fsmarena.games.dice421 import kernel as k421
+from fsmarena.games.dice421.game import Dice421, Dice421Config
+from fsmarena.games.driver import Driver
+from fsmarena.games.players import TablePolicy
+from fsmarena.games.thirtyone import kernel as k31
+from fsmarena.games.thirtyone.game import ThirtyOne, ThirtyOneConfig
 
 P_MIN = 1e-4
 M32 = 2**32 - 1

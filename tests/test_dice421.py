@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.arena import play_games
-from games.dice421.exact import exact_optimum, exact_state_values, exact_value, expected_scores
-from games.dice421.game import Dice421, Dice421Config
-from games.players import FixedActionPlayer, RandomPlayer, TablePolicy, load_player, save_player
+from fsmarena.games import get_game
+from fsmarena.games.arena import play_games
+from fsmarena.games.dice421.exact import exact_optimum, exact_state_values, exact_value, expected_scores
+from fsmarena.games.dice421.game import Dice421, Dice421Config
+from fsmarena.games.players import FixedActionPlayer, RandomPlayer, TablePolicy, load_player, save_player
 
 # ---- independent oracles -------------------------------------------------------------------
 
@@ -146,7 +146,7 @@ def test_sum_variant_optimum_in_closed_form(rethrows, expected):
 
 
 def test_exact_value_of_policies_matches_brute_force_and_the_linear_solve():
-    from rl.mdp import expected_return
+    from fsmarena.rl.mdp import expected_return
 
     game = game_of()
     rng = np.random.default_rng(7)
@@ -223,7 +223,7 @@ def table_decide(player, rng):
 
 @pytest.mark.parametrize("rethrows,variant", [(2, "seed"), (3, "sum"), (0, "seed")])
 def test_kernel_matches_reference_loop_on_scripted_throws(rethrows, variant):
-    from games.dice421.reference import play_one, state_numbers
+    from fsmarena.games.dice421.reference import play_one, state_numbers
 
     game = game_of(rethrows, variant)
     rng = np.random.default_rng(3)
@@ -267,7 +267,7 @@ def test_sampled_values_of_table_policies_agree_with_exact_values():
 
 
 def test_optimal_policy_million_games_inside_ci():
-    from games.match import play_match
+    from fsmarena.games.match import play_match
 
     game = game_of()
     optimum = float(game.exact_optimum()[0])
@@ -323,7 +323,7 @@ def test_policy_files_round_trip_and_refuse_another_game(tmp_path):
 
 
 def test_builtin_players_and_bench_cases_run():
-    from games.bench import time_case
+    from fsmarena.games.bench import time_case
 
     game = game_of()
     assert {"random", "always-stop", "optimal"} <= set(game.builtin_players())

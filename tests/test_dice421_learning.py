@@ -1,6 +1,6 @@
 """Learning 421 by simulation: every learner's final policy scored by its exact value.
 
-Oracles: the integer-arithmetic optimum and exact policy values of :mod:`games.dice421.exact`
+Oracles: the integer-arithmetic optimum and exact policy values of :mod:`fsmarena.games.dice421.exact`
 (an implementation independent of the float model the training curves use); the issue's
 criterion (>= 99% of the optimum within 200,000 simulated games, 5 seeds, default settings:
 slow test) and a weaker bound at a small budget (fast test).
@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from fsmarena.cli import main
-from games import get_game
-from games.dice421.game import Dice421
-from games.dtd.game import DivideTheDollar
-from rl.config import TEMPORAL_DIFFERENCE
-from rl.train import TrainConfig, train
+from fsmarena.games import get_game
+from fsmarena.games.dice421.game import Dice421
+from fsmarena.games.dtd.game import DivideTheDollar
+from fsmarena.rl.config import TEMPORAL_DIFFERENCE
+from fsmarena.rl.train import TrainConfig, train
 
 GAME = get_game("421")
 OPTIMUM = float(GAME.exact_optimum()[0])
@@ -98,7 +98,7 @@ def test_train_command_uses_the_421_defaults_and_reports_the_exact_value(capsys,
         assert summary["config"][key] == value
     run = json.loads((tmp_path / "run" / "run.json").read_text())
     assert run["config"]["batch"] == 1  # the textbook learner: an update after every game
-    from games.players import load_player
+    from fsmarena.games.players import load_player
 
     policy = load_player(tmp_path / "run" / "policy.json", GAME)
     assert summary["exact_value"] == pytest.approx(float(GAME.exact_value(policy)), abs=1e-9)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from games import get_game
-from games.dice421.exact import exact_optimum, exact_state_values, exact_value
+from fsmarena.games import get_game
+from fsmarena.games.dice421.exact import exact_optimum, exact_state_values, exact_value
 
-planning = pytest.importorskip("rl.planning")
+planning = pytest.importorskip("fsmarena.rl.planning")
 
 
 @pytest.mark.parametrize("params", [{}, {"rethrows": "0"}, {"rethrows": "3"}, {"scores": "sum"}])

@@ -9,10 +9,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.arena import play_games
-from games.dice421.game import Dice421, Dice421Config, mask_positions
-from games.dice421.reference import score as reference_score
-from games.players import TablePolicy
+from fsmarena.games.arena import play_games
+from fsmarena.games.dice421.game import Dice421, Dice421Config, mask_positions
+from fsmarena.games.dice421.reference import score as reference_score
+from fsmarena.games.players import TablePolicy
 
 
 class Recorder(TablePolicy):

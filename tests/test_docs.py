@@ -18,8 +18,8 @@ import pytest
 import mkdocs_hooks
 from fsmarena.cli import build_parser
 from fsmarena.commands._common import game_from_args
-from games import get_game
-from games.registry import game_folder, game_names
+from fsmarena.games import get_game
+from fsmarena.games.registry import game_folder, game_names
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -228,9 +228,9 @@ def tutorial_study_text() -> str:
 
 def test_the_tutorial_study_is_a_valid_study(tmp_path):
     """Checked as `fsmarena study` checks a study before it writes anything, at every scale."""
-    from games.players import resolve_player
-    from studies.methods import MethodContext, check_method
-    from studies.protocol import load_study_toml
+    from fsmarena.games.players import resolve_player
+    from fsmarena.studies.methods import MethodContext, check_method
+    from fsmarena.studies.protocol import load_study_toml
 
     path = tmp_path / "my_study.toml"
     path.write_text(tutorial_study_text(), encoding="utf-8")

@@ -6,12 +6,12 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from evo.bda import BinaryDecisionAutomaton
-from evo.table_fsm import TableFSM
-from figures.machine_graph import machine_graph, to_dot
 from fsmarena.cli import main
-from games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
-from games.players import TablePolicy, save_player
+from fsmarena.evo.bda import BinaryDecisionAutomaton
+from fsmarena.evo.table_fsm import TableFSM
+from fsmarena.figures.machine_graph import machine_graph, to_dot
+from fsmarena.games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
+from fsmarena.games.players import TablePolicy, save_player
 
 GAME = DivideTheDollar()
 
@@ -118,14 +118,14 @@ def test_draw_refuses_bad_input_with_one_line(capsys, tmp_path):
 
 def evolved_like_fsm(inputs="index", states=4, seed=5):
     """A random machine of the size the dtd study evolves (4 states over 40 inputs)."""
-    from evo.genome import genome_spec
+    from fsmarena.evo.genome import genome_spec
 
     spec = genome_spec(GAME, "fsm", states, inputs)
     return spec.player(spec.random(np.random.default_rng(seed), 1), label="big")
 
 
 def test_graph_with_usage_carries_visits_and_uses():
-    from evo.usage import measure_usage
+    from fsmarena.evo.usage import measure_usage
 
     for machine in (hand_fsm(), hand_bda(), evolved_like_fsm()):
         usage = measure_usage(machine, GAME, games=20)
@@ -147,9 +147,9 @@ def _overlaps(boxes):
 def test_table_text_of_a_study_sized_machine_never_overlaps(inputs, shown):
     """The table of a 4-state FSM over 40 (or 160) inputs: one row per input met in play (at
     most 48), row labels apart from each other and every cell's text inside its cell."""
-    from evo.usage import measure_usage
-    from figures.machine_drawing import machine_figure
-    from figures.style import plt, style
+    from fsmarena.evo.usage import measure_usage
+    from fsmarena.figures.machine_drawing import machine_figure
+    from fsmarena.figures.style import plt, style
 
     machine = evolved_like_fsm(inputs)
     usage = measure_usage(machine, GAME, games=50)
@@ -200,11 +200,11 @@ def test_draw_minimise_draws_the_minimal_machine(capsys, tmp_path):
 def test_bda_table_lines_fit_a_column(game_name):
     """A BDA over the game's longest feature and action names: no two texts of the table
     overlap and the whole figure stays one column wide."""
-    from evo.genome import genome_spec
-    from evo.usage import measure_usage
-    from figures.machine_drawing import machine_figure
-    from figures.style import plt, style
-    from games.registry import entry, resolve
+    from fsmarena.evo.genome import genome_spec
+    from fsmarena.evo.usage import measure_usage
+    from fsmarena.figures.machine_drawing import machine_figure
+    from fsmarena.figures.style import plt, style
+    from fsmarena.games.registry import entry, resolve
 
     game = resolve(entry(game_name).game, "game")()
     spec = genome_spec(game, "bda", 8)
@@ -248,9 +248,9 @@ def test_machines_of_1_to_64_states_draw_with_states_apart_and_named(states):
     states' circles nor names overlap, and the figure is at most a page wide."""
     from matplotlib.patches import Circle
 
-    from figures.machine_drawing import machine_figure
-    from figures.machine_layout import graph_look
-    from figures.style import plt, style
+    from fsmarena.figures.machine_drawing import machine_figure
+    from fsmarena.figures.machine_layout import graph_look
+    from fsmarena.figures.style import plt, style
 
     machine = ring_fsm(states)
     graph = machine_graph(machine, GAME)
@@ -278,7 +278,7 @@ def test_machines_of_1_to_64_states_draw_with_states_apart_and_named(states):
 @pytest.mark.parametrize("kind, states", [("fsm", 32), ("bda", 64)])
 def test_draw_command_draws_large_machines_with_their_tables(capsys, tmp_path, kind, states):
     """Machines past the old limit of about 18 states, through the command with usage and table."""
-    from evo.genome import genome_spec
+    from fsmarena.evo.genome import genome_spec
 
     spec = genome_spec(GAME, kind, states, "opp_last") if kind == "fsm" else genome_spec(GAME, kind, states)
     player_file = tmp_path / "big.json"
@@ -289,7 +289,7 @@ def test_draw_command_draws_large_machines_with_their_tables(capsys, tmp_path, k
 
 
 def test_machines_above_the_drawing_limit_get_one_clear_line_and_dot_still_works(capsys, tmp_path):
-    from figures.machine_layout import MAX_DRAWN_STATES
+    from fsmarena.figures.machine_layout import MAX_DRAWN_STATES
 
     player_file = tmp_path / "huge.json"
     save_player(ring_fsm(MAX_DRAWN_STATES + 1), GAME, player_file)
@@ -310,7 +310,7 @@ def test_machines_above_the_drawing_limit_get_one_clear_line_and_dot_still_works
 def test_heat_map_annotates_and_names_only_what_is_legible(monkeypatch, tmp_path, players, annotated, named):
     """Cells carry their rate up to MAX_ANNOTATED players (then n^2 texts would be unreadable
     and cost most of the drawing); rows and columns are named up to MAX_NAMED."""
-    import figures.heatmap as heatmap
+    import fsmarena.figures.heatmap as heatmap
 
     drawn = []
     monkeypatch.setattr(heatmap, "save", lambda fig, stem: drawn.append(fig) or [])
@@ -341,10 +341,10 @@ def gapped_fsm():
 def drawn_figure(monkeypatch, argv) -> tuple[dict[str, str], str]:
     """Run ``fsmarena draw ARGV`` to a PNG and read the figure it would save: each state's
     text in the graph (name -> share of decisions, '' without usage) and the graph's title."""
-    import figures.style
+    import fsmarena.figures.style
 
     seen = []
-    monkeypatch.setattr(figures.style, "save_as", lambda fig, path, fmt: seen.append(fig))
+    monkeypatch.setattr(fsmarena.figures.style, "save_as", lambda fig, path, fmt: seen.append(fig))
     assert main(["draw", *argv]) == 0
     ax = seen[0].axes[0]
     names = dict((t.get_text() + "\n").split("\n")[:2] for t in ax.texts if t.get_text().startswith("S"))
@@ -399,7 +399,7 @@ def _edge_clearances(fig) -> list[float]:
     it does not join, minus the states' radius: negative when it passes through one."""
     from matplotlib.patches import Circle
 
-    from figures.machine_layout import _clearance
+    from fsmarena.figures.machine_layout import _clearance
 
     ax = fig.axes[0]
     circles = [p for p in ax.patches if isinstance(p, Circle)]
@@ -417,9 +417,9 @@ def _edge_clearances(fig) -> list[float]:
 def test_bda_edges_pass_through_no_other_state(states):
     """Random BDAs: no edge segment comes within another state's circle (the old drawing,
     every lone edge bulging outwards along the circle, ran through neighbours)."""
-    from evo.genome import genome_spec
-    from figures.machine_drawing import machine_figure
-    from figures.style import plt, style
+    from fsmarena.evo.genome import genome_spec
+    from fsmarena.figures.machine_drawing import machine_figure
+    from fsmarena.figures.style import plt, style
 
     spec = genome_spec(GAME, "bda", states)
     for seed in range(3):
@@ -435,10 +435,10 @@ def test_bda_edges_pass_through_no_other_state(states):
 
 
 def test_vautour_legend_lists_only_the_bids_on_view_each_in_its_own_colour():
-    from evo.genome import genome_spec
-    from figures.machine_drawing import machine_figure
-    from figures.style import plt, style
-    from games.registry import entry, resolve
+    from fsmarena.evo.genome import genome_spec
+    from fsmarena.figures.machine_drawing import machine_figure
+    from fsmarena.figures.style import plt, style
+    from fsmarena.games.registry import entry, resolve
 
     game = resolve(entry("vautour").game, "game")()
     spec = genome_spec(game, "fsm", 3)

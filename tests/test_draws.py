@@ -1,4 +1,4 @@
-"""The kernels' deal draws (:mod:`games.draws`) are uniform: chi-square tests over many draws
+"""The kernels' deal draws (:mod:`fsmarena.games.draws`) are uniform: chi-square tests over many draws
 that a biased shuffle or die (a missing rejection, a range off by one, digits that depend
 on each other) fails, and the kernels' ``draw_deal`` built on them.
 
@@ -18,16 +18,16 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from games import draws
-from games.dice421 import kernel as k421
-from games.dice421.game import Dice421, Dice421Config
-from games.dtd import kernel as kdtd
-from games.dtd.game import DivideTheDollar, DTDConfig
-from games.goofspiel import kernel as kgoof
-from games.goofspiel.game import Goofspiel, GoofspielConfig
-from games.kernel import params_of, seed
-from games.vautour import kernel as kvautour
-from games.vautour.game import StupideVautour, VautourConfig
+from fsmarena.games import draws
+from fsmarena.games.dice421 import kernel as k421
+from fsmarena.games.dice421.game import Dice421, Dice421Config
+from fsmarena.games.dtd import kernel as kdtd
+from fsmarena.games.dtd.game import DivideTheDollar, DTDConfig
+from fsmarena.games.goofspiel import kernel as kgoof
+from fsmarena.games.goofspiel.game import Goofspiel, GoofspielConfig
+from fsmarena.games.kernel import params_of, seed
+from fsmarena.games.vautour import kernel as kvautour
+from fsmarena.games.vautour.game import StupideVautour, VautourConfig
 
 P_MIN = 1e-4
 
@@ -143,7 +143,7 @@ def test_prize_orders_are_uniform(kernel, game):
 
 def test_421_throws_are_uniform_dice():
     """Every die of every throw a game may make, all from the game's stream
-    (:func:`games.dice421.kernel.round_rolls`), and pairs of consecutive throws (a stream
+    (:func:`fsmarena.games.dice421.kernel.round_rolls`), and pairs of consecutive throws (a stream
     seeded with two random words and two derived from them by xor gave correlated first
     throws)."""
     game = Dice421(Dice421Config())

@@ -11,11 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fsmarena.errors import FsmarenaError
-from games.arena import play_games
-from games.driver import Driver
-from games.dtd.game import DivideTheDollar, DTDConfig
-from games.dtd.reference import play_one, state_numbers
-from games.players import FixedActionPlayer, RandomPlayer, TablePolicy
+from fsmarena.games.arena import play_games
+from fsmarena.games.driver import Driver
+from fsmarena.games.dtd.game import DivideTheDollar, DTDConfig
+from fsmarena.games.dtd.reference import play_one, state_numbers
+from fsmarena.games.players import FixedActionPlayer, RandomPlayer, TablePolicy
 from tests.dtd_helpers import HALF, QUARTER, THREE_QUARTERS, play_scripted, small_game
 
 SMALL, MEDIAN, LARGE = (FixedActionPlayer(a) for a in range(3))

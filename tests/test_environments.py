@@ -27,13 +27,13 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, see
 from reference_replay import engine_log, has_reference, reference_agrees  # noqa: E402
 
 from fsmarena.errors import FsmarenaError  # noqa: E402
-from games import available_games, get_game  # noqa: E402
-from games.capabilities import SimultaneousMoves  # noqa: E402
-from games.environments import IllegalAction, aec_env, env_id, gym_env, parallel_env, register_envs  # noqa: E402
-from games.kernel import kernel_of  # noqa: E402
-from games.players import FixedActionPlayer, Player, RandomPlayer, resolve_player, save_player  # noqa: E402
-from games.stepper import Decision, KernelStepper, make_stepper  # noqa: E402
-from rl.toy import ToyGame  # noqa: E402
+from fsmarena.games import available_games, get_game  # noqa: E402
+from fsmarena.games.capabilities import SimultaneousMoves  # noqa: E402
+from fsmarena.games.environments import IllegalAction, aec_env, env_id, gym_env, parallel_env, register_envs  # noqa: E402
+from fsmarena.games.kernel import kernel_of  # noqa: E402
+from fsmarena.games.players import FixedActionPlayer, Player, RandomPlayer, resolve_player, save_player  # noqa: E402
+from fsmarena.games.stepper import Decision, KernelStepper, make_stepper  # noqa: E402
+from fsmarena.rl.toy import ToyGame  # noqa: E402
 
 GAMES = available_games()
 SIMULTANEOUS = [name for name in GAMES if isinstance(get_game(name), SimultaneousMoves)]
@@ -414,8 +414,8 @@ def test_unknown_game_and_environment_id():
 
 
 def test_the_module_prefix_registers_the_ids():
-    """``gymnasium.make("games.environments:fsmarena/...")`` works in a fresh interpreter."""
-    code = "import gymnasium\nprint(gymnasium.make('games.environments:fsmarena/DivideTheDollar-v0').spec.id)"
+    """``gymnasium.make("fsmarena.games.environments:fsmarena/...")`` works in a fresh interpreter."""
+    code = "import gymnasium\nprint(gymnasium.make('fsmarena.games.environments:fsmarena/DivideTheDollar-v0').spec.id)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "fsmarena/DivideTheDollar-v0"
     with pytest.raises(FsmarenaError, match="unknown parameter 'hand'"):
@@ -463,14 +463,14 @@ def test_the_tutorial_code_runs():
 # ---- registration -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", ["fsmarena", "games.players"])
+@pytest.mark.parametrize("module", ["fsmarena", "fsmarena.games.players"])
 def test_importing_the_package_registers_every_id(module):
     """In a fresh interpreter, importing fsmarena (or any module of ``games``) is all
     ``gymnasium.make`` needs, with every default; registering imports no environment."""
     code = (
         f"import sys, gymnasium, {module} as m\n"
         "gymnasium.register_envs(m)\n"
-        "assert 'games.environments' not in sys.modules\n"
+        "assert 'fsmarena.games.environments' not in sys.modules\n"
         "ids = sorted(i for i in gymnasium.registry if i.startswith('fsmarena/'))\n"
         "for i in ids:\n    gymnasium.make(i).reset(seed=0)\n"
         "print(' '.join(ids))"

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evo.genome import genome_spec
-from evo.protocols import PanelSeat, panel_pairings, round_robin_pairing, score
-from evo.run import EvolveConfig, evolve
-from games.arena import Seat, play_games
-from games.match import play_match
-from games.players import resolve_player
+from fsmarena.evo.genome import genome_spec
+from fsmarena.evo.protocols import PanelSeat, panel_pairings, round_robin_pairing, score
+from fsmarena.evo.run import EvolveConfig, evolve
+from fsmarena.games.arena import Seat, play_games
+from fsmarena.games.match import play_match
+from fsmarena.games.players import resolve_player
 from tests.vautour_helpers import vautour
 
 THREE = vautour(players=3, cards=6, action_set="abstract")

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evo.genome import genome_spec
-from evo.operators import Individual, crossover_states, hall_of_fame, mutate_points, tournament
-from evo.protocols import RoundRobinProtocol, ThesisProtocol
-from evo.run import EvolveConfig
-from games.dtd.game import DivideTheDollar
+from fsmarena.evo.genome import genome_spec
+from fsmarena.evo.operators import Individual, crossover_states, hall_of_fame, mutate_points, tournament
+from fsmarena.evo.protocols import RoundRobinProtocol, ThesisProtocol
+from fsmarena.evo.run import EvolveConfig
+from fsmarena.games.dtd.game import DivideTheDollar
 
 GAME = DivideTheDollar()
 
@@ -215,7 +215,7 @@ def test_products_of_options_each_within_its_limit_are_bounded_too():
 
 def test_a_generations_games_count_the_seats_of_the_panel_games():
     """Panel games are played in every seat: with three seats a generation plays 3/2 as many."""
-    from evo.protocols import generation_games
+    from fsmarena.evo.protocols import generation_games
 
     config = EvolveConfig(protocol="panel", panel=("random", "max"), population=10, games_per_pair=7).resolved()
     assert generation_games(config, 2) == 10 * 2 * 2 * 7

@@ -11,17 +11,17 @@ from dtd_helpers import HALF, QUARTER, THREE_QUARTERS, play_scripted, small_game
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evo.bda import BDASpec, BinaryDecisionAutomaton
-from evo.genome import genome_spec
-from evo.inputs import input_encoder
-from evo.table_fsm import TableFSM
 from fsmarena.errors import FsmarenaError
-from games.arena import play_games
-from games.base import Observation
-from games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
-from games.dtd.machines_reference import PlainBDA, machine_of, play_one
-from games.dtd.reference import state_numbers
-from games.players import (
+from fsmarena.evo.bda import BDASpec, BinaryDecisionAutomaton
+from fsmarena.evo.genome import genome_spec
+from fsmarena.evo.inputs import input_encoder
+from fsmarena.evo.table_fsm import TableFSM
+from fsmarena.games.arena import play_games
+from fsmarena.games.base import Observation
+from fsmarena.games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
+from fsmarena.games.dtd.machines_reference import PlainBDA, machine_of, play_one
+from fsmarena.games.dtd.reference import state_numbers
+from fsmarena.games.players import (
     FixedActionPlayer,
     RandomPlayer,
     TablePolicy,

@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 from cli_helpers import run_cli
 
-from evo.genome import genome_spec
-from evo.protocols import PanelSeat, round_robin_pairing, score
-from evo.run import EvolveConfig, evolve
 from fsmarena.errors import FsmarenaError
-from games.arena import Seat, play_games
-from games.dtd.game import LARGE_MAX, DivideTheDollar
-from games.players import FixedActionPlayer, load_player, resolve_player
+from fsmarena.evo.genome import genome_spec
+from fsmarena.evo.protocols import PanelSeat, round_robin_pairing, score
+from fsmarena.evo.run import EvolveConfig, evolve
+from fsmarena.games.arena import Seat, play_games
+from fsmarena.games.dtd.game import LARGE_MAX, DivideTheDollar
+from fsmarena.games.players import FixedActionPlayer, load_player, resolve_player
 
 GAME = DivideTheDollar()
 
@@ -418,8 +418,8 @@ def test_options_that_multiply_beyond_a_limit_fail_before_any_folder(capsys, tmp
 @pytest.mark.parametrize("protocol", ["thesis", "round-robin", "panel", "score"])
 def test_a_generations_games_are_counted_before_it_is_played(protocol):
     """The count the limit checks is the count evaluate() plays (panel mixed with a round robin)."""
-    from evo.protocols import generation_games, make_protocol
-    from games.dice421.game import Dice421
+    from fsmarena.evo.protocols import generation_games, make_protocol
+    from fsmarena.games.dice421.game import Dice421
 
     game = Dice421() if protocol == "score" else GAME
     own = {  # each protocol's own settings (the others are refused)

@@ -16,18 +16,18 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from evo.genome import genome_spec
-from evo.run import EvolveConfig, evolve
-from evo.table_fsm import TableFSM
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.arena import play_games
-from games.dice421.exact import exact_value, input_codes
-from games.dice421.game import Dice421
-from games.match import play_match
-from games.players import TablePolicy, load_player
-from games.stats import mean_interval
+from fsmarena.evo.genome import genome_spec
+from fsmarena.evo.run import EvolveConfig, evolve
+from fsmarena.evo.table_fsm import TableFSM
+from fsmarena.games import get_game
+from fsmarena.games.arena import play_games
+from fsmarena.games.dice421.exact import exact_value, input_codes
+from fsmarena.games.dice421.game import Dice421
+from fsmarena.games.match import play_match
+from fsmarena.games.players import TablePolicy, load_player
+from fsmarena.games.stats import mean_interval
 
 GAME = get_game("421")
 OPTIMUM = float(GAME.exact_optimum()[0])

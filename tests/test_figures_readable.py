@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from matplotlib.colors import to_hex, to_rgb
 
-import figures.exact_values as exact_figures
-import figures.fingerprint as fingerprint_module
-import figures.heatmap as heatmap
-import figures.outcomes as outcomes
-import figures.policy_map as policy_map
-from evo.fingerprint import Fingerprint
-from figures.style import MIN_SPAN, family_colors, plt
+import fsmarena.figures.exact_values as exact_figures
+import fsmarena.figures.fingerprint as fingerprint_module
+import fsmarena.figures.heatmap as heatmap
+import fsmarena.figures.outcomes as outcomes
+import fsmarena.figures.policy_map as policy_map
+from fsmarena.evo.fingerprint import Fingerprint
+from fsmarena.figures.style import MIN_SPAN, family_colors, plt
 
 
 def capture(monkeypatch, module) -> list:

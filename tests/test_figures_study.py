@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from figures.curves import band, learning_curves
-from figures.outcomes import outcome_boxes
-from figures.policy_map import consensus, policy_maps, state_grid
-from games import get_game
+from fsmarena.figures.curves import band, learning_curves
+from fsmarena.figures.outcomes import outcome_boxes
+from fsmarena.figures.policy_map import consensus, policy_maps, state_grid
+from fsmarena.games import get_game
 
 
 def test_band_of_identical_curves_is_the_curve():

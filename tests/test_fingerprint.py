@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evo.fingerprint import MixturePlayer, fingerprint, probe_family
-from figures.fingerprint import fingerprint_figure
 from fsmarena.errors import FsmarenaError
-from games.arena import Seat, play_games
-from games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
-from games.match import play_match
-from games.players import FixedActionPlayer, GroupedStack, Player, TablePolicy
-from games.registry import entries, resolve
+from fsmarena.evo.fingerprint import MixturePlayer, fingerprint, probe_family
+from fsmarena.figures.fingerprint import fingerprint_figure
+from fsmarena.games.arena import Seat, play_games
+from fsmarena.games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
+from fsmarena.games.match import play_match
+from fsmarena.games.players import FixedActionPlayer, GroupedStack, Player, TablePolicy
+from fsmarena.games.registry import entries, resolve
 
 GAME = DivideTheDollar()
 
@@ -172,12 +172,12 @@ compare_at_smallest_budget = true
 
 
 def test_study_section_tables_sizes_and_fingerprints(tmp_path):
-    from evo.minimise import minimise, reachable_states
-    from games.players import load_player
-    from studies import runner
-    from studies.analysis import analyse, read_csv
-    from studies.machines import machines_summary_section
-    from studies.protocol import load_study_toml
+    from fsmarena.evo.minimise import minimise, reachable_states
+    from fsmarena.games.players import load_player
+    from fsmarena.studies import runner
+    from fsmarena.studies.analysis import analyse, read_csv
+    from fsmarena.studies.machines import machines_summary_section
+    from fsmarena.studies.protocol import load_study_toml
 
     definition = tmp_path / "machines.toml"
     definition.write_text(STUDY)

@@ -13,14 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.goofspiel import reference
-from games.goofspiel.game import MAX_CARDS, MAX_STATES, Goofspiel, GoofspielConfig
-from games.vautour.game import N_ABSTRACT, StupideVautour, VautourConfig
+from fsmarena.games import get_game
+from fsmarena.games.goofspiel import reference
+from fsmarena.games.goofspiel.game import MAX_CARDS, MAX_STATES, Goofspiel, GoofspielConfig
+from fsmarena.games.vautour.game import N_ABSTRACT, StupideVautour, VautourConfig
 from tests.bidding_helpers import play_traced
 from tests.cli_helpers import run_cli
 
-STUDY = Path(__file__).resolve().parents[1] / "games" / "goofspiel" / "goofspiel.toml"
+STUDY = Path(__file__).resolve().parents[1] / "fsmarena" / "games" / "goofspiel" / "goofspiel.toml"
 
 
 def bid_decide(bids: np.ndarray, card_action=lambda card: card - 1):
@@ -390,7 +390,7 @@ def test_pettingzoo_parallel_environment_plays_goofspiel():
     passes, and highest-against-lowest gives the highest bidder every prize."""
     from pettingzoo.test import parallel_api_test
 
-    from games.environments import parallel_env
+    from fsmarena.games.environments import parallel_env
 
     parallel_api_test(parallel_env("goofspiel", params={"cards": "4"}), num_cycles=10)
     env = parallel_env("goofspiel", params={"cards": "4", "players": "3"})
@@ -406,7 +406,7 @@ def test_pettingzoo_parallel_environment_plays_goofspiel():
 def test_the_named_study_is_the_toml_on_the_generic_runner():
     """``fsmarena study goofspiel`` names the packaged TOML through the game's entry, and every
     scale plans the five families against the four builtins."""
-    from studies.protocol import get_study, load_study_toml
+    from fsmarena.studies.protocol import get_study, load_study_toml
 
     study = get_study("goofspiel")
     assert study == load_study_toml(STUDY)

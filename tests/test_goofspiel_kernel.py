@@ -9,10 +9,10 @@ import json
 import numpy as np
 import pytest
 
-from games import bidding
-from games import kernel as contract
-from games.goofspiel import kernel
-from games.goofspiel.game import Goofspiel, GoofspielConfig
+from fsmarena.games import bidding
+from fsmarena.games import kernel as contract
+from fsmarena.games.goofspiel import kernel
+from fsmarena.games.goofspiel.game import Goofspiel, GoofspielConfig
 from tests.bidding_helpers import play_traced
 from tests.cli_helpers import run_cli
 

@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.arena import play_games
-from games.capabilities import ZeroSumSolvable
-from games.goofspiel.game import Goofspiel, GoofspielConfig
-from games.players import FixedActionPlayer, RandomPlayer, TablePolicy, resolve_player
-from games.stats import mean_interval
-from games.vautour.game import N_ABSTRACT
+from fsmarena.games import get_game
+from fsmarena.games.arena import play_games
+from fsmarena.games.capabilities import ZeroSumSolvable
+from fsmarena.games.goofspiel.game import Goofspiel, GoofspielConfig
+from fsmarena.games.players import FixedActionPlayer, RandomPlayer, TablePolicy, resolve_player
+from fsmarena.games.stats import mean_interval
+from fsmarena.games.vautour.game import N_ABSTRACT
 
 REWARDS = ("wdl", "points")
 
@@ -64,7 +64,7 @@ def test_same_exploitability_as_stupide_vautour_with_prizes_one_to_n(cards, rewa
 
 
 def test_a_machine_with_memory_is_replayed_like_in_stupide_vautour():
-    from evo.genome import genome_spec
+    from fsmarena.evo.genome import genome_spec
 
     goofspiel, vautour = _pair(3)
     spec = genome_spec(goofspiel, "fsm", 3, "opp_last")
@@ -103,7 +103,7 @@ def test_the_equilibrium_scores_in_play_what_the_tree_says():
 @pytest.mark.slow
 def test_default_q_learning_beats_openspiels_tabular_learner():
     """The rules page's claim: the mean over five seeds of the final win rate against random."""
-    from games.goofspiel.bench import LEARNING_GAMES, OPENSPIEL_WIN, learning_win_rates
+    from fsmarena.games.goofspiel.bench import LEARNING_GAMES, OPENSPIEL_WIN, learning_win_rates
 
     rates = learning_win_rates(LEARNING_GAMES)
     assert np.mean(rates) >= OPENSPIEL_WIN

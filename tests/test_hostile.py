@@ -477,9 +477,9 @@ def test_usage_in_chunks_counts_every_game_once(monkeypatch):
     """Chunked play counts what one call per opponent and seat counted: the number of games
     and, for a machine with one state, a decision per decision (oracle: games x decisions of a
     dtd game, whose length is fixed by its deck)."""
-    import evo.usage as usage_module
-    from evo.genome import genome_spec
-    from games import get_game
+    import fsmarena.evo.usage as usage_module
+    from fsmarena.evo.genome import genome_spec
+    from fsmarena.games import get_game
 
     game = get_game("dtd", {})
     spec = genome_spec(game, "fsm", 1, "opp_last")
@@ -785,7 +785,7 @@ def test_corrupted_checkpoint_bytes_are_refused_or_read_never_crash(trained, fli
         raw[position % len(raw)] = value
     path = trained.parent / "corrupt.npz"
     path.write_bytes(bytes(raw))
-    from rl.checkpoint import load_checkpoint
+    from fsmarena.rl.checkpoint import load_checkpoint
 
     try:
         load_checkpoint(path)
@@ -1129,7 +1129,7 @@ def test_a_failed_tournament_rerun_leaves_no_mix_of_old_and_new_tables(tmp_path,
     def broken_heatmap(*args, **kwargs):
         raise FsmarenaError("cannot write heatmap: disk full")
 
-    monkeypatch.setattr("figures.heatmap.win_rate_heatmap", broken_heatmap)
+    monkeypatch.setattr("fsmarena.figures.heatmap.win_rate_heatmap", broken_heatmap)
     code, _, err = run_cli(capsys, *argv, 30)
     assert_one_clear_line(code, err)
     tables = files(out)
@@ -1373,9 +1373,9 @@ HOSTILE_TEXTS = {
 
 def hostile_player(folder: Path, name: str, label: str) -> Path:
     """A 1-state table FSM for dtd labelled ``label`` (written as raw JSON: the label uncleaned)."""
-    from evo.table_fsm import TableFSM
-    from games.dtd.game import DivideTheDollar
-    from games.players import player_to_json
+    from fsmarena.evo.table_fsm import TableFSM
+    from fsmarena.games.dtd.game import DivideTheDollar
+    from fsmarena.games.players import player_to_json
 
     data = player_to_json(TableFSM([[0, 0, 0, 0]], [[0, 1, 2, 0]], inputs="opp_last"), DivideTheDollar())
     data["label"] = label

@@ -24,14 +24,14 @@ from pathlib import Path
 
 import pytest
 
-from evo.run import EvolveConfig
 from fsmarena.cli import build_parser
 from fsmarena.errors import FsmarenaError
+from fsmarena.evo.run import EvolveConfig
+from fsmarena.games import get_game
 from fsmarena.outdir import CONTROL_FILES
-from games import get_game
-from rl.config import ALGORITHMS, MODEL_BASED, TrainConfig
-from studies.methods import check_competitors
-from studies.protocol import load_study_toml
+from fsmarena.rl.config import ALGORITHMS, MODEL_BASED, TrainConfig
+from fsmarena.studies.methods import check_competitors
+from fsmarena.studies.protocol import load_study_toml
 from tests.cli_helpers import cli, run_cli
 
 # ---- the specification ---------------------------------------------------------------------------

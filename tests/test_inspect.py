@@ -8,10 +8,10 @@ import json
 import numpy as np
 from cli_helpers import run_cli
 
-from evo.bda import BinaryDecisionAutomaton
-from evo.table_fsm import TableFSM
-from games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
-from games.players import TablePolicy, save_player
+from fsmarena.evo.bda import BinaryDecisionAutomaton
+from fsmarena.evo.table_fsm import TableFSM
+from fsmarena.games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
+from fsmarena.games.players import TablePolicy, save_player
 
 GAME = DivideTheDollar()
 

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from kernel_helpers import CONFIG_CASES, CONFIG_IDS, KERNEL_GAMES, configs_of, game_of, kernel_of, logging_decide
 from reference_replay import engine_log, has_reference, kernel_game, reference_agrees
 
-from games import kernel as contract
-from games.registry import entries
+from fsmarena.games import kernel as contract
+from fsmarena.games.registry import entries
 
 
 def _compare(game, module, seed, n):

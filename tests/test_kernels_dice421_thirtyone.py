@@ -1,12 +1,12 @@
 """The compiled single-game kernels of 421 and 31 against independent implementations.
 
-421's kernel is tied to its plain-Python reference (games/dice421/reference.py) game by game:
+421's kernel is tied to its plain-Python reference (fsmarena/games/dice421/reference.py) game by game:
 both get the same dice (the reference's scripted throws are the kernel's deal) and the same
 table policy, and must show the same state at every decision (index, throws left, triple, and
 the features the reference computes from its dice) and end with the same scores and rewards.
 31's kernel is tied to its batched engine the same way (the engine's deck orders are the
 kernel's deal).  421 is also tied to its exact solver: an exact enumeration
-over the dice driven by the kernel alone reproduces the optimum of ``games/dice421/exact.py``.
+over the dice driven by the kernel alone reproduces the optimum of ``fsmarena/games/dice421/exact.py``.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference_replay import replay
 
-from games import kernel as contract
-from games.dice421 import kernel as k421
-from games.dice421.game import N_TRIPLES, Dice421, Dice421Config
-from games.dice421.reference import play_one, state_numbers
-from games.draws import SEED_WORDS
+from fsmarena.games import kernel as contract
+from fsmarena.games.dice421 import kernel as k421
+from fsmarena.games.dice421.game import N_TRIPLES, Dice421, Dice421Config
+from fsmarena.games.dice421.reference import play_one, state_numbers
+from fsmarena.games.draws import SEED_WORDS
 
 SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -33,7 +33,7 @@ SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[Healt
 
 
 def _reference_decisions_421(game: Dice421, rolls: np.ndarray, table: np.ndarray):
-    """The plain-Python reference (games/dice421/reference.py) playing the scripted dice with a
+    """The plain-Python reference (fsmarena/games/dice421/reference.py) playing the scripted dice with a
     table policy: per decision (index, features, throws_left, triple) by the reference's own
     state numbering (:mod:`reference_replay`), and the final score."""
     actions = []
@@ -205,10 +205,10 @@ def test_421_random_deals_and_builtins_are_legal_and_reproducible():
 
 # ---- 31 ---------------------------------------------------------------------------------------
 
-from games.thirtyone import kernel as k31  # noqa: E402
-from games.thirtyone.game import DISCARD, ThirtyOne, ThirtyOneConfig  # noqa: E402
-from games.thirtyone.players import DEFAULT_THRESHOLD, GreedyPlayer  # noqa: E402
-from games.thirtyone.potential import LivesPotential  # noqa: E402
+from fsmarena.games.thirtyone import kernel as k31  # noqa: E402
+from fsmarena.games.thirtyone.game import DISCARD, ThirtyOne, ThirtyOneConfig  # noqa: E402
+from fsmarena.games.thirtyone.players import DEFAULT_THRESHOLD, GreedyPlayer  # noqa: E402
+from fsmarena.games.thirtyone.potential import LivesPotential  # noqa: E402
 
 MAX_DECISIONS = 20_000
 
@@ -460,7 +460,7 @@ def test_31_expected_draw_is_the_brute_force_best_three_of_four(tok):
     with pairs are dealt on purpose so three of a kind counts."""
     from itertools import combinations
 
-    from games.thirtyone.reference import double_score
+    from fsmarena.games.thirtyone.reference import double_score
 
     config = ThirtyOneConfig(three_of_a_kind=tok)
     p = k31.make_params(config)

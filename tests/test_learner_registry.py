@@ -1,4 +1,4 @@
-"""The learner registry (rl/registry.py): every learner declared once, read by train and its CLI."""
+"""The learner registry (fsmarena/rl/registry.py): every learner declared once, read by train and its CLI."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from cli_helpers import run_cli
 from fsmarena.cli import build_parser
 from fsmarena.commands import train as train_command
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.registry import resolve
-from rl import registry
-from rl.train import TrainConfig, train
+from fsmarena.games import get_game
+from fsmarena.games.registry import resolve
+from fsmarena.rl import registry
+from fsmarena.rl.train import TrainConfig, train
 
 GENERAL = {"game", "param", "algo", "seed", "jobs", "dask", "out", "json", "quiet", "resume", "help"}
 
@@ -136,7 +136,7 @@ def test_building_the_command_line_imports_no_learner():
         "import sys\n"
         "from fsmarena.cli import build_parser\n"
         "build_parser()\n"
-        "loaded = [m for m in ('rl.train', 'rl.learners', 'rl.planning', 'rl.network', 'rl.network_training', 'games.thirtyone.agent') if m in sys.modules]\n"
+        "loaded = [m for m in ('fsmarena.rl.train', 'fsmarena.rl.learners', 'fsmarena.rl.planning', 'fsmarena.rl.network', 'fsmarena.rl.network_training', 'fsmarena.games.thirtyone.agent') if m in sys.modules]\n"
         "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True)

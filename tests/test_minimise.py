@@ -8,15 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evo.bda import MAX_TESTS, BinaryDecisionAutomaton
-from evo.genome import genome_spec
-from evo.minimise import InputDomain, minimise
-from evo.table_fsm import TableFSM
-from evo.usage import measure_usage, minimal_in_play, play_panel
 from fsmarena.errors import FsmarenaError
-from games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
-from games.goofspiel.game import Goofspiel
-from games.players import FixedActionPlayer, RandomPlayer, TablePolicy
+from fsmarena.evo.bda import MAX_TESTS, BinaryDecisionAutomaton
+from fsmarena.evo.genome import genome_spec
+from fsmarena.evo.minimise import InputDomain, minimise
+from fsmarena.evo.table_fsm import TableFSM
+from fsmarena.evo.usage import measure_usage, minimal_in_play, play_panel
+from fsmarena.games.dtd.game import LARGE_MAX, MEDIAN, SMALL_SPOIL, DivideTheDollar
+from fsmarena.games.goofspiel.game import Goofspiel
+from fsmarena.games.players import FixedActionPlayer, RandomPlayer, TablePolicy
 
 GAME = DivideTheDollar()
 TTL, COOP = 0, 4

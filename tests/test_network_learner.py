@@ -19,16 +19,16 @@ pytest.importorskip("sklearn")
 from cli_helpers import run_cli  # noqa: E402
 
 from fsmarena.errors import FsmarenaError  # noqa: E402
+from fsmarena.games.arena import play_games  # noqa: E402
+from fsmarena.games.dice421.game import Dice421  # noqa: E402
+from fsmarena.games.dtd.game import DivideTheDollar  # noqa: E402
+from fsmarena.games.players import RandomPlayer, load_player  # noqa: E402
+from fsmarena.games.thirtyone.game import ThirtyOne  # noqa: E402
 from fsmarena.limits import MAX_MLP_PARAMETERS  # noqa: E402
-from games.arena import play_games  # noqa: E402
-from games.dice421.game import Dice421  # noqa: E402
-from games.dtd.game import DivideTheDollar  # noqa: E402
-from games.players import RandomPlayer, load_player  # noqa: E402
-from games.thirtyone.game import ThirtyOne  # noqa: E402
-from rl import registry  # noqa: E402
-from rl.network import QNetwork, check_network_size, network_parameters  # noqa: E402
-from rl.network_agent import NetworkAgent, network_spec  # noqa: E402
-from rl.network_training import NetworkLearner, NetworkSettings, Trainer, train_network  # noqa: E402
+from fsmarena.rl import registry  # noqa: E402
+from fsmarena.rl.network import QNetwork, check_network_size, network_parameters  # noqa: E402
+from fsmarena.rl.network_agent import NetworkAgent, network_spec  # noqa: E402
+from fsmarena.rl.network_training import NetworkLearner, NetworkSettings, Trainer, train_network  # noqa: E402
 
 SMALL = dict(games=600, batch=150, hidden=(8,), eval_every=300, eval_games=60, rolling=200, seed=5)
 
@@ -39,7 +39,7 @@ def weights(trainer: Trainer) -> list[np.ndarray]:
 
 def test_the_registry_names_the_learner_and_its_options():
     entry = registry.learner("mlp", "network")
-    assert entry.target == "rl.network_training:NetworkLearner"
+    assert entry.target == "fsmarena.rl.network_training:NetworkLearner"
     assert {"hidden", "learning_rate", "epochs", "reward"} <= set(entry.settings)
     assert "Pseudocode" in (NetworkLearner.__doc__ or "")
 

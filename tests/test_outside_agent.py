@@ -17,8 +17,8 @@ pytest.importorskip("pettingzoo")
 
 from cli_helpers import run_cli  # noqa: E402
 
-from games import get_game  # noqa: E402
-from games.players import TablePolicy, load_player  # noqa: E402
+from fsmarena.games import get_game  # noqa: E402
+from fsmarena.games.players import TablePolicy, load_player  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
 EPISODES = 2000  # a few seconds; the docs' command trains 20,000

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.arena import Seat, play_games
-from games.players import (
+from fsmarena.games import get_game
+from fsmarena.games.arena import Seat, play_games
+from fsmarena.games.players import (
     FixedActionPlayer,
     GroupedStack,
     RandomPlayer,

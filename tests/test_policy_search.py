@@ -1,4 +1,4 @@
-"""Direct policy search (rl/policy_search.py, fsmarena search): optimum on a brute-forced tiny
+"""Direct policy search (fsmarena/rl/policy_search.py, fsmarena search): optimum on a brute-forced tiny
 divide-the-dollar, honest confirmation, monotone on the common games, seeded, bad input."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.players import TablePolicy, load_player, resolve_player
-from rl.policy_search import _per_game_wins, _Recorder, check_searchable, common_win_rate, search_policy
+from fsmarena.games import get_game
+from fsmarena.games.players import TablePolicy, load_player, resolve_player
+from fsmarena.rl.policy_search import _per_game_wins, _Recorder, check_searchable, common_win_rate, search_policy
 from tests.cli_helpers import run_cli
 
 TINY = {"cards": "0.25,0.75", "counts": "2,1", "hand_size": "1"}
@@ -129,9 +129,9 @@ def test_search_improves_on_a_random_start_against_random():
 
 
 def test_study_reference_line_is_computed_once_and_not_worse_than_table_champions(tmp_path, monkeypatch):
-    import studies.reference_line as reference_line
-    from studies.protocol import get_study
-    from studies.runner import run_study
+    import fsmarena.studies.reference_line as reference_line
+    from fsmarena.studies.protocol import get_study
+    from fsmarena.studies.runner import run_study
 
     plan = get_study("dtd-thesis").plan("test")
     data = run_study(plan, tmp_path / "study", 1, lambda message: None)

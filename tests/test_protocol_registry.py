@@ -1,4 +1,4 @@
-"""The protocol registry (evo/registry.py): every evolution protocol declared once, read by evolve."""
+"""The protocol registry (fsmarena/evo/registry.py): every evolution protocol declared once, read by evolve."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import dataclasses
 import numpy as np
 import pytest
 
-from evo import registry
-from evo.protocols import RoundRobinProtocol, protocol_class
-from evo.run import EvolveConfig, evolve
 from fsmarena.cli import build_parser
 from fsmarena.errors import FsmarenaError
-from games import get_game
+from fsmarena.evo import registry
+from fsmarena.evo.protocols import RoundRobinProtocol, protocol_class
+from fsmarena.evo.run import EvolveConfig, evolve
+from fsmarena.games import get_game
 
 
 class Twin(RoundRobinProtocol):

@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fsmarena.errors import FsmarenaError
-from studies.publish import Published, published, render
-from studies.store import MANIFEST, RESULTS, load_store, read_results, write_results
+from fsmarena.studies.publish import Published, published, render
+from fsmarena.studies.store import MANIFEST, RESULTS, load_store, read_results, write_results
 from tests.cli_helpers import cli, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,9 +18,9 @@ import pytest
 from cli_helpers import cli, run_cli
 from publish_helpers import damage_manifest, damage_results, sections
 
-from studies.publish import published
-from studies.store import read_results, write_results
-from studies.target_store import load_target
+from fsmarena.studies.publish import published
+from fsmarena.studies.store import read_results, write_results
+from fsmarena.studies.target_store import load_target
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "docs/results/thirtyone.md"

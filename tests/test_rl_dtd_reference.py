@@ -3,7 +3,7 @@
 :mod:`tests.dtd_td_reference` re-implements the rules and the textbook learners in plain
 Python from the design notes (hands as sorted lists, its own action rules, its own deck and
 scoring); it shares only the random stream's documented order and the observation numbering.
-``fsmarena train`` (``rl.train.train``, the sequential path with the game's default settings)
+``fsmarena train`` (``fsmarena.rl.train.train``, the sequential path with the game's default settings)
 must produce its Q and update counts bit for bit, on a small deck and on the thesis deck, with
 the learner in seat 0 (the thesis) and alternating: any difference in the rules, the
 tie-breaking, the exploration draws, the epsilon schedule, the step size or the terminal
@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from games.dtd.game import DivideTheDollar, DTDConfig
-from games.kernel import seed
-from rl.sequential_run import chunk_seed
-from rl.train import TrainConfig, train
+from fsmarena.games.dtd.game import DivideTheDollar, DTDConfig
+from fsmarena.games.kernel import seed
+from fsmarena.rl.sequential_run import chunk_seed
+from fsmarena.rl.train import TrainConfig, train
 from tests.dtd_td_reference import Rules
 from tests.dtd_td_reference import train as reference_train
 

@@ -6,17 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from games.arena import play_games
-from games.dtd.game import DivideTheDollar
-from games.players import Player, RandomPlayer
-from rl.evaluation import streams, table_on_model
-from rl.learners import MonteCarlo, TemporalDifference
-from rl.mdp import expected_return
-from rl.planning import value_iteration
-from rl.schedules import EpsilonSchedule
-from rl.toy import ToyConfig, ToyGame
-from rl.train import TrainConfig, train
-from rl.training_run import make_learner
+from fsmarena.games.arena import play_games
+from fsmarena.games.dtd.game import DivideTheDollar
+from fsmarena.games.players import Player, RandomPlayer
+from fsmarena.rl.evaluation import streams, table_on_model
+from fsmarena.rl.learners import MonteCarlo, TemporalDifference
+from fsmarena.rl.mdp import expected_return
+from fsmarena.rl.planning import value_iteration
+from fsmarena.rl.schedules import EpsilonSchedule
+from fsmarena.rl.toy import ToyConfig, ToyGame
+from fsmarena.rl.train import TrainConfig, train
+from fsmarena.rl.training_run import make_learner
 
 # ---- the sequential reference: one game at a time, scalar arithmetic, textbook order ----------
 
@@ -295,9 +295,9 @@ def test_make_learner_builds_the_right_variant():
 
 
 def test_the_benchmark_baseline_is_monte_carlo_es_on_the_plain_game():
-    """games.dtd.bench_learning's plain loop (the speed baseline) credits every decision of every game, and
+    """fsmarena.games.dtd.bench_learning's plain loop (the speed baseline) credits every decision of every game, and
     its greedy policy is the argmax of its running means."""
-    from games.dtd.bench_learning import plain_monte_carlo
+    from fsmarena.games.dtd.bench_learning import plain_monte_carlo
 
     game = DivideTheDollar()
     learner = plain_monte_carlo(game.config, 300, seed=0)

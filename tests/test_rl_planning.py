@@ -12,15 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsmarena.errors import FsmarenaError
-from rl.mdp import TabularMDP, policy_value
-from rl.planning import action_values, policy_iteration, value_iteration
-from rl.toy import ToyConfig, ToyGame
+from fsmarena.rl.mdp import TabularMDP, policy_value
+from fsmarena.rl.planning import action_values, policy_iteration, value_iteration
+from fsmarena.rl.toy import ToyConfig, ToyGame
 
 
 @pytest.mark.parametrize("planner", [value_iteration, policy_iteration])
 @pytest.mark.parametrize("gamma, values", [(1.0, [0.5, 0.6, 0.6, 0.7]), (0.9, [0.5, 0.6, 0.54, 0.7])])
 def test_chain_by_hand(planner, gamma, values):
-    """Worked by hand in rl/toy.py: left at 0 (0.5), stop at 1 (0.6), left at 2 (back to 1),
+    """Worked by hand in fsmarena/rl/toy.py: left at 0 (0.5), stop at 1 (0.6), left at 2 (back to 1),
     right at 3 (0.7 chance of 1)."""
     plan = planner(ToyGame(ToyConfig("chain", gamma)).model())
     assert plan.policy[:4].tolist() == [0, 2, 0, 1]

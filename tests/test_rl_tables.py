@@ -9,8 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsmarena.errors import FsmarenaError
-from rl.schedules import EpsilonSchedule, parse_alpha
-from rl.tables import EXACT_REPEATS, ActionValues, epsilon_greedy_probabilities, masked_argmax, sequential_update
+from fsmarena.rl.schedules import EpsilonSchedule, parse_alpha
+from fsmarena.rl.tables import (
+    EXACT_REPEATS,
+    ActionValues,
+    epsilon_greedy_probabilities,
+    masked_argmax,
+    sequential_update,
+)
 
 
 def plain_loop(q, n, keys, targets, alpha):
@@ -109,7 +115,7 @@ def test_note_legal_accumulates_over_repeated_states_in_one_batch():
 
 
 def test_check_table_keeps_the_dtype_kind_and_converts_only_losslessly():
-    from rl.checkpoint import check_table
+    from fsmarena.rl.checkpoint import check_table
 
     q, n, legal = np.zeros((2, 3)), np.zeros((2, 3), dtype=np.int64), np.zeros((2, 3), dtype=bool)
     for value, like in ((q.astype(">f8"), q), (q.astype(np.float32), q), (np.asfortranarray(q), q), (n, n)):
@@ -130,7 +136,7 @@ def test_check_table_keeps_the_dtype_kind_and_converts_only_losslessly():
 
 
 def test_check_rows_checks_keys_types_ranges_and_order():
-    from rl.checkpoint import Column, check_rows
+    from fsmarena.rl.checkpoint import Column, check_rows
 
     columns = {"games": Column(int, 0, 10), "name": Column(str, choices=("a",)), "x": Column(float, 0, 1, empty=True)}
     rows = [{"games": 0, "name": "a", "x": None}, {"games": 10, "name": "a", "x": 1}]

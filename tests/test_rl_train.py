@@ -18,16 +18,16 @@ import numpy as np
 import pytest
 from cli_helpers import run_cli
 
-import rl.resume as resume
-import rl.train
-import rl.training_run as training_run
+import fsmarena.rl.resume as resume
+import fsmarena.rl.train
+import fsmarena.rl.training_run as training_run
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.dtd.game import DivideTheDollar
-from games.players import FixedActionPlayer, TablePolicy, load_player, save_player
-from rl.checkpoint import FILENAME, load_checkpoint
-from rl.schedules import CurvePoints
-from rl.train import TrainConfig, train
+from fsmarena.games import get_game
+from fsmarena.games.dtd.game import DivideTheDollar
+from fsmarena.games.players import FixedActionPlayer, TablePolicy, load_player, save_player
+from fsmarena.rl.checkpoint import FILENAME, load_checkpoint
+from fsmarena.rl.schedules import CurvePoints
+from fsmarena.rl.train import TrainConfig, train
 
 
 def read_curve(path):
@@ -459,7 +459,7 @@ def test_a_tampered_checkpoint_is_refused_before_any_work(tmp_path, finished, mo
     def no_work(*args, **kwargs):
         raise AssertionError("the run started")
 
-    monkeypatch.setattr(rl.train, "TrainingRun", no_work)
+    monkeypatch.setattr(fsmarena.rl.train, "TrainingRun", no_work)
     config = TrainConfig("q-learning", episodes=400, eval_games=50)
     with pytest.raises(
         FsmarenaError, match="'eval_games' must be a whole number in \\[1, 1,000,000,000\\] \\(MAX_GAMES\\), got 0"

@@ -8,10 +8,10 @@ import itertools
 import numpy as np
 import pytest
 
-from evo.run import EvolveConfig, evolve
 from fsmarena import run_loop
 from fsmarena.errors import FsmarenaError
-from games import get_game
+from fsmarena.evo.run import EvolveConfig, evolve
+from fsmarena.games import get_game
 
 
 class Interrupted(Exception):

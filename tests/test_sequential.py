@@ -1,7 +1,7 @@
 """Sequential (textbook) learners: the compiled loop against a plain Python loop, bit for bit.
 
 The plain loop below is written from the textbook (Sutton & Barto 5.3, 6.4, 6.5, 6.6) and
-the order of random draws documented in :mod:`rl.sequential`; it plays the games through the
+the order of random draws documented in :mod:`fsmarena.rl.sequential`; it plays the games through the
 kernel's functions one call at a time and draws its own random numbers from the same stream
 (numba's ``np.random``, read by a one-line compiled helper), so the learner logic is plain
 Python and every number must come out identical.  Compiled opponents are checked against the
@@ -13,18 +13,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evo.bda import BDASpec, BinaryDecisionAutomaton
-from evo.table_fsm import TableFSM
 from fsmarena.errors import FsmarenaError
+from fsmarena.evo.bda import BDASpec, BinaryDecisionAutomaton
+from fsmarena.evo.table_fsm import TableFSM
+from fsmarena.games import bidding
+from fsmarena.games.base import Observation
+from fsmarena.games.dtd.game import DivideTheDollar, DTDConfig
+from fsmarena.games.kernel import kernel_of, params_of, seed
+from fsmarena.games.players import FixedActionPlayer, Player, RandomPlayer, TablePolicy
 from fsmarena.jit import njit
-from games import bidding
-from games.base import Observation
-from games.dtd.game import DivideTheDollar, DTDConfig
-from games.kernel import kernel_of, params_of, seed
-from games.players import FixedActionPlayer, Player, RandomPlayer, TablePolicy
-from rl import sequential as seq
-from rl.compiled_players import compile_player, make_opponent_act, self_play
-from rl.segments import segment_returns
+from fsmarena.rl import sequential as seq
+from fsmarena.rl.compiled_players import compile_player, make_opponent_act, self_play
+from fsmarena.rl.segments import segment_returns
 
 GAME = DivideTheDollar(DTDConfig(counts=(6, 8, 6), hand_size=3))
 
@@ -54,7 +54,7 @@ def reference(
 ):
     """Plain Python: the textbook algorithm, one game at a time, numpy's global stream.  With
     ``segmented``, segment rewards: Monte Carlo's returns come from the batched learners'
-    :func:`rl.segments.segment_returns`, TD ends a transition at a segment's end."""
+    :func:`fsmarena.rl.segments.segment_returns`, TD ends a transition at a segment's end."""
     k = kernel_of(game)
     potentials = k.potential_table(game.config) if segmented else None
     p = params_of(game)
@@ -239,7 +239,7 @@ def test_compiled_learner_equals_the_plain_loop_bit_for_bit(algo, settings):
 
 @pytest.mark.parametrize("algo", ["mc", "expected-sarsa"])
 def test_three_player_vautour_equals_the_plain_loop(algo):
-    from games.vautour.game import StupideVautour, VautourConfig
+    from fsmarena.games.vautour.game import StupideVautour, VautourConfig
 
     game = StupideVautour(VautourConfig(players=3, cards=5, tie_rule="cancel", state="with-score"))
     settings = dict(explore=1, epsilon=0.1, alpha=0.1 if algo != "mc" else -1.0)
@@ -251,7 +251,7 @@ def test_three_player_vautour_equals_the_plain_loop(algo):
 @pytest.mark.parametrize("algo", ["mc", "mc-first-visit", "sarsa", "q-learning", "expected-sarsa"])
 def test_segment_rewards_on_31_equal_the_plain_loop(algo):
     """31's round-level reward: every round an episode of its own (rl.segments), compiled and plain."""
-    from games.thirtyone.game import ThirtyOne, ThirtyOneConfig
+    from fsmarena.games.thirtyone.game import ThirtyOne, ThirtyOneConfig
 
     game = ThirtyOne(ThirtyOneConfig(players=2, lives=2))
     settings = dict(explore=1, epsilon=0.1, alpha=-1.0 if algo.startswith("mc") else 0.1)
@@ -276,7 +276,7 @@ def test_fixed_seat_table_opponent_and_self_play_equal_the_plain_loop():
 
 
 def test_a_pool_of_champions_draws_one_member_per_game_like_the_plain_loop():
-    from studies.stacks import Mixture
+    from fsmarena.studies.stacks import Mixture
 
     rng = np.random.default_rng(3)
     tables = [rng.integers(0, 3, GAME.n_states) for _ in range(3)]
@@ -379,7 +379,7 @@ def test_compiled_opponent_plays_like_the_batched_player(number):
 def test_compiled_vautour_builtins_play_like_the_batched_ones(action_set):
     """The builtins without random draws, in every action set (their random draws come from
     another generator: only their legality is comparable, see test_kernels)."""
-    from games.vautour.game import StupideVautour, VautourConfig
+    from fsmarena.games.vautour.game import StupideVautour, VautourConfig
 
     game = StupideVautour(VautourConfig(players=2, cards=8, action_set=action_set, tie_rule="cancel"))
     k, p = kernel_of(game), params_of(game)
@@ -427,7 +427,7 @@ def test_compiled_vautour_builtins_play_like_the_batched_ones(action_set):
 
 
 def test_a_mixture_is_a_pool_and_uncompilable_players_are_named():
-    from studies.stacks import Mixture
+    from fsmarena.studies.stacks import Mixture
 
     game = DivideTheDollar()
     pool = compile_player(Mixture(_players(game)[:3]), game)
@@ -450,15 +450,15 @@ def test_a_mixture_is_a_pool_and_uncompilable_players_are_named():
 
 
 def test_the_sequential_algorithm_is_the_default_and_a_batch_is_asked_for():
-    from rl.train import TrainConfig
+    from fsmarena.rl.train import TrainConfig
 
     assert TrainConfig("mc", episodes=10).resolved(GAME).batch == 1
     assert TrainConfig("q-learning", episodes=10, batch=500).resolved(GAME).batch == 500
 
 
 def test_train_equals_the_plain_loop_and_same_seed_same_result_for_any_jobs():
-    from rl.sequential_run import chunk_seed
-    from rl.train import TrainConfig, train
+    from fsmarena.rl.sequential_run import chunk_seed
+    from fsmarena.rl.train import TrainConfig, train
 
     config = TrainConfig("mc", episodes=600, eval_every=600, eval_games=50_000)
     one = train(GAME, config, seed=8, jobs=1)
@@ -469,9 +469,9 @@ def test_train_equals_the_plain_loop_and_same_seed_same_result_for_any_jobs():
 
 
 def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, monkeypatch):
-    import rl.sequential as sequential_module
-    from rl.checkpoint import FILENAME, load_checkpoint
-    from rl.train import TrainConfig, train
+    import fsmarena.rl.sequential as sequential_module
+    from fsmarena.rl.checkpoint import FILENAME, load_checkpoint
+    from fsmarena.rl.train import TrainConfig, train
 
     config = TrainConfig(
         "sarsa",
@@ -509,7 +509,7 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, m
 
 
 def test_an_opponent_that_cannot_be_compiled_is_refused_before_anything_is_written(tmp_path):
-    from rl.train import TrainConfig, train
+    from fsmarena.rl.train import TrainConfig, train
 
     class Agent(Player):
         kind = "neural-agent"
@@ -535,9 +535,9 @@ def test_cli_batch_zero_is_one_line_exit_2_and_writes_nothing(capsys, tmp_path):
 
 
 def test_a_game_without_kernel_plays_batch_1_with_the_batched_learners():
-    from rl.sequential_run import sequential
-    from rl.toy import ToyConfig, ToyGame
-    from rl.train import TrainConfig
+    from fsmarena.rl.sequential_run import sequential
+    from fsmarena.rl.toy import ToyConfig, ToyGame
+    from fsmarena.rl.train import TrainConfig
 
     game = ToyGame(ToyConfig("chain"))
     assert TrainConfig("mc", episodes=10).resolved(game).batch == 10_000
@@ -548,7 +548,7 @@ def test_a_game_without_kernel_plays_batch_1_with_the_batched_learners():
 def _kernel_games():
     import importlib
 
-    from games.registry import entries, resolve
+    from fsmarena.games.registry import entries, resolve
 
     found = []
     for e in entries():

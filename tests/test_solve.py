@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from fsmarena.cli import main
-from games import get_game
-from games.dice421.exact import exact_value
+from fsmarena.games import get_game
+from fsmarena.games.dice421.exact import exact_value
 
 
 def run(capsys, *argv):

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from studies import statistics as st
-from studies.comparison_report import comparison_phrase
-from studies.crossplay import CrossplayResult, pairing_games
-from studies.crossplay_report import crossplay_phrase
-from studies.report_text import estimate, summary_cell
+from fsmarena.studies import statistics as st
+from fsmarena.studies.comparison_report import comparison_phrase
+from fsmarena.studies.crossplay import CrossplayResult, pairing_games
+from fsmarena.studies.crossplay_report import crossplay_phrase
+from fsmarena.studies.report_text import estimate, summary_cell
 
 # ---- Holm --------------------------------------------------------------------------------------
 

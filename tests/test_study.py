@@ -20,12 +20,12 @@ from report_helpers import report_defects
 
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
-from games.match import play_match
-from games.players import load_player, resolve_player
-from studies import runner
-from studies.analysis import analyse, read_csv
-from studies.protocol import get_study, load_study_toml, study_from_dict
-from studies.report import write_report
+from fsmarena.games.match import play_match
+from fsmarena.games.players import load_player, resolve_player
+from fsmarena.studies import runner
+from fsmarena.studies.analysis import analyse, read_csv
+from fsmarena.studies.protocol import get_study, load_study_toml, study_from_dict
+from fsmarena.studies.report import write_report
 
 TINY = """
 name = "tiny"
@@ -111,7 +111,7 @@ def finished(plan, tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "out"
     data = runner.run_study(plan, out, jobs=1, log=lambda m: None)
     captured = {}
-    import figures.heatmap as heatmap
+    import fsmarena.figures.heatmap as heatmap
 
     original = heatmap.save
 

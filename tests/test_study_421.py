@@ -19,15 +19,15 @@ import pytest
 
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.dice421.study import exact_reference
-from games.players import load_player
-from studies import exact_values
-from studies.exact_report import finish
-from studies.exact_values import ExactReference
-from studies.protocol import get_study, study_from_dict
-from studies.runner import run_study
-from studies.study_reports import report_builder
+from fsmarena.games import get_game
+from fsmarena.games.dice421.study import exact_reference
+from fsmarena.games.players import load_player
+from fsmarena.studies import exact_values
+from fsmarena.studies.exact_report import finish
+from fsmarena.studies.exact_values import ExactReference
+from fsmarena.studies.protocol import get_study, study_from_dict
+from fsmarena.studies.runner import run_study
+from fsmarena.studies.study_reports import report_builder
 
 GAME = get_game("421")
 OPTIMUM, OPTIMAL_TABLE = GAME.exact_optimum()

@@ -21,17 +21,17 @@ from report_helpers import report_defects  # noqa: E402
 
 from fsmarena.cli import main  # noqa: E402
 from fsmarena.errors import FsmarenaError  # noqa: E402
-from games import get_game  # noqa: E402
-from games.arena import play_games  # noqa: E402
-from games.match import play_match  # noqa: E402
-from games.players import RandomPlayer, resolve_player  # noqa: E402
-from games.stats import wilson_interval  # noqa: E402
-from games.thirtyone.players import GreedyPlayer  # noqa: E402
-from games.thirtyone.study import load  # noqa: E402
-from studies.analysis import read_csv  # noqa: E402
-from studies.methods import MethodContext, check_method  # noqa: E402
-from studies.report_text import pct  # noqa: E402
-from studies.target_study import CHUNK, CONFIRM_KEY, TABLE_KEY, arrangements, table_match  # noqa: E402
+from fsmarena.games import get_game  # noqa: E402
+from fsmarena.games.arena import play_games  # noqa: E402
+from fsmarena.games.match import play_match  # noqa: E402
+from fsmarena.games.players import RandomPlayer, resolve_player  # noqa: E402
+from fsmarena.games.stats import wilson_interval  # noqa: E402
+from fsmarena.games.thirtyone.players import GreedyPlayer  # noqa: E402
+from fsmarena.games.thirtyone.study import load  # noqa: E402
+from fsmarena.studies.analysis import read_csv  # noqa: E402
+from fsmarena.studies.methods import MethodContext, check_method  # noqa: E402
+from fsmarena.studies.report_text import pct  # noqa: E402
+from fsmarena.studies.target_study import CHUNK, CONFIRM_KEY, TABLE_KEY, arrangements, table_match  # noqa: E402
 
 FAMILIES = (
     "MC",

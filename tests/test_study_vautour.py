@@ -16,17 +16,17 @@ from scipy import stats
 
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.players import resolve_player
-from games.stats import wilson_interval
-from games.vautour.study import DEFINITION, load
-from studies import statistics as st
-from studies.analysis import read_csv
-from studies.league_report import trained_against_finding
-from studies.league_tables import group_rows
-from studies.methods import MethodContext, check_method, get_method
-from studies.multiseat import LeagueResult, advantage_interval, league
-from studies.report_text import pct
+from fsmarena.games import get_game
+from fsmarena.games.players import resolve_player
+from fsmarena.games.stats import wilson_interval
+from fsmarena.games.vautour.study import DEFINITION, load
+from fsmarena.studies import statistics as st
+from fsmarena.studies.analysis import read_csv
+from fsmarena.studies.league_report import trained_against_finding
+from fsmarena.studies.league_tables import group_rows
+from fsmarena.studies.methods import MethodContext, check_method, get_method
+from fsmarena.studies.multiseat import LeagueResult, advantage_interval, league
+from fsmarena.studies.report_text import pct
 
 FAMILIES = ("MC", "SARSA", "Q-learning", "FSM", "BDA")
 BUILTINS = ("random", "max", "min", "prize-rank", "bonus-craving", "negative-adverse", "get-rid-of-bad-cards")

@@ -85,7 +85,7 @@ def test_cleaned_text_is_safe_bounded_and_idempotent(text, limit, keep_lines):
 @given(text=ANY_TEXT)
 def test_matplotlib_draws_every_cleaned_text_in_every_format(text):
     """As a title, a tick label and a text in the figure, literally (no mathtext)."""
-    from figures.style import plt, style
+    from fsmarena.figures.style import plt, style
 
     clean = clean_title(text)
     with style():

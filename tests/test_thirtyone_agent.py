@@ -21,15 +21,15 @@ pytest.importorskip("sklearn")
 from cli_helpers import run_cli  # noqa: E402
 
 from fsmarena.errors import FsmarenaError  # noqa: E402
-from games.arena import play_games  # noqa: E402
-from games.players import RandomPlayer, load_player, resolve_player, save_player  # noqa: E402
-from games.thirtyone.agent import NETWORK, MLPAgent  # noqa: E402
-from games.thirtyone.game import ThirtyOne, ThirtyOneConfig  # noqa: E402
-from games.thirtyone.players import GreedyPlayer  # noqa: E402
-from games.thirtyone.potential import LivesPotential  # noqa: E402
-from rl.network_agent import NetworkAgent  # noqa: E402
-from rl.network_training import NetworkSettings, Trainer, train_network  # noqa: E402
-from rl.segments import segment_returns  # noqa: E402
+from fsmarena.games.arena import play_games  # noqa: E402
+from fsmarena.games.players import RandomPlayer, load_player, resolve_player, save_player  # noqa: E402
+from fsmarena.games.thirtyone.agent import NETWORK, MLPAgent  # noqa: E402
+from fsmarena.games.thirtyone.game import ThirtyOne, ThirtyOneConfig  # noqa: E402
+from fsmarena.games.thirtyone.players import GreedyPlayer  # noqa: E402
+from fsmarena.games.thirtyone.potential import LivesPotential  # noqa: E402
+from fsmarena.rl.network_agent import NetworkAgent  # noqa: E402
+from fsmarena.rl.network_training import NetworkSettings, Trainer, train_network  # noqa: E402
+from fsmarena.rl.segments import segment_returns  # noqa: E402
 
 
 def small_agent(game, seed=0, hidden=(8,)):

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.players import RandomPlayer
-from games.thirtyone.game import BIT, DISCARD, TURN, ThirtyOne, ThirtyOneConfig
-from games.thirtyone.players import GreedyPlayer
-from games.thirtyone.reference import View, greedy, play_game
+from fsmarena.games.players import RandomPlayer
+from fsmarena.games.thirtyone.game import BIT, DISCARD, TURN, ThirtyOne, ThirtyOneConfig
+from fsmarena.games.thirtyone.players import GreedyPlayer
+from fsmarena.games.thirtyone.reference import View, greedy, play_game
 
 
 def hash_code(hand_sum, top, drawn, turn, seat):
@@ -173,7 +173,7 @@ def test_invariants_at_every_decision(players, seed, lives, tok, max_turns, gun,
 def test_same_seed_same_games():
     game = ThirtyOne(ThirtyOneConfig(players=3))
     seats = [GreedyPlayer(), RandomPlayer(), GreedyPlayer(27)]
-    from games.arena import play_games
+    from fsmarena.games.arena import play_games
 
     a = play_games(game, seats, 200, np.random.default_rng(5))
     b = play_games(game, seats, 200, np.random.default_rng(5))
@@ -183,8 +183,8 @@ def test_same_seed_same_games():
 def test_seats_are_symmetric_for_identical_players():
     """Greedy against greedy: seat 0 moves first in odd-numbered... every other round, so over
     many games neither seat may win significantly more (a check on turn order and rotation)."""
-    from games.arena import play_games
-    from games.stats import wilson_interval
+    from fsmarena.games.arena import play_games
+    from fsmarena.games.stats import wilson_interval
 
     outcome = play_games(ThirtyOne(), [GreedyPlayer(), GreedyPlayer()], 6000, np.random.default_rng(11))
     low, high = wilson_interval(int((outcome.rewards[:, 0] == 1).sum()), 6000, z=3.3)

@@ -6,7 +6,7 @@ reference implementations on states of played games (the kernel-vs-engine compar
   and shared ranks) score every swap as the reference scoring of the three cards does;
 * the expected stock draw, summed per suit from a threshold rank, is the brute-force best
   three of four over the unseen cards, in every phase and with three of a kind on or off;
-* the deal's decks are the batched Fisher-Yates of :mod:`games.draws`, written out plainly
+* the deal's decks are the batched Fisher-Yates of :mod:`fsmarena.games.draws`, written out plainly
   over numpy's words from the same seed, and the random builtin picks what a pick over the
   mask picks;
 * the bit and table helpers agree with their plain definitions.
@@ -19,11 +19,11 @@ from itertools import combinations
 import numpy as np
 import pytest
 
+from fsmarena.games import kernel as contract
+from fsmarena.games.thirtyone import kernel as k31
+from fsmarena.games.thirtyone.game import ThirtyOneConfig
+from fsmarena.games.thirtyone.reference import card_value, double_score
 from fsmarena.jit import njit
-from games import kernel as contract
-from games.thirtyone import kernel as k31
-from games.thirtyone.game import ThirtyOneConfig
-from games.thirtyone.reference import card_value, double_score
 
 CONFIGS = [
     ThirtyOneConfig(),
@@ -101,7 +101,7 @@ def _numba_seed_and_deal(p, deal, value):
 
 
 def _plain_batched_fisher_yates(word, n: int) -> list[int]:
-    """The shuffle of :mod:`games.draws` as its module doc states it, in plain Python: position
+    """The shuffle of :mod:`fsmarena.games.draws` as its module doc states it, in plain Python: position
     ``i`` (last first) swaps with the next mixed-radix digit of an accepted 32-bit word, as
     many positions per word as keep the product of their ranges within 2**20."""
     deck = list(range(n))

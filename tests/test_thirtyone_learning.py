@@ -12,14 +12,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evo.bda import FIELDS, GREATER, BinaryDecisionAutomaton, game_names
-from evo.run import EvolveConfig, evolve
-from evo.table_fsm import TableFSM
-from games.arena import play_games
-from games.match import play_match
-from games.thirtyone.game import DRAW_DECK, DRAW_DISCARD, KNOCK, N_SCORE, ThirtyOne
-from games.thirtyone.players import GreedyPlayer
-from rl.train import TrainConfig, train
+from fsmarena.evo.bda import FIELDS, GREATER, BinaryDecisionAutomaton, game_names
+from fsmarena.evo.run import EvolveConfig, evolve
+from fsmarena.evo.table_fsm import TableFSM
+from fsmarena.games.arena import play_games
+from fsmarena.games.match import play_match
+from fsmarena.games.thirtyone.game import DRAW_DECK, DRAW_DISCARD, KNOCK, N_SCORE, ThirtyOne
+from fsmarena.games.thirtyone.players import GreedyPlayer
+from fsmarena.rl.train import TrainConfig, train
 
 
 def greedy_knock_fsm() -> TableFSM:
@@ -43,7 +43,7 @@ def greedy_knock_bda(game: ThirtyOne) -> BinaryDecisionAutomaton:
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_hand_written_automata_play_exactly_like_greedy_knock(players):
-    from games.thirtyone.game import ThirtyOneConfig
+    from fsmarena.games.thirtyone.game import ThirtyOneConfig
 
     game = ThirtyOne(ThirtyOneConfig(players=players))
     others = [GreedyPlayer()] * (players - 1)

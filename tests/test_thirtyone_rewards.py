@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 from fsmarena.errors import FsmarenaError
-from games.arena import play_games
-from games.players import Player
-from games.thirtyone.game import ThirtyOne, ThirtyOneConfig
-from games.thirtyone.players import GreedyPlayer
-from rl.learners import MonteCarlo, TemporalDifference
-from rl.segments import segment_returns
-from rl.train import TrainConfig
+from fsmarena.games.arena import play_games
+from fsmarena.games.players import Player
+from fsmarena.games.thirtyone.game import ThirtyOne, ThirtyOneConfig
+from fsmarena.games.thirtyone.players import GreedyPlayer
+from fsmarena.rl.learners import MonteCarlo, TemporalDifference
+from fsmarena.rl.segments import segment_returns
+from fsmarena.rl.train import TrainConfig
 
 
 def test_segment_returns_worked_by_hand():
@@ -135,14 +135,16 @@ def test_observed_potential_is_the_lives_potential():
 def test_segment_reward_is_refused_where_it_cannot_apply(monkeypatch):
     from types import SimpleNamespace
 
-    import rl.config
-    from games.dice421.game import Dice421
+    import fsmarena.rl.config
+    from fsmarena.games.dice421.game import Dice421
 
     with pytest.raises(FsmarenaError, match="has no segments"):
         TrainConfig(algo="mc", episodes=10, batch=10, reward="segment").resolved(Dice421())
     sequential = TrainConfig(algo="mc", episodes=10, batch=1, reward="segment").resolved(ThirtyOne())
     assert (sequential.batch, sequential.reward) == (1, "segment")  # the compiled learners read 31's rounds
-    monkeypatch.setattr(rl.config, "kernel_of", lambda game: SimpleNamespace(segment=None))  # a kernel without them
+    monkeypatch.setattr(
+        fsmarena.rl.config, "kernel_of", lambda game: SimpleNamespace(segment=None)
+    )  # a kernel without them
     with pytest.raises(FsmarenaError, match="no potential, potential_table: segment rewards need the batched"):
         TrainConfig(algo="mc", episodes=10, batch=1, reward="segment").resolved(ThirtyOne())
     with pytest.raises(FsmarenaError, match="unknown reward"):
@@ -199,7 +201,7 @@ def test_thirtyone_learners_default_to_round_rewards_and_explicit_settings_win()
 def test_round_rewards_lift_q_learning_against_greedy():
     """The measured effect, small: 20,000 training games of Q-learning against greedy win far
     more often with round-level rewards than with the final reward (measured 72% vs 4%)."""
-    from rl.train import train
+    from fsmarena.rl.train import train
 
     wins = {}
     for reward in ("game", "segment"):

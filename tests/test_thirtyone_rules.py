@@ -1,6 +1,6 @@
 """31: hand-worked rounds, scoring, observations, greedy choices, configuration and player files.
 
-Every expected value here is worked out by hand from the rules in games/thirtyone/game.py (card
+Every expected value here is worked out by hand from the rules in fsmarena/games/thirtyone/game.py (card
 values, suit sums, who moves when, who loses how many lives), not copied from the engine.
 """
 
@@ -13,12 +13,21 @@ import pytest
 from thirtyone_helpers import Scripts, card, cards, deck, play_scripted
 
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.arena import play_games
-from games.players import RandomPlayer, load_player, save_player
-from games.thirtyone.game import DISCARD, DRAW_DECK, DRAW_DISCARD, TURN, ThirtyOne, ThirtyOneConfig, _tables, combo_id
-from games.thirtyone.players import DEFAULT_THRESHOLD, GreedyPlayer
-from games.thirtyone.reference import canonical, double_score
+from fsmarena.games import get_game
+from fsmarena.games.arena import play_games
+from fsmarena.games.players import RandomPlayer, load_player, save_player
+from fsmarena.games.thirtyone.game import (
+    DISCARD,
+    DRAW_DECK,
+    DRAW_DISCARD,
+    TURN,
+    ThirtyOne,
+    ThirtyOneConfig,
+    _tables,
+    combo_id,
+)
+from fsmarena.games.thirtyone.players import DEFAULT_THRESHOLD, GreedyPlayer
+from fsmarena.games.thirtyone.reference import canonical, double_score
 
 # ---- scoring ------------------------------------------------------------------------------------
 

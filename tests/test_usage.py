@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evo.bda import MAX_TESTS
-from evo.genome import genome_spec
-from evo.inputs import input_encoder
-from evo.usage import default_panel, measure_usage, play_panel
 from fsmarena.errors import FsmarenaError
-from games.dtd.game import DivideTheDollar
-from games.goofspiel.game import Goofspiel
-from games.players import Player, TablePolicy, legal_or_first
+from fsmarena.evo.bda import MAX_TESTS
+from fsmarena.evo.genome import genome_spec
+from fsmarena.evo.inputs import input_encoder
+from fsmarena.evo.usage import default_panel, measure_usage, play_panel
+from fsmarena.games.dtd.game import DivideTheDollar
+from fsmarena.games.goofspiel.game import Goofspiel
+from fsmarena.games.players import Player, TablePolicy, legal_or_first
 
 GAME = DivideTheDollar()
 

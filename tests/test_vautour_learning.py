@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.match import play_match
-from games.players import RandomPlayer, TablePolicy, resolve_player
-from games.vautour.reference import state_number
-from rl.train import TrainConfig, train
-from studies.stacks import Mixture
+from fsmarena.games import get_game
+from fsmarena.games.match import play_match
+from fsmarena.games.players import RandomPlayer, TablePolicy, resolve_player
+from fsmarena.games.vautour.reference import state_number
+from fsmarena.rl.train import TrainConfig, train
+from fsmarena.studies.stacks import Mixture
 from tests.vautour_helpers import play_scripted, random_orders, vautour
 
 SEED_STRATEGIES = ("random", "max", "min", "bonus-craving", "negative-adverse", "get-rid-of-bad-cards", "prize-rank")
@@ -164,7 +164,7 @@ def test_state_settings_from_the_command_line_parameters():
 
 def test_policies_of_one_state_space_do_not_load_in_another():
     """A table saved over one state space has that space's length: loading it elsewhere fails."""
-    from games.players import player_from_json, player_to_json
+    from fsmarena.games.players import player_from_json, player_to_json
 
     buckets = vautour(state="buckets", action_set="abstract")
     data = player_to_json(TablePolicy(np.zeros(buckets.n_states, dtype=np.int64)), buckets)

@@ -13,12 +13,18 @@ import pytest
 
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.arena import Seat, play_games
-from games.players import GroupedStack, load_player, player_from_json, resolve_player, save_player
-from games.vautour.game import BID_RANK
-from games.vautour.players import BonusCraving, GetRidOfBadCards, NegativeAdverse, VautourBuiltin, builtin_factories
-from games.vautour.reference import abstract_bid
+from fsmarena.games import get_game
+from fsmarena.games.arena import Seat, play_games
+from fsmarena.games.players import GroupedStack, load_player, player_from_json, resolve_player, save_player
+from fsmarena.games.vautour.game import BID_RANK
+from fsmarena.games.vautour.players import (
+    BonusCraving,
+    GetRidOfBadCards,
+    NegativeAdverse,
+    VautourBuiltin,
+    builtin_factories,
+)
+from fsmarena.games.vautour.reference import abstract_bid
 from tests.bidding_helpers import play_traced
 from tests.vautour_helpers import play_scripted, random_orders, vautour
 
@@ -304,7 +310,7 @@ def test_a_hand_derived_best_response_beats_prize_rank_every_time():
         rank = int(t.rank[position])
         target = rank + 1 if rank < 6 else 1
         table[state] = game.bid_action(min(hand, key=lambda c: (abs(c - target), -c)))
-    from games.players import TablePolicy
+    from fsmarena.games.players import TablePolicy
 
     outcome = play_games(game, [TablePolicy(table), builtin("prize-rank")], 2_000, np.random.default_rng(0))
     assert (outcome.scores == [6, 1]).all() and (outcome.rewards[:, 0] == 1).all()

@@ -12,12 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.arena import play_games
-from games.players import RandomPlayer, TablePolicy
-from games.vautour.game import ABSTRACT_NAMES, FEATURE_NAMES, N_ABSTRACT, RANDOM, default_prizes
-from games.vautour.players import builtin_factories
-from games.vautour.reference import play_one, random_legal_tables, state_number, table_chooser
+from fsmarena.games import get_game
+from fsmarena.games.arena import play_games
+from fsmarena.games.players import RandomPlayer, TablePolicy
+from fsmarena.games.vautour.game import ABSTRACT_NAMES, FEATURE_NAMES, N_ABSTRACT, RANDOM, default_prizes
+from fsmarena.games.vautour.players import builtin_factories
+from fsmarena.games.vautour.reference import play_one, random_legal_tables, state_number, table_chooser
 from tests.bidding_helpers import TAKEN, play_traced
 from tests.vautour_helpers import (
     ScriptedBids,
@@ -242,7 +242,7 @@ def test_cards_and_prizes_are_conserved_and_every_action_is_legal(players, cards
 
 def _legal_decide(game, seats, n, rng):
     """play_games(check_legal=True) with a trace: the arena's check around every decision."""
-    from games.arena import _check_actions
+    from fsmarena.games.arena import _check_actions
 
     memories = [p.begin(game, n, None, rng) for p in seats]
 
@@ -471,7 +471,7 @@ def test_a_bids_table_policy_plays_unchanged_with_automata_and_builtins_in_both(
 def test_games_pickle_without_their_tables_and_parallel_matches_agree():
     import pickle
 
-    from games.match import play_match
+    from fsmarena.games.match import play_match
 
     game = vautour(players=3, tie_rule="cancel", action_set="both")
     again = pickle.loads(pickle.dumps(game))

@@ -17,15 +17,15 @@ import math
 import numpy as np
 import pytest
 
-from evo.table_fsm import TableFSM
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.arena import play_games
-from games.players import FixedActionPlayer, load_player, resolve_player, save_player
-from games.vautour.exploit import BestResponsePlayer, best_response, exploitability, solver_for
-from games.vautour.game import HIGHEST, LOWEST, N_ABSTRACT
-from games.vautour.solver import VautourSolver, solve_matrix
+from fsmarena.evo.table_fsm import TableFSM
+from fsmarena.games import get_game
+from fsmarena.games.arena import play_games
+from fsmarena.games.players import FixedActionPlayer, load_player, resolve_player, save_player
+from fsmarena.games.vautour.exploit import BestResponsePlayer, best_response, exploitability, solver_for
+from fsmarena.games.vautour.game import HIGHEST, LOWEST, N_ABSTRACT
+from fsmarena.games.vautour.solver import VautourSolver, solve_matrix
 
 
 def vautour(cards: int, tie_rule: str = "seed", prizes=None, action_set: str = "bids"):
@@ -262,7 +262,7 @@ def test_best_response_to_deterministic_players_matches_a_plain_enumeration(tie_
 
 
 def test_a_player_with_its_own_random_numbers_is_refused():
-    from studies.stacks import Mixture
+    from fsmarena.studies.stacks import Mixture
 
     game = vautour(3)
     mixture = Mixture([resolve_player("max", game), resolve_player("min", game)])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from games.thirtyone.game import ACTION_NAMES, DISCARD, KNOCK, ThirtyOne, ThirtyOneConfig
+from fsmarena.games.thirtyone.game import ACTION_NAMES, DISCARD, KNOCK, ThirtyOne, ThirtyOneConfig
 
 SUITS = "SHDC"
 RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from games.players import Player
-from games.vautour.game import N_ABSTRACT, StupideVautour, VautourConfig
-from games.vautour.reference import nearest
+from fsmarena.games.players import Player
+from fsmarena.games.vautour.game import N_ABSTRACT, StupideVautour, VautourConfig
+from fsmarena.games.vautour.reference import nearest
 from tests.bidding_helpers import play_traced
 
 

@@ -30,8 +30,8 @@ import gymnasium
 import numpy as np
 
 import fsmarena  # noqa: F401 - registers the fsmarena/... environments
-from games import get_game
-from games.players import TablePolicy, save_player
+from fsmarena.games import get_game
+from fsmarena.games.players import TablePolicy, save_player
 
 ENV_ID = "fsmarena/DivideTheDollar-v0"
 

@@ -12,11 +12,11 @@ from typing import Any
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import dumps
+from fsmarena.games import get_game
+from fsmarena.games.registry import game_names
 from fsmarena.outdir import claim_folder
 from fsmarena.parallel import dask_address, use_dask
 from fsmarena.text import clean_text
-from games import get_game
-from games.registry import game_names
 
 
 def _whole_number(

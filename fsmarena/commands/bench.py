@@ -9,7 +9,7 @@ from __future__ import annotations
 from fsmarena import limits
 from fsmarena.commands._common import add_json, print_json
 from fsmarena.errors import FsmarenaError
-from games import available_games, get_game
+from fsmarena.games import available_games, get_game
 
 NAME = "bench"
 HELP = "benchmark the batched engines (games per CPU second) against a plain-Python loop, with ratios"
@@ -29,7 +29,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from games.bench import cases_for, time_case
+    from fsmarena.games.bench import cases_for, time_case
 
     if not 0 < args.scale <= limits.MAX_BENCH_SCALE:  # also refuses nan and inf
         raise FsmarenaError(

@@ -18,8 +18,8 @@ from typing import Any
 from fsmarena.commands._common import add_params, game_from_args, games_count, non_negative_int, output_path, seed_value
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json
+from fsmarena.games.players import player_from_json, resolve_player
 from fsmarena.text import MAX_TITLE_CHARS, clean_title
-from games.players import player_from_json, resolve_player
 
 NAME = "draw"
 HELP = "draw a table-FSM or BDA player file as PNG/SVG/PDF, or export it as DOT or GraphML"
@@ -84,7 +84,7 @@ def panel_of(args, game) -> Any:
 
 def panel_usage(args, game, player) -> Any:
     """The machine's usage against ``--panel`` (None with ``--games 0``)."""
-    from evo.usage import measure_usage
+    from fsmarena.evo.usage import measure_usage
 
     if not args.games:
         return None
@@ -92,7 +92,7 @@ def panel_usage(args, game, player) -> Any:
 
 
 def run(args) -> int:
-    from figures.machine_graph import FORMATS, minimal_for_drawing, write_machine
+    from fsmarena.figures.machine_graph import FORMATS, minimal_for_drawing, write_machine
 
     suffix = args.out.rsplit(".", 1)[-1].lower() if "." in args.out else ""
     if suffix not in FORMATS:

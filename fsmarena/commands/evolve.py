@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from evo import registry  # names only: the protocols themselves are imported when a run starts
 from fsmarena.commands._common import (
     add_dask,
     add_game,
@@ -32,6 +31,7 @@ from fsmarena.commands._common import (
     print_json,
     states_count,
 )
+from fsmarena.evo import registry  # names only: the protocols themselves are imported when a run starts
 
 NAME = "evolve"
 HELP = (
@@ -118,11 +118,11 @@ def add_arguments(parser) -> None:
 
 
 def config_from_args(args):
-    """The resolved settings of the options given (each :class:`evo.run.EvolveConfig` field is
+    """The resolved settings of the options given (each :class:`fsmarena.evo.run.EvolveConfig` field is
     the option of its name; one not given keeps the field's default): one the genome or
     protocol does not use (``--max-tests`` with ``--genome fsm``) is refused, even at its
     default value."""
-    from evo.run import EvolveConfig
+    from fsmarena.evo.run import EvolveConfig
 
     options = [f.name for f in dataclasses.fields(EvolveConfig) if f.name not in ("genome", "protocol")]
     given = {name: getattr(args, name) for name in options if getattr(args, name) is not None}
@@ -132,7 +132,7 @@ def config_from_args(args):
 
 
 def run(args) -> int:
-    from evo.run import CHECKPOINT, evolve
+    from fsmarena.evo.run import CHECKPOINT, evolve
 
     game = game_from_args(args)
     config = config_from_args(args)

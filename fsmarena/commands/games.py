@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fsmarena.commands._common import add_json, print_json
-from games import available_games, get_game
+from fsmarena.games import available_games, get_game
 
 NAME = "games"
 HELP = "list the games, their rule parameters and builtin players"

@@ -30,7 +30,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from evo.usage import machine_summary
+    from fsmarena.evo.usage import machine_summary
 
     game, player = load_machine(args)
     if args.game is not None and args.game != game.name:
@@ -75,7 +75,7 @@ def text_lines(summary: dict) -> list[str]:
             f"  tests: {tests['states_tested_in_play']} states tested in play, {tests['never_held']} never held, "
             f"{tests['never_failed']} never failed"
         )
-    from figures.machine_captions import share_text
+    from fsmarena.figures.machine_captions import share_text
 
     visits = ", ".join(f"S{s} {share_text(v, usage['decisions'])}" for s, v in enumerate(usage["visits"]) if v)
     lines += [

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fsmarena.commands._common import add_game, add_json, add_seed_jobs, game_from_args, games_count, print_json
 from fsmarena.errors import FsmarenaError
-from games.players import resolve_player
+from fsmarena.games.players import resolve_player
 
 NAME = "play"
 HELP = "play A against B (seats swapped in half of the games) and report A's results"
@@ -24,7 +24,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from games.match import play_match
+    from fsmarena.games.match import play_match
 
     game = game_from_args(args)
     a = resolve_player(args.a, game)

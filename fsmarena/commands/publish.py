@@ -1,7 +1,7 @@
 """``fsmarena publish``: results pages and quoted numbers written from ``published/`` alone.
 
-``--add DIR`` stores a finished study folder as data (:mod:`studies.store`, :mod:`studies.driver_store`); without options
-every page quoting a published run is written again from the stores (:mod:`studies.publish`);
+``--add DIR`` stores a finished study folder as data (:mod:`fsmarena.studies.store`, :mod:`fsmarena.studies.driver_store`); without options
+every page quoting a published run is written again from the stores (:mod:`fsmarena.studies.publish`);
 ``--check`` writes nothing and fails, naming each page, when a page differs from its data.
 
 The engines, studies and figures are imported inside the command's functions: ``fsmarena --help``
@@ -45,7 +45,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from studies.publish import add_run, publish, published_keys
+    from fsmarena.studies.publish import add_run, publish, published_keys
 
     root = Path(args.root)
     if not (root / "docs").is_dir():

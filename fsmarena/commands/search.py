@@ -1,6 +1,6 @@
 """``fsmarena search GAME --opponent NAME``: the best known table policy against an opponent.
 
-A direct policy search over the tabular policy class (:mod:`rl.policy_search`): coordinate
+A direct policy search over the tabular policy class (:mod:`fsmarena.rl.policy_search`): coordinate
 ascent on common random games, then a confirmation on fresh games.  Writes ``policy.json`` (a
 normal table-policy player file) and ``search.json`` (win rate with its 95% interval, the
 trace, the timing) into ``--out``, a new folder or an empty one: a search cannot be resumed, so a
@@ -27,8 +27,8 @@ from fsmarena.commands._common import (
 )
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import write_json
+from fsmarena.games.players import TablePolicy, load_player, resolve_player, save_player
 from fsmarena.outdir import SIGNATURES
-from games.players import TablePolicy, load_player, resolve_player, save_player
 
 NAME = "search"
 HELP = "direct policy search: the best table policy found against an opponent, with its win rate"
@@ -66,7 +66,7 @@ def refuse_earlier_search(out: Path) -> None:
 
 
 def run(args) -> int:
-    from rl.policy_search import check_searchable, search_policy
+    from fsmarena.rl.policy_search import check_searchable, search_policy
 
     game = game_from_args(args)
     check_searchable(game)

@@ -2,10 +2,10 @@
 
 Dispatches on the game's declared capabilities:
 
-* :class:`games.capabilities.ExactModel` (421): the optimal expected score and the optimal
+* :class:`fsmarena.games.capabilities.ExactModel` (421): the optimal expected score and the optimal
   policy from the known transition model (``value``, ``value_fraction``, ``policy``);
-* :class:`games.capabilities.ZeroSumSolvable` (two-player Stupide Vautour and Goofspiel with a
-  small deck, :mod:`games.vautour.zero_sum`):
+* :class:`fsmarena.games.capabilities.ZeroSumSolvable` (two-player Stupide Vautour and Goofspiel with a
+  small deck, :mod:`fsmarena.games.vautour.zero_sum`):
   the game's value for the first seat under ``--reward`` and, with ``--out FILE``, the
   equilibrium as a player file (usable by ``play``, ``tournament``, studies); the
   equilibrium's own exploitability is reported as a check (0 up to rounding).
@@ -23,9 +23,9 @@ from typing import Any
 from fsmarena.commands._common import add_game, add_json, game_from_args, output_path, print_json
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import check_output_file
-from games.base import Game, config_to_dict
-from games.capabilities import ExactModel, ZeroSumSolvable
-from games.players import save_player
+from fsmarena.games.base import Game, config_to_dict
+from fsmarena.games.capabilities import ExactModel, ZeroSumSolvable
+from fsmarena.games.players import save_player
 
 NAME = "solve"
 HELP = "exact solution: 421's optimal policy, the equilibrium of two-player Stupide Vautour or Goofspiel (small decks)"

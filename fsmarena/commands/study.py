@@ -57,11 +57,11 @@ def command_line(args) -> str:
 
 
 def run(args) -> int:
-    from studies.analysis import analyse
-    from studies.protocol import DriverRun, StudyDriver, get_study
-    from studies.report import write_report
-    from studies.report_text import summary_cell
-    from studies.runner import run_study
+    from fsmarena.studies.analysis import analyse
+    from fsmarena.studies.protocol import DriverRun, StudyDriver, get_study
+    from fsmarena.studies.report import write_report
+    from fsmarena.studies.report_text import summary_cell
+    from fsmarena.studies.runner import run_study
 
     def log(message: str) -> None:
         if not args.quiet:
@@ -86,7 +86,7 @@ def run(args) -> int:
     with parallel_backend(args):  # --dask: replicate tasks and cross-play chunks run on the cluster
         data = run_study(plan, args.out, args.jobs, log)
         if study.report:  # a study with a report of its own kind (e.g. 421: exact values)
-            from studies.study_reports import report_builder
+            from fsmarena.studies.study_reports import report_builder
 
             log("tables, figures and report")
             summary = report_builder(study.report)(

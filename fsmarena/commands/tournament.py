@@ -23,7 +23,7 @@ from fsmarena.commands._common import (
 )
 from fsmarena.csvfile import write_csv
 from fsmarena.fileio import write_json
-from games.players import resolve_player
+from fsmarena.games.players import resolve_player
 
 NAME = "tournament"
 HELP = "round robin between players; writes results.csv, matrix.csv, tournament.json and a heat map"
@@ -55,8 +55,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from figures.heatmap import win_rate_heatmap
-    from games.match import round_robin
+    from fsmarena.figures.heatmap import win_rate_heatmap
+    from fsmarena.games.match import round_robin
 
     game = game_from_args(args)
     pairs = len(args.players) * (len(args.players) - 1) // 2 if game.n_seats > 1 else len(args.players)

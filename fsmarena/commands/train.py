@@ -4,7 +4,7 @@ Writes ``DIR/policy.json`` (a table player usable anywhere a player is), ``DIR/c
 (the learning curve against simulated games consumed), ``DIR/tables.npz`` (Q and counts),
 ``DIR/run.json`` (settings and summary) and ``DIR/checkpoint.npz`` (for ``--resume``).
 
-``--algo mlp`` trains the network learner instead (:mod:`rl.network_training`: action-value
+``--algo mlp`` trains the network learner instead (:mod:`fsmarena.rl.network_training`: action-value
 networks on the game's features, any game that has them); it writes ``DIR/policy.json``,
 ``curve.csv``, ``metrics.csv``, ``metrics.png``/``.pdf``, ``run.json`` and ``checkpoint.npz``,
 and takes the options that make sense for it (others are refused, by the learner itself).
@@ -33,10 +33,10 @@ from fsmarena.commands._common import (
     print_json,
 )
 from fsmarena.errors import FsmarenaError
-from games.players import resolve_player
-from games.registry import resolve
-from rl import registry  # names only: the learners themselves are imported when a run starts
-from rl.schedules import CURVE_SCHEDULES, LOG_POINTS, SCHEDULES
+from fsmarena.games.players import resolve_player
+from fsmarena.games.registry import resolve
+from fsmarena.rl import registry  # names only: the learners themselves are imported when a run starts
+from fsmarena.rl.schedules import CURVE_SCHEDULES, LOG_POINTS, SCHEDULES
 
 NAME = "train"
 HELP = (
@@ -44,7 +44,7 @@ HELP = (
     "policy iteration, and save the policy"
 )
 #: every training option, passed on only when given (None = the algorithm's default): the
-#: settings the registered learners take (:mod:`rl.registry`), but ``--resume``, a flag
+#: settings the registered learners take (:mod:`fsmarena.rl.registry`), but ``--resume``, a flag
 OPTIONS = tuple(name for name in registry.option_names() if name != "resume")
 #: options only the network learner uses
 NETWORK_OPTIONS = tuple(
@@ -71,7 +71,7 @@ def _seat(text: str) -> str | int:
 def _layers(text: str) -> list[int]:
     """``--hidden``: comma-separated layer sizes, checked against the limits on layers and
     units as they are parsed (the network learner checks its parameter count on the game)."""
-    from rl.network import check_layer_sizes  # here: start-up reads the registry's names only
+    from fsmarena.rl.network import check_layer_sizes  # here: start-up reads the registry's names only
 
     try:
         sizes = [int(part) for part in text.split(",")]
@@ -189,7 +189,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rl.train import TrainConfig, prepare, train
+    from fsmarena.rl.train import TrainConfig, prepare, train
 
     game = game_from_args(args)
     given = {name: getattr(args, name) for name in OPTIONS if getattr(args, name) is not None}

@@ -1,4 +1,4 @@
-"""Every registered game against what it declares (:mod:`games.expectations`), in the style of
+"""Every registered game against what it declares (:mod:`fsmarena.games.expectations`), in the style of
 Axelrod's ``TestPlayer``: the checks are written once here, each game folder's
 ``expectations.py`` says what they must find for it, and a game that declares nothing fails.
 
@@ -16,11 +16,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from games import get_game
-from games.capabilities import ExactModel, SimultaneousMoves, ZeroSumSolvable
-from games.expectations import Expectations
-from games.kernel import has_kernel
-from games.registry import entries, resolve
+from fsmarena.games import get_game
+from fsmarena.games.capabilities import ExactModel, SimultaneousMoves, ZeroSumSolvable
+from fsmarena.games.expectations import Expectations
+from fsmarena.games.kernel import has_kernel
+from fsmarena.games.registry import entries, resolve
 
 GAMES = [e.name for e in entries()]
 DEALS = [

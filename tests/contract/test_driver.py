@@ -1,4 +1,4 @@
-"""The generic batched driver (:mod:`games.driver`) against the kernel's single games and the
+"""The generic batched driver (:mod:`fsmarena.games.driver`) against the kernel's single games and the
 plain-Python references, for every game with a kernel (a new game inherits these tests by
 registering a kernel).
 
@@ -33,17 +33,17 @@ from kernel_helpers import (
 )
 from reference_replay import engine_log, has_reference, kernel_game, reference_agrees
 
-from evo.bda import BDASpec
-from evo.table_fsm import FSMSpec
 from fsmarena.errors import FsmarenaError
-from games import driver as driver_module
-from games.arena import Seat, compile_seats, play_games
-from games.capabilities import SimultaneousMoves
-from games.driver import Driver
-from games.kernel import PART_KINDS, params_of
-from games.players import GroupedStack, Player, RandomPlayer, TablePolicy
-from rl import compiled_players
-from studies.stacks import Mixture
+from fsmarena.evo.bda import BDASpec
+from fsmarena.evo.table_fsm import FSMSpec
+from fsmarena.games import driver as driver_module
+from fsmarena.games.arena import Seat, compile_seats, play_games
+from fsmarena.games.capabilities import SimultaneousMoves
+from fsmarena.games.driver import Driver
+from fsmarena.games.kernel import PART_KINDS, params_of
+from fsmarena.games.players import GroupedStack, Player, RandomPlayer, TablePolicy
+from fsmarena.rl import compiled_players
+from fsmarena.studies.stacks import Mixture
 
 IDS = [e.name for e in KERNEL_GAMES]
 
@@ -386,7 +386,7 @@ def test_bad_input_is_one_clear_error(entry):
 def test_bench_times_compiled_seats_against_python_seats_for_every_game(entry):
     """``fsmarena bench`` has the compiled-vs-Python seat cases of every game with a kernel,
     and both sides run."""
-    from games.bench import cases_for
+    from fsmarena.games.bench import cases_for
 
     game = game_of(entry)
     cases = {case.name: case for case in cases_for(game) if case.name.startswith("compiled vs Python seats")}

@@ -3,8 +3,8 @@
 Parametrised over the game registry, so a new game cannot miss one: ``play``,
 ``tournament``, ``bench``, ``evolve`` (both genomes, the default FSM inputs), ``train`` (Q-learning,
 every other setting the default), ``inspect`` and ``draw`` of the evolved machine, and ``solve``
-/ ``exploit`` wherever the game declares it can (:class:`games.capabilities.ExactModel`,
-:class:`games.capabilities.ZeroSumSolvable` at its ``example_params``; every other game must
+/ ``exploit`` wherever the game declares it can (:class:`fsmarena.games.capabilities.ExactModel`,
+:class:`fsmarena.games.capabilities.ZeroSumSolvable` at its ``example_params``; every other game must
 refuse them with one clear line and exit 2).  Each check reads what the command reports or
 writes and compares it with something it must agree with, not only the exit code.
 """
@@ -17,12 +17,12 @@ import json
 import pytest
 from cli_helpers import run_cli
 
-from evo.inputs import default_inputs
-from games import get_game
-from games.capabilities import ExactModel, ZeroSumSolvable
-from games.match import play_match
-from games.players import player_from_json, resolve_player
-from games.registry import entries
+from fsmarena.evo.inputs import default_inputs
+from fsmarena.games import get_game
+from fsmarena.games.capabilities import ExactModel, ZeroSumSolvable
+from fsmarena.games.match import play_match
+from fsmarena.games.players import player_from_json, resolve_player
+from fsmarena.games.registry import entries
 
 GAMES = [e.name for e in entries()]
 

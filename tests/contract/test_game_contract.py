@@ -1,10 +1,10 @@
 """Tests every registered game and every player kind inherits by being registered.
 
 In the spirit of OpenSpiel's tests over ``registered_games()`` and Axelrod's ``TestPlayer``:
-a new game folder with its ``ENTRY`` (and a line in ``games.registry.GAME_PACKAGES``) gets
+a new game folder with its ``ENTRY`` (and a line in ``fsmarena.games.registry.GAME_PACKAGES``) gets
 all of these with no edit here.  What each game declares it must show (its classifier, deals
 worked out by hand, small configurations) is checked by ``test_declared_expectations.py``
-against ``games/<name>/expectations.py``; further game-specific rules and engine-against-
+against ``fsmarena/games/<name>/expectations.py``; further game-specific rules and engine-against-
 reference checks stay in each game's own test files.
 """
 
@@ -17,16 +17,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evo.genome import GENOMES, genome_spec
-from evo.inputs import available_inputs
 from fsmarena.errors import FsmarenaError
-from games import get_game
-from games.arena import play_games
-from games.base import Observation, config_to_dict, parse_params
-from games.match import play_match
-from games.players import Player, TablePolicy, player_from_json, player_to_json, resolve_player
-from games.registry import entries, game_folder, player_kinds, resolve
-from studies.protocol import get_study, load_study_toml
+from fsmarena.evo.genome import GENOMES, genome_spec
+from fsmarena.evo.inputs import available_inputs
+from fsmarena.games import get_game
+from fsmarena.games.arena import play_games
+from fsmarena.games.base import Observation, config_to_dict, parse_params
+from fsmarena.games.match import play_match
+from fsmarena.games.players import Player, TablePolicy, player_from_json, player_to_json, resolve_player
+from fsmarena.games.registry import entries, game_folder, player_kinds, resolve
+from fsmarena.studies.protocol import get_study, load_study_toml
 
 GAMES = [e.name for e in entries()]
 ROOT = Path(__file__).resolve().parents[2]

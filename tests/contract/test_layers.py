@@ -2,13 +2,14 @@
 
 From the bottom up:
 
-* the shared base, ``fsmarena`` without its command line (errors, files, parallel, progress);
-* the game contract and registry: ``games`` without its game folders;
-* the generic layers ``evo``, ``rl``, ``figures`` and ``studies``;
-* the game plug-ins ``games/<name>/``, which may use everything below;
+* the shared base, the modules of ``fsmarena`` itself (errors, files, parallel, progress);
+* the game contract and registry: ``fsmarena.games`` without its game folders;
+* the generic layers ``fsmarena.evo``, ``fsmarena.rl``, ``fsmarena.figures`` and
+  ``fsmarena.studies``;
+* the game plug-ins ``fsmarena/games/<name>/``, which may use everything below;
 * the command line, ``fsmarena.cli`` and ``fsmarena.commands``, which nothing below imports;
-  with it, the package's face ``fsmarena/__init__.py``, whose one import (``games``) registers
-  the Gymnasium ids on ``import fsmarena``: no module imports the bare package.
+  with it, the package's face ``fsmarena/__init__.py``, whose one import (``fsmarena.games``)
+  registers the Gymnasium ids on ``import fsmarena``: no module imports the bare package.
 
 Every ``import`` statement counts, including those inside functions (a lazy import is still a
 dependency), and so does every registry string naming a project module, ``"package.module"`` or
@@ -31,10 +32,13 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from games.registry import GAME_PACKAGES
+from fsmarena.games.registry import GAME_PACKAGES
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("fsmarena", "games", "evo", "rl", "studies", "figures")
+#: the one top-level package the distribution installs
+PACKAGES = ("fsmarena",)
+CONTRACT = ("fsmarena.games",)
+GENERIC = ("fsmarena.evo", "fsmarena.rl", "fsmarena.studies", "fsmarena.figures")
 PLUGINS = tuple(GAME_PACKAGES)
 CLI = ("fsmarena.cli", "fsmarena.commands", "fsmarena.__main__")
 #: the package's ``__init__``: above everything, like the command line
@@ -59,8 +63,8 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-#: a string naming a project module, optionally with an attribute: ``"games.players:TablePolicy"``
-_REGISTRY_STRING = re.compile(r"(?:fsmarena|games|evo|rl|studies|figures)(?:\.\w+)+(?::\w+)?")
+#: a string naming a project module, optionally with an attribute: ``"fsmarena.games.players:TablePolicy"``
+_REGISTRY_STRING = re.compile(r"fsmarena(?:\.\w+)+(?::\w+)?")
 
 
 def _named_module(text: str) -> str | None:
@@ -165,12 +169,11 @@ def _layer(module: str) -> str:
         return "cli"
     if _within(module, PLUGINS):
         return "plugin"
-    top = module.split(".")[0]
-    if top == "fsmarena":
-        return "base"
-    if top == "games":
+    if _within(module, CONTRACT):
         return "contract"
-    return "generic"
+    if _within(module, GENERIC):
+        return "generic"
+    return "base"
 
 
 #: which layers each layer may import
@@ -184,19 +187,33 @@ ALLOWED = {
 
 
 def test_the_project_has_the_expected_packages():
-    assert {"fsmarena.cli", "games.base", "games.registry", "evo.run", "rl.train", "studies.runner"} <= set(MODULES)
+    assert {
+        "fsmarena.cli",
+        "fsmarena.errors",
+        "fsmarena.games.base",
+        "fsmarena.games.registry",
+        "fsmarena.evo.run",
+        "fsmarena.rl.train",
+        "fsmarena.studies.runner",
+    } <= set(MODULES)
+    assert [_layer(m) for m in ("fsmarena.errors", "fsmarena.games.base", "fsmarena.rl.train", "fsmarena.cli")] == [
+        "base",
+        "contract",
+        "generic",
+        "cli",
+    ]
     assert all(plugin in MODULES for plugin in PLUGINS)
 
 
 #: the registry strings that name a layer above their own, each for a stated reason; by string
 #: only (an import statement of one of these is still refused)
 PLUG_IN_POINTS: dict[str, dict[str, str]] = {
-    "games.registry": {
+    "fsmarena.games.registry": {
         **{plugin: "the one registry line of each game (GAME_PACKAGES)" for plugin in PLUGINS},
-        "evo.table_fsm": "player file kind 'table-fsm' (GENERIC_PLAYER_KINDS)",
-        "evo.bda": "player file kind 'bda' (GENERIC_PLAYER_KINDS)",
-        "rl.network_agent": "player file kind 'network' (GENERIC_PLAYER_KINDS)",
-        "rl.compiled_players": "the driver's compiled players (PLAYER_COMPILER...), until the driver rewrite",
+        "fsmarena.evo.table_fsm": "player file kind 'table-fsm' (GENERIC_PLAYER_KINDS)",
+        "fsmarena.evo.bda": "player file kind 'bda' (GENERIC_PLAYER_KINDS)",
+        "fsmarena.rl.network_agent": "player file kind 'network' (GENERIC_PLAYER_KINDS)",
+        "fsmarena.rl.compiled_players": "the driver's compiled players (PLAYER_COMPILER...), until the driver rewrite",
     },
 }
 
@@ -283,19 +300,26 @@ def test_registry_strings_count_as_imports(tmp_path):
     source = tmp_path / "scratch.py"
     source.write_text(
         '"""Names games.players:RandomPlayer in prose only."""\n'
-        'KINDS = {"a": "games.players:TablePolicy", "b": "games.registry", "c": "not.a.module"}\n'
-        'def f():\n    from evo.bda import MAX_TESTS\n    return "rl.registry:LEARNERS", "x y"\n',
+        'KINDS = {"a": "fsmarena.games.players:TablePolicy", "b": "fsmarena.games.registry", "c": "not.a.module"}\n'
+        'def f():\n    from fsmarena.evo.bda import MAX_TESTS\n    return "fsmarena.rl.registry:LEARNERS", "x y"\n',
         encoding="utf-8",
     )
-    assert _imports(source) == {"games.players", "games.registry", "evo.bda", "rl.registry"}
+    assert _imports(source) == {
+        "fsmarena.games.players",
+        "fsmarena.games.registry",
+        "fsmarena.evo.bda",
+        "fsmarena.rl.registry",
+    }
     assert _imports(source, "module") == set()
-    assert _imports(source, "run") == {"evo.bda"}
+    assert _imports(source, "run") == {"fsmarena.evo.bda"}
     assert _named_module("fsmarena.commands.bench:run") == "fsmarena.commands.bench"
-    assert _named_module("games.registry.GAME_PACKAGES") == "games.registry"
+    assert _named_module("fsmarena.games.registry.GAME_PACKAGES") == "fsmarena.games.registry"
     assert _named_module("games players") is None
     table = tmp_path / "study.toml"
-    table.write_text('method = "games.dtd.comparison:run"\nnote = "games.dtd is a game"\n', encoding="utf-8")
-    assert _toml_imports(table) == {"games.dtd.comparison"}
+    table.write_text(
+        'method = "fsmarena.games.dtd.comparison:run"\nnote = "fsmarena.games.dtd is a game"\n', encoding="utf-8"
+    )
+    assert _toml_imports(table) == {"fsmarena.games.dtd.comparison"}
 
 
 @pytest.mark.parametrize("name", sorted(TOMLS))
@@ -317,13 +341,16 @@ def test_no_library_module_reaches_the_command_line(module):
 #: item 1 rewrites ``game.py`` as the record of what the game is (its capabilities then name
 #: their solver instead of the game class carrying it); the list only shrinks
 CYCLES_BEING_REMOVED: dict[tuple[str, str], str] = {
-    ("games.goofspiel.game", "games.goofspiel.bench"): "Goofspiel.bench_cases",
-    ("games.goofspiel.game", "games.goofspiel.players"): "Goofspiel.builtin_players",
-    ("games.thirtyone.game", "games.thirtyone.players"): "ThirtyOne.builtin_players and bench_cases",
-    ("games.vautour.game", "games.vautour.players"): "StupideVautour.builtin_players",
-    ("games.vautour.game", "games.vautour.reference"): "StupideVautour.bench_cases",
-    ("games.vautour.game", "games.vautour.exploit"): "StupideVautour's card distribution",
-    ("games.vautour.zero_sum", "games.vautour.exploit"): "the game's solver methods (the mixin of game.py)",
+    ("fsmarena.games.goofspiel.game", "fsmarena.games.goofspiel.bench"): "Goofspiel.bench_cases",
+    ("fsmarena.games.goofspiel.game", "fsmarena.games.goofspiel.players"): "Goofspiel.builtin_players",
+    ("fsmarena.games.thirtyone.game", "fsmarena.games.thirtyone.players"): "ThirtyOne.builtin_players and bench_cases",
+    ("fsmarena.games.vautour.game", "fsmarena.games.vautour.players"): "StupideVautour.builtin_players",
+    ("fsmarena.games.vautour.game", "fsmarena.games.vautour.reference"): "StupideVautour.bench_cases",
+    ("fsmarena.games.vautour.game", "fsmarena.games.vautour.exploit"): "StupideVautour's card distribution",
+    (
+        "fsmarena.games.vautour.zero_sum",
+        "fsmarena.games.vautour.exploit",
+    ): "the game's solver methods (the mixin of game.py)",
 }
 
 

@@ -21,9 +21,9 @@ import test_game_contract as contract
 from cli_helpers import run_cli
 
 import mkdocs_hooks
-from games import get_game, registry
-from games.registry import GAME_PACKAGES, GAMES_VARIABLE, entries, game_folder, game_names, register
-from studies.protocol import get_study, load_study_toml
+from fsmarena.games import get_game, registry
+from fsmarena.games.registry import GAME_PACKAGES, GAMES_VARIABLE, entries, game_folder, game_names, register
+from fsmarena.studies.protocol import get_study, load_study_toml
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "nim"
 
@@ -57,12 +57,12 @@ def test_the_template_is_no_registered_game():
 
 
 def test_register_adds_a_package_for_this_process(monkeypatch, tmp_path):
-    """``games.registry.register`` is the in-process twin of the variable."""
+    """``fsmarena.games.registry.register`` is the in-process twin of the variable."""
     folder = tmp_path / "scratch" / "nim"
     shutil.copytree(TEMPLATE, folder, ignore=shutil.ignore_patterns("__pycache__"))
     _forget_nim()
     monkeypatch.syspath_prepend(str(folder.parent))
-    monkeypatch.setattr("games.registry._registered", [])
+    monkeypatch.setattr("fsmarena.games.registry._registered", [])
     try:
         register("nim")
         assert [e.name for e in entries()][-1] == "nim"
@@ -77,7 +77,7 @@ def test_register_adds_a_package_for_this_process(monkeypatch, tmp_path):
     [
         ("no_such_game_package", "game package 'no_such_game_package' is not importable"),
         ("json", "game package 'json' declares no ENTRY = GameEntry(...)"),
-        ("games.dtd", None),  # named twice: counted once
+        ("fsmarena.games.dtd", None),  # named twice: counted once
     ],
 )
 def test_a_bad_game_package_is_one_clear_error(capsys, monkeypatch, package, message):

@@ -1,6 +1,6 @@
-"""What the contract suite must find for Nim (:mod:`games.expectations`)."""
+"""What the contract suite must find for Nim (:mod:`fsmarena.games.expectations`)."""
 
-from games.expectations import Expectations, ScriptedDeal
+from fsmarena.games.expectations import Expectations, ScriptedDeal
 
 #: Five stones, takes of 1 to 3: seat 0 takes 1 (4 left), seat 1 takes 3 (1 left), seat 0
 #: takes the last stone and wins.  Action k - 1 takes k stones.

@@ -20,8 +20,8 @@ from typing import Any, Callable
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from games.base import Game
-from games.players import FixedActionPlayer, RandomPlayer, TablePolicy
+from fsmarena.games.base import Game
+from fsmarena.games.players import FixedActionPlayer, RandomPlayer, TablePolicy
 
 MAX_STONES = 1000
 

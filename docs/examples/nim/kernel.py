@@ -1,4 +1,4 @@
-"""Nim, one game at a time, compiled: the rules (the contract of :mod:`games.kernel`).
+"""Nim, one game at a time, compiled: the rules (the contract of :mod:`fsmarena.games.kernel`).
 
 Parameters ``p`` (int64): ``[stones, max_take]``.  State ``s`` (int64): ``[stones left, seat
 to move, winner (-1 while playing), decisions so far]``.  Nim has no chance: the deal is one

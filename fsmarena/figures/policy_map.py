@@ -1,0 +1,127 @@
+"""Action maps of tabular policies: which action each observation index gets.
+
+States are laid out on a grid read from the game's ``state_label``: a label ``"A: B"`` puts
+the state in column ``A`` and row ``B`` (divide-the-dollar: ``"lead: 1/4 1/2 3/4"`` is column
+*lead*, row *1/4 1/2 3/4*, the 4 x 10 grid of the seed's 40 states); labels without ``": "``
+make a single column.  With several replicates of a method, a cell shows the modal action in
+its colour and the share of replicates that chose it (the cell is paler when they disagree).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
+
+from fsmarena.figures.style import PAGE_WIDTH, Drawn, action_colours, count_text, plt, save, style
+
+
+def state_grid(labels: Sequence[str]) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
+    """``(row_names, column_names, row_of_state, column_of_state)`` from state labels."""
+    split = [label.split(": ", 1) if ": " in label else ["", label] for label in labels]
+    columns = list(dict.fromkeys(c for c, _ in split))
+    rows = list(dict.fromkeys(r for _, r in split))
+    row_of = np.array([rows.index(r) for _, r in split])
+    col_of = np.array([columns.index(c) for c, _ in split])
+    return rows, columns, row_of, col_of
+
+
+def consensus(tables: Sequence[Sequence[int]], n_actions: int) -> tuple[np.ndarray, np.ndarray]:
+    """Modal action per state over replicate tables (lowest action on ties) and its share."""
+    t = np.asarray(tables, dtype=np.int64)
+    if t.ndim == 1:
+        t = t[None, :]
+    counts = np.stack([(t == a).sum(axis=0) for a in range(n_actions)], axis=1)
+    return counts.argmax(axis=1), counts.max(axis=1) / len(t)
+
+
+def policy_maps(
+    policies: Mapping[str, Sequence[Sequence[int]]],
+    state_labels: Sequence[str],
+    action_names: Sequence[str],
+    stem: str | Path,
+    title: str = "",
+    columns: int = 3,
+    row_title: str = "hand (smallest, median, largest card)",
+    column_title: str = "situation",
+) -> Drawn:
+    """One action map per method (``policies[method]`` = its replicates' tables); returns the
+    files with their caption."""
+    rows, cols, row_of, col_of = state_grid(state_labels)
+    n_actions = len(action_names)
+    names = list(policies)
+    columns = max(1, min(columns, len(names)))
+    panel_rows = math.ceil(len(names) / columns)
+    modal = {name: consensus(policies[name], n_actions)[0] for name in names}
+    on_view = sorted(set(np.concatenate(list(modal.values())).tolist()))  # the legend lists these only
+    colours = action_colours(on_view, n_actions)
+    cmap = ListedColormap(colours)
+    cell = 0.22
+    width = min(PAGE_WIDTH, columns * (len(cols) * cell + 0.5) + 1.3)
+    height = panel_rows * (len(rows) * cell + 0.9) + 0.5
+    with style():
+        fig, axes = plt.subplots(panel_rows, columns, figsize=(width, height), squeeze=False)
+        for k, name in enumerate(names):
+            ax = axes[k // columns, k % columns]
+            action, share = consensus(policies[name], n_actions)
+            grid = np.full((len(rows), len(cols)), np.nan)
+            alpha = np.zeros_like(grid)
+            agree = np.full_like(grid, np.nan)
+            grid[row_of, col_of] = action
+            alpha[row_of, col_of] = 0.35 + 0.65 * share
+            agree[row_of, col_of] = share
+            ax.imshow(
+                np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=n_actions - 0.5, alpha=alpha, aspect="auto"
+            )
+            replicates = len(np.atleast_2d(policies[name]))
+            if replicates > 1:
+                for r in range(len(rows)):
+                    for c in range(len(cols)):
+                        if np.isfinite(agree[r, c]):
+                            ax.text(c, r, f"{100 * agree[r, c]:.0f}", ha="center", va="center", fontsize=5)
+            ax.set_xticks(range(len(cols)), cols, rotation=40, ha="right")
+            ax.set_yticks(range(len(rows)), rows if k % columns == 0 else [""] * len(rows))
+            ax.tick_params(length=0)
+            ax.set_xticks(np.arange(len(cols)) - 0.5, minor=True)
+            ax.set_yticks(np.arange(len(rows)) - 0.5, minor=True)
+            ax.grid(which="minor", color="white", linewidth=0.6)
+            ax.spines[:].set_visible(False)
+            suffix = f" ({replicates} replicates)" if replicates > 1 else ""
+            ax.set_title(f"{name}{suffix}", fontsize=7)
+            if k % columns == 0:
+                ax.set_ylabel(row_title)
+            if k // columns == panel_rows - 1:
+                ax.set_xlabel(column_title)
+        for k in range(len(names), panel_rows * columns):
+            axes[k // columns, k % columns].set_visible(False)
+        handles = [Patch(color=colours[a], label=action_names[a]) for a in on_view]
+        fig.legend(
+            handles=handles, loc="lower center", ncol=min(len(on_view), 8), frameon=False, bbox_to_anchor=(0.5, -0.01)
+        )
+        note = (
+            "cell text: % of replicates choosing the shown (modal) action"
+            if any(len(np.atleast_2d(p)) > 1 for p in policies.values())
+            else ""
+        )
+        fig.suptitle("\n".join(t for t in (title, note) if t), fontsize=8)
+        fig.tight_layout(rect=(0, 0.05, 1, 1))
+        counts = [len(np.atleast_2d(p)) for p in policies.values()]
+        return Drawn(save(fig, stem), policy_caption(counts))
+
+
+def policy_caption(replicates: Sequence[int]) -> str:
+    """What :func:`policy_maps` shows, in words."""
+    several = (
+        " With several replicates a cell shows the action most of them choose, the number in it is the share "
+        "of replicates that agree (%), and the paler the cell, the more they disagree."
+        if any(r > 1 for r in replicates)
+        else ""
+    )
+    return (
+        "Action maps: each cell is one state of a tabular policy (rows and columns name it), coloured by the "
+        f"action the policy plays there; one panel per method ({count_text(replicates)} per method).{several}"
+    )

@@ -1,0 +1,17 @@
+"""421, the one-player dice game with a known model: everything about it lives in this folder.
+
+``game`` (rules, batched engine, the model), ``exact`` (dynamic programming: the optimum and
+the exact value of any policy), ``reference`` (the plain loop), ``study`` (the hook giving the
+exact-values report its optimum and optimal policy), ``figures`` (its policy chart).
+"""
+
+from fsmarena.games.registry import GameEntry
+
+ENTRY = GameEntry(
+    name="421",
+    game="fsmarena.games.dice421.game:Dice421",
+    studies={"421": "421.toml"},
+    reports={"exact-values": "fsmarena.games.dice421.study:exact_reference"},
+    kernel="fsmarena.games.dice421.kernel",
+    expectations="fsmarena.games.dice421.expectations:EXPECTED",
+)

@@ -1,0 +1,18 @@
+"""Goofspiel: everything about it lives in this folder.
+
+``game`` (rules, batched engine), ``players`` (fixed strategies), ``reference`` (the plain
+loop the tests compare with), ``kernel`` (the compiled single-game kernel for the sequential
+learners).  The study is ``fsmarena/games/goofspiel/goofspiel.toml`` on the generic runner.
+"""
+
+from fsmarena.games.registry import GameEntry
+
+ENTRY = GameEntry(
+    name="goofspiel",
+    game="fsmarena.games.goofspiel.game:Goofspiel",
+    player_kinds={"goofspiel-builtin": "fsmarena.games.goofspiel.players:GoofspielBuiltin"},
+    studies={"goofspiel": "goofspiel.toml"},
+    kernel="fsmarena.games.goofspiel.kernel",
+    probes=("upbid", "match", "random"),  # fingerprints: mixtures of these three builtins
+    expectations="fsmarena.games.goofspiel.expectations:EXPECTED",
+)

@@ -1,0 +1,24 @@
+"""31 (Scat / Blitz): everything about it lives in this folder.
+
+``game`` (rules and batched engine), ``players`` (greedy builtins), ``reference`` (the plain
+loop), ``agent`` (its two heads of the network learner, extra ``[neural]``), ``study`` (the
+definition of the ``thirtyone`` study, run and reported by the studies layer:
+:mod:`fsmarena.studies.target_study`), ``methods`` (its network training method).
+"""
+
+from fsmarena.games.registry import GameEntry
+
+ENTRY = GameEntry(
+    name="thirtyone",
+    game="fsmarena.games.thirtyone.game:ThirtyOne",
+    player_kinds={
+        "thirtyone-greedy": "fsmarena.games.thirtyone.players:GreedyPlayer",
+        "thirtyone-mlp": "fsmarena.games.thirtyone.agent:MLPAgent",
+    },
+    studies={"thirtyone": "fsmarena.games.thirtyone.study:load"},
+    study_methods={"train-mlp": "fsmarena.games.thirtyone.methods:train_mlp"},
+    kernel="fsmarena.games.thirtyone.kernel",
+    probes=("greedy", "greedy-knock", "random"),  # fingerprints: mixtures of these three builtins
+    network="fsmarena.games.thirtyone.agent:NETWORK",
+    expectations="fsmarena.games.thirtyone.expectations:EXPECTED",
+)

@@ -1,0 +1,24 @@
+"""Stupide Vautour (Hol's der Geier): everything about it lives in this folder.
+
+``game`` (rules, both tie rules, batched engine), ``players`` (the seed's strategies and
+prize-rank), ``reference`` (the plain loop), ``study`` (the definitions of the ``vautour``
+studies, run and reported by the studies layer: :mod:`fsmarena.studies.player_counts`).
+"""
+
+from fsmarena.games.registry import GameEntry
+
+ENTRY = GameEntry(
+    name="vautour",
+    game="fsmarena.games.vautour.game:StupideVautour",
+    player_kinds={
+        "vautour-builtin": "fsmarena.games.vautour.players:VautourBuiltin",
+        "vautour-equilibrium": "fsmarena.games.vautour.players:VautourEquilibrium",
+    },
+    studies={
+        "vautour": "fsmarena.games.vautour.study:load",
+        "vautour-small": "fsmarena.games.vautour.study:load_small",
+    },
+    kernel="fsmarena.games.vautour.kernel",
+    probes=("max", "min", "random"),  # fingerprints: mixtures of these three builtins
+    expectations="fsmarena.games.vautour.expectations:EXPECTED",
+)

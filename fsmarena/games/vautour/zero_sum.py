@@ -1,0 +1,98 @@
+"""Two-player bidding games that the Stupide Vautour solver serves exactly.
+
+Two-player Goofspiel *is* two-player Stupide Vautour with the prizes ``1..n`` (a matched bid
+discards the prize in both), so one solver (:mod:`fsmarena.games.vautour.solver`), one best response
+(:mod:`fsmarena.games.vautour.exploit`) and one equilibrium player
+(:class:`fsmarena.games.vautour.players.VautourEquilibrium`) serve both.  A game joins them by
+inheriting :class:`SolvableBidding` and saying, in four short hooks, what its rules are as
+Stupide Vautour's and how its own observations and actions map to the public state and to
+cards; ``fsmarena solve`` and ``fsmarena exploit`` then find it through the capability
+(:class:`fsmarena.games.capabilities.ZeroSumSolvable`), never by its name.
+
+The public state (what the solver and the best response work on) is the tuple
+``(own hand, other hand, prizes left, prize, pot, lead)`` for the seat that decides: hands
+and prizes left are bitmasks (bit ``p`` of ``prizes left`` is the ``p``-th smallest prize),
+``prize`` is the position of the prize on the table in the deck sorted by value, ``pot`` the
+carried pot (Stupide Vautour's cancel rule; 0 otherwise) and ``lead`` own points minus the
+other seat's.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+from fsmarena.games.capabilities import ZeroSumSolvable
+
+#: the largest deck ``fsmarena solve`` solves by default (6 cards: 10-20 s; 7 did not finish
+#: reliably on the 2-core test machine, see docs/ground-truth.md)
+MAX_SOLVE_CARDS = 6
+
+
+class SolvableBidding(ZeroSumSolvable):
+    """A bidding game whose two-player version is Stupide Vautour with some deck and tie rule."""
+
+    #: the command-line name (every game has one)
+    name: ClassVar[str]
+    solve_rewards = ("wdl", "points")
+    example_params = {"cards": "4"}
+    #: the largest deck solved exactly (the work grows about 8-fold per card)
+    max_solve_cards: ClassVar[int] = MAX_SOLVE_CARDS
+
+    @abstractmethod
+    def solver_rules(self) -> Any:
+        """These rules as a :class:`fsmarena.games.vautour.game.VautourConfig` (players, cards, deck,
+        tie rule); the solver refuses any but two players."""
+
+    @abstractmethod
+    def public_observation(self, turn: int, prize: np.ndarray, state: dict[str, np.ndarray]) -> Any:
+        """Seat 1's observation, built by the engine, at a batch of public states of the
+        best response (:mod:`fsmarena.games.vautour.exploit`: keys ``own`` (seat 0's hand), ``other``,
+        ``left``, ``pot``, ``carried``, ``lead`` (seat 0's), ``last_own``, ``last_other``)
+        with ``prize`` (deck positions) on the table."""
+
+    @abstractmethod
+    def card_law(self, probs: np.ndarray, hand: np.ndarray, prize: np.ndarray) -> np.ndarray:
+        """``(rows, cards + 1)`` law of the card bid (column ``c`` = card ``c``) from the law
+        ``probs`` of the actions, with ``hand`` in hand and ``prize`` (positions) on the table."""
+
+    @abstractmethod
+    def public_key(self, obs: Any) -> tuple[np.ndarray, ...]:
+        """The deciding seat's public state read from its observation: arrays ``own``,
+        ``other``, ``left``, ``prize``, ``pot``, ``lead`` (the equilibrium player's lookup)."""
+
+    @abstractmethod
+    def card_actions(self, cards: np.ndarray) -> np.ndarray:
+        """The action numbers that bid ``cards`` (1-based)."""
+
+    def solvable(self) -> bool:
+        rules = self.solver_rules()
+        return rules.players == 2 and rules.cards <= self.max_solve_cards
+
+    def check_solvable(self) -> Any:
+        """The rules as Stupide Vautour's, or one clear error when they cannot be solved."""
+        rules = self.solver_rules()
+        if rules.players != 2:
+            raise FsmarenaError(
+                f"{self.name}: the exact solution is for two players (zero-sum); got players={rules.players}"
+            )
+        if rules.cards > self.max_solve_cards:
+            raise FsmarenaError(
+                f"{self.name}: {rules.cards} cards are too many to solve exactly (at most {self.max_solve_cards}; "
+                "the work grows about 8-fold per card)"
+            )
+        return rules
+
+    def solve_equilibrium(self, reward: str = "wdl") -> tuple[float, Any]:
+        # inside: exploit imports the game, whose class this mixin is (listed in tests/contract/test_layers.py)
+        from fsmarena.games.vautour.exploit import solve_equilibrium
+
+        return solve_equilibrium(self, reward)
+
+    def exploitability(self, player: Any, reward: str = "wdl") -> dict[str, Any]:
+        from fsmarena.games.vautour.exploit import exploitability  # inside, as in solve_equilibrium
+
+        return exploitability(self, player, reward)

@@ -1,0 +1,321 @@
+"""Opponents the compiled sequential learners can play against, as flat arrays.
+
+:func:`compile_player` turns a :class:`fsmarena.games.players.Player` into a :class:`CompiledPlayer`:
+one or more *members* (a pool of champions: one member drawn per game and seat) packed
+into three arrays: ``ints`` (int64: each member's kind and settings), ``floats`` (float64)
+and ``tables`` (the members' big tables as small integers, :func:`fsmarena.games.driver.table_dtype`:
+int8 for every game today, so a Vautour table policy reads 0.5 MB instead of 4 MB at
+random places), with the start of every member in ``int_start`` / ``float_start`` /
+``table_start``.  The interpreter :func:`make_opponent_act` (compiled, one per game kernel,
+cached on disk, inlined into the loops that call it) plays a member exactly like the batched
+player does:
+
+===========  ===========================================  ===================================
+kind         ints (from the member's start)               tables (from the member's start)
+===========  ===========================================  ===================================
+RANDOM       ``[RANDOM]``: a uniformly random legal
+             action (``np.random.random`` x legal count)
+FIXED        ``[FIXED, action]``
+BUILTIN      ``[BUILTIN, code]``: the kernel's
+             ``builtin_action`` number ``code``
+TABLE        ``[TABLE, n_states]``                        ``action per state``
+SELF         ``[SELF]``: the learner's frozen greedy
+             table (self-play snapshot)
+FSM          ``[FSM, S, I, parts, (part, size) per        ``next_state S*I, action S*I``
+             part]``; part -1 is the observation index,
+             ``w >= 0`` the kernel's encoding ``w``
+BDA          ``[BDA, S, max_tests, feature S, true
+             action S, true next S, false action S,
+             false next S]``; floats ``[lo S, hi S]``
+             (the open interval each test checks)
+===========  ===========================================  ===================================
+
+Finite-state members keep one integer of memory per seat (their current state, 0 at the
+start of every game).  An illegal action falls back to the first legal one, as
+:func:`fsmarena.games.players.legal_or_first` does.  Anything else (an agent with a neural network, a
+builtin with no kernel code) is a FsmarenaError naming the player and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Callable
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+from fsmarena.games.driver import table_dtype
+from fsmarena.games.players import FixedActionPlayer, GroupedStack, Player, RandomPlayer, TablePolicy
+from fsmarena.jit import njit
+from fsmarena.specialise import kernel_function, specialise
+
+RANDOM, FIXED, BUILTIN, TABLE, SELF, FSM, BDA = range(7)
+
+
+@dataclass(frozen=True)
+class CompiledPlayer:
+    """A player (or pool of players) as arrays for :func:`make_opponent_act` (module doc)."""
+
+    label: str
+    ints: np.ndarray
+    floats: np.ndarray
+    tables: np.ndarray
+    int_start: np.ndarray
+    float_start: np.ndarray
+    table_start: np.ndarray
+
+    @property
+    def n_members(self) -> int:
+        return len(self.int_start)
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``ints``, ``floats`` and ``tables``."""
+        return self.ints, self.floats, self.tables
+
+    @property
+    def starts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Where each member starts in ``ints``, ``floats`` and ``tables``."""
+        return self.int_start, self.float_start, self.table_start
+
+
+#: one member's arrays: its ints, floats and table (:class:`CompiledPlayer`)
+Member = tuple[list[int] | np.ndarray, list[float], np.ndarray]
+
+_NO_TABLE = np.zeros(0, dtype=np.int64)
+
+
+def self_play(game: Any) -> CompiledPlayer:
+    """The self-play opponent: the learner's frozen greedy table."""
+    return _pack("self (frozen)", [([SELF], [], _NO_TABLE)], game)
+
+
+def compile_player(player: Player, game: Any) -> CompiledPlayer:
+    """``player`` as arrays; a :class:`fsmarena.studies.stacks.Mixture` (one member drawn per game)
+    becomes a pool of its members."""
+    from fsmarena.studies.stacks import Mixture
+
+    members = player.players if isinstance(player, Mixture) else [player]
+    return _pack(player.label, [_member(member, game) for member in members], game)
+
+
+def compile_stack(player: Player, game: Any) -> CompiledPlayer:
+    """A stack's members as a pool, member ``i`` of the stack at position ``i``: a seat with a
+    member per game (evolution's populations, cross-play's stacks) indexes it by its members.
+    A single player is a stack of one."""
+    return _pack(player.label, [_member(member, game) for member in stack_members(player)], game)
+
+
+def stack_members(player: Player) -> list[Player]:
+    """The members of a stack as single players, in member order: the rows of a stacked table
+    policy, table FSM or BDA, or the players behind a :class:`fsmarena.games.players.GroupedStack`
+    (FsmarenaError for a stack of another kind)."""
+    from fsmarena.evo.bda import BinaryDecisionAutomaton
+    from fsmarena.evo.table_fsm import TableFSM
+
+    if isinstance(player, GroupedStack):
+        groups = [stack_members(group) for group in player.groups]
+        pairs = list(zip(player.group_of.tolist(), player.local.tolist()))
+        if any(local >= len(groups[g]) for g, local in pairs):  # a stacked kind this module cannot split
+            raise FsmarenaError(f"player '{player.label}' stacks players whose members do not compile")
+        return [groups[g][local] for g, local in pairs]
+    if getattr(player, "n_members", 1) == 1:
+        return [player]
+    if type(player) is TablePolicy:
+        return [TablePolicy(table, player.label) for table in player.table]
+    if type(player) is TableFSM:
+        return [TableFSM(n, a, player.inputs, player.label) for n, a in zip(player.next_state, player.action)]
+    if type(player) is BinaryDecisionAutomaton:
+        return [BinaryDecisionAutomaton(g, player.max_tests, player.label, player.names) for g in player.genes]
+    raise FsmarenaError(f"player '{player.label}' is a stack of {player.kind} players, which do not compile")
+
+
+def _pack(label: str, members: list[Member], game: Any) -> CompiledPlayer:
+    """The members' arrays end to end.  The tables take the game's small integer type
+    (:func:`fsmarena.games.driver.table_dtype`), or a wider one when a member's table holds larger
+    numbers (a table FSM of more than 127 states): any type plays the same games."""
+    ints = [np.asarray(i, dtype=np.int64) for i, _, _ in members]
+    floats = [np.asarray(f, dtype=np.float64) for _, f, _ in members]
+    tables = [table for _, _, table in members]
+    largest = max([game.n_actions - 1] + [int(table.max()) for table in tables if len(table)])
+    dtype = table_dtype(largest + 1)
+    return CompiledPlayer(
+        label,
+        np.concatenate(ints),
+        np.concatenate(floats + [np.zeros(1)]),
+        np.concatenate([table.astype(dtype) for table in tables] + [np.zeros(1, dtype)]),
+        _starts(ints),
+        _starts(floats),
+        _starts(tables),
+    )
+
+
+def _starts(parts: list[np.ndarray]) -> np.ndarray:
+    """Where each of ``parts`` starts when they are put end to end."""
+    return np.cumsum([0] + [len(part) for part in parts[:-1]]).astype(np.int64)
+
+
+def _member(player: Player, game: Any) -> Member:
+    """One player's arrays (FsmarenaError naming it when it cannot be compiled).  A table is
+    packed as an array, not a list: a list of Vautour's 491,000 entries cost 29 ms a seat."""
+    from fsmarena.evo.bda import BinaryDecisionAutomaton
+    from fsmarena.evo.table_fsm import TableFSM
+
+    if getattr(player, "n_members", 1) != 1:
+        raise FsmarenaError(
+            f"player '{player.label}' is a stack of {player.n_members} players: "
+            "give them as a mixture to train against them as a pool"
+        )
+    if type(player) is RandomPlayer:
+        return [RANDOM], [], _NO_TABLE
+    if type(player) is FixedActionPlayer:
+        return [FIXED, player.action], [], _NO_TABLE
+    if type(player) is TablePolicy:
+        table = player.table[0]
+        if len(table) != game.n_states or table.min(initial=0) < 0 or table.max(initial=0) >= game.n_actions:
+            raise FsmarenaError(f"table policy '{player.label}' does not fit {game.name}")
+        return [TABLE, len(table)], [], table
+    if type(player) is TableFSM:
+        return _fsm(player, game)
+    if type(player) is BinaryDecisionAutomaton:
+        return _bda(player, game)
+    code = _builtin_code(player, game)
+    if code is not None:
+        return [BUILTIN, code], [], _NO_TABLE
+    raise FsmarenaError(
+        f"player '{player.label}' ({player.kind}) cannot be compiled for sequential training: "
+        "only random, fixed-action, table-policy, table-fsm, bda, mixtures of them and the "
+        "game kernel's builtins can (use --batch K to train against it with the batched "
+        "algorithm)"
+    )
+
+
+def _builtin_code(player: Player, game: Any) -> int | None:
+    """The kernel code of a builtin player: one the game's kernel lists, of the same class and
+    settings as a fresh builtin of that name."""
+    from fsmarena.games.kernel import kernel_of
+
+    builtins = kernel_of(game).BUILTINS
+    factory = game.builtin_players().get(player.label)
+    if factory is None or player.label not in builtins:
+        return None
+    fresh = factory()
+    try:
+        same = type(fresh) is type(player) and fresh.to_dict() == player.to_dict()
+    except FsmarenaError:
+        same = False
+    return builtins.index(player.label) if same else None
+
+
+def _fsm(player: Any, game: Any) -> Member:
+    from fsmarena.evo.inputs import input_encoder
+
+    encoder = input_encoder(game, player.inputs)
+    if encoder.size != player.n_inputs or player.action.max() >= game.n_actions:
+        raise FsmarenaError(f"table FSM '{player.label}' does not fit {game.name}")
+    names = list(game.encodings)
+    parts: list[int] = []
+    for part, size in zip(encoder.parts, encoder.sizes):
+        parts += [-1 if part == "index" else names.index(part), size]
+    ints = [FSM, player.n_states, player.n_inputs, len(encoder.parts), *parts]
+    return ints, [], np.concatenate([player.next_state[0].reshape(-1), player.action[0].reshape(-1)])
+
+
+def _bda(player: Any, game: Any) -> Member:
+    from fsmarena.evo.bda import FALSE_ACTION, FALSE_NEXT, FEATURE, TRUE_ACTION, TRUE_NEXT
+
+    genes = player.genes[0]
+    if (
+        genes[:, FEATURE].max() >= len(game.feature_names)
+        or genes[:, [TRUE_ACTION, FALSE_ACTION]].max() >= game.n_actions
+    ):
+        raise FsmarenaError(f"BDA '{player.label}' does not fit {game.name}")
+    ints = [BDA, player.n_states, player.max_tests]
+    for column in (FEATURE, TRUE_ACTION, TRUE_NEXT, FALSE_ACTION, FALSE_NEXT):
+        ints += genes[:, column].tolist()
+    return ints, [*player._lo.tolist(), *player._hi.tolist()], _NO_TABLE
+
+
+@njit
+def random_legal(mask: np.ndarray) -> int:
+    """A uniformly random legal action (one ``np.random.random()`` draw)."""
+    count = 0
+    for a in range(len(mask)):
+        count += mask[a]
+    pick = int(np.random.random() * count)
+    for a in range(len(mask)):
+        if mask[a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return 0
+
+
+#: the kernel functions the interpreter calls, bound per kernel (:mod:`fsmarena.specialise`)
+k_legal = kernel_function("legal")
+k_observe_index = kernel_function("observe_index")
+k_features = kernel_function("features")
+k_encoding = kernel_function("encoding")
+k_builtin_action = kernel_function("builtin_action")
+
+
+def make_opponent_act(kernel: ModuleType) -> Callable[..., int]:
+    """The compiled interpreter of :class:`CompiledPlayer` members for ``kernel``'s game:
+    ``act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, feats, frozen) -> action``
+    plays the member whose arrays start at ``ints[at]``, ``floats[fat]`` and ``tables[tat]``;
+    ``memory[seat]`` is the member's finite-state memory for this game (:func:`opponent_act`
+    specialised for ``kernel``, cached on disk)."""
+    return specialise(opponent_act, kernel)
+
+
+def opponent_act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, feats, frozen):
+    """The interpreter's template (:func:`make_opponent_act`; module doc): the member starting
+    at ``at`` / ``fat`` / ``tat`` decides for ``seat``."""
+    kind = ints[at]
+    k_legal(p, s, seat, mask)
+    if kind == RANDOM:
+        return random_legal(mask)
+    if kind == FIXED:
+        action = ints[at + 1]
+    elif kind == BUILTIN:
+        action = k_builtin_action(p, s, seat, ints[at + 1])
+    elif kind == TABLE:
+        action = np.int64(tables[tat + k_observe_index(p, s, seat)])
+    elif kind == SELF:
+        action = frozen[k_observe_index(p, s, seat)]
+    elif kind == FSM:
+        n_inputs = ints[at + 2]
+        n_parts = ints[at + 3]
+        code = 0
+        for part in range(n_parts):
+            which = ints[at + 4 + 2 * part]
+            size = ints[at + 5 + 2 * part]
+            value = k_observe_index(p, s, seat) if which < 0 else k_encoding(p, s, seat, which)
+            code = code * size + value
+        flat = tat + memory[seat] * n_inputs + code
+        memory[seat] = tables[flat]
+        action = np.int64(tables[flat + ints[at + 1] * n_inputs])
+    else:  # BDA
+        S = ints[at + 1]
+        max_tests = ints[at + 2]
+        genes = at + 3
+        k_features(p, s, seat, feats)
+        state = memory[seat]
+        action = 0
+        for test in range(max_tests):
+            x = feats[ints[genes + state]] * 1000.0
+            if floats[fat + state] < x and x < floats[fat + S + state]:
+                action = ints[genes + S + state]
+                memory[seat] = ints[genes + 2 * S + state]
+                break
+            if test == max_tests - 1:
+                action = ints[genes + 3 * S + state]
+                memory[seat] = ints[genes + 4 * S + state]
+                break
+            state = ints[genes + 4 * S + state]
+    if not mask[action]:
+        for a in range(len(mask)):
+            if mask[a]:
+                return a
+    return action

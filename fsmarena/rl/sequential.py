@@ -1,0 +1,349 @@
+"""Textbook sequential tabular learners, compiled: one game at a time, updates in textbook order.
+
+One generic loop (:func:`make_runner`, compiled once per game kernel, see
+:mod:`fsmarena.games.kernel`) serves every algorithm and every game with a kernel:
+
+* Monte Carlo control with exploring starts (every-visit or first-visit; the sample average
+  ``Q = sums / N`` as the thesis, or a constant step ``Q += alpha (G - Q)``): after every
+  game, the learner's decisions are credited in decision order with the discounted final
+  reward ``G_t = r * gamma^(L - 1 - t)``;
+* SARSA, Q-learning and expected SARSA: after every decision of the learner, the previous
+  decision's transition is updated (``N += 1; Q += step (target - Q)``, step ``alpha`` or
+  ``1 / N``; ``alpha`` follows its schedule game by game, like epsilon), with target
+  ``gamma Q(s', a')`` (SARSA: after choosing ``a'``), ``gamma max_a Q(s', a)`` or
+  ``gamma sum_a pi(a|s') Q(s', a)`` (before choosing); the last one toward the final reward
+  when the game ends.
+
+Segment rewards (``I_SEGMENTED``, kernels that define ``segment`` and ``potential``: 31's
+rounds, :mod:`fsmarena.rl.segments`): every segment of the learner's decisions is an episode of its
+own, rewarded by the change of the potential across it (the potential at the learner's next
+segment, or the final reward after its last, minus the potential at this one).  Monte Carlo
+credits a decision ``j`` decisions before the end of its segment with ``gamma^j`` times that
+reward; TD ends the last transition of a segment there, with the change of the potential as
+its target and nothing bootstrapped from the next segment.  The batched learners apply the
+same rule (:mod:`fsmarena.rl.learners`).
+
+Behaviour (the batched learners' rule, :mod:`fsmarena.rl.learners`): greedy in Q over the legal
+actions (ties to the lowest action), except that the first ``explore_steps`` decisions of a
+game are uniformly random legal actions (exploring starts) and any decision is random with
+probability ``epsilon`` (``epsilon`` from :class:`fsmarena.rl.schedules.EpsilonSchedule`, evaluated
+at every game: ``value(g, total)`` for training game ``g``).
+
+Random numbers: one stream, numba's ``np.random`` (Mersenne Twister; seeded by the caller).
+Per game, in this order: the deal (``draw_deal``); one ``random()`` per opponent seat in
+seat order to draw its pool member (only when the pool has several members); then, decision
+by decision, the learner's ``random()`` for epsilon (only when epsilon > 0) and one more for
+a random action (only when it explores), or the opponent's own draws (random players).
+
+The learner takes seat ``g mod n_seats`` in game ``g`` (``learner_seat = -1``, alternate) or
+a fixed seat; every other seat holds the opponent, or in self-play the frozen greedy table of
+the learner, refreshed at every multiple of ``self_play_every`` games (before the game).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, Callable
+
+import numpy as np
+
+from fsmarena.jit import njit
+from fsmarena.rl.compiled_players import make_opponent_act, random_legal
+from fsmarena.specialise import built_per_kernel, kernel_function, specialise
+
+MC_EVERY, MC_FIRST, SARSA, Q_LEARNING, EXPECTED_SARSA = range(5)
+#: algorithm name (``fsmarena.rl.train``) -> number
+ALGORITHM_CODES = {
+    "mc": MC_EVERY,
+    "mc-first-visit": MC_FIRST,
+    "mc-constant-alpha": MC_EVERY,
+    "sarsa": SARSA,
+    "q-learning": Q_LEARNING,
+    "expected-sarsa": EXPECTED_SARSA,
+}
+SCHEDULE_CODES = {"constant": 0, "linear": 1, "exponential": 2}
+#: int settings: algorithm, explore steps, epsilon schedule, learner seat (-1 alternate), self-play period
+#: (0 none), segment rewards (1 on, 0 the game's final reward), alpha schedule
+I_ALGO, I_EXPLORE, I_SCHEDULE, I_SEAT, I_REFRESH, I_SEGMENTED, I_ALPHA_SCHEDULE = range(7)
+#: float settings: gamma, alpha (-1 = 1/N), epsilon start, epsilon final, total games, final alpha
+F_GAMMA, F_ALPHA, F_EPS, F_EPS_FINAL, F_TOTAL, F_ALPHA_FINAL = range(6)
+
+
+@njit
+def scheduled(kind: int, start: float, final: float, done: int, total: float) -> float:
+    """:meth:`fsmarena.rl.schedules.EpsilonSchedule.value` (epsilon's and alpha's), compiled (same arithmetic)."""
+    if kind == 0:
+        return start
+    fraction = min(1.0, done / total) if total > 0 else 1.0
+    if kind == 1:
+        return start + (final - start) * fraction
+    return start * (final / start) ** fraction
+
+
+@njit
+def greedy_action(q, legal_row, x):
+    """argmax of ``q[x]`` over the True entries of ``legal_row`` (lowest on ties; 0 if none)."""
+    best = -1
+    for a in range(q.shape[1]):
+        if legal_row[a] and (best < 0 or q[x, a] > q[x, best]):
+            best = a
+    return 0 if best < 0 else best
+
+
+@njit
+def greedy_table(q, seen, out):
+    """The greedy action of every state over its seen-legal actions (``ActionValues.greedy_table``)."""
+    for x in range(q.shape[0]):
+        out[x] = greedy_action(q, seen[x], x)
+
+
+@njit
+def _update(q, n, x, a, target, alpha):
+    n[x, a] += 1
+    step = alpha if alpha >= 0 else 1.0 / n[x, a]
+    q[x, a] += step * (target - q[x, a])
+
+
+@njit
+def _bootstrap(q, mask, x, algo, epsilon):
+    """Q-learning's ``max_a Q(x, a)`` or expected SARSA's epsilon-greedy expectation."""
+    if algo == Q_LEARNING:
+        best = -np.inf
+        for a in range(q.shape[1]):
+            if mask[a] and q[x, a] > best:
+                best = q[x, a]
+        return best
+    count = 0
+    for a in range(q.shape[1]):
+        count += mask[a]
+    greedy = greedy_action(q, mask, x)
+    total = 0.0
+    for a in range(q.shape[1]):
+        if mask[a]:
+            prob = epsilon * 1.0 / max(count, 1)
+            if a == greedy:
+                prob += 1.0 - epsilon
+            total += prob * q[x, a]
+    return total
+
+
+@njit
+def _no_segment(p, s, seat):
+    """The segment of a game without segments: always the first."""
+    return 0
+
+
+@njit
+def _no_potential(p, s, seat, table):
+    """The potential of a game without segments: none."""
+    return 0.0
+
+
+@njit
+def _game_returns(length, reward, gamma, out):
+    """The discounted final reward ``G_t = r gamma^(L - 1 - t)`` of each decision."""
+    for t in range(length):
+        out[t] = reward * gamma ** float(length - 1 - t) if gamma != 1.0 else reward
+
+
+@njit
+def _segment_returns(segments, potentials, length, reward, gamma, out):
+    """Each decision's return under segment rewards (module doc; :func:`fsmarena.rl.segments.segment_returns`)."""
+    start = 0
+    while start < length:
+        end = start
+        while end + 1 < length and segments[end + 1] == segments[start]:
+            end += 1
+        after = potentials[end + 1] if end + 1 < length else reward
+        change = after - potentials[start]
+        for t in range(start, end + 1):
+            out[t] = change * gamma ** float(end - t) if gamma != 1.0 else change
+        start = end + 1
+
+
+@njit
+def _credit_episode(q, n, sums, states, actions, returns, length, alpha, first_visit):
+    """Monte Carlo: credit the game's decisions in order with their returns."""
+    for t in range(length):
+        x, a = states[t], actions[t]
+        if first_visit:
+            earlier = False
+            for u in range(t):
+                if states[u] == x and actions[u] == a:
+                    earlier = True
+                    break
+            if earlier:
+                continue
+        ret = returns[t]
+        n[x, a] += 1
+        if alpha >= 0:
+            q[x, a] += alpha * (ret - q[x, a])
+        else:
+            sums[x, a] += ret
+            q[x, a] = sums[x, a] / n[x, a]
+
+
+#: the kernel functions the training loop calls, bound per kernel (:mod:`fsmarena.specialise`)
+k_state_size = kernel_function("state_size")
+k_deal_size = kernel_function("deal_size")
+k_n_seats = kernel_function("n_seats")
+k_n_actions = kernel_function("n_actions")
+k_n_features = kernel_function("n_features")
+k_draw_deal = kernel_function("draw_deal")
+k_reset = kernel_function("reset")
+k_to_move = kernel_function("to_move")
+k_observe_index = kernel_function("observe_index")
+k_legal = kernel_function("legal")
+k_step = kernel_function("step")
+k_rewards = kernel_function("rewards")
+k_segment = kernel_function("segment", _no_segment)
+k_potential = kernel_function("potential", _no_potential)
+#: the compiled opponents' interpreter of the same kernel
+opponent_act = built_per_kernel(make_opponent_act)
+
+
+def make_runner(kernel: ModuleType) -> Callable[..., Any]:
+    """The compiled training loop for ``kernel``'s game (:func:`train_games` specialised for it,
+    compiled once and cached on disk, module doc):
+
+    ``run(p, q, n, sums, seen, frozen, first, count, isets, fsets, ints, floats, tables, int_start,
+    float_start, table_start, potentials) -> float`` plays training games ``first .. first + count - 1`` and
+    returns the sum of the learner's final rewards in them.  ``potentials`` is the kernel's
+    ``potential_table`` under segment rewards (any 2-d array otherwise).
+    """
+    return specialise(train_games, kernel)
+
+
+def train_games(
+    p,
+    q,
+    n,
+    sums,
+    seen,
+    frozen,
+    first,
+    count,
+    isets,
+    fsets,
+    ints,
+    floats,
+    tables,
+    int_start,
+    float_start,
+    table_start,
+    potentials,
+):
+    """The training loop's template (:func:`make_runner`, module doc)."""
+    algo, explore_steps, schedule = isets[I_ALGO], isets[I_EXPLORE], isets[I_SCHEDULE]
+    segmented = isets[I_SEGMENTED] == 1
+    fixed_seat, refresh = isets[I_SEAT], isets[I_REFRESH]
+    gamma, alpha_kind, alpha_start = fsets[F_GAMMA], isets[I_ALPHA_SCHEDULE], fsets[F_ALPHA]
+    monte_carlo = algo == MC_EVERY or algo == MC_FIRST
+    seats = k_n_seats(p)
+    s = np.zeros(k_state_size(p), dtype=np.int64)
+    deal = np.zeros(k_deal_size(p), dtype=np.int64)
+    mask = np.zeros(k_n_actions(p), dtype=np.bool_)
+    feats = np.zeros(max(1, k_n_features(p)))
+    rewards = np.zeros(seats)
+    member = np.zeros(seats, dtype=np.int64)
+    memory = np.zeros(seats, dtype=np.int64)
+    states = np.zeros(64, dtype=np.int64)
+    actions = np.zeros(64, dtype=np.int64)
+    segments = np.zeros(64, dtype=np.int64)
+    marks = np.zeros(64)
+    returns = np.zeros(64)
+    members = len(int_start)
+    total_reward = 0.0
+    for g in range(first, first + count):
+        if refresh > 0 and g % refresh == 0:
+            greedy_table(q, seen, frozen)
+        epsilon = scheduled(schedule, fsets[F_EPS], fsets[F_EPS_FINAL], g, fsets[F_TOTAL])
+        alpha = alpha_start  # -1: the sample average 1/N
+        if alpha_start >= 0:
+            alpha = scheduled(alpha_kind, alpha_start, fsets[F_ALPHA_FINAL], g, fsets[F_TOTAL])
+        learner = g % seats if fixed_seat < 0 else fixed_seat
+        k_draw_deal(p, deal)
+        k_reset(p, s, deal)
+        for seat in range(seats):
+            memory[seat] = 0
+            if seat != learner:
+                member[seat] = int(np.random.random() * members) if members > 1 else 0
+        decisions = 0
+        pending = -1
+        pending_action = 0
+        pending_segment = 0
+        pending_potential = 0.0
+        while True:
+            seat = k_to_move(p, s)
+            if seat < 0:
+                break
+            if seat != learner:
+                m = member[seat]
+                action = opponent_act(
+                    p,
+                    s,
+                    seat,
+                    ints,
+                    floats,
+                    tables,
+                    int_start[m],
+                    float_start[m],
+                    table_start[m],
+                    memory,
+                    mask,
+                    feats,
+                    frozen,
+                )
+                k_step(p, s, action)
+                continue
+            x = k_observe_index(p, s, seat)
+            k_legal(p, s, seat, mask)
+            for a in range(len(mask)):
+                seen[x, a] |= mask[a]
+            segment_now, potential_now, closed = 0, 0.0, False
+            if segmented:
+                segment_now = k_segment(p, s, seat)
+                potential_now = k_potential(p, s, seat, potentials)
+                closed = pending >= 0 and segment_now != pending_segment
+            if pending >= 0 and (algo == Q_LEARNING or algo == EXPECTED_SARSA):
+                if closed:
+                    target = potential_now - pending_potential
+                else:
+                    target = gamma * _bootstrap(q, mask, x, algo, epsilon)
+                _update(q, n, pending, pending_action, target, alpha)
+            action = greedy_action(q, mask, x)
+            explore = decisions < explore_steps
+            if epsilon > 0 and np.random.random() < epsilon:
+                explore = True
+            if explore:
+                action = random_legal(mask)
+            if pending >= 0 and algo == SARSA:
+                target = potential_now - pending_potential if closed else gamma * q[x, action]
+                _update(q, n, pending, pending_action, target, alpha)
+            pending, pending_action = x, action
+            pending_segment, pending_potential = segment_now, potential_now
+            if monte_carlo:
+                if decisions == len(states):
+                    states = np.concatenate((states, np.zeros(len(states), dtype=np.int64)))
+                    actions = np.concatenate((actions, np.zeros(len(actions), dtype=np.int64)))
+                    segments = np.concatenate((segments, np.zeros(len(segments), dtype=np.int64)))
+                    marks = np.concatenate((marks, np.zeros(len(marks))))
+                    returns = np.concatenate((returns, np.zeros(len(returns))))
+                states[decisions] = x
+                actions[decisions] = action
+                segments[decisions] = segment_now
+                marks[decisions] = potential_now
+            decisions += 1
+            k_step(p, s, action)
+        k_rewards(p, s, rewards)
+        reward = rewards[learner]
+        total_reward += reward
+        if monte_carlo:
+            if segmented:
+                _segment_returns(segments, marks, decisions, reward, gamma, returns)
+            else:
+                _game_returns(decisions, reward, gamma, returns)
+            _credit_episode(q, n, sums, states, actions, returns, decisions, alpha, algo == MC_FIRST)
+        elif pending >= 0:
+            _update(q, n, pending, pending_action, reward - pending_potential if segmented else reward, alpha)
+    return total_reward

@@ -1,0 +1,133 @@
+"""The textbook sequential algorithm (``batch = 1`` on a game with a kernel).
+
+:mod:`fsmarena.rl.sequential` plays one game at a time in compiled code and updates after every
+decision (TD) or every game (Monte Carlo), against a compiled opponent
+(:mod:`fsmarena.rl.compiled_players`).  Runs are cut into chunks at every evaluation point, every
+self-play refresh and every :data:`CHUNK` games; each chunk reseeds the compiled random
+stream from the run's seed and the number of games done (:func:`chunk_seed`), so a
+checkpoint (written only at chunk ends) resumes exactly and nothing depends on timing or on
+``jobs``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fsmarena.games.base import Game
+from fsmarena.games.kernel import has_kernel, kernel_of, params_of
+from fsmarena.games.kernel import seed as seed_compiled
+from fsmarena.games.players import Player, RandomPlayer
+from fsmarena.parallel import seed_sequence
+from fsmarena.rl import sequential as seq
+from fsmarena.rl.compiled_players import compile_player, self_play
+from fsmarena.rl.config import (
+    TrainConfig,
+    positive,
+)
+from fsmarena.rl.results import TrainResult
+from fsmarena.rl.training_run import TrainingRun, play_to_end
+
+#: sequential runs reseed their compiled stream at least every CHUNK games (see the module doc)
+CHUNK = 50_000
+
+
+def sequential(game: Game, config: TrainConfig) -> bool:
+    """Whether a run is the compiled sequential one: ``batch = 1`` on a game with a kernel.
+    (Without a kernel, ``batch = 1`` plays the batched learners one game per engine call: the
+    same textbook algorithm, only slower.)"""
+    return config.sample_based and config.batch == 1 and has_kernel(game)
+
+
+def compiled_opponent(game: Game, opponent: Player | None, config: TrainConfig) -> Any:
+    """The opponent as compiled arrays (self-play: the frozen greedy table); FsmarenaError
+    naming the player when it cannot be compiled, or the game when it has no kernel."""
+
+    kernel_of(game)
+    if config.self_play_every:
+        return self_play(game)
+    return compile_player(opponent if opponent is not None else RandomPlayer(), game)
+
+
+def chunk_seed(seed: int, done: int) -> int:
+    """The 32-bit seed of the compiled stream for the sequential chunk starting at game ``done``."""
+    train_seed = seed_sequence(seed).spawn(2)[0]
+    child = np.random.SeedSequence(train_seed.entropy, spawn_key=(*train_seed.spawn_key, int(done)))
+    return int(child.generate_state(1, np.uint32)[0])
+
+
+def _sequential_settings(config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
+    """The int and float settings arrays of :func:`fsmarena.rl.sequential.make_runner`."""
+
+    step = config.step_schedule()
+    schedule = config.schedule()
+    seat = -1 if config.learner_seat == "alternate" else int(config.learner_seat)
+    ints = np.array(
+        [
+            seq.ALGORITHM_CODES[config.algo],
+            config.explore_steps,
+            seq.SCHEDULE_CODES[schedule.kind],
+            seat,
+            config.self_play_every or 0,
+            1 if config.reward == "segment" else 0,
+            seq.SCHEDULE_CODES["constant" if step is None else step.kind],
+        ],
+        dtype=np.int64,
+    )
+    floats = np.array(
+        [
+            config.gamma,
+            -1.0 if step is None else step.start,
+            schedule.start,
+            schedule.final,
+            float(positive("--episodes", config.episodes)),
+            -1.0 if step is None else step.final,
+        ]
+    )
+    return ints, floats
+
+
+def run_sequential(run: TrainingRun, opponent: Player | None, resume: bool, checkpoint_seconds: float) -> TrainResult:
+    """The textbook algorithm (``batch = 1``): compiled chunks of single games (module doc)."""
+
+    game, config, seed = run.game, run.config, run.seed
+    if resume:
+        run.resume()
+    compiled = compiled_opponent(game, opponent, config)
+    kernel = kernel_of(game)
+    params = params_of(game)
+    runner = seq.make_runner(kernel)
+    ints, floats = _sequential_settings(config)
+    potentials = kernel.potential_table(game.config) if config.reward == "segment" else np.zeros((1, 1))
+    values = run.learner.values
+    sums = getattr(run.learner, "sums", np.zeros((1, 1)))
+    frozen = run.frozen if run.frozen is not None else np.zeros(game.n_states, dtype=np.int64)
+    if config.self_play_every:
+        run.frozen = frozen  # the compiled loop refreshes it in place; checkpoints keep it
+
+    def play(k: int) -> None:
+        seed_compiled(chunk_seed(seed, run.done))
+        runner(
+            params,
+            values.q,
+            values.n,
+            sums,
+            values.legal,
+            frozen,
+            run.done,
+            k,
+            ints,
+            floats,
+            compiled.ints,
+            compiled.floats,
+            compiled.tables,
+            compiled.int_start,
+            compiled.float_start,
+            compiled.table_start,
+            potentials,
+        )
+
+    run.play = play
+    play_to_end(run, CHUNK, checkpoint_seconds)
+    return run.result()

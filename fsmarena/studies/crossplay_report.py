@@ -1,0 +1,153 @@
+"""Cross-play in a study report: every family against every other, with two-way cluster
+intervals over champions, the head-to-head spread, the league, and the words a conclusion
+uses for one pair ("ahead by", "level", "cannot be separated"; docs/statistics.md)."""
+
+from __future__ import annotations
+
+from fsmarena.studies import statistics as st
+from fsmarena.studies.analysis import Analysis
+from fsmarena.studies.report_text import estimate, figure, pct, pp, pval, summary_cell, table
+from fsmarena.studies.runner import StudyData
+
+ALPHA = st.ALPHA
+
+
+def crossplay_section(data: StudyData, analysis: Analysis) -> str:
+    if "crossplay_family" not in analysis.tables:
+        return ""
+    rows_in = analysis.tables["crossplay_family"]
+    methods = list(dict.fromkeys(r["method"] for r in rows_in))
+    rows = []
+    for m in methods:
+        cells = [m]
+        for o in methods:
+            r = next((x for x in rows_in if x["method"] == m and x["opponent_method"] == o), None)
+            cells.append("–" if r is None else estimate(r["win_rate"], r["ci_low"], r["ci_high"]))
+        rows.append(cells)
+    spread_rows = [
+        [
+            r["method"],
+            r["opponent_method"],
+            f"{r['games']:,}",
+            pct(r["win_rate"]),
+            pct(r["loss_rate"]),
+            estimate(r["net"], r["net_ci_low"], r["net_ci_high"], fmt=pp),
+            f"{r['champions_ahead']}/{r['champions']} ahead, {r['opponents_ahead']} of theirs ahead; p = {pval(r['sign_p'])}",
+            f"{pct(r['champion_median'])} ({pct(r['champion_q1'])}–{pct(r['champion_q3'])})",
+            f"{pct(r['champion_min'])}–{pct(r['champion_max'])}",
+        ]
+        for r in rows_in
+        if methods.index(r["method"]) < methods.index(r["opponent_method"])
+    ]
+    league = analysis.tables["crossplay_league_summary"]
+    league_rows = [
+        [r["method"], r["replicates"], summary_cell(r), f"{pct(r['median'])} ({pct(r['q1'])}–{pct(r['q3'])})"]
+        for r in league
+    ]
+    text = [
+        "### Cross-play\n",
+        "Win rate of the row family's champions against the column family's, averaged over every pairing of "
+        "their champions, with a 95% two-way cluster interval: both families' champions are samples, so the "
+        "interval resamples the champions of each family independently (`tables/crossplay_family.csv`; "
+        "docs/statistics.md). On the diagonal, a family's champions against each other (each game counted "
+        "once, no interval). Draws make a row's and a column's rates sum to less than 100%.\n",
+        table(["row \\ column"] + methods, rows),
+        "",
+        figure(
+            analysis,
+            "crossplay_heatmap",
+            "Cross-play: row family's net score against the column family (wins − losses per 100 games), "
+            "with its 95% champion-level interval.",
+            data.out,
+        ),
+        "Head-to-head records with the net score (wins − losses per game, mean over pairings of champions, "
+        "95% two-way cluster interval), the champion-level sign test (how many of the row's champions are "
+        "ahead of the whole column family, how many of the column's are ahead of the whole row family; p: "
+        "the larger of the two sign tests) and the spread over the row family's champions (each champion's "
+        "win rate against the whole column family: median, inter-quartile range, range); each pair once, "
+        "the other direction is in the CSV:\n",
+        table(
+            [
+                "row",
+                "column",
+                "games",
+                "win",
+                "loss",
+                "net score",
+                "champions",
+                "champions: median (IQR)",
+                "champions: range",
+            ],
+            spread_rows,
+        ),
+        "",
+        figure(
+            analysis,
+            "crossplay_spread",
+            "Spread over replicates: each dot is one champion's win rate "
+            "against all champions of the family named in the panel title.",
+            data.out,
+        ),
+        "**League**: each champion's win rate against the champions of all *other* families "
+        "(`tables/crossplay_league.csv`); mean with its 95% interval over replicates, median and IQR.\n",
+        table(["method", "champions", "mean [95% CI]", "median (IQR)"], league_rows),
+        "",
+    ]
+    return "\n".join(text)
+
+
+def crossplay_row(analysis: Analysis, a: str, b: str) -> dict | None:
+    rows = analysis.tables.get("crossplay_family", [])
+    return next((r for r in rows if r["method"] == a and r["opponent_method"] == b), None)
+
+
+def crossplay_phrase(row: dict) -> str:
+    """The cross-play of the row's family against its opponent in words."""
+    verdict = st.crossplay_verdict(row)
+    net = estimate(row["net"], row["net_ci_low"], row["net_ci_high"], fmt=pp)
+    champions = f"{row['champions_ahead']}/{row['champions']} champions ahead, sign test p = {pval(row['sign_p'])}"
+    if verdict == "ahead":
+        return f"{row['method']} ahead by {net} net ({champions})"
+    if verdict == "behind":
+        reverse = estimate(-row["net"], -row["net_ci_high"], -row["net_ci_low"], fmt=pp)
+        return f"{row['opponent_method']} ahead by {reverse} net ({champions} for {row['method']})"
+    if verdict == "level":
+        return f"level ({net} net, within ±{100 * st.LEVEL_MARGIN:.0f} pp)"
+    if not row.get("sign_attainable", True):
+        return (
+            f"cannot be separated ({net} net); with {row['champions']} and {row['opponent_champions']} champions "
+            f"no sign test could reach {ALPHA}"
+        )
+    detectable = pp(row["detectable"]).replace("+", "")
+    return (
+        f"cannot be separated ({net} net, {champions}); a difference of {detectable} would have been "
+        "detected with 80% power"
+    )
+
+
+def crossplay_overview(analysis: Analysis) -> list[str]:
+    rows = analysis.tables["crossplay_family"]
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    lines = [
+        "- **Cross-play** (net score, wins − losses per game, over pairings of champions; a family is *ahead* "
+        "when the 95% two-way cluster interval excludes zero and the champion-level sign test agrees, *level* "
+        f"when the interval lies within ±{100 * st.LEVEL_MARGIN:.0f} pp; each pair at 95%, not corrected for "
+        "the number of pairs):"
+    ]
+    for a in methods:
+        found: dict[str, list[str]] = {"ahead": [], "level": [], "not separated": []}
+        for b in methods:
+            pair = crossplay_row(analysis, a, b)
+            if pair is None or a == b:
+                continue
+            verdict = st.crossplay_verdict(pair)
+            net = estimate(pair["net"], pair["net_ci_low"], pair["net_ci_high"], fmt=pp)
+            if verdict in found:
+                found[verdict].append(f"{b} ({net})")
+        text = f"  - {a} is ahead of " + ("; ".join(found["ahead"]) or "no other family")
+        if found["level"]:
+            text += "; level with " + "; ".join(found["level"])
+        if found["not separated"]:
+            text += "; cannot be separated from " + "; ".join(found["not separated"])
+        lines.append(text + ".")
+    return lines

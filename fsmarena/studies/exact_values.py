@@ -1,0 +1,149 @@
+"""The data of the exact-values report: a one-player study whose game has an exact model.
+
+Every final player is scored by the exact value of its policy (stored beside its curve by the
+study's methods), so the tables compare each family with the game's optimum instead of with
+opponents.  The game contributes only what only it has through the hook its registry entry
+declares under the report's name (``reports={"exact-values": "module:function"}``): a function
+of the game returning an :class:`ExactReference`, its optimum and optimal policy as data.  The
+text is :mod:`fsmarena.studies.exact_report`'s, the curves and gaps :mod:`fsmarena.figures.exact_values`'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from fsmarena import limits
+from fsmarena.fileio import Fields
+from fsmarena.studies.protocol import report_hook
+from fsmarena.studies.runner import Record, StudyData
+
+#: the share of the optimum a learner must reach
+TARGET = 0.99
+
+
+@dataclass(frozen=True)
+class ExactReference:
+    """What a game's exact model gives the report: the reference value and the policy reaching it.
+
+    ``policy_rows`` are written to ``tables/optimal_policy.csv``; ``policy_intro`` says how to
+    read them and ``policy_caption`` captions ``draw_policy(stem)``, the game's own drawing of
+    the policy (None: no figure)."""
+
+    value: Fraction
+    policy_rows: list[dict[str, Any]]
+    policy_text: str
+    policy_intro: str
+    policy_caption: str = ""
+    draw_policy: Callable[[Path], Sequence[Path]] | None = None
+
+
+def exact_reference(data: StudyData) -> ExactReference:
+    """The reference the study's game declares for its report (its registered hook)."""
+    return report_hook(data.plan.study.report)(data.game)
+
+
+def _quartiles(values: Sequence[float]) -> tuple[float, float, float]:
+    q1, median, q3 = np.percentile(np.asarray(values, float), [25, 50, 75])
+    return float(q1), float(median), float(q3)
+
+
+def stored_info(rec: Record) -> dict[str, Any]:
+    """What a task of this study stored beside its curve (the exact-value methods), validated: a
+    damaged result file or published store is one clear error, not a wrong table."""
+    f = Fields(rec.info, f"result {rec.competitor}/r{rec.replicate:03d}: info")
+    numbers = {
+        key: f.number_in(key, -1e9, 1e9) for key in ("exact_value", "sampled_mean", "sampled_ci_low", "sampled_ci_high")
+    }
+    return {
+        **numbers,
+        "sampled_games": f.int_in("sampled_games", 1, limits.MAX_GAMES),
+        "exact_evaluations": f.int_in("exact_evaluations", 0, 2**62, 0),
+        "curve_value": f.float_array("curve_value", (len(rec.curve_games),), -1e9, 1e9).tolist(),
+    }
+
+
+def tables(data: StudyData, reference: ExactReference) -> dict[str, list[dict[str, Any]]]:
+    """Every table of the report, from the result files and the game's reference only."""
+    plan_ = data.plan
+    best = float(reference.value)
+    values, curves, timing, summary = [], [], [], []
+    for c in plan_.competitors:
+        family = data.family(c.name)
+        for rec in family:
+            info = stored_info(rec)
+            value = info["exact_value"]  # exact_of(the final player), stored with the result
+            inside = info["sampled_ci_low"] <= value <= info["sampled_ci_high"]
+            values.append(
+                {
+                    "competitor": c.name,
+                    "method": c.label,
+                    "replicate": rec.replicate,
+                    "kind": c.method,
+                    "games": rec.games,
+                    "exact_evaluations": info["exact_evaluations"],
+                    "exact_value": value,
+                    "gap": best - value,
+                    "gap_pct": 100 * (best - value) / best,
+                    "fraction": value / best,
+                    "reaches_target": value >= TARGET * best,
+                    "sampled_games": info["sampled_games"],
+                    "sampled_mean": info["sampled_mean"],
+                    "sampled_ci_low": info["sampled_ci_low"],
+                    "sampled_ci_high": info["sampled_ci_high"],
+                    "exact_inside_ci": inside,
+                    "train_seed": rec.seed,
+                }
+            )
+            for games, exact in zip(rec.curve_games, info["curve_value"]):
+                curves.append(
+                    {
+                        "competitor": c.name,
+                        "method": c.label,
+                        "replicate": rec.replicate,
+                        "games": games,
+                        "exact_value": exact,
+                        "fraction": exact / best,
+                    }
+                )
+            timing.append(
+                {
+                    "competitor": c.name,
+                    "replicate": rec.replicate,
+                    "train_seconds": rec.train_seconds,
+                    "cpu_seconds": getattr(rec, "cpu_seconds", 0.0),
+                }
+            )
+        mine = [row for row in values if row["competitor"] == c.name]
+        exact = [row["exact_value"] for row in mine]
+        q1, median, q3 = _quartiles(exact)
+        summary.append(
+            {
+                "competitor": c.name,
+                "method": c.label,
+                "replicates": len(mine),
+                "games_median": int(np.median([row["games"] for row in mine])),
+                "median": median,
+                "q1": q1,
+                "q3": q3,
+                "min": min(exact),
+                "max": max(exact),
+                "gap_median": best - median,
+                "gap_median_pct": 100 * (best - median) / best,
+                "fraction_median": median / best,
+                "fraction_min": min(exact) / best,
+                "reaching_target": sum(row["reaches_target"] for row in mine),
+                "exact_inside_ci": sum(row["exact_inside_ci"] for row in mine),
+            }
+        )
+    return {
+        "values": values,
+        "values_summary": summary,
+        "curves": curves,
+        "optimal_policy": reference.policy_rows,
+        "timing": timing,
+    }

@@ -1,0 +1,317 @@
+"""The report of a study over several player counts (:mod:`fsmarena.studies.player_counts`): tables,
+figures and ``DIR/report.md`` from each player count's study data, league and exploitability.
+
+It reads only data (:class:`PlayerCountRun`), never a study folder, so the same builder writes
+the report of a run just finished and of a published store (:mod:`fsmarena.studies.driver_store`).  Per
+player count: the league tables (:mod:`fsmarena.studies.league_tables`) and their text
+(:mod:`fsmarena.studies.league_report`), then, when the game is solvable, the exploitability
+(:mod:`fsmarena.studies.exploit_report`); then the conclusions, compute and the exact command.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from fsmarena.figures.curves import learning_curves
+from fsmarena.figures.exploitability import exploitability_curve_figure, exploitability_figure
+from fsmarena.figures.heatmap import win_rate_heatmap
+from fsmarena.figures.outcomes import outcome_boxes, outcome_ecdfs
+from fsmarena.fileio import write_text
+from fsmarena.games.base import config_to_dict
+from fsmarena.studies import exploit_report
+from fsmarena.studies.analysis import Analysis, analyse, best_machine_figures, to_csv
+from fsmarena.studies.exploitability import REWARD_NAMES, curve_rows, least_exploitable_builtins
+from fsmarena.studies.league_report import findings, league_section
+from fsmarena.studies.league_tables import FIELD, LeagueTables, league_tables
+from fsmarena.studies.multiseat import LeagueResult
+from fsmarena.studies.provenance import reproduce_section, written_by
+from fsmarena.studies.report_text import table
+from fsmarena.studies.runner import StudyData
+from fsmarena.studies.variants import training_opponents
+
+
+@dataclass
+class PartData:
+    """One player count: its study's data, its league and (solvable games) its exploitability rows."""
+
+    data: StudyData
+    league: LeagueResult
+    exploitability: list[dict[str, Any]] | None = None
+
+
+@dataclass
+class PlayerCountRun:
+    """What the report reads: the study's own texts and settings, and every player count's part."""
+
+    name: str
+    title: str
+    version: int
+    question: str
+    scale: str
+    reference: str
+    league_games: int
+    parts: Mapping[int, PartData]
+
+
+def draw_league(t: LeagueTables, data: StudyData, analysis: Analysis, folder: Path) -> dict[str, list[Path]]:
+    """The figures of one player count: the league heat map (centred at the fair share), the
+    champions against each builtin, seen/unseen advantages and their distributions, the learning
+    curves and the best machines."""
+
+    order = t.families + t.builtins + [FIELD]
+    matrix, low, high = (np.full((len(order), len(order)), np.nan) for _ in range(3))
+    for i, g in enumerate(order):
+        for j, h in enumerate(order):
+            r = t.pairs.get((g, h))
+            if r is not None:
+                matrix[i, j], low[i, j], high[i, j] = r["win_rate"], r["ci_low"], r["ci_high"]
+    n = t.n
+    drawn: dict[str, list[Path]] = {
+        "heatmap": win_rate_heatmap(
+            matrix,
+            order,
+            folder / f"league_heatmap_{n}p",
+            low,
+            high,
+            title=f"{n} players: row against {n - 1} {'copy' if n == 2 else 'copies'} of column",
+            value_label="row's win rate",
+            fair_share=1 / n,
+        )
+    }
+    panels = {b: {f: t.champion_values(f, b, "win_rate") for f in t.families} for b in t.builtins}
+    drawn["outcomes"] = outcome_boxes(
+        panels, folder / f"champions_vs_builtins_{n}p", xlabel="win rate (%)", reference=1 / n
+    )
+    general = {
+        part: {f: [r[f"{part}_advantage"] for r in t.general if r["family"] == f] for f in t.families}
+        for part in ("seen", "unseen")
+    }
+    drawn["generalisation"] = outcome_boxes(
+        general,
+        folder / f"generalisation_{n}p",
+        xlabel="mean advantage (pp)",
+        reference=0.0,
+        columns=2,
+        title_prefix="builtins ",
+    )
+    drawn["reliability"] = outcome_ecdfs(
+        {f"builtins {part}": general[part] for part in ("seen", "unseen")},
+        folder / f"reliability_{n}p",
+        xlabel="mean advantage (pp)",
+    )
+    plan = data.plan
+    for kind, opponent in (("train", plan.study.curve_opponent), ("evolve", "random")):
+        curves = {
+            c.label: [(r.curve_games, r.curve_win) for r in data.family(c.name)]
+            for c in plan.competitors
+            if c.method.startswith(kind)
+        }
+        if any(len(x) for v in curves.values() for x, _ in v):
+            drawn[f"curves_{kind}"] = learning_curves(curves, folder / f"curves_{kind}_{n}p", opponent=opponent)
+    drawn.update(best_machine_figures(data, analysis, folder, players=n))
+    return drawn
+
+
+def _exploitability_text(part: PartData, n: int, out: Path, figures: bool) -> str:
+    """Tables, figures and text of one player count's exploitability ("" when not measured)."""
+    rows = part.exploitability
+    if rows is None:
+        return ""
+    write_text(out / "tables" / f"exploitability_{n}p.csv", to_csv(rows))
+    curve = curve_rows(part.data)
+    if curve:
+        write_text(out / "tables" / f"exploitability_curve_{n}p.csv", to_csv(curve))
+    players: list[Path] = []
+    along: list[Path] = []
+    if figures:
+        players = exploitability_figure(rows, out / "figures" / f"exploitability_{n}p")
+        if curve:
+            rewards = list(dict.fromkeys(r["reward"] for r in curve))
+            best = least_exploitable_builtins(rows, rewards)
+            along = exploitability_curve_figure(
+                curve, rewards, best, out / "figures" / f"exploitability_curve_{n}p", REWARD_NAMES
+            )
+    seed = part.data.plan.seed
+    return "\n".join(
+        [
+            exploit_report.exploitability_section(rows, n, out, players, seed),
+            exploit_report.exploitability_curve_section(curve, rows, n, out, along),
+        ]
+    )
+
+
+def protocol_section(run: PlayerCountRun, first: StudyData, fingerprints: Sequence[str]) -> str:
+    plan = first.plan
+    params = config_to_dict(first.game.config)
+    params.pop("players", None)
+    rows = [
+        [
+            f"`{c.name}`",
+            c.label,
+            f"`{c.method}`",
+            ", ".join(f"`{b}`" for b in training_opponents(c.method, dict(c.params))),
+            ", ".join(f"{k}={v}" for k, v in c.params.items() if k not in ("opponents", "panel")),
+            c.replicates,
+            f"{sorted(r.games for r in first.family(c.name))[c.replicates // 2]:,}",
+        ]
+        for c in plan.competitors
+    ]
+    return "\n".join(
+        [
+            "## Protocol\n",
+            f"- **Game** `{plan.study.game}` with {', '.join(str(n) for n in run.parts)} players and parameters "
+            + ", ".join(f"{k}={val}" for k, val in params.items())
+            + ". Learners and automata train on the same game with the parameters of their `game_params` "
+            "(abstract bids); everybody meets in the study's game.",
+            f"- **Scale** `{run.scale}`: "
+            + (plan.scale.description or "")
+            + f"; master seed {plan.seed}; "
+            + ", ".join(f"{n} players: protocol fingerprint `{fp}`" for n, fp in zip(run.parts, fingerprints))
+            + ".",
+            "- **Per player count** a complete study on the generic runner in `<n>-players/` (learning curves "
+            f"against `{plan.study.curve_opponent}`, {plan.scale.panel_games:,} games per champion and builtin, "
+            "cross-play in the two-player game), then a **league**: every champion, every builtin and the field "
+            f"against copies of each other, at least {run.league_games:,} games per ordered pair of groups, the "
+            "single seat rotated over all seats; seeds `SeedSequence(master, spawn_key=(2**32 + 16 + n,))`.",
+            "- **Seen / unseen**: each competitor's training opponents (its `opponents` or evolution `panel`) are "
+            "its seen builtins; the other builtins of the panel are never met in training.",
+            "- **Units**: every statement about a family rests on its champions (one per replicate), never on "
+            "games pooled over champions (docs/statistics.md).",
+            "",
+            "Games: the simulated games each replicate's training consumed (median; with two players).",
+            "",
+            table(["name", "label", "method", "trained against", "parameters", "replicates", "games"], rows),
+            "",
+        ]
+    )
+
+
+def compute_section(run: PlayerCountRun, wall_seconds: float | None) -> str:
+    rows = []
+    total = 0.0
+    for n, part in run.parts.items():
+        per: dict[str, list[float]] = {}
+        for rec in part.data.records.values():
+            per.setdefault(rec.competitor, []).append(rec.cpu_seconds)
+        total += sum(sum(v) for v in per.values())
+        rows += [[str(n), name, f"{sorted(v)[len(v) // 2]:.1f}", f"{sum(v):.1f}"] for name, v in per.items()]
+    text = [
+        "## Compute\n",
+        "CPU seconds per replicate task (training + panel games), one core each (leagues, statistics and "
+        "figures not included):\n",
+        table(["players", "competitor", "median CPU s", "total CPU s"], rows),
+        f"\nTotal CPU time of the replicate tasks: {total / 60:.1f} min.",
+    ]
+    if wall_seconds is not None:
+        text.append(f"Wall-clock time of this invocation: {wall_seconds / 60:.1f} min.")
+    return "\n".join(text) + "\n"
+
+
+def write_player_counts_report(
+    run: PlayerCountRun, out: Path, figures: bool, command: str, wall_seconds: float | None
+) -> dict[str, Any]:
+    """Write the tables, figures and ``out/report.md``; return a JSON-ready summary (its
+    ``families`` rows are what a published page may quote, :mod:`fsmarena.studies.publish`)."""
+    built: dict[int, tuple[LeagueTables, Analysis]] = {}
+    sections: list[str] = []
+    for n, part in run.parts.items():
+        analysis = analyse(part.data, figures=False)
+        t = league_tables(part.data, analysis, part.league, run.reference)
+        for name, rows in t.csv_tables().items():
+            write_text(out / "tables" / f"{name}.csv", to_csv(rows))
+        drawn = draw_league(t, part.data, analysis, out / "figures") if figures else {}
+        sections.append(league_section(t, analysis, drawn, out, part.data.plan.study.curve_opponent))
+        sections.append(_exploitability_text(part, n, out, figures))
+        built[n] = (t, analysis)
+    first = next(iter(run.parts.values())).data
+    fingerprints = [p.data.plan.fingerprint for p in run.parts.values()]
+    conclusions = ["## Conclusions\n"]
+    for t, analysis in built.values():
+        conclusions += findings(t, analysis)
+    conclusions.append(
+        '- In games of three or more, "against B" means against copies of B: identical deterministic '
+        "builtins bid the same cards and cancel each other (e.g. two `max` players never win a bid), which "
+        "makes such columns easy; the *field* column, where each other seat draws a builtin per game, is the "
+        "harder and more realistic test."
+    )
+    text = [
+        f"# {run.title}\n",
+        f"Study `{run.name}` (version {run.version}), scale `{run.scale}`, written by fsmarena {written_by(first)}.\n",
+        "## Question\n",
+        run.question.strip() + "\n",
+        protocol_section(run, first, fingerprints),
+        *sections,
+        "\n".join(conclusions) + "\n",
+        compute_section(run, wall_seconds),
+        reproduce_section(
+            command,
+            [
+                "`tables/*_<n>p.csv`: every number of this report, per player count",
+                *(["`figures/*.png`, `figures/*.pdf`: the figures"] if figures else []),
+                "`<n>-players/`: the generic study of each player count (its own `report.md`, tables, players, raw "
+                "results; `raw/league.json`: the league's raw counts)",
+            ],
+            environment=first.environment,
+        ),
+    ]
+    path = out / "report.md"
+    write_text(path, re.sub(r"\n{3,}", "\n\n", "\n".join(x for x in text if x)) + "\n")
+    return summary(run, built, path)
+
+
+def summary(run: PlayerCountRun, built: Mapping[int, tuple[LeagueTables, Analysis]], path: Path) -> dict[str, Any]:
+    """The run's summary: per player count each family against the reference (the command's
+    lines), and one row per family and player count (``<competitor>.<n>p``) with what a page
+    may quote: head-to-head and field results, unseen advantage, exploitability."""
+    families = []
+    for n, (t, analysis) in built.items():
+        names = {label: name for name, label in analysis.labels.items()}
+        head = t.champion_level(t.reference)
+        field = t.champion_level(FIELD, "win_rate")
+        unseen = {r["method"]: r for r in t.summary if r["opponent"] == "unseen"}
+        exploit = run.parts[n].exploitability or []
+        for f in t.families:
+            row: dict[str, Any] = {
+                "competitor": f"{names[f]}.{n}p",
+                "vs_reference_advantage": head[f].value,
+                "vs_reference_advantage_low": head[f].low,
+                "vs_reference_advantage_high": head[f].high,
+                "field_win_rate": field[f].value,
+                "field_win_rate_low": field[f].low,
+                "field_win_rate_high": field[f].high,
+            }
+            if f in unseen:
+                row.update({f"unseen_advantage_{k}": unseen[f][k] for k in ("mean", "ci_low", "ci_high")})
+            values = [r["exploitability"] for r in exploit if r["group"] == f and r["exploitability"] is not None]
+            if values:
+                row["exploitability_median"] = sorted(values)[len(values) // 2]
+            families.append(row)
+        families.append(
+            {"competitor": f"{t.reference}.{n}p", "field_win_rate": t.pairs[(t.reference, FIELD)]["win_rate"]}
+        )
+    return {
+        "study": run.name,
+        "scale": run.scale,
+        "seed": next(iter(run.parts.values())).data.plan.seed,
+        "report": str(path),
+        "fingerprints": {str(n): p.data.plan.fingerprint for n, p in run.parts.items()},
+        "reference": {
+            str(n): [
+                {
+                    "group": f,
+                    **{
+                        k: t.pairs[(f, t.reference)][k]
+                        for k in ("win_rate", "ci_low", "ci_high", "all_equal", "pairings", "advantage")
+                    },
+                }
+                for f in t.families
+            ]
+            for n, (t, _) in built.items()
+        },
+        "families": families,
+    }

@@ -1,0 +1,532 @@
+"""Running a study: one task per (replicate, competitor), resumable, then the cross-play.
+
+Layout of the output folder ``DIR``::
+
+    study.json                      ownership marker: study, scale, seed, plan fingerprint
+    replicates/<competitor>/rNNN.json   one finished task: player, curve, panel results, seeds
+                                    (and, in a solvable zero-sum game, each curve point's exploitability)
+    players/<competitor>/rNNN.json      the final player, loadable by ``fsmarena play``
+    raw/crossplay.json              every champion pairing's win/draw/loss counts
+
+A task trains one competitor in one replicate and measures the final player against every
+builtin of the study's panel.  Its result file records the simulated games the training
+consumed (``games``, the family's budget: :mod:`fsmarena.studies.budgets`); a task whose count differs
+from what its method's settings plan is refused before anything is written.  This process
+writes its result file atomically as soon as it arrives, so workers need no access to ``DIR``
+(on a cluster they may be other machines with other disks; the champions a task ``needs``
+travel with it).  Tasks run in dependency stages
+(a competitor that ``needs`` others runs after them, with their champions of the same
+replicate), in parallel with joblib.  A re-run of the same command skips every task whose
+result file exists and validates, so an interrupted study finishes with exactly the results
+of an uninterrupted one: each task's randomness comes only from its own seed (see
+:mod:`fsmarena.studies.protocol`).  It trusts nothing else: a skipped task's player file is read back
+and written again from its result file when it is missing, damaged or another player
+(:func:`reusable_tasks`).
+
+In a game that declares :class:`fsmarena.games.capabilities.ZeroSumSolvable` and is solvable with the
+study's parameters, a task also measures the exact exploitability of the player of every
+learning-curve point (the method's snapshots, see :class:`fsmarena.studies.methods.Trained`), for every
+reward the game solves (``solve_rewards``), and stores it beside the curve
+(``curve_exploitability``: reward -> one value per curve point), so a study can plot how far
+training is from the equilibrium against the games it consumed.  Other games' result files are
+unchanged.
+
+``DIR`` must be new, empty or hold this very plan (same ``study.json`` fingerprint); a folder
+holding anything else is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from fsmarena.errors import FsmarenaError
+from fsmarena.fileio import Fields, check_output_file, dumps, read_json, write_json
+from fsmarena.games import get_game
+from fsmarena.games.base import Game
+from fsmarena.games.capabilities import ZeroSumSolvable
+from fsmarena.games.match import play_match
+from fsmarena.games.players import Player, load_player, player_from_json, player_to_json, resolve_player
+from fsmarena.outdir import claim_folder, has_user_files
+from fsmarena.parallel import iter_tasks
+from fsmarena.studies.budgets import plan_budgets, smallest_budget
+from fsmarena.studies.crossplay import CrossplayResult, crossplay, pairing_games
+from fsmarena.studies.methods import MethodContext, Trained, check_competitors, get_method, planned_games
+from fsmarena.studies.protocol import FORMAT_VERSION, Plan, seed_int
+from fsmarena.version import __version__
+
+MARKER = "study.json"
+
+
+@dataclass
+class Record:
+    """One finished task, as read back from its result file."""
+
+    competitor: str
+    replicate: int
+    seed: int
+    player: Player
+    games: int
+    curve_games: list[int]
+    curve_win: list[float]
+    panel: dict[str, dict[str, float]]
+    info: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    train_seconds: float = 0.0
+    panel_seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    #: per reward, the exploitability of the player at each curve point (None: not measured, or
+    #: too large to measure); None for games without the exact measure
+    curve_exploitability: dict[str, list[float | None]] | None = None
+
+
+@dataclass
+class StudyData:
+    """Everything a finished run produced, ready for statistics, figures and the report."""
+
+    plan: Plan
+    game: Game
+    records: dict[tuple[str, int], Record]
+    crossplay: CrossplayResult | None
+    out: Path
+    settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the fsmarena and package versions and the platform a published run recorded
+    #: (:mod:`fsmarena.studies.store`); None: a run of this very installation
+    environment: dict[str, str] | None = None
+    #: what a published run kept of the measures that play its players (machine sizes,
+    #: fingerprints, best-known lines: :mod:`fsmarena.studies.store`); None: measure the players themselves
+    kept: dict[str, Any] | None = None
+
+    def family(self, competitor: str) -> list[Record]:
+        """The records of every replicate of one competitor, in replicate order."""
+        return [self.records[(competitor, r)] for r in range(self.plan.competitor(competitor).replicates)]
+
+
+def champion_label(competitor: str, replicate: int) -> str:
+    return f"{competitor}/r{replicate:03d}"
+
+
+def result_path(out: Path, competitor: str, replicate: int) -> Path:
+    return out / "replicates" / competitor / f"r{replicate:03d}.json"
+
+
+def player_path(out: Path, competitor: str, replicate: int) -> Path:
+    return out / "players" / competitor / f"r{replicate:03d}.json"
+
+
+# ---- ownership -------------------------------------------------------------------------------
+
+
+def claim(out: Path, plan: Plan) -> bool:
+    """Make ``out`` this plan's folder; True if it already was (a resumed run).
+
+    Refuses, without writing anything, a folder that holds another study's results or any
+    other files.
+    """
+    marker = out / MARKER
+    if out.exists() and not out.is_dir():
+        raise FsmarenaError(f"output path {out} is not a folder")
+    if marker.exists():
+        fields = Fields(read_json(marker, "study marker"), f"study marker {marker}")
+        theirs = (
+            fields.get("study", str),
+            fields.get("scale", str),
+            fields.get("seed", int),
+            fields.get("fingerprint", str),
+        )
+        ours = (plan.study.name, plan.scale.name, plan.seed, plan.fingerprint)
+        if theirs != ours:
+            raise FsmarenaError(
+                f"{out} holds the results of study '{theirs[0]}' (scale {theirs[1]}, seed {theirs[2]}, "
+                f"protocol {theirs[3]}), not of this run ('{ours[0]}', scale {ours[1]}, seed {ours[2]}, "
+                f"protocol {ours[3]}); choose another --out"
+            )
+        return True
+    if has_user_files(out):  # the lock and kind files of fsmarena.outdir do not count
+        raise FsmarenaError(f"{out} is not empty and holds no study results; choose a new or empty --out")
+    write_json(
+        marker,
+        {
+            "format_version": FORMAT_VERSION,
+            "study": plan.study.name,
+            "scale": plan.scale.name,
+            "seed": plan.seed,
+            "fingerprint": plan.fingerprint,
+            "fsmarena": __version__,
+            "plan": plan.to_json(),
+        },
+    )
+    return False
+
+
+# ---- exploitability along the curve ----------------------------------------------------------
+
+
+def measures_exploitability(game: Game) -> bool:
+    """Whether the game gives every player an exact exploitability (a solvable zero-sum game)."""
+    return isinstance(game, ZeroSumSolvable) and game.solvable()
+
+
+def curve_exploitability(game: Game, trained: Trained) -> dict[str, list[float | None]]:
+    """Per reward the game solves, the exploitability of each snapshot of ``trained``, one per
+    curve point (all None when the method keeps no snapshots; None for a player whose best
+    response is too large to compute).  Equal snapshots are measured once."""
+    assert isinstance(game, ZeroSumSolvable)
+    rewards = game.solve_rewards
+    if not trained.snapshots:
+        return {reward: [None] * len(trained.curve_games) for reward in rewards}
+    if len(trained.snapshots) != len(trained.curve_games):
+        raise FsmarenaError(
+            f"{trained.player.label}: {len(trained.snapshots)} snapshots for {len(trained.curve_games)} curve points"
+        )
+    keys = [dumps({**player_to_json(player, game), "label": ""}) for player in trained.snapshots]
+    distinct = dict(zip(keys, trained.snapshots))
+    known = {
+        (reward, key): _exploitability(game, player, reward) for key, player in distinct.items() for reward in rewards
+    }
+    return {reward: [known[reward, key] for key in keys] for reward in rewards}
+
+
+def _exploitability(game: ZeroSumSolvable, player: Player, reward: str) -> float | None:
+    """One player's exploitability for one reward; None when its best response is too large."""
+    try:
+        return float(game.exploitability(player, reward)["exploitability"])
+    except FsmarenaError:  # a tree too large for a player with memory
+        return None
+
+
+# ---- tasks ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Task:
+    plan: Plan
+    competitor: str
+    replicate: int
+    settings: dict[str, Any]
+    #: the player files (JSON) of the champions this task ``needs``, same replicate
+    opponents: tuple[dict[str, Any], ...]
+
+
+def _run_task(task: _Task) -> dict[str, Any]:
+    """Train and measure against the panel (in the worker); returns the result file's content."""
+    plan, name, r = task.plan, task.competitor, task.replicate
+    study = plan.study
+    game = get_game(study.game, study.game_params)
+    competitor = plan.competitor(name)
+    opponents = [
+        player_from_json(data, game, f"champion '{need}' of replicate {r}")
+        for need, data in zip(competitor.needs, task.opponents)
+    ]
+    seed = seed_int(plan.task_seed(r, name, "train"))
+    label = champion_label(name, r)
+    ctx = MethodContext(game, dict(competitor.params), seed, label, opponents, study.curve_opponent, competitor.needs)
+    cpu_start = time.process_time()
+    start = time.perf_counter()
+    trained = get_method(competitor.method)(ctx)
+    train_seconds = time.perf_counter() - start
+    player = trained.player
+    player.label = label
+    start = time.perf_counter()
+    panel = {}
+    seeds = plan.task_seed(r, name, "panel").spawn(len(study.panel))
+    for opponent, child in zip(study.panel, seeds):
+        stats = play_match(game, player, resolve_player(opponent, game), plan.scale.panel_games, child)
+        panel[opponent] = {
+            "games": stats.games,
+            "wins": stats.wins,
+            "draws": stats.draws,
+            "losses": stats.losses,
+            "score": stats.score,
+            "opp_score": stats.opp_score,
+        }
+    panel_seconds = time.perf_counter() - start
+    extra: dict[str, Any] = {}
+    if measures_exploitability(game):
+        start = time.perf_counter()
+        extra["curve_exploitability"] = curve_exploitability(game, trained)
+        extra["exploitability_seconds"] = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu_start
+    planned = planned_games(competitor.method, task.settings, game)
+    if trained.games != planned:  # a method's accounting is wrong: its budget would be misreported
+        raise FsmarenaError(
+            f"competitor '{name}' replicate {r} consumed {trained.games:,} simulated games; "
+            f"its settings plan {planned:,} (fsmarena/studies/budgets.py)"
+        )
+    return {
+        "format_version": FORMAT_VERSION,
+        "fingerprint": plan.fingerprint,
+        "competitor": name,
+        "replicate": r,
+        "seed": seed,
+        "player": player_to_json(player, game),
+        "games": int(trained.games),
+        "curve_games": [int(g) for g in trained.curve_games],
+        "curve_win": [float(w) for w in trained.curve_win],
+        "panel": panel,
+        "info": trained.info,
+        "settings": task.settings,
+        "train_seconds": train_seconds,
+        "panel_seconds": panel_seconds,
+        "cpu_seconds": cpu_seconds,
+        **extra,
+    }
+
+
+def _save_result(out: Path, result: dict[str, Any]) -> None:
+    """Write a finished task's player and result files (atomically; the player first, so a
+    result file always has its player beside it)."""
+    name, r = result["competitor"], result["replicate"]
+    write_json(player_path(out, name, r), result["player"])
+    write_json(result_path(out, name, r), result)
+
+
+def read_record(out: Path, plan: Plan, game: Game, competitor: str, replicate: int, settings: dict[str, Any]) -> Record:
+    """Read and validate one task's result file (FsmarenaError if missing, not this plan's, or
+    computed under other resolved settings, e.g. by a version with other defaults)."""
+    path = result_path(out, competitor, replicate)
+    return parse_record(
+        read_json(path, "study result"), f"study result {path}", plan, game, competitor, replicate, settings
+    )
+
+
+def parse_record(
+    data: Any,
+    source: str,
+    plan: Plan,
+    game: Game,
+    competitor: str,
+    replicate: int,
+    settings: dict[str, Any],
+    player: Player | None = None,
+) -> Record:
+    """Validate one task's result (the content of its result file) into a :class:`Record`.
+
+    ``player`` stands in for the result's own player when given: a published store
+    (:mod:`fsmarena.studies.store`) keeps every result but no player."""
+    f = Fields(data, source)
+    if f.get("format_version", int) != FORMAT_VERSION:
+        raise f.fail("unsupported format_version")
+    if f.get("fingerprint", str) != plan.fingerprint:
+        raise f.fail("belongs to another study protocol")
+    if f.get("competitor", str) != competitor or f.get("replicate", int) != replicate:
+        raise f.fail("competitor or replicate does not match its file name")
+    if f.get("settings", dict) != settings:
+        raise f.fail("computed with other settings (another version of a method's defaults?)")
+    curve_games = f.get("curve_games", list)
+    curve_win = f.get("curve_win", list)
+    if len(curve_games) != len(curve_win):
+        raise f.fail("curve_games and curve_win differ in length")
+    curve_games = f.int_array("curve_games", (len(curve_games),), 0, 2**62).tolist()
+    curve_win = f.float_array("curve_win", (len(curve_win),), 0.0, 1.0).tolist()
+    exploitability = _read_curve_exploitability(f, len(curve_games), game)
+    panel_data = Fields(f.get("panel", dict), f"{f.source}: panel")
+    panel = {}
+    for opponent in plan.study.panel:
+        entry = Fields(panel_data.get(opponent, dict), f"{f.source}: panel '{opponent}'")
+        counts = {k: entry.int_in(k, 0, plan.scale.panel_games) for k in ("games", "wins", "draws", "losses")}
+        if (
+            counts["games"] != plan.scale.panel_games
+            or counts["wins"] + counts["draws"] + counts["losses"] != counts["games"]
+        ):
+            raise f.fail(f"inconsistent panel counts against '{opponent}'")
+        panel[opponent] = {**counts, "score": entry.get("score", float), "opp_score": entry.get("opp_score", float)}
+    return Record(
+        competitor=competitor,
+        replicate=replicate,
+        seed=f.get("seed", int),
+        player=player if player is not None else player_from_json(f.get("player", dict), game, f"{f.source}: player"),
+        games=f.get("games", int),
+        curve_games=curve_games,
+        curve_win=curve_win,
+        panel=panel,
+        info=f.get("info", dict, {}),
+        settings=settings,
+        train_seconds=f.get("train_seconds", float, 0.0),
+        panel_seconds=f.get("panel_seconds", float, 0.0),
+        cpu_seconds=f.get("cpu_seconds", float, 0.0),
+        curve_exploitability=exploitability,
+    )
+
+
+def _read_curve_exploitability(f: Fields, points: int, game: Game) -> dict[str, list[float | None]] | None:
+    """The stored exploitability along the curve: required when the game measures it (per
+    reward it solves, one value or null per curve point, each finite and at least 0 up to
+    rounding), else absent."""
+    if not measures_exploitability(game):
+        return None
+    assert isinstance(game, ZeroSumSolvable)
+    stored = f.get("curve_exploitability", dict)  # missing: a file from before the measure, stale
+    out: dict[str, list[float | None]] = {}
+    for reward in game.solve_rewards:
+        values = stored.get(reward)
+        if (
+            not isinstance(values, list)
+            or len(values) != points
+            or not all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in values)
+            or not all(v is None or (math.isfinite(v) and v >= -1e-6) for v in values)
+        ):
+            raise f.fail(f"curve_exploitability '{reward}' must hold one value of at least 0 (or null) per curve point")
+        out[reward] = [None if v is None else float(v) for v in values]
+    if set(stored) != set(out):
+        raise f.fail(f"curve_exploitability must hold exactly the rewards {', '.join(out)}")
+    return out
+
+
+def reusable_tasks(
+    out: Path, plan: Plan, game: Game, settings: dict[str, dict[str, Any]], log: Callable[[str], None]
+) -> set[tuple[str, int]]:
+    """The tasks of ``plan`` a re-run keeps, as ``(competitor, replicate)``: those whose result
+    file validates (:func:`read_record`).  Nothing else in ``out`` is trusted:
+
+    * a result file that is missing, damaged or stale is not reused: its task runs again, and
+      both its files are checked now to be writable (a folder or a FIFO where a file belongs is
+      refused in one line before any work, not after the training);
+    * a kept task's player file (``players/``, what ``fsmarena play`` reads) is read with the
+      player reader and compared with the player of its result file; missing, damaged (NaN,
+      empty, nested too deeply, a link to a device or a folder) or different, it is written
+      again from the result file, the very player a recomputation would give.
+    """
+    kept = set()
+    for competitor in plan.competitors:
+        for replicate in range(competitor.replicates):
+            try:
+                record = read_record(out, plan, game, competitor.name, replicate, settings[competitor.name])
+            except FsmarenaError:  # missing, unreadable or stale: run it again (written atomically)
+                check_output_file(result_path(out, competitor.name, replicate))
+                check_output_file(player_path(out, competitor.name, replicate))
+                continue
+            _restore_player(out, game, record, log)
+            kept.add((competitor.name, replicate))
+    return kept
+
+
+def _restore_player(out: Path, game: Game, record: Record, log: Callable[[str], None]) -> None:
+    """Write a kept task's player file again from its result unless it holds that very player."""
+    path = player_path(out, record.competitor, record.replicate)
+    expected = player_to_json(record.player, game)
+    try:
+        if player_to_json(load_player(path, game), game) == expected:
+            return
+    except FsmarenaError:
+        pass
+    write_json(path, expected)  # a folder or a FIFO there is refused in one line
+    log(f"{path} was missing, damaged or not its result's player: written again from its result file")
+
+
+# ---- the whole run ----------------------------------------------------------------------------
+
+
+def run_study(plan: Plan, out: str | Path, jobs: int = 1, log: Callable[[str], None] | None = None) -> StudyData:
+    """Run (or resume) every task of ``plan`` in ``out``, then the cross-play."""
+    out = Path(out)
+    log = log or (lambda message: print(message, file=sys.stderr))
+    game = get_game(plan.study.game, plan.study.game_params)
+    for name in plan.study.panel + (plan.study.curve_opponent,):
+        resolve_player(name, game)  # unknown builtins fail before any work
+    settings = check_competitors(plan, game)  # typos and impossible settings fail here, before anything is written
+    claim_folder(out, "study")  # locked for this run (idempotent if the command claimed it already)
+    resumed = claim(out, plan)
+    finished = reusable_tasks(out, plan, game, settings, log)
+    log(
+        f"{plan.study.name} at scale {plan.scale.name}: {len(plan.competitors)} competitors, "
+        f"{sum(c.replicates for c in plan.competitors)} replicate tasks, seed {plan.seed}, into {out}"
+    )
+    log(budget_summary(plan, plan_budgets(plan, game, settings)))
+    for number, stage in enumerate(plan.stages(), 1):
+        todo = [
+            _Task(
+                plan,
+                c.name,
+                r,
+                settings[c.name],
+                tuple(
+                    player_to_json(read_record(out, plan, game, need, r, settings[need]).player, game)
+                    for need in c.needs
+                ),
+            )
+            for c in stage
+            for r in range(c.replicates)
+            if (c.name, r) not in finished
+        ]
+        total = sum(c.replicates for c in stage)
+        names = ", ".join(c.name for c in stage)
+        if resumed or len(todo) < total:
+            log(f"stage {number} ({names}): {total - len(todo)} of {total} tasks already done")
+        if todo:
+            for _, result in iter_tasks(
+                _run_task, todo, jobs, desc=f"stage {number}: {names}", unit="task", ordered=False
+            ):
+                _save_result(out, result)
+    records = {
+        (c.name, r): read_record(out, plan, game, c.name, r, settings[c.name])
+        for c in plan.competitors
+        for r in range(c.replicates)
+    }
+    data = StudyData(plan, game, records, None, out, settings)
+    if game.n_seats == 2 and len(records) >= 2:
+        data.crossplay = run_crossplay(data, jobs, log)
+    return data
+
+
+def budget_summary(plan: Plan, budgets: dict[str, int]) -> str:
+    """The plan's budgets in one line: each family's simulated games per replicate, and how the
+    report compares them (docs/statistics.md, "Budgets")."""
+    shown = ", ".join(f"{name} {games:,}" for name, games in budgets.items())
+    how = (
+        f"compared at the smallest, {smallest_budget(budgets):,}, on the learning curves"
+        if plan.scale.compare_at_smallest_budget
+        else "matched within 10%"
+    )
+    return f"budgets (simulated games per replicate; 0: consumes none): {shown}; {how}"
+
+
+def run_crossplay(data: StudyData, jobs: int, log: Callable[[str], None]) -> CrossplayResult:
+    """Every champion against every other (cached in ``raw/crossplay.json``, reused only for
+    exactly the same champions)."""
+    plan = data.plan
+    keys = [(c.name, r) for c in plan.competitors for r in range(c.replicates)]
+    labels = [champion_label(name, r) for name, r in keys]
+    families = [name for name, _ in keys]
+    games = pairing_games(families, plan.crossplay_games_needed())
+    players = [data.records[key].player for key in keys]
+    champions = hashlib.sha256(dumps([player_to_json(p, data.game) for p in players]).encode()).hexdigest()
+    path = data.out / "raw" / "crossplay.json"
+    if path.exists():
+        try:
+            cached = _read_crossplay(path, plan, labels, games, champions)
+            log("cross-play: reusing the finished tournament")
+            return cached
+        except FsmarenaError:
+            pass
+    log(f"cross-play: {len(keys)} champions, {len(games):,} pairings, {int(games.sum()):,} games")
+    result = crossplay(data.game, players, families, [r for _, r in keys], games, plan.crossplay_seed(), jobs)
+    result.labels = labels
+    write_json(
+        path,
+        {"format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "champions": champions, **result.to_json()},
+    )
+    return result
+
+
+def _read_crossplay(path: Path, plan: Plan, labels: list[str], games: np.ndarray, champions: str) -> CrossplayResult:
+    data = read_json(path, "cross-play file")
+    f = Fields(data, f"cross-play file {path}")
+    if f.get("fingerprint", str) != plan.fingerprint:
+        raise f.fail("belongs to another study protocol")
+    if f.get("champions", str) != champions:
+        raise f.fail("was played by other champions (some replicates were recomputed)")
+    result = CrossplayResult.from_json(data, f.source)
+    n = len(labels)
+    if result.labels != labels or len(result.pairs) != n * (n - 1) // 2 or not np.array_equal(result.games, games):
+        raise f.fail("does not match this study's champions")
+    if not np.array_equal(result.pairs, np.stack(np.triu_indices(n, k=1), axis=1)):
+        raise f.fail("pairings out of order")
+    return result

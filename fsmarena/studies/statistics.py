@@ -1,0 +1,376 @@
+"""Statistics of a study: intervals per method, pairwise tests with effect sizes, cross-play tables.
+
+Replicates (one champion each) are the independent units; games within a replicate, or between
+two fixed champions, are not (docs/statistics.md; the estimators are in :mod:`fsmarena.studies.inference`).
+
+* Per method: the mean of the replicates' outcomes with a 95% interval (bootstrap, Student-t
+  with few replicates), quartiles and the 10% and 90% quantiles.
+* Between methods: the difference of the means with its interval, two-sided Mann-Whitney U on
+  the replicate outcomes (scipy), the Vargha-Delaney effect size A = P(X > Y) + P(X = Y) / 2 with
+  its bootstrap interval (0.5 = no difference; 0.56, 0.64 and 0.71 are the conventional small,
+  medium and large thresholds), the rank-biserial correlation 2A - 1, P(one run of A beats the
+  median run of B), and, for the questions the study declares, Holm-corrected p-values and the
+  difference the replicate counts would have detected with 80% power.
+* Cross-play: family-vs-family win rates and net scores (wins - losses per game) averaged over
+  every pairing of their champions, with two-way cluster intervals (both families' champions
+  resampled), sign tests over champions and the spread over champions.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence, Union
+
+import numpy as np
+from scipy import stats as sps
+
+from fsmarena.games.stats import Z95
+from fsmarena.studies import inference as inf
+from fsmarena.studies.crossplay import CrossplayResult
+
+ALPHA = 0.05
+#: a family pair is *level* when both ends of its 95% interval lie within this distance of 0
+LEVEL_MARGIN = 0.01
+
+#: a sample of replicate values: a list or a numpy array
+Sample = Union[Sequence[float], np.ndarray]
+
+
+def mean_ci(values: Sample, level: float = 0.95) -> tuple[float, float, float]:
+    """Mean and Student-t confidence interval; the interval is NaN with fewer than 2 values."""
+    x = np.asarray(values, dtype=float)
+    if len(x) == 0:
+        return (math.nan, math.nan, math.nan)
+    mean = float(x.mean())
+    if len(x) < 2:
+        return (mean, math.nan, math.nan)
+    half = float(sps.t.ppf(0.5 + level / 2, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
+    return (mean, mean - half, mean + half)
+
+
+def vargha_delaney(xs: Sample, ys: Sample) -> float:
+    """A = P(X > Y) + P(X = Y) / 2 for one value drawn from each sample."""
+    x, y = np.asarray(xs, float), np.asarray(ys, float)
+    if len(x) == 0 or len(y) == 0:
+        return math.nan
+    ranks = sps.rankdata(np.concatenate([x, y]))
+    r1 = ranks[: len(x)].sum()
+    return float((r1 / len(x) - (len(x) + 1) / 2) / len(y))
+
+
+def mann_whitney(xs: Sample, ys: Sample) -> dict[str, float]:
+    """Two-sided Mann-Whitney U test with Vargha-Delaney A and rank-biserial r."""
+    x, y = np.asarray(xs, float), np.asarray(ys, float)
+    a = vargha_delaney(x, y)
+    if len(x) < 2 or len(y) < 2:
+        return {"u": math.nan, "p": math.nan, "a12": a, "rank_biserial": 2 * a - 1}
+    if np.ptp(np.concatenate([x, y])) == 0:  # all equal: no evidence of any difference
+        return {"u": len(x) * len(y) / 2, "p": 1.0, "a12": 0.5, "rank_biserial": 0.0}
+    result = sps.mannwhitneyu(x, y, alternative="two-sided", method="auto")
+    return {"u": float(result.statistic), "p": float(result.pvalue), "a12": a, "rank_biserial": 2 * a - 1}
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values (NaN entries stay NaN and do not count)."""
+    p = np.asarray(pvalues, dtype=float)
+    adjusted = np.full(len(p), math.nan)
+    valid = np.flatnonzero(np.isfinite(p))
+    order = valid[np.argsort(p[valid], kind="stable")]
+    m = len(order)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[index]))
+        adjusted[index] = running
+    return adjusted.tolist()
+
+
+def effect_words(a12: float) -> str:
+    """Vargha & Delaney's (2000) magnitude labels for A (symmetric around 0.5)."""
+    if not math.isfinite(a12):
+        return "n/a"
+    d = round(abs(a12 - 0.5), 9)  # 0.71 - 0.5 must count as 0.21
+    return "negligible" if d < 0.06 else "small" if d < 0.14 else "medium" if d < 0.21 else "large"
+
+
+# ---- tables ---------------------------------------------------------------------------------
+
+
+def summarize(
+    groups: Mapping[str, Sequence[float]],
+    opponent: str = "",
+    bounds: tuple[float, float] = (0.0, 1.0),
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """One row per method: replicates, mean with its 95% interval over replicates
+    (:func:`fsmarena.studies.inference.mean_interval`, resampled with a stream of ``seed`` named by the
+    opponent and method), median, quartiles, 10% and 90% quantiles, min, max; ``all_equal`` when
+    every replicate has the same outcome (the interval is then that value).
+
+    The interval is clipped to ``bounds`` (rates cannot leave [0, 1]; with few replicates
+    the t-interval can).
+    """
+    rows = []
+    for method, values in groups.items():
+        x = np.asarray(values, float)
+        mean = inf.mean_interval(x, inf.generator(seed, "mean", opponent, method))
+        q10, q1, median, q3, q90 = inf.quantiles(x)
+        rows.append(
+            {
+                "opponent": opponent,
+                "method": method,
+                "replicates": len(x),
+                "mean": mean.value,
+                "ci_low": max(mean.low, bounds[0]),
+                "ci_high": min(mean.high, bounds[1]),
+                "all_equal": mean.degenerate,
+                "median": median,
+                "q1": q1,
+                "q3": q3,
+                "q10": q10,
+                "q90": q90,
+                "min": float(x.min()) if len(x) else math.nan,
+                "max": float(x.max()) if len(x) else math.nan,
+            }
+        )
+    return rows
+
+
+def comparisons(
+    names: Sequence[str], questions: Sequence[tuple[str, str]] | None
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(declared, exploratory) pairs of ``names``: the declared questions in their order and
+    orientation (those naming an absent method are left out), then every other pair; with no
+    declared questions every pair is declared."""
+    every = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    if questions is None:
+        return every, []
+    declared = [(a, b) for a, b in questions if a in names and b in names]
+    asked = {frozenset(q) for q in declared}
+    return declared, [q for q in every if frozenset(q) not in asked]
+
+
+def pairwise(
+    groups: Mapping[str, Sequence[float]],
+    opponent: str = "",
+    questions: Sequence[tuple[str, str]] | None = None,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Pairs of methods, the declared ``questions`` first (see :func:`comparisons`): the
+    difference of the means with its interval, Mann-Whitney U, A12 with its interval,
+    rank-biserial r, P(one run of A beats B's median run).  Holm runs over the declared
+    questions only (``p_holm`` is empty for the others); ``holm_alpha`` = ALPHA / m, Holm's
+    first threshold, is the level of ``detectable``: the difference of means the replicate
+    counts would have detected with 80% power from the observed spread, and ``attainable`` says
+    whether an exact test with these replicate counts could reach it at all."""
+    declared, exploratory = comparisons(list(groups), questions)
+    alpha = ALPHA / max(1, len(declared))
+    rows: list[dict[str, Any]] = []
+    for a, b in declared + exploratory:
+        x, y = groups[a], groups[b]
+        test = mann_whitney(x, y)
+        difference = inf.difference_interval(x, y, inf.generator(seed, "difference", opponent, a, b))
+        a12 = inf.a12_interval(x, y, inf.generator(seed, "a12", opponent, a, b))
+        rows.append(
+            {
+                "opponent": opponent,
+                "method_a": a,
+                "method_b": b,
+                "declared": (a, b) in declared,
+                "replicates_a": len(x),
+                "replicates_b": len(y),
+                "mean_a": float(np.mean(x)) if len(x) else math.nan,
+                "mean_b": float(np.mean(y)) if len(y) else math.nan,
+                "median_a": float(np.median(x)) if len(x) else math.nan,
+                "median_b": float(np.median(y)) if len(y) else math.nan,
+                "difference": difference.value,
+                "difference_low": difference.low,
+                "difference_high": difference.high,
+                **test,
+                "a12_low": a12.low,
+                "a12_high": a12.high,
+                "a_beats_median_b": inf.beats_median(x, y),
+                "holm_alpha": alpha if (a, b) in declared else math.nan,
+                "detectable": inf.detectable_difference(inf.two_sample_error(x, y), alpha),
+                "attainable": inf.smallest_mann_whitney_p(len(x), len(y)) < alpha,
+            }
+        )
+    adjusted = holm([r["p"] for r in rows[: len(declared)]])
+    for row, p_holm in zip(rows, adjusted + [math.nan] * len(exploratory)):
+        row["p_holm"] = p_holm
+        row["effect"] = effect_words(row["a12"])
+    return rows
+
+
+def verdict(row: Mapping[str, Any]) -> str:
+    """A declared comparison in words: "ahead", "behind" (A relative to B; Holm p below ALPHA),
+    "level" (not separated and the difference's interval within +-LEVEL_MARGIN), "unattainable"
+    (no test with these replicate counts could reach Holm's level) or "not separated"."""
+    if math.isfinite(row["p_holm"]) and row["p_holm"] < ALPHA:
+        return "ahead" if row["a12"] > 0.5 else "behind"
+    if not row["attainable"]:
+        return "unattainable"
+    low, high = row["difference_low"], row["difference_high"]
+    if math.isfinite(low) and math.isfinite(high) and -LEVEL_MARGIN <= low and high <= LEVEL_MARGIN:
+        return "level"
+    return "not separated"
+
+
+def net_interval(wins: int, draws: int, losses: int, z: float = Z95) -> tuple[float, float, float]:
+    """(wins - losses) / games and its normal interval (per-game outcome in {+1, 0, -1})."""
+    n = wins + draws + losses
+    if n == 0:
+        return (math.nan, math.nan, math.nan)
+    pw, pl = wins / n, losses / n
+    net = pw - pl
+    half = z * math.sqrt(max(0.0, pw + pl - net * net) / n)
+    return (net, net - half, net + half)
+
+
+def pair_matrices(result: CrossplayResult, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(net, win)``: for champion i of family ``a`` and j of ``b`` (``a != b``; in the order
+    of ``result.labels``), i's net score (wins - losses per game) and win rate against j."""
+    fam = np.asarray(result.families)
+    rows, cols = np.flatnonzero(fam == a), np.flatnonzero(fam == b)
+    row_of, col_of = {c: k for k, c in enumerate(rows)}, {c: k for k, c in enumerate(cols)}
+    net, win = np.full((len(rows), len(cols)), np.nan), np.full((len(rows), len(cols)), np.nan)
+    for (i, j), g, w, l in zip(result.pairs, result.games, result.wins, result.losses):
+        if i in row_of and j in col_of:
+            net[row_of[i], col_of[j]], win[row_of[i], col_of[j]] = (w - l) / g, w / g
+        elif j in row_of and i in col_of:
+            net[row_of[j], col_of[i]], win[row_of[j], col_of[i]] = (l - w) / g, l / g
+    return net, win
+
+
+def crossplay_tables(result: CrossplayResult, order: Sequence[str], seed: int = 0) -> tuple[list[dict], list[dict]]:
+    """Family-vs-family rows and champion-vs-family rows.
+
+    Between two families, the win rate and the net score are averaged over every pairing of
+    their champions (each pairing plays the same number of games, so this is also the pooled
+    rate) with two-way cluster intervals (:func:`fsmarena.studies.inference.crossplay_inference`, both
+    families' champions resampled with a stream of ``seed``); ``sign_p`` is the champion-level
+    sign test and ``detectable`` the net difference the champion counts would have detected
+    with 80% power at ALPHA.  A family against itself pools the pairings of its champions
+    across replicates, each game counted once, from the side of the champion listed first (no
+    interval: its champions are not two independent samples).
+    """
+    fam = np.asarray(result.families)
+    first, second = result.pairs[:, 0], result.pairs[:, 1]
+    champion_rows = []
+    # per champion c and family B: c's record against every champion of B but itself
+    n = len(result.labels)
+    per_w = np.zeros((n, len(order)), np.int64)
+    per_d = np.zeros_like(per_w)
+    per_l = np.zeros_like(per_w)
+    column = {f: k for k, f in enumerate(order)}
+    fam_index = np.array([column[f] for f in fam])
+    np.add.at(per_w, (first, fam_index[second]), result.wins)
+    np.add.at(per_d, (first, fam_index[second]), result.draws)
+    np.add.at(per_l, (first, fam_index[second]), result.losses)
+    np.add.at(per_w, (second, fam_index[first]), result.losses)
+    np.add.at(per_d, (second, fam_index[first]), result.draws)
+    np.add.at(per_l, (second, fam_index[first]), result.wins)
+    for c in range(n):
+        for k, opponent in enumerate(order):
+            games = per_w[c, k] + per_d[c, k] + per_l[c, k]
+            if games:
+                champion_rows.append(
+                    {
+                        "champion": result.labels[c],
+                        "family": fam[c],
+                        "replicate": result.replicates[c],
+                        "opponent_family": opponent,
+                        "games": int(games),
+                        "wins": int(per_w[c, k]),
+                        "draws": int(per_d[c, k]),
+                        "losses": int(per_l[c, k]),
+                        "win_rate": per_w[c, k] / games,
+                        "net": (per_w[c, k] - per_l[c, k]) / games,
+                    }
+                )
+    family_rows = []
+    for a in order:
+        for b in order:
+            forward = (fam[first] == a) & (fam[second] == b)
+            backward = (fam[first] == b) & (fam[second] == a) & (a != b)
+            wins = int(result.wins[forward].sum() + result.losses[backward].sum())
+            losses = int(result.losses[forward].sum() + result.wins[backward].sum())
+            games = int(result.games[forward].sum() + result.games[backward].sum())
+            if not games:
+                continue
+            spread = np.array([r["win_rate"] for r in champion_rows if r["family"] == a and r["opponent_family"] == b])
+            q1, median, q3 = np.percentile(spread, [25, 50, 75])
+            family_rows.append(
+                {
+                    "family": a,
+                    "opponent_family": b,
+                    "pairings": int(forward.sum() + backward.sum()),
+                    "games": games,
+                    "wins": wins,
+                    "draws": games - wins - losses,
+                    "losses": losses,
+                    "win_rate": wins / games,
+                    "loss_rate": losses / games,
+                    "net": (wins - losses) / games,
+                    **_champion_level(result, a, b, seed),
+                    "champions": len(spread),
+                    "champion_median": float(median),
+                    "champion_q1": float(q1),
+                    "champion_q3": float(q3),
+                    "champion_min": float(spread.min()),
+                    "champion_max": float(spread.max()),
+                }
+            )
+    return family_rows, champion_rows
+
+
+def _champion_level(result: CrossplayResult, a: str, b: str, seed: int) -> dict[str, Any]:
+    """The champion-level columns of a family-vs-family row (NaN against its own family)."""
+    if a == b:
+        nan = math.nan
+        keys = "ci_low ci_high net_ci_low net_ci_high net_se detectable".split()
+        keys += "champions_ahead champions_behind opponents_ahead opponents_behind sign_p".split()
+        keys += ["opponent_champions", "sign_attainable"]
+        return dict.fromkeys(keys, nan)
+    net, win = pair_matrices(result, a, b)
+    stats = inf.crossplay_inference(net, inf.generator(seed, "crossplay", a, b))
+    rate = inf.crossplay_inference(win, inf.generator(seed, "crossplay-win", a, b)).net
+    return {
+        "ci_low": max(rate.low, 0.0),  # (NaN stays NaN)
+        "ci_high": min(rate.high, 1.0),
+        "net_ci_low": max(stats.net.low, -1.0),
+        "net_ci_high": min(stats.net.high, 1.0),
+        "net_se": stats.standard_error,
+        "detectable": inf.detectable_difference(stats.standard_error, ALPHA, df=stats.df),
+        "champions_ahead": stats.ahead_a,
+        "champions_behind": stats.behind_a,
+        "opponents_ahead": stats.ahead_b,
+        "opponents_behind": stats.behind_b,
+        "sign_p": stats.p,
+        "opponent_champions": net.shape[1],
+        "sign_attainable": inf.sign_test(min(net.shape), 0) < ALPHA,
+    }
+
+
+def crossplay_verdict(row: Mapping[str, Any]) -> str:
+    """A family pair in words: "ahead"/"behind" (the net score's interval excludes 0 and the
+    champion-level sign test agrees at ALPHA), "level" (the interval within +-LEVEL_MARGIN) or
+    "not separated"."""
+    low, high = row["net_ci_low"], row["net_ci_high"]
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "not separated"
+    if row["sign_p"] < ALPHA and (low > 0 or high < 0):
+        return "ahead" if low > 0 else "behind"
+    if -LEVEL_MARGIN <= low and high <= LEVEL_MARGIN:
+        return "level"
+    return "not separated"
+
+
+def matrices(family_rows: Sequence[Mapping[str, Any]], order: Sequence[str], key: str = "win_rate"):
+    """``(value, ci_low, ci_high)`` matrices, row family vs column family, NaN where absent."""
+    index = {f: i for i, f in enumerate(order)}
+    shape = (len(order), len(order))
+    value, low, high = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
+    for row in family_rows:
+        i, j = index[row["family"]], index[row["opponent_family"]]
+        value[i, j], low[i, j], high[i, j] = row[key], row["ci_low"], row["ci_high"]
+    return value, low, high
