@@ -1,12 +1,12 @@
 """fsmarena: evolved finite-state players meet reinforcement-learning agents on small games.
 
-The distribution's code lives in the top-level packages ``games`` (rules, batched engines,
-players, matches), ``evo`` (genomes and genetic algorithms), ``rl`` (learners), ``studies``
-(end-to-end protocols) and ``figures`` (plots). This package holds what they all share: the
-error type, safe file input/output, reproducible parallel chunks, progress bars and the
-command line.
+Everything lives in this one package: ``fsmarena.games`` (the game contract, the registry,
+players, the batched driver, and one folder per game), ``fsmarena.evo`` (genomes and genetic
+algorithms), ``fsmarena.rl`` (learners), ``fsmarena.studies`` (end-to-end protocols) and
+``fsmarena.figures`` (plots); its own modules hold what they all share: the error type, safe
+file input/output, reproducible parallel chunks, progress bars and the command line.
 
-Importing it also imports ``games``, which registers every game's Gymnasium id
+Importing it also imports ``fsmarena.games``, which registers every game's Gymnasium id
 (``fsmarena/DivideTheDollar-v0``...) when Gymnasium is installed, so ``import fsmarena`` is
 all ``gymnasium.make`` needs.
 """

@@ -21,7 +21,8 @@ other function.
 **Cache correctness.**  numba's own cache keys a function on its file's timestamp and size and
 does not notice when a function it calls, in another file, changes.  The generated module's
 name therefore carries a hash of its own text and of the source of every module the compiled code
-can reach: every ``.py`` file of each top-level package involved (the template's, the kernel's,
+can reach: every ``.py`` file of each package involved (a subpackage of fsmarena such as
+``fsmarena.games``, one of fsmarena's own modules, or a game's own top-level package; the template's, the kernel's,
 the placeholders' and that of every module reached from them through the compiled functions and
 modules their globals hold, transitively), plus the numba, numpy and Python versions.  Any change there gives a new
 module, compiled afresh; an unchanged one is found and loaded from numba's cache.
@@ -217,9 +218,22 @@ def _reachable_files(owners: Iterable[str]) -> list[Path]:
             elif hasattr(value, "py_func"):
                 todo.append(value.py_func.__module__)
     files: list[Path] = []
-    for top in sorted({name.split(".")[0] for name in seen}):
-        files += _package_files(top)
+    for unit in sorted({_source_unit(name) for name in seen}):
+        files += _package_files(unit)
     return files
+
+
+#: the toolkit's own package, whose subpackages are hashed one by one (:func:`_source_unit`)
+_ROOT = __name__.split(".")[0]
+
+
+def _source_unit(name: str) -> str:
+    """The package whose sources stand for module ``name`` in the hash: a subpackage of the
+    toolkit (``fsmarena.games``, ``fsmarena.rl``) or one of its own modules (``fsmarena.jit``),
+    else the module's top-level package (a game kept outside).  Not the whole toolkit: an edit
+    to a report or a command cannot change a compiled loop, and must not recompile them all."""
+    parts = name.split(".")
+    return ".".join(parts[:2]) if parts[0] == _ROOT else parts[0]
 
 
 def _is_source(top: str) -> bool:
@@ -238,7 +252,7 @@ def _package_files(top: str) -> list[Path]:
     origin = _package_root(top)
     if origin is None:
         return []
-    if origin.name != "__init__.py":
+    if origin.name != "__init__.py" or top == _ROOT:  # a module, or the toolkit's own __init__
         return [origin]
     return sorted(path for path in origin.parent.rglob("*.py") if "__pycache__" not in path.parts)
 

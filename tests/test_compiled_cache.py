@@ -123,6 +123,19 @@ def test_the_name_follows_the_source_of_every_reachable_module(tmp_path, monkeyp
     assert generated_name(beta_template.run, beta_kernel) not in {before, after_callee, after_kernel}
 
 
+def test_the_toolkit_is_hashed_by_subpackage_and_own_module_not_as_a_whole():
+    """A compiled learner over a game's kernel reaches the games and learners (and the
+    specialiser itself), so those sources are hashed; the studies, figures, evolution and the
+    command line are not, so editing a report recompiles nothing."""
+    import fsmarena.games.dtd.kernel as kernel
+
+    files = specialise_module._reachable_files([sequential.__name__, kernel.__name__])
+    hashed = {path.relative_to(ROOT / "fsmarena").parts[0] for path in files}
+    assert {"games", "rl", "specialise.py"} <= hashed
+    assert not hashed & {"studies", "figures", "evo", "commands", "cli.py"}
+    assert all(path.suffix == ".py" for path in files)
+
+
 def test_racing_processes_produce_one_valid_module(tmp_path):
     cache = tmp_path / "cache"
     write_scratch(tmp_path, "gamma", increment=1)
