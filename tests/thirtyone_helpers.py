@@ -65,15 +65,20 @@ class GameLog:
     """What the driver's ``trace`` hook shows of ``n`` games, read at once (parts are read
     from the games' states on first use): per game, every seat's decisions as the kernel tests
     log them ``(index, features, mask, encodings, action)`` and their parts as shown ``{name:
-    (kind, value)}``, and the ``(seat, action)`` of every decision in order."""
+    (kind, value)}`` (unless ``observe`` is False), and the ``(seat, action)`` of every
+    decision in order."""
 
-    def __init__(self, game: ThirtyOne, n: int):
-        self.game = game
+    def __init__(self, game: ThirtyOne, n: int, observe: bool = True):
+        self.game, self.observe = game, observe
         self.decisions: list[dict[int, list]] = [{} for _ in range(n)]
         self.parts: list[dict[int, list]] = [{} for _ in range(n)]
         self.order: list[list[tuple[int, int]]] = [[] for _ in range(n)]
 
     def trace(self, seat, rows, obs, actions) -> None:
+        if not self.observe:
+            for j, g in enumerate(np.asarray(rows).tolist()):
+                self.order[g].append((seat, int(actions[j])))
+            return
         parts = {name: part_rows(getattr(obs, name), obs.n) for name in obs._parts}  # noqa: SLF001 - every part
         for j, g in enumerate(np.asarray(rows).tolist()):
             row = {name: None if v is None else (v[0], v[1][j]) for name, v in parts.items()}
@@ -91,12 +96,15 @@ def script_deals(config: ThirtyOneConfig, script) -> np.ndarray:
     return k31.scripted(config, np.atleast_2d(np.asarray(script, dtype=np.int64)))[1]
 
 
-def play_and_replay(game: ThirtyOne, decide, deals: np.ndarray, replay: bool = True) -> tuple[Outcome, GameLog, list]:
+def play_and_replay(
+    game: ThirtyOne, decide, deals: np.ndarray, replay: bool = True, observe: bool = True
+) -> tuple[Outcome, GameLog, list]:
     """Play ``deals`` (kernel deals, one game per row) on the driver asking ``decide``; with
     ``replay``, the reference replays every game with the actions the driver's players chose
     and must agree with it at every decision and at the end.  Returns the outcome, the log
-    and the replays (:class:`reference_replay.Replayed`, ``rounds`` included)."""
-    log = GameLog(game, len(deals))
+    (every observation read when ``observe`` or ``replay``) and the replays
+    (:class:`reference_replay.Replayed`, ``rounds`` included)."""
+    log = GameLog(game, len(deals), observe or replay)
     outcome = game.play(len(deals), np.random.default_rng(0), decide, deals=deals, trace=log.trace)
     replays: list[Replayed] = []
     if replay:
