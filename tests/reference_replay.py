@@ -5,11 +5,12 @@ legal actions, then hand the same deal and the same actions, seat by seat, to th
 reference (:func:`replay`).  The reference is written from the rules in words and shares no
 code or table with the kernel, so every difference is a mistake on one side.  While it
 replays, each seat's decision is described by what the reference knows at that point
-(:class:`View`): the legal actions always, and the tabular index, encodings and features where
-the game's documented formulas give them from the reference's own state.  At the end come the
-reference's scores and rewards.
+(:class:`View`): the legal actions always, and the tabular index, encodings, features and other
+observation parts where the game's documented formulas give them from the reference's own
+state.  At the end come the reference's scores and rewards (and, for a game of rounds, how
+each round ended).
 
-Deals are the kernel's (one row of ``deal_size`` integers); ``engine_script`` of each kernel
+Deals are the kernel's (one row of ``deal_size`` integers); ``reference_deal`` of each kernel
 says what they are in the rules' terms (deck orders, throws, prize orders), so a change of the
 kernel's deal layout is followed here.
 """
@@ -24,27 +25,36 @@ import numpy as np
 from kernel_helpers import scripted
 
 from fsmarena.games.goofspiel.reference import ranking_rewards
+from fsmarena.games.thirtyone import reference as thirtyone
+from fsmarena.games.thirtyone.players import DEFAULT_THRESHOLD
+from fsmarena.games.thirtyone.potential import LivesPotential
 
 
 @dataclass
 class View:
     """What the reference knows when a seat decides: its legal actions (kernel numbering) and,
-    where the game defines them from the reference's state, the index, some encodings by name
-    and the features."""
+    where the game defines them from the reference's state, the index, some encodings by name,
+    the features, other observation parts by name and the builtin players' answers by name."""
 
     legal: list[int]
     index: int | None = None
     codes: dict[str, int] = field(default_factory=dict)
     features: list[float] | None = None
+    parts: dict[str, Any] = field(default_factory=dict)
+    builtins: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
 class Replayed:
-    """One game replayed by the reference: every seat's decisions, the scores and rewards."""
+    """One game replayed by the reference: every seat's decisions, the scores and rewards;
+    where the reference records them, the seats in the order they decided and how each round
+    ended."""
 
     views: dict[int, list[View]]
     scores: list[float]
     rewards: list[float]
+    order: list[int] | None = None
+    rounds: list[Any] = field(default_factory=list)
 
 
 def replay(game: Any, deal: np.ndarray, actions: dict[int, list[int]]) -> Replayed:
@@ -55,9 +65,9 @@ def replay(game: Any, deal: np.ndarray, actions: dict[int, list[int]]) -> Replay
 
 
 def _script(game: Any, deal: np.ndarray) -> dict:
-    """The deal in the rules' terms (the kernel's ``engine_script`` of one row)."""
+    """The deal in the rules' terms (the kernel's ``reference_deal`` of one row)."""
     kernel = importlib.import_module(f"fsmarena.games.{_FOLDERS[game.name]}.kernel")
-    return {k: np.asarray(v)[0] for k, v in kernel.engine_script(game.config, deal[None]).items()}
+    return {k: np.asarray(v)[0] for k, v in kernel.reference_deal(game.config, deal[None]).items()}
 
 
 _FOLDERS = {"dtd": "dtd", "421": "dice421", "goofspiel": "goofspiel", "vautour": "vautour", "thirtyone": "thirtyone"}
@@ -230,6 +240,51 @@ def _vautour(game: Any, deal: np.ndarray, actions: dict[int, list[int]]) -> Repl
     return Replayed(views, [float(t) for t in totals], ranking_rewards(totals))
 
 
+# ---- 31 ------------------------------------------------------------------------------------
+
+
+def _thirtyone(game: Any, deal: np.ndarray, actions: dict[int, list[int]]) -> Replayed:
+    """31's reference plays the decks the kernel deals from ``deal`` (``round_decks``) with
+    the kernel's actions; each decision is what :func:`fsmarena.games.thirtyone.reference.observe`
+    makes of the reference's view (index, encodings, features, parts), the lives potential of
+    :mod:`fsmarena.games.thirtyone.potential` and the answers of the reference's greedy players
+    (greedy's and greedy-knock's turn decision; at a discard decision both play the abstract
+    ``discard_greedy``, which the reference resolves with its own greedy)."""
+    config = game.config
+    decks = _script(game, deal)["deck_order"]
+    potential = LivesPotential.of(game)
+    views: dict[int, list[View]] = {s: [] for s in range(config.players)}
+    order: list[int] = []
+
+    def policy(seat: int) -> Callable[[thirtyone.View], int]:
+        def act(view: thirtyone.View) -> int:
+            views[seat].append(thirtyone_view(game, view, potential))
+            order.append(seat)
+            return actions[seat][len(views[seat]) - 1]
+
+        return act
+
+    rounds: list = []
+    lives = thirtyone.play_game(config, [policy(s) for s in range(config.players)], lambda r: decks[r].tolist(), rounds)
+    return Replayed(views, [float(n) for n in lives], thirtyone.final_rewards(lives), order, rounds)
+
+
+def thirtyone_view(game: Any, view: Any, potential: LivesPotential) -> View:
+    """One 31 decision of the reference (:class:`fsmarena.games.thirtyone.reference.View`) as
+    the replay describes decisions."""
+    seen = thirtyone.observe(game.config, view)
+    assert sorted(seen.features) == sorted(game.feature_names)
+    tok = game.config.three_of_a_kind
+    turn = view.phase == 0
+    builtins = {
+        "greedy": thirtyone.greedy(view, tok) if turn else thirtyone.DISCARD_GREEDY,
+        "greedy-knock": thirtyone.greedy(view, tok, DEFAULT_THRESHOLD) if turn else thirtyone.DISCARD_GREEDY,
+    }
+    parts = {**seen.parts, "potential": float(potential.exact_value(np.array([view.lives]), view.seat)[0])}
+    features = [seen.features[name] for name in game.feature_names]
+    return View(sorted(view.legal), seen.index, seen.encodings, features, parts, builtins)
+
+
 def kernel_game(module, p, deal, g, picks):
     """Play one deal on the kernel with the scripted ``picks[g]``; every seat's decisions as
     ``(index, features, mask, encodings, action)``, and the rewards and scores."""
@@ -257,13 +312,17 @@ def kernel_game(module, p, deal, g, picks):
     return log, rewards, scores
 
 
-def reference_agrees(game, deal, log, rewards, scores, where) -> None:
-    """The reference replays ``deal`` with the kernel's actions: same decisions, same outcome."""
+def reference_agrees(game, deal, log, rewards, scores, where, parts=None) -> Replayed:
+    """The reference replays ``deal`` with the kernel's actions: same decisions, same outcome.
+    ``parts`` (optional, per seat): every decision's observation parts as shown, ``{name:
+    (kind, value)}``, held to the parts the reference defines.  Returns the replay."""
     again = replay(game, deal, {seat: [d[-1] for d in decisions] for seat, decisions in log.items()})
     for seat in set(again.views) | set(log):
-        check_views(game, log.get(seat, []), again.views.get(seat, []), (where, seat))
-    assert rewards.tolist() == again.rewards, (where, rewards, again.rewards)
+        shown = None if parts is None else parts.get(seat, [])
+        check_views(game, log.get(seat, []), again.views.get(seat, []), (where, seat), shown)
+    assert np.asarray(rewards).tolist() == again.rewards, (where, rewards, again.rewards)
     assert np.allclose(scores, again.scores, rtol=0, atol=1e-12), (where, scores, again.scores)
+    return again
 
 
 _REPLAYS: dict[str, Callable[[Any, np.ndarray, dict[int, list[int]]], Replayed]] = {
@@ -271,16 +330,8 @@ _REPLAYS: dict[str, Callable[[Any, np.ndarray, dict[int, list[int]]], Replayed]]
     "421": _dice421,
     "goofspiel": _goofspiel,
     "vautour": _vautour,
+    "thirtyone": _thirtyone,
 }
-
-
-def engine_log(game: Any, module: Any, deals: np.ndarray, decide_of: Callable[[dict], Callable]) -> tuple[dict, Any]:
-    """31 only, until its numpy engine (``play_engine``) is deleted: the engine playing
-    ``deals`` (the kernel's ``engine_script``) with the logging ``decide`` that
-    ``decide_of(log)`` builds; the log and the outcome."""
-    log: dict = {}
-    script = module.engine_script(game.config, deals)
-    return log, game.play_engine(len(deals), np.random.default_rng(0), decide_of(log), **script)
 
 
 def has_reference(game: Any) -> bool:
@@ -288,10 +339,17 @@ def has_reference(game: Any) -> bool:
     return game.name in _REPLAYS
 
 
-def check_views(game: Any, kernel_log: list[tuple], views: list[View], where: Any) -> None:
+def check_views(game: Any, kernel_log: list[tuple], views: list[View], where: Any, parts: list | None = None) -> None:
     """Every decision of one seat of one game as the kernel logged it ``(index, features, mask,
-    encodings, action)`` against the reference's :class:`View` of it."""
+    encodings, action)`` against the reference's :class:`View` of it; with ``parts`` (each
+    decision's observation parts as shown, ``{name: (kind, value)}``), every part the
+    reference defines too, exactly."""
     assert len(kernel_log) == len(views), (where, len(kernel_log), len(views))
+    if parts is not None:
+        assert len(parts) == len(views), (where, len(parts), len(views))
+        for t, (shown, view) in enumerate(zip(parts, views)):
+            for name, value in view.parts.items():
+                assert shown[name][1] == value, (where, t, name, shown[name][1], value)
     names = list(game.encodings)
     for t, ((index, feats, mask, codes, _action), view) in enumerate(zip(kernel_log, views)):
         at = (where, t)

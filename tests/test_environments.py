@@ -6,7 +6,6 @@ asked in Python, no thread, and clear errors for bad input."""
 from __future__ import annotations
 
 import copy
-import functools
 import pickle
 import re
 import subprocess
@@ -24,7 +23,7 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 from gymnasium.wrappers import FlattenObservation, RecordEpisodeStatistics  # noqa: E402
 from kernel_helpers import part_rows, scripted  # noqa: E402
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test  # noqa: E402
-from reference_replay import engine_log, has_reference, reference_agrees  # noqa: E402
+from reference_replay import has_reference, reference_agrees  # noqa: E402
 
 from fsmarena.errors import FsmarenaError  # noqa: E402
 from fsmarena.games import available_games, get_game  # noqa: E402
@@ -114,27 +113,17 @@ def _driver_replay(game, deal, answers):
 
 def _decisions(game, seen, answers):
     """The decisions of ``seen`` per seat as the kernel tests log them: ``(index, features,
-    mask, encodings, action)`` (:func:`reference_replay.check_views`)."""
+    mask, encodings, action)``, and every decision's parts as ``{name: (kind, value)}``
+    (:func:`reference_replay.check_views`)."""
     log: dict[int, list] = {}
+    shown: dict[int, list] = {}
     for (seat, parts), action in zip(seen, answers):
         mask = parts["mask"][1][0] if parts["mask"] is not None else [True] * game.n_actions
         features = parts["features"][1][0] if game.feature_names else []
         codes = [parts[name][1][0] for name in game.encodings]
         log.setdefault(seat, []).append((parts["index"][1][0], features, mask, codes, action))
-    return log
-
-
-def _answering(log, pending):
-    """A ``decide`` answering ``pending`` in order and logging every decision's seat and parts
-    in ``log["seen"]``."""
-
-    def decide(seat, obs, rows):
-        if obs.n == 0:  # the engine may ask a seat for no games
-            return np.zeros(0, dtype=np.int64)
-        log.setdefault("seen", []).append((seat, _every_part(obs)))
-        return np.array([next(pending)])
-
-    return decide
+        shown.setdefault(seat, []).append({name: None if v is None else (v[0], v[1][0]) for name, v in parts.items()})
+    return log, shown
 
 
 def _stepper_plays_the_drivers_games(game, seeds):
@@ -142,8 +131,8 @@ def _stepper_plays_the_drivers_games(game, seeds):
     on the stepper, then the same answers on the driver given the stepper's deal: the same
     seats see the same observations, every part by name, type and value, and the games end
     alike; the game's plain-Python reference replaying the answers agrees decision by
-    decision and on the outcome (:mod:`reference_replay`); 31, until its numpy engine is
-    deleted, is held to that engine's observations instead."""
+    decision (every part it defines too, as the stepper showed it) and on the outcome
+    (:mod:`reference_replay`)."""
     module, stepper = kernel_of(game), KernelStepper(game)
     for seed in seeds:
         pick, seen, answers = np.random.default_rng(100 + seed), [], []
@@ -159,14 +148,8 @@ def _stepper_plays_the_drivers_games(game, seeds):
         np.testing.assert_array_equal(turn.rewards, outcome.rewards[0])
         np.testing.assert_array_equal(turn.scores, outcome.scores[0])
         if has_reference(game):
-            log = _decisions(game, seen, answers)
-            reference_agrees(game, np.asarray(stepper.deal), log, np.asarray(turn.rewards), turn.scores, seed)
-        elif hasattr(game, "play_engine"):  # 31, until its numpy engine is deleted: every part as the engine's
-            deals = np.asarray(stepper.deal).reshape(1, -1).copy()
-            log, outcome = engine_log(game, module, deals, functools.partial(_answering, pending=iter(answers)))
-            assert log["seen"] == seen, (game.config, seed)
-            np.testing.assert_array_equal(turn.rewards, outcome.rewards[0])
-            np.testing.assert_array_equal(turn.scores, outcome.scores[0])
+            log, parts = _decisions(game, seen, answers)
+            reference_agrees(game, np.asarray(stepper.deal), log, np.asarray(turn.rewards), turn.scores, seed, parts)
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -3,8 +3,7 @@
 Every game whose entry names a kernel is covered: the kernel draws deals and plays them with
 scripted players (a pre-drawn table of picks among the legal actions), logging what each seat
 saw; the game's reference (``reference.py``, the rules in words) replays the same deals with
-the same actions (:mod:`reference_replay`); 31, until its numpy engine is deleted, is held
-to that engine's observations instead.  At every decision the kernel's legal actions, and
+the same actions (:mod:`reference_replay`).  At every decision the kernel's legal actions, and
 its index, encodings and features where the reference defines them, must equal the
 reference's, each seat must be asked as often, and at the end the rewards and scores must be
 equal.
@@ -16,8 +15,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kernel_helpers import CONFIG_CASES, CONFIG_IDS, KERNEL_GAMES, configs_of, game_of, kernel_of, logging_decide
-from reference_replay import engine_log, has_reference, kernel_game, reference_agrees
+from kernel_helpers import CONFIG_CASES, CONFIG_IDS, KERNEL_GAMES, configs_of, game_of, kernel_of
+from reference_replay import has_reference, kernel_game, reference_agrees
 
 from fsmarena.games import kernel as contract
 from fsmarena.games.registry import entries
@@ -26,7 +25,7 @@ from fsmarena.games.registry import entries
 def _compare(game, module, seed, n):
     """``n`` kernel deals played on the kernel and replayed by the reference with the same
     actions: decisions, rewards and scores equal."""
-    if not has_reference(game) and not hasattr(game, "play_engine"):
+    if not has_reference(game):
         pytest.skip(f"{game.name}: no reference replay in tests/reference_replay.py")
     p = contract.params_of(game)
     contract.seed(seed)
@@ -34,16 +33,9 @@ def _compare(game, module, seed, n):
     for row in deals:
         module.draw_deal(p, row)
     picks = np.random.default_rng(seed).integers(0, 720, size=(n, game.n_seats, 4096))
-    if not has_reference(game):  # 31, until its numpy engine is deleted: the engine's log
-        engine, outcome = engine_log(game, module, deals, lambda log: logging_decide(game, module, n, picks, log))
     for g in range(n):
         log, rewards, scores = kernel_game(module, p, deals[g], g, picks)
-        if has_reference(game):
-            reference_agrees(game, deals[g], log, rewards, scores, g)
-            continue
-        assert {seat: engine[(g, seat)] for seat in log} == log and sum(k[0] == g for k in engine) == len(log)
-        assert np.array_equal(rewards, outcome.rewards[g])
-        assert np.allclose(scores, outcome.scores[g], rtol=0, atol=1e-12)
+        reference_agrees(game, deals[g], log, rewards, scores, g)
 
 
 @pytest.mark.parametrize("case", CONFIG_CASES, ids=CONFIG_IDS)

@@ -4,8 +4,10 @@
 both get the same dice (the reference's scripted throws are the kernel's deal) and the same
 table policy, and must show the same state at every decision (index, throws left, triple, and
 the features the reference computes from its dice) and end with the same scores and rewards.
-31's kernel is tied to its batched engine the same way (the engine's deck orders are the
-kernel's deal).  421 is also tied to its exact solver: an exact enumeration
+31's kernel is tied to its plain-Python reference (fsmarena/games/thirtyone/reference.py) the same way:
+the reference plays the decks the kernel deals with the kernel's actions, and every decision
+(seat, index, encodings, mask, features, the greedy builtins' answers, segment, potential), the
+way each round ends and the final lives and rewards must be equal.  421 is also tied to its exact solver: an exact enumeration
 over the dice driven by the kernel alone reproduces the optimum of ``fsmarena/games/dice421/exact.py``.
 """
 
@@ -206,8 +208,7 @@ def test_421_random_deals_and_builtins_are_legal_and_reproducible():
 # ---- 31 ---------------------------------------------------------------------------------------
 
 from fsmarena.games.thirtyone import kernel as k31  # noqa: E402
-from fsmarena.games.thirtyone.game import DISCARD, ThirtyOne, ThirtyOneConfig  # noqa: E402
-from fsmarena.games.thirtyone.players import DEFAULT_THRESHOLD, GreedyPlayer  # noqa: E402
+from fsmarena.games.thirtyone.game import DISCARD, END_KINDS, ThirtyOne, ThirtyOneConfig  # noqa: E402
 from fsmarena.games.thirtyone.potential import LivesPotential  # noqa: E402
 
 MAX_DECISIONS = 20_000
@@ -223,54 +224,27 @@ def _policy_31(u: float, v: float, mask: np.ndarray, phase: int, greedy_turn: in
     return 0 if action == 2 and u > 0.625 else action
 
 
-def _engine_decisions_31(game: ThirtyOne, decks: np.ndarray, noise: np.ndarray):
-    """Play the engine on scripted decks; per game every observation it showed (seat, index,
-    encodings, mask, features, greedy builtins' answers) and the outcome."""
-    n = len(decks)
-    seen: list[list] = [[] for _ in range(n)]
-    count = np.zeros(n, dtype=np.int64)
-    names = list(game.encodings)
-    greedy = GreedyPlayer()
-    knocker = GreedyPlayer(DEFAULT_THRESHOLD)
-    rng = np.random.default_rng(0)
-
-    def decide(seat, obs, rows):
-        feats, mask = obs.features, obs.mask
-        codes = np.stack([np.asarray(getattr(obs, name)) * np.ones(obs.n, dtype=np.int64) for name in names], axis=1)
-        plays = greedy.act(obs, None, rows, rng), knocker.act(obs, None, rows, rng)
-        actions = np.empty(obs.n, dtype=np.int64)
-        for j, row in enumerate(rows):
-            u, v = noise[row, count[row]]
-            count[row] += 1
-            actions[j] = _policy_31(u, v, mask[j], obs.phase, int(obs.greedy_turn[j]))
-            seen[row].append(
-                (
-                    seat,
-                    int(obs.index[j]),
-                    codes[j].tolist(),
-                    mask[j].tolist(),
-                    feats[j].tolist(),
-                    int(plays[0][j]),
-                    int(plays[1][j]),
-                    int(actions[j]),
-                    int(obs.segment[j]),
-                    float(obs.potential[j]),
-                )
-            )
-        return actions
-
-    outcome = game.play_engine(n, np.random.default_rng(0), decide, deck_order=decks)
-    return seen, outcome
-
-
 def _kernel_decisions_31(
     p: np.ndarray, deal: np.ndarray, noise: np.ndarray, table: np.ndarray, events: set | None = None
 ):
-    """The same game in the kernel; ``events`` collects how rounds ended and pile turnovers."""
+    """The same game in the kernel: every decision, the scores and rewards, and the rounds'
+    ends as the state shows them.  A call that ends rounds (the reset, when dealt 31s end
+    rounds before any turn, or a step) gives ``(first, knocker, last, kind, lives)``: the first
+    round it ended and that round's knocker (read before the step), the last round it ended
+    (a step ends more than one only when the next rounds are dealt 31s), how that one ended
+    and the lives after it.  ``events`` collects how rounds ended and pile turnovers."""
     s = np.zeros(k31.state_size(p), dtype=np.int64)
+    ends: list[tuple] = []
+
+    def record_ends(first: int, knocker: int) -> None:
+        if s[k31.ROUNDS] > first:
+            lives = s[k31.LIVES : k31.LIVES + k31.n_seats(p)].tolist()
+            ends.append((first, knocker, int(s[k31.ROUNDS]) - 1, int(s[k31.END_KIND]), lives))
+            if events is not None:
+                events.add(int(s[k31.END_KIND]))
+
     k31.reset(p, s, deal)
-    if events is not None and s[k31.ROUNDS] > 0:  # dealt 31s end rounds before any turn
-        events.add(int(s[k31.END_KIND]))
+    record_ends(0, -1)
     feats = np.zeros(k31.n_features(p))
     mask = np.zeros(k31.n_actions(p), dtype=np.bool_)
     seen = []
@@ -295,35 +269,88 @@ def _kernel_decisions_31(
                 k31.potential(p, s, seat, table),
             )
         )
-        before = s[k31.ROUNDS], s[k31.PTR]
+        rounds, ptr = int(s[k31.ROUNDS]), int(s[k31.PTR])
+        knocker = seat if codes[0] == k31.TURN and action == k31.KNOCK else int(s[k31.KNOCKER])
         k31.step(p, s, action)
-        if events is not None:
-            if s[k31.ROUNDS] == before[0] and s[k31.PTR] < before[1]:
-                events.add("turnover")
-            if s[k31.ROUNDS] != before[0] or s[k31.DONE]:
-                events.add(int(s[k31.END_KIND]))
+        if events is not None and s[k31.ROUNDS] == rounds and s[k31.PTR] < ptr:
+            events.add("turnover")
+        record_ends(rounds, knocker)
     out_scores, out_rewards = np.zeros(k31.n_seats(p)), np.zeros(k31.n_seats(p))
     k31.scores(p, s, out_scores)
     k31.rewards(p, s, out_rewards)
-    return seen, out_scores, out_rewards
+    return seen, out_scores, out_rewards, ends
+
+
+def _reference_decisions_31(game: ThirtyOne, deal: np.ndarray, k_seen: list):
+    """The reference replaying ``deal`` (the decks the kernel deals from it) with the kernel's
+    actions: every decision as :func:`_kernel_decisions_31` logs it, and the replay."""
+    actions: dict[int, list[int]] = {}
+    for decision in k_seen:
+        actions.setdefault(decision[0], []).append(decision[7])
+    again = replay(game, deal, actions)
+    assert again.order is not None
+    count = dict.fromkeys(again.views, 0)
+    seen = []
+    for seat in again.order:
+        view = again.views[seat][count[seat]]
+        count[seat] += 1
+        mask = [a in view.legal for a in range(game.n_actions)]
+        codes = [view.codes[name] for name in game.encodings]
+        builtins = view.builtins["greedy"], view.builtins["greedy-knock"]
+        action = actions[seat][count[seat] - 1]
+        seen.append(
+            (
+                seat,
+                view.index,
+                codes,
+                mask,
+                view.features,
+                *builtins,
+                action,
+                view.parts["segment"],
+                view.parts["potential"],
+            )
+        )
+    return seen, again
 
 
 def _compare_31(config: ThirtyOneConfig, deals: np.ndarray, noise: np.ndarray) -> set:
-    """Engine and kernel on the same decks (the engine gets every deck the kernel deals from
-    ``deals``) and policy noise: identical decision by decision."""
+    """Kernel and reference on the same decks (the reference gets every deck the kernel deals
+    from ``deals``) and the kernel's actions (from the policy noise): identical decision by
+    decision, exactly, and at the end; the ways the rounds ended are the reference's."""
     game = ThirtyOne(config)
     p = k31.make_params(config)
     table = k31.potential_table(config)
-    seen, outcome = _engine_decisions_31(game, k31.engine_script(config, deals)["deck_order"], noise)
     events: set = set()
     for i in range(len(deals)):
-        k_seen, k_scores, k_rewards = _kernel_decisions_31(p, deals[i], noise[i], table, events)
-        assert len(k_seen) == len(seen[i])
-        for k, (mine, theirs) in enumerate(zip(k_seen, seen[i])):
+        k_seen, k_scores, k_rewards, ends = _kernel_decisions_31(p, deals[i], noise[i], table, events)
+        seen, again = _reference_decisions_31(game, deals[i], k_seen)
+        assert len(k_seen) == len(seen)
+        for k, (mine, theirs) in enumerate(zip(k_seen, seen)):
             assert mine == theirs, f"game {i}, decision {k}"
-        assert k_scores.tolist() == outcome.scores[i].tolist()
-        assert k_rewards.tolist() == outcome.rewards[i].tolist()
+        assert k_scores.tolist() == again.scores
+        assert k_rewards.tolist() == again.rewards
+        _same_rounds_31(ends, again.rounds, i)
     return events
+
+
+#: the kernel's codes of the ways a round ends, by the reference's names
+END_CODES_31 = {"deal31": k31.DEAL31, "blitz": k31.BLITZ, "gun": k31.GUN, "knock": k31.KNOCKED, "cap": k31.CAP}
+
+
+def _same_rounds_31(ends: list[tuple], records: list, where: int) -> None:
+    """The rounds' ends the kernel's state showed (:func:`_kernel_decisions_31`) are the
+    reference's rounds (:class:`~fsmarena.games.thirtyone.reference.RoundRecord`): every round
+    once, in order; who knocked, how it ended and the lives after it wherever the state shows
+    them; rounds ended with an earlier one in the same step are dealt 31s."""
+    assert all(END_KINDS[code] == name for name, code in END_CODES_31.items())
+    covered = [r for first, _, last, _, _ in ends for r in range(first, last + 1)]
+    assert covered == list(range(len(records))), (where, covered, len(records))
+    for first, knocker, last, kind, lives in ends:
+        assert records[first].knocker == knocker, (where, first)
+        assert END_CODES_31[records[last].kind] == kind, (where, last, records[last].kind, kind)
+        assert records[last].lives == lives, (where, last)
+        assert all(records[r].kind == "deal31" for r in range(first + 1, last + 1)), (where, first, last)
 
 
 def _deals(rng: np.random.Generator, n: int, config: ThirtyOneConfig) -> np.ndarray:
@@ -344,7 +371,7 @@ def _deals(rng: np.random.Generator, n: int, config: ThirtyOneConfig) -> np.ndar
     max_turns=st.sampled_from([2, 9, 100]),
     max_rounds=st.sampled_from([1, 4, 32]),
 )
-def test_31_kernel_plays_the_engine_game_by_game(seed, players, lives, tok, gun, max_turns, max_rounds):
+def test_31_kernel_plays_the_reference_game_by_game(seed, players, lives, tok, gun, max_turns, max_rounds):
     config = ThirtyOneConfig(
         players=players, lives=lives, three_of_a_kind=tok, under_the_gun=gun, max_turns=max_turns, max_rounds=max_rounds
     )
@@ -355,7 +382,7 @@ def test_31_kernel_plays_the_engine_game_by_game(seed, players, lives, tok, gun,
 
 def test_31_comparison_reaches_every_way_a_round_ends():
     """A fixed set of games that meets every rule: dealt 31, 31 in play, under the gun, knocks,
-    the turn cap and the stock turned over - all played identically by kernel and engine."""
+    the turn cap and the stock turned over - all played identically by kernel and reference."""
     events: set = set()
     rng = np.random.default_rng(2026)
     for config in (ThirtyOneConfig(), ThirtyOneConfig(players=4, lives=2, max_turns=30)):

@@ -1,7 +1,11 @@
 """31: hand-worked rounds, scoring, observations, greedy choices, configuration and player files.
 
 Every expected value here is worked out by hand from the rules in fsmarena/games/thirtyone/game.py (card
-values, suit sums, who moves when, who loses how many lives), not copied from the engine.
+values, suit sums, who moves when, who loses how many lives), not copied from an implementation.
+The games are played on the kernel through the driver; how each round ended (kind, knocker,
+lives) is told by the plain-Python reference replaying the game, which must agree with the
+kernel at every decision (every observation part it defines) and at the end
+(:func:`thirtyone_helpers.play_scripted`).
 """
 
 from __future__ import annotations
@@ -16,16 +20,8 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.games import get_game
 from fsmarena.games.arena import play_games
 from fsmarena.games.players import RandomPlayer, load_player, save_player
-from fsmarena.games.thirtyone.game import (
-    DISCARD,
-    DRAW_DECK,
-    DRAW_DISCARD,
-    TURN,
-    ThirtyOne,
-    ThirtyOneConfig,
-    _tables,
-    combo_id,
-)
+from fsmarena.games.thirtyone import kernel as k31
+from fsmarena.games.thirtyone.game import DISCARD, DRAW_DECK, DRAW_DISCARD, TURN, ThirtyOne, ThirtyOneConfig
 from fsmarena.games.thirtyone.players import DEFAULT_THRESHOLD, GreedyPlayer
 from fsmarena.games.thirtyone.reference import canonical, double_score
 
@@ -48,25 +44,35 @@ from fsmarena.games.thirtyone.reference import canonical, double_score
     ],
 )
 def test_hand_scores(hand, points):
-    table = _tables(0)
+    p = k31.make_params(ThirtyOneConfig())
     ids = cards(hand)
-    assert table.score2[combo_id(*ids)] == 2 * points
-    assert double_score(ids, None) == 2 * points
+    for order in (ids, ids[::-1], ids[1:] + ids[:1]):
+        assert k31.score2(p, *order) == 2 * points
+        assert double_score(order, None) == 2 * points
 
 
 def test_three_of_a_kind_rule():
-    trips = combo_id(*cards("7S 7H 7D"))
-    assert _tables(0).score2[trips] == 14
-    assert _tables(61).score2[trips] == 61  # 30.5 doubled
-    assert _tables(61).score2[combo_id(*cards("AS KS QS"))] == 62
-    assert _tables(61).score2[combo_id(*cards("7S 7H 6D"))] == 14
+    off, on = k31.make_params(ThirtyOneConfig()), k31.make_params(ThirtyOneConfig(three_of_a_kind=30.5))
+    trips = cards("7S 7H 7D")
+    assert k31.score2(off, *trips) == 14 == double_score(trips, None)
+    assert k31.score2(on, *trips) == 61 == double_score(trips, 30.5)  # 30.5 doubled
+    assert k31.score2(on, *cards("AS KS QS")) == 62 == double_score(cards("AS KS QS"), 30.5)
+    assert k31.score2(on, *cards("7S 7H 6D")) == 14 == double_score(cards("7S 7H 6D"), 30.5)
+
+
+def _dealt_hand(names: str) -> list[int]:
+    """Seat 0's hand as the kernel keeps it when dealt these three cards."""
+    p = k31.make_params(ThirtyOneConfig())
+    s = np.zeros(k31.state_size(p), dtype=np.int64)
+    k31.reset(p, s, np.r_[deck(names, "4C 5C 6C"), np.zeros(k31.deal_size(p) - 52, dtype=np.int64)])
+    return s[k31.HANDS : k31.HANDS + 3].tolist()
 
 
 def test_canonical_order_puts_the_strongest_suit_first():
-    table = _tables(0)
-    assert list(table.cards[combo_id(*cards("2S KH QH"))]) == cards("KH QH 2S")
-    assert list(table.cards[combo_id(*cards("5D 7C 3H"))]) == cards("7C 5D 3H")
-    assert canonical(cards("2S KH QH")) == cards("KH QH 2S")
+    assert _dealt_hand("2S KH QH") == cards("KH QH 2S") == canonical(cards("2S KH QH"))
+    assert _dealt_hand("5D 7C 3H") == cards("7C 5D 3H") == canonical(cards("5D 7C 3H"))
+    # equal suit groups: the higher value first, equal values by card number (clubs above spades)
+    assert _dealt_hand("KS KC 9H") == cards("KC KS 9H") == canonical(cards("KS KC 9H"))
 
 
 # ---- hand-worked rounds -------------------------------------------------------------------------
@@ -171,15 +177,9 @@ def test_elimination_dealing_and_turn_order_skip_the_player_who_is_out():
 
 def test_empty_stock_turns_the_discard_pile_over_oldest_first():
     order = deck("KS QS 2H", "5D 7C 3H", "9C")
-    seen: list[int] = []
-
-    def watch(state, seat, phase, rows):
-        if phase == DISCARD:
-            seen.append(int(state.drawn[rows[0]]))
-
-    game = ThirtyOne(ThirtyOneConfig(max_turns=60))
     scripts = Scripts(["deck", "dd"] * 30, ["deck", "dd"] * 30)
-    game.play_engine(1, np.random.default_rng(0), scripts, deck_order=np.array([[order]]), watch=watch)
+    play_scripted([order], scripts, max_turns=60)
+    seen = scripts.drawn
     stock = order[7:]
     assert len(stock) == 45 and seen[:45] == stock
     # turn 45: the pile (9C, then the 45 discards) minus its top becomes the stock
@@ -205,11 +205,13 @@ def first_observation(order, **config):
     seen = {}
 
     def decide(seat, obs, rows):
-        if obs.phase not in seen:
-            seen[obs.phase] = Seen(obs)
+        if len(seen) == 2:  # both seen: knock when allowed, else draw and throw the drawn card
+            later = (2 if obs.mask[0, 2] else 0) if obs.phase == TURN else (7 if obs.mask[0, 7] else 6)
+            return np.array([later])
+        seen[obs.phase] = Seen(obs)
         return np.array([DRAW_DISCARD if obs.phase == TURN else 6])  # take it, throw position 2
 
-    game.play_engine(1, np.random.default_rng(0), decide, deck_order=np.array([[order]]))
+    play_scripted([order], decide, **config)
     return game, seen[TURN], seen[DISCARD]
 
 
@@ -267,11 +269,13 @@ def test_known_cards_of_neighbours_appear_in_features():
         if seat == 0 and obs.phase == TURN and int(obs.round_turn[0]) == 2:
             seen.append(dict(zip(game.feature_names, obs.features[0])))
         script = {(0, TURN, 0): 0, (0, DISCARD, 0): 7, (1, TURN, 1): 1, (1, DISCARD, 1): 6}
-        return np.array([script.get((seat, obs.phase, int(obs.round_turn[0])), 2 if obs.phase == TURN else 7)])
+        mask = obs.mask[0]  # then knock when allowed (else draw), throw the drawn card when allowed
+        later = (2 if mask[2] else 0) if obs.phase == TURN else (7 if mask[7] else 6)
+        return np.array([script.get((seat, obs.phase, int(obs.round_turn[0])), later)])
 
     game = ThirtyOne()
     order = deck("KS QS 2H", "5D 7C 3H", "9C", "4D")
-    game.play_engine(1, np.random.default_rng(0), decide, deck_order=np.array([[order]]))
+    play_scripted([order], decide)
     assert seen[0]["left_known_D"] == pytest.approx(4 / 31) and seen[0]["right_known_D"] == pytest.approx(4 / 31)
     assert seen[0]["left_known_S"] == 0.0
     # seat 1 threw the 3H (position 2) for the 4D; seat 0's own throw is not a neighbour's
@@ -311,10 +315,10 @@ def test_parameters_from_the_command_line():
 
 def test_bad_deck_orders_are_rejected():
     game = ThirtyOne()
-    with pytest.raises(FsmarenaError):
-        game.play_engine(1, np.random.default_rng(0), lambda s, o, r: None, deck_order=np.zeros((1, 52)))
-    with pytest.raises(FsmarenaError):
-        game.play_engine(2, np.random.default_rng(0), lambda s, o, r: None, deck_order=np.arange(52)[None])
+    with pytest.raises(FsmarenaError, match="order of the 52 cards"):
+        game.play(1, np.random.default_rng(0), lambda s, o, r: None, deals=np.zeros((1, 52), dtype=np.int64))
+    with pytest.raises(FsmarenaError, match="one row per game"):
+        game.play(2, np.random.default_rng(0), lambda s, o, r: None, deals=np.arange(52)[None])
 
 
 def test_greedy_players_round_trip_through_json(tmp_path):
@@ -339,18 +343,14 @@ def test_greedy_players_round_trip_through_json(tmp_path):
 def test_greedy_knock_knocks_exactly_at_its_threshold():
     # KS QS 2H = 20: a threshold of 20 knocks under the gun, 20.5 does not
     for threshold, expected in ((20, "gun"), (20.5, None)):
-        game = ThirtyOne(ThirtyOneConfig(lives=1))
-        log: list = []
         player = GreedyPlayer(threshold)
         other = RandomPlayer()
 
         def decide(seat, obs, rows, player=player, other=other):
             return (player if seat == 0 else other).act(obs, None, rows, np.random.default_rng(1))
 
-        game.play_engine(
-            1, np.random.default_rng(0), decide, deck_order=np.array([[deck("KS QS 2H", "5D 7C 3H", "3C")]]), log=log
-        )
-        assert (log[0][2] == "gun") == (expected == "gun")
+        _, log = play_scripted([deck("KS QS 2H", "5D 7C 3H", "3C")], decide, lives=1)
+        assert (log[0][1] == "gun") == (expected == "gun")
 
 
 def test_random_and_greedy_play_legal_moves_for_every_seat_count():

@@ -1,9 +1,10 @@
-"""The single-game kernel contract: one game at a time, compiled, exactly the engine's rules.
+"""The single-game kernel contract: one game at a time, compiled: the game's rules, written once.
 
-The batched engines (:meth:`fsmarena.games.base.Game.play`) are fast only when they play thousands of
-games at once.  Textbook learners update after every decision or every game, so they need
-one game at a time, fast: a *kernel*.  A game declares one in its entry
-(``GameEntry.kernel = "games.<name>.kernel"``); :func:`kernel_of` loads and checks it.
+A *kernel* plays one game at a time, fast: textbook learners update after every decision or
+every game, and the generic batched driver (:mod:`fsmarena.games.driver`, what
+:meth:`fsmarena.games.base.Game.play` runs) plays thousands of games as rows of kernel states.
+A game declares its kernel in its entry (``GameEntry.kernel = "fsmarena.games.<name>.kernel"``);
+:func:`kernel_of` loads and checks it.
 
 A kernel module (``fsmarena/games/<name>/kernel.py``) is plain Python over numpy arrays, decorated
 with :func:`fsmarena.jit.njit` (numba).  ``NUMBA_DISABLE_JIT=1`` runs it as ordinary Python
@@ -33,8 +34,8 @@ Functions (names are the contract; a module may add more):
     game's :class:`fsmarena.games.base.Observation`);
   - ``features(p, s, seat, out)``: the float64 BDA features (no-op without features);
   - ``legal(p, s, seat, mask)``: the bool legal-action mask (all True when all are legal);
-  - ``always_masked(p) -> bool``: whether every observation carries its mask, as the engine
-    gives it (a game whose legal actions follow the hand shows a mask even where all are
+  - ``always_masked(p) -> bool``: whether every observation carries its mask, as the game
+    documents it (a game whose legal actions follow the hand shows a mask even where all are
     legal); otherwise an observation's mask is ``None`` where every action is legal (players
     that draw at random draw differently in the two cases);
   - ``encoding(p, s, seat, which) -> int``: extra FSM input encoding number ``which`` (the
@@ -48,8 +49,8 @@ Functions (names are the contract; a module may add more):
     compiling it is a FsmarenaError naming it.
 
 Observation parts beyond ``index``, ``features``, ``mask`` and the encodings (every other
-part of the engine's :class:`fsmarena.games.base.Observation`: a hand, the dice, the stake, the lives,
-the engine's decision number ``step``...):
+part of the game's :class:`fsmarena.games.base.Observation`: a hand, the dice, the stake, the lives,
+the game's decision number ``step``...):
 
 * ``PARTS`` (plain): ``((name, kind), ...)`` in part-number order, ``kind`` one of
   :data:`PART_KINDS` (``int`` -> int64, ``float`` -> float64, ``bool``);
@@ -73,17 +74,18 @@ throws, 31's first decks, then the seed of the game's own stream, :mod:`fsmarena
   any length the game accepts; a ValueError says why a script is impossible (the driver makes
   it one clear error line).  Without it, a script must be exactly ``deal_size(p)`` wide.
 
-Optional, plain Python, for the tests that compare a kernel with its batched engine
-(``tests/test_kernels.py`` runs them for every game whose entry names a kernel):
+Optional, plain Python, for the tests that compare a kernel with its game's plain-Python
+reference (``fsmarena/games/<name>/reference.py``; ``tests/test_kernels.py`` runs them for every
+game whose entry names a kernel):
 
-* ``engine_script(config, deals) -> dict``: the keyword arguments of ``Game.play`` that make
-  the batched engine play the deals ``deals`` (an int64 array, one kernel deal per row), e.g.
-  ``{"deck_order": deals}`` for divide-the-dollar.
+* ``reference_deal(config, deals) -> dict``: the deals ``deals`` (an int64 array, one kernel
+  deal per row) in the reference's terms, what its game loop is given (deck orders, throws,
+  prize orders), e.g. ``{"deck_order": deals}`` for divide-the-dollar.
 * ``test_configs() -> list``: a few game configurations (small and default) the tests play.
 * ``random_config(seed) -> config``: a random valid configuration, for the tests' search over
   rule parameters.
 * ``CHANCE_ACTIONS``: actions whose outcome the game draws at random (Stupide Vautour's
-  ``random`` bid); the kernel and the engine draw from different generators, so the
+  ``random`` bid); the kernel and the reference draw from different generators, so the
   comparison tests never script them (they still check that they play legal moves).
 """
 

@@ -6,7 +6,7 @@ plays one game so, with no thread and no batched engine: the whole game is one i
 vector, a step one compiled call.
 
 * :meth:`KernelStepper.start` begins one game and returns the first :class:`Decision` (which
-  seat is to move, with every part of the observation the engine would show it) or the
+  seat is to move, with every part of the observation the batched driver would show it) or the
   :class:`Final` outcome;
 * :meth:`KernelStepper.answer` gives the action of the seat to move and returns the next one;
 * :meth:`KernelStepper.close` abandons the game.
@@ -14,8 +14,9 @@ vector, a step one compiled call.
 A game is defined by its generator: the stepper draws the game's deal with the kernel
 (:class:`KernelDeals`: one 32-bit seed of the compiled stream, then ``draw_deal``), and seeds
 the compiled stream again before every answer (chance actions, such as Stupide Vautour's
-``random`` bid, and the stepper's own compiled opponents draw from it).  The batched engine
-plays the same game when given the deal (``kernel.engine_script``): the tests' oracle.
+``random`` bid, and the stepper's own compiled opponents draw from it).  The batched driver
+plays the same game when given the deal, and the game's plain-Python reference replays it
+from the deal in its own terms (``kernel.reference_deal``): the tests' oracles.
 
 A :class:`Decision`'s observation is built by the kernel as it is read, from the game as it
 stands: read what you need before answering, or keep :func:`freeze` of it.
@@ -289,7 +290,7 @@ class KernelStepper:
         self._play(int(action))
 
     def _observation(self, seat: int) -> Observation:
-        """What ``seat`` sees now: every part the engine shows, read from the state on first use."""
+        """What ``seat`` sees now: every part the driver shows, read from the state on first use."""
         return observation_of(self.layout, 1, _StateReader(self, seat))
 
     def _outcome(self) -> Outcome:

@@ -323,10 +323,10 @@ def scripted(config: Any, deals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return make_params(config, throws), deals
 
 
-def engine_script(config: Any, deals: np.ndarray) -> dict:
-    """The ``Dice421.play`` keyword that makes the batched engine throw the dice the kernel
-    throws from ``deals`` (one kernel deal per row, made with ``make_params(config, K)``;
-    :func:`round_rolls`)."""
+def reference_deal(config: Any, deals: np.ndarray) -> dict:
+    """``deals`` (one kernel deal per row, made with ``make_params(config, K)``) in the
+    reference's terms: the dice of every throw the kernel throws from them, ``rolls`` of shape
+    ``(rows, rethrows + 1, 3)`` (:func:`round_rolls`)."""
     deals = np.ascontiguousarray(deals, dtype=np.int64)
     p = make_params(config, (deals.shape[1] - SEED_WORDS) // 3)
     rolls = np.zeros((len(deals), config.rethrows + 1, 3), dtype=np.int64)

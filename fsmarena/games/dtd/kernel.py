@@ -320,8 +320,9 @@ def builtin_action(p, s, seat, code):
     return code - 1
 
 
-def engine_script(config, deals: np.ndarray) -> dict:
-    """The batched engine's arguments that play ``deals`` (deck orders, one per row)."""
+def reference_deal(config, deals: np.ndarray) -> dict:
+    """``deals`` (one kernel deal per row) in the reference's terms: the deck orders, one per
+    row (the kernel's deal is the deck order itself)."""
     return {"deck_order": np.asarray(deals, dtype=np.int64)}
 
 

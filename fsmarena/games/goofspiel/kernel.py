@@ -249,8 +249,9 @@ def builtin_action(p, s, seat, code):
     return highest(p, hand) - 1
 
 
-def engine_script(config, deals: np.ndarray) -> dict:
-    """The batched engine's arguments that play ``deals`` (prize values, one game per row)."""
+def reference_deal(config, deals: np.ndarray) -> dict:
+    """``deals`` (one kernel deal per row) in the reference's terms: the prize values in the
+    order they are turned up, one game per row (the kernel's deal is that order itself)."""
     return {"prize_order": np.asarray(deals, dtype=np.int64)}
 
 

@@ -1147,8 +1147,8 @@ def potential_table(config: Any) -> np.ndarray:
 # ---- for tests -----------------------------------------------------------------------------
 
 
-#: rounds of deck orders :func:`engine_script` gives the engine at most (a game of more rounds
-#: needs long runs of all-tied showdowns)
+#: rounds of deck orders :func:`reference_deal` lists at most (a game of more rounds needs
+#: long runs of all-tied showdowns)
 SCRIPTED_ROUNDS = 256
 
 
@@ -1165,10 +1165,11 @@ def scripted(config: Any, deals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return make_params(config, rounds), deals
 
 
-def engine_script(config: Any, deals: np.ndarray) -> dict:
-    """The ``ThirtyOne.play`` keyword that makes the batched engine deal the deck orders the
-    kernel deals from ``deals`` (one kernel deal per row, made with ``make_params(config)``):
-    every round's up to ``max_rounds`` (:data:`SCRIPTED_ROUNDS` at most), :func:`round_decks`."""
+def reference_deal(config: Any, deals: np.ndarray) -> dict:
+    """``deals`` (one kernel deal per row, made with ``make_params(config, K)``) in the
+    reference's terms: ``deck_order``, the deck orders the kernel deals from them, every
+    round's up to ``max_rounds`` (:data:`SCRIPTED_ROUNDS` at most; :func:`round_decks`), of
+    shape ``(rows, rounds, 52)``."""
     deals = np.ascontiguousarray(deals, dtype=np.int64)
     p = make_params(config, (deals.shape[1] - SEED_WORDS) // 52)
     orders = np.zeros((len(deals), min(config.max_rounds, SCRIPTED_ROUNDS), 52), dtype=np.int64)

@@ -1,4 +1,4 @@
-"""Builtin 31 players (random, greedy, greedy-knock) and the engine benchmark.
+"""Builtin 31 players (random, greedy, greedy-knock) and the benchmark.
 
 ``greedy`` follows the seed's baseline ("always choose the highest-value immediate action",
 counting the cards seen in the discard pile), made precise:
@@ -14,8 +14,8 @@ counting the cards seen in the discard pile), made precise:
 
 ``greedy-knock`` is greedy that knocks when it may and its hand scores at least
 ``threshold`` (default :data:`DEFAULT_THRESHOLD`; saveable as JSON with any threshold).
-The engine computes greedy's choices as observation parts (``greedy_turn``,
-``greedy_discard``) so they cost one vectorised pass per decision.
+The kernel computes greedy's choices as observation parts (``greedy_turn``,
+``greedy_discard``), so the player only reads them.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def builtin_players() -> dict:
 
 
 def bench_cases(game) -> list:
-    """1v1 greedy against greedy: the batched engine against the plain reference loop."""
+    """1v1 greedy against greedy: the driver over the kernel against the plain reference loop."""
 
     players = [GreedyPlayer() for _ in range(game.n_seats)]
     extra: dict = {}

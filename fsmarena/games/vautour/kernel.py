@@ -366,8 +366,9 @@ def builtin_action(p, s, seat, code):
     return card + N_ABSTRACT - 1
 
 
-def engine_script(config, deals: np.ndarray) -> dict:
-    """The batched engine's arguments that play ``deals`` (prize positions, one game per row)."""
+def reference_deal(config, deals: np.ndarray) -> dict:
+    """``deals`` (one kernel deal per row: positions in the prize deck) in the reference's
+    terms: the prize values in the order they are turned up, one game per row."""
     from fsmarena.games.vautour.game import _tables
 
     values = _tables(config.cards, config.prizes).values

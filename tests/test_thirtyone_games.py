@@ -1,12 +1,17 @@
-"""31: the batched engine against the independent plain-Python reference, and invariants.
+"""31: whole games on the kernel (through the driver) against the independent plain-Python
+reference, and invariants.
 
 * Same deck orders + the same deterministic players (greedy, greedy-knock, and a "hash"
   player that picks legal actions from the cards it sees, so it knocks, takes discards and
-  throws every position) => the same rounds (kind, knocker, lives) and final lives, for 2-6
-  players and the rule options.  The reference has its own scoring, canonical order and greedy.
-* Hypothesis: at every decision the 52 cards are each in exactly one place (live hands,
-  stock, discard pile, the card in the air), the pile's bit set matches the pile, lives are
-  never negative, actions are legal; every game has exactly one winner, who has lives left.
+  throws every position), the kernel's players reading the driver's observations and the
+  reference's its own views, each game played by both => the same action at every decision,
+  the same observations (every part the reference defines) and the same final lives and
+  rewards, for 2-6 players and the rule options, with knocks and 31s among the rounds.  The
+  reference has its own scoring, canonical order, greedy and observation formulas.
+* Hypothesis: at every decision the kernel's state holds each of the 52 cards in exactly one
+  place (live hands, stock, discard pile, the card in the air), the pile's bit set matches the
+  pile, lives are never negative, the seat to move is alive; observations lie in their ranges
+  and actions are legal; every game has exactly one winner, who has lives left.
 """
 
 from __future__ import annotations
@@ -15,11 +20,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_replay import check_views, thirtyone_view
+from thirtyone_helpers import play_and_replay, random_deals, script_deals
 
 from fsmarena.games.players import RandomPlayer
-from fsmarena.games.thirtyone.game import BIT, DISCARD, TURN, ThirtyOne, ThirtyOneConfig
+from fsmarena.games.thirtyone import kernel as k31
+from fsmarena.games.thirtyone.game import DISCARD, DISCARD_0, DISCARD_GREEDY, TURN, ThirtyOne, ThirtyOneConfig
 from fsmarena.games.thirtyone.players import GreedyPlayer
-from fsmarena.games.thirtyone.reference import View, greedy, play_game
+from fsmarena.games.thirtyone.potential import LivesPotential
+from fsmarena.games.thirtyone.reference import View, final_rewards, greedy, play_game
 
 
 def hash_code(hand_sum, top, drawn, turn, seat):
@@ -33,7 +42,7 @@ def reference_hash(view: View) -> int:
     return view.legal[h % len(view.legal)]
 
 
-def engine_hash(seat, obs):
+def kernel_hash(seat, obs):
     h = hash_code(obs.hand.sum(axis=1), obs.top, obs.drawn, obs.round_turn, seat)
     if obs.phase == TURN:
         return np.where((h < 4) & obs.mask[:, 2], 2, h % 2)
@@ -42,6 +51,31 @@ def engine_hash(seat, obs):
 
 
 KINDS = ("hash", "greedy", "knock")
+
+
+def _recording(game: ThirtyOne, policy, seat: int, seen: dict, potential: LivesPotential):
+    """A reference policy that also records, per seat, each decision as the replay describes
+    it (:func:`reference_replay.thirtyone_view`) and its action, ``discard_greedy`` as the
+    position the reference's greedy throws."""
+    tok = game.config.three_of_a_kind
+
+    def act(view: View) -> int:
+        action = int(policy(view))
+        concrete = greedy(view, tok) if action == DISCARD_GREEDY else action
+        seen.setdefault(seat, []).append((thirtyone_view(game, view, potential), concrete))
+        return action
+
+    return act
+
+
+def _concrete(game: ThirtyOne, decisions: dict[int, list]) -> dict[int, list[int]]:
+    """Each seat's actions on the kernel, ``discard_greedy`` as the position it threw (the
+    ``greedy_discard`` encoding shown with it; the reference's greedy names the position)."""
+    which = list(game.encodings).index("greedy_discard")
+    return {
+        seat: [DISCARD_0 + codes[which] if action == DISCARD_GREEDY else action for *_, codes, action in log]
+        for seat, log in decisions.items()
+    }
 
 
 @pytest.mark.parametrize(
@@ -56,7 +90,7 @@ KINDS = ("hash", "greedy", "knock")
         (6, {"lives": 2}),
     ],
 )
-def test_engine_matches_the_reference(players, options):
+def test_kernel_matches_the_reference(players, options):
     config = ThirtyOneConfig(players=players, **options)
     game = ThirtyOne(config)
     n, rounds = 25, 40
@@ -68,11 +102,12 @@ def test_engine_matches_the_reference(players, options):
 
     def decide(seat, obs, rows):
         if kinds[seat] == "hash":
-            return engine_hash(seat, obs)
+            return kernel_hash(seat, obs)
         return (greedy_player if kinds[seat] == "greedy" else knocker).act(obs, None, rows, rng)
 
-    log: list = []
-    outcome = game.play_engine(n, rng, decide, deck_order=decks, log=log)
+    deals = script_deals(config, decks.reshape(n, rounds * 52))
+    outcome, log, _ = play_and_replay(game, decide, deals, replay=False)
+    potential = LivesPotential.of(game)
     policies = [
         reference_hash
         if k == "hash"
@@ -84,47 +119,34 @@ def test_engine_matches_the_reference(players, options):
     kinds_seen = set()
     for g in range(n):
         records: list = []
-        lives = play_game(config, policies, lambda r, g=g: list(decks[g, r]), records)
-        engine_rounds = [
-            (kind, knocker_seat, lives_after) for row, _, kind, knocker_seat, lives_after in log if row == g
-        ]
-        assert engine_rounds == [(r.kind, r.knocker, tuple(r.lives)) for r in records], f"game {g}"
-        assert list(outcome.scores[g]) == lives
+        seen: dict[int, list] = {}
+        seats = [_recording(game, policy, seat, seen, potential) for seat, policy in enumerate(policies)]
+        lives = play_game(config, seats, lambda r, g=g: list(decks[g, r]), records)
+        assert _concrete(game, log.decisions[g]) == {seat: [a for _, a in views] for seat, views in seen.items()}
+        for seat, views in seen.items():
+            check_views(game, log.decisions[g][seat], [v for v, _ in views], (g, seat), log.parts[g][seat])
+        assert list(outcome.scores[g]) == lives and list(outcome.rewards[g]) == final_rewards(lives)
         kinds_seen.update(r.kind for r in records)
     assert {"knock", "blitz"} <= kinds_seen
 
 
-def check_state(state, seat, phase, rows):
-    """The invariants of every decision point, checked for all acting games at once."""
-    t = GAME_TABLES[0]
-    m = len(rows)
-    counts = np.zeros((m, 52), dtype=np.int64)
-    ar = np.arange(m)
-    alive = state.alive[rows]
-    for s in range(state.S):
-        live = (alive >> s) & 1 == 1
-        hand = t.cards[state.hand[s, rows]]
-        for p in range(3):
-            np.add.at(counts, (ar[live], hand[live, p]), 1)
-    position = np.arange(52)
-    in_stock = position[None, :] >= state.ptr[rows][:, None]
-    in_pile = position[None, :] < state.plen[rows][:, None]
-    for j in range(52):
-        np.add.at(counts, (ar[in_stock[:, j]], state.stock[rows[in_stock[:, j]], j].astype(np.int64)), 1)
-        np.add.at(counts, (ar[in_pile[:, j]], state.pile[rows[in_pile[:, j]], j].astype(np.int64)), 1)
-    drawn = state.drawn[rows]
-    assert np.all((drawn >= 0) == (phase == DISCARD))
-    np.add.at(counts, (ar[drawn >= 0], drawn[drawn >= 0]), 1)
-    assert np.all(counts == 1), "52 cards, each in exactly one place"
-    pile_bits = np.zeros(m, dtype=np.uint64)
-    for j in range(52):
-        pile_bits |= np.where(in_pile[:, j], BIT[state.pile[rows, j].astype(np.int64)], np.uint64(0))
-    assert np.array_equal(pile_bits, state.pile_bits[rows])
-    assert np.all(state.lives[rows] >= 0) and np.all((alive >> seat) & 1 == 1)
-    assert np.all(state.mover[rows] == seat) and np.all(state.in_round[rows])
-
-
-GAME_TABLES: list = []
+def check_state(p, s, seat):
+    """The invariants of one decision, read from the kernel's state."""
+    S = k31.n_seats(p)
+    state = s.tolist()
+    alive = state[k31.ALIVE]
+    places = [c for o in range(S) if (alive >> o) & 1 for c in state[k31.HANDS + 3 * o : k31.HANDS + 3 * o + 3]]
+    places += state[k31.STOCK + state[k31.PTR] : k31.STOCK + 52]
+    pile = state[k31.PILE : k31.PILE + state[k31.PLEN]]
+    places += pile
+    drawn = state[k31.DRAWN]
+    assert (drawn >= 0) == (state[k31.PHASE] == DISCARD)
+    if drawn >= 0:
+        places.append(drawn)
+    assert sorted(places) == list(range(52)), "52 cards, each in exactly one place"
+    assert state[k31.PILE_BITS] == sum(1 << c for c in pile)
+    assert min(state[k31.LIVES : k31.LIVES + S]) >= 0 and (alive >> seat) & 1 == 1
+    assert state[k31.MOVER] == seat and not state[k31.DONE]
 
 
 @settings(max_examples=25)
@@ -138,9 +160,10 @@ GAME_TABLES: list = []
     mix=st.lists(st.integers(0, 3), min_size=6, max_size=6),
 )
 def test_invariants_at_every_decision(players, seed, lives, tok, max_turns, gun, mix):
+    """The driver's games with random and greedy players; each game then stepped again on the
+    kernel with the same actions, its state checked at every decision."""
     config = ThirtyOneConfig(players=players, lives=lives, three_of_a_kind=tok, max_turns=max_turns, under_the_gun=gun)
     game = ThirtyOne(config)
-    GAME_TABLES[:] = [game.tables]
     pool = [RandomPlayer(), GreedyPlayer(), GreedyPlayer(22), GreedyPlayer(29)]
     seats = [pool[k] for k in mix[:players]]
     rng = np.random.default_rng(seed)
@@ -163,7 +186,17 @@ def test_invariants_at_every_decision(players, seed, lives, tok, max_turns, gun,
         return actions
 
     n = 12
-    outcome = game.play_engine(n, rng, decide, watch=check_state)
+    deals = random_deals(game, n, rng)
+    outcome, log, _ = play_and_replay(game, decide, deals, replay=False, observe=False)
+    p = k31.make_params(config)
+    s = np.zeros(k31.state_size(p), dtype=np.int64)
+    for g in range(n):
+        k31.reset(p, s, deals[g])
+        for seat, action in log.order[g]:
+            check_state(p, s, seat)
+            k31.step(p, s, action)
+        assert k31.to_move(p, s) == -1
+        assert s[k31.LIVES : k31.LIVES + players].tolist() == outcome.scores[g].tolist()
     assert np.all((outcome.rewards == 1).sum(axis=1) == 1), "exactly one winner"
     assert np.all((outcome.rewards == -1).sum(axis=1) == players - 1)
     winner_lives = outcome.scores[outcome.rewards == 1]
