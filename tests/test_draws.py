@@ -168,8 +168,8 @@ def test_uncompiled_draws_are_the_same():
     the same deals: compiled and plain Python runs print the same shuffles and dice."""
     script = (
         "import numpy as np\n"
-        "from games import draws\n"
-        "from games.kernel import seed\n"
+        "from fsmarena.games import draws\n"
+        "from fsmarena.games.kernel import seed\n"
         "seed(9)\n"
         "deck = np.arange(60)\n"
         "draws.shuffle(deck, 60)\n"

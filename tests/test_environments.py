@@ -426,7 +426,7 @@ def test_opponent_files_and_seats_are_checked(tmp_path):
 def test_missing_extra_is_a_clear_error():
     code = (
         "import sys; sys.modules['pettingzoo'] = None\n"
-        "try:\n    import games.environments\nexcept ImportError as e:\n    print(e)"
+        "try:\n    import fsmarena.games.environments\nexcept ImportError as e:\n    print(e)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "pip install 'fsmarena[envs]'" in out
@@ -728,7 +728,7 @@ def test_the_kernel_stepper_refuses_out_of_range_answers():
     """``KernelStepper.answer(-10**6)`` used to crash the interpreter in the 31 kernel; in a
     fresh interpreter it is now a clear error and the game goes on."""
     code = (
-        "import numpy as np\nfrom games import get_game\nfrom games.stepper import KernelStepper, IllegalAction\n"
+        "import numpy as np\nfrom fsmarena.games import get_game\nfrom fsmarena.games.stepper import KernelStepper, IllegalAction\n"
         "s = KernelStepper(get_game('thirtyone'))\nturn = s.start(np.random.default_rng(0))\n"
         "for bad in (-10**6, 10**6, 8):\n"
         "    try:\n        s.answer(bad)\n    except IllegalAction as e:\n        print(e)\n"

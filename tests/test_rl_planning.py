@@ -105,7 +105,7 @@ def test_policy_iteration_rejects_a_wrong_initial_policy():
 
 
 def test_421_value_and_policy_iteration_agree_exactly():
-    games = pytest.importorskip("games")
+    games = pytest.importorskip("fsmarena.games")
     game = games.get_game("421")
     mdp = game.model()
     vi, pi = value_iteration(mdp), policy_iteration(mdp)
