@@ -323,12 +323,14 @@ def test_policy_files_round_trip_and_refuse_another_game(tmp_path):
 
 
 def test_builtin_players_and_bench_cases_run():
-    from fsmarena.games.bench import time_case
+    from fsmarena.games.bench import cases_for, time_case
 
     game = game_of()
     assert {"random", "always-stop", "optimal"} <= set(game.builtin_players())
     outcome = play_games(game, [game.builtin_players()["always-stop"]()], 1000, np.random.default_rng(1))
     assert outcome.scores.shape == (1000, 1)
-    for case in game.bench_cases():
+    cases = cases_for(game)
+    assert cases
+    for case in cases:
         result = time_case(case, scale=0.001)
         assert result["engine_units"] > 0 and result["ratio"] > 0

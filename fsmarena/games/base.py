@@ -37,6 +37,7 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.observation import Decide, Observation, Outcome, rewards_from_ranking
+from fsmarena.games.registry import resolve
 
 if TYPE_CHECKING:
     from fsmarena.games.driver import Trace
@@ -113,13 +114,22 @@ class Game(ABC):
         """Human-readable description of observation index ``index`` (for figures)."""
         return str(index)
 
+    #: ``"module:function"`` returning the game's builtin players (name -> factory) when they
+    #: live in a module of their own, which may import the game (the game names it, imported
+    #: on first use); empty when ``random`` is the only builtin or the game overrides
+    #: :meth:`builtin_players`
+    builtins: ClassVar[str] = ""
+
     def builtin_players(self) -> dict[str, Callable[[], Any]]:
         """Builtin player names and factories (``random`` and the game's fixed strategies)."""
         # inside: games.players loads the file readers and writers (json, tempfile, zipfile),
         # which `import fsmarena` (this module's importer) does not otherwise pay for
         from fsmarena.games.players import RandomPlayer
 
-        return {"random": RandomPlayer}
+        players: dict[str, Callable[[], Any]] = {"random": RandomPlayer}
+        if self.builtins:
+            players.update(resolve(self.builtins, f"builtin players of {self.name}")())
+        return players
 
     def describe(self) -> dict[str, Any]:
         """JSON-ready description used by ``fsmarena games``."""
@@ -155,10 +165,6 @@ class Game(ABC):
         from fsmarena.games.driver import driver_for
 
         return driver_for(self).play(n, rng, decide, deals, trace)
-
-    def bench_cases(self) -> list[Any]:
-        """Benchmark cases (engine vs plain-Python loop) for ``fsmarena bench``."""
-        return []
 
 
 # ---- configuration parameters ------------------------------------------------------------

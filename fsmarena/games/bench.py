@@ -7,9 +7,9 @@ cases, the ratio and absolute targets ("N games in at most T seconds on one core
 off the CPU seconds, which a busy shared machine disturbs far less than the wall clock; for
 cases that run worker processes (``BenchCase.workers``) the CPU of this process leaves the
 workers out, so only the wall clock counts.
-Each game contributes :class:`BenchCase` objects through ``Game.bench_cases()`` (the kernel
-against the game's plain-Python reference, ``reference.py``, on the same players); other
-modules (evolution, learners) add cases through the game's entry (``GameEntry.bench_cases``).
+Each game declares its :class:`BenchCase` makers in its entry (``GameEntry.bench_cases``): the
+kernel against the game's plain-Python reference, ``reference.py``, on the same players, and
+cases of other modules (evolution, learners).
 Every game with a kernel also gets :func:`seat_cases`: compiled seats against the same players
 asked in Python, on the same driver, whose baseline is the driver's batched Python path rather
 than a plain loop.  (``engine`` in a case's fields is the side measured, ``plain`` its baseline.)
@@ -55,7 +55,7 @@ class BenchCase:
 
 
 def cases_for(game) -> list[BenchCase]:
-    cases = list(game.bench_cases())
+    cases: list[BenchCase] = []
     for target in entry(game.name).bench_cases:
         cases.extend(resolve(target, f"benchmark {target}")(game))
     if has_kernel(game):

@@ -26,6 +26,7 @@ training settings), ``Game.encoding_label`` (readable FSM inputs), and in the ga
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from fractions import Fraction
 from typing import Any, ClassVar, Mapping
@@ -76,24 +77,30 @@ class SimultaneousMoves:
 
 
 class ZeroSumSolvable(ABC):
-    """A two-player zero-sum game solved exactly by backward induction over public states."""
+    """A two-player zero-sum game solved exactly by backward induction over public states.
 
+    The game names its solver, a module with the functions ``solve_equilibrium(game, reward)``
+    and ``exploitability(game, player, reward)``, imported on first use: the solver may import
+    the game (its rules, its players), and the game need not import it."""
+
+    #: the module that solves the game (``"fsmarena.games.vautour.exploit"``)
+    solver: ClassVar[str]
     #: the rewards the solution can be computed for (the first is the engine's own)
     solve_rewards: tuple[str, ...] = ("wdl",)
     #: rule parameters (``--param`` strings) of a configuration solved in seconds, for
     #: examples and for the tests every game gets (the default rules may be too large)
     example_params: ClassVar[Mapping[str, str]] = {}
 
-    @abstractmethod
     def solve_equilibrium(self, reward: str = "wdl") -> tuple[float, Any]:
         """The game's value for the first seat and an equilibrium as a player."""
+        return importlib.import_module(self.solver).solve_equilibrium(self, reward)
 
     def solvable(self) -> bool:
         """Whether this configuration is small enough to solve (a game may be solvable only
         for some parameters, e.g. two players and a small deck)."""
         return True
 
-    @abstractmethod
     def exploitability(self, player: Any, reward: str = "wdl") -> dict[str, Any]:
         """The exact best-response value against ``player``, the equilibrium's value against
         it and the exploitability (best response minus the game's value), JSON-ready."""
+        return importlib.import_module(self.solver).exploitability(self, player, reward)

@@ -65,7 +65,8 @@ class GameEntry:
       folder, next to its ``__init__.py``) or ``"module:function"`` returning a Study;
     * ``study_methods``: training methods a study TOML may name;
     * ``reports``: report writers a study may name in its ``report`` field;
-    * ``bench_cases``: ``"module:function(game) -> [BenchCase]"`` added to ``fsmarena bench``;
+    * ``bench_cases``: ``"module:function(game) -> [BenchCase]"``, the game's cases of
+      ``fsmarena bench`` (:mod:`fsmarena.games.bench`);
     * ``kernel``: the module of its compiled single-game kernel (``"games.<name>.kernel"``,
       the contract of :mod:`fsmarena.games.kernel`), empty when it has none;
     * ``probes``: three builtin player names whose mixtures are the probe opponents of

@@ -336,21 +336,11 @@ def test_no_library_module_reaches_the_command_line(module):
     assert not reached, f"{module} reaches the command line through {reached}"
 
 
-#: imports inside functions that still close a cycle: a game's ``game.py`` reaching its players,
-#: benchmarks and solver, and the solver methods ``game.py`` inherits from Vautour's mixin; #26
-#: item 1 rewrites ``game.py`` as the record of what the game is (its capabilities then name
-#: their solver instead of the game class carrying it); the list only shrinks
+#: imports inside functions that still close a cycle: 31's ``game.py`` reaching its players and
+#: benchmarks (the other games name theirs: ``Game.builtins``, ``GameEntry.bench_cases``, and
+#: ``ZeroSumSolvable.solver``); the list only shrinks
 CYCLES_BEING_REMOVED: dict[tuple[str, str], str] = {
-    ("fsmarena.games.goofspiel.game", "fsmarena.games.goofspiel.bench"): "Goofspiel.bench_cases",
-    ("fsmarena.games.goofspiel.game", "fsmarena.games.goofspiel.players"): "Goofspiel.builtin_players",
     ("fsmarena.games.thirtyone.game", "fsmarena.games.thirtyone.players"): "ThirtyOne.builtin_players and bench_cases",
-    ("fsmarena.games.vautour.game", "fsmarena.games.vautour.players"): "StupideVautour.builtin_players",
-    ("fsmarena.games.vautour.game", "fsmarena.games.vautour.reference"): "StupideVautour.bench_cases",
-    ("fsmarena.games.vautour.game", "fsmarena.games.vautour.exploit"): "StupideVautour's card distribution",
-    (
-        "fsmarena.games.vautour.zero_sum",
-        "fsmarena.games.vautour.exploit",
-    ): "the game's solver methods (the mixin of game.py)",
 }
 
 

@@ -12,6 +12,7 @@ ENTRY = GameEntry(
     game="fsmarena.games.dice421.game:Dice421",
     studies={"421": "421.toml"},
     reports={"exact-values": "fsmarena.games.dice421.study:exact_reference"},
+    bench_cases=("fsmarena.games.dice421.reference:bench_cases",),
     kernel="fsmarena.games.dice421.kernel",
     expectations="fsmarena.games.dice421.expectations:EXPECTED",
 )

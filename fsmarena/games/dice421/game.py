@@ -335,8 +335,3 @@ class Dice421(Game, ExactModel):
             dice=lambda: t.dice[triple],
             score=lambda: t.score[triple],
         )
-
-    def bench_cases(self):
-        from fsmarena.games.dice421.reference import bench_cases
-
-        return bench_cases(self)

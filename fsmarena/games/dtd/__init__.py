@@ -13,6 +13,7 @@ ENTRY = GameEntry(
     game="fsmarena.games.dtd.game:DivideTheDollar",
     studies={"dtd-thesis": "dtd_thesis.toml"},
     bench_cases=(
+        "fsmarena.games.dtd.reference:bench_cases",  # compiled vs Python seats
         "fsmarena.games.dtd.bench_learning:bench_cases",  # Monte Carlo ES training
         "fsmarena.games.dtd.bench_evolution:bench_cases",  # thesis run, round-robin generation
         "fsmarena.games.dtd.bench_scaling:scaling_cases",  # opt-in: a whole study, 2 workers vs 1

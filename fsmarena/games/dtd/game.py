@@ -210,8 +210,3 @@ class DivideTheDollar(Game):
                 FixedActionPlayer, number, ACTION_NAMES[number], f"always-{short}"
             )
         return players
-
-    def bench_cases(self):
-        from fsmarena.games.dtd.reference import bench_cases
-
-        return bench_cases(self)

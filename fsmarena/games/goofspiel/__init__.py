@@ -12,6 +12,7 @@ ENTRY = GameEntry(
     game="fsmarena.games.goofspiel.game:Goofspiel",
     player_kinds={"goofspiel-builtin": "fsmarena.games.goofspiel.players:GoofspielBuiltin"},
     studies={"goofspiel": "goofspiel.toml"},
+    bench_cases=("fsmarena.games.goofspiel.bench:bench_cases",),
     kernel="fsmarena.games.goofspiel.kernel",
     probes=("upbid", "match", "random"),  # fingerprints: mixtures of these three builtins
     expectations="fsmarena.games.goofspiel.expectations:EXPECTED",

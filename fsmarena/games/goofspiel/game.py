@@ -212,6 +212,7 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
     name = "goofspiel"
     title = "Goofspiel (2-4 players, simultaneous bids for prizes 1..n, ties discard the prize)"
     Config = GoofspielConfig
+    builtins = "fsmarena.games.goofspiel.players:builtin_factories"
     feature_names = FEATURE_NAMES
     #: FSMs read the prize by default: the tabular state has 106,483 states with 13 cards
     fsm_inputs = "prize"
@@ -287,11 +288,6 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
     def _cards_text(self, hand: int) -> str:
         return " ".join(str(c) for c in range(1, self.config.cards + 1) if hand >> (c - 1) & 1)
 
-    def builtin_players(self) -> dict[str, Callable[[], Any]]:
-        from fsmarena.games.goofspiel.players import builtin_factories
-
-        return builtin_factories()
-
     # ---- exact solution (two players, small decks: games.vautour.zero_sum) -----------------
     #: one card fewer than Stupide Vautour: a study of a solvable game measures the exact
     #: exploitability of every learning-curve point, and the goofspiel study plays 6 cards,
@@ -333,11 +329,6 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
 
     def card_actions(self, cards: np.ndarray) -> np.ndarray:
         return np.asarray(cards) - 1
-
-    def bench_cases(self) -> list[Any]:
-        from fsmarena.games.goofspiel.bench import bench_cases
-
-        return bench_cases(self)
 
     # ---- the observation of the exact solution's public states -------------------------------
     def _observe(self, seat, turn, value, hands, points, last, left, n) -> Observation:

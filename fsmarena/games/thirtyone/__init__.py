@@ -17,6 +17,7 @@ ENTRY = GameEntry(
     },
     studies={"thirtyone": "fsmarena.games.thirtyone.study:load"},
     study_methods={"train-mlp": "fsmarena.games.thirtyone.methods:train_mlp"},
+    bench_cases=("fsmarena.games.thirtyone.players:bench_cases",),
     kernel="fsmarena.games.thirtyone.kernel",
     probes=("greedy", "greedy-knock", "random"),  # fingerprints: mixtures of these three builtins
     network="fsmarena.games.thirtyone.agent:NETWORK",

@@ -18,6 +18,7 @@ ENTRY = GameEntry(
         "vautour": "fsmarena.games.vautour.study:load",
         "vautour-small": "fsmarena.games.vautour.study:load_small",
     },
+    bench_cases=("fsmarena.games.vautour.reference:bench_cases",),
     kernel="fsmarena.games.vautour.kernel",
     probes=("max", "min", "random"),  # fingerprints: mixtures of these three builtins
     expectations="fsmarena.games.vautour.expectations:EXPECTED",

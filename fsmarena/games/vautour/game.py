@@ -111,7 +111,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -333,6 +332,7 @@ class StupideVautour(Game, SimultaneousMoves, SolvableBidding):
     name = "vautour"
     title = "Stupide Vautour / Hol's der Geier (2-5 players, simultaneous bids, seed 004)"
     Config = VautourConfig
+    builtins = "fsmarena.games.vautour.players:builtin_factories"
 
     def __init__(self, config: VautourConfig | None = None):
         super().__init__(config)
@@ -441,16 +441,6 @@ class StupideVautour(Game, SimultaneousMoves, SolvableBidding):
             label += f", lead {'≤' if lead == -cfg.lead_clip else '≥' if lead == cfg.lead_clip else ''}{lead:+d}"
         return label + pot
 
-    def builtin_players(self) -> dict[str, Callable]:
-        from fsmarena.games.vautour.players import builtin_factories
-
-        return builtin_factories()
-
-    def bench_cases(self):
-        from fsmarena.games.vautour.reference import bench_cases
-
-        return bench_cases(self)
-
     # ---- exact solution (two players, small decks: games.vautour.zero_sum) -----------------
     def solver_rules(self) -> VautourConfig:
         return self.config
@@ -466,9 +456,19 @@ class StupideVautour(Game, SimultaneousMoves, SolvableBidding):
         )
 
     def card_law(self, probs: np.ndarray, hand: np.ndarray, prize: np.ndarray) -> np.ndarray:
-        from fsmarena.games.vautour.exploit import card_distribution
-
-        return card_distribution(self, probs, hand, prize)
+        tables, cards = self.tables, self.config.cards
+        out = np.zeros((len(hand), cards + 1))
+        rng = np.random.default_rng(0)  # never drawn from: random bids are spread out below
+        for action in np.flatnonzero(probs.any(axis=0)):
+            p = probs[:, action]
+            rows = np.flatnonzero(p > 0)
+            if action == RANDOM:
+                held = (hand[rows, None] >> np.arange(cards)) & 1
+                out[rows, 1:] += p[rows, None] * held / held.sum(axis=1, keepdims=True)
+            else:
+                card = tables.resolve(np.full(len(rows), action, dtype=np.int64), hand[rows], prize[rows], rng)
+                out[rows, card] += p[rows]
+        return out
 
     def public_key(self, obs: Observation) -> tuple[np.ndarray, ...]:
         n = obs.n

@@ -37,6 +37,8 @@ class SolvableBidding(ZeroSumSolvable):
 
     #: the command-line name (every game has one)
     name: ClassVar[str]
+    #: the best response, equilibrium and exploitability of every such game
+    solver = "fsmarena.games.vautour.exploit"
     solve_rewards = ("wdl", "points")
     example_params = {"cards": "4"}
     #: the largest deck solved exactly (the work grows about 8-fold per card)
@@ -85,14 +87,3 @@ class SolvableBidding(ZeroSumSolvable):
                 "the work grows about 8-fold per card)"
             )
         return rules
-
-    def solve_equilibrium(self, reward: str = "wdl") -> tuple[float, Any]:
-        # inside: exploit imports the game, whose class this mixin is (listed in tests/contract/test_layers.py)
-        from fsmarena.games.vautour.exploit import solve_equilibrium
-
-        return solve_equilibrium(self, reward)
-
-    def exploitability(self, player: Any, reward: str = "wdl") -> dict[str, Any]:
-        from fsmarena.games.vautour.exploit import exploitability  # inside, as in solve_equilibrium
-
-        return exploitability(self, player, reward)
