@@ -336,20 +336,8 @@ def test_no_library_module_reaches_the_command_line(module):
     assert not reached, f"{module} reaches the command line through {reached}"
 
 
-#: imports inside functions that still close a cycle: 31's ``game.py`` reaching its players and
-#: benchmarks (the other games name theirs: ``Game.builtins``, ``GameEntry.bench_cases``, and
-#: ``ZeroSumSolvable.solver``); the list only shrinks
-CYCLES_BEING_REMOVED: dict[tuple[str, str], str] = {
-    ("fsmarena.games.thirtyone.game", "fsmarena.games.thirtyone.players"): "ThirtyOne.builtin_players and bench_cases",
-}
-
-
 def test_no_import_cycle_at_any_level():
     """Imports inside functions included: a lazy import is still an edge.  Imports under ``if
     TYPE_CHECKING:`` never run and registry strings are resolved by name on first use (a
     registry names its entries, which may read the registry), so neither is an edge here."""
-    graph = _graph()
-    for importer, imported in CYCLES_BEING_REMOVED:
-        assert imported in graph[importer], f"{importer} no longer imports {imported}: drop it from the list"
-        graph[importer].discard(imported)
-    assert _cycles(graph) == []
+    assert _cycles(_graph()) == []

@@ -203,6 +203,7 @@ class ThirtyOne(Game, SegmentRewards):
     name = "thirtyone"
     title = "31 / Scat / Blitz (2-6 players, lives, knocking)"
     Config = ThirtyOneConfig
+    builtins = "fsmarena.games.thirtyone.players:builtin_players"
     action_names = ACTION_NAMES
     feature_names = FEATURE_NAMES
     #: training defaults measured on this game (``fsmarena.rl.train``), 1v1 against greedy, win rate against
@@ -287,13 +288,3 @@ class ThirtyOne(Game, SegmentRewards):
             f"discard: drew from {'discard' if source else 'deck'}, greedy {GREEDY_LABELS[greedy]} "
             f"-> {SCORE_LABELS[sb]} ({GAIN_LABELS[gain]})" + (", knocked" if knocked else "")
         )
-
-    def builtin_players(self):
-        from fsmarena.games.thirtyone.players import builtin_players
-
-        return builtin_players()
-
-    def bench_cases(self):
-        from fsmarena.games.thirtyone.players import bench_cases
-
-        return bench_cases(self)
