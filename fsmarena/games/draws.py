@@ -147,7 +147,11 @@ def _shuffle(deal, start, n, stream, at):
 def shuffle(deal, n):
     """Fisher-Yates on ``deal[:n]``, last position first: position ``i`` swaps with a uniform
     position in ``0..i``, as many positions per word as keep the ranges' product within
-    :data:`LIMIT` (module doc); words from the compiled stream."""
+    :data:`LIMIT` (module doc); words from the compiled stream.
+
+    Callers pass ``n`` as an int64, never a literal (``52``, or a count started at ``0``):
+    numba compiles a compiled function once more for each literal argument type it meets
+    (``Literal[int](52)``), docs/performance.md."""
     _shuffle(deal, 0, n, deal, -1)  # ``deal`` stands for the unused game stream
 
 

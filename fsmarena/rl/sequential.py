@@ -268,9 +268,10 @@ def train_games(
             memory[seat] = 0
             if seat != learner:
                 member[seat] = int(np.random.random() * members) if members > 1 else 0
-        decisions = 0
-        pending = -1
-        pending_action = 0
+        # int64 from the start, not literals: the calls below would compile twice (fsmarena.jit)
+        decisions = np.int64(0)
+        pending = np.int64(-1)
+        pending_action = np.int64(0)
         pending_segment = 0
         pending_potential = 0.0
         while True:

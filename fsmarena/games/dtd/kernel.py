@@ -119,7 +119,7 @@ def encoding_size(p, which):
 def draw_deal(p, deal):
     """A uniformly random deck order: the cards by type, then :func:`fsmarena.games.draws.shuffle`."""
     K = p[_K]
-    at = 0
+    at = np.int64(0)  # not a literal 0: shuffle would compile twice (draws.shuffle)
     for k in range(K):
         for _ in range(p[_HEAD + K + k]):
             deal[at] = k

@@ -192,7 +192,7 @@ def observe_part(p, data, s, seat, which, out):
     """``step``, ``hand``, ``opp_hand``, ``prizes_left`` (:func:`fsmarena.games.bidding.shared_part`),
     then ``prize_value``."""
     if which < N_SHARED:
-        out[0] = shared_part(p, s, seat, which, 1)
+        out[0] = shared_part(p, s, seat, which, np.int64(1))  # not a literal: one compiled version
     else:
         out[0] = _prize(p, s)
 

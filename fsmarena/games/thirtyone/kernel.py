@@ -272,7 +272,7 @@ def draw_deal(p: np.ndarray, deal: np.ndarray) -> None:
     for r in range(_deal_rounds(p)):
         for i in range(52):
             deal[52 * r + i] = i
-        shuffle(deal[52 * r : 52 * r + 52], 52)
+        shuffle(deal[52 * r : 52 * r + 52], np.int64(52))  # not a literal: one compiled shuffle
     seed_stream(deal, 52 * _deal_rounds(p))
 
 

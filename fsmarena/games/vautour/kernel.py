@@ -278,7 +278,7 @@ def observe_part(p, data, s, seat, which, out):
     """``step``, ``hand``, ``opp_hand``, ``prizes_left`` (:func:`fsmarena.games.bidding.shared_part`),
     then ``prize_value``, ``stake`` (with the carried pot) and the prize's ``rank``."""
     if which < N_SHARED:
-        out[0] = shared_part(p, s, seat, which, 0)
+        out[0] = shared_part(p, s, seat, which, np.int64(0))  # not a literal: one compiled version
     elif which == N_SHARED:
         out[0] = p[_HEAD + _prize(p, s)]
     elif which == N_SHARED + 1:
