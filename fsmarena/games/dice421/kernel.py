@@ -326,9 +326,8 @@ def scripted(config: Any, deals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def reference_deal(config: Any, deals: np.ndarray) -> dict:
     """``deals`` (one kernel deal per row, made with ``make_params(config, K)``) in the
     reference's terms: the dice of every throw the kernel throws from them, ``rolls`` of shape
-    ``(rows, rethrows + 1, 3)`` (:func:`round_rolls`)."""
-    deals = np.ascontiguousarray(deals, dtype=np.int64)
-    p = make_params(config, (deals.shape[1] - SEED_WORDS) // 3)
+    ``(rows, rethrows + 1, 3)`` (:func:`round_rolls`); any script :func:`scripted` plays."""
+    p, deals = scripted(config, np.ascontiguousarray(deals, dtype=np.int64))
     rolls = np.zeros((len(deals), config.rethrows + 1, 3), dtype=np.int64)
     for row, deal in enumerate(deals):
         round_rolls(p, deal, rolls[row])

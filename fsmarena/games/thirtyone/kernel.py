@@ -1169,9 +1169,8 @@ def reference_deal(config: Any, deals: np.ndarray) -> dict:
     """``deals`` (one kernel deal per row, made with ``make_params(config, K)``) in the
     reference's terms: ``deck_order``, the deck orders the kernel deals from them, every
     round's up to ``max_rounds`` (:data:`SCRIPTED_ROUNDS` at most; :func:`round_decks`), of
-    shape ``(rows, rounds, 52)``."""
-    deals = np.ascontiguousarray(deals, dtype=np.int64)
-    p = make_params(config, (deals.shape[1] - SEED_WORDS) // 52)
+    shape ``(rows, rounds, 52)``; any script :func:`scripted` plays."""
+    p, deals = scripted(config, np.ascontiguousarray(deals, dtype=np.int64))
     orders = np.zeros((len(deals), min(config.max_rounds, SCRIPTED_ROUNDS), 52), dtype=np.int64)
     for row, deal in enumerate(deals):
         round_decks(p, deal, orders[row])
