@@ -26,7 +26,7 @@ from kernel_helpers import scripted
 
 from fsmarena.games.goofspiel.reference import ranking_rewards
 from fsmarena.games.thirtyone import reference as thirtyone
-from fsmarena.games.thirtyone.players import DEFAULT_THRESHOLD
+from fsmarena.games.thirtyone.kernel import BUILTIN_ARGS
 from fsmarena.games.thirtyone.potential import LivesPotential
 
 
@@ -278,7 +278,9 @@ def thirtyone_view(game: Any, view: Any, potential: LivesPotential) -> View:
     turn = view.phase == 0
     builtins = {
         "greedy": thirtyone.greedy(view, tok) if turn else thirtyone.DISCARD_GREEDY,
-        "greedy-knock": thirtyone.greedy(view, tok, DEFAULT_THRESHOLD) if turn else thirtyone.DISCARD_GREEDY,
+        "greedy-knock": thirtyone.greedy(view, tok, BUILTIN_ARGS["greedy-knock"][0][1])
+        if turn
+        else thirtyone.DISCARD_GREEDY,
     }
     parts = {**seen.parts, "potential": float(potential.exact_value(np.array([view.lives]), view.seat)[0])}
     features = [seen.features[name] for name in game.feature_names]

@@ -127,7 +127,7 @@ def _dealt_decks(p: np.ndarray, deal: np.ndarray) -> dict[int, list[int]]:
     decks = {int(s[k31.ROUNDS]): s[k31.STOCK : k31.STOCK + 52].tolist()}
     while (seat := k31.to_move(p, s)) >= 0:
         rounds = s[k31.ROUNDS]
-        k31.step(p, s, k31.builtin_action(p, s, seat, k31.GREEDY))
+        k31.step(p, s, k31.builtin_action(p, s, seat, k31.GREEDY, np.zeros(0)))
         if s[k31.ROUNDS] != rounds and not s[k31.DONE]:
             decks[int(s[k31.ROUNDS])] = s[k31.STOCK : k31.STOCK + 52].tolist()
     return decks

@@ -1,6 +1,6 @@
 """Goofspiel's compiled kernel beyond the registry-driven comparison of tests/test_kernels.py:
-its builtins play exactly the Python builtins (two independent implementations of each
-strategy), and the sequential learners train on it, reproducibly."""
+its builtins play exactly the strategies of the plain reference (two independent
+implementations of each), and the sequential learners train on it, reproducibly."""
 
 from __future__ import annotations
 
@@ -11,29 +11,20 @@ import pytest
 
 from fsmarena.games import bidding
 from fsmarena.games import kernel as contract
-from fsmarena.games.goofspiel import kernel
+from fsmarena.games.goofspiel import kernel, reference
 from fsmarena.games.goofspiel.game import Goofspiel, GoofspielConfig
 from tests.bidding_helpers import play_traced
 from tests.cli_helpers import run_cli
 
-
-def kernel_game(p, deal, codes):
-    """One game on the kernel with builtin ``codes[seat]`` at every seat: the bids per turn."""
-    s = np.zeros(kernel.state_size(p), dtype=np.int64)
-    kernel.reset(p, s, deal)
-    bids = []
-    while (seat := kernel.to_move(p, s)) >= 0:
-        action = kernel.builtin_action(p, s, seat, codes[seat])
-        bids.append(action + 1)
-        kernel.step(p, s, action)
-    return bids
+REFERENCE = {"match": reference.match, "upbid": reference.upbid, "max": reference.highest}
 
 
 @pytest.mark.parametrize("players", [2, 3])
 @pytest.mark.parametrize("names", [("match", "upbid"), ("upbid", "max"), ("max", "match")])
-def test_kernel_builtins_are_the_batched_builtins(players, names):
-    """Same deals, same deterministic builtins: the kernel's builtin bids equal the Python
-    builtins' (games.goofspiel.players) asked by the driver, read through its trace hook."""
+def test_builtin_players_bid_as_the_reference_strategies(players, names):
+    """Same prize orders, deterministic builtins: the bids of the builtin players, asked in
+    Python through the driver (each runs the kernel's code on its rows), equal those of the
+    reference's strategies, written from the rules in words."""
     config = GoofspielConfig(players=players, cards=7)
     game = Goofspiel(config)
     p = contract.params_of(game)
@@ -42,14 +33,26 @@ def test_kernel_builtins_are_the_batched_builtins(players, names):
     for row in deals:
         kernel.draw_deal(p, row)
     seats = [names[seat % 2] for seat in range(players)]
-    codes = [kernel.BUILTINS.index(name) for name in seats]
     players_ = [game.builtin_players()[name]() for name in seats]
     rng = np.random.default_rng(0)
     memories = [pl.begin(game, 40, None, rng) for pl in players_]
     _, trace = play_traced(game, 40, lambda s, o, r: players_[s].act(o, memories[s], r, rng), deals=deals)
     for g in range(40):
-        python_bids = [int(b) for step in trace for b in step["bids"][g]]
-        assert kernel_game(p, deals[g], codes) == python_bids
+        python_bids = [[int(b) for b in step["bids"][g]] for step in trace]
+        played = reference.play_one(players, 7, [int(v) for v in deals[g]], [REFERENCE[name] for name in seats])
+        assert python_bids == [turn["bids"] for turn in played["turns"]]
+
+
+def test_builtin_law_is_one_card_or_the_hand_spread_evenly():
+    game = Goofspiel(GoofspielConfig(cards=4))
+    p = contract.params_of(game)
+    s = np.zeros(kernel.state_size(p), dtype=np.int64)
+    kernel.reset(p, s, np.array([2, 1, 4, 3]))
+    s[bidding.hand_at(p, 0)] = 0b1011  # seat 0 holds 1, 2 and 4; the prize is 2
+    law, none = np.zeros(4), np.zeros(0)
+    for code, expected in ((0, [1 / 3, 1 / 3, 0, 1 / 3]), (1, [0, 1, 0, 0]), (2, [0, 0, 0, 1]), (3, [0, 0, 0, 1])):
+        kernel.builtin_law(p, s, 0, code, none, law)
+        assert np.allclose(law, expected), kernel.BUILTINS[code]
 
 
 def test_kernel_random_builtin_is_uniform_over_the_hand():
@@ -59,7 +62,7 @@ def test_kernel_random_builtin_is_uniform_over_the_hand():
     s = np.zeros(kernel.state_size(p), dtype=np.int64)
     kernel.reset(p, s, np.array([2, 1, 4, 3]))
     s[bidding.hand_at(p, 0)] = 0b1011  # seat 0 holds 1, 2 and 4
-    counts = np.bincount([kernel.builtin_action(p, s, 0, 0) + 1 for _ in range(30_000)], minlength=5)
+    counts = np.bincount([kernel.builtin_action(p, s, 0, 0, np.zeros(0)) + 1 for _ in range(30_000)], minlength=5)
     assert counts[3] == 0 and counts[0] == 0
     assert np.allclose(counts[[1, 2, 4]] / 30_000, 1 / 3, atol=0.015)
 

@@ -93,7 +93,7 @@ def test_same_seed_same_deals_and_builtins_legal(entry):
         while (seat := module.to_move(p, s)) >= 0:
             module.legal(p, s, seat, mask)
             code = len(played) % len(module.BUILTINS)
-            action = module.builtin_action(p, s, seat, code)
+            action = module.builtin_action(p, s, seat, code, contract.default_args(module, code))
             assert mask[action], (module.BUILTINS[code], action)
             played.append(action)
             module.step(p, s, action)

@@ -28,6 +28,8 @@ from fsmarena.games.dice421.game import N_TRIPLES, Dice421, Dice421Config
 from fsmarena.games.dice421.reference import play_one, state_numbers
 from fsmarena.games.draws import SEED_WORDS
 
+#: builtin arguments: none, and greedy-knock's default threshold
+NO_ARGS, KNOCK_AT_30 = np.zeros(0), np.array([30.0])
 SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -171,7 +173,7 @@ def test_421_optimal_builtin_over_every_deal_scores_the_exact_optimum():
     for deal in itertools.product(range(1, 7), repeat=6):
         k421.reset(p, s, _deal_421(deal))
         while k421.to_move(p, s) == 0:
-            action = k421.builtin_action(p, s, 0, code)
+            action = k421.builtin_action(p, s, 0, code, NO_ARGS)
             k421.legal(p, s, 0, mask)
             assert mask[action]
             k421.step(p, s, action)
@@ -195,7 +197,7 @@ def test_421_random_deals_and_builtins_are_legal_and_reproducible():
             mask = np.zeros(8, dtype=np.bool_)
             while k421.to_move(p, s) == 0:
                 k421.legal(p, s, 0, mask)
-                action = k421.builtin_action(p, s, 0, k421.BUILTINS.index("random"))
+                action = k421.builtin_action(p, s, 0, k421.BUILTINS.index("random"), NO_ARGS)
                 assert mask[action]
                 played.append(action)
                 k421.step(p, s, action)
@@ -262,8 +264,8 @@ def _kernel_decisions_31(
                 codes,
                 mask.tolist(),
                 feats.tolist(),
-                k31.builtin_action(p, s, seat, k31.GREEDY),
-                k31.builtin_action(p, s, seat, k31.GREEDY_KNOCK),
+                k31.builtin_action(p, s, seat, k31.GREEDY, NO_ARGS),
+                k31.builtin_action(p, s, seat, k31.GREEDY_KNOCK, KNOCK_AT_30),
                 action,
                 k31.segment(p, s, seat),
                 k31.potential(p, s, seat, table),
@@ -427,7 +429,7 @@ def test_31_random_builtin_plays_legal_reproducible_games(players):
             k31.reset(p, s, deal)
             while (seat := k31.to_move(p, s)) >= 0:
                 k31.legal(p, s, seat, mask)
-                action = k31.builtin_action(p, s, seat, k31.RANDOM)
+                action = k31.builtin_action(p, s, seat, k31.RANDOM, NO_ARGS)
                 assert mask[action]
                 record.append(action)
                 k31.step(p, s, action)

@@ -16,7 +16,6 @@ import pytest
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.bda import BDASpec, BinaryDecisionAutomaton
 from fsmarena.evo.table_fsm import TableFSM
-from fsmarena.games import bidding
 from fsmarena.games.base import Observation
 from fsmarena.games.dtd.game import DivideTheDollar, DTDConfig
 from fsmarena.games.kernel import kernel_of, params_of, seed
@@ -313,7 +312,6 @@ def _players(game):
         fsm,
         fsm_small,
         *bdas,
-        game.builtin_players()["always-median"](),
     ]
 
 
@@ -334,7 +332,7 @@ def _observation(k, p, s, seat, game):
     )
 
 
-@pytest.mark.parametrize("number", range(8))
+@pytest.mark.parametrize("number", range(7))
 def test_compiled_opponent_plays_like_the_batched_player(number):
     game = DivideTheDollar()
     player = _players(game)[number]
@@ -372,13 +370,17 @@ def test_compiled_opponent_plays_like_the_batched_player(number):
                 assert got == expected
                 k.step(p, s, got)
             else:
-                k.step(p, s, k.builtin_action(p, s, seat, 0))
+                k.step(p, s, k.builtin_action(p, s, seat, 0, np.zeros(0)))
 
 
 @pytest.mark.parametrize("action_set", ["bids", "abstract", "both"])
-def test_compiled_vautour_builtins_play_like_the_batched_ones(action_set):
-    """The builtins without random draws, in every action set (their random draws come from
-    another generator: only their legality is comparable, see test_kernels)."""
+def test_compiled_vautour_builtins_play_like_the_python_ones(action_set):
+    """The builtins without random draws, in every action set, two with parameters given: the
+    compiled interpreter (code and arguments from the packed arrays) plays what the player asked
+    in Python on the driver's observation of the same state plays (code and arguments resolved
+    by the player)."""
+    from fsmarena.games.builtin_player import BuiltinPlayer
+    from fsmarena.games.driver import driver_for
     from fsmarena.games.vautour.game import StupideVautour, VautourConfig
 
     game = StupideVautour(VautourConfig(players=2, cards=8, action_set=action_set, tie_rule="cancel"))
@@ -386,8 +388,12 @@ def test_compiled_vautour_builtins_play_like_the_batched_ones(action_set):
     act = make_opponent_act(k)
     rng = np.random.default_rng(0)
     seed(4)
-    for name in ("max", "min", "negative-adverse", "prize-rank"):
-        player = game.builtin_players()[name]()
+    players = [game.builtin_players()[name]() for name in ("max", "min", "negative-adverse", "prize-rank")]
+    players += [
+        BuiltinPlayer("negative-adverse", {"p": 1.0}),
+        BuiltinPlayer("get-rid-of-bad-cards", {"p_low": 1.0, "small": 1.0}),  # every prize is small
+    ]
+    for player in players:
         opp = compile_player(player, game)
         for _ in range(4):
             deal = np.zeros(k.deal_size(p), dtype=np.int64)
@@ -397,15 +403,7 @@ def test_compiled_vautour_builtins_play_like_the_batched_ones(action_set):
             memory, mask, feats = np.zeros(2, dtype=np.int64), np.zeros(game.n_actions, dtype=bool), np.zeros(9)
             batched = player.begin(game, 1, None, rng)
             while (seat := k.to_move(p, s)) >= 0:
-                obs = _observation(k, p, s, seat, game)
-                hand = s[bidding.hand_at(p, seat)]
-                obs = Observation(
-                    1,
-                    game.n_actions,
-                    **{n: getattr(obs, n) for n in ("index", "features", "mask", *game.encodings)},
-                    hand=np.array([hand]),
-                    prize_value=np.array([game.tables.values[obs.prize[0]]]),
-                )
+                obs = driver_for(game).observation(s[None].copy(), np.zeros(1, dtype=np.int64), seat)
                 expected = int(player.act(obs, batched, None, rng)[0])
                 got = act(
                     p,
@@ -422,7 +420,7 @@ def test_compiled_vautour_builtins_play_like_the_batched_ones(action_set):
                     feats,
                     np.zeros(1, dtype=np.int64),
                 )
-                assert got == expected, (name, seat)
+                assert got == expected, (player.label, seat)
                 k.step(p, s, got)
 
 

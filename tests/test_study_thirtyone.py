@@ -23,10 +23,10 @@ from fsmarena.cli import main  # noqa: E402
 from fsmarena.errors import FsmarenaError  # noqa: E402
 from fsmarena.games import get_game  # noqa: E402
 from fsmarena.games.arena import play_games  # noqa: E402
+from fsmarena.games.builtin_player import BuiltinPlayer  # noqa: E402
 from fsmarena.games.match import play_match  # noqa: E402
 from fsmarena.games.players import RandomPlayer, resolve_player  # noqa: E402
 from fsmarena.games.stats import wilson_interval  # noqa: E402
-from fsmarena.games.thirtyone.players import GreedyPlayer  # noqa: E402
 from fsmarena.games.thirtyone.study import load  # noqa: E402
 from fsmarena.studies.analysis import read_csv  # noqa: E402
 from fsmarena.studies.methods import MethodContext, check_method  # noqa: E402
@@ -243,7 +243,7 @@ def test_arrangements_seat_everybody_everywhere_equally():
 
 def test_table_match_counts_equal_a_plain_loop_over_the_seatings():
     game = get_game("thirtyone", {"players": "3"})
-    entrant, others = GreedyPlayer(30.0), [GreedyPlayer(), RandomPlayer()]
+    entrant, others = BuiltinPlayer("greedy-knock", {"threshold": 30.0}), [BuiltinPlayer("greedy"), RandomPlayer()]
     seed = np.random.SeedSequence(7)
     result = table_match(game, entrant, others, 100, seed)
     assert result["games"] == 102  # rounded up to a multiple of the six seatings

@@ -22,10 +22,10 @@ from cli_helpers import run_cli  # noqa: E402
 
 from fsmarena.errors import FsmarenaError  # noqa: E402
 from fsmarena.games.arena import play_games  # noqa: E402
+from fsmarena.games.builtin_player import BuiltinPlayer  # noqa: E402
 from fsmarena.games.players import RandomPlayer, load_player, resolve_player, save_player  # noqa: E402
 from fsmarena.games.thirtyone.agent import NETWORK, MLPAgent  # noqa: E402
 from fsmarena.games.thirtyone.game import ThirtyOne, ThirtyOneConfig  # noqa: E402
-from fsmarena.games.thirtyone.players import GreedyPlayer  # noqa: E402
 from fsmarena.games.thirtyone.potential import LivesPotential  # noqa: E402
 from fsmarena.rl.network_agent import NetworkAgent  # noqa: E402
 from fsmarena.rl.network_training import NetworkSettings, Trainer, train_network  # noqa: E402
@@ -34,7 +34,7 @@ from fsmarena.rl.segments import segment_returns  # noqa: E402
 
 def small_agent(game, seed=0, hidden=(8,)):
     """A network player of ``game`` with 31's two heads, untrained."""
-    return Trainer(game, NetworkSettings.of(game, hidden=hidden, seed=seed), [GreedyPlayer()]).agent
+    return Trainer(game, NetworkSettings.of(game, hidden=hidden, seed=seed), [BuiltinPlayer("greedy")]).agent
 
 
 # ---- rewards ------------------------------------------------------------------------------------
@@ -86,7 +86,10 @@ def test_the_potential_of_the_final_lives_is_the_reward(players):
     """The learner ends a game's last round in its reward: the potential of the final lives."""
     game = ThirtyOne(ThirtyOneConfig(players=players))
     outcome = play_games(
-        game, [GreedyPlayer(), RandomPlayer(), GreedyPlayer()][:players], 200, np.random.default_rng(1)
+        game,
+        [BuiltinPlayer("greedy"), RandomPlayer(), BuiltinPlayer("greedy")][:players],
+        200,
+        np.random.default_rng(1),
     )
     potential = LivesPotential.of(game)
     for seat in range(players):
@@ -108,7 +111,7 @@ def test_the_heads_split_the_decisions_by_phase():
 
     agent.act = watched
     agent.epsilon = 1.0
-    play_games(game, [agent, GreedyPlayer()], 100, np.random.default_rng(2), check_legal=True)
+    play_games(game, [agent, BuiltinPlayer("greedy")], 100, np.random.default_rng(2), check_legal=True)
     assert seen["turn"] == {"draw_deck", "draw_discard", "knock"}
     assert seen["swap"] == {"discard_0", "discard_1", "discard_2", "discard_drawn"}
 
@@ -122,7 +125,7 @@ def test_agent_plays_only_legal_actions(epsilon):
         game = ThirtyOne(ThirtyOneConfig(players=players))
         agent = small_agent(game)
         agent.epsilon = epsilon
-        seats = [agent, GreedyPlayer(), RandomPlayer()][:players]
+        seats = [agent, BuiltinPlayer("greedy"), RandomPlayer()][:players]
         outcome = play_games(game, seats, 50, np.random.default_rng(players), check_legal=True)
         assert np.all((outcome.rewards == 1).sum(axis=1) == 1)
 
@@ -134,15 +137,15 @@ def test_player_file_round_trip_and_hostile_files(tmp_path):
     save_player(agent, game, path)
     loaded = resolve_player(str(path), game)
     assert type(loaded) is NetworkAgent
-    a = play_games(game, [agent, GreedyPlayer()], 40, np.random.default_rng(9))
-    b = play_games(game, [loaded, GreedyPlayer()], 40, np.random.default_rng(9))
+    a = play_games(game, [agent, BuiltinPlayer("greedy")], 40, np.random.default_rng(9))
+    b = play_games(game, [loaded, BuiltinPlayer("greedy")], 40, np.random.default_rng(9))
     assert np.array_equal(a.scores, b.scores)
     data = json.loads(path.read_text())
     old = tmp_path / "old.json"  # a file of the kind earlier versions wrote: the same fields
     old.write_text(json.dumps({**data, "kind": "thirtyone-mlp"}))
     legacy = load_player(old, game)
     assert isinstance(legacy, MLPAgent)
-    c = play_games(game, [legacy, GreedyPlayer()], 40, np.random.default_rng(9))
+    c = play_games(game, [legacy, BuiltinPlayer("greedy")], 40, np.random.default_rng(9))
     assert np.array_equal(a.scores, c.scores)
 
     def rejected(mutate):
@@ -165,7 +168,7 @@ def test_player_file_round_trip_and_hostile_files(tmp_path):
 # ---- training -----------------------------------------------------------------------------------
 
 SMALL = dict(games=600, batch=150, hidden=(8,), eval_every=300, eval_games=60, rolling=200, seed=5)
-PANEL = [GreedyPlayer()]
+PANEL = [BuiltinPlayer("greedy")]
 
 
 def settings(**changes):
@@ -191,15 +194,17 @@ def test_outputs_and_resume_equals_an_uninterrupted_run(tmp_path):
     ]
     assert len(full.metrics) == 4 and [c["games"] for c in full.curve] == [0, 300, 600]
     with pytest.raises(FsmarenaError):  # a checkpoint is only continued with its own settings
-        Trainer(game, settings(games=900), [GreedyPlayer()]).restore(tmp_path / "full" / "checkpoint.npz", PANEL)
+        Trainer(game, settings(games=900), [BuiltinPlayer("greedy")]).restore(
+            tmp_path / "full" / "checkpoint.npz", PANEL
+        )
     with pytest.raises(FsmarenaError):  # and never silently overwritten
         train_network(game, settings(), tmp_path / "full")
     # stop after two batches, save, restore into a fresh trainer and continue: same weights
-    first = Trainer(game, settings(), [GreedyPlayer()])
+    first = Trainer(game, settings(), [BuiltinPlayer("greedy")])
     first.run_batch(150)
     first.run_batch(150)
     first.save(tmp_path / "mid.npz")
-    again = Trainer(game, settings(), [GreedyPlayer()])
+    again = Trainer(game, settings(), [BuiltinPlayer("greedy")])
     again.restore(tmp_path / "mid.npz", PANEL)
     for trainer in (first, again):
         trainer.run_batch(150)
@@ -228,10 +233,10 @@ def test_bad_settings_and_files(tmp_path):
         with pytest.raises(FsmarenaError):
             settings(**bad)
     with pytest.raises(FsmarenaError):
-        Trainer(game, settings(), [GreedyPlayer()]).restore(tmp_path / "missing.npz", PANEL)
+        Trainer(game, settings(), [BuiltinPlayer("greedy")]).restore(tmp_path / "missing.npz", PANEL)
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(FsmarenaError):
-        Trainer(game, settings(), [GreedyPlayer()]).restore(tmp_path / "junk.npz", PANEL)
+        Trainer(game, settings(), [BuiltinPlayer("greedy")]).restore(tmp_path / "junk.npz", PANEL)
 
 
 @pytest.mark.slow
@@ -363,7 +368,7 @@ def test_cli_keeps_neural_options_away_from_tabular_learners_and_other_games(cap
 def test_a_tampered_checkpoint_is_refused_before_anything_is_taken_over(tmp_path, change, message):
     """Rows are checked in full (keys, types, ranges) and tables keep their dtype kind."""
     game = ThirtyOne()
-    trainer = Trainer(game, settings(), [GreedyPlayer()])
+    trainer = Trainer(game, settings(), [BuiltinPlayer("greedy")])
     trainer.run_batch(150)
     trainer.run_batch(150)
     trainer.save(tmp_path / "c.npz")
@@ -383,4 +388,4 @@ def test_a_tampered_checkpoint_is_refused_before_anything_is_taken_over(tmp_path
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
     np.savez(tmp_path / "c.npz", **arrays)
     with pytest.raises(FsmarenaError, match=message):
-        Trainer(game, settings(), [GreedyPlayer()]).restore(tmp_path / "c.npz", PANEL)
+        Trainer(game, settings(), [BuiltinPlayer("greedy")]).restore(tmp_path / "c.npz", PANEL)

@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from reference_replay import check_views, thirtyone_view
 from thirtyone_helpers import play_and_replay, random_deals, script_deals
 
+from fsmarena.games.builtin_player import BuiltinPlayer
 from fsmarena.games.players import RandomPlayer
 from fsmarena.games.thirtyone import kernel as k31
 from fsmarena.games.thirtyone.game import DISCARD, DISCARD_0, DISCARD_GREEDY, TURN, ThirtyOne, ThirtyOneConfig
-from fsmarena.games.thirtyone.players import GreedyPlayer
 from fsmarena.games.thirtyone.potential import LivesPotential
 from fsmarena.games.thirtyone.reference import View, final_rewards, greedy, play_game
 
@@ -98,12 +98,13 @@ def test_kernel_matches_the_reference(players, options):
     decks = rng.permuted(np.tile(np.arange(52), (n, rounds, 1)), axis=2)
     kinds = [KINDS[(s + len(options)) % 3] for s in range(players)]
     tok = config.three_of_a_kind
-    greedy_player, knocker = GreedyPlayer(), GreedyPlayer(24)
+    greedy_player, knocker = BuiltinPlayer("greedy"), BuiltinPlayer("greedy-knock", {"threshold": 24})
 
     def decide(seat, obs, rows):
         if kinds[seat] == "hash":
             return kernel_hash(seat, obs)
-        return (greedy_player if kinds[seat] == "greedy" else knocker).act(obs, None, rows, rng)
+        player = greedy_player if kinds[seat] == "greedy" else knocker
+        return player.act(obs, player.begin(game, obs.n, None, rng), rows, rng)
 
     deals = script_deals(config, decks.reshape(n, rounds * 52))
     outcome, log, _ = play_and_replay(game, decide, deals, replay=False)
@@ -164,12 +165,17 @@ def test_invariants_at_every_decision(players, seed, lives, tok, max_turns, gun,
     kernel with the same actions, its state checked at every decision."""
     config = ThirtyOneConfig(players=players, lives=lives, three_of_a_kind=tok, max_turns=max_turns, under_the_gun=gun)
     game = ThirtyOne(config)
-    pool = [RandomPlayer(), GreedyPlayer(), GreedyPlayer(22), GreedyPlayer(29)]
+    pool = [
+        RandomPlayer(),
+        BuiltinPlayer("greedy"),
+        BuiltinPlayer("greedy-knock", {"threshold": 22}),
+        BuiltinPlayer("greedy-knock", {"threshold": 29}),
+    ]
     seats = [pool[k] for k in mix[:players]]
     rng = np.random.default_rng(seed)
 
     def decide(seat, obs, rows):
-        actions = np.asarray(seats[seat].act(obs, None, rows, rng))
+        actions = np.asarray(seats[seat].act(obs, seats[seat].begin(game, obs.n, None, rng), rows, rng))
         assert obs.mask[np.arange(obs.n), actions].all(), "illegal action"
         index = obs.index
         assert np.all((index >= 0) & (index < game.n_states))
@@ -205,7 +211,7 @@ def test_invariants_at_every_decision(players, seed, lives, tok, max_turns, gun,
 
 def test_same_seed_same_games():
     game = ThirtyOne(ThirtyOneConfig(players=3))
-    seats = [GreedyPlayer(), RandomPlayer(), GreedyPlayer(27)]
+    seats = [BuiltinPlayer("greedy"), RandomPlayer(), BuiltinPlayer("greedy-knock", {"threshold": 27})]
     from fsmarena.games.arena import play_games
 
     a = play_games(game, seats, 200, np.random.default_rng(5))
@@ -219,7 +225,9 @@ def test_seats_are_symmetric_for_identical_players():
     from fsmarena.games.arena import play_games
     from fsmarena.games.stats import wilson_interval
 
-    outcome = play_games(ThirtyOne(), [GreedyPlayer(), GreedyPlayer()], 6000, np.random.default_rng(11))
+    outcome = play_games(
+        ThirtyOne(), [BuiltinPlayer("greedy"), BuiltinPlayer("greedy")], 6000, np.random.default_rng(11)
+    )
     low, high = wilson_interval(int((outcome.rewards[:, 0] == 1).sum()), 6000, z=3.3)
     assert low < 0.5 < high
 

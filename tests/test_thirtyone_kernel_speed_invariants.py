@@ -25,6 +25,8 @@ from fsmarena.games.thirtyone.game import ThirtyOneConfig
 from fsmarena.games.thirtyone.reference import card_value, double_score
 from fsmarena.jit import njit
 
+#: builtin arguments: none, and greedy-knock's default threshold
+NO_ARGS, KNOCK_AT_30 = np.zeros(0), np.array([30.0])
 CONFIGS = [
     ThirtyOneConfig(),
     ThirtyOneConfig(players=4, lives=2, three_of_a_kind=30.5, max_turns=30),
@@ -50,7 +52,7 @@ def _played_states(config: ThirtyOneConfig, games: int, seed: int):
         k31.reset(p, s, deal)
         while (seat := k31.to_move(p, s)) >= 0:
             yield p, s.copy(), seat
-            k31.step(p, s, k31.builtin_action(p, s, seat, int(rng.integers(0, 3))))
+            k31.step(p, s, k31.builtin_action(p, s, seat, int(rng.integers(0, 3)), KNOCK_AT_30))
 
 
 def _hand(s: np.ndarray, seat: int) -> list[int]:
@@ -148,7 +150,7 @@ def _random_picks(p, states, seats, how, value):
     mask = np.zeros(k31.N_ACTIONS, dtype=np.bool_)
     for i in range(len(seats)):
         if how == 0:
-            out[i] = k31.builtin_action(p, states[i], seats[i], k31.RANDOM)
+            out[i] = k31.builtin_action(p, states[i], seats[i], k31.RANDOM, NO_ARGS)
             continue
         k31.legal(p, states[i], seats[i], mask)
         pick = np.random.randint(0, mask.sum())

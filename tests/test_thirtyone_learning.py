@@ -16,9 +16,9 @@ from fsmarena.evo.bda import FIELDS, GREATER, BinaryDecisionAutomaton, game_name
 from fsmarena.evo.run import EvolveConfig, evolve
 from fsmarena.evo.table_fsm import TableFSM
 from fsmarena.games.arena import play_games
+from fsmarena.games.builtin_player import BuiltinPlayer
 from fsmarena.games.match import play_match
 from fsmarena.games.thirtyone.game import DRAW_DECK, DRAW_DISCARD, KNOCK, N_SCORE, ThirtyOne
-from fsmarena.games.thirtyone.players import GreedyPlayer
 from fsmarena.rl.train import TrainConfig, train
 
 
@@ -46,8 +46,10 @@ def test_hand_written_automata_play_exactly_like_greedy_knock(players):
     from fsmarena.games.thirtyone.game import ThirtyOneConfig
 
     game = ThirtyOne(ThirtyOneConfig(players=players))
-    others = [GreedyPlayer()] * (players - 1)
-    reference = play_games(game, [GreedyPlayer(30.0), *others], 300, np.random.default_rng(11))
+    others = [BuiltinPlayer("greedy")] * (players - 1)
+    reference = play_games(
+        game, [BuiltinPlayer("greedy-knock", {"threshold": 30.0}), *others], 300, np.random.default_rng(11)
+    )
     for machine in (greedy_knock_fsm(), greedy_knock_bda(game)):
         outcome = play_games(game, [machine, *others], 300, np.random.default_rng(11), check_legal=True)
         assert np.array_equal(outcome.scores, reference.scores), machine.kind
@@ -77,15 +79,15 @@ def test_evolution_against_greedy_learns_to_take_the_discard():
     ).resolved()
     result = evolve(game, config, seed=4)
     never_takes = TableFSM(np.zeros((1, 16), np.int64), np.zeros((1, 16), np.int64), "score_bucket+greedy_turn")
-    evolved = play_match(game, result.best, GreedyPlayer(), 2000, 5).win_rate
-    baseline = play_match(game, never_takes, GreedyPlayer(), 2000, 5).win_rate
+    evolved = play_match(game, result.best, BuiltinPlayer("greedy"), 2000, 5).win_rate
+    baseline = play_match(game, never_takes, BuiltinPlayer("greedy"), 2000, 5).win_rate
     assert baseline < 0.2 and evolved > baseline + 0.15
 
 
 @pytest.mark.slow
 def test_monte_carlo_defaults_beat_the_thesis_setting_on_the_same_budget():
     game = ThirtyOne()
-    greedy = GreedyPlayer()
+    greedy = BuiltinPlayer("greedy")
     rates = {}
     for name, extra in (("game", {}), ("thesis", {"epsilon": 0.0, "epsilon_schedule": "constant"})):
         config = TrainConfig(algo="mc", episodes=300_000, eval_every=300_000, eval_games=4000, **extra)

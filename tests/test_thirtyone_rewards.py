@@ -15,9 +15,9 @@ import pytest
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.arena import play_games
+from fsmarena.games.builtin_player import BuiltinPlayer
 from fsmarena.games.players import Player
 from fsmarena.games.thirtyone.game import ThirtyOne, ThirtyOneConfig
-from fsmarena.games.thirtyone.players import GreedyPlayer
 from fsmarena.rl.learners import MonteCarlo, TemporalDifference
 from fsmarena.rl.segments import segment_returns
 from fsmarena.rl.train import TrainConfig
@@ -77,7 +77,7 @@ def test_monte_carlo_segment_returns_match_a_plain_recomputation():
     game = ThirtyOne()
     learner = MonteCarlo(game.n_states, game.n_actions, epsilon=0.2, reward="segment")
     spy = Spy(learner)
-    play_games(game, [spy, GreedyPlayer()], 300, np.random.default_rng(5))
+    play_games(game, [spy, BuiltinPlayer("greedy")], 300, np.random.default_rng(5))
     sums: dict[tuple[int, int], list[float]] = {}
     for g, decisions in spy.decisions.items():
         for (state, action, *_rest), value in zip(decisions, _round_rewards(decisions, spy.final[g])):
@@ -101,7 +101,7 @@ def test_q_learning_segment_rule_one_game_at_a_time_is_the_textbook_loop():
     q = np.zeros((game.n_states, game.n_actions))
     for _ in range(25):
         spy.decisions = {}
-        play_games(game, [spy, GreedyPlayer()], 1, rng)
+        play_games(game, [spy, BuiltinPlayer("greedy")], 1, rng)
         decisions = spy.decisions[0]
         for k, (state, action, segment, potential, _mask) in enumerate(decisions):
             if k + 1 < len(decisions):
@@ -121,12 +121,12 @@ def test_observed_potential_is_the_lives_potential():
     game = ThirtyOne(ThirtyOneConfig(players=3, lives=2))
     seen = []
 
-    class Watch(GreedyPlayer):
+    class Watch(BuiltinPlayer):
         def act(self, obs, memory, rows, rng):
             seen.append((obs.lives.copy(), obs.potential.copy(), obs.segment.copy(), obs.round.copy()))
             return super().act(obs, memory, rows, rng)
 
-    play_games(game, [Watch(), GreedyPlayer(), GreedyPlayer()], 50, np.random.default_rng(1))
+    play_games(game, [Watch("greedy"), BuiltinPlayer("greedy"), BuiltinPlayer("greedy")], 50, np.random.default_rng(1))
     for lives, potential, segment, rnd in seen:
         assert np.allclose(potential, game.potential.exact_value(lives, 0))
         assert np.array_equal(segment, rnd)
@@ -208,6 +208,6 @@ def test_round_rewards_lift_q_learning_against_greedy():
         config = TrainConfig(
             "q-learning", episodes=20_000, batch=10_000, reward=reward, eval_every=20_000, eval_games=1000
         )
-        result = train(ThirtyOne(), config, seed=1, opponent=GreedyPlayer(), panel=[GreedyPlayer()])
+        result = train(ThirtyOne(), config, seed=1, opponent=BuiltinPlayer("greedy"), panel=[BuiltinPlayer("greedy")])
         wins[reward] = result.curve[-1]["win"]
     assert wins["segment"] > wins["game"] + 0.3, wins

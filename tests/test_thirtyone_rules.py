@@ -19,10 +19,10 @@ from thirtyone_helpers import Scripts, card, cards, deck, play_scripted
 from fsmarena.errors import FsmarenaError
 from fsmarena.games import get_game
 from fsmarena.games.arena import play_games
+from fsmarena.games.builtin_player import BuiltinPlayer
 from fsmarena.games.players import RandomPlayer, load_player, save_player
 from fsmarena.games.thirtyone import kernel as k31
 from fsmarena.games.thirtyone.game import DISCARD, DRAW_DECK, DRAW_DISCARD, TURN, ThirtyOne, ThirtyOneConfig
-from fsmarena.games.thirtyone.players import DEFAULT_THRESHOLD, GreedyPlayer
 from fsmarena.games.thirtyone.reference import canonical, double_score
 
 # ---- scoring ------------------------------------------------------------------------------------
@@ -324,17 +324,19 @@ def test_bad_deck_orders_are_rejected():
 def test_greedy_players_round_trip_through_json(tmp_path):
     game = ThirtyOne()
     builtins = game.builtin_players()
-    assert builtins["greedy-knock"]().threshold == DEFAULT_THRESHOLD
-    assert builtins["greedy"]().threshold is None
-    for player in (GreedyPlayer(), GreedyPlayer(26.5)):
+    assert builtins["greedy-knock"]().resolve(game)[1].tolist() == [30.0]
+    assert builtins["greedy"]().resolve(game)[1].tolist() == []
+    for player in (BuiltinPlayer("greedy"), BuiltinPlayer("greedy-knock", {"threshold": 26.5})):
         path = tmp_path / f"{player.label}.json"
         save_player(player, game, path)
         loaded = load_player(path, game)
-        assert isinstance(loaded, GreedyPlayer) and loaded.threshold == player.threshold
+        assert isinstance(loaded, BuiltinPlayer) and (loaded.name, loaded.args) == (player.name, player.args)
     hostile = tmp_path / "bad.json"
-    for threshold in (40, -1, "high", True):
+    for args in ({"threshold": 40}, {"threshold": -1}, {"threshold": "high"}, {"threshold": True}, {"knock": 3}):
         hostile.write_text(
-            json.dumps({"format_version": 1, "kind": "thirtyone-greedy", "game": "thirtyone", "threshold": threshold})
+            json.dumps(
+                {"format_version": 1, "kind": "builtin", "game": "thirtyone", "name": "greedy-knock", "args": args}
+            )
         )
         with pytest.raises(FsmarenaError):
             load_player(hostile, game)
@@ -343,11 +345,12 @@ def test_greedy_players_round_trip_through_json(tmp_path):
 def test_greedy_knock_knocks_exactly_at_its_threshold():
     # KS QS 2H = 20: a threshold of 20 knocks under the gun, 20.5 does not
     for threshold, expected in ((20, "gun"), (20.5, None)):
-        player = GreedyPlayer(threshold)
+        player = BuiltinPlayer("greedy-knock", {"threshold": threshold})
         other = RandomPlayer()
+        memory = player.begin(ThirtyOne(ThirtyOneConfig(lives=1)), 1, None, np.random.default_rng(1))
 
-        def decide(seat, obs, rows, player=player, other=other):
-            return (player if seat == 0 else other).act(obs, None, rows, np.random.default_rng(1))
+        def decide(seat, obs, rows, player=player, other=other, memory=memory):
+            return (player if seat == 0 else other).act(obs, memory, rows, np.random.default_rng(1))
 
         _, log = play_scripted([deck("KS QS 2H", "5D 7C 3H", "3C")], decide, lives=1)
         assert (log[0][1] == "gun") == (expected == "gun")
@@ -356,6 +359,6 @@ def test_greedy_knock_knocks_exactly_at_its_threshold():
 def test_random_and_greedy_play_legal_moves_for_every_seat_count():
     for players in (2, 3, 6):
         game = ThirtyOne(ThirtyOneConfig(players=players))
-        seats = [RandomPlayer(), GreedyPlayer(), GreedyPlayer(28)] * 2
+        seats = [RandomPlayer(), BuiltinPlayer("greedy"), BuiltinPlayer("greedy-knock", {"threshold": 28})] * 2
         outcome = play_games(game, seats[:players], 60, np.random.default_rng(players), check_legal=True)
         assert np.all((outcome.rewards == 1).sum(axis=1) == 1)

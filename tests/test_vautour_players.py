@@ -15,15 +15,9 @@ from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
 from fsmarena.games import get_game
 from fsmarena.games.arena import Seat, play_games
+from fsmarena.games.builtin_player import BuiltinPlayer
 from fsmarena.games.players import GroupedStack, load_player, player_from_json, resolve_player, save_player
 from fsmarena.games.vautour.game import BID_RANK
-from fsmarena.games.vautour.players import (
-    BonusCraving,
-    GetRidOfBadCards,
-    NegativeAdverse,
-    VautourBuiltin,
-    builtin_factories,
-)
 from fsmarena.games.vautour.reference import abstract_bid
 from tests.bidding_helpers import play_traced
 from tests.vautour_helpers import play_scripted, random_orders, vautour
@@ -31,8 +25,8 @@ from tests.vautour_helpers import play_scripted, random_orders, vautour
 NAMES = ("random", "max", "min", "bonus-craving", "negative-adverse", "get-rid-of-bad-cards", "prize-rank")
 
 
-def builtin(name: str) -> VautourBuiltin:
-    return builtin_factories()[name]()
+def builtin(name: str) -> BuiltinPlayer:
+    return vautour().builtin_players()[name]()
 
 
 def hands_and_bids(trace, seat):
@@ -61,15 +55,15 @@ RULES = {
     "min": (builtin("min"), lambda prize, hand, deck: hand[0]),
     "prize-rank": (builtin("prize-rank"), lambda prize, hand, deck: abstract_bid("bid_rank", hand, prize, deck)),
     "negative-adverse": (
-        VautourBuiltin(NegativeAdverse(p=1.0)),
+        BuiltinPlayer("negative-adverse", {"p": 1.0}),
         lambda prize, hand, deck: hand[-1] if prize < 0 else hand[0],
     ),
     "bonus-craving": (
-        VautourBuiltin(BonusCraving(p_high=1.0)),
+        BuiltinPlayer("bonus-craving", {"p_high": 1.0}),
         lambda prize, hand, deck: hand[-1] if prize >= 6 else None,
     ),
     "get-rid-of-bad-cards": (
-        VautourBuiltin(GetRidOfBadCards(p_low=1.0)),
+        BuiltinPlayer("get-rid-of-bad-cards", {"p_low": 1.0}),
         lambda prize, hand, deck: hand[0] if abs(prize) <= 3 else None,
     ),
 }
@@ -123,12 +117,12 @@ def test_random_bids_are_uniform_over_the_hand(action_set):
 @pytest.mark.parametrize(
     "player,condition,card,p",
     [
-        (VautourBuiltin(BonusCraving(p_high=0.9)), lambda v: v >= 6, 15, 0.9),
-        (VautourBuiltin(BonusCraving(p_high=0.9)), lambda v: v < 6, 15, 0.0),
-        (VautourBuiltin(GetRidOfBadCards(p_low=0.7)), lambda v: abs(v) <= 3, 1, 0.7),
-        (VautourBuiltin(GetRidOfBadCards(p_low=0.7)), lambda v: abs(v) > 3, 1, 0.0),
-        (VautourBuiltin(NegativeAdverse(p=0.5)), lambda v: v < 0, 15, 0.5),
-        (VautourBuiltin(NegativeAdverse(p=0.5)), lambda v: v > 0, 1, 0.5),
+        (BuiltinPlayer("bonus-craving", {"p_high": 0.9}), lambda v: v >= 6, 15, 0.9),
+        (BuiltinPlayer("bonus-craving", {"p_high": 0.9}), lambda v: v < 6, 15, 0.0),
+        (BuiltinPlayer("get-rid-of-bad-cards", {"p_low": 0.7}), lambda v: abs(v) <= 3, 1, 0.7),
+        (BuiltinPlayer("get-rid-of-bad-cards", {"p_low": 0.7}), lambda v: abs(v) > 3, 1, 0.0),
+        (BuiltinPlayer("negative-adverse", {"p": 0.5}), lambda v: v < 0, 15, 0.5),
+        (BuiltinPlayer("negative-adverse", {"p": 0.5}), lambda v: v > 0, 1, 0.5),
     ],
 )
 def test_strategy_probabilities(player, condition, card, p):
@@ -146,8 +140,8 @@ def test_thresholds_are_relative_to_the_deck():
     game = vautour(cards=6)
     orders = random_orders(game, 50, np.random.default_rng(4))
     for player, rule in (
-        (VautourBuiltin(BonusCraving(p_high=1.0)), lambda v, h: h[-1] if v >= 3 else None),
-        (VautourBuiltin(GetRidOfBadCards(p_low=1.0)), lambda v, h: h[0] if abs(v) <= 1 else None),
+        (BuiltinPlayer("bonus-craving", {"p_high": 1.0}), lambda v, h: h[-1] if v >= 3 else None),
+        (BuiltinPlayer("get-rid-of-bad-cards", {"p_low": 1.0}), lambda v, h: h[0] if abs(v) <= 1 else None),
     ):
         _outcome, trace = play_scripted(game, [player, builtin("random")], orders)
         for rows in hands_and_bids(trace, 0):
@@ -174,56 +168,51 @@ def test_a_mixed_stack_of_strategies_plays_each_member_on_its_games():
 
 def test_parameterised_strategies_round_trip_through_json(tmp_path):
     game = vautour()
-    player = VautourBuiltin(BonusCraving(p_high=0.75, high_bonus=0.5), label="craver")
+    player = BuiltinPlayer("bonus-craving", {"p_high": 0.75, "high_bonus": 0.5}, label="craver")
     save_player(player, game, tmp_path / "p.json")
     data = json.loads((tmp_path / "p.json").read_text())
-    assert data["kind"] == "vautour-builtin" and data["strategy"] == "bonus-craving"
-    assert data["params"] == {"p_high": 0.75, "high_bonus": 0.5}
+    assert data["kind"] == "builtin" and data["name"] == "bonus-craving"
+    assert data["args"] == {"p_high": 0.75, "high_bonus": 0.5}
     loaded = load_player(tmp_path / "p.json", game)
-    assert loaded.strategy == player.strategy and loaded.label == "craver"
+    assert (loaded.name, loaded.args, loaded.label) == ("bonus-craving", player.args, "craver")
     orders = random_orders(game, 100, np.random.default_rng(0))
     a = play_scripted(game, [player, builtin("random")], orders)[1]
     b = play_scripted(game, [loaded, builtin("random")], orders)[1]
     assert all((x["bids"] == y["bids"]).all() for x, y in zip(a, b))
-    for name in NAMES:
-        again = player_from_json(
-            json.loads(
-                json.dumps({"format_version": 1, "kind": "vautour-builtin", "game": "vautour", "strategy": name})
-            ),
-            game,
-        )
-        assert again.strategy == builtin(name).strategy
+    for name in NAMES[1:]:
+        again = player_from_json({"format_version": 1, "kind": "builtin", "game": "vautour", "name": name}, game)
+        assert (again.name, again.args) == (name, {})
 
 
 @pytest.mark.parametrize(
     "change,message",
     [
-        ({"strategy": "greedy"}, "unknown strategy"),
-        ({"strategy": 3}, "must be a string"),
-        ({"params": {"p_high": 1.5}}, "between 0.0 and 1.0"),
-        ({"params": {"p_high": "high"}}, "must be a number"),
-        ({"params": {"temperature": 0.1}}, "unknown parameter 'temperature'"),
-        ({"params": [0.9]}, "must be an object"),
+        ({"name": "greedy"}, "no builtin 'greedy'"),
+        ({"name": 3}, "must be a string"),
+        ({"args": {"p_high": 1.5}}, "must be in \\[0, 1\\]"),
+        ({"args": {"p_high": "high"}}, "must be"),
+        ({"args": {"p_high": float("nan")}}, "must be in"),
+        ({"args": {"temperature": 0.1}}, "no parameter 'temperature'"),
+        ({"args": [0.9]}, "must be an object"),
         ({"game": "dtd"}, "not 'vautour'"),
     ],
 )
 def test_hostile_strategy_files_are_clear_errors(change, message):
-    data = {
-        "format_version": 1,
-        "kind": "vautour-builtin",
-        "game": "vautour",
-        "strategy": "bonus-craving",
-        "params": {"p_high": 0.9},
-    }
+    data = {"format_version": 1, "kind": "builtin", "game": "vautour", "name": "bonus-craving", "args": {"p_high": 0.9}}
     data.update(change)
     with pytest.raises(FsmarenaError, match=message):
         player_from_json(data, vautour())
 
 
-def test_bad_parameters_in_code_and_wrong_game_are_errors():
+def test_bad_parameters_and_wrong_game_are_errors():
     with pytest.raises(FsmarenaError, match="in \\[0, 1\\]"):
-        VautourBuiltin(NegativeAdverse(p=2.0))
-    with pytest.raises(FsmarenaError, match="Stupide Vautour only"):
+        play_games(
+            vautour(), [BuiltinPlayer("negative-adverse", {"p": 2.0}), builtin("min")], 10, np.random.default_rng(0)
+        )
+    with pytest.raises(FsmarenaError, match="dtd has no builtin 'random'"):  # dtd's random is the generic player
+        BuiltinPlayer("random").resolve(get_game("dtd"))
+    assert BuiltinPlayer("random").resolve(vautour())[0] == 0  # Stupide Vautour's is its own
+    with pytest.raises(FsmarenaError, match="dtd has no builtin 'max'"):
         play_games(get_game("dtd"), [builtin("max"), builtin("min")], 10, np.random.default_rng(0))
 
 

@@ -15,8 +15,14 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.games import get_game
 from fsmarena.games.arena import play_games
 from fsmarena.games.players import RandomPlayer, TablePolicy
-from fsmarena.games.vautour.game import ABSTRACT_NAMES, FEATURE_NAMES, N_ABSTRACT, RANDOM, default_prizes
-from fsmarena.games.vautour.players import builtin_factories
+from fsmarena.games.vautour.game import (
+    ABSTRACT_NAMES,
+    FEATURE_NAMES,
+    N_ABSTRACT,
+    RANDOM,
+    StupideVautour,
+    default_prizes,
+)
 from fsmarena.games.vautour.reference import play_one, random_legal_tables, state_number, table_chooser
 from tests.bidding_helpers import TAKEN, play_traced
 from tests.vautour_helpers import (
@@ -229,11 +235,13 @@ def _check_conservation(game, outcome, trace):
     rule=st.sampled_from(["seed", "cancel"]),
     action_set=st.sampled_from(["bids", "abstract", "both"]),
     seed=st.integers(0, 2**32 - 1),
-    names=st.lists(st.sampled_from(sorted(builtin_factories()) + ["generic-random"]), min_size=5, max_size=5),
+    names=st.lists(
+        st.sampled_from(sorted(StupideVautour().builtin_players()) + ["generic-random"]), min_size=5, max_size=5
+    ),
 )
 def test_cards_and_prizes_are_conserved_and_every_action_is_legal(players, cards, rule, action_set, seed, names):
     game = vautour(players=players, cards=cards, tie_rule=rule, action_set=action_set)
-    factories = builtin_factories()
+    factories = StupideVautour().builtin_players()
     seats = [RandomPlayer() if name == "generic-random" else factories[name]() for name in names[:players]]
     rng = np.random.default_rng(seed)
     outcome, trace = play_traced(game, 60, _legal_decide(game, seats, 60, rng), seed=seed)
@@ -289,7 +297,9 @@ def test_permuting_the_seats_permutes_the_scores(players, rule, seed, data):
 
 def test_identical_random_players_win_equally_often_in_every_seat():
     game = vautour(players=3)
-    outcome = play_games(game, [builtin_factories()["random"]() for _ in range(3)], 30_000, np.random.default_rng(11))
+    outcome = play_games(
+        game, [StupideVautour().builtin_players()["random"]() for _ in range(3)], 30_000, np.random.default_rng(11)
+    )
     wins = (outcome.rewards > 0).mean(axis=0)
     # three seats, each near 1/3 minus the draws; 5 standard errors of a proportion at n=30,000
     assert np.ptp(wins) < 5 * np.sqrt(0.25 / 30_000) * 2
@@ -297,7 +307,7 @@ def test_identical_random_players_win_equally_often_in_every_seat():
 
 def test_same_seed_same_games():
     game = vautour(players=3, tie_rule="cancel")
-    seats = [builtin_factories()[name]() for name in ("random", "bonus-craving", "get-rid-of-bad-cards")]
+    seats = [StupideVautour().builtin_players()[name]() for name in ("random", "bonus-craving", "get-rid-of-bad-cards")]
     a = play_games(game, seats, 500, np.random.default_rng(5))
     b = play_games(game, seats, 500, np.random.default_rng(5))
     assert (a.scores == b.scores).all()
@@ -456,10 +466,10 @@ def test_a_bids_table_policy_plays_unchanged_with_automata_and_builtins_in_both(
     table = random_legal_tables(bids_game, 1, 4)[0]  # a trained policy bids cards it holds
     automaton = TablePolicy(rng.integers(0, RANDOM, size=abstract_game.n_states))  # deterministic abstract
     orders = random_orders(bids_game, 50, rng)
-    mixed = [TablePolicy(table), automaton, builtin_factories()["prize-rank"]()]
+    mixed = [TablePolicy(table), automaton, StupideVautour().builtin_players()["prize-rank"]()]
     _outcome, together = play_scripted(both_game, mixed, orders)
     _outcome, alone_bids = play_scripted(
-        bids_game, [TablePolicy(table)] + [builtin_factories()["prize-rank"]()] * 2, orders
+        bids_game, [TablePolicy(table)] + [StupideVautour().builtin_players()["prize-rank"]()] * 2, orders
     )
     _outcome, alone_abstract = play_scripted(abstract_game, [automaton] * 3, orders)
     for t_together, t_bids, t_abstract in zip(together, alone_bids, alone_abstract):
@@ -477,7 +487,7 @@ def test_games_pickle_without_their_tables_and_parallel_matches_agree():
     again = pickle.loads(pickle.dumps(game))
     assert len(pickle.dumps(game)) < 10_000 and again.config == game.config
     assert again.tables is game.tables  # rebuilt from the per-process cache
-    a, b = builtin_factories()["prize-rank"](), builtin_factories()["random"]()
+    a, b = StupideVautour().builtin_players()["prize-rank"](), StupideVautour().builtin_players()["random"]()
     one = play_match(game, a, b, 3_000, seed=4, jobs=1, chunk=500)
     two = play_match(game, a, b, 3_000, seed=4, jobs=2, chunk=500)
     assert (one.wins, one.draws, one.score) == (two.wins, two.draws, two.score)
@@ -490,7 +500,7 @@ def test_a_table_of_action_zero_bids_the_lowest_card_in_every_action_set(action_
     game = vautour(cards=6, action_set=action_set)
     zeros = TablePolicy(np.zeros(game.n_states, dtype=np.int64))
     orders = random_orders(game, 20, np.random.default_rng(0))
-    _outcome, trace = play_scripted(game, [zeros, builtin_factories()["max"]()], orders)
+    _outcome, trace = play_scripted(game, [zeros, StupideVautour().builtin_players()["max"]()], orders)
     assert all((t["bids"][:, 0] == turn + 1).all() for turn, t in enumerate(trace))
 
 

@@ -28,6 +28,7 @@ machines can use as inputs.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 from abc import ABC, abstractmethod
 from fractions import Fraction
@@ -37,7 +38,6 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.observation import Decide, Observation, Outcome, rewards_from_ranking
-from fsmarena.games.registry import resolve
 
 if TYPE_CHECKING:
     from fsmarena.games.driver import Trace
@@ -114,21 +114,19 @@ class Game(ABC):
         """Human-readable description of observation index ``index`` (for figures)."""
         return str(index)
 
-    #: ``"module:function"`` returning the game's builtin players (name -> factory) when they
-    #: live in a module of their own, which may import the game (the game names it, imported
-    #: on first use); empty when ``random`` is the only builtin or the game overrides
-    #: :meth:`builtin_players`
-    builtins: ClassVar[str] = ""
-
     def builtin_players(self) -> dict[str, Callable[[], Any]]:
-        """Builtin player names and factories (``random`` and the game's fixed strategies)."""
+        """Builtin player names and factories: ``random`` and the game's fixed strategies, each
+        its kernel's code (:class:`fsmarena.games.builtin_player.BuiltinPlayer`, default parameters)."""
         # inside: games.players loads the file readers and writers (json, tempfile, zipfile),
         # which `import fsmarena` (this module's importer) does not otherwise pay for
+        from fsmarena.games.builtin_player import BuiltinPlayer, builtin_names, own_random
         from fsmarena.games.players import RandomPlayer
 
         players: dict[str, Callable[[], Any]] = {"random": RandomPlayer}
-        if self.builtins:
-            players.update(resolve(self.builtins, f"builtin players of {self.name}")())
+        for name in builtin_names(self)[1:]:
+            players[name] = functools.partial(BuiltinPlayer, name)
+        if own_random(self):
+            players["random"] = functools.partial(BuiltinPlayer, "random")
         return players
 
     def describe(self) -> dict[str, Any]:

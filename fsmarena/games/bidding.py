@@ -121,6 +121,42 @@ def end_turn(p, s):
     s[MOVER] = 0
 
 
+# ---- states of the exact solution ---------------------------------------------------------------
+
+
+def public_states(
+    p: np.ndarray,
+    turn: int,
+    prize: np.ndarray,
+    public: dict[str, np.ndarray],
+    offset: int,
+    slots: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
+    """Kernel states, one row per public state of the two-seat exact solution
+    (:mod:`fsmarena.games.vautour.exploit`), at turn ``turn`` with seat 1 to choose: ``prize``
+    (positions in the sorted deck) on the table; ``public`` holds ``own`` and ``other`` (seat 0's
+    and seat 1's hands), ``left`` (the positions still face down after this one), ``lead`` (seat 0's
+    points minus seat 1's), ``last_own`` and ``last_other`` (their last bids, 0 before the first).
+    The deal puts the prizes already won first, then ``prize``, then those left, each group in deck
+    order (a seat sees only which prizes are left, never their order); deal entries are positions
+    plus ``offset`` (the game's encoding).  ``slots``: the game's two state slots.  Seat 0's hidden
+    bid is left 0: an observation never reads it, so these states are for reading, not stepping."""
+    n = len(prize)
+    states = np.zeros((n, state_size(p)), dtype=np.int64)
+    states[:, TURN], states[:, MOVER] = turn, 1
+    if slots is not None:
+        states[:, HEAD - 2], states[:, HEAD - 1] = slots
+    for seat, (hand, last) in enumerate((("own", "last_own"), ("other", "last_other"))):
+        states[:, hand_at(p, seat)] = public[hand]
+        states[:, last_at(p, seat)] = public[last]
+    states[:, points_at(p, 0)] = public["lead"]
+    positions = np.arange(p[CARDS])
+    later = (public["left"][:, None] >> positions) & 1
+    group = np.where(positions == prize[:, None], 1, 2 * later)
+    states[:, order_at(p) : order_at(p) + p[CARDS]] = np.argsort(group, axis=1, kind="stable") + offset
+    return states
+
+
 # ---- observation parts ---------------------------------------------------------------------------
 
 #: the observation parts both games show first (:mod:`fsmarena.games.kernel`), in part-number order

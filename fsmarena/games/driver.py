@@ -42,6 +42,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.games.kernel import Layout, kernel_of, observation_of, params_of, part_data_of, seed
 from fsmarena.games.observation import Decide, Observation, Outcome
 from fsmarena.games.registry import PLAYER_INTERPRETER, resolve
+from fsmarena.jit import njit
 from fsmarena.specialise import built_per_kernel, kernel_function, specialise
 
 if TYPE_CHECKING:
@@ -341,6 +342,20 @@ class _RowsReader:
         driver = self.driver
         driver.loops.part_rows(driver.p, driver.part_data(), self.states, self.rows, self.seat, which, out)
 
+    def builtin(self, code: int, args: np.ndarray, out: np.ndarray) -> None:
+        self.driver.loops.builtin_rows(self.driver.p, self.states, self.rows, self.seat, code, args, out)
+
+    def builtin_law(self, code: int, args: np.ndarray, out: np.ndarray) -> None:
+        self.driver.loops.law_rows(self.driver.p, self.states, self.rows, self.seat, code, args, out)
+
+    def subset(self, rows: np.ndarray) -> _RowsReader:
+        return _RowsReader(self.driver, self.states, np.ascontiguousarray(self.rows[rows]), self.seat)
+
+    def frozen(self) -> _RowsReader:
+        """These readers on a copy of the rows' states as they are now."""
+        states = np.ascontiguousarray(self.states[self.rows])
+        return _RowsReader(self.driver, states, np.arange(len(self.rows), dtype=np.int64), self.seat)
+
 
 _DRIVERS: dict[tuple[str, Any], Driver] = {}
 
@@ -378,6 +393,8 @@ class Loops:
     legal_rows: Callable[..., None]
     encoding_rows: Callable[..., None]
     part_rows: Callable[..., None]
+    builtin_rows: Callable[..., None]
+    law_rows: Callable[..., None]
     results: Callable[..., None]
     play_rows: Callable[..., None]
 
@@ -392,6 +409,13 @@ def loops_for(kernel: ModuleType) -> Loops:
     return _LOOPS[kernel.__name__]
 
 
+@njit
+def no_builtin_law(p, s, seat, code, args, out):
+    """The stand-in of a kernel without ``builtin_law`` (never asked: :class:`BuiltinPlayer`
+    checks first): every entry -1."""
+    out[:] = -1.0
+
+
 # Each loop is a template written once over placeholder names (``k_step``, ...) and compiled
 # per kernel by :func:`fsmarena.specialise.specialise`, which caches the compiled code on disk.
 k_draw_deal = kernel_function("draw_deal")
@@ -403,6 +427,7 @@ k_observe_index = kernel_function("observe_index")
 k_features = kernel_function("features")
 k_encoding = kernel_function("encoding")
 k_builtin_action = kernel_function("builtin_action")
+k_builtin_law = kernel_function("builtin_law", no_builtin_law)
 k_observe_part = kernel_function("observe_part")
 k_rewards = kernel_function("rewards")
 k_scores = kernel_function("scores")
@@ -460,7 +485,7 @@ def step_advance(p, states, rows, actions, ints, floats, tables, start, fstart, 
                 elif kind == TABLE:
                     action = np.int64(tables[tstart[row, seat] + k_observe_index(p, s, seat)])
                 else:
-                    action = k_builtin_action(p, s, seat, ints[at + 1])
+                    action = k_builtin_action(p, s, seat, ints[at + 1], floats[fstart[row, seat] :])
                 if not mask[action]:  # the first legal one instead (games.players.legal_or_first)
                     for first_legal in range(len(mask)):
                         if mask[first_legal]:
@@ -513,6 +538,16 @@ def part_rows(p, data, states, rows, seat, which, out):
         k_observe_part(p, data, states[rows[j]], seat, which, out[j])
 
 
+def builtin_rows(p, states, rows, seat, code, args, out):
+    for j in range(len(rows)):
+        out[j] = k_builtin_action(p, states[rows[j]], seat, code, args)
+
+
+def law_rows(p, states, rows, seat, code, args, out):
+    for j in range(len(rows)):
+        k_builtin_law(p, states[rows[j]], seat, code, args, out[j])
+
+
 def results(p, states, out_rewards, out_scores):
     for row in range(states.shape[0]):
         k_rewards(p, states[row], out_rewards[row])
@@ -539,7 +574,7 @@ def play_rows(p, deals, first, last, ints, floats, tables, start, fstart, tstart
                 elif kind == TABLE:
                     action = np.int64(tables[tstart[row, seat] + k_observe_index(p, s, seat)])
                 else:
-                    action = k_builtin_action(p, s, seat, ints[at + 1])
+                    action = k_builtin_action(p, s, seat, ints[at + 1], floats[fstart[row, seat] :])
                 if not mask[action]:  # the first legal one instead (games.players.legal_or_first)
                     for first_legal in range(len(mask)):
                         if mask[first_legal]:
@@ -577,6 +612,8 @@ _LOOP_TEMPLATES = (
     legal_rows,
     encoding_rows,
     part_rows,
+    builtin_rows,
+    law_rows,
     results,
     play_rows,
 )

@@ -28,14 +28,11 @@ from fsmarena.games.env_parts import (
     not_started,
 )
 from fsmarena.games.gym_ids import env_id, register_envs  # noqa: F401 - env_id: part of this module's API
-from fsmarena.games.kernel import kernel_of
 from fsmarena.games.players import Player, resolve_player
-from fsmarena.games.registry import GENERIC_PLAYER_KINDS
 from fsmarena.games.stepper import (
     Decision,
     Final,
     IllegalAction,
-    KernelStepper,
     Turn,
     make_stepper,
 )
@@ -86,9 +83,7 @@ class GymGameEnv(Stepped, gymnasium.Env):
         self.codec = Codec(self.game, bool(index_in_observation))
         self.observation_space = spaces.Dict({**self.codec.parts, "action_mask": self.codec.mask_space})
         self.action_space = spaces.Discrete(self.game.n_actions)
-        #: pool position -> kernel builtin code, for the opponents the kernel plays itself
-        self.compiled_opponents: dict[int, int]
-        self._stepper, self.compiled_opponents = self._pick_stepper(stepper, specs)
+        self._stepper = make_stepper(self.game, stepper)
         self._episodes = Episodes()
         self._episode = 0
         self.seat = 0
@@ -105,18 +100,6 @@ class GymGameEnv(Stepped, gymnasium.Env):
         if self.game.n_seats > 1 and not specs:
             raise FsmarenaError(f"{self.game.name} is a {self.game.n_seats}-player game: give at least one opponent")
         return specs
-
-    def _pick_stepper(self, kind: str, specs: Sequence[Any]) -> tuple[KernelStepper, dict[int, int]]:
-        """The stepper and the kernel builtin code of each pool entry the kernel plays itself
-        (a game-specific builtin named by its name)."""
-        stepper = make_stepper(self.game, kind)
-        builtins = kernel_of(self.game).BUILTINS
-        codes = {
-            i: builtins.index(spec)
-            for i, (spec, player) in enumerate(zip(specs, self.pool))
-            if isinstance(spec, str) and player.kind not in GENERIC_PLAYER_KINDS and spec in builtins
-        }
-        return stepper, codes
 
     def _seat_rule(self, seat: int | str) -> int | str:
         if isinstance(seat, str):
@@ -153,14 +136,10 @@ class GymGameEnv(Stepped, gymnasium.Env):
             self.seat = int(rule)
         self._episode += 1
         self.seated = {}
-        compiled: dict[int, int] = {}
         for other in range(seats):
             if other != self.seat:
                 pick = int(self.np_random.integers(len(self.pool))) if len(self.pool) > 1 else 0
                 self.seated[other] = self.pool[pick]
-                if pick in self.compiled_opponents:
-                    compiled[other] = self.compiled_opponents[pick]
-        self._stepper.opponents = compiled
         self._rng = np.random.default_rng(int(rng.integers(2**63)))  # the opponents' own
         self._memories = {s: p.begin(self.game, 1, None, self._rng) for s, p in self.seated.items()}
         self._seen = self.codec.blank()

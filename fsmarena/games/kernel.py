@@ -43,10 +43,11 @@ Functions (names are the contract; a module may add more):
   - ``step(p, s, action)``: the seat to move plays abstract action ``action``;
   - ``rewards(p, s, out)``: float64 per seat as ``Outcome.rewards`` (+1 sole winner, 0 shared
     first, -1 otherwise; one-player: the score); ``scores(p, s, out)``: ``Outcome.scores``;
-  - ``builtin_action(p, s, seat, code) -> int``: builtin player number ``code`` of the module
-    constant ``BUILTINS = ("random", ...)`` (names of ``game.builtin_players()``; ``random``
-    draws with ``np.random``).  A builtin that cannot be expressed is not listed, and
-    compiling it is a FsmarenaError naming it.
+  - ``builtin_action(p, s, seat, code, args) -> int``: the action of the game's builtin
+    strategy number ``code`` of the module constant ``BUILTINS = ("random", ...)``, drawing with
+    ``np.random`` where it plays at random; ``args`` (float64) holds its parameters in the order
+    of ``BUILTIN_ARGS[name]`` (empty for one without).  This is the only code of a builtin:
+    :class:`fsmarena.games.builtin_player.BuiltinPlayer` plays it, compiled or asked in Python.
 
 Observation parts beyond ``index``, ``features``, ``mask`` and the encodings (every other
 part of the game's :class:`fsmarena.games.base.Observation`: a hand, the dice, the stake, the lives,
@@ -65,6 +66,17 @@ the game's decision number ``step``...):
 Observations are asked of the seat to move (``seat == to_move(p, s)``).
 :func:`observation_of` builds the lazy :class:`~games.base.Observation` of every caller (the
 batched driver, the environments' stepper) from one :class:`Layout` and the kernel's readers.
+
+Optional, for the builtins:
+
+* ``OWN_RANDOM`` (plain): True when the game's ``random`` builtin is the kernel's code 0 rather
+  than the generic uniformly random legal action;
+* ``BUILTIN_ARGS`` (plain): ``{name: ((parameter, default, low, high), ...)}`` for the builtins
+  that take parameters (Stupide Vautour's probabilities, 31's knock threshold);
+* ``builtin_law(p, s, seat, code, args, out)`` (compiled): the exact law of ``builtin_action``
+  over the actions (float64 ``out``), for exact best responses; a game whose builtins draw at
+  random and that has an exact model gives it (without it, only builtins that draw nothing have
+  a known law).
 
 Optional, plain Python, for a game whose deal holds a variable amount of chance (421's first
 throws, 31's first decks, then the seed of the game's own stream, :mod:`fsmarena.games.draws`):
@@ -186,6 +198,13 @@ def builtin_code(game: Any, name: str) -> int:
     return builtins.index(name)
 
 
+def default_args(kernel: ModuleType, code: int) -> np.ndarray:
+    """The default parameters of builtin ``code`` of ``kernel`` (``BUILTIN_ARGS``), as the float64
+    array ``builtin_action`` takes (empty for a builtin without parameters)."""
+    declared = getattr(kernel, "BUILTIN_ARGS", {}).get(kernel.BUILTINS[code], ())
+    return np.array([default for _, default, *_ in declared], dtype=np.float64)
+
+
 _PART_DATA: dict[tuple[str, Any], np.ndarray] = {}
 
 
@@ -249,6 +268,18 @@ class Reader(Protocol):
 
     def part(self, which: int, out: np.ndarray) -> None: ...
 
+    def builtin(self, code: int, args: np.ndarray, out: np.ndarray) -> None:
+        """Builtin ``code``'s actions (``builtin_action``, drawing from the compiled stream)."""
+
+    def builtin_law(self, code: int, args: np.ndarray, out: np.ndarray) -> None:
+        """Builtin ``code``'s law over the actions, ``out`` of shape ``(n, n_actions)``."""
+
+    def subset(self, rows: np.ndarray) -> "Reader":
+        """The readers of rows ``rows`` (positions among this reader's rows)."""
+
+    def frozen(self) -> "Reader":
+        """These readers on a copy of the states as they are now."""
+
 
 def observation_of(layout: Layout, n: int, read: Reader) -> Observation:
     """The lazy observation of ``n`` rows: each part read on first use, in the shapes and
@@ -278,7 +309,7 @@ def observation_of(layout: Layout, n: int, read: Reader) -> Observation:
         parts[name] = _encoding_reader(read, n, which)
     for which, part in enumerate(layout.parts):
         parts[part.name] = _part_reader(read, n, which, part)
-    return Observation(n, layout.n_actions, **parts)
+    return Observation(n, layout.n_actions, read, **parts)
 
 
 def _encoding_reader(read: Reader, n: int, which: int) -> Callable[[], np.ndarray]:

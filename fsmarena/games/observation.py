@@ -23,13 +23,19 @@ class Observation:
     ``(rows, game.n_actions)`` or ``None`` when all actions are legal), ``step`` (the
     decision number within the game, an int or int array).  Games add their own
     small-integer encodings (listed in ``game.encodings``).
+
+    ``source``: the kernel's readers over the states these rows were read from
+    (:class:`fsmarena.games.kernel.Reader`), through which players that are kernel code (the
+    games' builtins, :class:`fsmarena.games.builtin_player.BuiltinPlayer`) decide; ``None`` for an
+    observation built otherwise.
     """
 
-    __slots__ = ("n", "n_actions", "_parts", "_cache")
+    __slots__ = ("n", "n_actions", "source", "_parts", "_cache")
 
-    def __init__(self, n: int, n_actions: int, **parts: Callable[[], Any] | Any):
+    def __init__(self, n: int, n_actions: int, source: Any = None, **parts: Callable[[], Any] | Any):
         self.n = n
         self.n_actions = n_actions
+        self.source = source
         self._parts = parts
         self._cache: dict[str, Any] = {}
 
@@ -53,7 +59,7 @@ class Observation:
     def with_part(self, name: str, value: Any) -> "Observation":
         """This observation with part ``name`` given as ``value`` (e.g. one number for the
         whole batch where the rows all hold it)."""
-        return Observation(self.n, self.n_actions, **{**self._parts, name: value})
+        return Observation(self.n, self.n_actions, self.source, **{**self._parts, name: value})
 
     def subset(self, rows: np.ndarray) -> "Observation":
         """The same observation restricted to ``rows`` (positions within this batch)."""
@@ -61,7 +67,8 @@ class Observation:
         for name in self._parts:
             value = getattr(self, name)
             parts[name] = value[rows] if isinstance(value, np.ndarray) and value.ndim else value
-        return Observation(len(rows), self.n_actions, **parts)
+        source = None if self.source is None else self.source.subset(rows)
+        return Observation(len(rows), self.n_actions, source, **parts)
 
 
 @dataclass

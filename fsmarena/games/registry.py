@@ -39,6 +39,7 @@ GENERIC_PLAYER_KINDS: dict[str, str] = {
     "random": "fsmarena.games.players:RandomPlayer",
     "fixed-action": "fsmarena.games.players:FixedActionPlayer",
     "table-policy": "fsmarena.games.players:TablePolicy",
+    "builtin": "fsmarena.games.builtin_player:BuiltinPlayer",
     "table-fsm": "fsmarena.evo.table_fsm:TableFSM",
     "bda": "fsmarena.evo.bda:BinaryDecisionAutomaton",
     "network": "fsmarena.rl.network_agent:NetworkAgent",

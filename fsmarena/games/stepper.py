@@ -14,7 +14,7 @@ vector, a step one compiled call.
 A game is defined by its generator: the stepper draws the game's deal with the kernel
 (:class:`KernelDeals`: one 32-bit seed of the compiled stream, then ``draw_deal``), and seeds
 the compiled stream again before every answer (chance actions, such as Stupide Vautour's
-``random`` bid, and the stepper's own compiled opponents draw from it).  The batched driver
+``random`` bid, draws from it).  The batched driver
 plays the same game when given the deal, and the game's plain-Python reference replays it
 from the deal in its own terms (``kernel.reference_deal``): the tests' oracles.
 
@@ -116,7 +116,8 @@ def freeze(obs: Observation) -> Observation:
     for name in obs._parts:  # noqa: SLF001 - the contract's own part list
         value = getattr(obs, name)
         parts[name] = value.copy() if isinstance(value, np.ndarray) else value
-    return Observation(obs.n, obs.n_actions, **parts)
+    source = None if obs.source is None else obs.source.frozen()
+    return Observation(obs.n, obs.n_actions, source, **parts)
 
 
 def _collect(
@@ -156,42 +157,55 @@ class KernelDeals:
 
 
 class _StateReader:
-    """The kernel's readers on the stepper's one state (:class:`fsmarena.games.kernel.Reader`, one row)."""
+    """The kernel's readers on one state vector (:class:`fsmarena.games.kernel.Reader`, one row):
+    the stepper's own, read as the game stands, or a copy (:meth:`frozen`)."""
 
-    def __init__(self, stepper: "KernelStepper", seat: int):
-        self.stepper, self.seat = stepper, seat
+    def __init__(self, stepper: "KernelStepper", state: np.ndarray, seat: int):
+        self.stepper, self.state, self.seat = stepper, state, seat
 
     def index(self, out: np.ndarray) -> None:
-        out[0] = self.stepper.kernel.observe_index(self.stepper.p, self.stepper.state, self.seat)
+        out[0] = self.stepper.kernel.observe_index(self.stepper.p, self.state, self.seat)
 
     def mask(self, out: np.ndarray) -> None:
-        self.stepper.kernel.legal(self.stepper.p, self.stepper.state, self.seat, out[0])
+        self.stepper.kernel.legal(self.stepper.p, self.state, self.seat, out[0])
 
     def features(self, out: np.ndarray) -> None:
-        self.stepper.kernel.features(self.stepper.p, self.stepper.state, self.seat, out[0])
+        self.stepper.kernel.features(self.stepper.p, self.state, self.seat, out[0])
 
     def encoding(self, which: int, out: np.ndarray) -> None:
-        out[0] = self.stepper.kernel.encoding(self.stepper.p, self.stepper.state, self.seat, which)
+        out[0] = self.stepper.kernel.encoding(self.stepper.p, self.state, self.seat, which)
 
     def part(self, which: int, out: np.ndarray) -> None:
         stepper = self.stepper
-        stepper.kernel.observe_part(stepper.p, part_data_of(stepper.game), stepper.state, self.seat, which, out[0])
+        stepper.kernel.observe_part(stepper.p, part_data_of(stepper.game), self.state, self.seat, which, out[0])
+
+    def builtin(self, code: int, args: np.ndarray, out: np.ndarray) -> None:
+        out[0] = self.stepper.kernel.builtin_action(self.stepper.p, self.state, self.seat, code, args)
+
+    def builtin_law(self, code: int, args: np.ndarray, out: np.ndarray) -> None:
+        self.stepper.kernel.builtin_law(self.stepper.p, self.state, self.seat, code, args, out[0])
+
+    def subset(self, rows: np.ndarray) -> "_StateReader":
+        if list(np.asarray(rows).reshape(-1)) != [0]:
+            raise IndexError("a stepper's observation has one row")
+        return self
+
+    def frozen(self) -> "_StateReader":
+        """These readers on a copy of the state as it is now."""
+        return _StateReader(self.stepper, self.state.copy(), self.seat)
 
 
 class KernelStepper:
     """One game on the game's compiled kernel (module docstring).
 
     ``deal`` is the deal of the current game; ``history`` the answers given so far.
-    ``opponents`` maps seats to kernel builtin codes (``kernel.BUILTINS``): those seats are
-    played inside the stepper, and only the other seats' decisions are returned.
     """
 
-    def __init__(self, game: Game, opponents: dict[int, int] | None = None):
+    def __init__(self, game: Game):
         self.game = game
         self.dealer = KernelDeals(game)
         self.kernel, self.p = self.dealer.kernel, self.dealer.p
         self.layout = Layout.of(game, self.kernel, self.p)
-        self.opponents = dict(opponents or {})
         self.state = np.zeros(self.kernel.state_size(self.p), dtype=np.int64)
         self.deal = self.dealer.deal
         self.history: list[int] = []
@@ -270,28 +284,17 @@ class KernelStepper:
         self._count += 1
 
     def _next(self) -> Turn:
-        """Play the stepper's own seats, then return the next outside decision or the end."""
-        k, p, s = self.kernel, self.p, self.state
-        while True:
-            seat = k.to_move(p, s)
-            if seat < 0:
-                self._turn = Final(self._outcome(), self._count)
-                return self._turn
-            if seat not in self.opponents:
-                self._turn = Decision(int(seat), self._observation(int(seat)), self._count)
-                return self._turn
-            self._play_builtin(int(seat))
-
-    def _play_builtin(self, seat: int) -> None:
-        """The stepper's own seat ``seat`` moves (its builtin draws from the seeded stream)."""
-        assert self._rng is not None
-        seed(int(self._rng.integers(2**32)))
-        action = self.kernel.builtin_action(self.p, self.state, seat, self.opponents[seat])
-        self._play(int(action))
+        """The next decision or the end."""
+        seat = self.kernel.to_move(self.p, self.state)
+        if seat < 0:
+            self._turn = Final(self._outcome(), self._count)
+        else:
+            self._turn = Decision(int(seat), self._observation(int(seat)), self._count)
+        return self._turn
 
     def _observation(self, seat: int) -> Observation:
         """What ``seat`` sees now: every part the driver shows, read from the state on first use."""
-        return observation_of(self.layout, 1, _StateReader(self, seat))
+        return observation_of(self.layout, 1, _StateReader(self, self.state, seat))
 
     def _outcome(self) -> Outcome:
         k, p, s = self.kernel, self.p, self.state

@@ -17,7 +17,8 @@ RANDOM       ``[RANDOM]``: a uniformly random legal
              action (``np.random.random`` x legal count)
 FIXED        ``[FIXED, action]``
 BUILTIN      ``[BUILTIN, code]``: the kernel's
-             ``builtin_action`` number ``code``
+             ``builtin_action`` number ``code``;
+             floats: its arguments
 TABLE        ``[TABLE, n_states]``                        ``action per state``
 SELF         ``[SELF]``: the learner's frozen greedy
              table (self-play snapshot)
@@ -45,6 +46,7 @@ from typing import Any, Callable
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
+from fsmarena.games.builtin_player import BuiltinPlayer
 from fsmarena.games.driver import table_dtype
 from fsmarena.games.players import FixedActionPlayer, GroupedStack, Player, RandomPlayer, TablePolicy
 from fsmarena.jit import njit
@@ -180,32 +182,15 @@ def _member(player: Player, game: Any) -> Member:
         return _fsm(player, game)
     if type(player) is BinaryDecisionAutomaton:
         return _bda(player, game)
-    code = _builtin_code(player, game)
-    if code is not None:
-        return [BUILTIN, code], [], _NO_TABLE
+    if type(player) is BuiltinPlayer:
+        code, args = player.resolve(game)
+        return [BUILTIN, code], args.tolist(), _NO_TABLE
     raise FsmarenaError(
         f"player '{player.label}' ({player.kind}) cannot be compiled for sequential training: "
         "only random, fixed-action, table-policy, table-fsm, bda, mixtures of them and the "
         "game kernel's builtins can (use --batch K to train against it with the batched "
         "algorithm)"
     )
-
-
-def _builtin_code(player: Player, game: Any) -> int | None:
-    """The kernel code of a builtin player: one the game's kernel lists, of the same class and
-    settings as a fresh builtin of that name."""
-    from fsmarena.games.kernel import kernel_of
-
-    builtins = kernel_of(game).BUILTINS
-    factory = game.builtin_players().get(player.label)
-    if factory is None or player.label not in builtins:
-        return None
-    fresh = factory()
-    try:
-        same = type(fresh) is type(player) and fresh.to_dict() == player.to_dict()
-    except FsmarenaError:
-        same = False
-    return builtins.index(player.label) if same else None
 
 
 def _fsm(player: Any, game: Any) -> Member:
@@ -279,7 +264,7 @@ def opponent_act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, f
     if kind == FIXED:
         action = ints[at + 1]
     elif kind == BUILTIN:
-        action = k_builtin_action(p, s, seat, ints[at + 1])
+        action = k_builtin_action(p, s, seat, ints[at + 1], floats[fat:])
     elif kind == TABLE:
         action = np.int64(tables[tat + k_observe_index(p, s, seat)])
     elif kind == SELF:

@@ -119,22 +119,24 @@ def test_the_scratch_game_inherits_the_contract_and_its_declared_expectations(ni
 
 
 def test_the_scratch_kernel_agrees_with_its_reference_loop(nim):
-    """Optimal against take-one in both seats and against itself, on heaps of 1-9 stones with
-    takes of 1-3: the kernel's winner is the plain loop's, and between two optimal players the
-    first wins exactly when the heap is no multiple of max_take + 1."""
+    """The kernel's builtins optimal and take-one, in both seats and against themselves, on heaps
+    of 1-9 stones with takes of 1-3: the kernel's winner is the plain loop's, and between two
+    optimal players the first wins exactly when the heap is no multiple of max_take + 1."""
     from nim import reference
-    from nim.game import optimal_table
 
     pairings = {"optimal first": (True, False), "optimal second": (False, True), "both optimal": (True, True)}
+    rng = np.random.default_rng(0)
     for max_take in (1, 2, 3):
         for stones in range(1, 10):
             game = get_game("nim", {"stones": str(stones), "max_take": str(max_take)})
-            table = optimal_table(game.config)
+            builtins = [game.builtin_players()[name]() for name in ("take-one", "optimal")]
+            memories = [player.begin(game, 1, None, rng) for player in builtins]
             for name, optimal in pairings.items():
                 choosers = [reference.optimal if o else reference.take_one for o in optimal]
 
-                def decide(seat, obs, rows, optimal=optimal, table=table):
-                    return table[np.asarray(obs.index)] if optimal[seat] else np.zeros(obs.n, dtype=np.int64)
+                def decide(seat, obs, rows, optimal=optimal, builtins=builtins, memories=memories):
+                    chosen = int(optimal[seat])
+                    return builtins[chosen].act(obs, memories[chosen], rows, rng)
 
                 outcome = game.play(1, np.random.default_rng(0), decide)
                 winner = reference.winner(stones, max_take, choosers)

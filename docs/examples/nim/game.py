@@ -1,4 +1,4 @@
-"""Nim with one heap: the configuration, labels and builtins of the game (its rules are the
+"""Nim with one heap: the configuration and labels of the game (its rules and builtins are the
 kernel, :mod:`.kernel`).
 
 Rules.  A heap of ``stones`` (default 7); the players take turns, seat 0 first, each taking
@@ -15,13 +15,9 @@ allows at most the stones left.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
-
-import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.base import Game
-from fsmarena.games.players import FixedActionPlayer, RandomPlayer, TablePolicy
 
 MAX_STONES = 1000
 
@@ -37,13 +33,6 @@ class NimConfig:
         for name, value, high in (("stones", self.stones, MAX_STONES), ("max_take", self.max_take, 20)):
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
                 raise FsmarenaError(f"nim: {name} must be a whole number from 1 to {high}, got {value!r}")
-
-
-def optimal_table(config: NimConfig) -> np.ndarray:
-    """The winning move for every number of stones left: leave a multiple of ``max_take + 1``."""
-    left = np.arange(config.stones + 1)
-    take = left % (config.max_take + 1)
-    return np.where(take > 0, take - 1, 0).astype(np.int64)
 
 
 class Nim(Game):
@@ -68,10 +57,3 @@ class Nim(Game):
 
     def state_label(self, index: int) -> str:
         return f"{int(index)} left"
-
-    def builtin_players(self) -> dict[str, Callable[[], Any]]:
-        return {
-            "random": RandomPlayer,
-            "take-one": lambda: FixedActionPlayer(0, "take_1", label="take-one"),
-            "optimal": lambda: TablePolicy(optimal_table(self.config), label="optimal"),
-        }

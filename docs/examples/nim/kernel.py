@@ -131,7 +131,8 @@ def scores(p, s, out):
 
 
 @njit
-def builtin_action(p, s, seat, code):
+def builtin_action(p, s, seat, code, args):
+    """``random``, ``take-one`` and ``optimal`` (leave a multiple of ``max_take + 1``)."""
     if code == 0:
         return np.random.randint(0, min(p[_TAKE], s[_LEFT]))
     if code == 1:

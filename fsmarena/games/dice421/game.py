@@ -229,15 +229,6 @@ class Dice421(Game, ExactModel):
         """The dice ``action`` keeps from a descending triple."""
         return tuple(d for d, again in zip(dice, mask_positions(action)) if not again)
 
-    def builtin_players(self):
-        from fsmarena.games.players import FixedActionPlayer, RandomPlayer
-
-        return {
-            "random": RandomPlayer,
-            "always-stop": functools.partial(FixedActionPlayer, STOP, ACTION_NAMES[STOP], "always-stop"),
-            "optimal": self.optimal_player,
-        }
-
     def optimal_player(self):
         """The exact optimal policy as a table player (ties broken towards the lower action)."""
         from fsmarena.games.players import TablePolicy

@@ -282,7 +282,7 @@ def rewards(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(inline="always")
-def builtin_action(p: np.ndarray, s: np.ndarray, seat: int, code: int) -> int:
+def builtin_action(p: np.ndarray, s: np.ndarray, seat: int, code: int, args: np.ndarray) -> int:
     """``random`` (uniform among legal masks), ``always-stop``, ``optimal`` (exact policy)."""
     if code == OPTIMAL:
         return p[P_OPTIMAL + observe_index(p, s, seat)]

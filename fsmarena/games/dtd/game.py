@@ -28,7 +28,6 @@ import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
 
 import numpy as np
 
@@ -200,13 +199,3 @@ class DivideTheDollar(Game):
         if name == "opp_last":
             return "opp: none" if value == 0 else f"opp: {_fraction_label(self.config.cards[int(value) - 1])}"
         return f"{name}={value}"
-
-    def builtin_players(self):
-        from fsmarena.games.players import FixedActionPlayer, RandomPlayer
-
-        players: dict[str, Callable] = {"random": RandomPlayer}
-        for number, short in ((SMALL_SPOIL, "small"), (MEDIAN, "median"), (LARGE_MAX, "large")):
-            players[f"always-{short}"] = functools.partial(
-                FixedActionPlayer, number, ACTION_NAMES[number], f"always-{short}"
-            )
-        return players

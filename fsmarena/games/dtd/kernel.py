@@ -314,7 +314,8 @@ def scores(p, s, out):
 
 
 @njit(inline="always")
-def builtin_action(p, s, seat, code):
+def builtin_action(p, s, seat, code, args):
+    """``random`` (uniform), ``always-small``, ``always-median``, ``always-large`` (actions 0, 1, 2)."""
     if code == 0:
         return int(np.random.random() * 3)
     return code - 1

@@ -10,7 +10,6 @@ from fsmarena.games.registry import GameEntry
 ENTRY = GameEntry(
     name="goofspiel",
     game="fsmarena.games.goofspiel.game:Goofspiel",
-    player_kinds={"goofspiel-builtin": "fsmarena.games.goofspiel.players:GoofspielBuiltin"},
     studies={"goofspiel": "goofspiel.toml"},
     bench_cases=("fsmarena.games.goofspiel.bench:bench_cases",),
     kernel="fsmarena.games.goofspiel.kernel",

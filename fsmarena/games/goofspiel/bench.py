@@ -18,8 +18,8 @@ import numpy as np
 
 from fsmarena.games.arena import play_games
 from fsmarena.games.bench import BenchCase
+from fsmarena.games.builtin_player import BuiltinPlayer
 from fsmarena.games.goofspiel.game import Goofspiel, GoofspielConfig
-from fsmarena.games.goofspiel.players import GoofspielBuiltin
 from fsmarena.games.goofspiel.reference import play_one, upbid
 from fsmarena.games.players import RandomPlayer
 from fsmarena.rl.train import TrainConfig, train
@@ -39,7 +39,7 @@ def bench_cases(game: Any) -> list:
 def _engine_case(game: Any):
     config = game.config.__class__(players=2, cards=game.config.cards, points_order=game.config.points_order)
     bench_game = Goofspiel(config)
-    seats = [GoofspielBuiltin("upbid"), RandomPlayer()]
+    seats = [BuiltinPlayer("upbid"), RandomPlayer()]
 
     def engine(n: int, seed: int) -> object:
         rng = np.random.default_rng(seed)

@@ -66,13 +66,15 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.base import Game, Observation
+from fsmarena.games.bidding import public_states
 from fsmarena.games.capabilities import SimultaneousMoves
+from fsmarena.games.driver import driver_for
 from fsmarena.games.vautour.game import VautourConfig
 from fsmarena.games.vautour.zero_sum import SolvableBidding
 
@@ -212,7 +214,6 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
     name = "goofspiel"
     title = "Goofspiel (2-4 players, simultaneous bids for prizes 1..n, ties discard the prize)"
     Config = GoofspielConfig
-    builtins = "fsmarena.games.goofspiel.players:builtin_factories"
     feature_names = FEATURE_NAMES
     #: FSMs read the prize by default: the tabular state has 106,483 states with 13 cards
     fsm_inputs = "prize"
@@ -309,10 +310,9 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
         return self.config.points_order == "random" and super().solvable()
 
     def public_observation(self, turn: int, prize: np.ndarray, state: dict[str, np.ndarray]) -> Observation:
-        hands = [state["own"], state["other"]]
-        points = [state["lead"], np.zeros_like(state["lead"])]
-        last = [state["last_own"], state["last_other"]]
-        return self._observe(1, turn, prize + 1, hands, points, last, state["left"], len(prize))
+        driver = driver_for(self)
+        states = public_states(driver.p, turn, prize, state, offset=1)
+        return driver.observation(states, np.arange(len(prize)), 1)
 
     def card_law(self, probs: np.ndarray, hand: np.ndarray, prize: np.ndarray) -> np.ndarray:
         out = np.zeros((len(hand), self.config.cards + 1))
@@ -329,54 +329,3 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
 
     def card_actions(self, cards: np.ndarray) -> np.ndarray:
         return np.asarray(cards) - 1
-
-    # ---- the observation of the exact solution's public states -------------------------------
-    def _observe(self, seat, turn, value, hands, points, last, left, n) -> Observation:
-        t, P, C = self.tables, self.n_seats, self.config.cards
-        hand = hands[seat]
-        others = [s for s in range(P) if s != seat]
-
-        def lead() -> np.ndarray:
-            return points[seat] - np.max([points[s] for s in others], axis=0)
-
-        def features() -> np.ndarray:
-            total = C * (C + 1) // 2
-            out = np.empty((n, len(FEATURE_NAMES)))
-            out[:, 0] = value / C
-            out[:, 1] = t.lowest[hand] / C
-            out[:, 2] = t.mean[hand] / C
-            out[:, 3] = t.highest[hand] / C
-            out[:, 4] = np.max([t.highest[hands[s]] for s in others], axis=0) / C
-            out[:, 5] = turn / (C - 1) if C > 1 else 0.0
-            out[:, 6] = 0.5 + 0.5 * np.clip(lead() / total, -1.0, 1.0)
-            out[:, 7] = t.points[left] / total
-            return out
-
-        return Observation(
-            n,
-            self.n_actions,
-            index=lambda: self._index(value, hand, hands[(seat + 1) % P], lead),
-            features=features,
-            mask=lambda: np.take(t.mask, hand, axis=0),
-            step=turn,
-            prize=value - 1,
-            prize_value=value,
-            opp_last=lambda: t.bucket[last[(seat + 1) % P]],
-            phase=PHASES * turn // C,
-            lead=lambda: np.sign(lead()) + 1,
-            hand=hand,
-            opp_hand=lambda: hands[(seat + 1) % P],
-            prizes_left=left,
-        )
-
-    def _index(
-        self, value: np.ndarray, hand: np.ndarray, opponent: np.ndarray, lead: Callable[[], np.ndarray]
-    ) -> np.ndarray:
-        """The ``index`` observation under the configured ``state`` (module docstring)."""
-        base = (value - 1) * self.tables.full + (hand - 1)
-        if self.config.state == "public":
-            base = base * self.tables.full + (opponent - 1)
-        if self.config.state == "no-memory":
-            return base
-        clip = self.config.lead_clip
-        return base * (2 * clip + 1) + np.clip(lead(), -clip, clip) + clip

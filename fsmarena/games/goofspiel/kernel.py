@@ -37,6 +37,7 @@ from fsmarena.games.bidding import (
     order_at,
     pending_at,
     points_at,
+    popcount,
     prize_slot,
     reset,
     rewards,
@@ -233,8 +234,17 @@ def _resolve_turn(p, s):
 
 
 @njit(inline="always")
-def builtin_action(p, s, seat, code):
-    """The action of builtin ``code`` (``BUILTINS``): the strategies of :mod:`fsmarena.games.goofspiel.players`."""
+def builtin_action(p, s, seat, code, args):
+    """The action of builtin ``code`` (``BUILTINS``; none takes arguments):
+
+    * ``random``: a uniformly random remaining card;
+    * ``match``: bid the prize's value (the card nearest to it, ties down, if already played;
+      with every prize 1..n met once it never is).  The classic baseline; against a uniformly
+      random opponent it maximises the expected points (Ross's theorem, 1971);
+    * ``upbid``: the smallest remaining card above the prize, else the lowest card: one better
+      than ``match`` wherever it can be, giving away only the prizes it cannot top.  It beats
+      ``match`` (it wins every prize but the top one), which makes the panel non-transitive;
+    * ``max``: the highest remaining card whatever the prize (a prize-blind reference)."""
     hand = s[hand_at(p, seat)]
     prize = _prize(p, s)
     if code == 0:
@@ -247,6 +257,21 @@ def builtin_action(p, s, seat, code):
                 return c - 1
         return select(p, hand, 0) - 1
     return highest(p, hand) - 1
+
+
+@njit
+def builtin_law(p, s, seat, code, args, out):
+    """The exact law of :func:`builtin_action` (for exact best responses): ``random`` spread
+    evenly over the hand, every other builtin its one card."""
+    out[:] = 0.0
+    hand = s[hand_at(p, seat)]
+    if code != 0:
+        out[builtin_action(p, s, seat, code, args)] = 1.0
+        return
+    count = popcount(hand)
+    for card in range(1, p[_C] + 1):
+        if hand >> (card - 1) & 1:
+            out[card - 1] = 1.0 / count
 
 
 def reference_deal(config, deals: np.ndarray) -> dict:

@@ -12,12 +12,11 @@ ENTRY = GameEntry(
     name="thirtyone",
     game="fsmarena.games.thirtyone.game:ThirtyOne",
     player_kinds={
-        "thirtyone-greedy": "fsmarena.games.thirtyone.players:GreedyPlayer",
         "thirtyone-mlp": "fsmarena.games.thirtyone.agent:MLPAgent",
     },
     studies={"thirtyone": "fsmarena.games.thirtyone.study:load"},
     study_methods={"train-mlp": "fsmarena.games.thirtyone.methods:train_mlp"},
-    bench_cases=("fsmarena.games.thirtyone.players:bench_cases",),
+    bench_cases=("fsmarena.games.thirtyone.bench:bench_cases",),
     kernel="fsmarena.games.thirtyone.kernel",
     probes=("greedy", "greedy-knock", "random"),  # fingerprints: mixtures of these three builtins
     network="fsmarena.games.thirtyone.agent:NETWORK",

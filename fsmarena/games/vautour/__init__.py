@@ -11,7 +11,6 @@ ENTRY = GameEntry(
     name="vautour",
     game="fsmarena.games.vautour.game:StupideVautour",
     player_kinds={
-        "vautour-builtin": "fsmarena.games.vautour.players:VautourBuiltin",
         "vautour-equilibrium": "fsmarena.games.vautour.players:VautourEquilibrium",
     },
     studies={

@@ -116,7 +116,9 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.base import Game, Observation
+from fsmarena.games.bidding import public_states
 from fsmarena.games.capabilities import SimultaneousMoves
+from fsmarena.games.driver import driver_for
 from fsmarena.games.vautour.zero_sum import SolvableBidding
 
 LOWEST, MEDIAN, HIGHEST, BID_RANK, RANK_UP, RANK_DOWN, RANDOM = range(7)
@@ -332,7 +334,6 @@ class StupideVautour(Game, SimultaneousMoves, SolvableBidding):
     name = "vautour"
     title = "Stupide Vautour / Hol's der Geier (2-5 players, simultaneous bids, seed 004)"
     Config = VautourConfig
-    builtins = "fsmarena.games.vautour.players:builtin_factories"
 
     def __init__(self, config: VautourConfig | None = None):
         super().__init__(config)
@@ -446,14 +447,9 @@ class StupideVautour(Game, SimultaneousMoves, SolvableBidding):
         return self.config
 
     def public_observation(self, turn: int, prize: np.ndarray, state: dict[str, np.ndarray]) -> Observation:
-        value = self.tables.values[prize]
-        stake = state["pot"] + value if self.config.tie_rule == "cancel" else value
-        hands = [state["own"], state["other"]]
-        points = [state["lead"], np.zeros_like(state["lead"])]
-        last = [state["last_own"], state["last_other"]]
-        return self._observe(
-            1, turn, prize, value, stake, state["carried"], hands, points, last, len(prize), state["left"]
-        )
+        driver = driver_for(self)
+        states = public_states(driver.p, turn, prize, state, offset=0, slots=(state["pot"], state["carried"]))
+        return driver.observation(states, np.arange(len(prize)), 1)
 
     def card_law(self, probs: np.ndarray, hand: np.ndarray, prize: np.ndarray) -> np.ndarray:
         tables, cards = self.tables, self.config.cards
@@ -482,74 +478,3 @@ class StupideVautour(Game, SimultaneousMoves, SolvableBidding):
         if self.config.action_set == "abstract":
             raise FsmarenaError("vautour: the abstract action set has no concrete bids: use action_set bids or both")
         return np.asarray(cards) + (N_ABSTRACT - 1)
-
-    # ---- observations of the exact solution's public states ----------------------------------
-    def _observe(self, seat, turn, prize, value, stake, carried, hands, points, last, n, left=None) -> Observation:
-        t, cfg = self.tables, self.config
-        hand = hands[seat]
-        opponent = last[(seat + 1) % cfg.players]
-
-        def features() -> np.ndarray:
-            out = np.empty((n, len(FEATURE_NAMES)))
-            out[:, 0] = t.prize_f[prize]
-            out[:, 1] = t.rank_f[prize]
-            out[:, 2] = (stake - t.negative_sum) / (t.positive_sum - t.negative_sum)
-            out[:, 3] = t.low_f[hand]
-            out[:, 4] = t.mean_f[hand]
-            out[:, 5] = t.high_f[hand]
-            others = [s for s in range(cfg.players) if s != seat]
-            out[:, 6] = np.max([t.highest[hands[s]] for s in others], axis=0) / cfg.cards
-            out[:, 7] = turn / (cfg.cards - 1) if cfg.cards > 1 else 0.0
-            lead = points[seat] - np.max([points[s] for s in others], axis=0)
-            out[:, 8] = 0.5 + 0.5 * np.clip(lead / t.span, -1.0, 1.0)
-            return out
-
-        if cfg.action_set == "abstract":
-            mask = None
-        else:
-            table = t.mask_bids if cfg.action_set == "bids" else t.mask_both
-            mask = lambda: np.take(table, hand, axis=0)  # noqa: E731 - lazy part (take: 8x faster rows)
-        return Observation(
-            n,
-            self.n_actions,
-            index=lambda: self._state_index(seat, turn, prize, carried, hands, points),
-            features=features,
-            mask=mask,
-            step=turn,
-            prize=prize,
-            opp_last=lambda: t.bucket[opponent],
-            carry=lambda: (carried > 0).astype(np.int64),
-            phase=3 * turn // cfg.cards,
-            lead=lambda: (
-                np.sign(points[seat] - np.max([points[s] for s in range(cfg.players) if s != seat], axis=0)) + 1
-            ),
-            hand=hand,
-            opp_hand=lambda: hands[(seat + 1) % cfg.players],
-            prizes_left=left,
-            prize_value=value,
-            stake=stake,
-            rank=lambda: t.rank[prize],
-        )
-
-    def _state_index(self, seat, turn, prize, carried, hands, points) -> np.ndarray:
-        """The ``index`` observation of ``seat`` under the configured ``state`` (module docstring)."""
-        t, cfg = self.tables, self.config
-        hand = hands[seat]
-        if cfg.state == "no-memory":
-            return prize * (t.H - 1) + (hand - 1)
-        others = [s for s in range(cfg.players) if s != seat]
-        lead = points[seat] - np.max([points[s] for s in others], axis=0)
-        if cfg.state == "with-score":
-            clip = cfg.lead_clip
-            index = (prize * (t.H - 1) + (hand - 1)) * (2 * clip + 1) + np.clip(lead, -clip, clip) + clip
-        else:
-            far = t.largest_size
-            lead_bucket = np.where(
-                lead < -far, 0, np.where(lead < 0, 1, np.where(lead == 0, 2, np.where(lead <= far, 3, 4)))
-            )
-            high = np.sign(t.highest[hand] - np.max([t.highest[hands[s]] for s in others], axis=0)) + 1
-            phase = PHASES * turn // cfg.cards
-            index = ((prize * PHASES + phase) * REACH + high) * LEAD_BUCKETS + lead_bucket
-        if cfg.tie_rule == "cancel":
-            index = index * 2 + (carried > 0)
-        return index.astype(np.int64)

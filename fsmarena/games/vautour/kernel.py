@@ -56,6 +56,15 @@ from fsmarena.jit import njit
 __all__ = ["deal_size", "n_seats", "reset", "rewards", "scores", "state_size", "to_move"]
 
 BUILTINS = ("random", "max", "min", "bonus-craving", "negative-adverse", "get-rid-of-bad-cards", "prize-rank")
+#: ``random`` is the seed's strategy, a uniformly random card in every action set (code 0), not the
+#: generic uniform abstract action (:mod:`fsmarena.games.builtin_player`)
+OWN_RANDOM = True
+#: the builtins' parameters (:mod:`fsmarena.games.kernel`): name -> ((parameter, default, low, high), ...)
+BUILTIN_ARGS = {
+    "bonus-craving": (("p_high", 0.9, 0.0, 1.0), ("high_bonus", 0.6, 0.0, 1.0)),
+    "negative-adverse": (("p", 1.0, 0.0, 1.0),),
+    "get-rid-of-bad-cards": (("p_low", 0.9, 0.0, 1.0), ("small", 0.3, 0.0, 1.0)),
+}
 #: abstract actions whose card the engine draws at random: the kernel-vs-engine tests do not
 #: script them (the two draw from different generators); their legality is tested instead
 CHANCE_ACTIONS = (6,)
@@ -335,35 +344,60 @@ def _resolve_turn(p, s):
 
 
 @njit(inline="always")
-def _strategy(p, s, code):
-    """The abstract action of builtin ``code`` (default parameters) on the current prize."""
-    C = p[_C]
+def _strategy(p, s, code, args):
+    """Builtin ``code``'s choice on the current prize, as every strategy of the seed makes it:
+    abstract action ``action`` with probability ``chance``, else a uniformly random card
+    (``args``: the builtin's parameters, :data:`BUILTIN_ARGS`)."""
     value = p[_HEAD + _prize(p, s)]
-    largest = p[_HEAD + C - 1]
-    if code == 0:
-        return RANDOM
-    if code == 1:
-        return HIGHEST
-    if code == 2:
-        return LOWEST
-    if code == 3:  # bonus-craving: p_high 0.9, high_bonus 0.6
-        high = value > 0 and value >= 0.6 * largest
-        return HIGHEST if high and np.random.random() < 0.9 else RANDOM
-    if code == 4:  # negative-adverse: p 1.0
-        return HIGHEST if value < 0 else LOWEST
-    if code == 5:  # get-rid-of-bad-cards: p_low 0.9, small 0.3
-        minor = abs(value) <= 0.3 * p[_LARGEST]
-        return LOWEST if minor and np.random.random() < 0.9 else RANDOM
-    return BID_RANK
+    if code == 1:  # max
+        return HIGHEST, 1.0
+    if code == 2:  # min
+        return LOWEST, 1.0
+    if code == 3:  # bonus-craving: the highest card on a bonus of at least high_bonus x the largest prize
+        high = value > 0 and value >= args[1] * p[_HEAD + p[_C] - 1]
+        return HIGHEST, args[0] if high else 0.0
+    if code == 4:  # negative-adverse: the highest card on a malus, the lowest on a bonus
+        return (HIGHEST if value < 0 else LOWEST), args[0]
+    if code == 5:  # get-rid-of-bad-cards: the lowest card on a prize of size at most small x the largest size
+        minor = abs(value) <= args[1] * p[_LARGEST]
+        return LOWEST, args[0] if minor else 0.0
+    if code == 6:  # prize-rank
+        return BID_RANK, 1.0
+    return RANDOM, 1.0  # random
 
 
 @njit(inline="always")
-def builtin_action(p, s, seat, code):
-    action = _strategy(p, s, code)
+def builtin_action(p, s, seat, code, args):
+    """The choice of :func:`_strategy`, drawn (one ``np.random`` draw when it is a chance, none
+    when it is certain), as an abstract action or, with the ``bids`` action set, its card."""
+    action, chance = _strategy(p, s, code, args)
+    if chance < 1.0 and (chance <= 0.0 or np.random.random() >= chance):
+        action = RANDOM
     if p[_ACTIONS] != 0:
         return action
     card = _card(p, s[hand_at(p, seat)], _prize(p, s), action)
     return card + N_ABSTRACT - 1
+
+
+@njit
+def builtin_law(p, s, seat, code, args, out):
+    """The exact law of :func:`builtin_action` over the actions (``out``, float64), for exact
+    best responses: the random card spread evenly over the hand with the ``bids`` action set."""
+    out[:] = 0.0
+    action, chance = _strategy(p, s, code, args)
+    at_random = 1.0 if action == RANDOM else 1.0 - chance
+    hand = s[hand_at(p, seat)]
+    if p[_ACTIONS] != 0:
+        out[RANDOM] += at_random
+        if action != RANDOM:
+            out[action] += chance
+        return
+    if action != RANDOM:
+        out[_card(p, hand, _prize(p, s), action) + N_ABSTRACT - 1] += chance
+    count = popcount(hand)
+    for card in range(1, p[_C] + 1):
+        if hand >> (card - 1) & 1:
+            out[card + N_ABSTRACT - 1] += at_random / count
 
 
 def reference_deal(config, deals: np.ndarray) -> dict:
