@@ -297,6 +297,20 @@ def test_comparison_words_ahead_level_and_not_separated():
     assert st.verdict(level) == "level"
 
 
+def test_means_apart_but_ranks_not_separated_say_both():
+    """Goofspiel's FSMs against match: half the runs at 100%, a third at 0%; Q-learning's all
+    near 89%.  The means differ at 95%, the rank test does not separate them: the words must not
+    say 'cannot be separated' next to an interval that excludes zero without saying why."""
+    fsm = [1.0] * 15 + [0.0] * 10 + [0.5] * 5
+    q = list(0.89 + 0.01 * np.random.default_rng(3).standard_normal(30))
+    row = st.pairwise({"Q": q, "FSM": fsm}, seed=4)[0]
+    assert st.verdict(row) == "not separated" and (row["difference_low"] > 0 or row["difference_high"] < 0)
+    text = comparison_phrase(row, "Q", "FSM", "against `match`")
+    assert text.startswith("against `match`: not separated by the rank test at Holm's level (Holm p = ")
+    assert "uncorrected 95% interval of the difference of means excludes zero" in text
+    assert "would have been detected" not in text
+
+
 def test_degenerate_samples_read_all_n_replicates_not_a_zero_width_interval():
     row = st.summarize({"MC": [1.0] * 4})[0]
     assert row["all_equal"] and summary_cell(row) == "all 4 replicates 100.0%"

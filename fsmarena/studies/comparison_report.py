@@ -144,6 +144,12 @@ def comparison_phrase(row: dict, a: str, b: str, measure: str) -> str:
             f"{measure}: cannot be separated; with {row['replicates_a']} and {row['replicates_b']} replicates no "
             f"test could reach Holm's level {alpha:.3g}"
         )
+    if low > 0 or high < 0:  # the interval of the means excludes 0; the corrected rank test does not reject
+        return (
+            f"{measure}: not separated by the rank test at Holm's level (Holm p = {pval(row['p_holm'])}, "
+            f"A₁₂ = {a12:.2f}), though the uncorrected 95% interval of the difference of means excludes zero "
+            f"({shown})"
+        )
     return (
         f"{measure}: cannot be separated ({shown}, Holm p = {pval(row['p_holm'])}); a difference of "
         f"{_detectable(row)} would have been detected with 80% power (α = {alpha:.3g})"
