@@ -1,4 +1,4 @@
-"""The compiled players' tables as small integers (:func:`fsmarena.games.driver.table_dtype`).
+"""The compiled players' tables as small integers (:func:`fsmarena.games.compiled_players.table_dtype`).
 
 Table policies' and table FSMs' tables are packed apart from the members' other integers, in
 the smallest integer type that holds the game's actions (and an FSM's states).  What is
@@ -22,9 +22,9 @@ from kernel_helpers import KERNEL_GAMES, game_of
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.table_fsm import FSMSpec, TableFSM
 from fsmarena.games.arena import Seat, compile_seats, play_games
-from fsmarena.games.driver import python_program, table_dtype
+from fsmarena.games.compiled_players import FSM, TABLE, compile_player, compile_stack, table_dtype
+from fsmarena.games.driver import python_program
 from fsmarena.games.players import TablePolicy
-from fsmarena.rl.compiled_players import FSM, TABLE, compile_player, compile_stack
 
 IDS = [e.name for e in KERNEL_GAMES]
 

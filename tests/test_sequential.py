@@ -17,12 +17,12 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.evo.bda import BDASpec, BinaryDecisionAutomaton
 from fsmarena.evo.table_fsm import TableFSM
 from fsmarena.games.base import Observation
+from fsmarena.games.compiled_players import compile_player, make_opponent_act, self_play
 from fsmarena.games.dtd.game import DivideTheDollar, DTDConfig
 from fsmarena.games.kernel import kernel_of, params_of, seed
 from fsmarena.games.players import FixedActionPlayer, Player, RandomPlayer, TablePolicy
 from fsmarena.jit import njit
 from fsmarena.rl import sequential as seq
-from fsmarena.rl.compiled_players import compile_player, make_opponent_act, self_play
 from fsmarena.rl.segments import segment_returns
 
 GAME = DivideTheDollar(DTDConfig(counts=(6, 8, 6), hand_size=3))

@@ -31,6 +31,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.genome_base import GenomeSpec
 from fsmarena.fileio import Fields
+from fsmarena.games.compiled_players import BDA, NO_TABLE, CompilesItself, Member
 from fsmarena.games.players import Player, action_number, legal_or_first
 
 FIELDS = ("feature", "test", "theta", "true_action", "true_next", "false_action", "false_next")
@@ -57,7 +58,7 @@ class _Memory:
         self.trace: list | None = None
 
 
-class BinaryDecisionAutomaton(Player):
+class BinaryDecisionAutomaton(Player, CompilesItself):
     """A BDA (or a stack of them); see the module docstring.
 
     ``genes``: int array ``(S, 7)`` or ``(P, S, 7)`` with the columns of :data:`FIELDS`.
@@ -154,6 +155,24 @@ class BinaryDecisionAutomaton(Player):
     def stack(cls, players: Sequence["BinaryDecisionAutomaton"]) -> "BinaryDecisionAutomaton":
         first = players[0]
         return cls(np.concatenate([p.genes for p in players]), first.max_tests, label="stack", names=first.names)
+
+    def compiled(self, game: Any) -> Member:
+        """``[BDA, S, max_tests, feature S, true action S, true next S, false action S, false next S]``
+        and the floats ``[lo S, hi S]``, the open interval each test checks
+        (:mod:`fsmarena.games.compiled_players`)."""
+        genes = self.genes[0]
+        if (
+            genes[:, FEATURE].max() >= len(game.feature_names)
+            or genes[:, [TRUE_ACTION, FALSE_ACTION]].max() >= game.n_actions
+        ):
+            raise FsmarenaError(f"BDA '{self.label}' does not fit {game.name}")
+        ints = [BDA, self.n_states, self.max_tests]
+        for column in (FEATURE, TRUE_ACTION, TRUE_NEXT, FALSE_ACTION, FALSE_NEXT):
+            ints += genes[:, column].tolist()
+        return ints, [*self._lo.tolist(), *self._hi.tolist()], NO_TABLE
+
+    def split(self) -> list[Player]:
+        return [BinaryDecisionAutomaton(g, self.max_tests, self.label, self.names) for g in self.genes]
 
     def to_dict(self) -> dict[str, Any]:
         if self.n_members != 1:

@@ -22,6 +22,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.genome_base import GenomeSpec
 from fsmarena.evo.inputs import InputEncoder, input_encoder
+from fsmarena.games.compiled_players import FSM, CompilesItself, Member
 from fsmarena.games.players import Player, legal_or_first
 
 #: more states than this is not a finite-state *player* any more, just a big table
@@ -39,7 +40,7 @@ class _Memory:
         self.encoder = encoder
 
 
-class TableFSM(Player):
+class TableFSM(Player, CompilesItself):
     """A Mealy machine (or a stack of them); see the module docstring."""
 
     kind = "table-fsm"
@@ -106,6 +107,22 @@ class TableFSM(Player):
             players[0].inputs,
             label="stack",
         )
+
+    def compiled(self, game: Any) -> Member:
+        """``[FSM, S, I, parts, (part, size) per part]`` and the next-state and action tables
+        (:mod:`fsmarena.games.compiled_players`): the part ``-1`` is the index, ``w >= 0`` encoding ``w``."""
+        encoder = input_encoder(game, self.inputs)
+        if encoder.size != self.n_inputs or self.action.max() >= game.n_actions:
+            raise FsmarenaError(f"table FSM '{self.label}' does not fit {game.name}")
+        names = list(game.encodings)
+        parts: list[int] = []
+        for part, size in zip(encoder.parts, encoder.sizes):
+            parts += [-1 if part == "index" else names.index(part), size]
+        ints = [FSM, self.n_states, self.n_inputs, len(encoder.parts), *parts]
+        return ints, [], np.concatenate([self.next_state[0].reshape(-1), self.action[0].reshape(-1)])
+
+    def split(self) -> list[Player]:
+        return [TableFSM(n, a, self.inputs, self.label) for n, a in zip(self.next_state, self.action)]
 
     def to_dict(self) -> dict[str, Any]:
         if self.n_members != 1:

@@ -3,8 +3,7 @@
 :func:`play_games` seats one player (or a stack with a member per game) in every seat and plays
 a batch on the game's generic driver (:mod:`fsmarena.games.driver`).  Seats whose player compiles
 (random, fixed action, table policy, table FSM, BDA, the kernel's builtins, mixtures of them,
-and stacks of them with a member per game: :data:`fsmarena.games.registry.PLAYER_COMPILER`,
-:data:`fsmarena.games.registry.STACK_COMPILER`) decide inside the driver's compiled loop; when every
+and stacks of them with a member per game: :mod:`fsmarena.games.compiled_players`) decide inside the driver's compiled loop; when every
 seat compiles, the batch is one compiled loop.  The other seats (outside agents, networks,
 players the compiler refuses) decide in Python, in batches, with ``begin`` before and
 ``finish`` after the batch.
@@ -19,10 +18,10 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.base import Game, Observation, Outcome
+from fsmarena.games.compiled_players import compile_player, compile_stack
 from fsmarena.games.driver import DEFAULT_CHUNK, Program, Trace, driver_for, python_program, traced
 from fsmarena.games.kernel import has_kernel
 from fsmarena.games.players import Player
-from fsmarena.games.registry import PLAYER_COMPILER, STACK_COMPILER, resolve
 
 
 @dataclass(frozen=True)
@@ -102,8 +101,6 @@ def compile_seats(
     players) compiles its stack once, as a pool indexed by the seat's ``members``.  A pool of
     several members (a mixture) has one member drawn per game, as the batched mixture does
     (``rng.integers(0, members, n)``; drawn here in seat order, before the Python players begin)."""
-    compile_player = resolve(PLAYER_COMPILER, "player compiler")
-    compile_stack = resolve(STACK_COMPILER, "stack compiler")
     arrays: list[list[np.ndarray]] = [[], [], []]  # the compiled seats' ints, floats and tables
     starts = [np.full((n, len(seats)), -1, dtype=np.int64) for _ in arrays]
     python: list[Seat | None] = []
@@ -128,14 +125,14 @@ def compile_seats(
     return program, python
 
 
-def _compiled(compile_player: Callable[[Player, Game], Any], seat: Seat, game: Game) -> Any:
+def _compiled(compile: Callable[[Player, Game], Any], seat: Seat, game: Game) -> Any:
     """The compiled form of the seat's player (its stack's members when the seat has members
     per game), or None when it decides in Python (a player the compiler refuses, members
     out of the stack's range)."""
     if seat.members is None and getattr(seat.player, "n_members", 1) != 1:
         return None
     try:
-        packed = compile_player(seat.player, game)
+        packed = compile(seat.player, game)
     except FsmarenaError:
         return None
     members = seat.members

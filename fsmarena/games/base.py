@@ -47,7 +47,7 @@ __all__ = ["Decide", "Game", "Observation", "Outcome", "config_to_dict", "parse_
 
 
 class Game(ABC):
-    """Rules + parameters + labels; its kernel is its engine.  Subclasses set the class
+    """Rules + parameters + labels; its kernel is its rules.  Subclasses set the class
     attributes and the abstract properties; everything else (players, matches, learners, automata) works
     through this interface only."""
 
@@ -143,7 +143,7 @@ class Game(ABC):
             "builtin_players": sorted(self.builtin_players()),
         }
 
-    # ---- the engine ------------------------------------------------------------------
+    # ---- playing ----------------------------------------------------------------------
     def play(
         self,
         n: int,

@@ -1,7 +1,7 @@
 """The kernel is the game: one generic batched driver over a game's compiled kernel.
 
 Every game with a single-game kernel (:mod:`fsmarena.games.kernel`) can be played in batches by this
-one driver instead of a hand-vectorised engine.  :meth:`Driver.play` has the shape of
+one driver.  :meth:`Driver.play` has the shape of
 :meth:`fsmarena.games.base.Game.play`, which runs it (``n`` games, a numpy Generator, a ``decide(seat,
 observation, rows)`` callback, an :class:`~games.base.Outcome`); :func:`fsmarena.games.arena.play_games`
 seats players on it.  How it plays:
@@ -11,17 +11,17 @@ seats players on it.  How it plays:
 * every game is an int64 state vector (one row of ``states``); compiled loops over the rows
   reset, step and read them;
 * a seat whose player compiles (random, fixed action, table policy, table FSM, BDA, the
-  kernel's builtins, and pools of them: :data:`fsmarena.games.registry.PLAYER_COMPILER`) is played
+  kernel's builtins, and pools of them: :mod:`fsmarena.games.compiled_players`) is played
   inside the compiled loop; when every seat compiles, the whole batch is one compiled loop
   (:meth:`Driver.play_compiled`, no Python per decision);
 * the other seats decide in Python, in batches: the compiled loop advances every game to its
   next Python decision, then each such seat, in seat order, gets one :class:`Observation`
-  of the rows where it is to move (every part the engine shows: index, features, mask,
+  of the rows where it is to move (every part of the game's observation: index, features, mask,
   encodings, ``step`` and the game's own parts, :mod:`fsmarena.games.kernel`; each built by the
   kernel on first read, for those rows only), answers through ``decide``, and those rows step.
   Simultaneous-move games (Stupide Vautour, Goofspiel) are serialised by their kernels with
   the pending choices hidden in the state, so every seat of a turn is asked before anything
-  of the turn is revealed, as the batched engines do.
+  of the turn is revealed.
 
 Random numbers: the compiled code draws from numba's ``np.random`` stream, seeded from the
 generator: one draw for the deals, then one before every compiled step or advance of the
@@ -39,9 +39,9 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
+from fsmarena.games.compiled_players import make_opponent_act, table_dtype
 from fsmarena.games.kernel import Layout, kernel_of, observation_of, params_of, part_data_of, seed
 from fsmarena.games.observation import Decide, Observation, Outcome
-from fsmarena.games.registry import PLAYER_INTERPRETER, resolve
 from fsmarena.jit import njit
 from fsmarena.specialise import built_per_kernel, kernel_function, specialise
 
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from fsmarena.games.base import Game
 
 #: kind numbers of fixed-action, builtin and table members in the compiled players' format
-#: (:data:`fsmarena.games.registry.PLAYER_COMPILER`), which the driver's loops play directly
+#: (:mod:`fsmarena.games.compiled_players`), which the driver's loops play directly
 FIXED, BUILTIN, TABLE = 1, 2, 3
 
 #: games played per compiled call of :meth:`Driver.play_compiled` (bounds nothing but the time
@@ -57,21 +57,10 @@ FIXED, BUILTIN, TABLE = 1, 2, 3
 DEFAULT_CHUNK = 65_536
 
 
-def table_dtype(n_values: int) -> type[np.signedinteger]:
-    """The integer type of the compiled players' tables holding the numbers ``0 .. n_values - 1``
-    (a game's actions, a table FSM's states): the smallest of int8, int16, int32 and int64.
-    A table is read at random places, one entry per decision: Vautour's table policy is 0.5 MB
-    in int8 and 4 MB in int64, which no longer fits the cache (a decision 1.5 times slower)."""
-    for dtype in (np.int8, np.int16, np.int32):
-        if n_values - 1 <= np.iinfo(dtype).max:
-            return dtype
-    return np.int64
-
-
 @dataclass(frozen=True)
 class Program:
     """The compiled players of a batch: ``ints`` / ``floats`` / ``tables`` hold every seat's
-    members (the format of :data:`fsmarena.games.registry.PLAYER_COMPILER`); ``start[row, seat]``,
+    members (the format of :mod:`fsmarena.games.compiled_players`); ``start[row, seat]``,
     ``fstart[row, seat]`` and ``tstart[row, seat]`` locate the member playing that seat of
     that game, ``start`` ``-1`` for a seat played in Python."""
 
@@ -270,7 +259,7 @@ class Driver:
 
     # ---- observations ----------------------------------------------------------------------
     def observation(self, states: np.ndarray, rows: np.ndarray, seat: int) -> Observation:
-        """What ``seat`` sees in ``rows``: every part the engine shows, each built by the
+        """What ``seat`` sees in ``rows``: every part of the game's observation, each built by the
         kernel on first read, for these rows only (:func:`fsmarena.games.kernel.observation_of`)."""
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         return observation_of(self.layout, len(rows), _RowsReader(self, states, rows, seat))
@@ -437,12 +426,7 @@ k_n_features = kernel_function("n_features")
 k_state_size = kernel_function("state_size")
 
 
-def _interpreter(kernel: ModuleType) -> Callable[..., Any]:
-    """The compiled player interpreter of ``kernel`` (registered by the players' package)."""
-    return resolve(PLAYER_INTERPRETER, "player interpreter")(kernel)
-
-
-k_act = built_per_kernel(_interpreter)
+k_act = built_per_kernel(make_opponent_act)
 
 
 def draw_deals(p, deals):

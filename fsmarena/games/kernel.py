@@ -283,7 +283,7 @@ class Reader(Protocol):
 
 def observation_of(layout: Layout, n: int, read: Reader) -> Observation:
     """The lazy observation of ``n`` rows: each part read on first use, in the shapes and
-    types the engines give (``mask`` None where every action is legal, unless the layout is
+    types the game's observations have (``mask`` None where every action is legal, unless the layout is
     ``always_masked``)."""
 
     def index() -> np.ndarray:

@@ -45,14 +45,6 @@ GENERIC_PLAYER_KINDS: dict[str, str] = {
     "network": "fsmarena.rl.network_agent:NetworkAgent",
 }
 
-#: how the batched driver (:mod:`fsmarena.games.driver`) plays players inside its compiled loops:
-#: ``compile_player(player, game)`` packs a player as arrays (a FsmarenaError when it cannot),
-#: ``compile_stack(player, game)`` packs a stack's members as a pool (member ``i`` at ``i``),
-#: ``make_opponent_act(kernel)`` is the compiled interpreter of those arrays for a kernel
-PLAYER_COMPILER = "fsmarena.rl.compiled_players:compile_player"
-STACK_COMPILER = "fsmarena.rl.compiled_players:compile_stack"
-PLAYER_INTERPRETER = "fsmarena.rl.compiled_players:make_opponent_act"
-
 
 @dataclass(frozen=True)
 class GameEntry:

@@ -47,8 +47,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from fsmarena.games.compiled_players import make_opponent_act, random_legal
 from fsmarena.jit import njit
-from fsmarena.rl.compiled_players import make_opponent_act, random_legal
 from fsmarena.specialise import built_per_kernel, kernel_function, specialise
 
 MC_EVERY, MC_FIRST, SARSA, Q_LEARNING, EXPECTED_SARSA = range(5)

@@ -2,7 +2,7 @@
 
 :mod:`fsmarena.rl.sequential` plays one game at a time in compiled code and updates after every
 decision (TD) or every game (Monte Carlo), against a compiled opponent
-(:mod:`fsmarena.rl.compiled_players`).  Runs are cut into chunks at every evaluation point, every
+(:mod:`fsmarena.games.compiled_players`).  Runs are cut into chunks at every evaluation point, every
 self-play refresh and every :data:`CHUNK` games; each chunk reseeds the compiled random
 stream from the run's seed and the number of games done (:func:`chunk_seed`), so a
 checkpoint (written only at chunk ends) resumes exactly and nothing depends on timing or on
@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 
 from fsmarena.games.base import Game
+from fsmarena.games.compiled_players import compile_player, self_play
 from fsmarena.games.kernel import has_kernel, kernel_of, params_of
 from fsmarena.games.kernel import seed as seed_compiled
 from fsmarena.games.players import Player, RandomPlayer
 from fsmarena.parallel import seed_sequence
 from fsmarena.rl import sequential as seq
-from fsmarena.rl.compiled_players import compile_player, self_play
 from fsmarena.rl.config import (
     TrainConfig,
     positive,

@@ -36,13 +36,13 @@ from reference_replay import has_reference, kernel_game, reference_agrees
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.bda import BDASpec
 from fsmarena.evo.table_fsm import FSMSpec
+from fsmarena.games import compiled_players
 from fsmarena.games import driver as driver_module
 from fsmarena.games.arena import Seat, compile_seats, play_games
 from fsmarena.games.capabilities import SimultaneousMoves
 from fsmarena.games.driver import Driver
 from fsmarena.games.kernel import PART_KINDS, params_of
 from fsmarena.games.players import GroupedStack, Player, RandomPlayer, TablePolicy
-from fsmarena.rl import compiled_players
 from fsmarena.studies.stacks import Mixture
 
 IDS = [e.name for e in KERNEL_GAMES]

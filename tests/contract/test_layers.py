@@ -213,7 +213,6 @@ PLUG_IN_POINTS: dict[str, dict[str, str]] = {
         "fsmarena.evo.table_fsm": "player file kind 'table-fsm' (GENERIC_PLAYER_KINDS)",
         "fsmarena.evo.bda": "player file kind 'bda' (GENERIC_PLAYER_KINDS)",
         "fsmarena.rl.network_agent": "player file kind 'network' (GENERIC_PLAYER_KINDS)",
-        "fsmarena.rl.compiled_players": "the driver's compiled players (PLAYER_COMPILER...), until the driver rewrite",
     },
 }
 

@@ -1,6 +1,6 @@
 """421 as a compiled single-game kernel: one game at a time over small int64 vectors.
 
-The same rules as the batched engine in :mod:`fsmarena.games.dice421.game` (three dice seen sorted
+The rules of 421 (:mod:`fsmarena.games.dice421.game` documents them; three dice seen sorted
 descending, ``rethrows`` re-throws, 8 re-throw masks, keeping all stops, with no re-throw left
 only keeping all is legal), written as plain Python functions over numpy arrays and compiled
 with numba (:func:`fsmarena.jit.njit`; ``NUMBA_DISABLE_JIT=1`` runs them uncompiled).
@@ -24,7 +24,7 @@ game's own stream (:func:`fsmarena.games.draws.seed_stream`).  Throw ``j >= K`` 
 happens (the first at :func:`reset`, a re-throw in :func:`step`) from the game's stream, three
 dice whatever the mask: a game that stops at once draws three dice, not ``3 (R + 1)``, and a
 game's throws are a function of its deal alone (:func:`round_rolls` lists them; the tests give
-them to the engine).
+them to the plain reference, :mod:`fsmarena.games.dice421.reference`).
 
 State ``s`` (int64, :func:`state_size` = 12 + 3 max(K - 1, 0))::
 
@@ -298,7 +298,7 @@ def builtin_action(p: np.ndarray, s: np.ndarray, seat: int, code: int, args: np.
 def round_rolls(p: np.ndarray, deal: np.ndarray, out: np.ndarray) -> None:
     """The dice of throws ``0 .. len(out) - 1`` (``out`` of shape ``(throws, 3)``) the kernel
     throws from ``deal``: the deal's ``K``, then the game's stream's (what :func:`step` draws
-    when the player re-throws; for tests, which give them to the engine)."""
+    when the player re-throws; for tests, which give them to the reference)."""
     s = np.zeros(state_size(p), dtype=np.int64)
     K = _deal_throws(p)
     load_stream(s, STREAM, deal, 3 * K)
@@ -335,7 +335,7 @@ def reference_deal(config: Any, deals: np.ndarray) -> dict:
 
 
 def test_configs() -> list:
-    """Rule sets the kernel-vs-engine tests cover."""
+    """Rule sets the kernel-vs-reference tests cover."""
     from fsmarena.games.dice421.game import Dice421Config
 
     return [Dice421Config(), Dice421Config(rethrows=0), Dice421Config(rethrows=4, scores="sum")]

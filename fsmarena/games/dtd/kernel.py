@@ -9,7 +9,7 @@ Parameters ``p`` (int64): ``[K, hand_size, deck_size, rounds, dollar_points, n_t
 scale]`` (scale: the common denominator of the cards and the dollar),
 then the K card points, the K card counts, the K card values as float64 bit patterns (the
 features use the configuration's own floats) and the ``K**3`` triple ids (``-1`` for
-unsorted triples) numbering sorted (smallest, median, largest) triples as the engine does.
+unsorted triples) numbering sorted (smallest, median, largest) triples as the game's ``index`` does.
 
 State ``s`` (int64): ``[round, phase, next card, lead card, scored rounds, points 0,
 points 1, last 0, last 1]`` (phase 0: the leader decides, 1: the follower, 2: over; ``last``

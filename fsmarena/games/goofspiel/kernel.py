@@ -170,7 +170,7 @@ def always_masked(p):
 
 @njit
 def encoding(p, s, seat, which):
-    """``prize``, ``opp_last``, ``phase``, ``lead`` (the engine's encodings)."""
+    """``prize``, ``opp_last``, ``phase``, ``lead`` (the game's encodings)."""
     C = p[_C]
     if which == 0:
         return _prize(p, s) - 1

@@ -1,12 +1,12 @@
 """31 (Scat / Blitz) as a compiled single-game kernel: one game at a time over an int64 vector.
 
-Exactly the rules, observations and builtins of the batched engine in
-:mod:`fsmarena.games.thirtyone.game` (2-6 players, lives, knocking, 31 blitz, under the gun, the
+The rules, observations and builtins of 31 (:mod:`fsmarena.games.thirtyone.game` documents
+them: 2-6 players, lives, knocking, 31 blitz, under the gun, the
 ``max_turns`` / ``max_rounds`` caps, the pile turned over when the stock runs out), written as
 plain Python over numpy arrays and compiled with numba (:func:`fsmarena.jit.njit`;
 ``NUMBA_DISABLE_JIT=1`` runs it uncompiled).  Hands are three card numbers kept in the
-engine's canonical order, each with its greedy key (score and total, :func:`hand_key`) and
-what scoring a swap needs kept beside it in the state; the engine's tables (greedy's swaps, the expected stock draw) are
+game's canonical order, each with its greedy key (score and total, :func:`hand_key`) and
+what scoring a swap needs kept beside it in the state; the rules a lookup table could hold (greedy's swaps, the expected stock draw) are
 computed on the spot from a few small per-card and per-suit tables (:data:`VALUES`, ...)
 instead of looked up, without allocating: every observation costs tens of nanoseconds.
 
@@ -16,14 +16,14 @@ test scripts more rounds).
 
 Deal (:func:`draw_deal`, ``52 K + 4`` numbers): the card orders of the first ``K`` rounds, 52
 cards each (round ``r`` at ``deal[52 r : 52 r + 52]``), then the seed of the game's own stream
-(:func:`fsmarena.games.draws.seed_stream`).  A deck is used as the engine uses its ``deck_order``:
+(:func:`fsmarena.games.draws.seed_stream`).  A deck is used as the reference uses its ``deck_order``:
 dealt three at a time to the live players from the round's first player, then the face-up card,
 then the stock.  Round ``r >= K`` shuffles its deck when it is dealt, inside :func:`step`, from
 the game's stream (:func:`fsmarena.games.draws.shuffle_stream`): most games end within a round or two,
 so a deal costs one shuffle, not one per round a game might reach, and a game's decks are a
-function of its deal alone (:func:`round_decks` lists them; the tests give them to the engine).
+function of its deal alone (:func:`round_decks` lists them; the tests give them to the reference).
 
-A turn is two decisions, as in the engine: the turn decision (``draw_deck``, ``draw_discard``,
+A turn is two decisions: the turn decision (``draw_deck``, ``draw_discard``,
 ``knock``) and, after a draw, the discard decision (``discard_greedy``, ``discard_0..2``,
 ``discard_drawn``); ``encoding(..., 0)`` (phase) says which.
 
@@ -99,7 +99,7 @@ SUIT_VALUE_TOTAL = 95.0
 BUILTINS = ("random", "greedy", "greedy-knock")
 RANDOM, GREEDY, GREEDY_KNOCK = range(3)
 #: observation parts beyond index, features, mask and encodings (:mod:`fsmarena.games.kernel`), the
-#: engine's: turn number across rounds, doubled hand score, hand (cards in canonical order),
+#: game's: turn number across rounds, doubled hand score, hand (cards in canonical order),
 #: face-up card and drawn card (-1 for none), where the drawn card came from, the round's turn,
 #: rounds completed, every seat's lives, the mean doubled score after a stock draw, the segment
 #: of segment rewards and the seat's lives potential
@@ -291,7 +291,7 @@ def _stream_deck(s: np.ndarray, at: int) -> None:
 def round_decks(p: np.ndarray, deal: np.ndarray, out: np.ndarray) -> None:
     """The deck orders of the first ``len(out)`` rounds (``out`` of shape ``(rounds, 52)``) the
     kernel deals from ``deal``: the deal's ``K``, then the game's stream's (what
-    :func:`step` shuffles when it deals a round; for tests, which give them to the engine)."""
+    :func:`step` shuffles when it deals a round; for tests, which give them to the reference)."""
     s = np.zeros(state_size(p), dtype=np.int64)
     K = _deal_rounds(p)
     load_stream(s, STREAM, deal, 52 * K)
@@ -405,7 +405,7 @@ def _hand_bits(s: np.ndarray, seat: int) -> int:
 @njit(inline="always")
 def _swap(p: np.ndarray, s: np.ndarray, seat: int, x: int) -> tuple[int, int]:
     """Best (score, total) key over the three hands with card ``x`` in place of one position,
-    and that position (later positions win ties), as the engine's swap table."""
+    and that position (later positions win ties)."""
     key0, key1, key2 = _swap_key(p, s, seat, 0, x), _swap_key(p, s, seat, 1, x), _swap_key(p, s, seat, 2, x)
     best_key, best_pos = key0, 0
     if key1 >= best_key:
@@ -905,7 +905,7 @@ def encoding(p: np.ndarray, s: np.ndarray, seat: int, which: int) -> int:
 
 @njit
 def observe_index(p: np.ndarray, s: np.ndarray, seat: int) -> int:
-    """The engine's tabular abstraction (see ``ThirtyOne.state_label``)."""
+    """The game's tabular abstraction (see ``ThirtyOne.state_label``)."""
     L = p[P_LIVES]
     knocked = 1 if s[KNOCKER] >= 0 else 0
     own = _hand_score2(p, s, seat)
@@ -958,7 +958,7 @@ def _suit_sums(out: np.ndarray, at: int, bits: int, scale: float) -> None:
 
 @njit
 def features(p: np.ndarray, s: np.ndarray, seat: int, out: np.ndarray) -> None:
-    """The engine's feature vector (``FEATURE_NAMES`` / ``FEATURE_DOC`` of the game)."""
+    """The feature vector (``FEATURE_NAMES`` / ``FEATURE_DOC`` of the game)."""
     phase = s[PHASE]
     hand = HANDS + 3 * seat
     for q in range(3):
@@ -1122,7 +1122,7 @@ def lives_code(p: np.ndarray, s: np.ndarray) -> int:
 @njit
 def segment(p: np.ndarray, s: np.ndarray, seat: int) -> int:
     """The segment of segment rewards (:mod:`fsmarena.rl.segments`): the number of rounds completed, the
-    observation part ``segment`` of the batched engine."""
+    observation part ``segment``."""
     return s[ROUNDS]
 
 
@@ -1131,7 +1131,7 @@ def potential(p: np.ndarray, s: np.ndarray, seat: int, table: np.ndarray) -> flo
     """``seat``'s lives potential now, ``table[lives_code(p, s), seat]`` with ``table =
     potential_table(config)`` (:mod:`fsmarena.games.thirtyone.potential`).
 
-    Segment rewards (:mod:`fsmarena.rl.segments`, what the batched learners do with the engine's
+    Segment rewards (:mod:`fsmarena.rl.segments`, what the batched learners do with the observation's
     ``segment`` and ``potential`` parts): when :func:`segment` differs between two decisions
     of a seat, the earlier decision's round is over and its reward is the change of this
     potential between them (nothing bootstrapped across); after the seat's last decision it is
@@ -1182,7 +1182,7 @@ def reference_deal(config: Any, deals: np.ndarray) -> dict:
 
 
 def test_configs() -> list:
-    """Rule sets the kernel-vs-engine tests cover."""
+    """Rule sets the kernel-vs-reference tests cover."""
     from fsmarena.games.thirtyone.game import ThirtyOneConfig
 
     return [

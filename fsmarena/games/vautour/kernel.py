@@ -3,7 +3,7 @@
 The rules are those of :mod:`fsmarena.games.vautour.game` (both tie rules, any deck, 2-5 players, the
 three action sets and the three state spaces); tests compare the two game by game on the
 same prize orders.  The serialised simultaneous bids, the state layout, the hands (bitmasks;
-the rules the engine reads from its per-hand tables are computed here from the bits) and the
+every rule of a hand computed from its bits) and the
 win/draw/loss rewards are Goofspiel's too and live in :mod:`fsmarena.games.bidding`.
 
 Parameters ``p`` (int64): ``[players, cards, cancel (0/1), action set (0 bids, 1 abstract,
@@ -65,7 +65,7 @@ BUILTIN_ARGS = {
     "negative-adverse": (("p", 1.0, 0.0, 1.0),),
     "get-rid-of-bad-cards": (("p_low", 0.9, 0.0, 1.0), ("small", 0.3, 0.0, 1.0)),
 }
-#: abstract actions whose card the engine draws at random: the kernel-vs-engine tests do not
+#: abstract actions whose card the game draws at random: the kernel-vs-reference tests do not
 #: script them (the two draw from different generators); their legality is tested instead
 CHANCE_ACTIONS = (6,)
 #: observation parts beyond index, features, mask and encodings (:mod:`fsmarena.games.kernel`); hands
@@ -156,7 +156,7 @@ def draw_deal(p, deal):
 
 @njit(inline="always")
 def _card(p, hand, prize, action):
-    """The card action ``action`` bids (the engine's ``_Tables.resolve``)."""
+    """The card action ``action`` bids (``random``: a uniformly random card of the hand)."""
     if action > RANDOM:
         card = action - (N_ABSTRACT - 1)
         if hand >> (card - 1) & 1:
@@ -263,7 +263,7 @@ def always_masked(p):
 
 @njit
 def encoding(p, s, seat, which):
-    """``prize``, ``opp_last``, ``carry``, ``phase``, ``lead`` (the engine's encodings)."""
+    """``prize``, ``opp_last``, ``carry``, ``phase``, ``lead`` (the game's encodings)."""
     C = p[_C]
     if which == 0:
         return _prize(p, s)

@@ -3,7 +3,7 @@
 :func:`compile_player` turns a :class:`fsmarena.games.players.Player` into a :class:`CompiledPlayer`:
 one or more *members* (a pool of champions: one member drawn per game and seat) packed
 into three arrays: ``ints`` (int64: each member's kind and settings), ``floats`` (float64)
-and ``tables`` (the members' big tables as small integers, :func:`fsmarena.games.driver.table_dtype`:
+and ``tables`` (the members' big tables as small integers, :func:`table_dtype`:
 int8 for every game today, so a Vautour table policy reads 0.5 MB instead of 4 MB at
 random places), with the start of every member in ``int_start`` / ``float_start`` /
 ``table_start``.  The interpreter :func:`make_opponent_act` (compiled, one per game kernel,
@@ -39,6 +39,7 @@ builtin with no kernel code) is a FsmarenaError naming the player and why.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
@@ -47,12 +48,22 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.builtin_player import BuiltinPlayer
-from fsmarena.games.driver import table_dtype
-from fsmarena.games.players import FixedActionPlayer, GroupedStack, Player, RandomPlayer, TablePolicy
+from fsmarena.games.players import FixedActionPlayer, GroupedStack, Mixture, Player, RandomPlayer, TablePolicy
 from fsmarena.jit import njit
 from fsmarena.specialise import kernel_function, specialise
 
 RANDOM, FIXED, BUILTIN, TABLE, SELF, FSM, BDA = range(7)
+
+
+def table_dtype(n_values: int) -> type[np.signedinteger]:
+    """The integer type of the compiled players' tables holding the numbers ``0 .. n_values - 1``
+    (a game's actions, a table FSM's states): the smallest of int8, int16, int32 and int64.
+    A table is read at random places, one entry per decision: Vautour's table policy is 0.5 MB
+    in int8 and 4 MB in int64, which no longer fits the cache (a decision 1.5 times slower)."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if n_values - 1 <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
 
 
 @dataclass(frozen=True)
@@ -85,19 +96,32 @@ class CompiledPlayer:
 #: one member's arrays: its ints, floats and table (:class:`CompiledPlayer`)
 Member = tuple[list[int] | np.ndarray, list[float], np.ndarray]
 
-_NO_TABLE = np.zeros(0, dtype=np.int64)
+#: the table of a member without one
+NO_TABLE = np.zeros(0, dtype=np.int64)
+
+
+class CompilesItself(ABC):
+    """A declared capability of a player kind defined above the games layer (table FSMs and BDAs,
+    :mod:`fsmarena.evo`): it packs itself as one member of the format above, and a stack of it
+    splits into its members."""
+
+    @abstractmethod
+    def compiled(self, game: Any) -> Member:
+        """This single player's ``(ints, floats, table)`` for ``game`` (FsmarenaError when it does not fit)."""
+
+    @abstractmethod
+    def split(self) -> list[Player]:
+        """The members of this stack as single players, in member order."""
 
 
 def self_play(game: Any) -> CompiledPlayer:
     """The self-play opponent: the learner's frozen greedy table."""
-    return _pack("self (frozen)", [([SELF], [], _NO_TABLE)], game)
+    return _pack("self (frozen)", [([SELF], [], NO_TABLE)], game)
 
 
 def compile_player(player: Player, game: Any) -> CompiledPlayer:
-    """``player`` as arrays; a :class:`fsmarena.studies.stacks.Mixture` (one member drawn per game)
+    """``player`` as arrays; a :class:`fsmarena.games.players.Mixture` (one member drawn per game)
     becomes a pool of its members."""
-    from fsmarena.studies.stacks import Mixture
-
     members = player.players if isinstance(player, Mixture) else [player]
     return _pack(player.label, [_member(member, game) for member in members], game)
 
@@ -113,9 +137,6 @@ def stack_members(player: Player) -> list[Player]:
     """The members of a stack as single players, in member order: the rows of a stacked table
     policy, table FSM or BDA, or the players behind a :class:`fsmarena.games.players.GroupedStack`
     (FsmarenaError for a stack of another kind)."""
-    from fsmarena.evo.bda import BinaryDecisionAutomaton
-    from fsmarena.evo.table_fsm import TableFSM
-
     if isinstance(player, GroupedStack):
         groups = [stack_members(group) for group in player.groups]
         pairs = list(zip(player.group_of.tolist(), player.local.tolist()))
@@ -126,16 +147,14 @@ def stack_members(player: Player) -> list[Player]:
         return [player]
     if type(player) is TablePolicy:
         return [TablePolicy(table, player.label) for table in player.table]
-    if type(player) is TableFSM:
-        return [TableFSM(n, a, player.inputs, player.label) for n, a in zip(player.next_state, player.action)]
-    if type(player) is BinaryDecisionAutomaton:
-        return [BinaryDecisionAutomaton(g, player.max_tests, player.label, player.names) for g in player.genes]
+    if isinstance(player, CompilesItself):
+        return player.split()
     raise FsmarenaError(f"player '{player.label}' is a stack of {player.kind} players, which do not compile")
 
 
 def _pack(label: str, members: list[Member], game: Any) -> CompiledPlayer:
     """The members' arrays end to end.  The tables take the game's small integer type
-    (:func:`fsmarena.games.driver.table_dtype`), or a wider one when a member's table holds larger
+    (:func:`table_dtype`), or a wider one when a member's table holds larger
     numbers (a table FSM of more than 127 states): any type plays the same games."""
     ints = [np.asarray(i, dtype=np.int64) for i, _, _ in members]
     floats = [np.asarray(f, dtype=np.float64) for _, f, _ in members]
@@ -161,65 +180,31 @@ def _starts(parts: list[np.ndarray]) -> np.ndarray:
 def _member(player: Player, game: Any) -> Member:
     """One player's arrays (FsmarenaError naming it when it cannot be compiled).  A table is
     packed as an array, not a list: a list of Vautour's 491,000 entries cost 29 ms a seat."""
-    from fsmarena.evo.bda import BinaryDecisionAutomaton
-    from fsmarena.evo.table_fsm import TableFSM
-
     if getattr(player, "n_members", 1) != 1:
         raise FsmarenaError(
             f"player '{player.label}' is a stack of {player.n_members} players: "
             "give them as a mixture to train against them as a pool"
         )
     if type(player) is RandomPlayer:
-        return [RANDOM], [], _NO_TABLE
+        return [RANDOM], [], NO_TABLE
     if type(player) is FixedActionPlayer:
-        return [FIXED, player.action], [], _NO_TABLE
+        return [FIXED, player.action], [], NO_TABLE
     if type(player) is TablePolicy:
         table = player.table[0]
         if len(table) != game.n_states or table.min(initial=0) < 0 or table.max(initial=0) >= game.n_actions:
             raise FsmarenaError(f"table policy '{player.label}' does not fit {game.name}")
         return [TABLE, len(table)], [], table
-    if type(player) is TableFSM:
-        return _fsm(player, game)
-    if type(player) is BinaryDecisionAutomaton:
-        return _bda(player, game)
+    if isinstance(player, CompilesItself):
+        return player.compiled(game)
     if type(player) is BuiltinPlayer:
         code, args = player.resolve(game)
-        return [BUILTIN, code], args.tolist(), _NO_TABLE
+        return [BUILTIN, code], args.tolist(), NO_TABLE
     raise FsmarenaError(
         f"player '{player.label}' ({player.kind}) cannot be compiled for sequential training: "
         "only random, fixed-action, table-policy, table-fsm, bda, mixtures of them and the "
         "game kernel's builtins can (use --batch K to train against it with the batched "
         "algorithm)"
     )
-
-
-def _fsm(player: Any, game: Any) -> Member:
-    from fsmarena.evo.inputs import input_encoder
-
-    encoder = input_encoder(game, player.inputs)
-    if encoder.size != player.n_inputs or player.action.max() >= game.n_actions:
-        raise FsmarenaError(f"table FSM '{player.label}' does not fit {game.name}")
-    names = list(game.encodings)
-    parts: list[int] = []
-    for part, size in zip(encoder.parts, encoder.sizes):
-        parts += [-1 if part == "index" else names.index(part), size]
-    ints = [FSM, player.n_states, player.n_inputs, len(encoder.parts), *parts]
-    return ints, [], np.concatenate([player.next_state[0].reshape(-1), player.action[0].reshape(-1)])
-
-
-def _bda(player: Any, game: Any) -> Member:
-    from fsmarena.evo.bda import FALSE_ACTION, FALSE_NEXT, FEATURE, TRUE_ACTION, TRUE_NEXT
-
-    genes = player.genes[0]
-    if (
-        genes[:, FEATURE].max() >= len(game.feature_names)
-        or genes[:, [TRUE_ACTION, FALSE_ACTION]].max() >= game.n_actions
-    ):
-        raise FsmarenaError(f"BDA '{player.label}' does not fit {game.name}")
-    ints = [BDA, player.n_states, player.max_tests]
-    for column in (FEATURE, TRUE_ACTION, TRUE_NEXT, FALSE_ACTION, FALSE_NEXT):
-        ints += genes[:, column].tolist()
-    return ints, [*player._lo.tolist(), *player._hi.tolist()], _NO_TABLE
 
 
 @njit
