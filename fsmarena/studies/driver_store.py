@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +32,10 @@ from fsmarena.studies.runner import StudyData, champion_label, measures_exploita
 from fsmarena.studies.store import (
     EXTRA_PACKAGES,
     PUBLISHED,
-    RESULTS,
     STORE_FORMAT,
-    command_and_wall_time,
     finished_results,
     open_store,
+    run_manifest,
     stored_study,
     study_json,
     write_store,
@@ -89,7 +87,6 @@ def add_player_counts(out: str | os.PathLike, root: str | os.PathLike) -> Path:
     fingerprints = {str(n): p.fingerprint for n, p in plans.items()}
     if marker.get("fingerprints", dict) != fingerprints or marker.get("league_games", int) != study.league_games[scale]:
         raise FsmarenaError(f"{out} was run with another definition of study '{name}': run it again with this version")
-    command, wall_seconds = command_and_wall_time(out)
     parts = [_stored_part(folder(out, n), n, plan, study.league_games[scale]) for n, plan in plans.items()]
     tasks = [task for part in parts for task in part["results"]]
     environment = run_environment(EXTRA_PACKAGES)
@@ -107,23 +104,14 @@ def add_player_counts(out: str | os.PathLike, root: str | os.PathLike) -> Path:
         },
         "parts": parts,
     }
-    finished = max(p.stat().st_mtime for p in out.rglob("replicates/*/r*.json"))
-    manifest = {
-        "format_version": STORE_FORMAT,
+    identity = {
         "driver": DRIVER,
         "study": name,
         "scale": scale,
         "seed": next(iter(plans.values())).seed,
         "fingerprint": ",".join(fingerprints.values()),
-        "command": command,
-        "tasks": len(tasks),
-        "cpu_seconds": round(sum(task["cpu_seconds"] for task in tasks), 1),
-        "wall_seconds": wall_seconds,
-        "finished": datetime.fromtimestamp(finished, timezone.utc).strftime("%Y-%m-%d"),
-        "added": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "environment": environment,
-        "results": RESULTS,
     }
+    manifest = run_manifest(identity, out, list(out.rglob("replicates/*/r*.json")), tasks, environment)
     return write_store(Path(root) / PUBLISHED / name, manifest, results)
 
 

@@ -107,7 +107,6 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
     folder = Path(folder)
     plan, found, settings = _finished_run(folder)
     crossplay, kept = _measured(folder, plan, settings, found)
-    command, wall_seconds = command_and_wall_time(folder)
     study = plan.study
     marker = Fields(read_json(folder / MARKER, "study marker"), f"study marker {folder / MARKER}")
     environment = run_environment(EXTRA_PACKAGES)
@@ -124,13 +123,23 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
     }
     if kept is not None:  # a study with its own report keeps nothing more
         results["kept"] = kept
-    finished = max(path.stat().st_mtime for path in found)
-    manifest = {
+    identity = {"study": study.name, "scale": plan.scale.name, "seed": plan.seed, "fingerprint": plan.fingerprint}
+    manifest = run_manifest(identity, folder, list(found), tasks, environment)
+    return write_store(Path(root) / PUBLISHED / study.name, manifest, results)
+
+
+def run_manifest(
+    identity: dict[str, Any], folder: Path, files: list[Path], tasks: list[dict[str, Any]], environment: dict[str, str]
+) -> dict[str, Any]:
+    """The manifest of a store: ``identity`` (``study``, ``scale``, ``seed``, ``fingerprint`` and, for a
+    study with a driver of its own, ``driver``), the command and wall time of the run in ``folder``,
+    its task count and CPU time (the sum over ``tasks``), when it finished (the newest of the
+    result ``files``) and was added, and the ``environment`` it ran in."""
+    command, wall_seconds = command_and_wall_time(folder)
+    finished = max(path.stat().st_mtime for path in files)
+    return {
         "format_version": STORE_FORMAT,
-        "study": study.name,
-        "scale": plan.scale.name,
-        "seed": plan.seed,
-        "fingerprint": plan.fingerprint,
+        **identity,
         "command": command,
         "tasks": len(tasks),
         "cpu_seconds": round(sum(task["cpu_seconds"] for task in tasks), 1),
@@ -140,7 +149,6 @@ def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
         "environment": environment,
         "results": RESULTS,
     }
-    return write_store(Path(root) / PUBLISHED / study.name, manifest, results)
 
 
 def _finished_run(

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +31,10 @@ from fsmarena.studies.runner import MARKER, StudyData, champion_label, run_cross
 from fsmarena.studies.store import (
     EXTRA_PACKAGES,
     PUBLISHED,
-    RESULTS,
     STORE_FORMAT,
-    command_and_wall_time,
     finished_results,
     open_store,
+    run_manifest,
     stored_study,
     study_json,
     write_store,
@@ -103,7 +101,6 @@ def add_target(out: str | os.PathLike, root: str | os.PathLike) -> Path:
             f"{out} was run with another definition of study '{study.name}': run it again with this version"
         )
     found, settings = finished_results(out, plan)
-    command, wall_seconds = command_and_wall_time(out)
     records = {(record.competitor, record.replicate): record for _, record in found.values()}
     data = StudyData(plan, get_game(plan.study.game, plan.study.game_params), records, None, out, settings)
     data.crossplay = run_crossplay(data, 1, _quiet)
@@ -126,23 +123,14 @@ def add_target(out: str | os.PathLike, root: str | os.PathLike) -> Path:
     }
     environment = run_environment((*EXTRA_PACKAGES, "scikit-learn"))
     environment["fsmarena"] = marker.get("fsmarena", str)
-    finished = max(path.stat().st_mtime for path in found)
-    manifest = {
-        "format_version": STORE_FORMAT,
+    identity = {
         "driver": DRIVER,
         "study": study.name,
         "scale": scale,
         "seed": plan.seed,
         "fingerprint": plan.fingerprint,
-        "command": command,
-        "tasks": len(tasks),
-        "cpu_seconds": round(sum(task["cpu_seconds"] for task in tasks), 1),
-        "wall_seconds": wall_seconds,
-        "finished": datetime.fromtimestamp(finished, timezone.utc).strftime("%Y-%m-%d"),
-        "added": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "environment": environment,
-        "results": RESULTS,
     }
+    manifest = run_manifest(identity, out, list(found), tasks, environment)
     return write_store(Path(root) / PUBLISHED / study.name, manifest, results)
 
 
