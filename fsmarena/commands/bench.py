@@ -12,7 +12,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.games import available_games, get_game
 
 NAME = "bench"
-HELP = "benchmark the batched engines (games per CPU second) against a plain-Python loop, with ratios"
+HELP = "benchmark each game on its kernel (games per CPU second) against a plain-Python loop, with ratios"
 
 
 def add_arguments(parser) -> None:

@@ -1,7 +1,7 @@
 """PettingZoo and Gymnasium environments for every registered game (extra ``[envs]``).
 
 Three environments, each stepping the game's compiled single-game kernel
-(:class:`fsmarena.games.stepper.KernelStepper`: no thread, no batched engine), so every registered
+(:class:`fsmarena.games.stepper.KernelStepper`: no thread, no batched driver), so every registered
 game has them:
 
 * :class:`AECGameEnv` (``aec_env("dtd")``): PettingZoo's agent-environment-cycle API, one

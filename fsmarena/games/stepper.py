@@ -2,7 +2,7 @@
 
 Every fsmarena game has a compiled single-game kernel (:mod:`fsmarena.games.kernel`).  Reinforcement-
 learning libraries call the game one action at a time (``step``); a :class:`KernelStepper`
-plays one game so, with no thread and no batched engine: the whole game is one int64 state
+plays one game so, with no thread and no batched driver: the whole game is one int64 state
 vector, a step one compiled call.
 
 * :meth:`KernelStepper.start` begins one game and returns the first :class:`Decision` (which

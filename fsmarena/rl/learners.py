@@ -1,4 +1,4 @@
-"""Tabular learners as players: they act in the batched engine and learn from what they did.
+"""Tabular learners as players: they act in the batched driver and learn from what they did.
 
 A learner sits in one seat of :func:`fsmarena.games.arena.play_games` like any player.  Its per-game
 memory (:class:`Episodes`) records its own decisions; the state is the observation ``index``,

@@ -13,7 +13,7 @@ class (an action per observation index).  This module finds one by coordinate as
   a fresh confirmation evaluation on new seeds: the win rate with a 95% Wilson interval.
 
 It serves every game whose observations carry a tabular index (``game.n_states``); the
-games are played by the batched engine through :func:`fsmarena.games.runner.play_blocks`, which for
+games are played by the batched driver through :func:`fsmarena.games.runner.play_blocks`, which for
 many small evaluations of one table is faster than compiling a kernel player per candidate.
 """
 

@@ -2,7 +2,7 @@
 
 A toy problem is a small Markov decision process whose only reward is a payoff on reaching a
 terminal outcome (the reward shape of every fsmarena game).  :class:`ToyGame` plays it
-through the ordinary game contract (batched engine, ``decide`` callback, ``obs.index`` and
+through the ordinary game contract (batched driver, ``decide`` callback, ``obs.index`` and
 ``obs.mask``), so learners are tested on exactly the path they use on real games, and
 ``model()`` returns the same problem as a :class:`fsmarena.rl.mdp.TabularMDP` for value iteration,
 policy iteration and exact policy values.

@@ -9,7 +9,7 @@ training games.  ``batch = 1`` (the default for every game with a single-game ke
 textbook *sequential* algorithm (:mod:`fsmarena.rl.sequential_run`); a game without a kernel plays
 the same algorithm with the batched learners, one game per engine call (slowly).
 ``batch = K > 1`` is a *different algorithm*, the batched one (:mod:`fsmarena.rl.training_run`): K
-games with the batched engine by a policy frozen for the batch (Monte Carlo) or updated
+games with the batched driver by a policy frozen for the batch (Monte Carlo) or updated
 step-major across the K games (TD), see :mod:`fsmarena.rl.learners`.  Both cut the run at every
 learning-curve point (:mod:`fsmarena.rl.evaluation`) and self-play refresh, so the schedule depends
 only on the settings, and both resume exactly from a checkpoint (:mod:`fsmarena.rl.resume`).

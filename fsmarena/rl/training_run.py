@@ -190,7 +190,7 @@ class TrainingRun:
 
 def run_batched(run: TrainingRun, opponent: Player | None, resume: bool, checkpoint_seconds: float) -> TrainResult:
     """The batched algorithm (``batch = K > 1``): the learner plays batches of K games with the
-    batched engine, one engine call per learner seat (module doc)."""
+    batched driver, one driver call per learner seat (module doc)."""
     game, config = run.game, run.config
     if resume:
         run.resume()

@@ -1,6 +1,6 @@
 """421, the one-player dice game with a known model: everything about it lives in this folder.
 
-``game`` (rules, batched engine, the model), ``exact`` (dynamic programming: the optimum and
+``kernel`` (the rules and builtins, compiled), ``game`` (configuration, labels, the model), ``exact`` (dynamic programming: the optimum and
 the exact value of any policy), ``reference`` (the plain loop), ``study`` (the hook giving the
 exact-values report its optimum and optimal policy), ``figures`` (its policy chart).
 """

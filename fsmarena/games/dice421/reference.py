@@ -1,6 +1,6 @@
 """A plain-Python, one-game-at-a-time 421: the oracle in tests and the benchmark baseline.
 
-Written independently of the batched engine (dice as sorted lists, the scoring rules spelled
+Written independently of the kernel (dice as sorted lists, the scoring rules spelled
 out again, its own state numbering), it serves two purposes: tests check that the engine and
 this loop give the same final dice and scores on the same scripted throws, and
 ``fsmarena bench 421`` reports the engine's speed as a ratio to it, measured in the same run.

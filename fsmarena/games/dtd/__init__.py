@@ -1,7 +1,7 @@
 """Deck-based divide-the-dollar, the thesis game: everything about it lives in this folder.
 
-``game`` (rules and batched engine), ``reference`` (the plain single-game loop the engine is
-tested against), ``machines_reference`` (plain-Python automata on that loop), ``comparison``
+``kernel`` (the rules and builtins, compiled), ``game`` (configuration, labels, metadata),
+``reference`` (the plain single-game loop the kernel is tested against), ``machines_reference`` (plain-Python automata on that loop), ``comparison``
 (the README's learner comparison), ``bench_learning`` / ``bench_evolution`` / ``bench_scaling``
 (benchmark cases).
 """

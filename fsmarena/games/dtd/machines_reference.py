@@ -2,7 +2,7 @@
 
 One row, one game at a time, the rules spelled out: a BDA decision read literally from the
 thesis's description (``|x - theta| < 0.05`` on thousandths), a table-FSM step, and a DTD game
-that feeds them the same observations as the batched engine (index, features, opp_last).
+that feeds them the same observations as the batched driver (index, features, opp_last).
 Tests play the batched players and these side by side on the same deck orders; ``fsmarena
 bench dtd`` reports the evolution's speed as a ratio to games played here.
 """

@@ -1,6 +1,6 @@
 """A plain-Python, one-game-at-a-time divide-the-dollar: the oracle and the benchmark baseline.
 
-Written independently of the batched engine (sorted lists of card values, the rules spelled
+Written independently of the kernel (sorted lists of card values, the rules spelled
 out step by step), it serves two purposes: tests check that the engine and this loop give the
 same scores on the same deck orders, and ``fsmarena bench dtd`` reports the engine's speed as a
 ratio to it, measured in the same run.

@@ -1,8 +1,8 @@
 """Goofspiel: everything about it lives in this folder.
 
-``game`` (rules, batched engine), ``players`` (fixed strategies), ``reference`` (the plain
-loop the tests compare with), ``kernel`` (the compiled single-game kernel for the sequential
-learners).  The study is ``fsmarena/games/goofspiel/goofspiel.toml`` on the generic runner.
+``kernel`` (the rules and the fixed strategies, compiled), ``game`` (configuration, labels,
+metadata, the exact solution's hooks), ``reference`` (the plain loop the tests compare with),
+``bench`` (benchmark cases).  The study is ``fsmarena/games/goofspiel/goofspiel.toml`` on the generic runner.
 """
 
 from fsmarena.games.registry import GameEntry

@@ -1,6 +1,6 @@
 """Benchmarks of Goofspiel (``fsmarena bench goofspiel``).
 
-* The batched engine against the plain loop of :mod:`fsmarena.games.goofspiel.reference`, both playing
+* The driver over the kernel against the plain loop of :mod:`fsmarena.games.goofspiel.reference`, both playing
   ``upbid`` against ``random`` on the game's rules with two players.
 * How well the default tabular state learns (opt-in, ``--case learning``): sequential
   Q-learning with every default setting, 100,000 games against ``random`` in 4-card Goofspiel,

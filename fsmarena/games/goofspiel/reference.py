@@ -1,6 +1,6 @@
 """Goofspiel as a plain Python loop, written from the rules in words (no numpy, no tables).
 
-The tests play it and the batched engine on the same prize orders with the same choosers and
+The tests play it and the kernel on the same prize orders with the same choosers and
 compare every bid, every winner and every total, so a mistake in either shows up as a
 difference.  A *chooser* is ``choose(seat, turn, prize, hand, points) -> card`` with ``hand``
 the sorted list of the seat's remaining cards.

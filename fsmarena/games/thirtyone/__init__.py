@@ -1,7 +1,7 @@
 """31 (Scat / Blitz): everything about it lives in this folder.
 
-``game`` (rules and batched engine), ``players`` (greedy builtins), ``reference`` (the plain
-loop), ``agent`` (its two heads of the network learner, extra ``[neural]``), ``study`` (the
+``kernel`` (the rules and the greedy builtins, compiled), ``game`` (configuration, labels,
+metadata), ``reference`` (the plain loop), ``bench`` (benchmark cases), ``agent`` (its two heads of the network learner, extra ``[neural]``), ``study`` (the
 definition of the ``thirtyone`` study, run and reported by the studies layer:
 :mod:`fsmarena.studies.target_study`), ``methods`` (its network training method).
 """

@@ -8,7 +8,7 @@ a signal even while a learner loses every game; it is +1 once the seat is the la
 standing and -1 once it is out, so the changes summed over a game telescope to the game
 result (minus the constant ``V`` of the start).
 
-The network learner and the tabular learners on the batched engine (through the
+The network learner and the tabular learners on the batched driver (through the
 ``potential`` part of the game's observations) and the compiled kernel
 (:func:`fsmarena.games.thirtyone.kernel.potential`) all read it from here.
 """

@@ -1,7 +1,8 @@
 """Stupide Vautour (Hol's der Geier): everything about it lives in this folder.
 
-``game`` (rules, both tie rules, batched engine), ``players`` (the seed's strategies and
-prize-rank), ``reference`` (the plain loop), ``study`` (the definitions of the ``vautour``
+``kernel`` (the rules, both tie rules, and the seed's strategies and prize-rank, compiled),
+``game`` (configuration, labels, metadata), ``players`` (the exact equilibrium as a player),
+``solver`` / ``exploit`` (exact solution and best responses), ``reference`` (the plain loop), ``study`` (the definitions of the ``vautour``
 studies, run and reported by the studies layer: :mod:`fsmarena.studies.player_counts`).
 """
 

@@ -1,6 +1,6 @@
 """A plain-Python, one-game-at-a-time Stupide Vautour: the oracle and the benchmark baseline.
 
-Written independently of the batched engine (hands as Python lists, every rule spelled out
+Written independently of the kernel (hands as Python lists, every rule spelled out
 step by step, no shared tables), it serves two purposes: tests check that the engine and this
 loop give the same scores on the same prize orders with the same deterministic players, and
 ``fsmarena bench vautour`` reports the engine's speed as a ratio to it, measured in the same run.
