@@ -141,7 +141,8 @@ class GoofspielConfig:
 
 
 class Tables:
-    """Every hand-dependent rule as a lookup table over the ``2**cards`` hand bitmasks."""
+    """The hand lookups the exact solution's card law needs, over the ``2**cards`` hand bitmasks
+    (the rules themselves are the kernel's)."""
 
     def __init__(self, cards: int):
         C, H = cards, 1 << cards
@@ -149,21 +150,11 @@ class Tables:
         hands = np.arange(H, dtype=np.int64)
         values = np.arange(1, C + 1)
         bits = ((hands[:, None] >> (values - 1)) & 1).astype(bool)  # (H, C)
-        self.mask = bits
-        self.popcount = bits.sum(axis=1).astype(np.int64)
-        cardsum = (bits * values).sum(axis=1)
-        self.lowest = np.where(bits.any(axis=1), bits.argmax(axis=1) + 1, 0).astype(np.int64)
-        self.highest = np.where(bits.any(axis=1), C - bits[:, ::-1].argmax(axis=1), 0).astype(np.int64)
-        self.mean = cardsum / np.maximum(self.popcount, 1)
         # nearest[h, t]: the held card nearest to target t (1..C), ties towards the lower card
         self.nearest = np.zeros((H, C + 1), dtype=np.int64)
         for target in range(1, C + 1):
             key = np.where(bits, 2 * np.abs(values - target) + (values > target), 4 * C + 4)
             self.nearest[:, target] = key.argmin(axis=1) + 1
-        # prize points of a bitmask of prize values (prizes_left)
-        self.points = (bits * values).sum(axis=1).astype(np.int64)
-        self.bucket = np.zeros(C + 1, dtype=np.int64)
-        self.bucket[1:] = 1 + np.minimum(OPP_BUCKETS - 1, (OPP_BUCKETS * (values - 1)) // C)
 
     def legal_card(self, action: np.ndarray, hand: np.ndarray) -> np.ndarray:
         """The card each action bids: card ``action + 1`` if held, else the nearest held card."""

@@ -218,7 +218,9 @@ def _is_int(value) -> bool:
 
 
 class _Tables:
-    """Every hand-dependent rule as a lookup table over the ``2**cards`` hand bitmasks."""
+    """The deck's numbers the kernel's rules are packed from, and the card each abstract bid
+    makes of a hand, as lookup tables over the ``2**cards`` hand bitmasks, for the exact
+    solution's card law and the plain reference's random tables (the rules are the kernel's)."""
 
     def __init__(self, cards: int, prizes: tuple[int, ...]):
         C = cards
@@ -235,7 +237,6 @@ class _Tables:
         faces = np.arange(1, C + 1)
         bits = ((hands[:, None] >> (faces - 1)) & 1).astype(bool)  # (H, C)
         self.popcount = bits.sum(axis=1).astype(np.int64)
-        self.cardsum = (bits * faces).sum(axis=1).astype(np.int64)
         # select[h, j] = j-th smallest card of h (0 beyond the hand); card tables are int8
         self.select = np.zeros((H, C), dtype=np.int8)
         rows, cols = np.nonzero(bits)
@@ -267,26 +268,11 @@ class _Tables:
         self.abstract_card[HIGHEST] = self.highest[:, None]
         self._abstract_flat = self.abstract_card.reshape(-1)
 
-        # masks over the full numbering (abstract block, then concrete bids)
-        self.mask_bids = np.zeros((H, N_ABSTRACT + C), dtype=bool)
-        self.mask_bids[:, N_ABSTRACT:] = bits
-        self.mask_both = self.mask_bids.copy()
-        self.mask_both[:, :N_ABSTRACT] = True
-
-        # feature tables
-        self.low_f = self.lowest / C
-        self.high_f = self.highest / C
-        self.mean_f = self.cardsum / np.maximum(self.popcount, 1) / C
-        vmin, vmax = int(self.values[0]), int(self.values[-1])
-        self.prize_f = (self.values - vmin) / (vmax - vmin) if vmax > vmin else np.full(C, 0.5)
-        self.rank_f = (self.rank - 1) / (C - 1) if C > 1 else np.zeros(C)
+        # the deck's sums (the stake feature's range and the lead's scale, packed into the kernel's rules)
         self.negative_sum = int(self.values[self.values < 0].sum())
         self.positive_sum = int(self.values[self.values > 0].sum())
         self.span = int(np.abs(self.values).sum())
         self.largest_size = int(np.abs(self.values).max())
-        # opp_last buckets: 0 none yet, then low / middle / high thirds of 1..C
-        self.bucket = np.zeros(C + 1, dtype=np.int64)
-        self.bucket[1:] = 1 + np.minimum(OPP_BUCKETS - 1, (OPP_BUCKETS * (faces - 1)) // C)
 
     @property
     def full(self) -> int:
