@@ -12,6 +12,7 @@ pages agree with its ``published/`` folder (what CI checks).
 from __future__ import annotations
 
 import copy
+import csv
 import gzip
 import json
 import re
@@ -416,6 +417,36 @@ def test_a_standard_report_from_the_store_is_the_report_of_the_study_folder(stan
     assert results["kept"]["machine_sizes"] and results["kept"]["fingerprints"]
     if name == "dtd-thesis":
         assert len(results["kept"]["reference_lines"]) == 4 and "### Best known table policy" in report
+
+
+def test_league_and_crossplay_keys_quote_the_reports_tables(standard_run):
+    """A page can quote every family's league rate and every pair's cross-play net score: the keys
+    hold the numbers the report prints (its league and head-to-head tables)."""
+    name, out, root = standard_run
+    values = published(root).values
+    league = {r["method"]: r for r in _csv_rows(out / "tables" / "crossplay_league_summary.csv")}
+    labels = {label: key for key, label in _labels(out).items()}
+    assert league and set(labels) >= set(league)
+    for label, row in league.items():
+        assert values[f"{name}:{labels[label]}.league.mean"] == pytest.approx(float(row["mean"]), abs=1e-6)
+    pairs = [r for r in _csv_rows(out / "tables" / "crossplay_family.csv") if r["family"] != r["opponent_family"]]
+    assert pairs
+    for row in pairs:
+        key = f"{name}:{row['family']}.crossplay.{row['opponent_family']}"
+        assert values[f"{key}.net"] == pytest.approx(float(row["net"]), abs=1e-6)
+        assert values[f"{key}.net_ci_low"] == pytest.approx(float(row["net_ci_low"]), abs=1e-6)
+    assert not any(f"{name}:{f}.crossplay.{f}." in k for k in values for f in _labels(out))  # no diagonal
+
+
+def _csv_rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _labels(out: Path) -> dict[str, str]:
+    """Competitor name -> label, from the study folder's protocol."""
+    study = json.loads((out / "study.json").read_text(encoding="utf-8"))
+    return {c["name"]: c["label"] for c in study["plan"]["competitors"]}
 
 
 def test_the_pages_read_the_kept_measures(standard_run, tmp_path, capsys):

@@ -131,19 +131,34 @@ def report_of(store: AnyStore) -> tuple[str, dict[str, Any]]:
 
 def standard_report(data: StudyData, figures: bool, command: str, wall_seconds: float | None) -> dict[str, Any]:
     """The standard report (:func:`fsmarena.studies.report.write_report`) written into ``data.out``, and
-    its summary: every family's win rate against each panel opponent, as rows
-    ``<competitor>.vs.<opponent>`` (``mean``, ``ci_low``, ``ci_high``, ``median``, ...)."""
+    its summary, as rows a page quotes by key: every family's win rate against each panel opponent,
+    ``<competitor>.vs.<opponent>`` (``mean``, ``ci_low``, ``ci_high``, ``median``, ...); with a
+    cross-play, every family's league win rate, ``<competitor>.league`` (``mean``, ``ci_low``,
+    ``ci_high``, ...), and every ordered pair of families, ``<competitor>.crossplay.<other>``
+    (``net``, ``net_ci_low``, ``net_ci_high``, ``win_rate``, ``champions_ahead``, ``sign_p``, ...)."""
     analysis = analyse(data, figures)
     write_report(data, analysis, command, wall_seconds)
     names = {c.label: c.name for c in data.plan.competitors}
-    rows = [
+    panel = [
         {
             "competitor": f"{names[row['method']]}.vs.{row['opponent']}",
             **{k: v for k, v in row.items() if k not in ("method", "opponent")},
         }
         for row in analysis.tables["panel_summary"]
     ]
-    return {"panel": rows}
+    league = [
+        {"competitor": f"{names[row['method']]}.league", **{k: v for k, v in row.items() if k != "method"}}
+        for row in analysis.tables.get("crossplay_league_summary", [])
+    ]
+    pairs = [
+        {
+            "competitor": f"{row['family']}.crossplay.{row['opponent_family']}",
+            **{k: v for k, v in row.items() if k not in ("family", "opponent_family", "method", "opponent_method")},
+        }
+        for row in analysis.tables.get("crossplay_family", [])
+        if row["family"] != row["opponent_family"]
+    ]
+    return {"panel": panel, "league": league, "crossplay": pairs}
 
 
 def _blocks(study: str, report: str) -> dict[str, str]:
