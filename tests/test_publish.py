@@ -419,9 +419,9 @@ def test_a_standard_report_from_the_store_is_the_report_of_the_study_folder(stan
         assert len(results["kept"]["reference_lines"]) == 4 and "### Best known table policy" in report
 
 
-def test_league_and_crossplay_keys_quote_the_reports_tables(standard_run):
-    """A page can quote every family's league rate and every pair's cross-play net score: the keys
-    hold the numbers the report prints (its league and head-to-head tables)."""
+def test_league_crossplay_and_best_known_keys_quote_the_reports_numbers(standard_run):
+    """A page can quote every family's league rate, every pair's cross-play net score and the best
+    known line: the keys hold the numbers the report prints (its tables and the stored lines)."""
     name, out, root = standard_run
     values = published(root).values
     league = {r["method"]: r for r in _csv_rows(out / "tables" / "crossplay_league_summary.csv")}
@@ -436,6 +436,12 @@ def test_league_and_crossplay_keys_quote_the_reports_tables(standard_run):
         assert values[f"{key}.net"] == pytest.approx(float(row["net"]), abs=1e-6)
         assert values[f"{key}.net_ci_low"] == pytest.approx(float(row["net_ci_low"]), abs=1e-6)
     assert not any(f"{name}:{f}.crossplay.{f}." in k for k in values for f in _labels(out))  # no diagonal
+    for line in read_results(root / "published" / name)["kept"]["reference_lines"]:
+        key = f"{name}:best-known.{line['opponent']}"
+        assert (values[f"{key}.win"], values[f"{key}.ci_low"], values[f"{key}.ci_high"]) == (
+            line["win"],
+            *line["win_ci95"],
+        )
 
 
 def _csv_rows(path: Path) -> list[dict[str, str]]:

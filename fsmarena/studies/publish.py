@@ -45,6 +45,7 @@ from fsmarena.studies.driver_store import (
     with_folder,
 )
 from fsmarena.studies.player_counts_report import write_player_counts_report
+from fsmarena.studies.reference_line import ensure_lines
 from fsmarena.studies.report import write_report
 from fsmarena.studies.runner import StudyData
 from fsmarena.studies.store import Store, add_study, load_store, open_store, stores
@@ -135,7 +136,9 @@ def standard_report(data: StudyData, figures: bool, command: str, wall_seconds: 
     ``<competitor>.vs.<opponent>`` (``mean``, ``ci_low``, ``ci_high``, ``median``, ...); with a
     cross-play, every family's league win rate, ``<competitor>.league`` (``mean``, ``ci_low``,
     ``ci_high``, ...), and every ordered pair of families, ``<competitor>.crossplay.<other>``
-    (``net``, ``net_ci_low``, ``net_ci_high``, ``win_rate``, ``champions_ahead``, ``sign_p``, ...)."""
+    (``net``, ``net_ci_low``, ``net_ci_high``, ``win_rate``, ``champions_ahead``, ``sign_p``, ...); with a
+    best known table policy, its win rate against each opponent, ``best-known.<opponent>`` (``win``,
+    ``ci_low``, ``ci_high``, ``confirm_games``)."""
     analysis = analyse(data, figures)
     write_report(data, analysis, command, wall_seconds)
     names = {c.label: c.name for c in data.plan.competitors}
@@ -158,7 +161,17 @@ def standard_report(data: StudyData, figures: bool, command: str, wall_seconds: 
         for row in analysis.tables.get("crossplay_family", [])
         if row["family"] != row["opponent_family"]
     ]
-    return {"panel": panel, "league": league, "crossplay": pairs}
+    best_known = [
+        {
+            "competitor": f"best-known.{line['opponent']}",
+            "win": line["win"],
+            "ci_low": line["win_ci95"][0],
+            "ci_high": line["win_ci95"][1],
+            "confirm_games": line["confirm_games"],
+        }
+        for line in ensure_lines(data)
+    ]
+    return {"panel": panel, "league": league, "crossplay": pairs, "best_known": best_known}
 
 
 def _blocks(study: str, report: str) -> dict[str, str]:
