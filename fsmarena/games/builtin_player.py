@@ -17,8 +17,10 @@ A game's fixed strategies (Goofspiel's ``match``, Stupide Vautour's ``bonus-crav
 ``random`` is the generic :class:`fsmarena.games.players.RandomPlayer` (a uniformly random legal
 action; every game has it, and the compiled players know it), unless the kernel declares
 ``OWN_RANDOM = True``: Stupide Vautour's ``random`` bids a uniformly random card in every action
-set, where a uniformly random abstract action would often bid the highest or the lowest.  Saved as JSON with kind ``builtin``: ``{"name": ..., "args": {...}}``
-(``args``: the parameters given, each within the range the kernel declares).
+set, where a uniformly random abstract action would often bid the highest or the lowest.
+
+Saved as JSON with kind ``builtin``: ``{"name": ..., "args": {...}}`` (``args``: the parameters
+given, each within the range the kernel declares).
 """
 
 from __future__ import annotations

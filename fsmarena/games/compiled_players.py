@@ -1,4 +1,5 @@
-"""Opponents the compiled sequential learners can play against, as flat arrays.
+"""Players as flat arrays, for the compiled loops: the driver's seats that decide without Python
+and the sequential learners' opponents.
 
 :func:`compile_player` turns a :class:`fsmarena.games.players.Player` into a :class:`CompiledPlayer`:
 one or more *members* (a pool of champions: one member drawn per game and seat) packed

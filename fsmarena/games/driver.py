@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.games.compiled_players import make_opponent_act, table_dtype
+from fsmarena.games.compiled_players import BUILTIN, FIXED, TABLE, make_opponent_act, table_dtype
 from fsmarena.games.kernel import Layout, kernel_of, observation_of, params_of, part_data_of, seed
 from fsmarena.games.observation import Decide, Observation, Outcome
 from fsmarena.jit import njit
@@ -47,10 +47,6 @@ from fsmarena.specialise import built_per_kernel, kernel_function, specialise
 
 if TYPE_CHECKING:
     from fsmarena.games.base import Game
-
-#: kind numbers of fixed-action, builtin and table members in the compiled players' format
-#: (:mod:`fsmarena.games.compiled_players`), which the driver's loops play directly
-FIXED, BUILTIN, TABLE = 1, 2, 3
 
 #: games played per compiled call of :meth:`Driver.play_compiled` (bounds nothing but the time
 #: between two checks for Ctrl-C; results do not depend on it)
