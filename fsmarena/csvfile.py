@@ -43,7 +43,9 @@ def cell_text(value: Any) -> str:
         return str(int(value))
     if isinstance(value, (float, np.floating)):
         return repr(float(value))
-    text = "".join(REPLACEMENT if unicodedata.category(c) in FORBIDDEN_CATEGORIES else c for c in str(value))
+    text = str(value)
+    if not (text.isascii() and text.isprintable()):  # printable ASCII holds no forbidden character
+        text = "".join(REPLACEMENT if unicodedata.category(c) in FORBIDDEN_CATEGORIES else c for c in text)
     if text.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(text):
         return "'" + text
     return text

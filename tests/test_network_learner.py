@@ -180,6 +180,18 @@ def test_fit_moves_the_taken_action_only():
     assert np.abs(after[:, 1:] - before[:, 1:]).mean() < 0.5 * np.abs(after[:, 0] - before[:, 0]).mean()
 
 
+@pytest.mark.parametrize("outputs, hidden", [(1, (8,)), (3, (16, 8))])
+def test_predict_is_scikit_learns_forward_pass_bit_for_bit(outputs, hidden):
+    """The network's own forward pass (no input validation) gives scikit-learn's predictions
+    exactly, after training too, one output or several."""
+    net = QNetwork(6, outputs, hidden, 1e-2, seed=5)
+    rng = np.random.default_rng(1)
+    x = rng.random((300, 6))
+    net.fit(x, rng.integers(0, outputs, 300), rng.random(300), epochs=2)
+    for rows in (x, x[:1]):  # a one-row batch takes another BLAS path: compared as such
+        assert np.array_equal(net.predict(rows), net.model.predict(rows).reshape(len(rows), outputs))
+
+
 def test_network_size_limits_keep_the_policy_file_readable():
     """The largest network the limits allow has at most MAX_MLP_PARAMETERS weights and biases,
     and one parameter more is refused; every game's settings go through the same check."""

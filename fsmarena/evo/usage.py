@@ -40,6 +40,8 @@ Machine = Union[TableFSM, BinaryDecisionAutomaton]
 DEFAULT_GAMES = 200
 #: games of one engine call (their memory, a few hundred bytes a game, is all a usage count holds)
 CHUNK = 50_000
+#: a BDA's decisions whose feature values are merged into the distinct values at once
+PENDING_DECISIONS = 256
 
 
 @dataclass
@@ -99,6 +101,9 @@ class _Counting(Player):
         super().__init__(machine.label)
         self.machine = machine
         self.usage = usage
+        #: a BDA's scaled feature rows not yet merged into ``usage.features`` (merged in bulk:
+        #: one sort per many decisions rather than one per decision and feature)
+        self.pending: list[np.ndarray] = []
 
     def begin(self, game, n, members, rng):
         memory = self.machine.begin(game, n, members, rng)
@@ -121,9 +126,20 @@ class _Counting(Player):
             np.add.at(usage.entries[:, 0], tested[holds], 1)
             np.add.at(usage.entries[:, 2 if last else 1], tested[~holds], 1)
         memory.trace.clear()
-        scaled = np.asarray(obs.features) * float(THETA_STEPS)
-        usage.features = tuple(np.union1d(seen, column) for seen, column in zip(usage.features, scaled.T))
+        self.pending.append(np.asarray(obs.features) * float(THETA_STEPS))
+        if len(self.pending) >= PENDING_DECISIONS:
+            self.merge()
         return actions
+
+    def merge(self) -> None:
+        """Add the pending feature rows to the distinct values in ``usage.features``."""
+        if not self.pending:
+            return
+        scaled = np.concatenate(self.pending)
+        self.pending.clear()
+        usage = self.usage
+        assert usage.features is not None
+        usage.features = tuple(np.union1d(seen, column) for seen, column in zip(usage.features, scaled.T))
 
 
 def default_panel(game: Game) -> list[Player]:
@@ -165,7 +181,9 @@ def measure_usage(
     if machine.n_members != 1 or not isinstance(machine, (TableFSM, BinaryDecisionAutomaton)):
         raise FsmarenaError(f"usage is counted for a single table-fsm or bda player, not '{machine.kind}'")
     usage = _empty_usage(machine, game)
-    usage.games = sum(outcome.n for outcome in play_panel(_Counting(machine, usage), game, panel, games, seed))
+    counting = _Counting(machine, usage)
+    usage.games = sum(outcome.n for outcome in play_panel(counting, game, panel, games, seed))
+    counting.merge()
     return usage
 
 

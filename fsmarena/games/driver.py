@@ -108,6 +108,7 @@ class Driver:
         self.layout = Layout.of(game, k, p)
         #: the encoding every decide call holds one value of (:attr:`fsmarena.games.base.Game.decide_by`)
         self.decide_by = -1 if game.decide_by is None else list(game.encodings).index(game.decide_by)
+        self._part_data: np.ndarray | None = None
 
     # ---- deals ---------------------------------------------------------------------------
     def deals(self, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -261,8 +262,11 @@ class Driver:
         return observation_of(self.layout, len(rows), _RowsReader(self, states, rows, seat))
 
     def part_data(self) -> np.ndarray:
-        """The table the kernel's observation parts read (:func:`fsmarena.games.kernel.part_data_of`)."""
-        return part_data_of(self.game)
+        """The table the kernel's observation parts read (:func:`fsmarena.games.kernel.part_data_of`),
+        looked up once per driver: a part is read at every decision of a Python seat."""
+        if self._part_data is None:
+            self._part_data = part_data_of(self.game)
+        return self._part_data
 
     def mask_rows(self, states: np.ndarray, rows: np.ndarray, seat: int) -> np.ndarray:
         out = np.zeros((len(rows), self.n_actions), dtype=np.bool_)

@@ -105,6 +105,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from functools import lru_cache
 from types import ModuleType
 from typing import Any, Callable, Protocol
 
@@ -169,6 +170,13 @@ def kernel_of(game: Any) -> ModuleType:
             f"{game.name} has no single-game kernel: sequential training needs one "
             "(use --batch K for the batched algorithm)"
         )
+    return _checked_kernel(target)
+
+
+@lru_cache(maxsize=None)
+def _checked_kernel(target: str) -> ModuleType:
+    """The kernel module ``target``, checked against the contract once per process (the
+    generic layers ask for it at every batch)."""
     module = importlib.import_module(target)
     missing = [name for name in COMPILED + PLAIN if not hasattr(module, name)]
     if missing:  # a programming error in the game's kernel, not user input

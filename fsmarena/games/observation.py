@@ -62,13 +62,23 @@ class Observation:
         return Observation(self.n, self.n_actions, self.source, **{**self._parts, name: value})
 
     def subset(self, rows: np.ndarray) -> "Observation":
-        """The same observation restricted to ``rows`` (positions within this batch)."""
-        parts = {}
-        for name in self._parts:
-            value = getattr(self, name)
-            parts[name] = value[rows] if isinstance(value, np.ndarray) and value.ndim else value
+        """The same observation restricted to ``rows`` (positions within this batch).  A part
+        not yet read stays unread: it is read here, and cut to ``rows``, when the subset is
+        first asked for it (a player that reads one part pays for that part only)."""
+        parts = {name: self._rows_of(name, rows) for name in self._parts}
         source = None if self.source is None else self.source.subset(rows)
         return Observation(len(rows), self.n_actions, source, **parts)
+
+    def _rows_of(self, name: str, rows: np.ndarray) -> Callable[[], Any] | Any:
+        """Part ``name`` restricted to ``rows``: the value when it is known, else how to get it."""
+        if name in self._cache or not callable(self._parts[name]):
+            return _cut(getattr(self, name), rows)
+        return lambda: _cut(getattr(self, name), rows)
+
+
+def _cut(value: Any, rows: np.ndarray) -> Any:
+    """``value[rows]`` for an array with rows; anything else (one number for the batch) as it is."""
+    return value[rows] if isinstance(value, np.ndarray) and value.ndim else value
 
 
 @dataclass

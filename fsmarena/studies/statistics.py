@@ -231,13 +231,17 @@ def pair_matrices(result: CrossplayResult, a: str, b: str) -> tuple[np.ndarray, 
     of ``result.labels``), i's net score (wins - losses per game) and win rate against j."""
     fam = np.asarray(result.families)
     rows, cols = np.flatnonzero(fam == a), np.flatnonzero(fam == b)
-    row_of, col_of = {c: k for k, c in enumerate(rows)}, {c: k for k, c in enumerate(cols)}
+    row_of, col_of = np.full(len(fam), -1), np.full(len(fam), -1)
+    row_of[rows], col_of[cols] = np.arange(len(rows)), np.arange(len(cols))
+    first, second = result.pairs[:, 0], result.pairs[:, 1]
+    games, wins, losses = (np.asarray(x, dtype=np.float64) for x in (result.games, result.wins, result.losses))
     net, win = np.full((len(rows), len(cols)), np.nan), np.full((len(rows), len(cols)), np.nan)
-    for (i, j), g, w, l in zip(result.pairs, result.games, result.wins, result.losses):
-        if i in row_of and j in col_of:
-            net[row_of[i], col_of[j]], win[row_of[i], col_of[j]] = (w - l) / g, w / g
-        elif j in row_of and i in col_of:
-            net[row_of[j], col_of[i]], win[row_of[j], col_of[i]] = (l - w) / g, l / g
+    forward = (row_of[first] >= 0) & (col_of[second] >= 0)
+    at = row_of[first[forward]], col_of[second[forward]]
+    net[at], win[at] = (wins[forward] - losses[forward]) / games[forward], wins[forward] / games[forward]
+    backward = (row_of[second] >= 0) & (col_of[first] >= 0)
+    at = row_of[second[backward]], col_of[first[backward]]
+    net[at], win[at] = (losses[backward] - wins[backward]) / games[backward], losses[backward] / games[backward]
     return net, win
 
 
