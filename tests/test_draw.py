@@ -242,7 +242,26 @@ def _state_names(fig) -> list:
     return [t for t in fig.axes[0].texts if t.get_text().startswith("S")]
 
 
-@pytest.mark.parametrize("states", range(1, 65))
+def _look_edges(largest: int) -> set[int]:
+    """The state counts the default run draws: 1, 2, ``largest`` and both sides of every change
+    of look (one column, two-line names, a font under 4 points); the other counts of 1 to
+    ``largest`` run with the slow tests."""
+    from fsmarena.figures.machine_layout import graph_look
+
+    def look(states: int) -> tuple[bool, bool, bool]:
+        found = graph_look(states)
+        return found.edge_labels, found.shares, found.font < 4.0
+
+    changes = {s for s in range(2, largest + 1) if look(s) != look(s - 1)}
+    return {1, 2, largest} | changes | {s - 1 for s in changes}
+
+
+_LOOK_EDGES = _look_edges(64)
+
+
+@pytest.mark.parametrize(
+    "states", [s if s in _LOOK_EDGES else pytest.param(s, marks=pytest.mark.slow) for s in range(1, 65)]
+)
 def test_machines_of_1_to_64_states_draw_with_states_apart_and_named(states):
     """Every state drawn, named, inside the figure and apart from its neighbours: no two
     states' circles nor names overlap, and the figure is at most a page wide."""

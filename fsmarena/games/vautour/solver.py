@@ -156,6 +156,8 @@ class VautourSolver:
     max_cards: int = MAX_SOLVE_CARDS
     nodes: dict[Key, Node] = field(default_factory=dict, repr=False)
     _chance: dict[tuple[int, int, int, int, int], float] = field(default_factory=dict, repr=False)
+    #: the equilibrium's card probabilities by decision (asked again by every best response)
+    _strategies: dict[tuple[int, ...], dict[int, float]] = field(default_factory=dict, repr=False)
     _solved: Callable[[int], object] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -248,6 +250,13 @@ class VautourSolver:
     def strategy(self, own: int, other: int, left: int, prize: int, pot: int, lead: int) -> dict[int, float]:
         """The equilibrium's probability of each card of ``own`` in this state (a decided
         ``wdl`` state: uniform, every card is as good)."""
+        key = (own, other, left, prize, pot, lead)
+        found = self._strategies.get(key)
+        if found is None:
+            found = self._strategies[key] = self._strategy(*key)
+        return found
+
+    def _strategy(self, own: int, other: int, left: int, prize: int, pot: int, lead: int) -> dict[int, float]:
         cards = bits(own)
         if self.wdl and self._decided(left | (1 << prize), pot, lead) is not None:
             return {c: 1.0 / len(cards) for c in cards}
