@@ -247,14 +247,20 @@ def opponent_act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, f
     k_legal(p, s, seat, mask)
     if kind == RANDOM:
         return random_legal(mask)
+    # the observation index is read at one call site (each site is compiled into the loop once)
+    reads_index = kind == TABLE or kind == SELF
+    if kind == FSM:
+        for part in range(ints[at + 3]):
+            reads_index = reads_index or ints[at + 4 + 2 * part] < 0
+    index = k_observe_index(p, s, seat) if reads_index else 0
     if kind == FIXED:
         action = ints[at + 1]
     elif kind == BUILTIN:
         action = k_builtin_action(p, s, seat, ints[at + 1], floats[fat:])
     elif kind == TABLE:
-        action = np.int64(tables[tat + k_observe_index(p, s, seat)])
+        action = np.int64(tables[tat + index])
     elif kind == SELF:
-        action = frozen[k_observe_index(p, s, seat)]
+        action = frozen[index]
     elif kind == FSM:
         n_inputs = ints[at + 2]
         n_parts = ints[at + 3]
@@ -262,7 +268,7 @@ def opponent_act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, f
         for part in range(n_parts):
             which = ints[at + 4 + 2 * part]
             size = ints[at + 5 + 2 * part]
-            value = k_observe_index(p, s, seat) if which < 0 else k_encoding(p, s, seat, which)
+            value = index if which < 0 else k_encoding(p, s, seat, which)
             code = code * size + value
         flat = tat + memory[seat] * n_inputs + code
         memory[seat] = tables[flat]

@@ -443,38 +443,34 @@ def step_advance(p, states, rows, actions, ints, floats, tables, start, fstart, 
     """Row by row: the Python seat to move plays ``actions[j]`` (none when ``actions`` is
     empty), then the compiled seats move; ``waiting[row]``: the Python seat to move next, or
     -1.  Returns the position of the first out-of-range or illegal action (the rows before it
-    have moved), or -1."""
+    have moved), or -1.  Every kernel function is called from one place (each call site is
+    compiled into the loop once: fewer sites, less compiling)."""
     mask = np.zeros(k_n_actions(p), dtype=np.bool_)
     feats = np.zeros(max(1, k_n_features(p)))
     frozen = np.zeros(1, dtype=np.int64)
     for j in range(len(rows)):
         row = rows[j]
         s = states[row]
-        if len(actions):
-            action = actions[j]
-            if action < 0 or action >= len(mask):
-                return j
-            k_legal(p, s, k_to_move(p, s), mask)
-            if not mask[action]:
-                return j
-            k_step(p, s, action)
+        python_turn = len(actions) > 0
         seat = k_to_move(p, s)
-        while seat >= 0 and start[row, seat] >= 0:  # the compiled seats (as in play_rows)
+        while seat >= 0:
             at = start[row, seat]
-            kind = ints[at]
-            if kind == TABLE or kind == FIXED or kind == BUILTIN:  # written out: a call costs
-                k_legal(p, s, seat, mask)  # reference counts on its array arguments
-                if kind == FIXED:
-                    action = ints[at + 1]
-                elif kind == TABLE:
-                    action = np.int64(tables[tstart[row, seat] + k_observe_index(p, s, seat)])
-                else:
-                    action = k_builtin_action(p, s, seat, ints[at + 1], floats[fstart[row, seat] :])
-                if not mask[action]:  # the first legal one instead (games.players.legal_or_first)
-                    for first_legal in range(len(mask)):
-                        if mask[first_legal]:
-                            action = first_legal
-                            break
+            if not python_turn and at < 0:
+                break  # a Python seat is to move
+            kind = -1 if python_turn else ints[at]
+            if kind == -1 or kind == TABLE or kind == FIXED or kind == BUILTIN:  # written out: a call
+                k_legal(p, s, seat, mask)  # costs reference counts on its array arguments
+            if kind == -1:
+                action = actions[j]
+                if action < 0 or action >= len(mask) or not mask[action]:
+                    return j
+                python_turn = False
+            elif kind == FIXED:
+                action = ints[at + 1]
+            elif kind == TABLE:
+                action = np.int64(tables[tstart[row, seat] + k_observe_index(p, s, seat)])
+            elif kind == BUILTIN:
+                action = k_builtin_action(p, s, seat, ints[at + 1], floats[fstart[row, seat] :])
             else:
                 action = k_act(
                     p,
@@ -491,6 +487,11 @@ def step_advance(p, states, rows, actions, ints, floats, tables, start, fstart, 
                     feats,
                     frozen,
                 )
+            if not mask[action]:  # the first legal one instead (games.players.legal_or_first)
+                for first_legal in range(len(mask)):
+                    if mask[first_legal]:
+                        action = first_legal
+                        break
             k_step(p, s, action)
             seat = k_to_move(p, s)
         waiting[row] = seat
