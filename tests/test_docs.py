@@ -87,6 +87,19 @@ def test_every_relative_link_points_at_an_existing_file(path):
     assert broken_links(RULES_PAGES.get(path, path), path.read_text(encoding="utf-8")) == []
 
 
+@pytest.mark.parametrize("path", sorted((DOCS / "results").glob("*.md")), ids=_rel)
+def test_a_results_page_holds_each_section_once(path):
+    """A page written from generated blocks must not hold a section twice (a "##" block takes
+    every "###" section up to the next "##"; a template that also names one of those repeats it)."""
+    text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.S)
+    parent, seen = "", []
+    for heading in re.findall(r"^#{1,4} .+$", text, flags=re.M):
+        if not heading.startswith("### "):
+            parent = heading
+        seen.append((parent, heading))  # the same "###" under two "##" sections is two sections
+    assert sorted({s for s in seen if seen.count(s) > 1}) == []
+
+
 def test_readme_is_a_front_page_of_150_to_250_lines():
     lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
     assert 150 <= lines <= 250

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import types
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as hs
 from fsmarena.studies import statistics as st
 from fsmarena.studies.comparison_report import comparison_phrase
 from fsmarena.studies.crossplay import CrossplayResult, pairing_games
-from fsmarena.studies.crossplay_report import crossplay_phrase
+from fsmarena.studies.crossplay_report import crossplay_overview, crossplay_phrase
 from fsmarena.studies.report_text import estimate, summary_cell
 
 # ---- Holm --------------------------------------------------------------------------------------
@@ -249,6 +250,37 @@ def test_crossplay_sentence_states_the_detectable_difference_when_not_separated(
     # 3 champions: the smallest two-sided sign-test p is 2 / 2**3 = 0.25, nothing could be shown
     few = crossplay_phrase({**row, "champions": 3, "opponent_champions": 5, "sign_attainable": False})
     assert few.endswith("with 3 and 5 champions no sign test could reach 0.05") and "80% power" not in few
+
+
+def test_the_overview_says_when_an_interval_excludes_zero_but_the_champions_are_too_few():
+    """5 against 5 champions: the smallest sign-test p is 2 / 2**5 = 0.0625, so a pair whose
+    interval excludes zero is neither 'ahead' nor 'cannot be separated': the overview says why."""
+
+    def row(a, b, low, high, attainable, p):
+        return {
+            "method": a,
+            "opponent_method": b,
+            "net": (low + high) / 2,
+            "net_ci_low": low,
+            "net_ci_high": high,
+            "sign_p": p,
+            "champions": 5,
+            "opponent_champions": 5,
+            "sign_attainable": attainable,
+        }
+
+    ours = [
+        row("MC", "BDA", 0.4, 0.9, False, 0.0625),
+        row("MC", "FSM", -0.02, 0.05, False, 0.0625),
+        row("MC", "GA", 0.1, 0.2, True, 0.01),
+    ]
+    theirs = [row(r["opponent_method"], "MC", -r["net_ci_high"], -r["net_ci_low"], False, r["sign_p"]) for r in ours]
+    rows = ours + theirs
+    text = crossplay_overview(types.SimpleNamespace(tables={"crossplay_family": rows}))[1]
+    assert text.startswith("  - MC is ahead of GA (+15.0 pp [+10.0 pp, +20.0 pp])")
+    assert "cannot be separated from FSM (" in text and "BDA" not in text.split("cannot be separated")[1].split(";")[0]
+    assert "its interval excludes zero against BDA (+65.0 pp [+40.0 pp, +90.0 pp]; 5 and 5 champions)" in text
+    assert text.endswith("but with so few champions no sign test could reach 0.05.")
 
 
 # ---- declared questions, Holm and the words of a comparison ----------------------------------------

@@ -135,19 +135,33 @@ def crossplay_overview(analysis: Analysis) -> list[str]:
         "the number of pairs):"
     ]
     for a in methods:
-        found: dict[str, list[str]] = {"ahead": [], "level": [], "not separated": []}
+        found: dict[str, list[str]] = {"ahead": [], "level": [], "not separated": [], "too few": []}
         for b in methods:
             pair = crossplay_row(analysis, a, b)
             if pair is None or a == b:
                 continue
             verdict = st.crossplay_verdict(pair)
             net = estimate(pair["net"], pair["net_ci_low"], pair["net_ci_high"], fmt=pp)
-            if verdict in found:
+            if verdict == "not separated" and _too_few_for_the_sign_test(pair):
+                found["too few"].append(f"{b} ({net}; {pair['champions']} and {pair['opponent_champions']} champions)")
+            elif verdict in found:
                 found[verdict].append(f"{b} ({net})")
         text = f"  - {a} is ahead of " + ("; ".join(found["ahead"]) or "no other family")
         if found["level"]:
             text += "; level with " + "; ".join(found["level"])
         if found["not separated"]:
             text += "; cannot be separated from " + "; ".join(found["not separated"])
+        if found["too few"]:
+            text += (
+                "; its interval excludes zero against "
+                + "; ".join(found["too few"])
+                + f", but with so few champions no sign test could reach {ALPHA}"
+            )
         lines.append(text + ".")
     return lines
+
+
+def _too_few_for_the_sign_test(row: dict) -> bool:
+    """The interval excludes zero, but no sign test on these champion counts could agree."""
+    excludes_zero = row["net_ci_low"] > 0 or row["net_ci_high"] < 0
+    return excludes_zero and not row.get("sign_attainable", True)

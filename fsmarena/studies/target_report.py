@@ -414,10 +414,11 @@ def write_target_report(
         panel_section(data, analysis),
         evolution_section(data, analysis),
         crossplay_section(data, analysis),
-        table_section(data, analysis, summary, study, study.table_games[scale]),
         reliability_section(data, analysis),
         tests_section(analysis, plan.study.questions),
         machines_section(data, analysis, heading="### Automata\n"),
+        # after the 1v1 subsections: a "##" section holds every "###" one up to the next "##"
+        table_section(data, analysis, summary, study, study.table_games[scale]),
         conclusions(data, analysis),
         compute_section(analysis, wall_seconds),
         reproduce_section(
