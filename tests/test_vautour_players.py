@@ -17,7 +17,6 @@ from fsmarena.games import get_game
 from fsmarena.games.arena import Seat, play_games
 from fsmarena.games.builtin_player import BuiltinPlayer
 from fsmarena.games.players import GroupedStack, load_player, player_from_json, resolve_player, save_player
-from fsmarena.games.vautour.game import BID_RANK
 from fsmarena.games.vautour.reference import abstract_bid
 from tests.bidding_helpers import play_traced
 from tests.vautour_helpers import play_scripted, random_orders, vautour
@@ -234,17 +233,20 @@ def _goofspiel_values(game):
     rule: of the best response with full information (both hands known), and of the strategy
     that bids ``game``'s bid_rank card.  Plain dynamic programming over exact fractions."""
     cards = game.config.cards
-    rank_card = game.tables.abstract_card[BID_RANK]
     position = {v: p for p, v in enumerate(game.tables.values.tolist())}
+
+    def rank_card(mine: frozenset, prize: int) -> int:
+        """The card bid_rank bids: the held card nearest the prize's rank, ties to the lower."""
+        rank = int(game.tables.rank[position[prize]])
+        return min(mine, key=lambda card: (abs(card - rank), card))
 
     @lru_cache(maxsize=None)
     def value(mine: frozenset, theirs: frozenset, prizes: frozenset, difference: bool):
         if not prizes:
             return Fraction(0), Fraction(0)
         best_total = rank_total = Fraction(0)
-        bits = sum(1 << (c - 1) for c in mine)
         for prize in prizes:
-            follow = int(rank_card[bits, position[prize]])
+            follow = rank_card(mine, prize)
             best = None
             for bid in mine:
                 expected = Fraction(0)

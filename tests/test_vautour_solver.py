@@ -22,9 +22,12 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.evo.table_fsm import TableFSM
 from fsmarena.games import get_game
 from fsmarena.games.arena import play_games
+from fsmarena.games.bidding import hand_at, pending_at, prize_slot
+from fsmarena.games.driver import driver_for
+from fsmarena.games.kernel import seed as kernel_seed
 from fsmarena.games.players import FixedActionPlayer, load_player, resolve_player, save_player
 from fsmarena.games.vautour.exploit import BestResponsePlayer, best_response, exploitability, solver_for
-from fsmarena.games.vautour.game import HIGHEST, LOWEST, N_ABSTRACT
+from fsmarena.games.vautour.game import HIGHEST, LOWEST, N_ABSTRACT, RANDOM
 from fsmarena.games.vautour.solver import VautourSolver, solve_matrix
 
 
@@ -381,3 +384,43 @@ def test_the_small_study_measures_every_champion_exactly(tmp_path):
         assert int(last["games"]) == int(np.median([int(r["games"]) for r in champions if r["group"] == family]))
     assert "### Exploitability along training (2 players, exact)" in (out / "report.md").read_text()
     assert (out / "figures" / "exploitability_curve_2p.png").exists()
+
+
+@pytest.mark.parametrize(
+    "name, params", [("goofspiel", {"cards": "5"}), ("vautour", {"cards": "5", "action_set": "both"})]
+)
+def test_the_card_law_is_the_card_the_kernel_bids(name, params):
+    """The exact solution's law of the card (``card_law``) against the kernel playing each
+    action in random positions: a deterministic action puts all its weight on the card the
+    kernel bids (an unheld card: the nearest held one), a random bid spreads it evenly over
+    the hand, whose cards are the only ones the kernel ever draws."""
+    game = get_game(name, params)
+    driver = driver_for(game)
+    p, kernel = driver.p, driver.kernel
+    rng = np.random.default_rng(7)
+    n = 60
+    states = np.zeros((n, driver.state_size), dtype=np.int64)
+    driver.loops.reset_all(p, states, driver.deals(n, rng))
+    hands = rng.integers(1, 1 << game.config.cards, n)
+    states[:, hand_at(p, 0)] = hands
+    prizes = np.array([prize_slot(p, s) for s in states])
+    for action in range(driver.n_actions):
+        probs = np.zeros((n, driver.n_actions))
+        probs[:, action] = 0.5  # half the weight: the law carries it as given
+        law = game.card_law(probs, hands, prizes)
+        for row, state in enumerate(states):
+            bids = set()
+            for draw in range(8):
+                kernel_seed(draw)
+                moved = state.copy()
+                kernel.step(p, moved, action)
+                bids.add(int(moved[pending_at(p, 0)]))
+            held = [c for c in range(1, game.config.cards + 1) if hands[row] >> (c - 1) & 1]
+            assert bids <= set(held)
+            expected = np.zeros(game.config.cards + 1)
+            if name == "vautour" and action == RANDOM:  # every held card alike
+                expected[held] = 0.5 / len(held)
+            else:  # the one card the kernel bids, whatever it draws
+                assert len(bids) == 1
+                expected[bids.pop()] = 0.5
+            assert law[row] == pytest.approx(expected, abs=1e-15), (action, row)

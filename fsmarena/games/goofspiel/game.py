@@ -64,7 +64,6 @@ response and equilibrium player serve it, up to 5 cards (see :attr:`Goofspiel.ma
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,35 +139,6 @@ class GoofspielConfig:
         return int(self.score_clip) if self.score_clip is not None else self.cards * (self.cards + 1) // 2
 
 
-class Tables:
-    """The hand lookups the exact solution's card law needs, over the ``2**cards`` hand bitmasks
-    (the rules themselves are the kernel's)."""
-
-    def __init__(self, cards: int):
-        C, H = cards, 1 << cards
-        self.C, self.H, self.full = C, H, H - 1
-        hands = np.arange(H, dtype=np.int64)
-        values = np.arange(1, C + 1)
-        bits = ((hands[:, None] >> (values - 1)) & 1).astype(bool)  # (H, C)
-        # nearest[h, t]: the held card nearest to target t (1..C), ties towards the lower card
-        self.nearest = np.zeros((H, C + 1), dtype=np.int64)
-        for target in range(1, C + 1):
-            key = np.where(bits, 2 * np.abs(values - target) + (values > target), 4 * C + 4)
-            self.nearest[:, target] = key.argmin(axis=1) + 1
-
-    def legal_card(self, action: np.ndarray, hand: np.ndarray) -> np.ndarray:
-        """The card each action bids: card ``action + 1`` if held, else the nearest held card."""
-        card = action + 1
-        held = ((hand >> action) & 1).astype(bool)
-        return np.where(held, card, self.nearest[hand, card])
-
-
-@functools.lru_cache(maxsize=8)
-def tables(cards: int) -> Tables:
-    """Tables depend on the number of cards only (shared by every player count and order)."""
-    return Tables(cards)
-
-
 def state_count(cards: int, state: str, lead_clip: int) -> int:
     """How many tabular states ``state`` has with ``cards`` cards (module docstring)."""
     hands = (1 << cards) - 1
@@ -216,16 +186,17 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
     #: and 0.2 (fsmarena/games/goofspiel/rules.md, ``fsmarena bench goofspiel``).
     train_defaults = {"td": {"alpha": 0.1}}
 
-    def __init__(self, config: GoofspielConfig | None = None):
-        super().__init__(config)
-        self.tables = tables(self.config.cards)
-
     def __reduce__(self) -> tuple[Any, ...]:
         return (self.__class__, (self.config,))
 
     @property
     def n_seats(self) -> int:
         return int(self.config.players)
+
+    @property
+    def full_hand(self) -> int:
+        """The bitmask of a full hand (every card of the deck)."""
+        return (1 << self.config.cards) - 1
 
     @property
     def action_names(self) -> tuple[str, ...]:
@@ -244,7 +215,7 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
     @property
     def _opponent_hands(self) -> int:
         """How many hands of the next seat the state tells apart (``public`` only)."""
-        return self.tables.full if self.config.state == "public" else 1
+        return self.full_hand if self.config.state == "public" else 1
 
     @property
     def encodings(self) -> dict[str, int]:
@@ -267,7 +238,7 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
             raise FsmarenaError(f"goofspiel: no state {index} (states are 0..{self.n_states - 1})")
         base, lead = divmod(index, self._lead_values)
         base, opponent = divmod(base, self._opponent_hands)
-        prize, bits = divmod(base, self.tables.full)
+        prize, bits = divmod(base, self.full_hand)
         label = f"prize {prize + 1}, hand {self._cards_text(bits + 1)}"
         if self.config.state == "public":
             label += f", opponent's hand {self._cards_text(opponent + 1)}"
@@ -304,14 +275,6 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
         driver = driver_for(self)
         states = public_states(driver.p, turn, prize, state, offset=1)
         return driver.observation(states, np.arange(len(prize)), 1)
-
-    def card_law(self, probs: np.ndarray, hand: np.ndarray, prize: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(hand), self.config.cards + 1))
-        for action in np.flatnonzero(probs.any(axis=0)):
-            rows = np.flatnonzero(probs[:, action] > 0)
-            card = self.tables.legal_card(np.full(len(rows), action, dtype=np.int64), hand[rows])
-            out[rows, card] += probs[rows, action]
-        return out
 
     def public_key(self, obs: Observation) -> tuple[np.ndarray, ...]:
         total = self.config.cards * (self.config.cards + 1) // 2

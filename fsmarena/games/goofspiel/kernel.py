@@ -207,13 +207,20 @@ def part_data(config) -> np.ndarray:
 
 
 @njit(inline="always")
+def bid_card(p, hand, prize, action):
+    """The card action ``action`` bids: card ``action + 1``, or, never trusting an illegal bid,
+    the nearest card left in ``hand`` (ties towards the lower).  The exact solution's law of the
+    card reads it too (:class:`fsmarena.games.vautour.zero_sum.SolvableBidding`)."""
+    card = action + 1
+    if not hand >> action & 1:
+        card = nearest(p, hand, card, False)
+    return card
+
+
+@njit(inline="always")
 def step(p, s, action):
     seat = s[MOVER]
-    hand = s[hand_at(p, seat)]
-    card = action + 1
-    if not hand >> action & 1:  # never trust an illegal bid: the nearest remaining card
-        card = nearest(p, hand, card, False)
-    if choose(p, s, seat, card):
+    if choose(p, s, seat, bid_card(p, s[hand_at(p, seat)], _prize(p, s), action)):
         _resolve_turn(p, s)
 
 

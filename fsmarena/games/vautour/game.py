@@ -94,17 +94,15 @@ so tabular policies, automata and builtins meet in one ``both`` game; loading a 
 into an ``abstract`` game fails loudly (its actions are out of range) instead of being silently
 re-read.  The seed's strategies are written in terms of the abstract actions (``max`` = highest
 card, ``random`` = a uniformly random remaining card, ...); in the ``bids`` action set they
-turn their abstract choice into the concrete card with the game's own table
-(:meth:`_Tables.resolve`, the documented per-game hook, the kernel's rule), so they play
-identically in every action set.  An illegal concrete bid (a card already played) is refused
+turn their abstract choice into the concrete card with the kernel's rule (``bid_card`` in
+:mod:`fsmarena.games.vautour.kernel`, which the exact solution's law of the card reads too), so
+they play identically in every action set.  An illegal concrete bid (a card already played) is refused
 with one clear error, so every card is bid exactly once.
 
-Tables.  A hand is an int bitmask, and every rule that depends on a hand is a lookup table over
-the ``2**cards`` hands computed once per configuration (``_Tables``): the abstract bids, the
-masks, the features; the strategies and the exact solution's observations read them, the
-kernel (:mod:`fsmarena.games.vautour.kernel`) is the game as played.  A game pickles as its
-configuration only (the tables of the 15-card game are tens of MB): a worker process rebuilds
-them once and caches them.
+Hands.  A hand is an int bitmask, and the kernel (:mod:`fsmarena.games.vautour.kernel`), the game
+as played, computes every rule of a hand from its bits.  ``_Tables`` keeps the deck's numbers the
+kernel's rules are packed from, and each hand's cards in order for the plain reference.  A game
+pickles as its configuration only: a worker process rebuilds the tables once and caches them.
 """
 
 from __future__ import annotations
@@ -218,9 +216,9 @@ def _is_int(value) -> bool:
 
 
 class _Tables:
-    """The deck's numbers the kernel's rules are packed from, and the card each abstract bid
-    makes of a hand, as lookup tables over the ``2**cards`` hand bitmasks, for the exact
-    solution's card law and the plain reference's random tables (the rules are the kernel's)."""
+    """The deck's numbers the kernel's rules are packed from, and each hand's cards in order
+    (``popcount``, ``select``) over the ``2**cards`` hand bitmasks, for the plain reference's
+    random tables (the rules, the card each bid makes included, are the kernel's)."""
 
     def __init__(self, cards: int, prizes: tuple[int, ...]):
         C = cards
@@ -242,32 +240,6 @@ class _Tables:
         rows, cols = np.nonzero(bits)
         position = np.cumsum(bits, axis=1) - 1
         self.select[rows, position[rows, cols]] = cols + 1
-        last = np.maximum(self.popcount - 1, 0)
-        self.lowest = self.select[:, 0].copy()
-        self.highest = self.select[hands, last]
-        self.median = self.select[hands, last // 2]
-
-        # nearest remaining card to each target 1..C (column 0 unused), ties down / up
-        self.nearest_down = np.zeros((H, C + 1), dtype=np.int8)
-        self.nearest_up = np.zeros((H, C + 1), dtype=np.int8)
-        big = 4 * C + 4
-        for target in range(1, C + 1):
-            distance = 2 * np.abs(faces - target)
-            for table, penalty in ((self.nearest_down, faces > target), (self.nearest_up, faces < target)):
-                key = np.where(bits, distance + penalty, big)
-                table[:, target] = key.argmin(axis=1) + 1
-
-        # abstract_card[a, h, p]: the card abstract action a (all but random) bids
-        r = self.rank
-        self.abstract_card = np.zeros((RANDOM, H, C), dtype=np.int8)
-        self.abstract_card[BID_RANK] = self.nearest_down[:, r]
-        self.abstract_card[RANK_UP] = self.nearest_up[:, np.minimum(r + 1, C)]
-        self.abstract_card[RANK_DOWN] = self.nearest_down[:, np.maximum(r - 1, 1)]
-        self.abstract_card[LOWEST] = self.lowest[:, None]
-        self.abstract_card[MEDIAN] = self.median[:, None]
-        self.abstract_card[HIGHEST] = self.highest[:, None]
-        self._abstract_flat = self.abstract_card.reshape(-1)
-
         # the deck's sums (the stake feature's range and the lead's scale, packed into the kernel's rules)
         self.negative_sum = int(self.values[self.values < 0].sum())
         self.positive_sum = int(self.values[self.values > 0].sum())
@@ -277,35 +249,6 @@ class _Tables:
     @property
     def full(self) -> int:
         return self.H - 1
-
-    def resolve(self, actions: np.ndarray, hand: np.ndarray, prize: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """The card each action bids (the per-game hook of the strategies).
-
-        ``actions`` in the full numbering (abstract 0..6, concrete 7..6+C), ``hand`` bitmasks,
-        ``prize`` prize positions; ``random`` draws from ``rng``.  A concrete bid of a card no
-        longer in hand becomes the nearest remaining card (ties down).
-        """
-        if len(actions) and actions.min() >= N_ABSTRACT:  # fast path: concrete bids only
-            card = actions - (N_ABSTRACT - 1)
-            held = (hand >> (card - 1)) & 1
-            if not held.all():
-                bad = held == 0
-                card[bad] = self.nearest_down[hand[bad], card[bad]]
-            return card
-        card = np.empty(len(actions), dtype=np.int64)
-        deterministic = actions < RANDOM
-        if deterministic.any():
-            a, h, p = actions[deterministic], hand[deterministic], prize[deterministic]
-            card[deterministic] = self._abstract_flat[(a * self.H + h) * self.C + p]
-        chance = actions == RANDOM
-        if chance.any():
-            h = hand[chance]
-            pick = (rng.random(len(h)) * self.popcount[h]).astype(np.int64)
-            card[chance] = self.select[h, pick]
-        concrete = actions > RANDOM
-        if concrete.any():
-            card[concrete] = self.resolve(actions[concrete], hand[concrete], prize[concrete], rng)
-        return card
 
 
 @functools.lru_cache(maxsize=8)
@@ -436,21 +379,6 @@ class StupideVautour(Game, SimultaneousMoves, SolvableBidding):
         driver = driver_for(self)
         states = public_states(driver.p, turn, prize, state, offset=0, slots=(state["pot"], state["carried"]))
         return driver.observation(states, np.arange(len(prize)), 1)
-
-    def card_law(self, probs: np.ndarray, hand: np.ndarray, prize: np.ndarray) -> np.ndarray:
-        tables, cards = self.tables, self.config.cards
-        out = np.zeros((len(hand), cards + 1))
-        rng = np.random.default_rng(0)  # never drawn from: random bids are spread out below
-        for action in np.flatnonzero(probs.any(axis=0)):
-            p = probs[:, action]
-            rows = np.flatnonzero(p > 0)
-            if action == RANDOM:
-                held = (hand[rows, None] >> np.arange(cards)) & 1
-                out[rows, 1:] += p[rows, None] * held / held.sum(axis=1, keepdims=True)
-            else:
-                card = tables.resolve(np.full(len(rows), action, dtype=np.int64), hand[rows], prize[rows], rng)
-                out[rows, card] += p[rows]
-        return out
 
     def public_key(self, obs: Observation) -> tuple[np.ndarray, ...]:
         n = obs.n

@@ -155,8 +155,10 @@ def draw_deal(p, deal):
 
 
 @njit(inline="always")
-def _card(p, hand, prize, action):
-    """The card action ``action`` bids (``random``: a uniformly random card of the hand)."""
+def bid_card(p, hand, prize, action):
+    """The card action ``action`` bids with ``hand`` in hand and the prize at deck position
+    ``prize`` on the table; 0 for ``random`` (a uniformly random card of the hand).  The exact
+    solution's law of the card reads it too (:class:`fsmarena.games.vautour.zero_sum.SolvableBidding`)."""
     if action > RANDOM:
         card = action - (N_ABSTRACT - 1)
         if hand >> (card - 1) & 1:
@@ -176,7 +178,16 @@ def _card(p, hand, prize, action):
         return nearest(p, hand, min(rank + 1, C), True)
     if action == RANK_DOWN:
         return nearest(p, hand, max(rank - 1, 1), False)
-    return select(p, hand, int(np.random.random() * popcount(hand)))
+    return 0
+
+
+@njit(inline="always")
+def _card(p, hand, prize, action):
+    """The card action ``action`` bids (``random``: a uniformly random card of the hand)."""
+    card = bid_card(p, hand, prize, action)
+    if card == 0:
+        return select(p, hand, int(np.random.random() * popcount(hand)))
+    return card
 
 
 # ---- observations -------------------------------------------------------------------------------

@@ -6,7 +6,9 @@ discards the prize in both), so one solver (:mod:`fsmarena.games.vautour.solver`
 (:class:`fsmarena.games.vautour.players.VautourEquilibrium`) serve both.  A game joins them by
 inheriting :class:`SolvableBidding` and saying, in four short hooks, what its rules are as
 Stupide Vautour's and how its own observations and actions map to the public state and to
-cards; ``fsmarena solve`` and ``fsmarena exploit`` then find it through the capability
+cards; the card an action bids is its kernel's ``bid_card(p, hand, prize, action)`` (0 for a
+uniformly random card of the hand), the rule the game plays by, read by :meth:`SolvableBidding.card_law`;
+``fsmarena solve`` and ``fsmarena exploit`` then find it through the capability
 (:class:`fsmarena.games.capabilities.ZeroSumSolvable`), never by its name.
 
 The public state (what the solver and the best response work on) is the tuple
@@ -20,12 +22,16 @@ other seat's.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
+from fsmarena.games.base import Game
+from fsmarena.games.bidding import CARDS
 from fsmarena.games.capabilities import ZeroSumSolvable
+from fsmarena.games.driver import driver_for
+from fsmarena.specialise import kernel_function, specialise
 
 #: the largest deck ``fsmarena solve`` solves by default (6 cards: 10-20 s; 7 did not finish
 #: reliably on the 2-core test machine, see docs/ground-truth.md)
@@ -56,10 +62,17 @@ class SolvableBidding(ZeroSumSolvable):
         ``left``, ``pot``, ``carried``, ``lead`` (seat 0's), ``last_own``, ``last_other``)
         with ``prize`` (deck positions) on the table."""
 
-    @abstractmethod
     def card_law(self, probs: np.ndarray, hand: np.ndarray, prize: np.ndarray) -> np.ndarray:
         """``(rows, cards + 1)`` law of the card bid (column ``c`` = card ``c``) from the law
-        ``probs`` of the actions, with ``hand`` in hand and ``prize`` (positions) on the table."""
+        ``probs`` of the actions, with ``hand`` in hand and ``prize`` (positions) on the table:
+        each action's card is the kernel's own ``bid_card`` (the rule exists once), a random
+        bid spread evenly over the hand."""
+        driver = driver_for(cast(Game, self))  # a mixin of a Game
+        out = np.zeros((len(hand), int(driver.p[CARDS]) + 1))
+        laws = np.ascontiguousarray(probs, dtype=np.float64)
+        hands, prizes = (np.ascontiguousarray(x, dtype=np.int64) for x in (hand, prize))
+        specialise(card_law_rows, driver.kernel)(driver.p, laws, hands, prizes, out)
+        return out
 
     @abstractmethod
     def public_key(self, obs: Any) -> tuple[np.ndarray, ...]:
@@ -87,3 +100,28 @@ class SolvableBidding(ZeroSumSolvable):
                 "the work grows about 8-fold per card)"
             )
         return rules
+
+
+k_bid_card = kernel_function("bid_card")
+
+
+def card_law_rows(p, probs, hands, prizes, out):
+    """Row by row, the law of the card bid from the law ``probs`` of the actions (a template
+    compiled per kernel, :mod:`fsmarena.specialise`): the card ``bid_card`` names, or, for a
+    random bid (card 0), every card of the hand alike."""
+    cards = p[CARDS]
+    for r in range(len(hands)):
+        hand = hands[r]
+        held = 0
+        for c in range(cards):
+            held += hand >> c & 1
+        for a in range(probs.shape[1]):
+            weight = probs[r, a]
+            if weight > 0:
+                card = k_bid_card(p, hand, prizes[r], a)
+                if card > 0:
+                    out[r, card] += weight
+                else:
+                    for c in range(1, cards + 1):
+                        if hand >> (c - 1) & 1:
+                            out[r, c] += weight / held
