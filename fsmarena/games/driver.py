@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.games.compiled_players import BUILTIN, FIXED, TABLE, make_opponent_act, table_dtype
+from fsmarena.games.compiled_players import BUILTIN, FIXED, RANDOM, TABLE, make_opponent_act, random_legal, table_dtype
 from fsmarena.games.kernel import Layout, kernel_of, observation_of, params_of, part_data_of, seed
 from fsmarena.games.observation import Decide, Observation, Outcome
 from fsmarena.jit import njit
@@ -458,13 +458,15 @@ def step_advance(p, states, rows, actions, ints, floats, tables, start, fstart, 
             if not python_turn and at < 0:
                 break  # a Python seat is to move
             kind = -1 if python_turn else ints[at]
-            if kind == -1 or kind == TABLE or kind == FIXED or kind == BUILTIN:  # written out: a call
-                k_legal(p, s, seat, mask)  # costs reference counts on its array arguments
+            if kind == -1 or kind == TABLE or kind == FIXED or kind == BUILTIN or kind == RANDOM:
+                k_legal(p, s, seat, mask)  # written out: a call costs reference counts on its arrays
             if kind == -1:
                 action = actions[j]
                 if action < 0 or action >= len(mask) or not mask[action]:
                     return j
                 python_turn = False
+            elif kind == RANDOM:
+                action = random_legal(mask)
             elif kind == FIXED:
                 action = ints[at + 1]
             elif kind == TABLE:
@@ -552,9 +554,11 @@ def play_rows(p, deals, first, last, ints, floats, tables, start, fstart, tstart
         while seat >= 0:
             at = start[row, seat]
             kind = ints[at]
-            if kind == TABLE or kind == FIXED or kind == BUILTIN:  # written out: a call costs
-                k_legal(p, s, seat, mask)  # reference counts on its array arguments
-                if kind == FIXED:
+            if kind == TABLE or kind == FIXED or kind == BUILTIN or kind == RANDOM:  # written out: a
+                k_legal(p, s, seat, mask)  # call costs reference counts on its array arguments
+                if kind == RANDOM:
+                    action = random_legal(mask)
+                elif kind == FIXED:
                     action = ints[at + 1]
                 elif kind == TABLE:
                     action = np.int64(tables[tstart[row, seat] + k_observe_index(p, s, seat)])
