@@ -1603,6 +1603,7 @@ def test_signals_with_two_jobs_end_cleanly_and_leave_no_worker(tmp_path, sig, st
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=_ctrl_c_as_from_a_terminal,
     )
     try:
         children = _signal_once_started(process, tmp_path, sig, command)
@@ -1640,6 +1641,7 @@ def test_ctrl_c_while_the_workers_start_is_one_line(tmp_path, delay):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=_ctrl_c_as_from_a_terminal,
     )
     try:
         deadline = time.monotonic() + 60
