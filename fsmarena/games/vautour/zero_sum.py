@@ -28,7 +28,7 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.base import Game
-from fsmarena.games.bidding import CARDS
+from fsmarena.games.bidding import CARDS, popcount
 from fsmarena.games.capabilities import ZeroSumSolvable
 from fsmarena.games.driver import driver_for
 from fsmarena.specialise import kernel_function, specialise
@@ -112,9 +112,7 @@ def card_law_rows(p, probs, hands, prizes, out):
     cards = p[CARDS]
     for r in range(len(hands)):
         hand = hands[r]
-        held = 0
-        for c in range(cards):
-            held += hand >> c & 1
+        held = popcount(hand)
         for a in range(probs.shape[1]):
             weight = probs[r, a]
             if weight > 0:
