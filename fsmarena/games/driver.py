@@ -109,6 +109,8 @@ class Driver:
         #: the encoding every decide call holds one value of (:attr:`fsmarena.games.base.Game.decide_by`)
         self.decide_by = -1 if game.decide_by is None else list(game.encodings).index(game.decide_by)
         self._part_data: np.ndarray | None = None
+        #: the Python path's stand-ins for the compiled path's deals and results (:func:`advance_rows`)
+        self._unused = (np.zeros((0, self.deal_size), dtype=np.int64), np.zeros((0, self.n_seats)))
 
     # ---- deals ---------------------------------------------------------------------------
     def deals(self, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -239,7 +241,10 @@ class Driver:
         then the compiled seats move until a Python seat is to move or the game ends."""
         seed(int(rng.integers(2**32)))
         p = self.p
-        bad = self.loops.step_advance(p, states, rows, actions, *program.arrays(), memory, to_move)
+        no_deals, no_results = self._unused
+        bad = self.loops.advance_rows(
+            p, states, rows, actions, no_deals, *program.arrays(), memory, to_move, no_results, no_results
+        )
         if bad < 0:
             return
         action = actions[bad]
@@ -285,9 +290,14 @@ class Driver:
         rewards = np.zeros((n, self.n_seats))
         scores = np.zeros((n, self.n_seats))
         seed(int(rng.integers(2**32)))
+        no_states = np.zeros((0, self.state_size), dtype=np.int64)
+        no_actions = no_waiting = np.zeros(0, dtype=np.int64)
+        memory = np.zeros((1, self.n_seats), dtype=np.int64)
         for first in range(0, n, max(1, chunk)):
-            last = min(n, first + max(1, chunk))
-            self.loops.play_rows(self.p, deals, first, last, *program.arrays(), rewards, scores)
+            rows = np.arange(first, min(n, first + max(1, chunk)), dtype=np.int64)
+            self.loops.advance_rows(
+                self.p, no_states, rows, no_actions, deals, *program.arrays(), memory, no_waiting, rewards, scores
+            )
         return Outcome(scores, rewards)
 
 
@@ -376,7 +386,7 @@ class Loops:
 
     draw_deals: Callable[..., None]
     reset_all: Callable[..., None]
-    step_advance: Callable[..., int]
+    advance_rows: Callable[..., int]
     index_rows: Callable[..., None]
     features_rows: Callable[..., None]
     legal_rows: Callable[..., None]
@@ -385,7 +395,6 @@ class Loops:
     builtin_rows: Callable[..., None]
     law_rows: Callable[..., None]
     results: Callable[..., None]
-    play_rows: Callable[..., None]
 
 
 _LOOPS: dict[str, Loops] = {}
@@ -439,18 +448,51 @@ def reset_all(p, states, deals):
         k_reset(p, states[row], deals[row])
 
 
-def step_advance(p, states, rows, actions, ints, floats, tables, start, fstart, tstart, memory, waiting):
-    """Row by row: the Python seat to move plays ``actions[j]`` (none when ``actions`` is
-    empty), then the compiled seats move; ``waiting[row]``: the Python seat to move next, or
-    -1.  Returns the position of the first out-of-range or illegal action (the rows before it
-    have moved), or -1.  Every kernel function is called from one place (each call site is
-    compiled into the loop once: fewer sites, less compiling)."""
+def advance_rows(
+    p,
+    states,
+    rows,
+    actions,
+    deals,
+    ints,
+    floats,
+    tables,
+    start,
+    fstart,
+    tstart,
+    memory,
+    waiting,
+    out_rewards,
+    out_scores,
+):
+    """The one compiled loop that plays games, row by row, in two modes.
+
+    * Python seats (``deals`` empty): game ``rows[j]`` is ``states[rows[j]]`` with the compiled
+      seats' memory ``memory[rows[j]]``; its Python seat to move plays ``actions[j]`` (none when
+      ``actions`` is empty), then the compiled seats move until a Python seat is to move or the
+      game ends; ``waiting[row]``: that seat, or -1.  Returns the position of the first
+      out-of-range or illegal action (the rows before it have moved), or -1.
+    * every seat compiled (``deals`` given): game ``rows[j]`` is dealt ``deals[rows[j]]`` in a
+      scratch state (``memory[0]`` its memory) and played to the end; its rewards and scores go
+      to ``out_rewards`` and ``out_scores``.
+
+    A compiled seat's move is chosen in one place, and every kernel function is called from one
+    place (each call site is compiled into the loop: one loop, each site once)."""
     mask = np.zeros(k_n_actions(p), dtype=np.bool_)
     feats = np.zeros(max(1, k_n_features(p)))
     frozen = np.zeros(1, dtype=np.int64)
+    scratch = np.zeros(k_state_size(p), dtype=np.int64)
+    fresh = len(deals) > 0
+    scratch_memory = memory[0]
     for j in range(len(rows)):
         row = rows[j]
-        s = states[row]
+        if fresh:
+            s, seat_memory = scratch, scratch_memory
+            k_reset(p, s, deals[row])
+            for seat in range(len(seat_memory)):
+                seat_memory[seat] = 0
+        else:
+            s, seat_memory = states[row], memory[row]
         python_turn = len(actions) > 0
         seat = k_to_move(p, s)
         while seat >= 0:
@@ -484,7 +526,7 @@ def step_advance(p, states, rows, actions, ints, floats, tables, start, fstart, 
                     at,
                     fstart[row, seat],
                     tstart[row, seat],
-                    memory[row],
+                    seat_memory,
                     mask,
                     feats,
                     frozen,
@@ -496,7 +538,11 @@ def step_advance(p, states, rows, actions, ints, floats, tables, start, fstart, 
                         break
             k_step(p, s, action)
             seat = k_to_move(p, s)
-        waiting[row] = seat
+        if fresh:
+            k_rewards(p, s, out_rewards[row])
+            k_scores(p, s, out_scores[row])
+        else:
+            waiting[row] = seat
     return -1
 
 
@@ -541,61 +587,11 @@ def results(p, states, out_rewards, out_scores):
         k_scores(p, states[row], out_scores[row])
 
 
-def play_rows(p, deals, first, last, ints, floats, tables, start, fstart, tstart, out_rewards, out_scores):
-    s = np.zeros(k_state_size(p), dtype=np.int64)
-    memory = np.zeros(k_n_seats(p), dtype=np.int64)
-    mask = np.zeros(k_n_actions(p), dtype=np.bool_)
-    feats = np.zeros(max(1, k_n_features(p)))
-    frozen = np.zeros(1, dtype=np.int64)
-    for row in range(first, last):
-        k_reset(p, s, deals[row])
-        memory[:] = 0
-        seat = k_to_move(p, s)
-        while seat >= 0:
-            at = start[row, seat]
-            kind = ints[at]
-            if kind == TABLE or kind == FIXED or kind == BUILTIN or kind == RANDOM:  # written out: a
-                k_legal(p, s, seat, mask)  # call costs reference counts on its array arguments
-                if kind == RANDOM:
-                    action = random_legal(mask)
-                elif kind == FIXED:
-                    action = ints[at + 1]
-                elif kind == TABLE:
-                    action = np.int64(tables[tstart[row, seat] + k_observe_index(p, s, seat)])
-                else:
-                    action = k_builtin_action(p, s, seat, ints[at + 1], floats[fstart[row, seat] :])
-                if not mask[action]:  # the first legal one instead (games.players.legal_or_first)
-                    for first_legal in range(len(mask)):
-                        if mask[first_legal]:
-                            action = first_legal
-                            break
-            else:
-                action = k_act(
-                    p,
-                    s,
-                    seat,
-                    ints,
-                    floats,
-                    tables,
-                    at,
-                    fstart[row, seat],
-                    tstart[row, seat],
-                    memory,
-                    mask,
-                    feats,
-                    frozen,
-                )
-            k_step(p, s, action)
-            seat = k_to_move(p, s)
-        k_rewards(p, s, out_rewards[row])
-        k_scores(p, s, out_scores[row])
-
-
 #: the templates of :class:`Loops`' fields, in their order
 _LOOP_TEMPLATES = (
     draw_deals,
     reset_all,
-    step_advance,
+    advance_rows,
     index_rows,
     features_rows,
     legal_rows,
@@ -604,7 +600,6 @@ _LOOP_TEMPLATES = (
     builtin_rows,
     law_rows,
     results,
-    play_rows,
 )
 
 
