@@ -36,8 +36,7 @@ from reference_replay import has_reference, kernel_game, reference_agrees
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.bda import BDASpec
 from fsmarena.evo.table_fsm import FSMSpec
-from fsmarena.games import compiled_players
-from fsmarena.games import driver as driver_module
+from fsmarena.games import compiled_players, row_loops
 from fsmarena.games.arena import Seat, compile_seats, play_games
 from fsmarena.games.capabilities import SimultaneousMoves
 from fsmarena.games.driver import Driver
@@ -353,7 +352,7 @@ def test_simultaneous_seats_do_not_see_a_pending_answer(entry, seed, turn):
 
 
 def test_the_driver_plays_the_interpreter_kinds_it_names():
-    assert (driver_module.FIXED, driver_module.BUILTIN, driver_module.TABLE) == (
+    assert (row_loops.FIXED, row_loops.BUILTIN, row_loops.TABLE) == (
         compiled_players.FIXED,
         compiled_players.BUILTIN,
         compiled_players.TABLE,

@@ -1,0 +1,248 @@
+"""The compiled loops over the rows of a batch of one game kernel, written once for every game.
+
+Each loop is a template written once over placeholder names (``k_step``, ...) and compiled per
+kernel by :func:`fsmarena.specialise.specialise`, which caches the compiled code on disk;
+:func:`loops_for` gives a kernel's set.  :class:`fsmarena.games.driver.Driver` plays batches with
+them: :func:`advance_rows` plays the games (every seat compiled, or up to the next decision of a
+Python seat), the others read the kernel's observations, masks and results row by row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Callable
+
+import numpy as np
+
+from fsmarena.games.compiled_players import BUILTIN, FIXED, RANDOM, TABLE, make_opponent_act, random_legal
+from fsmarena.jit import njit
+from fsmarena.specialise import built_per_kernel, kernel_function, specialise
+
+
+@dataclass(frozen=True)
+class Loops:
+    """The compiled loops over rows of one kernel (:func:`loops_for`)."""
+
+    draw_deals: Callable[..., None]
+    reset_all: Callable[..., None]
+    advance_rows: Callable[..., int]
+    index_rows: Callable[..., None]
+    features_rows: Callable[..., None]
+    legal_rows: Callable[..., None]
+    encoding_rows: Callable[..., None]
+    part_rows: Callable[..., None]
+    builtin_rows: Callable[..., None]
+    law_rows: Callable[..., None]
+    results: Callable[..., None]
+
+
+_LOOPS: dict[str, Loops] = {}
+
+
+def loops_for(kernel: ModuleType) -> Loops:
+    """The driver's compiled loops for ``kernel`` (compiled once per process and kernel)."""
+    if kernel.__name__ not in _LOOPS:
+        _LOOPS[kernel.__name__] = _make_loops(kernel)
+    return _LOOPS[kernel.__name__]
+
+
+@njit
+def no_builtin_law(p, s, seat, code, args, out):
+    """The stand-in of a kernel without ``builtin_law`` (never asked: :class:`BuiltinPlayer`
+    checks first): every entry -1."""
+    out[:] = -1.0
+
+
+# Each loop is a template written once over placeholder names (``k_step``, ...) and compiled
+# per kernel by :func:`fsmarena.specialise.specialise`, which caches the compiled code on disk.
+k_draw_deal = kernel_function("draw_deal")
+k_reset = kernel_function("reset")
+k_to_move = kernel_function("to_move")
+k_step = kernel_function("step")
+k_legal = kernel_function("legal")
+k_observe_index = kernel_function("observe_index")
+k_features = kernel_function("features")
+k_encoding = kernel_function("encoding")
+k_builtin_action = kernel_function("builtin_action")
+k_builtin_law = kernel_function("builtin_law", no_builtin_law)
+k_observe_part = kernel_function("observe_part")
+k_rewards = kernel_function("rewards")
+k_scores = kernel_function("scores")
+k_n_seats = kernel_function("n_seats")
+k_n_actions = kernel_function("n_actions")
+k_n_features = kernel_function("n_features")
+k_state_size = kernel_function("state_size")
+
+
+k_act = built_per_kernel(make_opponent_act)
+
+
+def draw_deals(p, deals):
+    for row in range(deals.shape[0]):
+        k_draw_deal(p, deals[row])
+
+
+def reset_all(p, states, deals):
+    for row in range(states.shape[0]):
+        k_reset(p, states[row], deals[row])
+
+
+def advance_rows(
+    p,
+    states,
+    rows,
+    actions,
+    deals,
+    ints,
+    floats,
+    tables,
+    start,
+    fstart,
+    tstart,
+    memory,
+    waiting,
+    out_rewards,
+    out_scores,
+):
+    """The one compiled loop that plays games, row by row, in two modes.
+
+    * Python seats (``deals`` empty): game ``rows[j]`` is ``states[rows[j]]`` with the compiled
+      seats' memory ``memory[rows[j]]``; its Python seat to move plays ``actions[j]`` (none when
+      ``actions`` is empty), then the compiled seats move until a Python seat is to move or the
+      game ends; ``waiting[row]``: that seat, or -1.  Returns the position of the first
+      out-of-range or illegal action (the rows before it have moved), or -1.
+    * every seat compiled (``deals`` given): game ``rows[j]`` is dealt ``deals[rows[j]]`` in a
+      scratch state (``memory[0]`` its memory) and played to the end; its rewards and scores go
+      to ``out_rewards`` and ``out_scores``.
+
+    A compiled seat's move is chosen in one place, and every kernel function is called from one
+    place (each call site is compiled into the loop: one loop, each site once)."""
+    mask = np.zeros(k_n_actions(p), dtype=np.bool_)
+    feats = np.zeros(max(1, k_n_features(p)))
+    frozen = np.zeros(1, dtype=np.int64)
+    scratch = np.zeros(k_state_size(p), dtype=np.int64)
+    fresh = len(deals) > 0
+    scratch_memory = memory[0]
+    for j in range(len(rows)):
+        row = rows[j]
+        if fresh:
+            s, seat_memory = scratch, scratch_memory
+            k_reset(p, s, deals[row])
+            for seat in range(len(seat_memory)):
+                seat_memory[seat] = 0
+        else:
+            s, seat_memory = states[row], memory[row]
+        python_turn = len(actions) > 0
+        seat = k_to_move(p, s)
+        while seat >= 0:
+            at = start[row, seat]
+            if not python_turn and at < 0:
+                break  # a Python seat is to move
+            kind = -1 if python_turn else ints[at]
+            if kind == -1 or kind == TABLE or kind == FIXED or kind == BUILTIN or kind == RANDOM:
+                k_legal(p, s, seat, mask)  # written out: a call costs reference counts on its arrays
+            if kind == -1:
+                action = actions[j]
+                if action < 0 or action >= len(mask) or not mask[action]:
+                    return j
+                python_turn = False
+            elif kind == RANDOM:
+                action = random_legal(mask)
+            elif kind == FIXED:
+                action = ints[at + 1]
+            elif kind == TABLE:
+                action = np.int64(tables[tstart[row, seat] + k_observe_index(p, s, seat)])
+            elif kind == BUILTIN:
+                action = k_builtin_action(p, s, seat, ints[at + 1], floats[fstart[row, seat] :])
+            else:
+                action = k_act(
+                    p,
+                    s,
+                    seat,
+                    ints,
+                    floats,
+                    tables,
+                    at,
+                    fstart[row, seat],
+                    tstart[row, seat],
+                    seat_memory,
+                    mask,
+                    feats,
+                    frozen,
+                )
+            if not mask[action]:  # the first legal one instead (games.players.legal_or_first)
+                for first_legal in range(len(mask)):
+                    if mask[first_legal]:
+                        action = first_legal
+                        break
+            k_step(p, s, action)
+            seat = k_to_move(p, s)
+        if fresh:
+            k_rewards(p, s, out_rewards[row])
+            k_scores(p, s, out_scores[row])
+        else:
+            waiting[row] = seat
+    return -1
+
+
+def index_rows(p, states, rows, seat, out):
+    for j in range(len(rows)):
+        out[j] = k_observe_index(p, states[rows[j]], seat)
+
+
+def features_rows(p, states, rows, seat, out):
+    for j in range(len(rows)):
+        k_features(p, states[rows[j]], seat, out[j])
+
+
+def legal_rows(p, states, rows, seat, out):
+    for j in range(len(rows)):
+        k_legal(p, states[rows[j]], seat, out[j])
+
+
+def encoding_rows(p, states, rows, seat, which, out):
+    for j in range(len(rows)):
+        out[j] = k_encoding(p, states[rows[j]], seat, which)
+
+
+def part_rows(p, data, states, rows, seat, which, out):
+    for j in range(len(rows)):
+        k_observe_part(p, data, states[rows[j]], seat, which, out[j])
+
+
+def builtin_rows(p, states, rows, seat, code, args, out):
+    for j in range(len(rows)):
+        out[j] = k_builtin_action(p, states[rows[j]], seat, code, args)
+
+
+def law_rows(p, states, rows, seat, code, args, out):
+    for j in range(len(rows)):
+        k_builtin_law(p, states[rows[j]], seat, code, args, out[j])
+
+
+def results(p, states, out_rewards, out_scores):
+    for row in range(states.shape[0]):
+        k_rewards(p, states[row], out_rewards[row])
+        k_scores(p, states[row], out_scores[row])
+
+
+#: the templates of :class:`Loops`' fields, in their order
+_LOOP_TEMPLATES = (
+    draw_deals,
+    reset_all,
+    advance_rows,
+    index_rows,
+    features_rows,
+    legal_rows,
+    encoding_rows,
+    part_rows,
+    builtin_rows,
+    law_rows,
+    results,
+)
+
+
+def _make_loops(kernel: ModuleType) -> Loops:
+    """Every loop of :class:`Loops` specialised for ``kernel`` (compiled, cached on disk)."""
+    return Loops(*(specialise(template, kernel) for template in _LOOP_TEMPLATES))
