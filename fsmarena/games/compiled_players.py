@@ -49,9 +49,10 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.builtin_player import BuiltinPlayer
+from fsmarena.games.kernel_calls import k_builtin_action, k_encoding, k_features, k_legal, k_observe_index
 from fsmarena.games.players import FixedActionPlayer, GroupedStack, Mixture, Player, RandomPlayer, TablePolicy
 from fsmarena.jit import njit
-from fsmarena.specialise import kernel_function, specialise
+from fsmarena.specialise import specialise
 
 RANDOM, FIXED, BUILTIN, TABLE, SELF, FSM, BDA = range(7)
 
@@ -221,14 +222,6 @@ def random_legal(mask: np.ndarray) -> int:
                 return a
             pick -= 1
     return 0
-
-
-#: the kernel functions the interpreter calls, bound per kernel (:mod:`fsmarena.specialise`)
-k_legal = kernel_function("legal")
-k_observe_index = kernel_function("observe_index")
-k_features = kernel_function("features")
-k_encoding = kernel_function("encoding")
-k_builtin_action = kernel_function("builtin_action")
 
 
 def make_opponent_act(kernel: ModuleType) -> Callable[..., int]:

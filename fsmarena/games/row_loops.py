@@ -16,8 +16,25 @@ from typing import Callable
 import numpy as np
 
 from fsmarena.games.compiled_players import BUILTIN, FIXED, RANDOM, TABLE, make_opponent_act, random_legal
-from fsmarena.jit import njit
-from fsmarena.specialise import built_per_kernel, kernel_function, specialise
+from fsmarena.games.kernel_calls import (
+    k_builtin_action,
+    k_builtin_law,
+    k_draw_deal,
+    k_encoding,
+    k_features,
+    k_legal,
+    k_n_actions,
+    k_n_features,
+    k_observe_index,
+    k_observe_part,
+    k_reset,
+    k_rewards,
+    k_scores,
+    k_state_size,
+    k_step,
+    k_to_move,
+)
+from fsmarena.specialise import built_per_kernel, specialise
 
 
 @dataclass(frozen=True)
@@ -47,34 +64,9 @@ def loops_for(kernel: ModuleType) -> Loops:
     return _LOOPS[kernel.__name__]
 
 
-@njit
-def no_builtin_law(p, s, seat, code, args, out):
-    """The stand-in of a kernel without ``builtin_law`` (never asked: :class:`BuiltinPlayer`
-    checks first): every entry -1."""
-    out[:] = -1.0
-
-
-# Each loop is a template written once over placeholder names (``k_step``, ...) and compiled
-# per kernel by :func:`fsmarena.specialise.specialise`, which caches the compiled code on disk.
-k_draw_deal = kernel_function("draw_deal")
-k_reset = kernel_function("reset")
-k_to_move = kernel_function("to_move")
-k_step = kernel_function("step")
-k_legal = kernel_function("legal")
-k_observe_index = kernel_function("observe_index")
-k_features = kernel_function("features")
-k_encoding = kernel_function("encoding")
-k_builtin_action = kernel_function("builtin_action")
-k_builtin_law = kernel_function("builtin_law", no_builtin_law)
-k_observe_part = kernel_function("observe_part")
-k_rewards = kernel_function("rewards")
-k_scores = kernel_function("scores")
-k_n_seats = kernel_function("n_seats")
-k_n_actions = kernel_function("n_actions")
-k_n_features = kernel_function("n_features")
-k_state_size = kernel_function("state_size")
-
-
+# Each loop is a template written once over the kernel contract's placeholder names
+# (:mod:`fsmarena.games.kernel_calls`) and compiled per kernel by :func:`fsmarena.specialise.specialise`,
+# which caches the compiled code on disk.
 k_act = built_per_kernel(make_opponent_act)
 
 

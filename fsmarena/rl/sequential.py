@@ -48,6 +48,20 @@ from typing import Any, Callable
 import numpy as np
 
 from fsmarena.games.compiled_players import make_opponent_act, random_legal
+from fsmarena.games.kernel_calls import (
+    k_deal_size,
+    k_draw_deal,
+    k_legal,
+    k_n_actions,
+    k_n_features,
+    k_n_seats,
+    k_observe_index,
+    k_reset,
+    k_rewards,
+    k_state_size,
+    k_step,
+    k_to_move,
+)
 from fsmarena.jit import njit
 from fsmarena.specialise import built_per_kernel, kernel_function, specialise
 
@@ -183,19 +197,8 @@ def _credit_episode(q, n, sums, states, actions, returns, length, alpha, first_v
             q[x, a] = sums[x, a] / n[x, a]
 
 
-#: the kernel functions the training loop calls, bound per kernel (:mod:`fsmarena.specialise`)
-k_state_size = kernel_function("state_size")
-k_deal_size = kernel_function("deal_size")
-k_n_seats = kernel_function("n_seats")
-k_n_actions = kernel_function("n_actions")
-k_n_features = kernel_function("n_features")
-k_draw_deal = kernel_function("draw_deal")
-k_reset = kernel_function("reset")
-k_to_move = kernel_function("to_move")
-k_observe_index = kernel_function("observe_index")
-k_legal = kernel_function("legal")
-k_step = kernel_function("step")
-k_rewards = kernel_function("rewards")
+#: the optional kernel functions of segment rewards, bound per kernel (:mod:`fsmarena.specialise`;
+#: the contract's own are in :mod:`fsmarena.games.kernel_calls`)
 k_segment = kernel_function("segment", _no_segment)
 k_potential = kernel_function("potential", _no_potential)
 #: the compiled opponents' interpreter of the same kernel
