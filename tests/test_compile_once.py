@@ -2,7 +2,10 @@
 are widened: numba types a call while it is still inferring its arguments' types, so a count
 started at ``0`` or a constant like ``52`` passed to another compiled function compiles that
 function once more for ``Literal[int](0)`` beside ``int64`` (docs/performance.md).  Checked on empty caches (a warm
-cache loads the callers' machine code without typing their calls) in a process of its own."""
+cache loads the callers' machine code without typing their calls) in a process of its own, for
+every kernel's functions called from Python, the driver's loop (a match of every game, which
+compiles what the loop calls: a literal passed there once compiled the loop's seat choice twice)
+and the sequential training loop."""
 
 from __future__ import annotations
 
@@ -35,6 +38,10 @@ for entry in entries():
     k.draw_deal(p, deal)
     k.reset(p, s, deal)
     k.observe_part(p, k.part_data(game.config), s, 0, 0, np.zeros(1))
+    # the driver's loop and everything it calls from compiled code (step, legal, the builtins)
+    first = sorted(game.builtin_players())[0]
+    seats = [first] if game.n_seats == 1 else [first, "random"]
+    assert main(["play", entry.name, *seats, "--games", "20", "--quiet"]) == 0
 assert main(["train", "dtd", "--algo", "mc", "--episodes", "20", "--quiet", "--out", sys.argv[1]]) == 0
 twice = []
 for d in gc.get_objects():
