@@ -229,6 +229,16 @@ def uniform(p, hand):
     return select(p, hand, int(np.random.random() * popcount(hand)))
 
 
+@njit(inline="always")
+def spread_over_hand(p, hand, weight, out, offset):
+    """The law of :func:`uniform`: ``weight`` spread evenly over the cards of ``hand``, added to
+    ``out[card + offset]`` (the exact laws of random bids read it)."""
+    count = popcount(hand)
+    for card in range(1, p[CARDS] + 1):
+        if hand >> (card - 1) & 1:
+            out[card + offset] += weight / count
+
+
 # ---- scores -------------------------------------------------------------------------------------
 
 

@@ -37,13 +37,13 @@ from fsmarena.games.bidding import (
     order_at,
     pending_at,
     points_at,
-    popcount,
     prize_slot,
     reset,
     rewards,
     scores,
     select,
     shared_part,
+    spread_over_hand,
     state_size,
     to_move,
     uniform,
@@ -275,10 +275,7 @@ def builtin_law(p, s, seat, code, args, out):
     if code != 0:
         out[builtin_action(p, s, seat, code, args)] = 1.0
         return
-    count = popcount(hand)
-    for card in range(1, p[_C] + 1):
-        if hand >> (card - 1) & 1:
-            out[card - 1] = 1.0 / count
+    spread_over_hand(p, hand, 1.0, out, -1)
 
 
 def reference_deal(config, deals: np.ndarray) -> dict:

@@ -47,8 +47,10 @@ from fsmarena.games.bidding import (
     scores,
     select,
     shared_part,
+    spread_over_hand,
     state_size,
     to_move,
+    uniform,
 )
 from fsmarena.games.draws import shuffle
 from fsmarena.jit import njit
@@ -188,9 +190,7 @@ def bid_card(p, hand, prize, action):
 def _card(p, hand, prize, action):
     """The card action ``action`` bids (``random``: a uniformly random card of the hand)."""
     card = bid_card(p, hand, prize, action)
-    if card == 0:
-        return select(p, hand, int(np.random.random() * popcount(hand)))
-    return card
+    return uniform(p, hand) if card == 0 else card
 
 
 # ---- observations -------------------------------------------------------------------------------
@@ -408,10 +408,7 @@ def builtin_law(p, s, seat, code, args, out):
         return
     if action != RANDOM:
         out[_card(p, hand, _prize(p, s), action) + N_ABSTRACT - 1] += chance
-    count = popcount(hand)
-    for card in range(1, p[_C] + 1):
-        if hand >> (card - 1) & 1:
-            out[card + N_ABSTRACT - 1] += at_random / count
+    spread_over_hand(p, hand, at_random, out, N_ABSTRACT - 1)
 
 
 def reference_deal(config, deals: np.ndarray) -> dict:

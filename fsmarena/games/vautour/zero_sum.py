@@ -28,7 +28,7 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.base import Game
-from fsmarena.games.bidding import CARDS, popcount
+from fsmarena.games.bidding import CARDS, spread_over_hand
 from fsmarena.games.capabilities import ZeroSumSolvable
 from fsmarena.games.driver import driver_for
 from fsmarena.specialise import kernel_function, specialise
@@ -109,10 +109,8 @@ def card_law_rows(p, probs, hands, prizes, out):
     """Row by row, the law of the card bid from the law ``probs`` of the actions (a template
     compiled per kernel, :mod:`fsmarena.specialise`): the card ``bid_card`` names, or, for a
     random bid (card 0), every card of the hand alike."""
-    cards = p[CARDS]
     for r in range(len(hands)):
         hand = hands[r]
-        held = popcount(hand)
         for a in range(probs.shape[1]):
             weight = probs[r, a]
             if weight > 0:
@@ -120,6 +118,4 @@ def card_law_rows(p, probs, hands, prizes, out):
                 if card > 0:
                     out[r, card] += weight
                 else:
-                    for c in range(1, cards + 1):
-                        if hand >> (c - 1) & 1:
-                            out[r, c] += weight / held
+                    spread_over_hand(p, hand, weight, out[r], 0)
