@@ -1477,8 +1477,6 @@ def _alive(pids: list[int]) -> list[int]:
     return living
 
 
-#: a command whose worker-pool thread fails while the run is being interrupted, as loky's queue
-#: manager can (``KeyError`` on a work item the shutdown already dropped; seen once in CI)
 def _ctrl_c_as_from_a_terminal() -> None:
     """In the child before it starts: Ctrl-C at its default, as a shell leaves it.  A child
     inherits an ignored SIGINT (Python then installs no handler, and neither does fsmarena,
@@ -1487,6 +1485,8 @@ def _ctrl_c_as_from_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+#: a command whose worker-pool thread fails while the run is being interrupted, as loky's queue
+#: manager can (``KeyError`` on a work item the shutdown already dropped; seen once in CI)
 _POOL_THREAD_FAILS_ON_INTERRUPT = """
 import signal, sys, threading, time
 import fsmarena.commands.play as play
