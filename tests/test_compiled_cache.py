@@ -123,6 +123,26 @@ def test_the_name_follows_the_source_of_every_reachable_module(tmp_path, monkeyp
     assert generated_name(beta_template.run, beta_kernel) not in {before, after_callee, after_kernel}
 
 
+def test_an_inline_template_is_its_own_module_compiled_into_its_callers(tmp_path, monkeypatch):
+    """``inline=True`` gives a module of its own whose function numba compiles into every
+    compiled caller (``inline="always"``), with the same result as the called one."""
+    write_scratch(tmp_path, "delta", increment=1)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("FSMARENA_CACHE_DIR", str(tmp_path / "cache"))
+    import delta_kernel
+    import delta_template
+
+    called = specialise(delta_template.run, delta_kernel)
+    assert generated_name(delta_template.run, delta_kernel, inline=True) != generated_name(
+        delta_template.run, delta_kernel
+    )
+    specialise_module._LOADED.pop((delta_template.__name__, "run", delta_kernel.__name__))
+    inlined = specialise(delta_template.run, delta_kernel, inline=True)
+    assert inlined.targetoptions.get("inline") == "always"
+    assert called.targetoptions.get("inline", "never") == "never"
+    assert inlined(4) == called(4) == EXPECTED[1]
+
+
 def test_the_toolkit_is_hashed_by_subpackage_and_own_module_not_as_a_whole():
     """A compiled learner over a game's kernel reaches the games and learners (and the
     specialiser itself), so those sources are hashed; the studies, figures, evolution and the

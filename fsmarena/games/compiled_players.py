@@ -7,9 +7,11 @@ into three arrays: ``ints`` (int64: each member's kind and settings), ``floats``
 and ``tables`` (the members' big tables as small integers, :func:`table_dtype`:
 int8 for every game today, so a Vautour table policy reads 0.5 MB instead of 4 MB at
 random places), with the start of every member in ``int_start`` / ``float_start`` /
-``table_start``.  The interpreter :func:`make_opponent_act` (compiled, one per game kernel,
-cached on disk, inlined into the loops that call it) plays a member exactly like the batched
-player does:
+``table_start``.  A member plays exactly like the batched player does; the driver's loop
+(:func:`fsmarena.games.row_loops.advance_rows`) chooses by kind itself, the sequential training
+loop through the interpreter :func:`make_opponent_act` (both compiled per game kernel and cached on
+disk; the table FSM's and BDA's moves are :func:`fsm_action` and :func:`bda_action`, compiled
+into both):
 
 ===========  ===========================================  ===================================
 kind         ints (from the member's start)               tables (from the member's start)
@@ -52,7 +54,7 @@ from fsmarena.games.builtin_player import BuiltinPlayer
 from fsmarena.games.kernel_calls import k_builtin_action, k_encoding, k_features, k_legal, k_observe_index
 from fsmarena.games.players import FixedActionPlayer, GroupedStack, Mixture, Player, RandomPlayer, TablePolicy
 from fsmarena.jit import njit
-from fsmarena.specialise import specialise
+from fsmarena.specialise import built_per_kernel, specialise
 
 RANDOM, FIXED, BUILTIN, TABLE, SELF, FSM, BDA = range(7)
 
@@ -233,57 +235,82 @@ def make_opponent_act(kernel: ModuleType) -> Callable[..., int]:
     return specialise(opponent_act, kernel)
 
 
+def make_fsm_action(kernel: ModuleType) -> Callable[..., int]:
+    """:func:`fsm_action` for ``kernel``, compiled into its callers."""
+    return specialise(fsm_action, kernel, inline=True)
+
+
+def make_bda_action(kernel: ModuleType) -> Callable[..., int]:
+    """:func:`bda_action` for ``kernel``, compiled into its callers."""
+    return specialise(bda_action, kernel, inline=True)
+
+
+# A member of each kind is played by one small function (a template, compiled into its callers
+# with ``inline="always"``) taking only the arrays it reads: every array argument of a compiled
+# call costs reference counting at every decision, and the interpreter's thirteen made a table
+# FSM's decision about twice as slow as the kind's own few lines.  The driver's loop
+# (:func:`fsmarena.games.row_loops.advance_rows`) calls them directly; the training loop through
+# :func:`opponent_act`.
+k_fsm_action = built_per_kernel(make_fsm_action)
+k_bda_action = built_per_kernel(make_bda_action)
+
+
+def fsm_action(p, s, seat, ints, tables, at, tat, memory):
+    """A table FSM's move (module doc): the input is the mixed-radix code of its parts (the
+    observation index, or the kernel's encodings), the table gives the next state and the action."""
+    n_inputs = ints[at + 2]
+    code = 0
+    for part in range(ints[at + 3]):
+        which = ints[at + 4 + 2 * part]
+        value = k_observe_index(p, s, seat) if which < 0 else k_encoding(p, s, seat, which)
+        code = code * ints[at + 5 + 2 * part] + value
+    flat = tat + memory[seat] * n_inputs + code
+    memory[seat] = tables[flat]
+    return np.int64(tables[flat + ints[at + 1] * n_inputs])
+
+
+def bda_action(p, s, seat, ints, floats, at, fat, memory, feats):
+    """A binary decision automaton's move (module doc): from its current state, up to
+    ``max_tests`` tests of one feature each (value x 1000 inside the state's open interval); the
+    first that holds, or the last test, gives the action and the next state."""
+    S = ints[at + 1]
+    max_tests = ints[at + 2]
+    genes = at + 3
+    k_features(p, s, seat, feats)
+    state = memory[seat]
+    action = np.int64(0)
+    for test in range(max_tests):
+        x = feats[ints[genes + state]] * 1000.0
+        if floats[fat + state] < x and x < floats[fat + S + state]:
+            action = ints[genes + S + state]
+            memory[seat] = ints[genes + 2 * S + state]
+            break
+        if test == max_tests - 1:
+            action = ints[genes + 3 * S + state]
+            memory[seat] = ints[genes + 4 * S + state]
+            break
+        state = ints[genes + 4 * S + state]
+    return action
+
+
 def opponent_act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, feats, frozen):
     """The interpreter's template (:func:`make_opponent_act`; module doc): the member starting
-    at ``at`` / ``fat`` / ``tat`` decides for ``seat``."""
+    at ``at`` / ``fat`` / ``tat`` decides for ``seat``; an illegal choice becomes the first legal action."""
     kind = ints[at]
     k_legal(p, s, seat, mask)
     if kind == RANDOM:
         return random_legal(mask)
-    # the observation index is read at one call site (each site is compiled into the loop once)
-    reads_index = kind == TABLE or kind == SELF
-    if kind == FSM:
-        for part in range(ints[at + 3]):
-            reads_index = reads_index or ints[at + 4 + 2 * part] < 0
-    index = k_observe_index(p, s, seat) if reads_index else 0
     if kind == FIXED:
         action = ints[at + 1]
     elif kind == BUILTIN:
         action = k_builtin_action(p, s, seat, ints[at + 1], floats[fat:])
-    elif kind == TABLE:
-        action = np.int64(tables[tat + index])
-    elif kind == SELF:
-        action = frozen[index]
+    elif kind == TABLE or kind == SELF:
+        index = k_observe_index(p, s, seat)  # one call site: each is compiled into the loop
+        action = np.int64(tables[tat + index]) if kind == TABLE else frozen[index]
     elif kind == FSM:
-        n_inputs = ints[at + 2]
-        n_parts = ints[at + 3]
-        code = 0
-        for part in range(n_parts):
-            which = ints[at + 4 + 2 * part]
-            size = ints[at + 5 + 2 * part]
-            value = index if which < 0 else k_encoding(p, s, seat, which)
-            code = code * size + value
-        flat = tat + memory[seat] * n_inputs + code
-        memory[seat] = tables[flat]
-        action = np.int64(tables[flat + ints[at + 1] * n_inputs])
+        action = k_fsm_action(p, s, seat, ints, tables, at, tat, memory)
     else:  # BDA
-        S = ints[at + 1]
-        max_tests = ints[at + 2]
-        genes = at + 3
-        k_features(p, s, seat, feats)
-        state = memory[seat]
-        action = 0
-        for test in range(max_tests):
-            x = feats[ints[genes + state]] * 1000.0
-            if floats[fat + state] < x and x < floats[fat + S + state]:
-                action = ints[genes + S + state]
-                memory[seat] = ints[genes + 2 * S + state]
-                break
-            if test == max_tests - 1:
-                action = ints[genes + 3 * S + state]
-                memory[seat] = ints[genes + 4 * S + state]
-                break
-            state = ints[genes + 4 * S + state]
+        action = k_bda_action(p, s, seat, ints, floats, at, fat, memory, feats)
     if not mask[action]:
         for a in range(len(mask)):
             if mask[a]:

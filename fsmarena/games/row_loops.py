@@ -15,7 +15,16 @@ from typing import Callable
 
 import numpy as np
 
-from fsmarena.games.compiled_players import BUILTIN, FIXED, RANDOM, TABLE, make_opponent_act, random_legal
+from fsmarena.games.compiled_players import (
+    BUILTIN,
+    FIXED,
+    FSM,
+    RANDOM,
+    TABLE,
+    k_bda_action,
+    k_fsm_action,
+    random_legal,
+)
 from fsmarena.games.kernel_calls import (
     k_builtin_action,
     k_builtin_law,
@@ -34,7 +43,7 @@ from fsmarena.games.kernel_calls import (
     k_step,
     k_to_move,
 )
-from fsmarena.specialise import built_per_kernel, specialise
+from fsmarena.specialise import specialise
 
 
 @dataclass(frozen=True)
@@ -65,9 +74,9 @@ def loops_for(kernel: ModuleType) -> Loops:
 
 
 # Each loop is a template written once over the kernel contract's placeholder names
-# (:mod:`fsmarena.games.kernel_calls`) and compiled per kernel by :func:`fsmarena.specialise.specialise`,
-# which caches the compiled code on disk.
-k_act = built_per_kernel(make_opponent_act)
+# (:mod:`fsmarena.games.kernel_calls`, and the players' :data:`fsmarena.games.compiled_players.k_fsm_action`
+# and ``k_bda_action``) and compiled per kernel by :func:`fsmarena.specialise.specialise`, which
+# caches the compiled code on disk.
 
 
 def draw_deals(p, deals):
@@ -112,7 +121,6 @@ def advance_rows(
     place (each call site is compiled into the loop: one loop, each site once)."""
     mask = np.zeros(k_n_actions(p), dtype=np.bool_)
     feats = np.zeros(max(1, k_n_features(p)))
-    frozen = np.zeros(1, dtype=np.int64)
     scratch = np.zeros(k_state_size(p), dtype=np.int64)
     fresh = len(deals) > 0
     scratch_memory = memory[0]
@@ -132,8 +140,7 @@ def advance_rows(
             if not python_turn and at < 0:
                 break  # a Python seat is to move
             kind = -1 if python_turn else ints[at]
-            if kind == -1 or kind == TABLE or kind == FIXED or kind == BUILTIN or kind == RANDOM:
-                k_legal(p, s, seat, mask)  # written out: a call costs reference counts on its arrays
+            k_legal(p, s, seat, mask)  # written out: a call costs reference counts on its arrays
             if kind == -1:
                 action = actions[j]
                 if action < 0 or action >= len(mask) or not mask[action]:
@@ -147,22 +154,10 @@ def advance_rows(
                 action = np.int64(tables[tstart[row, seat] + k_observe_index(p, s, seat)])
             elif kind == BUILTIN:
                 action = k_builtin_action(p, s, seat, ints[at + 1], floats[fstart[row, seat] :])
-            else:
-                action = k_act(
-                    p,
-                    s,
-                    seat,
-                    ints,
-                    floats,
-                    tables,
-                    at,
-                    fstart[row, seat],
-                    tstart[row, seat],
-                    seat_memory,
-                    mask,
-                    feats,
-                    frozen,
-                )
+            elif kind == FSM:
+                action = k_fsm_action(p, s, seat, ints, tables, at, tstart[row, seat], seat_memory)
+            else:  # BDA (the driver never seats SELF, the training loop's frozen learner)
+                action = k_bda_action(p, s, seat, ints, floats, at, fstart[row, seat], seat_memory, feats)
             if not mask[action]:  # the first legal one instead (games.players.legal_or_first)
                 for first_legal in range(len(mask)):
                     if mask[first_legal]:
