@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fsmarena.games.bits import bit_length, lowest_bit, popcount
 from fsmarena.jit import njit
 
 PLAYERS, CARDS = 0, 1
@@ -184,43 +185,34 @@ def shared_part(p, s, seat, which, offset):
 
 
 @njit(inline="always")
-def popcount(hand):
-    count = 0
-    while hand:
-        hand &= hand - 1
-        count += 1
-    return count
-
-
-@njit(inline="always")
 def select(p, hand, j):
-    """The ``j``-th smallest card of ``hand`` (0 when there is none)."""
-    for c in range(1, p[CARDS] + 1):
-        if hand >> (c - 1) & 1:
-            if j == 0:
-                return c
-            j -= 1
-    return 0
+    """The ``j``-th smallest card of ``hand`` (0 when there is none): the ``j`` smallest cards
+    dropped, then the lowest one left."""
+    for _ in range(j):
+        hand &= hand - 1
+    return lowest_bit(hand)
 
 
 @njit(inline="always")
 def highest(p, hand):
-    for c in range(p[CARDS], 0, -1):
-        if hand >> (c - 1) & 1:
-            return c
-    return 0
+    return bit_length(hand)
 
 
 @njit(inline="always")
 def nearest(p, hand, target, up):
-    """The remaining card nearest to ``target``; ties down (``up`` False) or up."""
-    best, best_key = 0, 1 << 30
-    for c in range(1, p[CARDS] + 1):
-        if hand >> (c - 1) & 1:
-            key = 2 * abs(c - target) + ((c < target) if up else (c > target))
-            if key < best_key:
-                best, best_key = c, key
-    return best
+    """The remaining card nearest to ``target`` (1 to the number of cards); ties down (``up``
+    False) or up.  The nearest at or below ``target`` is the highest card of the cards up to it,
+    the nearest above the lowest card of the others."""
+    below = bit_length(hand & ((1 << target) - 1))
+    above_cards = hand >> target
+    above = target + lowest_bit(above_cards) if above_cards else 0
+    if below == target or above == 0:
+        return below
+    if below == 0:
+        return above
+    if up:
+        return above if above - target <= target - below else below
+    return below if target - below <= above - target else above
 
 
 @njit(inline="always")

@@ -68,6 +68,7 @@ from typing import Any
 
 import numpy as np
 
+from fsmarena.games.bits import popcount
 from fsmarena.games.draws import (
     SEED_WORDS,
     STREAM_WORDS,
@@ -433,18 +434,6 @@ def _replaced_score2(p: np.ndarray, s: np.ndarray, seat: int, q: int, x: int) ->
 
 
 @njit(inline="always")
-def _popcount(x: int) -> int:
-    """The number of set bits of ``0 <= x < 2**56`` (bytewise sums, no loop)."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    x += x >> 8
-    x += x >> 16
-    x += x >> 32
-    return x & 0x7F
-
-
-@njit(inline="always")
 def _suit_ranks(bits: int, suit: int) -> int:
     """The ranks of the cards of ``suit`` in the card set ``bits``, as a 13-bit set."""
     return (bits >> (13 * suit)) & SUIT_BITS
@@ -461,7 +450,7 @@ def _rank_value_sum(ranks: int) -> int:
 
 @njit(inline="always")
 def _count(alive: int) -> int:
-    return _popcount(alive)
+    return popcount(alive)
 
 
 @njit(inline="always")
@@ -807,7 +796,7 @@ def _expected_from(u: int, own: int, tok2: int, pair: int, sums0: int, sums1: in
         threshold = own - 2 * kept
         first = 0 if threshold < 0 else 13 if threshold > 22 else FIRST_RANK_ABOVE[threshold]
         better = (ranks >> first) << first
-        n_better, n_rest = _popcount(better), _popcount(ranks ^ better)
+        n_better, n_rest = popcount(better), popcount(ranks ^ better)
         total += own * n_rest + 2 * kept * n_better + 2 * _rank_value_sum(better)
         count += n_better + n_rest
         if pair >= 0 and (ranks >> pair) & 1:
@@ -992,7 +981,7 @@ def features(p: np.ndarray, s: np.ndarray, seat: int, out: np.ndarray) -> None:
     if phase == DISCARD:
         pile_bits &= ~bit(drawn)
     for k in range(4):
-        out[32 + k] = _popcount(_suit_ranks(pile_bits, k)) / 13.0
+        out[32 + k] = popcount(_suit_ranks(pile_bits, k)) / 13.0
     _suit_sums(out, 36, _unseen(p, s, seat), SUIT_VALUE_TOTAL)
     alive = s[ALIVE]
     at = 40

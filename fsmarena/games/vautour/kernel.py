@@ -40,7 +40,6 @@ from fsmarena.games.bidding import (
     opponents_highest,
     pending_at,
     points_at,
-    popcount,
     prize_slot,
     reset,
     rewards,
@@ -52,6 +51,7 @@ from fsmarena.games.bidding import (
     to_move,
     uniform,
 )
+from fsmarena.games.bits import popcount
 from fsmarena.games.draws import shuffle
 from fsmarena.jit import njit
 
