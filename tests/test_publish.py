@@ -289,8 +289,8 @@ def test_add_replaces_a_store_and_keeps_no_player(checkout, study_folder):
 
 @pytest.mark.slow
 def test_the_repository_pages_match_its_published_runs(capsys):
-    """What CI runs: ``fsmarena publish --check`` on this checkout (slow: it rebuilds every
-    published report, tens of CPU-seconds; ``.ci/run`` runs the command itself too)."""
+    """``fsmarena publish --check`` on this checkout, CI's check of the published pages (slow: it
+    rebuilds every published report, tens of CPU-seconds; ``.ci/run`` runs it as this test)."""
     code, _, err = run_cli(capsys, "publish", "--check", "--root", ROOT)
     assert code == 0, err
 
