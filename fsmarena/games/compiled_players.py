@@ -226,6 +226,18 @@ def random_legal(mask: np.ndarray) -> int:
     return 0
 
 
+@njit(inline="always")
+def legal_or_first_legal(mask: np.ndarray, action: int) -> int:
+    """``action`` if ``mask`` allows it, else the first legal action: the compiled seats' rule,
+    as :func:`fsmarena.games.players.legal_or_first` is the batched players'."""
+    if mask[action]:
+        return action
+    for a in range(len(mask)):
+        if mask[a]:
+            return a
+    return action
+
+
 def make_opponent_act(kernel: ModuleType) -> Callable[..., int]:
     """The compiled interpreter of :class:`CompiledPlayer` members for ``kernel``'s game:
     ``act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, feats, frozen) -> action``
@@ -311,8 +323,4 @@ def opponent_act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, f
         action = k_fsm_action(p, s, seat, ints, tables, at, tat, memory)
     else:  # BDA
         action = k_bda_action(p, s, seat, ints, floats, at, fat, memory, feats)
-    if not mask[action]:
-        for a in range(len(mask)):
-            if mask[a]:
-                return a
-    return action
+    return legal_or_first_legal(mask, action)

@@ -23,6 +23,7 @@ from fsmarena.games.compiled_players import (
     TABLE,
     k_bda_action,
     k_fsm_action,
+    legal_or_first_legal,
     random_legal,
 )
 from fsmarena.games.kernel_calls import (
@@ -158,12 +159,7 @@ def advance_rows(
                 action = k_fsm_action(p, s, seat, ints, tables, at, tstart[row, seat], seat_memory)
             else:  # BDA (the driver never seats SELF, the training loop's frozen learner)
                 action = k_bda_action(p, s, seat, ints, floats, at, fstart[row, seat], seat_memory, feats)
-            if not mask[action]:  # the first legal one instead (games.players.legal_or_first)
-                for first_legal in range(len(mask)):
-                    if mask[first_legal]:
-                        action = first_legal
-                        break
-            k_step(p, s, action)
+            k_step(p, s, legal_or_first_legal(mask, action))
             seat = k_to_move(p, s)
         if fresh:
             k_rewards(p, s, out_rewards[row])
