@@ -458,20 +458,23 @@ def test_31_kernel_potential_is_the_agents_lives_potential():
 @pytest.mark.slow
 def test_uncompiled_kernels_play_the_same_games():
     """``NUMBA_DISABLE_JIT=1`` (plain Python, for debugging) plays the same games: the rule
-    tests above, rerun uncompiled in a child process."""
+    tests above, rerun uncompiled in a child process: one process, without the options the
+    parent's run was given (CI's coverage, ``-n auto``: two more workers for five tests)."""
     import os
     import subprocess
     import sys
     from pathlib import Path
 
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    env.pop("PYTEST_ADDOPTS", None)
     tests = [
         "test_31_comparison_reaches_every_way_a_round_ends",
         "test_421_kernel_exact_enumeration_equals_the_solver",
         "test_31_random_builtin_plays_legal_reproducible_games",
     ]
+    selected = " or ".join(tests)
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", " or ".join(tests)],
+        [sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider", __file__, "-k", selected],
         env=env,
         cwd=Path(__file__).parent.parent,
         capture_output=True,
