@@ -458,15 +458,15 @@ def test_31_kernel_potential_is_the_agents_lives_potential():
 @pytest.mark.slow
 def test_uncompiled_kernels_play_the_same_games():
     """``NUMBA_DISABLE_JIT=1`` (plain Python, for debugging) plays the same games: the rule
-    tests above, rerun uncompiled in a child process: one process, without the options the
-    parent's run was given (CI's coverage, ``-n auto``: two more workers for five tests)."""
+    tests above, rerun uncompiled in a child process: one process (the default options' ``-n
+    auto`` would start two more workers for five tests), measured by coverage when the parent is
+    (CI: the kernels' lines run in Python only here)."""
     import os
     import subprocess
     import sys
     from pathlib import Path
 
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    env.pop("PYTEST_ADDOPTS", None)
     tests = [
         "test_31_comparison_reaches_every_way_a_round_ends",
         "test_421_kernel_exact_enumeration_equals_the_solver",
