@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from fsmarena.games.arena import play_games
 from fsmarena.games.dtd.game import DivideTheDollar
 from fsmarena.games.players import Player, RandomPlayer
 from fsmarena.rl.evaluation import streams, table_on_model
-from fsmarena.rl.learners import MonteCarlo, TemporalDifference
+from fsmarena.rl.learners import Episodes, MonteCarlo, TemporalDifference
 from fsmarena.rl.mdp import expected_return
 from fsmarena.rl.planning import value_iteration
 from fsmarena.rl.schedules import EpsilonSchedule
@@ -307,3 +309,73 @@ def test_the_benchmark_baseline_is_monte_carlo_es_on_the_plain_game():
     assert np.all(np.abs(q) <= 1)
     visited = counts.sum(axis=1) > 0
     assert np.array_equal(np.array(learner.policy)[visited], np.argmax(q, axis=1)[visited])
+
+
+# ---- the batch's log in game order ------------------------------------------------------------
+
+
+def _logged_in_game_order(episodes: Episodes) -> list[tuple[int, int, int, int, int, float]]:
+    """The oracle: every logged decision as ``(game, position, state, action, segment,
+    potential)``, sorted by game with Python's stable sort (log order within a game)."""
+    flat = []
+    for (rows, states, actions), (segments, potentials) in zip(episodes.log, episodes.marks):
+        games = range(episodes.n) if rows is None else rows
+        flat.extend(zip(games, states, actions, segments, potentials))
+    flat.sort(key=lambda decision: decision[0])
+    seen: dict[int, int] = {}
+    out = []
+    for game, state, action, segment, potential in flat:
+        position = seen.get(int(game), 0)
+        seen[int(game)] = position + 1
+        out.append((int(game), position, int(state), int(action), int(segment), float(potential)))
+    return out
+
+
+def _episodes(n: int, calls: list) -> Episodes:
+    """A batch of ``n`` games whose learner was asked on ``calls`` (rows, or None for every
+    game), each decision with its own state, action, segment and potential."""
+    episodes = Episodes(n)
+    counter = 0
+    for rows in calls:
+        size = n if rows is None else len(rows)
+        values = np.arange(counter, counter + size, dtype=np.int64)
+        counter += size
+        episodes.log.append((rows, values, values + 1000))
+        episodes.marks.append((values % 3, values / 7.0))
+    return episodes
+
+
+@st.composite
+def _logs(draw):
+    """Logs as the driver makes them (every game at once, or block by block, in lock step) and
+    any others: calls on arbitrary subsets of the games, in any order."""
+    n = draw(st.integers(1, 9))
+    shape = draw(st.sampled_from(["lock-step", "blocks", "any"]))
+    calls: list[np.ndarray | None] = []
+    if shape == "lock-step":
+        calls = [None] * draw(st.integers(1, 4))
+    elif shape == "blocks":
+        cuts = sorted(set(draw(st.lists(st.integers(1, n - 1), max_size=3)) if n > 1 else []))
+        for first, last in zip([0, *cuts], [*cuts, n]):
+            calls += [np.arange(first, last)] * draw(st.integers(1, 3))
+    else:
+        for _ in range(draw(st.integers(1, 6))):
+            rows = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+            calls.append(np.array(sorted(rows) if draw(st.booleans()) else rows))
+    return _episodes(n, calls)
+
+
+@given(_logs())
+@example(_episodes(3, [np.array([0, 1]), np.array([1, 2])]))  # runs that share a game
+@example(_episodes(3, [np.array([1, 2]), np.array([0])]))  # a later run on an earlier game
+def test_trajectories_and_segment_marks_are_the_log_in_game_order(episodes):
+    """Game-major, decision order within a game, whatever the log's shape: the fast layout of
+    lock-step runs and the sort of any other log both equal a plain stable sort."""
+    games, position, states, actions = episodes.trajectories()
+    segments, potentials = episodes.segment_marks()
+    got = list(
+        zip(
+            games.tolist(), position.tolist(), states.tolist(), actions.tolist(), segments.tolist(), potentials.tolist()
+        )
+    )
+    assert got == _logged_in_game_order(episodes)

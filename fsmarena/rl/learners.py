@@ -83,18 +83,16 @@ class Episodes:
         if not self.log:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty, empty
-        if all(rows is None for rows, _s, _a in self.log):  # lock-step: one decision per game per call
-            steps = len(self.log)
-            states = np.stack([s for _r, s, _a in self.log], axis=1).reshape(-1)
-            actions = np.stack([a for _r, _s, a in self.log], axis=1).reshape(-1)
-            games = np.repeat(np.arange(self.n), steps)
-            position = np.tile(np.arange(steps), self.n)
-            return games, position, states, actions
-        games = np.concatenate([np.arange(self.n) if r is None else np.asarray(r) for r, _s, _a in self.log])
-        states = np.concatenate([s for _r, s, _a in self.log])
-        actions = np.concatenate([a for _r, _s, a in self.log])
+        runs = self._runs()
+        if runs is not None:
+            games = np.concatenate([np.repeat(rows, last - first) for rows, first, last in runs])
+            position = np.concatenate([np.tile(np.arange(last - first), len(rows)) for rows, first, last in runs])
+            return games, position, self._by_game(runs, 1), self._by_game(runs, 2)
+        games = self._logged_games()
         order = np.argsort(games, kind="stable")
-        games, states, actions = games[order], states[order], actions[order]
+        games = games[order]
+        states = np.concatenate([s for _r, s, _a in self.log])[order]
+        actions = np.concatenate([a for _r, _s, a in self.log])[order]
         starts = np.flatnonzero(np.r_[True, games[1:] != games[:-1]])
         lengths = np.diff(np.r_[starts, len(games)])
         position = np.arange(len(games)) - np.repeat(starts, lengths)
@@ -102,13 +100,44 @@ class Episodes:
 
     def segment_marks(self) -> tuple[np.ndarray, np.ndarray]:
         """``(segment, potential)`` of every logged decision, in the order of :meth:`trajectories`."""
-        segments = [m[0] for m in self.marks]
-        potentials = [m[1] for m in self.marks]
-        if all(rows is None for rows, _s, _a in self.log):
-            return np.stack(segments, axis=1).reshape(-1), np.stack(potentials, axis=1).reshape(-1)
-        games = np.concatenate([np.arange(self.n) if r is None else np.asarray(r) for r, _s, _a in self.log])
-        order = np.argsort(games, kind="stable")
-        return np.concatenate(segments)[order], np.concatenate(potentials)[order]
+        runs = self._runs()
+        if runs is not None:
+            return self._by_game(runs, 0, self.marks), self._by_game(runs, 1, self.marks)
+        order = np.argsort(self._logged_games(), kind="stable")
+        return np.concatenate([m[0] for m in self.marks])[order], np.concatenate([m[1] for m in self.marks])[order]
+
+    def _logged_games(self) -> np.ndarray:
+        """The game of every logged decision, in log order."""
+        return np.concatenate([np.arange(self.n) if r is None else np.asarray(r) for r, _s, _a in self.log])
+
+    def _runs(self) -> list[tuple[np.ndarray, int, int]] | None:
+        """The log as runs of calls in a row on the same games, ``(games, first, last)`` for
+        ``log[first:last]``, when that puts it in game order: each run's games increasing and
+        above the previous run's (the driver's lock-step calls: every game at once, or block by
+        block, :meth:`fsmarena.games.driver.Driver.play_program`); None otherwise.  Game order is
+        then each run's decisions laid out game by game, with no sort."""
+        runs: list[tuple[np.ndarray, int, int]] = []
+        top = -1  # the highest game of the runs so far
+        for at, (rows, _s, _a) in enumerate(self.log):
+            games = np.arange(self.n) if rows is None else np.asarray(rows)
+            if runs and np.array_equal(games, runs[-1][0]):
+                runs[-1] = (games, runs[-1][1], at + 1)
+                continue
+            if len(games) and (games[0] <= top or np.any(np.diff(games) <= 0)):
+                return None
+            runs.append((games, at, at + 1))
+            top = int(games[-1]) if len(games) else top
+        return runs
+
+    def _by_game(
+        self, runs: list[tuple[np.ndarray, int, int]], part: int, entries: list[Any] | None = None
+    ) -> np.ndarray:
+        """Field ``part`` (an array per call) of every logged call (of ``entries``: the log, or
+        the segment marks) laid out game by game within each run (:meth:`_runs`)."""
+        calls: list[Any] = self.log if entries is None else entries
+        return np.concatenate(
+            [np.stack([calls[at][part] for at in range(first, last)], axis=1).reshape(-1) for _g, first, last in runs]
+        )
 
 
 class TabularLearner(Player):
