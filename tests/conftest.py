@@ -33,8 +33,9 @@ def _untraced(compile_: Callable[..., Any]) -> Callable[..., Any]:
     including the millions numba's compiler makes, which is not fsmarena's code: compiling ran
     2.4 times slower traced (measured on ``tests/test_kernels_dice421_thirtyone.py`` with empty
     caches).  The compiled functions' own lines never run in Python, so no line of fsmarena is
-    lost.  The tracer is put back as it was: coverage's C tracer reinstalls itself from
-    ``sys.settrace`` at the next call (coverage documents ``sys.settrace(sys.gettrace())``)."""
+    lost.  The tracer is put back as it was: handed back through ``sys.settrace``, coverage's
+    C tracer reinstalls itself at the next call (its source handles ``sys.settrace(sys.gettrace())``
+    that way on purpose)."""
 
     @functools.wraps(compile_)
     def compile(self: Dispatcher, sig: Any) -> Any:
