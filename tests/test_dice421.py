@@ -136,6 +136,17 @@ def test_optimum_matches_brute_force(rethrows, variant):
     assert exact_value(game_of(rethrows, variant), policy) == value
 
 
+def test_the_optimum_is_solved_once_per_rule_set_and_each_caller_gets_its_own_table():
+    game = game_of(2, "seed")
+    value, table = exact_optimum(game)
+    table[:] = 7  # a caller changing its copy changes nobody else's
+    again_value, again = exact_optimum(game_of(2, "seed"))
+    assert again_value == value and again.flags.writeable and not np.all(again == 7)
+    assert exact_value(game, again) == value
+    other_value, other = exact_optimum(game_of(1, "seed"))  # other rules: their own optimum
+    assert other_value == brute_force(1, "seed") != value and other.shape != again.shape
+
+
 @pytest.mark.parametrize(
     "rethrows,expected", [(0, Fraction(21, 2)), (1, Fraction(51, 4)), (2, Fraction(14)), (3, Fraction(89, 6))]
 )

@@ -98,14 +98,26 @@ def _start_value(game: "Dice421", W: list[list[int]]) -> Fraction:
     return Fraction(total, N_ROLLS ** (R + 1))
 
 
+#: the optimum of each rule set (a game's config) met in this process: value, read-only table
+_OPTIMA: dict[Any, tuple[Fraction, np.ndarray]] = {}
+
+
 def exact_optimum(game: "Dice421") -> tuple[Fraction, np.ndarray]:
-    """The optimal expected final score (exact) and an optimal policy table.
+    """The optimal expected final score (exact) and an optimal policy table (the caller's copy).
 
     Among optimal actions the lowest-numbered is chosen, so the policy keeps all whenever
-    stopping is optimal and is deterministic.
+    stopping is optimal and is deterministic.  Solved once per rule set and process: the
+    kernel's parameters carry the optimal table (the ``optimal`` builtin), so every game built
+    would otherwise solve the game again in exact integer arithmetic (a few milliseconds each,
+    many times that under a line tracer).
     """
-    W, actions = _backward(game, None)
-    return _start_value(game, W), actions
+    found = _OPTIMA.get(game.config)
+    if found is None:
+        W, actions = _backward(game, None)
+        actions.setflags(write=False)
+        found = _OPTIMA[game.config] = (_start_value(game, W), actions)
+    value, actions = found
+    return value, actions.copy()
 
 
 def exact_value(game: "Dice421", policy: Any) -> Fraction:
