@@ -30,27 +30,25 @@ class Observation:
     observation built otherwise.
     """
 
-    __slots__ = ("n", "n_actions", "source", "_parts", "_cache")
+    #: ``__dict__`` holds the parts read so far, so a part read again is a plain attribute
+    __slots__ = ("n", "n_actions", "source", "_parts", "__dict__")
 
     def __init__(self, n: int, n_actions: int, source: Any = None, **parts: Callable[[], Any] | Any):
         self.n = n
         self.n_actions = n_actions
         self.source = source
         self._parts = parts
-        self._cache: dict[str, Any] = {}
 
     def __getattr__(self, name: str) -> Any:
+        """Part ``name`` on its first read (Python asks here only for a name not found)."""
         if name.startswith("_"):
             raise AttributeError(name)
-        cache = self._cache
-        if name in cache:
-            return cache[name]
         try:
             part = self._parts[name]
         except KeyError:
             raise AttributeError(f"this observation has no part '{name}'") from None
         value = part() if callable(part) else part
-        cache[name] = value
+        self.__dict__[name] = value
         return value
 
     def has(self, name: str) -> bool:
@@ -71,7 +69,7 @@ class Observation:
 
     def _rows_of(self, name: str, rows: np.ndarray) -> Callable[[], Any] | Any:
         """Part ``name`` restricted to ``rows``: the value when it is known, else how to get it."""
-        if name in self._cache or not callable(self._parts[name]):
+        if name in self.__dict__ or not callable(self._parts[name]):
             return _cut(getattr(self, name), rows)
         return lambda: _cut(getattr(self, name), rows)
 
