@@ -314,7 +314,7 @@ def value(card: int) -> int:
 
 
 @njit(inline="always")
-def bit(card: int) -> int:
+def bit(card: int) -> np.int64:
     return np.int64(1) << np.int64(card)
 
 
