@@ -106,9 +106,13 @@ class Episodes:
         order = np.argsort(self._logged_games(), kind="stable")
         return np.concatenate([m[0] for m in self.marks])[order], np.concatenate([m[1] for m in self.marks])[order]
 
+    def _games(self, rows: Any) -> np.ndarray:
+        """The games a logged call decided for (``rows`` None: every game)."""
+        return np.arange(self.n) if rows is None else np.asarray(rows)
+
     def _logged_games(self) -> np.ndarray:
         """The game of every logged decision, in log order."""
-        return np.concatenate([np.arange(self.n) if r is None else np.asarray(r) for r, _s, _a in self.log])
+        return np.concatenate([self._games(rows) for rows, _s, _a in self.log])
 
     def _runs(self) -> list[tuple[np.ndarray, int, int]] | None:
         """The log as runs of calls in a row on the same games, ``(games, first, last)`` for
@@ -119,7 +123,7 @@ class Episodes:
         runs: list[tuple[np.ndarray, int, int]] = []
         top = -1  # the highest game of the runs so far
         for at, (rows, _s, _a) in enumerate(self.log):
-            games = np.arange(self.n) if rows is None else np.asarray(rows)
+            games = self._games(rows)
             if runs and np.array_equal(games, runs[-1][0]):
                 runs[-1] = (games, runs[-1][1], at + 1)
                 continue
