@@ -107,6 +107,14 @@ def vautour_run(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def vautour_small_run(tmp_path_factory):
+    """The ``vautour-small`` test-scale run (two players, solvable: exact exploitability) and its
+    summary, built once per session (tests/test_publish_vautour.py stores it; the slow
+    tests/test_vautour_solver.py check reruns a copy with figures)."""
+    return study_once(tmp_path_factory, "vautour-small")
+
+
+@pytest.fixture(scope="session")
 def thirtyone_run(tmp_path_factory):
     """The ``thirtyone`` test-scale run and its summary, built once per session
     (tests/test_study_thirtyone.py and tests/test_publish_thirtyone.py read it; neither changes

@@ -50,12 +50,11 @@ def stored(stored_once, tmp_path) -> Path:
     return Path(shutil.copytree(stored_once, tmp_path / "checkout"))
 
 
-@pytest.fixture(scope="module")
-def small_run(tmp_path_factory) -> Path:
-    """``vautour-small`` at the test scale: one player count, solvable, with exploitability."""
-    out = tmp_path_factory.mktemp("small") / "run"
-    assert cli("study", "vautour-small", "--scale", "test", "--out", out, "--no-figures", "--quiet")[0] == 0
-    return out
+@pytest.fixture()
+def small_run(vautour_small_run) -> Path:
+    """``vautour-small`` at the test scale (one player count, solvable, with exploitability): the
+    session's run, which ``publish --add`` only reads."""
+    return vautour_small_run[0]
 
 
 def test_the_report_from_the_store_is_the_report_of_the_run(stored, vautour_run):

@@ -10,9 +10,12 @@ Monte Carlo through the kernel (the driver).
 
 from __future__ import annotations
 
+import csv
 import itertools
 import json
 import math
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -356,11 +359,13 @@ def test_a_player_file_for_another_game_is_refused_and_nothing_is_written(capsys
 
 
 @pytest.mark.slow
-def test_the_small_study_measures_every_champion_exactly(tmp_path):
-    import csv
-
-    out = tmp_path / "study"
+def test_the_small_study_measures_every_champion_exactly(vautour_small_run, tmp_path):
+    out = Path(shutil.copytree(vautour_small_run[0], tmp_path / "study"))  # the session's run is shared
+    raw = {p: p.read_bytes() for p in sorted(out.rglob("raw/*.json"))}
+    assert raw
+    # run again with figures: the finished run is reused (the same raw results), figures drawn
     assert main(["study", "vautour-small", "--scale", "test", "--out", str(out), "--quiet"]) == 0
+    assert {p: p.read_bytes() for p in sorted(out.rglob("raw/*.json"))} == raw
     rows = list(csv.DictReader((out / "tables" / "exploitability_2p.csv").open()))
     assert rows[0]["player"] == "equilibrium" and abs(float(rows[0]["exploitability"])) < 1e-9
     game = get_game("vautour", {"cards": "5", "state": "buckets", "action_set": "both"})
