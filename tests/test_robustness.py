@@ -11,15 +11,14 @@ from __future__ import annotations
 import errno
 import json
 import os
-from pathlib import Path
 
 import numpy as np
 import pytest
+from hostile_helpers import assert_one_clear_line, files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fsmarena.cli import main
-from fsmarena.outdir import CONTROL_FILES
 
 EVOLVE = [
     "evolve",
@@ -75,22 +74,6 @@ def run(capsys, argv):
     return code, captured.err
 
 
-def assert_one_clear_line(code, err):
-    assert code == 2, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("fsmarena: error:"), err
-    assert "Traceback" not in err
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder`` but the lock and kind files every run keeps there."""
-    return {
-        str(p.relative_to(folder)): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and p.name not in CONTROL_FILES
-    }
-
-
 def full_disk(monkeypatch):
     """Every atomic write fails at its last step, as on a full disk."""
 
@@ -112,13 +95,13 @@ def test_full_disk_is_a_clear_error_and_keeps_the_previous_checkpoint(
 ):
     out = tmp_path / "run"
     assert run(capsys, [*command, *first, "--out", str(out)])[0] == 0
-    before = snapshot(out)
+    before = files(out)
     assert checkpoint in before
     full_disk(monkeypatch)
     code, err = run(capsys, [*command, *second, "--out", str(out)])
     assert_one_clear_line(code, err)
     assert "No space left on device" in err
-    assert snapshot(out) == before  # nothing replaced, no temporary file left behind
+    assert files(out) == before  # nothing replaced, no temporary file left behind
     monkeypatch.undo()
     assert run(capsys, [*command, *second, "--out", str(out)])[0] == 0  # and it resumes afterwards
 
@@ -126,12 +109,12 @@ def test_full_disk_is_a_clear_error_and_keeps_the_previous_checkpoint(
 def test_full_disk_during_a_study_keeps_finished_results(tmp_path, capsys, monkeypatch):
     out = tmp_path / "study"
     assert run(capsys, [*STUDY, "--out", str(out)])[0] == 0
-    before = snapshot(out)
+    before = files(out)
     (out / "report.md").unlink()
     full_disk(monkeypatch)
     code, err = run(capsys, [*STUDY, "--out", str(out)])
     assert_one_clear_line(code, err)
-    after = snapshot(out)
+    after = files(out)
     assert after == {k: v for k, v in before.items() if k != "report.md"}
 
 
@@ -140,10 +123,10 @@ def test_full_disk_during_a_study_keeps_finished_results(tmp_path, capsys, monke
 def test_fuzzed_evolution_checkpoints_are_refused_cleanly(tmp_path_factory, capsys, value):
     out = tmp_path_factory.mktemp("evo")
     (out / "checkpoint.json").write_text(json.dumps(value))
-    before = snapshot(out)
+    before = files(out)
     code, err = run(capsys, [*EVOLVE, "--generations", "2", "--resume", "--out", str(out)])
     assert_one_clear_line(code, err)
-    assert snapshot(out) == before
+    assert files(out) == before
 
 
 @fuzz
@@ -163,10 +146,10 @@ def test_fuzzed_training_checkpoints_are_refused_cleanly(tmp_path_factory, capsy
     else:
         with open(path, "wb") as handle:
             np.savez(handle, **{k: np.asarray(v) for k, v in data.items()})
-    before = snapshot(out)
+    before = files(out)
     code, err = run(capsys, [*TRAIN, "--resume", "--out", str(out)])
     assert_one_clear_line(code, err)
-    assert snapshot(out) == before
+    assert files(out) == before
 
 
 def test_pickled_checkpoint_arrays_are_never_loaded(tmp_path, capsys):
@@ -196,12 +179,12 @@ def test_fuzzed_study_files_give_a_clean_error_or_a_clean_recomputation(
 
     out = tmp_path_factory.mktemp("fuzz") / "study"
     shutil.copytree(finished_study, out)
-    reference = snapshot(finished_study)
+    reference = files(finished_study)
     (out / target).write_text(json.dumps(value))
     code, err = run(capsys, [*STUDY, "--out", str(out)])
     if code == 0:
         # a damaged result file is recomputed from its seed: the tables come out the same
-        after = snapshot(out)
+        after = files(out)
         for name, content in reference.items():
             if name.startswith("tables/") and not name.endswith("timing.csv"):
                 assert after[name] == content, name
