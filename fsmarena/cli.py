@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import os
 import pkgutil
 import signal
@@ -35,15 +36,38 @@ class Terminated(KeyboardInterrupt):
 
 #: set from the first SIGINT or SIGTERM of a run until the next run starts
 _stopping = threading.Event()
+#: the logging level switched off before the run was stopped (put back when the next run starts)
+_logging_before_stop = logging.NOTSET
+
+
+def _stop() -> None:
+    """The run is being stopped: from here on, a background thread that trips over the worker
+    pools being torn down ends silently (:func:`_quiet_once_stopping`) and library logging is
+    off, so the interrupt still ends with one line.  dask's event loop, for one, logs a
+    traceback through tornado's logger when the interrupt cancels a call it has not started
+    (``distributed.utils.sync``); switched off here, before the interrupt is raised, there is
+    no moment in which a thread can still log."""
+    global _logging_before_stop
+    if not _stopping.is_set():
+        _logging_before_stop = logging.root.manager.disable
+    _stopping.set()
+    logging.disable(logging.CRITICAL)
+
+
+def _start() -> None:
+    """A run starts: not stopping, logging as it was before any earlier run was stopped."""
+    if _stopping.is_set():
+        logging.disable(_logging_before_stop)
+    _stopping.clear()
 
 
 def _on_sigterm(signum: int, frame: object) -> None:
-    _stopping.set()
+    _stop()
     raise Terminated()
 
 
 def _on_sigint(signum: int, frame: object) -> None:
-    _stopping.set()
+    _stop()
     raise KeyboardInterrupt()
 
 
@@ -95,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     in_main_thread = threading.current_thread() is threading.main_thread()
-    _stopping.clear()
+    _start()
     previous = {}
     if in_main_thread:
         previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _on_sigterm)}
