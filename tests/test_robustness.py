@@ -14,29 +14,13 @@ import os
 
 import numpy as np
 import pytest
-from hostile_helpers import assert_one_clear_line, files
+from hostile_helpers import EVOLVE_BASE, assert_one_clear_line, files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fsmarena.cli import main
 
-EVOLVE = [
-    "evolve",
-    "dtd",
-    "--genome",
-    "fsm",
-    "--protocol",
-    "round-robin",
-    "--population",
-    "4",
-    "--games-per-pair",
-    "2",
-    "--checkpoint-every",
-    "1",
-    "--seed",
-    "1",
-    "--quiet",
-]
+EVOLVE = [*EVOLVE_BASE, "--checkpoint-every", "1"]
 TRAIN = [
     "train",
     "dtd",
