@@ -1,6 +1,10 @@
 """What every hostile-input test file shares (tests/test_hostile_*.py, tests/test_robustness.py):
 small commands to damage, the interpreter as the console script runs it, the one-clear-line
-check, a folder's output files, and a child ``fsmarena`` with time and memory limits."""
+check, a folder's output files, and a child ``fsmarena`` with time and memory limits.
+
+The promise every hostile case is held to (the README's): one line on stderr (``fsmarena:
+error: ...``), exit status 2 (130 for Ctrl-C, 143 for SIGTERM), no traceback, no partial output,
+in bounded time and memory."""
 
 from __future__ import annotations
 

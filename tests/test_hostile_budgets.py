@@ -2,8 +2,7 @@
 budgets name their limit, study definitions that cannot run claim no folder, a mistake in a
 study file is one line, hostile study labels and titles are sanitised.
 
-Every case ends as the README promises: one line on stderr (``fsmarena: error: ...``), exit status 2
-(130 for Ctrl-C, 143 for SIGTERM), no traceback, no partial output, in bounded time and memory.
+Every case ends as the README promises (:mod:`hostile_helpers` says how).
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@
 evolution checkpoints and player tables that lie about their meaning, games counted in bounded
 memory whatever their number.
 
-Every case ends as the README promises: one line on stderr (``fsmarena: error: ...``), exit status 2
-(130 for Ctrl-C, 143 for SIGTERM), no traceback, no partial output, in bounded time and memory.
+Every case ends as the README promises (:mod:`hostile_helpers` says how).
 """
 
 from __future__ import annotations

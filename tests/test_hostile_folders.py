@@ -2,8 +2,7 @@
 files, control files that are not small regular files, a full or closed standard output, any
 kind file or budgeted JSON read or refused.
 
-Every case ends as the README promises: one line on stderr (``fsmarena: error: ...``), exit status 2
-(130 for Ctrl-C, 143 for SIGTERM), no traceback, no partial output, in bounded time and memory.
+Every case ends as the README promises (:mod:`hostile_helpers` says how).
 """
 
 from __future__ import annotations

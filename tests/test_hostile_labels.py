@@ -1,8 +1,7 @@
 """Hostile labels (control characters, surrogates, escape sequences, TeX) reach neither the
 terminal nor files raw: players, tournaments, studies, figures, machine drawings and error lines.
 
-Every case ends as the README promises: one line on stderr (``fsmarena: error: ...``), exit status 2
-(130 for Ctrl-C, 143 for SIGTERM), no traceback, no partial output, in bounded time and memory.
+Every case ends as the README promises (:mod:`hostile_helpers` says how).
 """
 
 from __future__ import annotations

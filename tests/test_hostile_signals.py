@@ -2,8 +2,7 @@
 worker afterwards; those are ``slow``), Ctrl-C while the workers start, a ``numpy.py`` in the
 working directory.
 
-Every case ends as the README promises: one line on stderr (``fsmarena: error: ...``), exit status 2
-(130 for Ctrl-C, 143 for SIGTERM), no traceback, no partial output, in bounded time and memory.
+Every case ends as the README promises (:mod:`hostile_helpers` says how).
 """
 
 from __future__ import annotations
