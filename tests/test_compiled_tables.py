@@ -100,4 +100,4 @@ def test_a_batch_asked_in_python_has_the_tables_of_compiled_players(entry):
     game = game_of(entry)
     policy = TablePolicy(np.zeros(game.n_states, dtype=np.int64))
     program, _ = compile_seats(game, [Seat(policy)] * game.n_seats, 3, np.random.default_rng(0))
-    assert python_program(3, game.n_seats, game.n_actions).tables.dtype == program.tables.dtype
+    assert python_program(game.n_seats, game.n_actions).tables.dtype == program.tables.dtype

@@ -66,7 +66,7 @@ def play_games(
     python: list[Seat | None] = [*seated]  # a game outside the registry (the toy MDPs) plays its own batches
     if driver is not None:
         driver, dealt = driver.scripted(n, deals) if deals is not None else (driver, driver.deals(n, rng))
-        program = python_program(n, game.n_seats, game.n_actions)
+        program = python_program(game.n_seats, game.n_actions)
         if compiled and trace is None:
             program, python = compile_seats(game, seated, n, rng)
     memories = {s: seat.player.begin(game, n, seat.members, rng) for s, seat in enumerate(python) if seat is not None}
@@ -100,29 +100,30 @@ def compile_seats(
     compiled).  A seat with a member per game (a stack: evolution's population, cross-play's
     players) compiles its stack once, as a pool indexed by the seat's ``members``.  A pool of
     several members (a mixture) has one member drawn per game, as the batched mixture does
-    (``rng.integers(0, members, n)``; drawn here in seat order, before the Python players begin)."""
+    (``rng.integers(0, members, n)``; drawn here in seat order, before the Python players begin).
+    When no seat's member varies from game to game, the program has one row for every game."""
+    packs = [_compiled(compile_stack if seat.members is not None else compile_player, seat, game) for seat in seats]
+    per_game = any(
+        packed is not None and (seat.members is not None or packed.n_members > 1) for seat, packed in zip(seats, packs)
+    )
     arrays: list[list[np.ndarray]] = [[], [], []]  # the compiled seats' ints, floats and tables
-    starts = [np.full((n, len(seats)), -1, dtype=np.int64) for _ in arrays]
-    python: list[Seat | None] = []
-    for number, seat in enumerate(seats):
-        packed = _compiled(compile_stack if seat.members is not None else compile_player, seat, game)
+    starts = [np.full((n if per_game else 1, len(seats)), -1, dtype=np.int64) for _ in arrays]
+    for number, (seat, packed) in enumerate(zip(seats, packs)):
         if packed is None:
-            python.append(seat)
             continue
-        python.append(None)
         if seat.members is not None:
             member = np.asarray(seat.members, dtype=np.int64)
         elif packed.n_members == 1:
-            member = np.zeros(n, dtype=np.int64)
+            member = np.zeros(len(starts[0]), dtype=np.int64)
         else:
             member = rng.integers(0, packed.n_members, size=n)
         for which, (array, first) in enumerate(zip(packed.arrays, packed.starts)):
             starts[which][:, number] = sum(len(earlier) for earlier in arrays[which]) + first[member]
             arrays[which].append(array)
-    empty = python_program(0, 0, game.n_actions).arrays()[:3]
+    empty = python_program(0, game.n_actions).arrays()[:3]
     ends = [np.concatenate(parts) if parts else nothing for parts, nothing in zip(arrays, empty)]
-    program = Program(*ends, *starts)
-    return program, python
+    python = [seat if packed is None else None for seat, packed in zip(seats, packs)]
+    return Program(*ends, *starts), python
 
 
 def _compiled(compile: Callable[[Player, Game], Any], seat: Seat, game: Game) -> Any:

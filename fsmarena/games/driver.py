@@ -56,7 +56,10 @@ class Program:
     """The compiled players of a batch: ``ints`` / ``floats`` / ``tables`` hold every seat's
     members (the format of :mod:`fsmarena.games.compiled_players`); ``start[row, seat]``,
     ``fstart[row, seat]`` and ``tstart[row, seat]`` locate the member playing that seat of
-    that game, ``start`` ``-1`` for a seat played in Python."""
+    that game, ``start`` ``-1`` for a seat played in Python.  When every seat plays the same
+    member in every game, the three have one row, which holds for every game: a batch then
+    costs no array of a row per game (measured: about a quarter of a batch of 421, whose games
+    are a few dozen nanoseconds each)."""
 
     ints: np.ndarray
     floats: np.ndarray
@@ -67,6 +70,8 @@ class Program:
 
     def rows(self, first: int, last: int) -> Program:
         """The program of games ``first .. last - 1``."""
+        if len(self.start) == 1:
+            return self
         cut = slice(first, last)
         return Program(self.ints, self.floats, self.tables, self.start[cut], self.fstart[cut], self.tstart[cut])
 
@@ -80,10 +85,10 @@ class Program:
         return [int(s) for s in np.flatnonzero((self.start < 0).any(axis=0))] if len(self.start) else []
 
 
-def python_program(n: int, seats: int, n_actions: int) -> Program:
-    """Every seat decides in Python (the tables of the type compiled players of a game of
-    ``n_actions`` actions have, so the compiled loops are the same)."""
-    empty = np.full((n, seats), -1, dtype=np.int64)
+def python_program(seats: int, n_actions: int) -> Program:
+    """Every seat decides in Python, in every game (the tables of the type compiled players of a
+    game of ``n_actions`` actions have, so the compiled loops are the same)."""
+    empty = np.full((1, seats), -1, dtype=np.int64)
     return Program(np.zeros(1, np.int64), np.zeros(1), np.zeros(1, table_dtype(n_actions)), empty, empty, empty)
 
 
@@ -141,7 +146,7 @@ class Driver:
         ``trace`` sees every decision (:func:`traced`)."""
         driver, dealt = self.scripted(n, deals) if deals is not None else (self, self.deals(n, rng))
         ask = decide if trace is None else traced(decide, trace)
-        return driver.play_program(dealt, python_program(n, self.n_seats, self.n_actions), rng, ask)
+        return driver.play_program(dealt, python_program(self.n_seats, self.n_actions), rng, ask)
 
     def scripted(self, n: int, deals: Any) -> tuple[Driver, np.ndarray]:
         """The driver and kernel deals that play ``n`` scripted deals: the game's own when they

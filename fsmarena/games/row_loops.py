@@ -118,15 +118,19 @@ def advance_rows(
       scratch state (``memory[0]`` its memory) and played to the end; its rewards and scores go
       to ``out_rewards`` and ``out_scores``.
 
-    A compiled seat's move is chosen in one place, and every kernel function is called from one
-    place (each call site is compiled into the loop: one loop, each site once)."""
+    ``start``, ``fstart`` and ``tstart`` locate each seat's compiled player per game, or once
+    for every game when they have one row (:class:`fsmarena.games.driver.Program`).  A compiled
+    seat's move is chosen in one place, and every kernel function is called from one place (each
+    call site is compiled into the loop: one loop, each site once)."""
     mask = np.zeros(k_n_actions(p), dtype=np.bool_)
     feats = np.zeros(max(1, k_n_features(p)))
     scratch = np.zeros(k_state_size(p), dtype=np.int64)
     fresh = len(deals) > 0
     scratch_memory = memory[0]
+    per_game = start.shape[0] > 1
     for j in range(len(rows)):
         row = rows[j]
+        player_row = row if per_game else 0
         if fresh:
             s, seat_memory = scratch, scratch_memory
             k_reset(p, s, deals[row])
@@ -137,7 +141,7 @@ def advance_rows(
         python_turn = len(actions) > 0
         seat = k_to_move(p, s)
         while seat >= 0:
-            at = start[row, seat]
+            at = start[player_row, seat]
             if not python_turn and at < 0:
                 break  # a Python seat is to move
             kind = -1 if python_turn else ints[at]
@@ -152,13 +156,13 @@ def advance_rows(
             elif kind == FIXED:
                 action = ints[at + 1]
             elif kind == TABLE:
-                action = np.int64(tables[tstart[row, seat] + k_observe_index(p, s, seat)])
+                action = np.int64(tables[tstart[player_row, seat] + k_observe_index(p, s, seat)])
             elif kind == BUILTIN:
-                action = k_builtin_action(p, s, seat, ints[at + 1], floats[fstart[row, seat] :])
+                action = k_builtin_action(p, s, seat, ints[at + 1], floats[fstart[player_row, seat] :])
             elif kind == FSM:
-                action = k_fsm_action(p, s, seat, ints, tables, at, tstart[row, seat], seat_memory)
+                action = k_fsm_action(p, s, seat, ints, tables, at, tstart[player_row, seat], seat_memory)
             else:  # BDA (the driver never seats SELF, the training loop's frozen learner)
-                action = k_bda_action(p, s, seat, ints, floats, at, fstart[row, seat], seat_memory, feats)
+                action = k_bda_action(p, s, seat, ints, floats, at, fstart[player_row, seat], seat_memory, feats)
             k_step(p, s, legal_or_first_legal(mask, action))
             seat = k_to_move(p, s)
         if fresh:

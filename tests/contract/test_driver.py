@@ -36,10 +36,10 @@ from reference_replay import has_reference, kernel_game, reference_agrees
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.bda import BDASpec
 from fsmarena.evo.table_fsm import FSMSpec
-from fsmarena.games import compiled_players, row_loops
+from fsmarena.games import arena, compiled_players, row_loops
 from fsmarena.games.arena import Seat, compile_seats, play_games
 from fsmarena.games.capabilities import SimultaneousMoves
-from fsmarena.games.driver import Driver
+from fsmarena.games.driver import Driver, Program
 from fsmarena.games.kernel import PART_KINDS, params_of
 from fsmarena.games.players import GroupedStack, Player, RandomPlayer, TablePolicy
 from fsmarena.studies.stacks import Mixture
@@ -126,6 +126,45 @@ def test_the_compiled_loop_decides_as_the_players_in_python(entry):
         assert np.array_equal(first_python.scores, python.scores)
 
 
+@pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
+def test_a_program_of_one_row_plays_as_one_written_out_per_game(entry, monkeypatch):
+    """Seats whose member is the same in every game compile to a program of one row, which
+    holds for every game: the same games as that program written out row by row, on the
+    compiled path and on the Python path across several blocks (a Python seat beside compiled
+    ones)."""
+    game = game_of(entry)
+    n = 150
+    lineup = _deterministic_players(game, np.random.default_rng(7))[-1]
+    program, _ = compile_seats(game, [Seat(player) for player in lineup], n, np.random.default_rng(0))
+    assert program.start.shape == program.fstart.shape == program.tstart.shape == (1, game.n_seats)
+    assert program.rows(64, 128).tstart.shape == (1, game.n_seats)  # a block's program: the same row
+    monkeypatch.setattr(Driver, "block_rows", 64)  # three blocks on the Python path
+
+    def outcomes() -> list:
+        mixed = [_PythonOnly(lineup[0]), *lineup[1:]]
+        return [play_games(game, seats, n, np.random.default_rng(3)) for seats in (lineup, mixed)]
+
+    one_row = outcomes()
+    monkeypatch.setattr(arena, "compile_seats", _written_out(arena.compile_seats))
+    per_game = outcomes()
+    for short, long in zip(one_row, per_game):
+        assert np.array_equal(short.scores, long.scores)
+        assert np.array_equal(short.rewards, long.rewards)
+    assert np.array_equal(one_row[0].scores, one_row[1].scores)  # and Python asks as compiled plays
+
+
+def _written_out(compile_seats):
+    """``compile_seats`` whose programs have a row per game, every row the one row it made."""
+
+    def written_out(game, seats, n, rng):
+        program, python = compile_seats(game, seats, n, rng)
+        assert len(program.start) == 1
+        rows = [np.repeat(a, n, axis=0) for a in (program.start, program.fstart, program.tstart)]
+        return Program(program.ints, program.floats, program.tables, *rows), python
+
+    return written_out
+
+
 @pytest.mark.parametrize("entry", KERNEL_GAMES[:2], ids=IDS[:2])
 def test_a_mixture_draws_its_members_as_in_python(entry):
     """A pool (a mixture of table policies) compiled draws each game's member from the
@@ -162,6 +201,7 @@ def test_stacks_with_a_member_per_game_compile_and_play_as_in_python(entry):
         lineup = [Seat(stack, members), *[Seat(p) for p in _deterministic_players(game, rng)[0][1:]]]
         program, python_seats = compile_seats(game, lineup, n, np.random.default_rng(0))
         assert python_seats == [None] * game.n_seats, stack.label  # the stack compiles
+        assert program.start.shape == (n, game.n_seats)  # a member per game
         compiled = play_games(game, lineup, n, np.random.default_rng(9))
         python = play_games(game, lineup, n, np.random.default_rng(9), compiled=False)
         assert np.array_equal(compiled.scores, python.scores), stack.label
