@@ -15,8 +15,10 @@ from fsmarena.rl.tables import (
     ActionValues,
     epsilon_greedy_probabilities,
     masked_argmax,
+    masked_max,
     sequential_update,
 )
+from fsmarena.rl.tables import _narrowest as narrowest
 
 
 def plain_loop(q, n, keys, targets, alpha):
@@ -54,6 +56,58 @@ def test_sequential_update_closed_form_for_many_repeats_equals_the_loop(alpha):
     sequential_update(q, n, keys, targets, alpha)
     assert np.array_equal(n, expected_n)
     assert np.allclose(q, expected_q, rtol=0, atol=1e-12)
+
+
+def closed_form(q, n, keys, targets, alpha):
+    """The closed form of many repeats written as its formula, one power per update."""
+    q, n = q.copy(), n.copy()
+    order = np.argsort(keys, kind="stable")
+    keys, targets = keys[order], targets[order]
+    for key in np.unique(keys).tolist():
+        mine = targets[keys == key]
+        deltas = mine - q[key]
+        later = np.arange(len(mine))[::-1]
+        if alpha is None:
+            q[key] = q[key] + np.add.reduceat(deltas, [0])[0] / (n[key] + len(mine))
+        else:
+            q[key] = q[key] + np.add.reduceat(alpha * np.power(1.0 - alpha, later) * deltas, [0])[0]
+        n[key] += len(mine)
+    return q, n
+
+
+@pytest.mark.parametrize("alpha", [None, 0.05, 0.5])
+def test_the_closed_form_is_its_formula_bit_for_bit(alpha):
+    """The closed form looks its powers up in a table of those that occur: the same numbers
+    as one power per update."""
+    rng = np.random.default_rng(4)
+    q, n = rng.normal(size=5), np.array([0, 3, 10, 1, 7])
+    keys, targets = rng.integers(0, 5, size=3000), rng.normal(size=3000)
+    expected_q, expected_n = closed_form(q, n, keys, targets, alpha)
+    sequential_update(q, n, keys, targets, alpha)
+    assert np.array_equal(q, expected_q) and np.array_equal(n, expected_n)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 200, 256, 300, 65_536, 70_000]), st.integers(1, 400))
+def test_narrowed_keys_sort_in_the_same_order(seed, size, count):
+    """Keys narrowed to 8 or 16 bits (numpy's radix sort) keep their stable order, on both
+    sides of each width's limit."""
+    keys = np.random.default_rng(seed).integers(0, size, size=count)
+    narrow = narrowest(keys)
+    assert narrow.dtype == (np.uint8 if keys.max() < 256 else np.uint16 if keys.max() < 65_536 else np.int64)
+    assert np.array_equal(np.argsort(narrow, kind="stable"), np.argsort(keys, kind="stable"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 25), st.integers(0, 50))
+def test_masked_max_is_numpys_max_over_the_legal_actions(seed, actions, rows):
+    """Column by column, the same numbers as ``max`` along the rows (ties, rows with no legal
+    action: ``-inf``)."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(-2, 3, size=(rows, actions)).astype(float)  # many ties
+    mask = rng.random((rows, actions)) < 0.6
+    expected = np.where(mask, values, -np.inf).max(axis=1) if rows else np.zeros(0)
+    assert np.array_equal(masked_max(values, mask), expected)
 
 
 def test_masked_argmax_breaks_ties_low_and_respects_the_mask():

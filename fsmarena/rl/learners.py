@@ -44,7 +44,13 @@ from fsmarena.rl.checkpoint import check_table
 from fsmarena.rl.registry import LearnerEntry
 from fsmarena.rl.schedules import parse_alpha
 from fsmarena.rl.segments import REWARDS, segment_returns
-from fsmarena.rl.tables import ActionValues, epsilon_greedy_probabilities, random_actions, sequential_update
+from fsmarena.rl.tables import (
+    ActionValues,
+    epsilon_greedy_probabilities,
+    masked_max,
+    random_actions,
+    sequential_update,
+)
 
 if TYPE_CHECKING:
     from fsmarena.games.base import Game, Observation, Outcome
@@ -197,9 +203,15 @@ class TabularLearner(Player):
         self, obs: "Observation", memory: Episodes, rows: np.ndarray | None, rng: np.random.Generator
     ) -> np.ndarray:
         """Greedy actions, with exploring starts and epsilon-random decisions (module doc)."""
+        self.values.note_legal(obs.index, obs.mask)
+        return self._choose(obs, memory, rows, rng)
+
+    def _choose(
+        self, obs: "Observation", memory: Episodes, rows: np.ndarray | None, rng: np.random.Generator
+    ) -> np.ndarray:
+        """:meth:`behaviour` once the observation's legal actions are noted."""
         states = obs.index
         mask = obs.mask
-        self.values.note_legal(states, mask)
         actions = np.array(self._greedy(states, mask), dtype=np.int64)
         # lock-step calls cover every game: slices instead of fancy indexing (the hot path)
         decisions = memory.decisions if rows is None else memory.decisions[rows]
@@ -378,10 +390,10 @@ class TemporalDifference(TabularLearner):
 
     def _bootstrap(self, states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """Q-learning / expected SARSA value of the next states under the current Q."""
-        q_rows = self.values.q[states]
-        legal = self.values.legal[states] if mask is None else mask
+        q_rows = self.values.rows(states)
+        legal = self.values.legal_rows(states, mask)
         if self.method == "q-learning":
-            return np.where(legal, q_rows, -np.inf).max(axis=1)
+            return masked_max(q_rows, legal)
         probs = epsilon_greedy_probabilities(q_rows, legal, self.epsilon)
         total = np.zeros(len(states))
         for a in range(q_rows.shape[1]):  # a fixed summation order: action 0, 1, ...
@@ -401,7 +413,7 @@ class TemporalDifference(TabularLearner):
             self._update_pending(
                 memory, ids, self._segment_targets(obs, memory, ids, self.gamma * self._bootstrap(states, obs.mask))
             )
-            actions = self.behaviour(obs, memory, rows, rng)
+            actions = self._choose(obs, memory, rows, rng)  # the legal actions are noted
         memory.pending_state[ids] = states
         memory.pending_action[ids] = actions
         return actions

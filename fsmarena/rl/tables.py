@@ -62,9 +62,16 @@ class ActionValues:
 
     def greedy(self, states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """Greedy actions for a batch of observations (masked argmax, lowest index on ties)."""
-        if mask is None:
-            return masked_argmax(self.q[states], self.legal[states])
-        return masked_argmax(self.q[states], mask)
+        return masked_argmax(self.rows(states), self.legal_rows(states, mask))
+
+    def rows(self, states: np.ndarray) -> np.ndarray:
+        """``Q[states]``, one row per state (``np.take``: a third to a quarter of the time of
+        fancy indexing on a batch of rows, the same values)."""
+        return np.take(self.q, states, axis=0)
+
+    def legal_rows(self, states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+        """The legal actions of each row: the observation's ``mask``, or the seen-legal ones."""
+        return np.take(self.legal, states, axis=0) if mask is None else mask
 
 
 def masked_argmax(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -72,6 +79,16 @@ def masked_argmax(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     True entry give 0."""
     masked = np.where(mask, values, -np.inf)
     return np.argmax(masked, axis=-1)
+
+
+def masked_max(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Row-wise max over the True entries of ``mask`` (``-inf`` for rows with none), column by
+    column: numpy's ``max`` along a short last axis takes several times as long."""
+    masked = np.where(mask, values, -np.inf)
+    best = masked[:, 0].copy()
+    for column in range(1, masked.shape[1]):
+        np.maximum(best, masked[:, column], out=best)
+    return best
 
 
 def epsilon_greedy_probabilities(q_rows: np.ndarray, mask: np.ndarray, epsilon: float) -> np.ndarray:
@@ -104,11 +121,11 @@ def sequential_update(q: np.ndarray, n: np.ndarray, keys: np.ndarray, targets: n
     """
     if len(keys) == 0:
         return
-    order = np.argsort(keys, kind="stable")
+    order = np.argsort(_narrowest(keys), kind="stable")
     sorted_keys = keys[order]
     sorted_targets = targets[order].astype(float)
-    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
-    repeats = np.diff(np.r_[starts, len(sorted_keys)])
+    starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
+    repeats = np.diff(starts, append=len(sorted_keys))
     rank = np.arange(len(sorted_keys)) - np.repeat(starts, repeats)
     if repeats.max() <= EXACT_REPEATS:
         for level in range(int(repeats.max())):
@@ -125,6 +142,19 @@ def sequential_update(q: np.ndarray, n: np.ndarray, keys: np.ndarray, targets: n
         q[unique] = q0 + np.add.reduceat(deltas, starts) / (n[unique] + repeats)
     else:
         later = np.repeat(repeats, repeats) - 1 - rank  # updates after this one on the same entry
-        weights = alpha * np.power(1.0 - alpha, later)
+        # (1 - alpha)^later looked up in a table of the powers that occur: the same numbers, a
+        # pow per repeat count rather than per update
+        weights = alpha * np.power(1.0 - alpha, np.arange(int(repeats.max())))[later]
         q[unique] = q0 + np.add.reduceat(weights * deltas, starts)
     n[unique] += repeats
+
+
+def _narrowest(keys: np.ndarray) -> np.ndarray:
+    """Non-negative ``keys`` as the narrowest unsigned integers that hold them: numpy's stable
+    sort is a radix sort for 8- and 16-bit integers (a fifth of the time on a batch's keys of a
+    small table), and the same order (a stable sort's order depends only on how keys compare)."""
+    top = int(keys.max())
+    for dtype in (np.uint8, np.uint16):
+        if top <= np.iinfo(dtype).max:
+            return keys.astype(dtype)
+    return keys
