@@ -160,16 +160,22 @@ class BinaryDecisionAutomaton(Player, CompilesItself):
         """``[BDA, S, max_tests, feature S, true action S, true next S, false action S, false next S]``
         and the floats ``[lo S, hi S]``, the open interval each test checks
         (:mod:`fsmarena.games.compiled_players`)."""
-        genes = self.genes[0]
+        return self.compiled_members(game)[0]
+
+    def compiled_members(self, game: Any) -> list[Member]:
+        """:meth:`compiled` of every member at once, from the stack's genes and intervals."""
+        genes = self.genes
         if (
-            genes[:, FEATURE].max() >= len(game.feature_names)
-            or genes[:, [TRUE_ACTION, FALSE_ACTION]].max() >= game.n_actions
+            genes[..., FEATURE].max() >= len(game.feature_names)
+            or genes[..., [TRUE_ACTION, FALSE_ACTION]].max() >= game.n_actions
         ):
             raise FsmarenaError(f"BDA '{self.label}' does not fit {game.name}")
-        ints = [BDA, self.n_states, self.max_tests]
-        for column in (FEATURE, TRUE_ACTION, TRUE_NEXT, FALSE_ACTION, FALSE_NEXT):
-            ints += genes[:, column].tolist()
-        return ints, [*self._lo.tolist(), *self._hi.tolist()], NO_TABLE
+        columns = genes[..., [FEATURE, TRUE_ACTION, TRUE_NEXT, FALSE_ACTION, FALSE_NEXT]].transpose(0, 2, 1)
+        head = np.array([BDA, self.n_states, self.max_tests], dtype=np.int64)
+        ints = np.concatenate([np.tile(head, (self.n_members, 1)), columns.reshape(self.n_members, -1)], axis=1)
+        lo, hi = self._lo.reshape(self.n_members, -1), self._hi.reshape(self.n_members, -1)
+        floats = np.concatenate([lo, hi], axis=1)
+        return [(row, interval, NO_TABLE) for row, interval in zip(ints, floats)]
 
     def split(self) -> list[Player]:
         return [BinaryDecisionAutomaton(g, self.max_tests, self.label, self.names) for g in self.genes]

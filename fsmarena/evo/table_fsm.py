@@ -111,6 +111,11 @@ class TableFSM(Player, CompilesItself):
     def compiled(self, game: Any) -> Member:
         """``[FSM, S, I, parts, (part, size) per part]`` and the next-state and action tables
         (:mod:`fsmarena.games.compiled_players`): the part ``-1`` is the index, ``w >= 0`` encoding ``w``."""
+        return self.compiled_members(game)[0]
+
+    def compiled_members(self, game: Any) -> list[Member]:
+        """:meth:`compiled` of every member at once: they share the header, and each member's
+        tables are its rows of the stack's."""
         encoder = input_encoder(game, self.inputs)
         if encoder.size != self.n_inputs or self.action.max() >= game.n_actions:
             raise FsmarenaError(f"table FSM '{self.label}' does not fit {game.name}")
@@ -119,7 +124,9 @@ class TableFSM(Player, CompilesItself):
         for part, size in zip(encoder.parts, encoder.sizes):
             parts += [-1 if part == "index" else names.index(part), size]
         ints = [FSM, self.n_states, self.n_inputs, len(encoder.parts), *parts]
-        return ints, [], np.concatenate([self.next_state[0].reshape(-1), self.action[0].reshape(-1)])
+        flat = self.n_states * self.n_inputs
+        tables = np.concatenate([self.next_state.reshape(-1, flat), self.action.reshape(-1, flat)], axis=1)
+        return [(ints, [], table) for table in tables]
 
     def split(self) -> list[Player]:
         return [TableFSM(n, a, self.inputs, self.label) for n, a in zip(self.next_state, self.action)]

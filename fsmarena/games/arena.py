@@ -102,11 +102,12 @@ def compile_seats(
     several members (a mixture) has one member drawn per game, as the batched mixture does
     (``rng.integers(0, members, n)``; drawn here in seat order, before the Python players begin).
     When no seat's member varies from game to game, the program has one row for every game."""
-    packs = [_compiled(compile_stack if seat.members is not None else compile_player, seat, game) for seat in seats]
+    packs = _packs(game, seats)
     per_game = any(
         packed is not None and (seat.members is not None or packed.n_members > 1) for seat, packed in zip(seats, packs)
     )
     arrays: list[list[np.ndarray]] = [[], [], []]  # the compiled seats' ints, floats and tables
+    offsets: dict[int, list[int]] = {}  # where each packed player's arrays start (once per player)
     starts = [np.full((n if per_game else 1, len(seats)), -1, dtype=np.int64) for _ in arrays]
     for number, (seat, packed) in enumerate(zip(seats, packs)):
         if packed is None:
@@ -117,28 +118,47 @@ def compile_seats(
             member = np.zeros(len(starts[0]), dtype=np.int64)
         else:
             member = rng.integers(0, packed.n_members, size=n)
-        for which, (array, first) in enumerate(zip(packed.arrays, packed.starts)):
-            starts[which][:, number] = sum(len(earlier) for earlier in arrays[which]) + first[member]
-            arrays[which].append(array)
+        if id(packed) not in offsets:
+            offsets[id(packed)] = [sum(len(earlier) for earlier in part) for part in arrays]
+            for part, array in zip(arrays, packed.arrays):
+                part.append(array)
+        for which, first in enumerate(packed.starts):
+            starts[which][:, number] = offsets[id(packed)][which] + first[member]
     empty = python_program(0, game.n_actions).arrays()[:3]
     ends = [np.concatenate(parts) if parts else nothing for parts, nothing in zip(arrays, empty)]
     python = [seat if packed is None else None for seat, packed in zip(seats, packs)]
     return Program(*ends, *starts), python
 
 
+def _packs(game: Game, seats: Sequence[Seat]) -> list[Any]:
+    """Each seat's compiled player (:func:`_compiled`, :func:`_fitting`); a player in several
+    seats, as a population in a round robin, is compiled once."""
+    compiled: dict[tuple[int, bool], Any] = {}
+    for seat in seats:
+        key = (id(seat.player), seat.members is not None)
+        if key not in compiled:
+            compiled[key] = _compiled(compile_stack if seat.members is not None else compile_player, seat, game)
+    return [_fitting(compiled[(id(seat.player), seat.members is not None)], seat) for seat in seats]
+
+
 def _compiled(compile: Callable[[Player, Game], Any], seat: Seat, game: Game) -> Any:
     """The compiled form of the seat's player (its stack's members when the seat has members
-    per game), or None when it decides in Python (a player the compiler refuses, members
-    out of the stack's range)."""
+    per game), or None when it decides in Python (a player the compiler refuses)."""
     if seat.members is None and getattr(seat.player, "n_members", 1) != 1:
         return None
     try:
-        packed = compile(seat.player, game)
+        return compile(seat.player, game)
     except FsmarenaError:
         return None
+
+
+def _fitting(packed: Any, seat: Seat) -> Any:
+    """``packed``, or None when the seat's members are out of its range (the seat then plays
+    in Python, where the player's own checks speak)."""
     members = seat.members
-    if members is not None and len(members) and (np.min(members) < 0 or np.max(members) >= packed.n_members):
-        return None
+    if packed is not None and members is not None and len(members):
+        if np.min(members) < 0 or np.max(members) >= packed.n_members:
+            return None
     return packed
 
 

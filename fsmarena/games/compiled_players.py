@@ -98,7 +98,7 @@ class CompiledPlayer:
 
 
 #: one member's arrays: its ints, floats and table (:class:`CompiledPlayer`)
-Member = tuple[list[int] | np.ndarray, list[float], np.ndarray]
+Member = tuple[list[int] | np.ndarray, list[float] | np.ndarray, np.ndarray]
 
 #: the table of a member without one
 NO_TABLE = np.zeros(0, dtype=np.int64)
@@ -117,6 +117,12 @@ class CompilesItself(ABC):
     def split(self) -> list[Player]:
         """The members of this stack as single players, in member order."""
 
+    def compiled_members(self, game: Any) -> list[Member]:
+        """Every member's ``(ints, floats, table)``, in member order: what :meth:`compiled`
+        gives for each member of :meth:`split`.  A kind may pack its stack at once instead
+        (evolution packs its population every generation)."""
+        return [member.compiled(game) for member in self.split()]  # type: ignore[attr-defined]
+
 
 def self_play(game: Any) -> CompiledPlayer:
     """The self-play opponent: the learner's frozen greedy table."""
@@ -134,6 +140,8 @@ def compile_stack(player: Player, game: Any) -> CompiledPlayer:
     """A stack's members as a pool, member ``i`` of the stack at position ``i``: a seat with a
     member per game (evolution's populations, cross-play's stacks) indexes it by its members.
     A single player is a stack of one."""
+    if isinstance(player, CompilesItself) and getattr(player, "n_members", 1) != 1:
+        return _pack(player.label, player.compiled_members(game), game)
     return _pack(player.label, [_member(member, game) for member in stack_members(player)], game)
 
 

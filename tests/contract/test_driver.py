@@ -17,6 +17,8 @@ registering a kernel).
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -208,6 +210,29 @@ def test_stacks_with_a_member_per_game_compile_and_play_as_in_python(entry):
         assert np.array_equal(compiled.rewards, python.rewards)
     first = play_games(game, [Seat(stack, np.zeros(n, np.int64)), *lineup[1:]], n, np.random.default_rng(9))
     assert not np.array_equal(first.scores, compiled.scores)  # the members do differ
+
+
+@pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
+def test_a_player_in_several_seats_is_packed_once(entry):
+    """A population in every seat of a round robin is packed once and its arrays held once:
+    the same games as distinct copies of it in each seat."""
+    game = game_of(entry)
+    if game.n_seats < 2:
+        pytest.skip("one seat")
+    rng = np.random.default_rng(31)
+    fsm = _fsm_spec(game)
+    population = fsm.player(fsm.random(rng, 5))
+    n = 120
+    members = [rng.integers(0, 5, n) for _ in range(game.n_seats)]
+    shared = [Seat(population, m) for m in members]
+    copies = [Seat(copy.deepcopy(population), m) for m in members]
+    once, _ = compile_seats(game, shared, n, np.random.default_rng(0))
+    each, _ = compile_seats(game, copies, n, np.random.default_rng(0))
+    assert len(each.tables) == game.n_seats * len(once.tables)
+    assert np.array_equal(
+        play_games(game, shared, n, np.random.default_rng(2)).scores,
+        play_games(game, copies, n, np.random.default_rng(2)).scores,
+    )
 
 
 def test_a_stack_that_cannot_compile_plays_in_python():
