@@ -133,12 +133,12 @@ def compile_seats(
 def _packs(game: Game, seats: Sequence[Seat]) -> list[Any]:
     """Each seat's compiled player (:func:`_compiled`, :func:`_fitting`); a player in several
     seats, as a population in a round robin, is compiled once."""
+    keys = [(id(seat.player), seat.members is not None) for seat in seats]
     compiled: dict[tuple[int, bool], Any] = {}
-    for seat in seats:
-        key = (id(seat.player), seat.members is not None)
+    for key, seat in zip(keys, seats):
         if key not in compiled:
             compiled[key] = _compiled(compile_stack if seat.members is not None else compile_player, seat, game)
-    return [_fitting(compiled[(id(seat.player), seat.members is not None)], seat) for seat in seats]
+    return [_fitting(compiled[key], seat) for key, seat in zip(keys, seats)]
 
 
 def _compiled(compile: Callable[[Player, Game], Any], seat: Seat, game: Game) -> Any:
