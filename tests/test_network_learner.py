@@ -180,10 +180,12 @@ def test_fit_moves_the_taken_action_only():
     assert np.abs(after[:, 1:] - before[:, 1:]).mean() < 0.5 * np.abs(after[:, 0] - before[:, 0]).mean()
 
 
+@pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("outputs, hidden", [(1, (8,)), (3, (16, 8))])
 def test_predict_is_scikit_learns_forward_pass_bit_for_bit(outputs, hidden):
     """The network's own forward pass (no input validation) gives scikit-learn's predictions
-    exactly, after training too, one output or several."""
+    exactly, after training too, one output or several; training warns of nothing (one output
+    is given to scikit-learn as a flat vector, not as a column it would complain of)."""
     net = QNetwork(6, outputs, hidden, 1e-2, seed=5)
     rng = np.random.default_rng(1)
     x = rng.random((300, 6))

@@ -69,7 +69,7 @@ class QNetwork:
         )
         with warnings.catch_warnings():  # one sample is smaller than batch_size: expected here
             warnings.simplefilter("ignore", UserWarning)
-            self.model.partial_fit(np.zeros((1, n_inputs)), np.zeros((1, n_outputs)))
+            self.model.partial_fit(np.zeros((1, n_inputs)), self._targets(np.zeros((1, n_outputs))))
         for layer in self.model.coefs_:  # small random start, zero biases: untrained values near 0
             layer *= 0.5
         for bias in self.model.intercepts_:
@@ -122,8 +122,13 @@ class QNetwork:
         self.model.batch_size = min(BATCH_SIZE, len(x))
         with single_thread():
             for _ in range(epochs):
-                self.model.partial_fit(x, target)
+                self.model.partial_fit(x, self._targets(target))
         return loss
+
+    def _targets(self, target: np.ndarray) -> np.ndarray:
+        """``target`` as scikit-learn takes it: one output as a flat vector (a column is flattened
+        with a DataConversionWarning and then reshaped back, the same numbers either way)."""
+        return target[:, 0] if self.n_outputs == 1 else target
 
     # ---- weights as plain arrays (player files and checkpoints) --------------------------
     def arrays(self) -> dict[str, np.ndarray]:
