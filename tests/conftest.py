@@ -1,6 +1,7 @@
 """Shared test settings: hypothesis profile sized for a 2-core CI machine; the test-scale study
 runs several test files read, built once per test session however many xdist workers need them;
-numba's compiler left out of coverage's tracing (CI measures coverage)."""
+the files holding slow tests handed out first; numba's compiler left out of coverage's tracing
+(CI measures coverage)."""
 
 import contextlib
 import fcntl
@@ -53,6 +54,19 @@ def _untraced(compile_: Callable[..., Any]) -> Callable[..., Any]:
 
 def pytest_configure(config: pytest.Config) -> None:
     Dispatcher.compile = _untraced(Dispatcher.compile)  # a no-op unless a tracer is on (coverage)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The files that hold a slow test first, the others after, each file's tests kept together
+    and in order (a stable sort by file).
+
+    pytest-xdist hands out whole files (``--dist loadfile``) in this order
+    (``--no-loadscope-reorder``; its own order is by number of tests).  Files of long tests
+    started last leave one worker running them alone at the end: in CI's run, which includes
+    the slow tests, a one-test file of 55 s came last.  Started first, the many short files
+    fill the end instead."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
 
 
 @contextlib.contextmanager
