@@ -140,7 +140,7 @@ def compile_stack(player: Player, game: Any) -> CompiledPlayer:
     """A stack's members as a pool, member ``i`` of the stack at position ``i``: a seat with a
     member per game (evolution's populations, cross-play's stacks) indexes it by its members.
     A single player is a stack of one."""
-    if isinstance(player, CompilesItself) and getattr(player, "n_members", 1) != 1:
+    if isinstance(player, CompilesItself):
         return _pack(player.label, player.compiled_members(game), game)
     return _pack(player.label, [_member(member, game) for member in stack_members(player)], game)
 
