@@ -4,7 +4,8 @@ Kernels are plain Python over numpy arrays, decorated with :func:`njit`.  Settin
 environment variable ``NUMBA_DISABLE_JIT=1`` (numba's own switch) runs them as ordinary
 Python, for debugging with a debugger or print statements; results are the same.  Loops written
 once over any game kernel's functions are compiled per kernel, with the same cache on disk, by
-:mod:`fsmarena.specialise`.
+:mod:`fsmarena.specialise`; the loops that play games read their arrays through
+:func:`borrowed` views.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numba
+from numba.core import cgutils
+from numba.core import config as numba_config
+from numba.extending import intrinsic
 
 
 def njit(function: Callable[..., Any] | None = None, **options: Any) -> Any:
@@ -23,3 +27,37 @@ def njit(function: Callable[..., Any] | None = None, **options: Any) -> Any:
     if function is None:
         return lambda f: numba.njit(**settings)(f)
     return numba.njit(**settings)(function)
+
+
+def _borrowed_view(typingctx: Any, array: Any) -> Any:
+    """numba's typing and code of :func:`borrowed`: the same array structure (data, shape,
+    strides) with no owner (a null ``meminfo``, which every reference count skips)."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        source = context.make_array(array)(context, builder, value=args[0])
+        view = context.make_array(array)(context, builder)
+        for field in ("nitems", "itemsize", "data", "shape", "strides"):
+            setattr(view, field, getattr(source, field))
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        view.parent = cgutils.get_null_value(view.parent.type)
+        return view._getvalue()
+
+    return array(array), codegen
+
+
+def _the_array(array: Any) -> Any:
+    """:func:`borrowed` without numba (``NUMBA_DISABLE_JIT=1``): the array itself."""
+    return array
+
+
+#: a view of an array that compiled code does not reference-count (its docstring below)
+borrowed: Any = _the_array if numba_config.DISABLE_JIT else intrinsic(_borrowed_view)  # type: ignore[attr-defined]
+borrowed.__doc__ = """A view of ``array`` that numba does not reference-count, for the compiled loops
+    that play games: numba counts the references to an array atomically every time compiled
+    code passes it on (each inlined kernel call is such a pass), and those atomic counts were
+    two fifths of a Stupide Vautour game's time in the driver's loop.  A borrowed view skips them
+    (its owner field is null).  Without numba it is the array itself.
+
+    The rule that keeps it safe: borrow only what a caller holds for the whole call (the
+    compiled function's own arguments and views of them), and never return or store a
+    borrowed view.  A local array may be freed right after its last use, borrowed view or not."""

@@ -53,6 +53,7 @@ from typing import Any, Callable, Iterable
 import llvmlite
 import numba
 import numpy as np
+from numba.extending import _Intrinsic
 
 #: environment variable naming the cache folder (docs/performance.md)
 CACHE_ENV = "FSMARENA_CACHE_DIR"
@@ -203,8 +204,9 @@ def _fingerprint(owners: frozenset[str]) -> str:
 
 def _reachable_files(owners: Iterable[str]) -> list[Path]:
     """The ``.py`` files of the top-level packages of ``owners`` and of every module their compiled
-    code can call into: modules reached from ``owners`` through compiled functions (and module
-    objects) their globals hold, transitively.  Only the code's own imports decide it, never what
+    code can call into: modules reached from ``owners`` through compiled functions, numba
+    intrinsics (such as :func:`fsmarena.jit.borrowed`) and module objects their globals hold,
+    transitively.  Only the code's own imports decide it, never what
     else a process happened to import, so every process computes the same set."""
     seen: set[str] = set()
     todo = [*owners, __name__]
@@ -219,6 +221,8 @@ def _reachable_files(owners: Iterable[str]) -> list[Path]:
                 todo.append(value.__name__)
             elif hasattr(value, "py_func"):
                 todo.append(value.py_func.__module__)
+            elif isinstance(value, _Intrinsic):  # its code is compiled into its callers
+                todo.append(value.__module__)
     files: list[Path] = []
     for unit in sorted({_source_unit(name) for name in seen}):
         files += _package_files(unit)

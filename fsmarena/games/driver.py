@@ -246,7 +246,17 @@ class Driver:
         p = self.p
         no_deals, no_results = self._unused
         bad = self.loops.advance_rows(
-            p, states, rows, actions, no_deals, *program.arrays(), memory, to_move, no_results, no_results
+            p,
+            states,
+            rows,
+            actions,
+            no_deals,
+            *program.arrays(),
+            memory,
+            to_move,
+            no_results,
+            no_results,
+            *self._work(),
         )
         if bad < 0:
             return
@@ -276,6 +286,16 @@ class Driver:
             self._part_data = part_data_of(self.game)
         return self._part_data
 
+    def _work(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The work arrays of :func:`advance_rows` (a state, a mask, the features), new for each
+        call: the loop borrows every array it reads, so its caller owns them, and a driver may
+        play in several threads at once."""
+        return (
+            np.zeros(self.state_size, dtype=np.int64),
+            np.zeros(self.n_actions, dtype=np.bool_),
+            np.zeros(max(1, self.n_features)),
+        )
+
     def mask_rows(self, states: np.ndarray, rows: np.ndarray, seat: int) -> np.ndarray:
         out = np.zeros((len(rows), self.n_actions), dtype=np.bool_)
         self.loops.legal_rows(self.p, states, rows, seat, out)
@@ -296,10 +316,21 @@ class Driver:
         no_states = np.zeros((0, self.state_size), dtype=np.int64)
         no_actions = no_waiting = np.zeros(0, dtype=np.int64)
         memory = np.zeros((1, self.n_seats), dtype=np.int64)
+        work = self._work()
         for first in range(0, n, max(1, chunk)):
             rows = np.arange(first, min(n, first + max(1, chunk)), dtype=np.int64)
             self.loops.advance_rows(
-                self.p, no_states, rows, no_actions, deals, *program.arrays(), memory, no_waiting, rewards, scores
+                self.p,
+                no_states,
+                rows,
+                no_actions,
+                deals,
+                *program.arrays(),
+                memory,
+                no_waiting,
+                rewards,
+                scores,
+                *work,
             )
         return Outcome(scores, rewards)
 

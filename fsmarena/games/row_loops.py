@@ -5,6 +5,11 @@ kernel by :func:`fsmarena.specialise.specialise`, which caches the compiled code
 :func:`loops_for` gives a kernel's set.  :class:`fsmarena.games.driver.Driver` plays batches with
 them: :func:`advance_rows` plays the games (every seat compiled, or up to the next decision of a
 Python seat), the others read the kernel's observations, masks and results row by row.
+
+Every loop reads its arrays through borrowed views (:func:`fsmarena.jit.borrowed`): numba
+counts an array's references atomically at each inlined kernel call that passes it, which
+took two fifths of a Stupide Vautour game's time in :func:`advance_rows`.  So every array such
+a loop reads is an argument, its work arrays included: the caller holds them for the call.
 """
 
 from __future__ import annotations
@@ -33,17 +38,15 @@ from fsmarena.games.kernel_calls import (
     k_encoding,
     k_features,
     k_legal,
-    k_n_actions,
-    k_n_features,
     k_observe_index,
     k_observe_part,
     k_reset,
     k_rewards,
     k_scores,
-    k_state_size,
     k_step,
     k_to_move,
 )
+from fsmarena.jit import borrowed
 from fsmarena.specialise import specialise
 
 
@@ -106,6 +109,9 @@ def advance_rows(
     waiting,
     out_rewards,
     out_scores,
+    scratch,
+    mask,
+    feats,
 ):
     """The one compiled loop that plays games, row by row, in two modes.
 
@@ -121,10 +127,14 @@ def advance_rows(
     ``start``, ``fstart`` and ``tstart`` locate each seat's compiled player per game, or once
     for every game when they have one row (:class:`fsmarena.games.driver.Program`).  A compiled
     seat's move is chosen in one place, and every kernel function is called from one place (each
-    call site is compiled into the loop: one loop, each site once)."""
-    mask = np.zeros(k_n_actions(p), dtype=np.bool_)
-    feats = np.zeros(max(1, k_n_features(p)))
-    scratch = np.zeros(k_state_size(p), dtype=np.int64)
+    call site is compiled into the loop: one loop, each site once).  ``scratch`` (a state),
+    ``mask`` (one per action) and ``feats`` (one per feature) are the loop's work arrays, the
+    caller's so that every array the loop reads is borrowed (:func:`fsmarena.jit.borrowed`)."""
+    p, states, rows, actions, deals = borrowed(p), borrowed(states), borrowed(rows), borrowed(actions), borrowed(deals)
+    ints, floats, tables = borrowed(ints), borrowed(floats), borrowed(tables)
+    start, fstart, tstart, memory = borrowed(start), borrowed(fstart), borrowed(tstart), borrowed(memory)
+    waiting, out_rewards, out_scores = borrowed(waiting), borrowed(out_rewards), borrowed(out_scores)
+    scratch, mask, feats = borrowed(scratch), borrowed(mask), borrowed(feats)
     fresh = len(deals) > 0
     scratch_memory = memory[0]
     per_game = start.shape[0] > 1
@@ -174,41 +184,49 @@ def advance_rows(
 
 
 def index_rows(p, states, rows, seat, out):
+    p, states = borrowed(p), borrowed(states)
     for j in range(len(rows)):
         out[j] = k_observe_index(p, states[rows[j]], seat)
 
 
 def features_rows(p, states, rows, seat, out):
+    p, states, out = borrowed(p), borrowed(states), borrowed(out)
     for j in range(len(rows)):
         k_features(p, states[rows[j]], seat, out[j])
 
 
 def legal_rows(p, states, rows, seat, out):
+    p, states, out = borrowed(p), borrowed(states), borrowed(out)
     for j in range(len(rows)):
         k_legal(p, states[rows[j]], seat, out[j])
 
 
 def encoding_rows(p, states, rows, seat, which, out):
+    p, states = borrowed(p), borrowed(states)
     for j in range(len(rows)):
         out[j] = k_encoding(p, states[rows[j]], seat, which)
 
 
 def part_rows(p, data, states, rows, seat, which, out):
+    p, data, states, out = borrowed(p), borrowed(data), borrowed(states), borrowed(out)
     for j in range(len(rows)):
         k_observe_part(p, data, states[rows[j]], seat, which, out[j])
 
 
 def builtin_rows(p, states, rows, seat, code, args, out):
+    p, states, args = borrowed(p), borrowed(states), borrowed(args)
     for j in range(len(rows)):
         out[j] = k_builtin_action(p, states[rows[j]], seat, code, args)
 
 
 def law_rows(p, states, rows, seat, code, args, out):
+    p, states, args, out = borrowed(p), borrowed(states), borrowed(args), borrowed(out)
     for j in range(len(rows)):
         k_builtin_law(p, states[rows[j]], seat, code, args, out[j])
 
 
 def results(p, states, out_rewards, out_scores):
+    p, states, out_rewards, out_scores = borrowed(p), borrowed(states), borrowed(out_rewards), borrowed(out_scores)
     for row in range(states.shape[0]):
         k_rewards(p, states[row], out_rewards[row])
         k_scores(p, states[row], out_scores[row])
