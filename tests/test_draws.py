@@ -28,6 +28,7 @@ from fsmarena.games.goofspiel.game import Goofspiel, GoofspielConfig
 from fsmarena.games.kernel import params_of, seed
 from fsmarena.games.vautour import kernel as kvautour
 from fsmarena.games.vautour.game import StupideVautour, VautourConfig
+from fsmarena.jit import njit
 
 P_MIN = 1e-4
 
@@ -162,6 +163,29 @@ def test_421_throws_are_uniform_dice():
         assert chisquare(np.bincount(pairs, minlength=36)).pvalue > P_MIN, throw
 
 
+@njit(cache=False)
+def _floats_both_ways(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` floats of :func:`draws.uniform_float`, and ``n`` of ``np.random.random()`` from the same seed."""
+    ours, numbas = np.zeros(n), np.zeros(n)
+    np.random.seed(11)
+    for i in range(n):
+        ours[i] = draws.uniform_float()
+    np.random.seed(11)
+    for i in range(n):
+        numbas[i] = np.random.random()
+    return ours, numbas
+
+
+def test_a_uniform_float_is_exactly_the_compiled_random_float():
+    """The kernels draw their floats with :func:`draws.uniform_float` (cheaper than numba's
+    ``random()``): it must be the same float from the same two words, so that no stream and no
+    result changed with it; and numpy's legacy generator gives the same floats."""
+    ours, numbas = _floats_both_ways(10_000)
+    assert np.array_equal(ours, numbas)
+    assert np.array_equal(ours, np.random.RandomState(11).random_sample(10_000))
+    assert 0.0 <= ours.min() and ours.max() < 1.0
+
+
 @pytest.mark.slow
 def test_uncompiled_draws_are_the_same():
     """``NUMBA_DISABLE_JIT=1`` draws the same words (numpy's legacy generator is numba's), so
@@ -175,7 +199,7 @@ def test_uncompiled_draws_are_the_same():
         "draws.shuffle(deck, 60)\n"
         "dice = np.zeros(9, dtype=np.int64)\n"
         "draws.fill_uniform(dice, 0, 9, 1, 7)\n"
-        "print(deck.tolist(), dice.tolist())\n"
+        "print(deck.tolist(), dice.tolist(), draws.uniform_float())\n"
     )
     root = Path(__file__).parent.parent
     outputs = []

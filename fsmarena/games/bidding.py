@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from fsmarena.games.bits import bit_length, lowest_bit, popcount
+from fsmarena.games.draws import uniform_float
 from fsmarena.jit import njit
 
 PLAYERS, CARDS = 0, 1
@@ -217,8 +218,8 @@ def nearest(p, hand, target, up):
 
 @njit(inline="always")
 def uniform(p, hand):
-    """A uniformly random remaining card (one ``np.random.random()`` draw)."""
-    return select(p, hand, int(np.random.random() * popcount(hand)))
+    """A uniformly random remaining card (one :func:`fsmarena.games.draws.uniform_float` draw)."""
+    return select(p, hand, int(uniform_float() * popcount(hand)))
 
 
 @njit(inline="always")

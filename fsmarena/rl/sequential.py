@@ -48,6 +48,7 @@ from typing import Any, Callable
 import numpy as np
 
 from fsmarena.games.compiled_players import make_opponent_act, random_legal
+from fsmarena.games.draws import uniform_float
 from fsmarena.games.kernel_calls import (
     k_deal_size,
     k_draw_deal,
@@ -270,7 +271,7 @@ def train_games(
         for seat in range(seats):
             memory[seat] = 0
             if seat != learner:
-                member[seat] = int(np.random.random() * members) if members > 1 else 0
+                member[seat] = int(uniform_float() * members) if members > 1 else 0
         # int64 from the start, not literals: the calls below would compile twice (fsmarena.jit)
         decisions = np.int64(0)
         pending = np.int64(-1)
@@ -316,7 +317,7 @@ def train_games(
                     _update(q, n, pending, pending_action, target, alpha)
                 action = greedy_action(q, mask, x)
                 explore = decisions < explore_steps
-                if epsilon > 0 and np.random.random() < epsilon:
+                if epsilon > 0 and uniform_float() < epsilon:
                     explore = True
                 if explore:
                     action = random_legal(mask)

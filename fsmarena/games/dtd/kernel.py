@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fsmarena.games.draws import shuffle
+from fsmarena.games.draws import shuffle, uniform_float
 from fsmarena.jit import njit
 
 BUILTINS = ("random", "always-small", "always-median", "always-large")
@@ -317,7 +317,7 @@ def scores(p, s, out):
 def builtin_action(p, s, seat, code, args):
     """``random`` (uniform), ``always-small``, ``always-median``, ``always-large`` (actions 0, 1, 2)."""
     if code == 0:
-        return int(np.random.random() * 3)
+        return int(uniform_float() * 3)
     return code - 1
 
 

@@ -52,7 +52,7 @@ from fsmarena.games.bidding import (
     uniform,
 )
 from fsmarena.games.bits import popcount
-from fsmarena.games.draws import shuffle
+from fsmarena.games.draws import shuffle, uniform_float
 from fsmarena.jit import njit
 
 __all__ = ["deal_size", "n_seats", "reset", "rewards", "scores", "state_size", "to_move"]
@@ -385,7 +385,7 @@ def builtin_action(p, s, seat, code, args):
     """The choice of :func:`_strategy`, drawn (one ``np.random`` draw when it is a chance, none
     when it is certain), as an abstract action or, with the ``bids`` action set, its card."""
     action, chance = _strategy(p, s, code, args)
-    if chance < 1.0 and (chance <= 0.0 or np.random.random() >= chance):
+    if chance < 1.0 and (chance <= 0.0 or uniform_float() >= chance):
         action = RANDOM
     if p[_ACTIONS] != 0:
         return action
