@@ -58,3 +58,12 @@ def test_the_bit_counts_hold_for_large_sets():
         assert bits.popcount(np.int64(x)) == bin(x).count("1")
         assert bits.bit_length(np.int64(x)) == x.bit_length()
         assert bits.lowest_bit(np.int64(x)) == ((x & -x).bit_length() if x else 0)
+
+
+def test_the_uncompiled_counts_are_the_compiled_ones():
+    """Compiled, a count is an LLVM instruction; with ``NUMBA_DISABLE_JIT=1`` it is Python's own
+    (``int.bit_count``, ``int.bit_length``): both give the same numbers."""
+    rng = np.random.default_rng(8)
+    for x in rng.integers(0, 1 << 62, size=500).tolist() + [0, 1, (1 << 62) - 1]:
+        compiled = (bits.popcount(np.int64(x)), bits.bit_length(np.int64(x)), bits.lowest_bit(np.int64(x)))
+        assert compiled == (bits._python_popcount(x), bits._python_bit_length(x), bits._python_lowest_bit(x))

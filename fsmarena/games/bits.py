@@ -1,38 +1,86 @@
 """Counting in bit sets, for the kernels that keep a set of cards as the bits of one int64
 (Stupide Vautour's and Goofspiel's hands, 31's ranks): constant time, no loop, so a decision that
-reads a hand costs the same whatever its size."""
+reads a hand costs the same whatever its size.
+
+Compiled, each count is one of LLVM's bit-counting instructions (``ctpop``, ``ctlz``,
+``cttz``: one machine instruction each on the processors that have them), written as numba
+intrinsics; a decision of Stupide Vautour reads a hand several times, and the portable
+shifts-and-masks counts took a dozen dependent operations each (the three counts of a hand,
+in a bare loop: 1.34 ns with them, 0.27 ns with the instructions).  Without numba
+(``NUMBA_DISABLE_JIT=1``) they are Python's own ``int.bit_count`` and ``int.bit_length``.
+Every function is for ``0 <= x < 2**63``.
+"""
 
 from __future__ import annotations
+
+from typing import Any, Callable
+
+from llvmlite import ir
+from numba.core import config as numba_config
+from numba.extending import intrinsic
 
 from fsmarena.jit import njit
 
 
+def _same_type(count: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """The typing of a count: an integer of ``x``'s type, computed by ``count(builder, x)``."""
+
+    def typing(typingctx: Any, x: Any) -> Any:
+        return x(x), lambda context, builder, signature, args: count(builder, args[0])
+
+    return typing
+
+
+#: LLVM's flag of ``ctlz`` / ``cttz``: the count of zero is the width (not undefined)
+_DEFINED_AT_ZERO = ir.Constant(ir.IntType(1), 0)
+
+
+def _ones(builder: Any, x: Any) -> Any:
+    return builder.ctpop(x)
+
+
+def _length(builder: Any, x: Any) -> Any:
+    width = x.type(x.type.width)
+    return builder.sub(width, builder.ctlz(x, _DEFINED_AT_ZERO))
+
+
+def _lowest(builder: Any, x: Any) -> Any:
+    zero = x.type(0)
+    position = builder.add(builder.cttz(x, _DEFINED_AT_ZERO), x.type(1))
+    return builder.select(builder.icmp_signed("==", x, zero), zero, position)
+
+
+def _python_popcount(x: int) -> int:
+    return int(x).bit_count()
+
+
+def _python_bit_length(x: int) -> int:
+    return int(x).bit_length()
+
+
+def _python_lowest_bit(x: int) -> int:
+    return (int(x) & -int(x)).bit_length()
+
+
+_COMPILED = not numba_config.DISABLE_JIT  # type: ignore[attr-defined]
+_count_ones: Any = intrinsic(_same_type(_ones)) if _COMPILED else _python_popcount
+_highest_position: Any = intrinsic(_same_type(_length)) if _COMPILED else _python_bit_length
+_lowest_position: Any = intrinsic(_same_type(_lowest)) if _COMPILED else _python_lowest_bit
+
+
 @njit(inline="always")
 def popcount(x: int) -> int:
-    """The number of set bits of ``0 <= x < 2**56`` (bytewise sums, no loop)."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    x += x >> 8
-    x += x >> 16
-    x += x >> 32
-    return x & 0x7F
+    """The number of set bits of ``x``."""
+    return _count_ones(x)
 
 
 @njit(inline="always")
 def bit_length(x: int) -> int:
-    """The position of the highest set bit of ``0 <= x < 2**56``, counted from 1 (0 for none):
-    every bit below the highest set, then counted."""
-    x |= x >> 1
-    x |= x >> 2
-    x |= x >> 4
-    x |= x >> 8
-    x |= x >> 16
-    x |= x >> 32
-    return popcount(x)
+    """The position of the highest set bit of ``x``, counted from 1 (0 for none)."""
+    return _highest_position(x)
 
 
 @njit(inline="always")
 def lowest_bit(x: int) -> int:
-    """The position of the lowest set bit of ``0 <= x < 2**56``, counted from 1 (0 for none)."""
-    return popcount((x & -x) - 1) + 1 if x else 0
+    """The position of the lowest set bit of ``x``, counted from 1 (0 for none)."""
+    return _lowest_position(x)
