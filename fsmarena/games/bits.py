@@ -36,32 +36,39 @@ _DEFINED_AT_ZERO = ir.Constant(ir.IntType(1), 0)
 
 
 def _ones(builder: Any, x: Any) -> Any:
+    """The code of :func:`popcount`: LLVM's population count."""
     return builder.ctpop(x)
 
 
 def _length(builder: Any, x: Any) -> Any:
+    """The code of :func:`bit_length`: the width minus the leading zeros."""
     width = x.type(x.type.width)
     return builder.sub(width, builder.ctlz(x, _DEFINED_AT_ZERO))
 
 
 def _lowest(builder: Any, x: Any) -> Any:
+    """The code of :func:`lowest_bit`: one more than the trailing zeros, 0 for 0."""
     zero = x.type(0)
     position = builder.add(builder.cttz(x, _DEFINED_AT_ZERO), x.type(1))
     return builder.select(builder.icmp_signed("==", x, zero), zero, position)
 
 
 def _python_popcount(x: int) -> int:
+    """:func:`popcount` without numba."""
     return int(x).bit_count()
 
 
 def _python_bit_length(x: int) -> int:
+    """:func:`bit_length` without numba."""
     return int(x).bit_length()
 
 
 def _python_lowest_bit(x: int) -> int:
+    """:func:`lowest_bit` without numba."""
     return (int(x) & -int(x)).bit_length()
 
 
+#: the counts' code in compiled callers (numba intrinsics), or Python's without numba
 _COMPILED = not numba_config.DISABLE_JIT  # type: ignore[attr-defined]
 _count_ones: Any = intrinsic(_same_type(_ones)) if _COMPILED else _python_popcount
 _highest_position: Any = intrinsic(_same_type(_length)) if _COMPILED else _python_bit_length
