@@ -53,7 +53,7 @@ from typing import Any, Callable, Iterable
 import llvmlite
 import numba
 import numpy as np
-from numba.extending import _Intrinsic
+from numba.core.extending import _Intrinsic  # where numba defines it (a private name: intrinsics have no public type)
 
 #: environment variable naming the cache folder (docs/performance.md)
 CACHE_ENV = "FSMARENA_CACHE_DIR"
