@@ -50,8 +50,15 @@ def _the_array(array: Any) -> Any:
     return array
 
 
+def intrinsic_or_python(typing: Callable[..., Any], python: Callable[..., Any]) -> Any:
+    """The numba intrinsic of ``typing`` (its typing and code) for compiled callers, or the plain
+    function ``python`` with ``NUMBA_DISABLE_JIT=1``, when the callers run as Python and an
+    intrinsic cannot run at all."""
+    return python if numba_config.DISABLE_JIT else intrinsic(typing)  # type: ignore[attr-defined]
+
+
 #: a view of an array that compiled code does not reference-count (its docstring below)
-borrowed: Any = _the_array if numba_config.DISABLE_JIT else intrinsic(_borrowed_view)  # type: ignore[attr-defined]
+borrowed: Any = intrinsic_or_python(_borrowed_view, _the_array)
 borrowed.__doc__ = """A view of ``array`` that numba does not reference-count, for the compiled loops
     that play games: numba counts the references to an array atomically every time compiled
     code passes it on (each inlined kernel call is such a pass), and those atomic counts were

@@ -16,10 +16,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from llvmlite import ir
-from numba.core import config as numba_config
-from numba.extending import intrinsic
 
-from fsmarena.jit import njit
+from fsmarena.jit import intrinsic_or_python, njit
 
 
 def _same_type(count: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
@@ -69,10 +67,9 @@ def _python_lowest_bit(x: int) -> int:
 
 
 #: the counts' code in compiled callers (numba intrinsics), or Python's without numba
-_COMPILED = not numba_config.DISABLE_JIT  # type: ignore[attr-defined]
-_count_ones: Any = intrinsic(_same_type(_ones)) if _COMPILED else _python_popcount
-_highest_position: Any = intrinsic(_same_type(_length)) if _COMPILED else _python_bit_length
-_lowest_position: Any = intrinsic(_same_type(_lowest)) if _COMPILED else _python_lowest_bit
+_count_ones: Any = intrinsic_or_python(_same_type(_ones), _python_popcount)
+_highest_position: Any = intrinsic_or_python(_same_type(_length), _python_bit_length)
+_lowest_position: Any = intrinsic_or_python(_same_type(_lowest), _python_lowest_bit)
 
 
 @njit(inline="always")
