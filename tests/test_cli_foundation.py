@@ -174,6 +174,7 @@ def test_bench_rates_single_process_cases_per_cpu_second_and_worker_cases_per_wa
         (["play", "dtd", "random", "random", "--seed", "-1"], "seed"),
         (["tournament", "dtd", "random", "--out", "x"], "at least two players"),
         (["bench", "dtd", "--scale", "-1"], "scale"),
+        (["bench", "dtd", "--case", "no such case"], "no benchmark case's name contains --case 'no such case'"),
         (["frobnicate"], "invalid choice"),
         (["--bogus"], "unrecognized arguments: --bogus"),
         (["play", "dtd", "random", "random", "--bogus"], "unrecognized arguments: --bogus"),

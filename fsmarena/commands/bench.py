@@ -37,23 +37,26 @@ def run(args) -> int:
             f"(MAX_BENCH_SCALE), got {args.scale}"
         )
     names = [args.game] if args.game else available_games()
+    every = [(name, case) for name in names for case in cases_for(get_game(name))]
+    chosen = [(name, case) for name, case in every if _chosen(case, args.case)]
+    if not chosen:  # every game has cases: only a --case that names none of them gets here
+        known = "; ".join(sorted({case.name for _name, case in every}))
+        raise FsmarenaError(f"no benchmark case's name contains --case {args.case!r} (cases: {known})")
     results = []
-    for name in names:
-        game = get_game(name)
-        for case in cases_for(game):
-            if args.case and args.case not in case.name:
-                continue
-            if case.opt_in and not args.case:
-                continue
-            result = {"game": name, **time_case(case, scale=args.scale)}
-            results.append(result)
-            if not args.json:
-                print(_line(result), flush=True)
+    for name, case in chosen:
+        result = {"game": name, **time_case(case, scale=args.scale)}
+        results.append(result)
+        if not args.json:
+            print(_line(result), flush=True)
     if args.json:
         print_json({"results": results})
-    elif not results:
-        print("no benchmark cases")
     return 0
+
+
+def _chosen(case, text: str | None) -> bool:
+    """Whether ``--case text`` runs ``case``: its name contains the text; without one, every
+    case but the long ones that run only when named."""
+    return text in case.name if text else not case.opt_in
 
 
 def _rate(per_second: float, unit: str) -> str:
