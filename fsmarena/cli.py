@@ -18,7 +18,7 @@ import sys
 import threading
 from typing import Any, Sequence
 
-from fsmarena import __version__, commands, progress
+from fsmarena import __version__, allocator, commands, progress
 from fsmarena.errors import FsmarenaError
 from fsmarena.outdir import release_all
 from fsmarena.parallel import protected_workers
@@ -120,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     in_main_thread = threading.current_thread() is threading.main_thread()
     _start()
+    allocator.keep_freed_memory()  # batches free and reallocate tens of MB (fsmarena.allocator)
     previous = {}
     if in_main_thread:
         previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _on_sigterm)}

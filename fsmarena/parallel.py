@@ -23,7 +23,7 @@ import numpy as np
 from joblib import Parallel, delayed, parallel_config
 from joblib._parallel_backends import LokyBackend
 
-from fsmarena import limits, progress
+from fsmarena import allocator, limits, progress
 from fsmarena.errors import FsmarenaError
 
 T = TypeVar("T")
@@ -69,6 +69,7 @@ def use_dask(address: str | None, workers: int = 2, timeout: str = "10s") -> Ite
         else:
             client = Client(address, timeout=timeout)
             _warn_about_slow_workers(client)
+        _keep_freed_memory_in(client)
     except (OSError, TimeoutError, ValueError) as exc:
         if cluster is not None:
             cluster.close()
@@ -132,6 +133,14 @@ def _children_ignore_ctrl_c() -> Iterator[None]:
 
 def _malloc_trim_setting() -> str | None:
     return os.environ.get(MALLOC_TRIM)
+
+
+def _keep_freed_memory_in(client: Any) -> None:
+    """Every worker of the cluster keeps freed memory for reuse (:mod:`fsmarena.allocator`;
+    those whose environment configures malloc are left as they are).  Advisory: a cluster
+    that cannot answer fails later with a real error."""
+    with contextlib.suppress(Exception):
+        client.run(allocator.keep_freed_memory)
 
 
 def _warn_about_slow_workers(client: Any) -> None:
@@ -310,11 +319,13 @@ def protected_workers() -> Iterator[None]:
 
 def worker_start(parent: int) -> None:
     """Run in every loky worker as it starts: die with the parent process (Linux
-    ``PR_SET_PDEATHSIG``: a killed parent cannot leave workers blocked forever) and ignore
-    Ctrl-C, which the parent handles (it stops the workers and prints one line)."""
+    ``PR_SET_PDEATHSIG``: a killed parent cannot leave workers blocked forever), ignore
+    Ctrl-C, which the parent handles (it stops the workers and prints one line), and keep
+    freed memory for the next task (:mod:`fsmarena.allocator`)."""
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent(parent)
+    allocator.keep_freed_memory()
 
 
 def _die_with_parent(parent: int) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from fsmarena import allocator
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
 from fsmarena.parallel import MALLOC_TRIM, _malloc_trim_setting, iter_tasks, local_cluster, run_tasks, use_dask
@@ -148,12 +149,14 @@ def test_shared_data_is_scattered_once_and_results_keep_task_order(scheduler):
 def test_workers_run_without_the_slow_malloc_setting_and_a_cluster_with_it_is_flagged(scheduler, monkeypatch, capsys):
     with use_dask(scheduler) as client:
         assert set(client.run(_malloc_trim_setting).values()) == {None}
+        assert set(client.run(allocator.active).values()) == {True}  # fsmarena.allocator, set by use_dask
     assert "warning" not in capsys.readouterr().err
     # a cluster started with dask's defaults sets it in its workers (and in this process)
     monkeypatch.delenv(MALLOC_TRIM, raising=False)  # restored (absent) after the test
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as other:
         with use_dask(other.scheduler_address) as client:
             assert set(client.run(_malloc_trim_setting).values()) == {"65536"}
+            assert set(client.run(allocator.active).values()) == {False}  # a setting of the user's: left alone
     err = capsys.readouterr().err
     assert err.count(f"fsmarena: warning: the dask workers run with {MALLOC_TRIM}=65536") == 1
 
