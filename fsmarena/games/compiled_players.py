@@ -252,8 +252,9 @@ def make_opponent_act(kernel: ModuleType) -> Callable[..., int]:
     ``act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, feats, frozen) -> action``
     plays the member whose arrays start at ``ints[at]``, ``floats[fat]`` and ``tables[tat]``;
     ``memory[seat]`` is the member's finite-state memory for this game (:func:`opponent_act`
-    specialised for ``kernel``, cached on disk)."""
-    return specialise(opponent_act, kernel)
+    specialised for ``kernel``, cached on disk, and compiled into its callers: called, its thirteen
+    arguments cost 5 to 9% of a training game's time on divide-the-dollar)."""
+    return specialise(opponent_act, kernel, inline=True)
 
 
 def make_fsm_action(kernel: ModuleType) -> Callable[..., int]:

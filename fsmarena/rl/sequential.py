@@ -63,7 +63,7 @@ from fsmarena.games.kernel_calls import (
     k_step,
     k_to_move,
 )
-from fsmarena.jit import njit
+from fsmarena.jit import borrowed, njit
 from fsmarena.specialise import built_per_kernel, kernel_function, specialise
 
 MC_EVERY, MC_FIRST, SARSA, Q_LEARNING, EXPECTED_SARSA = range(5)
@@ -206,6 +206,15 @@ k_potential = kernel_function("potential", _no_potential)
 opponent_act = built_per_kernel(make_opponent_act)
 
 
+def make_training_loop(kernel: ModuleType) -> Callable[..., Any]:
+    """:func:`play_training_games` for ``kernel`` (compiled once and cached on disk)."""
+    return specialise(play_training_games, kernel)
+
+
+#: the games of the training loop, for the same kernel
+training_loop = built_per_kernel(make_training_loop)
+
+
 def make_runner(kernel: ModuleType) -> Callable[..., Any]:
     """The compiled training loop for ``kernel``'s game (:func:`train_games` specialised for it,
     compiled once and cached on disk, module doc):
@@ -237,12 +246,8 @@ def train_games(
     table_start,
     potentials,
 ):
-    """The training loop's template (:func:`make_runner`, module doc)."""
-    algo, explore_steps, schedule = isets[I_ALGO], isets[I_EXPLORE], isets[I_SCHEDULE]
-    segmented = isets[I_SEGMENTED] == 1
-    fixed_seat, refresh = isets[I_SEAT], isets[I_REFRESH]
-    gamma, alpha_kind, alpha_start = fsets[F_GAMMA], isets[I_ALPHA_SCHEDULE], fsets[F_ALPHA]
-    monte_carlo = algo == MC_EVERY or algo == MC_FIRST
+    """The training loop's template (:func:`make_runner`, module doc): makes the work arrays and
+    plays the games with :func:`play_training_games`, which borrows every array it reads."""
     seats = k_n_seats(p)
     s = np.zeros(k_state_size(p), dtype=np.int64)
     deal = np.zeros(k_deal_size(p), dtype=np.int64)
@@ -251,6 +256,74 @@ def train_games(
     rewards = np.zeros(seats)
     member = np.zeros(seats, dtype=np.int64)
     memory = np.zeros(seats, dtype=np.int64)
+    work = (s, deal, mask, feats, rewards, member, memory)
+    return training_loop(
+        p,
+        q,
+        n,
+        sums,
+        seen,
+        frozen,
+        first,
+        count,
+        isets,
+        fsets,
+        ints,
+        floats,
+        tables,
+        int_start,
+        float_start,
+        table_start,
+        potentials,
+        *work,
+    )
+
+
+def play_training_games(
+    p,
+    q,
+    n,
+    sums,
+    seen,
+    frozen,
+    first,
+    count,
+    isets,
+    fsets,
+    ints,
+    floats,
+    tables,
+    int_start,
+    float_start,
+    table_start,
+    potentials,
+    s,
+    deal,
+    mask,
+    feats,
+    rewards,
+    member,
+    memory,
+):
+    """The games of :func:`train_games` (module doc).  Every array argument is read through a
+    borrowed view (:func:`fsmarena.jit.borrowed`): numba counts an array's references atomically
+    at every compiled call that passes it, a dozen times a decision here, and those counts were
+    about two fifths of a divide-the-dollar training game's time.  ``s``, ``deal``, ``mask``,
+    ``feats``, ``rewards``, ``member`` and ``memory`` are the work arrays (a state, a deal, a
+    mask, the features, the rewards, each seat's pool member and finite-state memory), the
+    caller's so that they outlive their views."""
+    p, q, n, sums = borrowed(p), borrowed(q), borrowed(n), borrowed(sums)
+    seen, frozen = borrowed(seen), borrowed(frozen)
+    ints, floats, tables = borrowed(ints), borrowed(floats), borrowed(tables)
+    int_start, float_start, table_start = borrowed(int_start), borrowed(float_start), borrowed(table_start)
+    potentials, s, deal, mask = borrowed(potentials), borrowed(s), borrowed(deal), borrowed(mask)
+    feats, rewards, member, memory = borrowed(feats), borrowed(rewards), borrowed(member), borrowed(memory)
+    algo, explore_steps, schedule = isets[I_ALGO], isets[I_EXPLORE], isets[I_SCHEDULE]
+    segmented = isets[I_SEGMENTED] == 1
+    fixed_seat, refresh = isets[I_SEAT], isets[I_REFRESH]
+    gamma, alpha_kind, alpha_start = fsets[F_GAMMA], isets[I_ALPHA_SCHEDULE], fsets[F_ALPHA]
+    monte_carlo = algo == MC_EVERY or algo == MC_FIRST
+    seats = k_n_seats(p)
     states = np.zeros(64, dtype=np.int64)
     actions = np.zeros(64, dtype=np.int64)
     segments = np.zeros(64, dtype=np.int64)
