@@ -10,6 +10,8 @@ batched players on the same observations.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -50,10 +52,13 @@ def reference(
     eps_final=None,
     schedule="constant",
     segmented=False,
+    batch=0,
 ):
     """Plain Python: the textbook algorithm, one game at a time, numpy's global stream.  With
     ``segmented``, segment rewards: Monte Carlo's returns come from the batched learners'
-    :func:`fsmarena.rl.segments.segment_returns`, TD ends a transition at a segment's end."""
+    :func:`fsmarena.rl.segments.segment_returns`, TD ends a transition at a segment's end.  With
+    ``batch`` B, batched Monte Carlo: the learner acts by Q as it was at the start of its batch
+    of B games, and epsilon is read there."""
     k = kernel_of(game)
     potentials = k.potential_table(game.config) if segmented else None
     p = params_of(game)
@@ -65,9 +70,10 @@ def reference(
     mask = np.zeros(A, dtype=bool)
     final = epsilon if eps_final is None else eps_final
 
-    def greedy(row_mask, x):
+    def greedy(row_mask, x, values=None):
+        values = q if values is None else values
         legal = [a for a in range(A) if row_mask[a]]
-        return max(legal, key=lambda a: (q[x, a], -a)) if legal else 0
+        return max(legal, key=lambda a: (values[x, a], -a)) if legal else 0
 
     def uniform(row_mask):
         legal = [a for a in range(A) if row_mask[a]]
@@ -78,11 +84,17 @@ def reference(
         step = alpha if alpha >= 0 else 1.0 / n[x, a]
         q[x, a] += step * (target - q[x, a])
 
+    acting = q
     for g in range(games):
         if refresh and g % refresh == 0:
             frozen[:] = [greedy(seen[x], x) for x in range(S)]
+        at = g
+        if batch:
+            at = g - g % batch
+            if g == at:
+                acting = q.copy()
         if schedule == "linear":
-            eps = epsilon + (final - epsilon) * min(1.0, g / games)
+            eps = epsilon + (final - epsilon) * min(1.0, at / games)
         else:
             eps = epsilon
         learner = g % k.n_seats(p) if seat < 0 else seat
@@ -123,7 +135,7 @@ def reference(
                         prob = eps * 1.0 / len(legal) + (1.0 - eps if a == best else 0.0)
                         value += prob * q[x, a]
                 update(*pending, mark[1] - pending_mark[1] if closed else gamma * value)
-            action = greedy(mask, x)
+            action = greedy(mask, x, acting)
             random_move = len(trajectory) < explore
             if eps > 0 and _uniform() < eps:
                 random_move = True
@@ -179,7 +191,9 @@ def compiled(
     schedule="constant",
     chunks=1,
     segmented=False,
+    batch=0,
 ):
+    """The compiled loop; with ``batch`` B, batched Monte Carlo, one call per batch of B games."""
     k = kernel_of(game)
     p = params_of(game)
     S, A = game.n_states, game.n_actions
@@ -187,12 +201,13 @@ def compiled(
     seen, frozen = np.zeros((S, A), dtype=bool), np.zeros(S, dtype=np.int64)
     opp = self_play(game) if refresh else compile_player(opponent or RandomPlayer(), game)
     codes = [seq.ALGORITHM_CODES[algo], explore, seq.SCHEDULE_CODES[schedule], seat, refresh, int(segmented), 0]
+    codes.append(1 if batch else 0)
     isets = np.array(codes, dtype=np.int64)
     potentials = k.potential_table(game.config) if segmented else np.zeros((1, 1))
     fsets = np.array([gamma, alpha, epsilon, epsilon if eps_final is None else eps_final, float(games), alpha])
     run = seq.make_runner(k)
     seed(seed_value)
-    bounds = np.linspace(0, games, chunks + 1).astype(int)
+    bounds = np.r_[np.arange(0, games, batch), games] if batch else np.linspace(0, games, chunks + 1).astype(int)
     for first, last in zip(bounds[:-1], bounds[1:]):
         run(
             p,
@@ -292,6 +307,31 @@ def test_chunks_do_not_change_the_result_and_seeds_do():
     other, _ = compiled(GAME, "mc", 400, 4, **settings)
     assert np.array_equal(whole, split)
     assert not np.array_equal(whole, other)
+
+
+BATCHED = [
+    ("mc", dict(explore=2, epsilon=0.0, alpha=-1.0)),
+    ("mc-first-visit", dict(explore=1, epsilon=0.3, eps_final=0.0, schedule="linear", alpha=-1.0, gamma=0.9)),
+    ("mc-constant-alpha", dict(explore=1, epsilon=0.1, alpha=0.05)),
+]
+
+
+@pytest.mark.parametrize("algo,settings", BATCHED, ids=[c[0] for c in BATCHED])
+def test_batched_monte_carlo_equals_the_plain_loop_bit_for_bit(algo, settings):
+    """Batches in the compiled loop: the learner acts by Q as it was at its batch's start, with
+    epsilon read there; the textbook loop (no batches) is another algorithm."""
+    q_ref, n_ref = reference(GAME, algo, 600, 13, batch=150, **settings)
+    q, n = compiled(GAME, algo, 600, 13, batch=150, **settings)
+    assert n.sum() >= 600 and np.array_equal(n, n_ref) and np.array_equal(q, q_ref)
+    textbook, _ = compiled(GAME, algo, 600, 13, **settings)
+    assert not np.array_equal(q, textbook)
+
+
+def test_batched_monte_carlo_in_self_play_equals_the_plain_loop():
+    settings = dict(explore=2, epsilon=0.0, alpha=-1.0, refresh=200, batch=100)
+    q_ref, _ = reference(GAME, "mc", 600, 6, opponent="self", **settings)
+    q, _ = compiled(GAME, "mc", 600, 6, **settings)
+    assert np.array_equal(q, q_ref)
 
 
 # ---- compiled opponents ---------------------------------------------------------------------
@@ -504,6 +544,90 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, m
     assert np.array_equal(whole.q, resumed.q) and np.array_equal(whole.counts, resumed.counts)
     assert [r["win"] for r in whole.curve] == [r["win"] for r in resumed.curve]
     assert (tmp_path / "whole" / "curve.csv").read_text() == (tmp_path / "cut" / "curve.csv").read_text()
+
+
+def test_batched_monte_carlo_resumes_exactly_and_refuses_a_python_path_checkpoint(tmp_path, monkeypatch):
+    import fsmarena.rl.sequential_run as sequential_run
+    from fsmarena.rl.checkpoint import FILENAME, load_checkpoint, save_checkpoint
+    from fsmarena.rl.train import TrainConfig, train
+
+    config = TrainConfig("mc", episodes=3000, batch=400, eval_every=1000, eval_games=200, self_play_every=700)
+    whole = train(GAME, config, seed=2, out=tmp_path / "whole")
+    real, calls = sequential_run.seed_compiled, {"n": 0}
+
+    def interrupted(value):
+        calls["n"] += 1
+        if calls["n"] == 5:  # batches end at 400, 700, 1000, 1400, ...: stopped after game 1400
+            raise KeyboardInterrupt
+        real(value)
+
+    monkeypatch.setattr(sequential_run, "seed_compiled", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train(GAME, config, seed=2, out=tmp_path / "cut", checkpoint_seconds=0.0)
+    meta, tables = load_checkpoint(tmp_path / "cut" / FILENAME)
+    assert meta["done"] == 1400
+    monkeypatch.setattr(sequential_run, "seed_compiled", real)
+    resumed = train(GAME, config, seed=2, out=tmp_path / "cut", resume=True)
+    assert np.array_equal(whole.q, resumed.q) and np.array_equal(whole.counts, resumed.counts)
+    assert (tmp_path / "whole" / "curve.csv").read_text() == (tmp_path / "cut" / "curve.csv").read_text()
+    # a checkpoint of the Python path (no "loop" in its settings) is another random stream
+    del meta["fingerprint"]["loop"]
+    save_checkpoint(tmp_path / "cut" / FILENAME, meta, tables)
+    with pytest.raises(FsmarenaError, match="different settings: loop"):
+        train(GAME, config, seed=2, out=tmp_path / "cut", resume=True)
+
+
+def test_batched_monte_carlo_plays_in_the_compiled_loop_when_it_can():
+    from fsmarena.rl.sequential_run import compiled_batches
+    from fsmarena.rl.toy import ToyConfig, ToyGame
+    from fsmarena.rl.train import TrainConfig
+
+    def batched(algo, game=GAME):
+        return TrainConfig(algo, episodes=10, batch=50).resolved(game)
+
+    class Agent(Player):
+        kind = "neural-agent"
+
+        def act(self, obs, memory, rows, rng):
+            return np.zeros(obs.n, dtype=np.int64)
+
+    assert compiled_batches(GAME, batched("mc"), None)
+    assert compiled_batches(GAME, batched("mc-first-visit"), TablePolicy(np.zeros(GAME.n_states, dtype=np.int64)))
+    assert not compiled_batches(GAME, batched("mc"), Agent("net"))  # the opponent decides in Python
+    assert not compiled_batches(GAME, batched("q-learning"), None)  # step-major TD: the Python path
+    assert not compiled_batches(GAME, TrainConfig("mc", episodes=10, batch=1).resolved(GAME), None)  # textbook
+    toy = ToyGame(ToyConfig("chain"))
+    assert not compiled_batches(toy, batched("mc", toy), None)  # no kernel
+
+
+def test_batched_monte_carlo_compiled_and_in_python_estimate_the_same_values():
+    """With every decision random (epsilon 1), batched Monte Carlo's Q(s, a) is the mean final
+    reward of random play after (s, a), whichever path plays it: the two paths' estimates, from
+    different random streams, agree entry by entry within 4.5 standard errors (a reward in
+    [-1, 1] has variance at most 1).  The same check tells a discount of 0.9 on one side."""
+    from fsmarena.rl.train import TrainConfig, train
+    from fsmarena.rl.training_run import TrainingRun, run_batched
+
+    def estimates(compiled_loop, gamma=1.0):
+        config = TrainConfig(
+            "mc", episodes=30_000, batch=5_000, epsilon=1.0, epsilon_schedule="constant", explore_steps=0, gamma=gamma
+        )
+        config = replace(config, eval_every=30_000, eval_games=10)
+        if compiled_loop:
+            return train(GAME, config, seed=3)
+        run = TrainingRun(GAME, config.resolved(GAME), 4, RandomPlayer(), [RandomPlayer()], 1, None, "python")
+        return run_batched(run, RandomPlayer(), False, 60.0)
+
+    def largest_z(one, other):
+        both = (one.counts >= 400) & (other.counts >= 400)
+        assert both.sum() >= 40
+        error = np.sqrt(1.0 / one.counts[both] + 1.0 / other.counts[both])
+        return np.max(np.abs(one.q[both] - other.q[both]) / error)
+
+    compiled_run, python_run = estimates(True), estimates(False)
+    assert not np.array_equal(compiled_run.q, python_run.q)
+    assert largest_z(compiled_run, python_run) < 4.5
+    assert largest_z(estimates(True, gamma=0.9), python_run) > 4.5
 
 
 def test_an_opponent_that_cannot_be_compiled_is_refused_before_anything_is_written(tmp_path):

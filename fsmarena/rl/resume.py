@@ -28,9 +28,17 @@ from fsmarena.text import clean_text
 
 
 def run_fingerprint(
-    game: Game, config: TrainConfig, seed: int, opponent: Player | None, panel: Sequence[Player]
+    game: Game,
+    config: TrainConfig,
+    seed: int,
+    opponent: Player | None,
+    panel: Sequence[Player],
+    compiled: bool = False,
 ) -> dict[str, Any]:
-    return {
+    """The settings a checkpoint must match to be resumed.  A batched run in the compiled loop
+    (``compiled``, :func:`fsmarena.rl.sequential_run.compiled_batches`) says so: its games come from
+    another random stream than a batched run of the Python path, so neither resumes the other."""
+    fingerprint = {
         "game": game.name,
         "parameters": config_to_dict(game.config),
         "config": config.to_dict(),
@@ -38,6 +46,9 @@ def run_fingerprint(
         "opponent": describe_player(opponent, game),
         "panel": [describe_player(p, game) for p in panel],
     }
+    if compiled and config.batch != 1:
+        fingerprint["loop"] = "compiled"
+    return fingerprint
 
 
 @dataclass(frozen=True)
@@ -59,11 +70,13 @@ def read_checkpoint(
     fingerprint: dict[str, Any],
     panel: Sequence[Player],
     learner: TabularLearner,
+    compiled: bool = False,
 ) -> Resumed:
     """The checkpoint at ``path`` checked in full against this run (settings, every curve row,
     every table) and its tables loaded into ``learner``; FsmarenaError (one line) for any
     defect.  :func:`prepare` calls it on a scratch learner so that a bad checkpoint is refused
-    before any work starts; the run calls it again to take the state over."""
+    before any work starts; the run calls it again to take the state over.  A run of the
+    compiled loop (``compiled``) reseeds its stream per chunk: it keeps no generator."""
     source = f"checkpoint {path}"
     expected: dict[str, np.ndarray | None] = {**learner.arrays(), "frozen": np.zeros(game.n_states, dtype=np.int64)}
     meta, tables = ckpt.load_checkpoint(path, max_done=positive("--episodes", config.episodes), expected=expected)
@@ -74,7 +87,7 @@ def read_checkpoint(
     curve = ckpt.check_rows(meta["curve"], curve_columns(panel, done), source, "curve")
     frozen = _frozen_table(tables, game, source)
     learner.load_arrays(tables, source)
-    rng = restore_rng(meta.get("rng"), source) if config.batch != 1 else None
+    rng = None if compiled else restore_rng(meta.get("rng"), source)
     return Resumed(done, list(curve), float(meta.get("seconds", 0.0)), rng, frozen)
 
 

@@ -38,6 +38,12 @@ a random action (only when it explores), or the opponent's own draws (random pla
 The learner takes seat ``g mod n_seats`` in game ``g`` (``learner_seat = -1``, alternate) or
 a fixed seat; every other seat holds the opponent, or in self-play the frozen greedy table of
 the learner, refreshed at every multiple of ``self_play_every`` games (before the game).
+
+Batches (``I_BATCH`` 1, Monte Carlo only): the call's ``count`` games are one batch of the
+batched algorithm (:mod:`fsmarena.rl.learners`): the learner acts by Q as it was at the call's
+start (a copy, so the credits of the batch's games wait for the next batch to act on) and
+epsilon and alpha are read at the call's first game.  The credits themselves are applied game
+by game, in game order, as the batched Monte Carlo learner applies them at the batch's end.
 """
 
 from __future__ import annotations
@@ -78,8 +84,9 @@ ALGORITHM_CODES = {
 }
 SCHEDULE_CODES = {"constant": 0, "linear": 1, "exponential": 2}
 #: int settings: algorithm, explore steps, epsilon schedule, learner seat (-1 alternate), self-play period
-#: (0 none), segment rewards (1 on, 0 the game's final reward), alpha schedule
-I_ALGO, I_EXPLORE, I_SCHEDULE, I_SEAT, I_REFRESH, I_SEGMENTED, I_ALPHA_SCHEDULE = range(7)
+#: (0 none), segment rewards (1 on, 0 the game's final reward), alpha schedule, batch (1: the call is
+#: one batch, its policy frozen; 0: textbook, one game at a time)
+I_ALGO, I_EXPLORE, I_SCHEDULE, I_SEAT, I_REFRESH, I_SEGMENTED, I_ALPHA_SCHEDULE, I_BATCH = range(8)
 #: float settings: gamma, alpha (-1 = 1/N), epsilon start, epsilon final, total games, final alpha
 F_GAMMA, F_ALPHA, F_EPS, F_EPS_FINAL, F_TOTAL, F_ALPHA_FINAL = range(6)
 
@@ -323,6 +330,8 @@ def play_training_games(
     fixed_seat, refresh = isets[I_SEAT], isets[I_REFRESH]
     gamma, alpha_kind, alpha_start = fsets[F_GAMMA], isets[I_ALPHA_SCHEDULE], fsets[F_ALPHA]
     monte_carlo = algo == MC_EVERY or algo == MC_FIRST
+    batch = isets[I_BATCH] == 1
+    acting = q.copy() if batch else q  # the Q the learner acts by (module doc: batches)
     seats = k_n_seats(p)
     states = np.zeros(64, dtype=np.int64)
     actions = np.zeros(64, dtype=np.int64)
@@ -334,10 +343,11 @@ def play_training_games(
     for g in range(first, first + count):
         if refresh > 0 and g % refresh == 0:
             greedy_table(q, seen, frozen)
-        epsilon = scheduled(schedule, fsets[F_EPS], fsets[F_EPS_FINAL], g, fsets[F_TOTAL])
+        at = first if batch else g  # the game the schedules are read at
+        epsilon = scheduled(schedule, fsets[F_EPS], fsets[F_EPS_FINAL], at, fsets[F_TOTAL])
         alpha = alpha_start  # -1: the sample average 1/N
         if alpha_start >= 0:
-            alpha = scheduled(alpha_kind, alpha_start, fsets[F_ALPHA_FINAL], g, fsets[F_TOTAL])
+            alpha = scheduled(alpha_kind, alpha_start, fsets[F_ALPHA_FINAL], at, fsets[F_TOTAL])
         learner = g % seats if fixed_seat < 0 else fixed_seat
         k_draw_deal(p, deal)
         k_reset(p, s, deal)
@@ -388,7 +398,7 @@ def play_training_games(
                     else:
                         target = gamma * _bootstrap(q, mask, x, algo, epsilon)
                     _update(q, n, pending, pending_action, target, alpha)
-                action = greedy_action(q, mask, x)
+                action = greedy_action(acting, mask, x)
                 explore = decisions < explore_steps
                 if epsilon > 0 and uniform_float() < epsilon:
                     explore = True

@@ -1,4 +1,5 @@
-"""The textbook sequential algorithm (``batch = 1`` on a game with a kernel).
+"""The runs of the compiled training loop: the textbook sequential algorithm (``batch = 1`` on a
+game with a kernel) and batched Monte Carlo on such a game against a compiled opponent.
 
 :mod:`fsmarena.rl.sequential` plays one game at a time in compiled code and updates after every
 decision (TD) or every game (Monte Carlo), against a compiled opponent
@@ -7,6 +8,14 @@ self-play refresh and every :data:`CHUNK` games; each chunk reseeds the compiled
 stream from the run's seed and the number of games done (:func:`chunk_seed`), so a
 checkpoint (written only at chunk ends) resumes exactly and nothing depends on timing or on
 ``jobs``.
+
+Batched Monte Carlo (``batch = K > 1``; :func:`compiled_batches` says when) plays in the same loop,
+each chunk one batch of at most K games by the policy of the batch's start
+(:mod:`fsmarena.rl.sequential`, "Batches"): the batched algorithm of :mod:`fsmarena.rl.learners`,
+with the learner acting inside the compiled loop instead of once per decision in Python.  Its
+random numbers come from the compiled stream, reseeded per batch, so a seed gives other (equally
+distributed) games than the Python path does; that path still plays the batched TD learners and
+any run whose opponent does not compile.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from fsmarena.errors import FsmarenaError
 from fsmarena.games.base import Game
 from fsmarena.games.compiled_players import compile_player, self_play
 from fsmarena.games.kernel import has_kernel, kernel_of, params_of
@@ -38,6 +48,20 @@ def sequential(game: Game, config: TrainConfig) -> bool:
     (Without a kernel, ``batch = 1`` plays the batched learners one game per engine call: the
     same textbook algorithm, only slower.)"""
     return config.sample_based and config.batch == 1 and has_kernel(game)
+
+
+def compiled_batches(game: Game, config: TrainConfig, opponent: Player | None) -> bool:
+    """Whether a batched run (``batch = K > 1``) plays in the compiled loop (module doc): Monte
+    Carlo, on a game with a kernel, against an opponent that compiles or in self-play."""
+    if not (config.sample_based and config.batch != 1 and has_kernel(game)):
+        return False
+    if seq.ALGORITHM_CODES.get(config.algo) not in (seq.MC_EVERY, seq.MC_FIRST):
+        return False
+    try:
+        compiled_opponent(game, opponent, config)
+    except FsmarenaError:
+        return False
+    return True
 
 
 def compiled_opponent(game: Game, opponent: Player | None, config: TrainConfig) -> Any:
@@ -72,6 +96,7 @@ def _sequential_settings(config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
             config.self_play_every or 0,
             1 if config.reward == "segment" else 0,
             seq.SCHEDULE_CODES["constant" if step is None else step.kind],
+            0 if config.batch == 1 else 1,
         ],
         dtype=np.int64,
     )
@@ -89,7 +114,8 @@ def _sequential_settings(config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
 
 
 def run_sequential(run: TrainingRun, opponent: Player | None, resume: bool, checkpoint_seconds: float) -> TrainResult:
-    """The textbook algorithm (``batch = 1``): compiled chunks of single games (module doc)."""
+    """The compiled training loop's run (module doc): the textbook algorithm (``batch = 1``,
+    chunks of :data:`CHUNK` single games) or batched Monte Carlo (chunks of one batch each)."""
 
     game, config, seed = run.game, run.config, run.seed
     if resume:
@@ -129,5 +155,5 @@ def run_sequential(run: TrainingRun, opponent: Player | None, resume: bool, chec
         )
 
     run.play = play
-    play_to_end(run, CHUNK, checkpoint_seconds)
+    play_to_end(run, CHUNK if config.batch == 1 else positive("--batch", config.batch), checkpoint_seconds)
     return run.result()

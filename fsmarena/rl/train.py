@@ -10,7 +10,10 @@ textbook *sequential* algorithm (:mod:`fsmarena.rl.sequential_run`); a game with
 the same algorithm with the batched learners, one game per engine call (slowly).
 ``batch = K > 1`` is a *different algorithm*, the batched one (:mod:`fsmarena.rl.training_run`): K
 games with the batched driver by a policy frozen for the batch (Monte Carlo) or updated
-step-major across the K games (TD), see :mod:`fsmarena.rl.learners`.  Both cut the run at every
+step-major across the K games (TD), see :mod:`fsmarena.rl.learners`.  Batched Monte Carlo on a
+game with a kernel, against an opponent that compiles (or in self-play), plays the same
+algorithm in the compiled training loop (:func:`fsmarena.rl.sequential_run.compiled_batches`),
+its random numbers from the compiled stream.  Both cut the run at every
 learning-curve point (:mod:`fsmarena.rl.evaluation`) and self-play refresh, so the schedule depends
 only on the settings, and both resume exactly from a checkpoint (:mod:`fsmarena.rl.resume`).
 
@@ -52,7 +55,7 @@ from fsmarena.rl.config import (
 from fsmarena.rl.evaluation import evaluate, exact_value, game_model, streams
 from fsmarena.rl.results import TrainResult, write_outputs
 from fsmarena.rl.resume import read_checkpoint, run_fingerprint
-from fsmarena.rl.sequential_run import compiled_opponent, run_sequential, sequential
+from fsmarena.rl.sequential_run import compiled_batches, compiled_opponent, run_sequential, sequential
 from fsmarena.rl.training_run import TrainingRun, make_learner, run_batched
 
 #: re-exported: the study layer (``fsmarena/studies/adapters.py``, ``fsmarena/games/dice421/study.py``) reads the
@@ -70,6 +73,8 @@ class Setup:
     seed: int
     opponent: Player | None
     panel: list[Player]
+    #: whether the compiled training loop plays the run (:mod:`fsmarena.rl.sequential_run`)
+    compiled: bool = False
 
 
 def prepare(
@@ -109,19 +114,20 @@ def prepare(
         panel = list(panel) if panel else [RandomPlayer()]
     if sequential(game, config):
         compiled_opponent(game, opponent, config)
+    compiled = sequential(game, config) or compiled_batches(game, config, opponent)
     if out is not None and config.sample_based:
         path = Path(out) / ckpt.FILENAME
         if resume and not path.exists():
             raise FsmarenaError(f"nothing to resume: {path} does not exist")
         if resume:  # the whole checkpoint, before any work (the run reads it again to continue)
-            fingerprint = run_fingerprint(game, config, seed, opponent, panel)
-            read_checkpoint(path, game, config, fingerprint, panel, make_learner(game, config))
+            fingerprint = run_fingerprint(game, config, seed, opponent, panel, compiled)
+            read_checkpoint(path, game, config, fingerprint, panel, make_learner(game, config), compiled)
         if not resume and path.exists():
             raise FsmarenaError(
                 f"{out} already holds a training checkpoint: pass --resume to continue it, "
                 "or choose another output folder"
             )
-    return Setup(config, seed, opponent, list(panel))
+    return Setup(config, seed, opponent, list(panel), compiled)
 
 
 def train(
@@ -152,8 +158,10 @@ def train(
     label = label or f"{config.algo} {game.name} seed {seed}"
     out_dir = Path(out) if out is not None else None
     if config.sample_based:
-        run = TrainingRun(game, config, seed, setup.opponent, setup.panel, jobs, out_dir, label, on_curve_point)
-        loop = run_sequential if sequential(game, config) else run_batched
+        run = TrainingRun(
+            game, config, seed, setup.opponent, setup.panel, jobs, out_dir, label, on_curve_point, setup.compiled
+        )
+        loop = run_sequential if setup.compiled else run_batched
         result = loop(run, setup.opponent, resume, checkpoint_seconds)
     else:
         result = _plan(game, config, seed, setup.panel, jobs, label)

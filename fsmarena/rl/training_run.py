@@ -9,7 +9,9 @@ without a kernel): K games per engine call by a policy frozen for the batch (Mon
 updated step-major (TD), the learner taking seat ``g mod n_seats`` in training game ``g``
 (``learner_seat = "alternate"``) or a fixed seat; every other seat holds the opponent or,
 in self-play, a frozen copy of the learner's greedy policy.  One random stream, saved in
-every checkpoint, drives every training game.
+every checkpoint, drives every training game.  Batched Monte Carlo on a game with a kernel,
+against an opponent that compiles, plays the same algorithm in the compiled training loop
+instead (:func:`fsmarena.rl.sequential_run.compiled_batches`).
 """
 
 from __future__ import annotations
@@ -102,14 +104,17 @@ class TrainingRun:
         out_dir: Path | None,
         label: str,
         on_curve_point: Callable[[int, Player], None] | None = None,
+        compiled: bool = False,
     ):
+        #: whether the compiled training loop plays the run (:mod:`fsmarena.rl.sequential_run`)
+        self.compiled = compiled
         self.game, self.config, self.seed, self.panel, self.jobs, self.label = game, config, seed, panel, jobs, label
         self.on_curve_point = on_curve_point
         self.learner = make_learner(game, config, label)
         self.schedule = config.schedule()
         self.rng, self.eval_seed = streams(seed)
         self.mdp = game_model(game)
-        self.fingerprint = run_fingerprint(game, config, seed, opponent, panel)
+        self.fingerprint = run_fingerprint(game, config, seed, opponent, panel, compiled)
         self.path = out_dir / ckpt.FILENAME if out_dir is not None else None
         self.done, self.elapsed_before = 0, 0.0
         self.curve: list[dict[str, Any]] = []
@@ -129,7 +134,9 @@ class TrainingRun:
     def resume(self) -> None:
         if self.path is None:
             raise FsmarenaError("--resume needs an output folder holding a checkpoint")
-        saved = read_checkpoint(self.path, self.game, self.config, self.fingerprint, self.panel, self.learner)
+        saved = read_checkpoint(
+            self.path, self.game, self.config, self.fingerprint, self.panel, self.learner, self.compiled
+        )
         if saved.rng is not None:
             self.rng = saved.rng
         self.done, self.curve, self.elapsed_before = saved.done, saved.curve, saved.seconds
@@ -161,7 +168,7 @@ class TrainingRun:
         tables = dict(self.learner.arrays())
         if self.frozen is not None:
             tables["frozen"] = self.frozen
-        rng = ckpt.rng_state(self.rng) if self.config.batch != 1 else {"sequential": "reseeded per chunk"}
+        rng = {"sequential": "reseeded per chunk"} if self.compiled else ckpt.rng_state(self.rng)
         meta = {
             "fingerprint": self.fingerprint,
             "done": self.done,
