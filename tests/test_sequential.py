@@ -251,6 +251,19 @@ def test_compiled_learner_equals_the_plain_loop_bit_for_bit(algo, settings):
     assert np.array_equal(q, q_ref)  # bit for bit, not approximately
 
 
+@pytest.mark.parametrize("algo", ["mc", "mc-first-visit"])
+def test_games_longer_than_the_trajectory_buffers_equal_the_plain_loop(algo):
+    """88 decisions of the learner a game: Monte Carlo's buffers (64 decisions at first) grow
+    mid-game, between two passes of the decision loop, and the games go on unchanged."""
+    game = DivideTheDollar(DTDConfig(counts=(60, 60, 60), hand_size=3))
+    settings = dict(explore=2, epsilon=0.05, alpha=-1.0, gamma=0.99)
+    q_ref, n_ref = reference(game, algo, 40, 21, **settings)
+    q, n = compiled(game, algo, 40, 21, **settings)
+    assert np.array_equal(n, n_ref) and np.array_equal(q, q_ref)
+    if algo == "mc":  # every visit counted: more decisions a game than the buffers first hold
+        assert n.sum() == 40 * 88
+
+
 @pytest.mark.parametrize("algo", ["mc", "expected-sarsa"])
 def test_three_player_vautour_equals_the_plain_loop(algo):
     from fsmarena.games.vautour.game import StupideVautour, VautourConfig

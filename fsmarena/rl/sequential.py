@@ -361,67 +361,77 @@ def play_training_games(
         pending_action = np.int64(0)
         pending_segment = 0
         pending_potential = 0.0
+        # The game in passes of the decision loop: a pass ends with the game, or when Monte Carlo's
+        # trajectory buffers are full; they grow between passes, never inside one (an array
+        # reassigned inside the decision loop cost numba reference counts at every decision:
+        # a quarter of a divide-the-dollar training game).
         while True:
-            seat = k_to_move(p, s)
-            if seat < 0:
+            full = False
+            while True:
+                seat = k_to_move(p, s)
+                if seat < 0:
+                    break
+                if seat != learner:
+                    m = member[seat]
+                    action = opponent_act(
+                        p,
+                        s,
+                        seat,
+                        ints,
+                        floats,
+                        tables,
+                        int_start[m],
+                        float_start[m],
+                        table_start[m],
+                        memory,
+                        mask,
+                        feats,
+                        frozen,
+                    )
+                else:  # the learner
+                    if monte_carlo and decisions == len(states):
+                        full = True  # before anything of this decision: the next pass makes it
+                        break
+                    x = k_observe_index(p, s, seat)
+                    k_legal(p, s, seat, mask)
+                    for a in range(len(mask)):
+                        seen[x, a] |= mask[a]
+                    segment_now, potential_now, closed = 0, 0.0, False
+                    if segmented:
+                        segment_now = k_segment(p, s, seat)
+                        potential_now = k_potential(p, s, seat, potentials)
+                        closed = pending >= 0 and segment_now != pending_segment
+                    if pending >= 0 and (algo == Q_LEARNING or algo == EXPECTED_SARSA):
+                        if closed:
+                            target = potential_now - pending_potential
+                        else:
+                            target = gamma * _bootstrap(q, mask, x, algo, epsilon)
+                        _update(q, n, pending, pending_action, target, alpha)
+                    action = greedy_action(acting, mask, x)
+                    explore = decisions < explore_steps
+                    if epsilon > 0 and uniform_float() < epsilon:
+                        explore = True
+                    if explore:
+                        action = random_legal(mask)
+                    if pending >= 0 and algo == SARSA:
+                        target = potential_now - pending_potential if closed else gamma * q[x, action]
+                        _update(q, n, pending, pending_action, target, alpha)
+                    pending, pending_action = x, action
+                    pending_segment, pending_potential = segment_now, potential_now
+                    if monte_carlo:
+                        states[decisions] = x
+                        actions[decisions] = action
+                        segments[decisions] = segment_now
+                        marks[decisions] = potential_now
+                    decisions += 1
+                k_step(p, s, action)  # one call site: each is compiled into the loop
+            if not full:
                 break
-            if seat != learner:
-                m = member[seat]
-                action = opponent_act(
-                    p,
-                    s,
-                    seat,
-                    ints,
-                    floats,
-                    tables,
-                    int_start[m],
-                    float_start[m],
-                    table_start[m],
-                    memory,
-                    mask,
-                    feats,
-                    frozen,
-                )
-            else:  # the learner
-                x = k_observe_index(p, s, seat)
-                k_legal(p, s, seat, mask)
-                for a in range(len(mask)):
-                    seen[x, a] |= mask[a]
-                segment_now, potential_now, closed = 0, 0.0, False
-                if segmented:
-                    segment_now = k_segment(p, s, seat)
-                    potential_now = k_potential(p, s, seat, potentials)
-                    closed = pending >= 0 and segment_now != pending_segment
-                if pending >= 0 and (algo == Q_LEARNING or algo == EXPECTED_SARSA):
-                    if closed:
-                        target = potential_now - pending_potential
-                    else:
-                        target = gamma * _bootstrap(q, mask, x, algo, epsilon)
-                    _update(q, n, pending, pending_action, target, alpha)
-                action = greedy_action(acting, mask, x)
-                explore = decisions < explore_steps
-                if epsilon > 0 and uniform_float() < epsilon:
-                    explore = True
-                if explore:
-                    action = random_legal(mask)
-                if pending >= 0 and algo == SARSA:
-                    target = potential_now - pending_potential if closed else gamma * q[x, action]
-                    _update(q, n, pending, pending_action, target, alpha)
-                pending, pending_action = x, action
-                pending_segment, pending_potential = segment_now, potential_now
-                if monte_carlo:
-                    if decisions == len(states):
-                        states = np.concatenate((states, np.zeros(len(states), dtype=np.int64)))
-                        actions = np.concatenate((actions, np.zeros(len(actions), dtype=np.int64)))
-                        segments = np.concatenate((segments, np.zeros(len(segments), dtype=np.int64)))
-                        marks = np.concatenate((marks, np.zeros(len(marks))))
-                        returns = np.concatenate((returns, np.zeros(len(returns))))
-                    states[decisions] = x
-                    actions[decisions] = action
-                    segments[decisions] = segment_now
-                    marks[decisions] = potential_now
-                decisions += 1
-            k_step(p, s, action)  # one call site: each is compiled into the loop
+            states = np.concatenate((states, np.zeros(len(states), dtype=np.int64)))
+            actions = np.concatenate((actions, np.zeros(len(actions), dtype=np.int64)))
+            segments = np.concatenate((segments, np.zeros(len(segments), dtype=np.int64)))
+            marks = np.concatenate((marks, np.zeros(len(marks))))
+            returns = np.concatenate((returns, np.zeros(len(returns))))
         k_rewards(p, s, rewards)
         reward = rewards[learner]
         total_reward += reward
