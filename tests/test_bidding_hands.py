@@ -52,12 +52,17 @@ def test_nearest_on_every_seventh_hand_every_target_and_tie_rule():
 
 
 def test_the_bit_counts_hold_for_large_sets():
-    """31 keeps its ranks in bits too: the counts hold up to the 56-bit limit the docstrings give."""
+    """31 keeps its ranks in bits too: the counts (and the j-th set bit) hold up to the 56-bit
+    limit the docstrings give."""
     rng = np.random.default_rng(7)
     for x in rng.integers(0, 1 << 56, size=2_000).tolist() + [(1 << 56) - 1, 1 << 55]:
         assert bits.popcount(np.int64(x)) == bin(x).count("1")
         assert bits.bit_length(np.int64(x)) == x.bit_length()
         assert bits.lowest_bit(np.int64(x)) == ((x & -x).bit_length() if x else 0)
+        positions = [bit + 1 for bit in range(56) if x >> bit & 1]
+        for j in {0, len(positions) // 2, max(len(positions) - 1, 0), len(positions), len(positions) + 3}:
+            expected = positions[j] if j < len(positions) else 0
+            assert bits.nth_bit(np.int64(x), np.int64(j)) == expected
 
 
 def test_the_uncompiled_counts_are_the_compiled_ones():
@@ -67,3 +72,5 @@ def test_the_uncompiled_counts_are_the_compiled_ones():
     for x in rng.integers(0, 1 << 62, size=500).tolist() + [0, 1, (1 << 62) - 1]:
         compiled = (bits.popcount(np.int64(x)), bits.bit_length(np.int64(x)), bits.lowest_bit(np.int64(x)))
         assert compiled == (bits._python_popcount(x), bits._python_bit_length(x), bits._python_lowest_bit(x))
+        j = x % 40
+        assert bits.nth_bit(np.int64(x), np.int64(j)) == bits.nth_bit.py_func(x, j)

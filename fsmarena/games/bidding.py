@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fsmarena.games.bits import bit_length, lowest_bit, popcount
+from fsmarena.games.bits import bit_length, lowest_bit, nth_bit, popcount
 from fsmarena.games.draws import uniform_float
 from fsmarena.jit import njit
 
@@ -187,11 +187,9 @@ def shared_part(p, s, seat, which, offset):
 
 @njit(inline="always")
 def select(p, hand, j):
-    """The ``j``-th smallest card of ``hand`` (0 when there is none): the ``j`` smallest cards
-    dropped, then the lowest one left."""
-    for _ in range(j):
-        hand &= hand - 1
-    return lowest_bit(hand)
+    """The ``j``-th smallest card of ``hand``, from ``j = 0`` (0 when there is none), in constant
+    time (:func:`fsmarena.games.bits.nth_bit`)."""
+    return nth_bit(hand, j)
 
 
 @njit(inline="always")
