@@ -103,6 +103,35 @@ def test_same_seed_same_deals_and_builtins_legal(entry):
     assert run(3) != run(4)
 
 
+@pytest.mark.parametrize("entry", KERNEL_GAMES, ids=[e.name for e in KERNEL_GAMES])
+def test_is_legal_is_the_mask_for_every_action(entry):
+    """``is_legal`` (the kernel's own rule, or the stand-in reading ``legal``'s mask) answers for
+    every action as the mask does, at every decision of random games of each test configuration."""
+    from fsmarena.games.kernel_calls import make_is_legal
+
+    module = kernel_of(entry)
+    is_legal = make_is_legal(module)
+    rng = np.random.default_rng(5)
+    checked = 0
+    for config in configs_of(entry):
+        p = contract.params_of(game_of(entry, config))
+        n_actions = module.n_actions(p)
+        mask, work = np.zeros(n_actions, dtype=np.bool_), np.zeros(n_actions, dtype=np.bool_)
+        contract.seed(5)
+        for _ in range(20):
+            deal = np.zeros(module.deal_size(p), dtype=np.int64)
+            module.draw_deal(p, deal)
+            s = np.zeros(module.state_size(p), dtype=np.int64)
+            module.reset(p, s, deal)
+            while (seat := module.to_move(p, s)) >= 0:
+                module.legal(p, s, seat, mask)
+                answers = [bool(is_legal(p, s, seat, np.int64(a), work)) for a in range(n_actions)]
+                assert answers == mask.tolist(), (config, seat, s.tolist())
+                checked += 1
+                module.step(p, s, int(rng.choice(np.flatnonzero(mask))))
+    assert checked >= 100
+
+
 def test_a_game_without_kernel_is_one_clear_error():
     from fsmarena.errors import FsmarenaError
 

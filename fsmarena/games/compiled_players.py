@@ -52,7 +52,14 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.builtin_player import BuiltinPlayer
 from fsmarena.games.draws import uniform_float
-from fsmarena.games.kernel_calls import k_builtin_action, k_encoding, k_features, k_legal, k_observe_index
+from fsmarena.games.kernel_calls import (
+    k_builtin_action,
+    k_encoding,
+    k_features,
+    k_is_legal,
+    k_legal,
+    k_observe_index,
+)
 from fsmarena.games.players import FixedActionPlayer, GroupedStack, Mixture, Player, RandomPlayer, TablePolicy
 from fsmarena.jit import njit
 from fsmarena.specialise import built_per_kernel, specialise
@@ -319,8 +326,8 @@ def opponent_act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, f
     """The interpreter's template (:func:`make_opponent_act`; module doc): the member starting
     at ``at`` / ``fat`` / ``tat`` decides for ``seat``; an illegal choice becomes the first legal action."""
     kind = ints[at]
-    k_legal(p, s, seat, mask)
     if kind == RANDOM:
+        k_legal(p, s, seat, mask)
         return random_legal(mask)
     if kind == FIXED:
         action = ints[at + 1]
@@ -333,4 +340,7 @@ def opponent_act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, f
         action = k_fsm_action(p, s, seat, ints, tables, at, tat, memory)
     else:  # BDA
         action = k_bda_action(p, s, seat, ints, floats, at, fat, memory, feats)
+    if k_is_legal(p, s, seat, action, mask):  # the game's own rule asks no mask (kernel.is_legal)
+        return action
+    k_legal(p, s, seat, mask)
     return legal_or_first_legal(mask, action)

@@ -67,6 +67,16 @@ Observations are asked of the seat to move (``seat == to_move(p, s)``).
 :func:`observation_of` builds the lazy :class:`~games.base.Observation` of every caller (the
 batched driver, the environments' stepper) from one :class:`Layout` and the kernel's readers.
 
+Optional, for speed:
+
+* ``is_legal(p, s, seat, action, mask) -> bool`` (compiled, ``inline="always"``): whether
+  ``action`` (``0 <= action < n_actions``) is legal for the seat to move, by the game's own
+  rule, without the mask.  The compiled seats ask it after choosing (a table's, an automaton's or
+  a builtin's choice; an illegal one becomes the first legal action) and need the whole mask only
+  then; ``mask`` is a work array the rule may ignore.  Without it,
+  :data:`fsmarena.games.kernel_calls.k_is_legal` fills the mask with ``legal`` and reads it.
+  ``tests/test_kernels.py`` checks it against ``legal`` on every action of random games.
+
 Optional, for the builtins:
 
 * ``OWN_RANDOM`` (plain): True when the game's ``random`` builtin is the kernel's code 0 rather

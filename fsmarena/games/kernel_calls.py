@@ -9,8 +9,11 @@ module imports the names it reads from here.
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import Any, Callable
+
 from fsmarena.jit import njit
-from fsmarena.specialise import kernel_function
+from fsmarena.specialise import built_per_kernel, kernel_function, specialise
 
 
 @njit
@@ -38,3 +41,18 @@ k_rewards = kernel_function("rewards")
 k_scores = kernel_function("scores")
 k_builtin_action = kernel_function("builtin_action")
 k_builtin_law = kernel_function("builtin_law", no_builtin_law)
+
+
+def is_legal_by_mask(p, s, seat, action, mask):
+    """The stand-in of a kernel without ``is_legal`` (:mod:`fsmarena.games.kernel`): its mask, read."""
+    k_legal(p, s, seat, mask)
+    return mask[action]
+
+
+def make_is_legal(kernel: ModuleType) -> Callable[..., Any]:
+    """The kernel's own ``is_legal``, or :func:`is_legal_by_mask` for it (compiled into callers)."""
+    own = getattr(kernel, "is_legal", None)
+    return own if own is not None else specialise(is_legal_by_mask, kernel, inline=True)
+
+
+k_is_legal = built_per_kernel(make_is_legal)

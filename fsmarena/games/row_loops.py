@@ -37,6 +37,7 @@ from fsmarena.games.kernel_calls import (
     k_draw_deal,
     k_encoding,
     k_features,
+    k_is_legal,
     k_legal,
     k_observe_index,
     k_observe_part,
@@ -155,13 +156,13 @@ def advance_rows(
             if not python_turn and at < 0:
                 break  # a Python seat is to move
             kind = -1 if python_turn else ints[at]
-            k_legal(p, s, seat, mask)  # written out: a call costs reference counts on its arrays
             if kind == -1:
                 action = actions[j]
-                if action < 0 or action >= len(mask) or not mask[action]:
+                if action < 0 or action >= len(mask) or not k_is_legal(p, s, seat, action, mask):
                     return j
                 python_turn = False
             elif kind == RANDOM:
+                k_legal(p, s, seat, mask)
                 action = random_legal(mask)
             elif kind == FIXED:
                 action = ints[at + 1]
@@ -173,7 +174,12 @@ def advance_rows(
                 action = k_fsm_action(p, s, seat, ints, tables, at, tstart[player_row, seat], seat_memory)
             else:  # BDA (the driver never seats SELF, the training loop's frozen learner)
                 action = k_bda_action(p, s, seat, ints, floats, at, fstart[player_row, seat], seat_memory, feats)
-            k_step(p, s, legal_or_first_legal(mask, action))
+            # a compiled choice (Python's and random's are legal by now): an illegal one becomes
+            # the first legal action; the game's own rule asks no mask (kernel.is_legal)
+            if kind > RANDOM and not k_is_legal(p, s, seat, action, mask):
+                k_legal(p, s, seat, mask)
+                action = legal_or_first_legal(mask, action)
+            k_step(p, s, action)
             seat = k_to_move(p, s)
         if fresh:
             k_rewards(p, s, out_rewards[row])

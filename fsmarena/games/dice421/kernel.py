@@ -214,6 +214,12 @@ def legal(p: np.ndarray, s: np.ndarray, seat: int, mask: np.ndarray) -> None:
         mask[a] = s[LEFT] > 0 or a == 0
 
 
+@njit(inline="always")
+def is_legal(p: np.ndarray, s: np.ndarray, seat: int, action: int, mask: np.ndarray) -> bool:
+    """:func:`legal`'s rule for one action, without the mask."""
+    return s[LEFT] > 0 or action == 0
+
+
 @njit
 def always_masked(p: np.ndarray) -> bool:
     """A mask only after the last re-throw (only keeping all is legal there)."""

@@ -211,6 +211,12 @@ def legal(p, s, seat, mask):
     mask[:] = True
 
 
+@njit(inline="always")
+def is_legal(p, s, seat, action, mask):
+    """Every card choice is always legal."""
+    return True
+
+
 @njit
 def always_masked(p):
     """Every card choice is always legal: no mask."""

@@ -162,6 +162,12 @@ def legal(p, s, seat, mask):
         mask[c - 1] = (hand >> (c - 1) & 1) == 1
 
 
+@njit(inline="always")
+def is_legal(p, s, seat, action, mask):
+    """:func:`legal`'s rule for one action: the card is in the hand."""
+    return (s[hand_at(p, seat)] >> action & 1) == 1
+
+
 @njit
 def always_masked(p):
     """The bids follow the hand: always a mask."""

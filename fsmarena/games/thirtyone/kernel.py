@@ -923,6 +923,16 @@ def legal(p: np.ndarray, s: np.ndarray, seat: int, mask: np.ndarray) -> None:
         mask[DISCARD_DRAWN] = not s[FROM_DISCARD]
 
 
+@njit(inline="always")
+def is_legal(p: np.ndarray, s: np.ndarray, seat: int, action: int, mask: np.ndarray) -> bool:
+    """:func:`legal`'s rule for one action, without the mask."""
+    if s[PHASE] == TURN:
+        return action == DRAW_DECK or action == DRAW_DISCARD or (action == KNOCK and s[KNOCKER] < 0)
+    if DISCARD_GREEDY <= action <= DISCARD_2:
+        return True
+    return action == DISCARD_DRAWN and not s[FROM_DISCARD]
+
+
 @njit
 def always_masked(p: np.ndarray) -> bool:
     """The legal actions change with the phase: always a mask."""

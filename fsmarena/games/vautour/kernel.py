@@ -284,6 +284,17 @@ def legal(p, s, seat, mask):
         mask[N_ABSTRACT + c - 1] = (hand >> (c - 1) & 1) == 1
 
 
+@njit(inline="always")
+def is_legal(p, s, seat, action, mask):
+    """:func:`legal`'s rule for one action: every action of the abstract set; with bids, the
+    abstract actions only with ``both``, a card only in the hand."""
+    if p[_ACTIONS] == 1:
+        return True
+    if action < N_ABSTRACT:
+        return p[_ACTIONS] == 2
+    return (s[hand_at(p, seat)] >> (action - N_ABSTRACT) & 1) == 1
+
+
 @njit
 def always_masked(p):
     """A mask with the card bids (they follow the hand); none with the abstract actions only."""
