@@ -127,8 +127,10 @@ def advance_rows(
 
     ``start``, ``fstart`` and ``tstart`` locate each seat's compiled player per game, or once
     for every game when they have one row (:class:`fsmarena.games.driver.Program`).  A compiled
-    seat's move is chosen in one place, and every kernel function is called from one place (each
-    call site is compiled into the loop: one loop, each site once).  ``scratch`` (a state),
+    seat's move is chosen in one place, and most kernel functions are called from one place
+    (each call site is compiled into the loop); the legal mask is filled only where it is needed
+    (a random choice, an illegal one), a choice is checked by the kernel's ``is_legal``
+    (:data:`fsmarena.games.kernel_calls.k_is_legal`).  ``scratch`` (a state),
     ``mask`` (one per action) and ``feats`` (one per feature) are the loop's work arrays, the
     caller's so that every array the loop reads is borrowed (:func:`fsmarena.jit.borrowed`)."""
     p, states, rows, actions, deals = borrowed(p), borrowed(states), borrowed(rows), borrowed(actions), borrowed(deals)

@@ -56,16 +56,12 @@ import numpy as np
 from fsmarena.games.compiled_players import make_opponent_act, random_legal
 from fsmarena.games.draws import uniform_float
 from fsmarena.games.kernel_calls import (
-    k_deal_size,
     k_draw_deal,
     k_legal,
-    k_n_actions,
-    k_n_features,
     k_n_seats,
     k_observe_index,
     k_reset,
     k_rewards,
-    k_state_size,
     k_step,
     k_to_move,
 )
@@ -213,15 +209,6 @@ k_potential = kernel_function("potential", _no_potential)
 opponent_act = built_per_kernel(make_opponent_act)
 
 
-def make_training_loop(kernel: ModuleType) -> Callable[..., Any]:
-    """:func:`play_training_games` for ``kernel`` (compiled once and cached on disk)."""
-    return specialise(play_training_games, kernel)
-
-
-#: the games of the training loop, for the same kernel
-training_loop = built_per_kernel(make_training_loop)
-
-
 def make_runner(kernel: ModuleType) -> Callable[..., Any]:
     """The compiled training loop for ``kernel``'s game (:func:`train_games` specialised for it,
     compiled once and cached on disk, module doc):
@@ -231,62 +218,30 @@ def make_runner(kernel: ModuleType) -> Callable[..., Any]:
     returns the sum of the learner's final rewards in them.  ``potentials`` is the kernel's
     ``potential_table`` under segment rewards (any 2-d array otherwise).
     """
-    return specialise(train_games, kernel)
+    play = specialise(train_games, kernel)
+
+    def run(p: np.ndarray, *arrays: Any) -> float:
+        return play(p, *arrays, *work_arrays(kernel, p))
+
+    return run
 
 
-def train_games(
-    p,
-    q,
-    n,
-    sums,
-    seen,
-    frozen,
-    first,
-    count,
-    isets,
-    fsets,
-    ints,
-    floats,
-    tables,
-    int_start,
-    float_start,
-    table_start,
-    potentials,
-):
-    """The training loop's template (:func:`make_runner`, module doc): makes the work arrays and
-    plays the games with :func:`play_training_games`, which borrows every array it reads."""
-    seats = k_n_seats(p)
-    s = np.zeros(k_state_size(p), dtype=np.int64)
-    deal = np.zeros(k_deal_size(p), dtype=np.int64)
-    mask = np.zeros(k_n_actions(p), dtype=np.bool_)
-    feats = np.zeros(max(1, k_n_features(p)))
-    rewards = np.zeros(seats)
-    member = np.zeros(seats, dtype=np.int64)
-    memory = np.zeros(seats, dtype=np.int64)
-    work = (s, deal, mask, feats, rewards, member, memory)
-    return training_loop(
-        p,
-        q,
-        n,
-        sums,
-        seen,
-        frozen,
-        first,
-        count,
-        isets,
-        fsets,
-        ints,
-        floats,
-        tables,
-        int_start,
-        float_start,
-        table_start,
-        potentials,
-        *work,
+def work_arrays(kernel: ModuleType, p: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The training loop's work arrays for a game of rules ``p``: a state, a deal, a mask, the
+    features, the rewards, each seat's pool member and each seat's finite-state memory."""
+    seats = int(kernel.n_seats(p))
+    return (
+        np.zeros(int(kernel.state_size(p)), dtype=np.int64),
+        np.zeros(int(kernel.deal_size(p)), dtype=np.int64),
+        np.zeros(int(kernel.n_actions(p)), dtype=np.bool_),
+        np.zeros(max(1, int(kernel.n_features(p)))),
+        np.zeros(seats),
+        np.zeros(seats, dtype=np.int64),
+        np.zeros(seats, dtype=np.int64),
     )
 
 
-def play_training_games(
+def train_games(
     p,
     q,
     n,
@@ -312,13 +267,12 @@ def play_training_games(
     member,
     memory,
 ):
-    """The games of :func:`train_games` (module doc).  Every array argument is read through a
-    borrowed view (:func:`fsmarena.jit.borrowed`): numba counts an array's references atomically
-    at every compiled call that passes it, a dozen times a decision here, and those counts were
-    about two fifths of a divide-the-dollar training game's time.  ``s``, ``deal``, ``mask``,
-    ``feats``, ``rewards``, ``member`` and ``memory`` are the work arrays (a state, a deal, a
-    mask, the features, the rewards, each seat's pool member and finite-state memory), the
-    caller's so that they outlive their views."""
+    """The training loop's template (:func:`make_runner`, module doc).  Every array argument is
+    read through a borrowed view (:func:`fsmarena.jit.borrowed`): numba counts an array's
+    references atomically at every compiled call that passes it, a dozen times a decision here,
+    and those counts were about two fifths of a divide-the-dollar training game's time.  ``s``,
+    ``deal``, ``mask``, ``feats``, ``rewards``, ``member`` and ``memory`` are the work arrays
+    (:func:`work_arrays`), the caller's so that they outlive their views."""
     p, q, n, sums = borrowed(p), borrowed(q), borrowed(n), borrowed(sums)
     seen, frozen = borrowed(seen), borrowed(frozen)
     ints, floats, tables = borrowed(ints), borrowed(floats), borrowed(tables)
