@@ -477,6 +477,14 @@ def test_compiled_vautour_builtins_play_like_the_python_ones(action_set):
                 k.step(p, s, got)
 
 
+def test_a_fixed_action_out_of_range_is_refused_before_it_is_compiled():
+    """A compiled seat checks its choice with the kernel's ``is_legal`` rule, which may take any
+    action of the game for legal: an action the game does not have is refused when compiled."""
+    with pytest.raises(FsmarenaError, match="plays action 3: dtd has 0 to 2"):
+        compile_player(FixedActionPlayer(3), GAME)
+    assert compile_player(FixedActionPlayer(2), GAME).ints[1] == 2
+
+
 def test_a_mixture_is_a_pool_and_uncompilable_players_are_named():
     from fsmarena.studies.stacks import Mixture
 

@@ -208,6 +208,10 @@ def _member(player: Player, game: Any) -> Member:
     if type(player) is RandomPlayer:
         return [RANDOM], [], NO_TABLE
     if type(player) is FixedActionPlayer:
+        if not 0 <= player.action < game.n_actions:  # compiled code steps with it unchecked
+            raise FsmarenaError(
+                f"fixed-action player '{player.label}' plays action {player.action}: {game.name} has 0 to {game.n_actions - 1}"
+            )
         return [FIXED, player.action], [], NO_TABLE
     if type(player) is TablePolicy:
         table = player.table[0]
