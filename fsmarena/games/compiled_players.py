@@ -330,9 +330,7 @@ def opponent_act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, f
     """The interpreter's template (:func:`make_opponent_act`; module doc): the member starting
     at ``at`` / ``fat`` / ``tat`` decides for ``seat``; an illegal choice becomes the first legal action."""
     kind = ints[at]
-    if kind == RANDOM:
-        k_legal(p, s, seat, mask)
-        return random_legal(mask)
+    action = np.int64(0)
     if kind == FIXED:
         action = ints[at + 1]
     elif kind == BUILTIN:
@@ -342,9 +340,10 @@ def opponent_act(p, s, seat, ints, floats, tables, at, fat, tat, memory, mask, f
         action = np.int64(tables[tat + index]) if kind == TABLE else frozen[index]
     elif kind == FSM:
         action = k_fsm_action(p, s, seat, ints, tables, at, tat, memory)
-    else:  # BDA
+    elif kind == BDA:
         action = k_bda_action(p, s, seat, ints, floats, at, fat, memory, feats)
-    if k_is_legal(p, s, seat, action, mask):  # the game's own rule asks no mask (kernel.is_legal)
+    # the game's own rule asks no mask (kernel.is_legal); one call site of each
+    if kind != RANDOM and k_is_legal(p, s, seat, action, mask):
         return action
     k_legal(p, s, seat, mask)
-    return legal_or_first_legal(mask, action)
+    return random_legal(mask) if kind == RANDOM else legal_or_first_legal(mask, action)

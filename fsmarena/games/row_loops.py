@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as np
 
 from fsmarena.games.compiled_players import (
+    BDA,
     BUILTIN,
     FIXED,
     FSM,
@@ -128,9 +129,10 @@ def advance_rows(
     ``start``, ``fstart`` and ``tstart`` locate each seat's compiled player per game, or once
     for every game when they have one row (:class:`fsmarena.games.driver.Program`).  A compiled
     seat's move is chosen in one place, and most kernel functions are called from one place
-    (each call site is compiled into the loop); the legal mask is filled only where it is needed
-    (a random choice, an illegal one), a choice is checked by the kernel's ``is_legal``
-    (:data:`fsmarena.games.kernel_calls.k_is_legal`).  ``scratch`` (a state),
+    (each call site is compiled into the loop, and compiling is most of a cold start); the legal
+    mask is filled only where it is needed (a random or Python choice, an illegal one), a
+    compiled choice is checked by the kernel's ``is_legal`` (:data:`fsmarena.games.kernel_calls.k_is_legal`).
+    ``scratch`` (a state),
     ``mask`` (one per action) and ``feats`` (one per feature) are the loop's work arrays, the
     caller's so that every array the loop reads is borrowed (:func:`fsmarena.jit.borrowed`)."""
     p, states, rows, actions, deals = borrowed(p), borrowed(states), borrowed(rows), borrowed(actions), borrowed(deals)
@@ -158,15 +160,8 @@ def advance_rows(
             if not python_turn and at < 0:
                 break  # a Python seat is to move
             kind = -1 if python_turn else ints[at]
-            if kind == -1:
-                action = actions[j]
-                if action < 0 or action >= len(mask) or not k_is_legal(p, s, seat, action, mask):
-                    return j
-                python_turn = False
-            elif kind == RANDOM:
-                k_legal(p, s, seat, mask)
-                action = random_legal(mask)
-            elif kind == FIXED:
+            action = actions[j] if kind == -1 else np.int64(0)
+            if kind == FIXED:
                 action = ints[at + 1]
             elif kind == TABLE:
                 action = np.int64(tables[tstart[player_row, seat] + k_observe_index(p, s, seat)])
@@ -174,13 +169,21 @@ def advance_rows(
                 action = k_builtin_action(p, s, seat, ints[at + 1], floats[fstart[player_row, seat] :])
             elif kind == FSM:
                 action = k_fsm_action(p, s, seat, ints, tables, at, tstart[player_row, seat], seat_memory)
-            else:  # BDA (the driver never seats SELF, the training loop's frozen learner)
+            elif kind == BDA:  # (the driver never seats SELF, the training loop's frozen learner)
                 action = k_bda_action(p, s, seat, ints, floats, at, fstart[player_row, seat], seat_memory, feats)
-            # a compiled choice (Python's and random's are legal by now): an illegal one becomes
-            # the first legal action; the game's own rule asks no mask (kernel.is_legal)
-            if kind > RANDOM and not k_is_legal(p, s, seat, action, mask):
+            # the mask is filled only where it is needed: a random choice, a Python one (checked:
+            # the batch stops at an illegal one), a compiled choice the game's own rule refuses
+            # (kernel.is_legal; it becomes the first legal action).  One call site of each.
+            if kind <= RANDOM or not k_is_legal(p, s, seat, action, mask):
                 k_legal(p, s, seat, mask)
-                action = legal_or_first_legal(mask, action)
+                if kind == -1:
+                    if action < 0 or action >= len(mask) or not mask[action]:
+                        return j
+                    python_turn = False
+                elif kind == RANDOM:
+                    action = random_legal(mask)
+                else:
+                    action = legal_or_first_legal(mask, action)
             k_step(p, s, action)
             seat = k_to_move(p, s)
         if fresh:
