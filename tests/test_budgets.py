@@ -23,7 +23,8 @@ from fsmarena.rl.schedules import FIRST_LOG_POINT, CurvePoints, curve_points, lo
 from fsmarena.rl.train import TrainConfig, train
 from fsmarena.studies import budgets
 from fsmarena.studies.methods import MethodContext, check_method, get_method, planned_games
-from fsmarena.studies.protocol import get_study, study_from_dict, study_names
+from fsmarena.studies.catalogue import get_study, study_names
+from fsmarena.studies.protocol import study_from_dict
 from fsmarena.studies.runner import result_path, run_study
 
 if sys.version_info >= (3, 11):
@@ -249,15 +250,10 @@ def test_a_mismatched_study_file_is_one_line_and_exit_2(tmp_path, capsys):
 
 
 def _every_plan():
-    """(study name, player count or None, Study) of every shipped study."""
+    """(study name, player count or None, Study) of every shipped study: each part of a swept one."""
     for name in study_names():
-        study = get_study(name)
-        counts = getattr(study, "players", None)
-        if counts:
-            for n in counts:
-                yield name, n, study.study(n)
-        else:
-            yield name, None, getattr(study, "base", study)
+        for part, study in get_study(name).parts().items():
+            yield name, part, study
 
 
 def test_every_shipped_study_loads_and_meets_its_budgets_at_every_scale():

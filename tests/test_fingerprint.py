@@ -176,8 +176,8 @@ def test_study_section_tables_sizes_and_fingerprints(tmp_path):
     from fsmarena.games.players import load_player
     from fsmarena.studies import runner
     from fsmarena.studies.analysis import analyse, read_csv
+    from fsmarena.studies.catalogue import load_study_toml
     from fsmarena.studies.machines import machines_summary_section
-    from fsmarena.studies.protocol import load_study_toml
 
     definition = tmp_path / "machines.toml"
     definition.write_text(STUDY)

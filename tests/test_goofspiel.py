@@ -406,7 +406,7 @@ def test_pettingzoo_parallel_environment_plays_goofspiel():
 def test_the_named_study_is_the_toml_on_the_generic_runner():
     """``fsmarena study goofspiel`` names the packaged TOML through the game's entry, and every
     scale plans the five families against the four builtins."""
-    from fsmarena.studies.protocol import get_study, load_study_toml
+    from fsmarena.studies.catalogue import get_study, load_study_toml
 
     study = get_study("goofspiel")
     assert study == load_study_toml(STUDY)

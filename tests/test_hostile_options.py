@@ -30,8 +30,8 @@ from fsmarena.evo.run import EvolveConfig
 from fsmarena.games import get_game
 from fsmarena.outdir import CONTROL_FILES
 from fsmarena.rl.config import ALGORITHMS, MODEL_BASED, TrainConfig
+from fsmarena.studies.catalogue import load_study_toml
 from fsmarena.studies.methods import check_competitors
-from fsmarena.studies.protocol import load_study_toml
 from tests.cli_helpers import cli, run_cli
 
 # ---- the specification ---------------------------------------------------------------------------

@@ -130,7 +130,7 @@ def test_search_improves_on_a_random_start_against_random():
 
 def test_study_reference_line_is_computed_once_and_not_worse_than_table_champions(tmp_path, monkeypatch):
     import fsmarena.studies.reference_line as reference_line
-    from fsmarena.studies.protocol import get_study
+    from fsmarena.studies.catalogue import get_study
     from fsmarena.studies.runner import run_study
 
     plan = get_study("dtd-thesis").plan("test")

@@ -81,9 +81,9 @@ def test_round_trip_publish_check_and_a_changed_number(checkout, capsys):
     assert code == 0 and PAGE in out and "README.md" in out
     page = (checkout / PAGE).read_text(encoding="utf-8")
     store = load_store(checkout / "published" / "421")
-    finals = [r.info["exact_value"] for r in store.data.family("q-learning")]
+    finals = [r.info["exact_value"] for r in store.only.family("q-learning")]
     assert len(finals) == 2  # the median of two replicates is their mean
-    fraction = sum(finals) / 2 / store.data.records[("q-learning", 0)].info["optimum"]
+    fraction = sum(finals) / 2 / store.only.records[("q-learning", 0)].info["optimum"]
     readme = (checkout / "README.md").read_text(encoding="utf-8")
     assert f"-->{100 * fraction:.2f}%<!--" in readme
     assert "## Results" in page and "| Q-learning |" in page
@@ -95,7 +95,7 @@ def test_round_trip_publish_check_and_a_changed_number(checkout, capsys):
 
     folder = checkout / "published" / "421"
     results = read_results(folder)
-    task = next(t for t in results["results"] if t["competitor"] == "q-learning" and t["replicate"] == 0)
+    task = next(t for t in results["parts"][0]["results"] if t["competitor"] == "q-learning" and t["replicate"] == 0)
     task["info"]["exact_value"] -= 0.25
     write_results(folder, results)
     code, _, err = run_cli(capsys, "publish", "--check", "--root", checkout)
@@ -190,25 +190,28 @@ HOSTILE = {
         "is too large once decompressed",
     ),
     "a result is missing": (
-        lambda f: _damage_results(f, lambda r: r["results"].pop()),
+        lambda f: _damage_results(f, lambda r: r["parts"][0]["results"].pop()),
         "results for the plan's",
     ),
     "a result twice": (
-        lambda f: _damage_results(f, lambda r: r["results"].__setitem__(0, r["results"][1])),
+        lambda f: _damage_results(f, lambda r: r["parts"][0]["results"].__setitem__(0, r["parts"][0]["results"][1])),
         "is not one of the plan's tasks, or a second result of one",
     ),
     "a plan parameter edited": (
-        lambda f: _damage_results(f, lambda r: r["plan"]["competitors"][2]["params"].__setitem__("episodes", 9)),
+        lambda f: _damage_results(f, lambda r: r["parts"][0]["plan"]["competitors"][2]["params"].__setitem__("episodes", 9)),
         "its plan does not match its fingerprint",
     ),
     "a curve value out of range": (
         lambda f: _damage_results(
-            f, lambda r: r["results"][2].__setitem__("curve_win", [2.0] * len(r["results"][2]["curve_win"]))
+            f,
+            lambda r: r["parts"][0]["results"][2].__setitem__(
+                "curve_win", [2.0] * len(r["parts"][0]["results"][2]["curve_win"])
+            ),
         ),
         "field 'curve_win' entries must be finite numbers in [0.0, 1.0]",
     ),
     "a competitor name that would open an HTML comment": (
-        lambda f: _damage_results(f, lambda r: r["plan"]["competitors"][0].__setitem__("name", "<!--")),
+        lambda f: _damage_results(f, lambda r: r["parts"][0]["plan"]["competitors"][0].__setitem__("name", "<!--")),
         "field 'name' must be a competitor name",
     ),
     "results as a folder": (
@@ -248,11 +251,11 @@ def test_add_refuses_a_foreign_or_unfinished_folder(tmp_path, study_folder, caps
     code, _, err = run_cli(capsys, "publish", "--add", unfinished, "--root", root)
     assert code == 2 and "is not a finished run" in err and "r001.json" in err
 
-    no_report = tmp_path / "no-report"
-    shutil.copytree(study_folder, no_report)
-    (no_report / "report.md").unlink()
-    code, _, err = run_cli(capsys, "publish", "--add", no_report, "--root", root)
-    assert code == 2 and "is not a finished run: it has no report.md" in err
+    no_record = tmp_path / "no-record"
+    shutil.copytree(study_folder, no_record)
+    (no_record / "run.json").unlink()
+    code, _, err = run_cli(capsys, "publish", "--add", no_record, "--root", root)
+    assert code == 2 and "is not a finished run: it has no run.json" in err
 
     other = tmp_path / "other"
     shutil.copytree(study_folder, other)
@@ -263,7 +266,7 @@ def test_add_refuses_a_foreign_or_unfinished_folder(tmp_path, study_folder, caps
     assert code == 2 and "was run with another definition of study '421'" in err
 
     refusals = {
-        "vautour": "runs its own driver",
+        "vautour": "which runs one part per players: give the folder its run was written to",
         "../../421.toml": "published/ holds the named studies only",
     }
     for name, message in refusals.items():
@@ -280,7 +283,7 @@ def test_add_replaces_a_store_and_keeps_no_player(checkout, study_folder):
     assert cli("publish", "--add", study_folder, "--root", checkout)[0] == 0
     assert (folder / RESULTS).read_bytes() == before  # deterministic: same run, same bytes
     assert sorted(p.name for p in (checkout / "published").iterdir()) == ["421"]  # no temporary folder left
-    assert all("player" not in task for task in read_results(folder)["results"])
+    assert all("player" not in task for task in read_results(folder)["parts"][0]["results"])
     manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     assert manifest["command"].startswith("fsmarena study 421 --scale test --jobs 1 --out ")
     assert manifest["tasks"] == 2 + 6 * 2 and manifest["scale"] == "test" and manifest["seed"] == 421
@@ -414,11 +417,11 @@ def test_a_standard_report_from_the_store_is_the_report_of_the_study_folder(stan
     report = published(root).blocks[f"{name}:report"]
     assert "### What the machines do" in report and "### Cross-play" in report
     results = read_results(root / "published" / name)
-    assert all("player" not in task for task in results["results"])
-    assert all("actions" not in line for line in results["kept"]["reference_lines"])  # no searched table either
-    assert results["kept"]["machine_sizes"] and results["kept"]["fingerprints"]
+    assert all("player" not in task for task in results["parts"][0]["results"])
+    assert all("actions" not in line for line in results["parts"][0]["kept"]["reference_lines"])  # no searched table either
+    assert results["parts"][0]["kept"]["machine_sizes"] and results["parts"][0]["kept"]["fingerprints"]
     if name == "dtd-thesis":
-        assert len(results["kept"]["reference_lines"]) == 4 and "### Best known table policy" in report
+        assert len(results["parts"][0]["kept"]["reference_lines"]) == 4 and "### Best known table policy" in report
 
 
 def test_league_crossplay_and_best_known_keys_quote_the_reports_numbers(standard_run):
@@ -438,7 +441,7 @@ def test_league_crossplay_and_best_known_keys_quote_the_reports_numbers(standard
         assert values[f"{key}.net"] == pytest.approx(float(row["net"]), abs=1e-6)
         assert values[f"{key}.net_ci_low"] == pytest.approx(float(row["net_ci_low"]), abs=1e-6)
     assert not any(f"{name}:{f}.crossplay.{f}." in k for k in values for f in _labels(out))  # no diagonal
-    for line in read_results(root / "published" / name)["kept"]["reference_lines"]:
+    for line in read_results(root / "published" / name)["parts"][0]["kept"]["reference_lines"]:
         key = f"{name}:best-known.{line['opponent']}"
         assert (values[f"{key}.win"], values[f"{key}.ci_low"], values[f"{key}.ci_high"]) == (
             line["win"],
@@ -470,18 +473,18 @@ def test_the_pages_read_the_kept_measures(standard_run, tmp_path, capsys):
     pristine = read_results(folder)
 
     def more_states(r):
-        r["kept"]["machine_sizes"][0]["states"] += 1
+        r["parts"][0]["kept"]["machine_sizes"][0]["states"] += 1
 
     def a_pairing_won_otherwise(r):
-        r["crossplay"]["wins"][0], r["crossplay"]["losses"][0] = r["crossplay"]["losses"][0], r["crossplay"]["wins"][0]
-        r["crossplay"]["wins"][0] += r["crossplay"]["draws"][0]
-        r["crossplay"]["draws"][0] = 0
+        r["parts"][0]["stages"]["crossplay"]["wins"][0], r["parts"][0]["stages"]["crossplay"]["losses"][0] = r["parts"][0]["stages"]["crossplay"]["losses"][0], r["parts"][0]["stages"]["crossplay"]["wins"][0]
+        r["parts"][0]["stages"]["crossplay"]["wins"][0] += r["parts"][0]["stages"]["crossplay"]["draws"][0]
+        r["parts"][0]["stages"]["crossplay"]["draws"][0] = 0
 
     changes = [more_states, a_pairing_won_otherwise]
-    if pristine["kept"]["reference_lines"]:
+    if pristine["parts"][0]["kept"]["reference_lines"]:
 
         def a_better_line(r):
-            r["kept"]["reference_lines"][0]["win"] = 1.0 - r["kept"]["reference_lines"][0]["win"] / 2
+            r["parts"][0]["kept"]["reference_lines"][0]["win"] = 1.0 - r["parts"][0]["kept"]["reference_lines"][0]["win"] / 2
 
         changes.append(a_better_line)
     for change in changes:
@@ -496,24 +499,28 @@ def test_the_pages_read_the_kept_measures(standard_run, tmp_path, capsys):
 
 
 def _kept_change(change):
-    return lambda f: _damage_results(f, lambda r: change(r["kept"]))
+    return lambda f: _damage_results(f, lambda r: change(r["parts"][0]["kept"]))
 
 
 STANDARD_HOSTILE = {
     "kept measures removed": (
-        lambda f: _damage_results(f, lambda r: r.pop("kept")),
+        lambda f: _damage_results(f, lambda r: r["parts"][0].pop("kept")),
         "keeps no measures of its players",
     ),
     "cross-play removed": (
-        lambda f: _damage_results(f, lambda r: r.__setitem__("crossplay", None)),
-        "keeps no cross-play counts",
+        lambda f: _damage_results(f, lambda r: r["parts"][0]["stages"].pop("crossplay")),
+        "must hold exactly the results of the stages crossplay",
+    ),
+    "cross-play counts replaced by nothing": (
+        lambda f: _damage_results(f, lambda r: r["parts"][0]["stages"].__setitem__("crossplay", None)),
+        "stages: crossplay: expected a JSON object",
     ),
     "cross-play games changed": (
         lambda f: _damage_results(
             f,
             lambda r: (
-                r["crossplay"]["games"].__setitem__(0, r["crossplay"]["games"][0] + 2),
-                r["crossplay"]["wins"].__setitem__(0, r["crossplay"]["wins"][0] + 2),
+                r["parts"][0]["stages"]["crossplay"]["games"].__setitem__(0, r["parts"][0]["stages"]["crossplay"]["games"][0] + 2),
+                r["parts"][0]["stages"]["crossplay"]["wins"].__setitem__(0, r["parts"][0]["stages"]["crossplay"]["wins"][0] + 2),
             ),
         ),
         "its cross-play counts are not the pairings of the plan's champions",
@@ -567,10 +574,10 @@ def test_damaged_best_known_lines_are_one_clear_error(standard_run, tmp_path, ca
     if name != "dtd-thesis":
         pytest.skip("only dtd-thesis declares best-known lines")
     cases = {
-        "its best-known lines are not those of the study's opponents": lambda r: r["kept"]["reference_lines"].pop(),
-        "was searched with another budget": lambda r: r["kept"]["reference_lines"][0].__setitem__("budget", 7),
-        "field 'win' must be between 0.0 and 1.0": lambda r: r["kept"]["reference_lines"][1].__setitem__("win", 2),
-        "field 'budgets' must be a": lambda r: r["study"]["best_known"].__setitem__("budgets", [1]),
+        "its best-known lines are not those of the study's opponents": lambda r: r["parts"][0]["kept"]["reference_lines"].pop(),
+        "was searched with another budget": lambda r: r["parts"][0]["kept"]["reference_lines"][0].__setitem__("budget", 7),
+        "field 'win' must be between 0.0 and 1.0": lambda r: r["parts"][0]["kept"]["reference_lines"][1].__setitem__("win", 2),
+        "field 'budgets' must be a": lambda r: r["parts"][0]["study"]["best_known"].__setitem__("budgets", [1]),
     }
     for message, change in cases.items():
         checkout = tmp_path / message[:20].replace(" ", "-").replace("'", "")
@@ -594,8 +601,13 @@ def test_a_mutated_standard_store_gives_its_pages_or_one_clear_error(pristine_st
     """Any one value of the kept measures or the cross-play replaced (or removed): the report
     is made, or one FsmarenaError; never another exception."""
     paths = [
-        p for p in pristine_standard.paths[RESULTS] if p[0] in ("kept", "crossplay") or p[:2] == ("study", "best_known")
+        p
+        for p in pristine_standard.paths[RESULTS]
+        if p[:3] == ("parts", 0, "kept")
+        or p[:4] == ("parts", 0, "stages", "crossplay")
+        or p[:4] == ("parts", 0, "study", "best_known")
     ]
+    assert paths
     damaged = _with_value(pristine_standard.files[RESULTS], paths[where % len(paths)], value)
     _read_with(pristine_standard, RESULTS, damaged)
 

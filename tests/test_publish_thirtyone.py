@@ -19,8 +19,8 @@ from cli_helpers import cli, run_cli
 from publish_helpers import damage_manifest, damage_results, sections
 
 from fsmarena.studies.publish import published
-from fsmarena.studies.store import read_results, write_results
-from fsmarena.studies.target_store import load_target
+from fsmarena.studies.stage_confirm import reference_result
+from fsmarena.studies.store import load_store, read_results, write_results
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "docs/results/thirtyone.md"
@@ -52,10 +52,15 @@ def test_the_report_from_the_store_is_the_report_of_the_run(stored, thirtyone_ru
     for heading in ours:
         if heading != "## Reproduce":  # the store adds numba to the versions
             assert ours[heading] == theirs[heading], heading
-    store = load_target(stored / "published" / "thirtyone")
-    assert [r["competitor"] for r in store.raw.confirmed] == [c.name for c in store.data.plan.competitors]
-    assert store.study.reference_result == (0.746, "the seed's neural agent")
-    assert all("player" not in task for task in read_results(stored / "published" / "thirtyone")["results"])
+    store = load_store(stored / "published" / "thirtyone")
+    assert [r["competitor"] for r in store.only.stages["confirm"]] == [c.name for c in store.only.plan.competitors]
+    assert reference_result(store.study) == (0.746, "the seed's neural agent")
+    assert store.study.options["reference_result"] == 0.746
+    assert all(
+        "player" not in task
+        for part in read_results(stored / "published" / "thirtyone")["parts"]
+        for task in part["results"]
+    )
 
 
 def test_round_trip_the_template_and_a_changed_confirmation_count(stored, capsys):
@@ -68,7 +73,7 @@ def test_round_trip_the_template_and_a_changed_confirmation_count(stored, capsys
 
     folder = stored / "published" / "thirtyone"
     results = read_results(folder)
-    row = results["confirm"][3]  # the MLP agent's confirmation match, quoted by the template
+    row = results["parts"][0]["stages"]["confirm"][3]  # the MLP agent's confirmation match, quoted by the template
     if row["wins"]:
         row["wins"], row["losses"] = row["wins"] - 1, row["losses"] + 1
     else:
@@ -79,33 +84,43 @@ def test_round_trip_the_template_and_a_changed_confirmation_count(stored, capsys
     assert (stored / PAGE).read_text(encoding="utf-8") == page  # --check wrote nothing
 
 
+def _stage(name):
+    """The stored results of stage ``name`` of the store's one part."""
+    return lambda r: r["parts"][0]["stages"][name]
+
+
+CONFIRM, TABLE = _stage("confirm"), _stage("table")
+
 HOSTILE = {
     "a confirmation match of another competitor": (
-        damage_results(lambda r: r["confirm"].__setitem__(0, r["confirm"][1])),
+        damage_results(lambda r: CONFIRM(r).__setitem__(0, CONFIRM(r)[1])),
         "must be competitor 'mc''s match",
     ),
     "a confirmation by a champion that does not exist": (
-        damage_results(lambda r: r["confirm"][0].__setitem__("replicate", 99)),
+        damage_results(lambda r: CONFIRM(r)[0].__setitem__("replicate", 99)),
         "field 'replicate'",
     ),
     "a table row with counts that do not add up": (
-        damage_results(lambda r: r["table"][0].__setitem__("wins", r["table"][0]["wins"] + 1)),
+        damage_results(lambda r: TABLE(r)[0].__setitem__("wins", TABLE(r)[0]["wins"] + 1)),
         "its counts must add up",
     ),
     "a table row of another entrant": (
-        damage_results(lambda r: r["table"][0].__setitem__("entrant", "mc/r007")),
+        damage_results(lambda r: TABLE(r)[0].__setitem__("entrant", "mc/r007")),
         "must be the row of 'mc/r000'",
     ),
     "opponents winning more than the entrant lost": (
-        damage_results(lambda r: r["table"][0].__setitem__("other_wins", [r["table"][0]["games"]] * 2)),
+        damage_results(lambda r: TABLE(r)[0].__setitem__("other_wins", [TABLE(r)[0]["games"]] * 2)),
         "its opponents won more games than it lost",
     ),
     "a reference outside the panel": (
-        damage_results(lambda r: r["definition"].__setitem__("reference", "nobody")),
-        "its reference is not one of the panel's builtins",
+        damage_results(lambda r: r["study"]["options"].__setitem__("reference", "nobody")),
+        "'reference' must be the curve opponent and one of the panel's builtins",
     ),
-    "a table row missing": (damage_results(lambda r: r["table"].pop()), "must hold one row per table entrant"),
-    "another driver": (damage_manifest(lambda m: m.__setitem__("driver", "elsewhere")), "holds no run of the"),
+    "a table row missing": (damage_results(lambda r: TABLE(r).pop()), "must hold one row per table entrant"),
+    "a manifest of an earlier format": (
+        damage_manifest(lambda m: m.__setitem__("format_version", 1)),
+        "unsupported format_version",
+    ),
 }
 
 

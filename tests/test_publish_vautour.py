@@ -5,7 +5,8 @@ Oracles: the report written from the store is the report the run wrote in its fo
 section; only the versions table gains numba); the repository's template of the results page
 renders from the store with every key known; a round trip passes ``--check`` and changing one
 stored league count makes it fail naming the page; a damaged or hostile store, and an unfinished
-or foreign run, end in one clear line and write nothing.
+or foreign run, end in one clear line and write nothing; a finished run missing a stage's cached
+counts is stored with the counts played again.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ import pytest
 from cli_helpers import cli, run_cli
 from publish_helpers import damage_manifest, damage_results, sections
 
-from fsmarena.studies.driver_store import load_player_counts
 from fsmarena.studies.publish import published
-from fsmarena.studies.store import read_results, write_results
+from fsmarena.studies.pipeline import SWEEP_MARKER
+from fsmarena.studies.store import load_store, read_results, write_results
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "docs/results/vautour.md"
@@ -64,8 +65,8 @@ def test_the_report_from_the_store_is_the_report_of_the_run(stored, vautour_run)
     for heading in ours:
         if heading != "## Reproduce":  # the store adds numba to the versions
             assert ours[heading] == theirs[heading], heading
-    store = load_player_counts(stored / "published" / "vautour")
-    assert sorted(store.run.parts) == [2, 3] and store.manifest["tasks"] == 2 * 5 * 2
+    store = load_store(stored / "published" / "vautour")
+    assert sorted(store.parts) == [2, 3] and store.manifest["tasks"] == 2 * 5 * 2
     assert all(
         "player" not in task
         for part in read_results(stored / "published" / "vautour")["parts"]
@@ -79,7 +80,7 @@ def test_exploitability_is_stored_and_reported(small_run, tmp_path):
     theirs = sections((small_run / "report.md").read_text(encoding="utf-8"))
     assert ours["## 2 players"] == theirs["## 2 players"]
     assert "### Exploitability (2 players, exact)" in ours["## 2 players"]
-    rows = read_results(root / "published" / "vautour-small")["parts"][0]["exploitability"]
+    rows = read_results(root / "published" / "vautour-small")["parts"][0]["stages"]["exploitability"]
     assert rows[0]["player"] == "equilibrium" and rows[0]["exploitability"] == pytest.approx(0.0, abs=1e-9)
 
 
@@ -93,7 +94,7 @@ def test_round_trip_the_template_and_a_changed_league_count(stored, capsys):
 
     folder = stored / "published" / "vautour"
     results = read_results(folder)
-    league = results["parts"][0]["league"]
+    league = results["parts"][0]["stages"]["league"]
     k = next(i for i, g in enumerate(league["games"]) if 0 < league["wins"][i])
     league["wins"][k] -= 1  # one win becomes a draw: the counts stay consistent
     league["draws"][k] += 1
@@ -105,31 +106,34 @@ def test_round_trip_the_template_and_a_changed_league_count(stored, capsys):
 
 HOSTILE = {
     "a league pairing with other games": (
-        damage_results(lambda r: r["parts"][0]["league"]["games"].__setitem__(0, 7)),
+        damage_results(lambda r: r["parts"][0]["stages"]["league"]["games"].__setitem__(0, 7)),
         "inconsistent counts",
     ),
     "a league played by other entrants": (
-        damage_results(lambda r: r["parts"][1]["league"]["labels"].__setitem__(0, "mc/r009")),
+        damage_results(lambda r: r["parts"][1]["stages"]["league"]["labels"].__setitem__(0, "mc/r009")),
         "its entrants or pairings are not this study's",
     ),
     "a part of another player count": (
-        damage_results(lambda r: r["parts"][1].__setitem__("players", 2)),
-        "is not the player count its manifest names",
+        damage_results(lambda r: r["parts"][1].__setitem__("part", 2)),
+        "its parts are not those of its study",
     ),
-    "a part missing": (damage_results(lambda r: r["parts"].pop()), "another number of player counts than its manifest"),
+    "a part missing": (damage_results(lambda r: r["parts"].pop()), "its parts are not those of its study"),
     "a result missing": (damage_results(lambda r: r["parts"][0]["results"].pop()), "results for the plan's"),
     "kept measures it does not read": (
         damage_results(lambda r: r["parts"][0].__setitem__("kept", {})),
         "keeps measures of players that its report does not read",
     ),
     "exploitability rows in an unsolvable game": (
-        damage_results(lambda r: r["parts"][0].__setitem__("exploitability", [])),
-        "do not match whether its game is solvable",
+        damage_results(lambda r: r["parts"][0]["stages"].__setitem__("exploitability", [])),
+        "must hold exactly the results of the stages crossplay, league",
     ),
-    "another driver": (damage_manifest(lambda m: m.__setitem__("driver", "elsewhere")), "holds no run of the"),
+    "a manifest of an earlier format": (
+        damage_manifest(lambda m: m.__setitem__("format_version", 1)),
+        "unsupported format_version",
+    ),
     "a reference outside the panel": (
-        damage_results(lambda r: r["study"].__setitem__("reference", "nobody")),
-        "its plan is not the run its manifest names",
+        damage_results(lambda r: r["study"]["options"].__setitem__("reference", "nobody")),
+        "the reference 'nobody' must be one of the panel's builtins",
     ),
 }
 
@@ -152,18 +156,36 @@ def test_add_refuses_an_unfinished_or_foreign_run(vautour_run, tmp_path, capsys)
     (root / "docs").mkdir(parents=True)
     unfinished = tmp_path / "unfinished"
     shutil.copytree(vautour_run[0], unfinished)
-    (unfinished / "3-players" / "raw" / "league.json").unlink()
+    (unfinished / "3-players" / "replicates" / "mc" / "r001.json").unlink()
     code, _, err = run_cli(capsys, "publish", "--add", unfinished, "--root", root)
     assert code == 2 and "is not a finished run" in err and "3-players" in err and err.count("\n") == 1
 
     other = tmp_path / "other"
     shutil.copytree(vautour_run[0], other)
-    marker = json.loads((other / "vautour.json").read_text(encoding="utf-8"))
+    marker = json.loads((other / SWEEP_MARKER).read_text(encoding="utf-8"))
     marker["fingerprints"]["2"] = "0" * 16
-    (other / "vautour.json").write_text(json.dumps(marker), encoding="utf-8")
+    (other / SWEEP_MARKER).write_text(json.dumps(marker), encoding="utf-8")
     code, _, err = run_cli(capsys, "publish", "--add", other, "--root", root)
     assert code == 2 and "was run with another definition of study 'vautour'" in err
 
     code, _, err = run_cli(capsys, "publish", "--add", vautour_run[0] / "2-players", "--root", root)
-    assert code == 2 and f"is one player count of the run in {vautour_run[0]}: give that folder" in err
+    assert code == 2 and f"is one part of the run in {vautour_run[0]}: give that folder" in err
     assert not (root / "published").exists()
+
+
+def test_add_plays_a_missing_league_again_as_a_resume_would(vautour_run, tmp_path):
+    """A finished run whose cached league counts were deleted is no unfinished run: ``--add``
+    plays the league again (from the same seeds: the same counts) and stores it."""
+    replayed = tmp_path / "replayed"
+    shutil.copytree(vautour_run[0], replayed)
+    original = json.loads((replayed / "3-players" / "raw" / "league.json").read_text(encoding="utf-8"))
+    (replayed / "3-players" / "raw" / "league.json").unlink()
+    root = tmp_path / "checkout"
+    (root / "docs").mkdir(parents=True)
+    code, out = cli("publish", "--add", replayed, "--root", root)
+    assert code == 0 and "published/" in out
+    stored = read_results(root / "published" / "vautour")["parts"][1]
+    assert stored["part"] == 3
+    league = stored["stages"]["league"]
+    for key in ("labels", "groups", "first", "other", "games", "wins", "draws", "losses", "other_wins"):
+        assert league[key] == original[key], key

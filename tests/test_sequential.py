@@ -303,7 +303,7 @@ def test_fixed_seat_table_opponent_and_self_play_equal_the_plain_loop():
 
 
 def test_a_pool_of_champions_draws_one_member_per_game_like_the_plain_loop():
-    from fsmarena.studies.stacks import Mixture
+    from fsmarena.games.players import Mixture
 
     rng = np.random.default_rng(3)
     tables = [rng.integers(0, 3, GAME.n_states) for _ in range(3)]
@@ -486,7 +486,7 @@ def test_a_fixed_action_out_of_range_is_refused_before_it_is_compiled():
 
 
 def test_a_mixture_is_a_pool_and_uncompilable_players_are_named():
-    from fsmarena.studies.stacks import Mixture
+    from fsmarena.games.players import Mixture
 
     game = DivideTheDollar()
     pool = compile_player(Mixture(_players(game)[:3]), game)

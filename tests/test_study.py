@@ -24,8 +24,10 @@ from fsmarena.games.match import play_match
 from fsmarena.games.players import load_player, resolve_player
 from fsmarena.studies import runner
 from fsmarena.studies.analysis import analyse, read_csv
-from fsmarena.studies.protocol import get_study, load_study_toml, study_from_dict
-from fsmarena.studies.report import write_report
+from fsmarena.studies.catalogue import get_study, load_study_toml
+from fsmarena.studies.pipeline import run_pipeline
+from fsmarena.studies.protocol import study_from_dict
+from fsmarena.studies.report import write_standard
 
 TINY = """
 name = "tiny"
@@ -109,7 +111,7 @@ def plan(study_file):
 def finished(plan, tmp_path_factory):
     """The tiny study run once, uninterrupted, with figures and report (shared by tests)."""
     out = tmp_path_factory.mktemp("run") / "out"
-    data = runner.run_study(plan, out, jobs=1, log=lambda m: None)
+    data = run(plan, out, jobs=1, log=lambda m: None)
     captured = {}
     import fsmarena.figures.heatmap as heatmap
 
@@ -127,8 +129,14 @@ def finished(plan, tmp_path_factory):
         analysis = analyse(data)
     finally:
         heatmap.save = original
-    write_report(data, analysis, "fsmarena study tiny.toml --scale test --out out")
+    write_standard(data, analysis, "fsmarena study tiny.toml --scale test --out out")
     return data, analysis, captured
+
+
+def run(plan, out: Path, jobs: int = 1, log=lambda m: None) -> runner.StudyData:
+    """The whole run of the plan's (one-part) study into ``out``: its replicate tasks, then its
+    stages (the cross-play), as ``fsmarena study`` runs them."""
+    return run_pipeline(plan.study, plan.scale.name, out, plan.seed, jobs, log).only
 
 
 def tables(out: Path) -> dict[str, str]:
@@ -310,7 +318,7 @@ def test_report_has_no_empty_heading_and_lists_no_unwritten_figure(finished, tmp
     data, _, _ = finished
     assert report_defects((data.out / "report.md").read_text(), figures=True) == []
     bare = dataclasses.replace(data, out=tmp_path)
-    write_report(bare, analyse(bare, figures=False), "fsmarena study tiny.toml --no-figures")
+    write_standard(bare, analyse(bare, figures=False), "fsmarena study tiny.toml --no-figures")
     report = (tmp_path / "report.md").read_text()
     assert report_defects(report, figures=False) == []
     assert "### Learning curves" not in report
@@ -321,7 +329,7 @@ def test_report_has_no_empty_heading_and_lists_no_unwritten_figure(finished, tmp
 
 def test_jobs_do_not_change_results(finished, plan, tmp_path):
     data, _, _ = finished
-    other = runner.run_study(plan, tmp_path / "jobs2", jobs=2, log=lambda m: None)
+    other = run(plan, tmp_path / "jobs2", jobs=2, log=lambda m: None)
     analyse(other, figures=False)
     assert tables(tmp_path / "jobs2") == tables(data.out)
 
@@ -340,20 +348,20 @@ def test_interrupted_study_resumes_to_the_same_results(finished, plan, tmp_path,
 
     monkeypatch.setattr(runner, "_run_task", dying)
     with pytest.raises(KeyboardInterrupt):
-        runner.run_study(plan, out, jobs=1, log=lambda m: None)
+        run(plan, out, jobs=1, log=lambda m: None)
     monkeypatch.setattr(runner, "_run_task", real)
     done = sorted((out / "replicates").rglob("*.json"))
     assert len(done) == 4 and not (out / "raw").exists()
     before = {p: p.stat().st_mtime_ns for p in done}
     messages = []
-    resumed = runner.run_study(plan, out, jobs=1, log=messages.append)
+    resumed = run(plan, out, jobs=1, log=messages.append)
     assert any("4 of 8 tasks already done" in m for m in messages)
     assert {p: p.stat().st_mtime_ns for p in done} == before  # finished replicates were not redone
     analyse(resumed, figures=False)
     assert tables(out) == tables(data.out)
     # a third run reuses everything, including the cross-play
     messages.clear()
-    runner.run_study(plan, out, jobs=1, log=messages.append)
+    run(plan, out, jobs=1, log=messages.append)
     assert any("reusing" in m for m in messages)
 
 
@@ -372,7 +380,7 @@ def test_tasks_never_touch_the_output_folder(finished, plan, tmp_path, monkeypat
             hidden.rename(out)
 
     monkeypatch.setattr(runner, "_run_task", on_another_machine)
-    other = runner.run_study(plan, out, jobs=1, log=lambda m: None)
+    other = run(plan, out, jobs=1, log=lambda m: None)
     analyse(other, figures=False)
     assert tables(out) == tables(data.out)
 
@@ -394,7 +402,7 @@ def test_stale_result_file_is_redone(finished, plan, tmp_path):
     panel["wins"], panel["losses"] = 0, panel["games"] - panel["draws"]
     runner.result_path(out, "fsm", 1).parent.mkdir(parents=True)
     runner.result_path(out, "fsm", 1).write_text(json.dumps(old_defaults))
-    result = runner.run_study(plan, out, jobs=1, log=lambda m: None)
+    result = run(plan, out, jobs=1, log=lambda m: None)
     assert result.records[("bda", 0)].seed == data.records[("bda", 0)].seed
     analyse(result, figures=False)
     assert tables(out) == tables(data.out)
@@ -587,12 +595,12 @@ def test_crossplay_cache_is_reused_only_for_the_same_champions(finished, plan, t
     cached["draws"][k] += 1
     raw.write_text(json.dumps(cached))
     messages = []
-    analyse(runner.run_study(plan, out, jobs=1, log=messages.append), figures=False)
+    analyse(run(plan, out, jobs=1, log=messages.append), figures=False)
     assert any("reusing" in m for m in messages)
     assert tables(out)["crossplay_pairs"] != tables(data.out)["crossplay_pairs"]
     cached["champions"] = "0" * 64  # as if some champion had been retrained since
     raw.write_text(json.dumps(cached))
     messages.clear()
-    analyse(runner.run_study(plan, out, jobs=1, log=messages.append), figures=False)
+    analyse(run(plan, out, jobs=1, log=messages.append), figures=False)
     assert not any("reusing" in m for m in messages)
     assert tables(out) == tables(data.out)

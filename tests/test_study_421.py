@@ -10,6 +10,7 @@ same tables.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from fractions import Fraction
 from pathlib import Path
@@ -25,9 +26,11 @@ from fsmarena.games.players import load_player
 from fsmarena.studies import exact_values
 from fsmarena.studies.exact_report import finish
 from fsmarena.studies.exact_values import ExactReference
-from fsmarena.studies.protocol import get_study, study_from_dict
-from fsmarena.studies.runner import run_study
-from fsmarena.studies.study_reports import report_builder
+from fsmarena.games.registry import resolve
+from fsmarena.studies.catalogue import get_study, study_from_data
+from fsmarena.studies.pipeline import run_pipeline
+from fsmarena.studies.registry import report_entry
+from fsmarena.studies.results import StudyResults, write_report
 
 GAME = get_game("421")
 OPTIMUM, OPTIMAL_TABLE = GAME.exact_optimum()
@@ -133,11 +136,12 @@ SMALL = {
 
 
 def test_the_same_plan_gives_the_same_tables_for_any_jobs(tmp_path):
-    plan = study_from_dict(SMALL).plan("test")
+    study = study_from_data(SMALL)
     tables = []
     for jobs in (1, 2):
-        data = run_study(plan, tmp_path / f"jobs{jobs}", jobs, log=lambda message: None)
-        summary = finish(data, False, "test", None)
+        results = run_pipeline(study, "test", tmp_path / f"jobs{jobs}", jobs=jobs, log=lambda message: None)
+        results.command = "test"
+        summary = finish(results, False)
         assert Path(summary["report"]).exists()
         tables.append(
             [
@@ -164,8 +168,9 @@ def test_421_hook_gives_its_optimum_and_policy_as_data():
 def test_the_exact_values_report_is_built_from_whatever_reference_the_hook_gives(tmp_path, monkeypatch):
     """The studies layer writes the report: a hook with another value, its own words and no
     drawing changes the gaps, the policy section and nothing else of the game's."""
-    plan = study_from_dict({**SMALL, "competitors": SMALL["competitors"][:1]}).plan("test")
-    data = run_study(plan, tmp_path / "run", 1, log=lambda message: None)
+    study = study_from_data({**SMALL, "competitors": SMALL["competitors"][:1]})
+    results = run_pipeline(study, "test", tmp_path / "run", log=lambda message: None)
+    results.command = "test"
     own = exact_reference(GAME)
     other = ExactReference(
         value=Fraction(2 * own.value),
@@ -174,7 +179,7 @@ def test_the_exact_values_report_is_built_from_whatever_reference_the_hook_gives
         policy_intro="HOW TO READ THE POLICY.",
     )
     monkeypatch.setattr(exact_values, "report_hook", lambda name: lambda game: other)
-    summary = finish(data, True, "test", None)
+    summary = finish(results, True)
     report = Path(summary["report"]).read_text()
     assert summary["optimum"] == pytest.approx(float(other.value))
     assert f"The optimum is {other.value} ≈ {float(other.value):.6f}" in report
@@ -185,10 +190,13 @@ def test_the_exact_values_report_is_built_from_whatever_reference_the_hook_gives
         assert float(row["gap"]) == pytest.approx(float(other.value) - float(row["exact_value"]), abs=1e-5)
 
 
-def test_an_unknown_report_kind_is_one_clear_error():
+def test_an_unknown_report_kind_is_one_clear_error(tmp_path):
     with pytest.raises(FsmarenaError, match="unknown report 'nope'"):
-        report_builder("nope")
-    assert report_builder("exact-values") is finish
+        report_entry("nope")
+    assert resolve(report_entry("exact-values").target, "report 'exact-values'") is finish
+    unknown = dataclasses.replace(study_from_data(SMALL), report="nope")  # as if its file named it
+    with pytest.raises(FsmarenaError, match="unknown report 'nope'"):
+        write_report(StudyResults(unknown, "test", 5, {}, out=tmp_path), figures=False)
 
 
 @pytest.mark.parametrize(
@@ -226,8 +234,7 @@ def test_an_unknown_report_kind_is_one_clear_error():
 def test_bad_421_studies_fail_in_one_line_before_writing(tmp_path, change, message):
     out = tmp_path / "never"
     with pytest.raises(FsmarenaError, match=message):
-        plan = study_from_dict({**SMALL, **change}).plan("test")
-        run_study(plan, out, 1, log=lambda m: None)
+        run_pipeline(study_from_data({**SMALL, **change}), "test", out, log=lambda m: None)
     assert not out.exists()
 
 

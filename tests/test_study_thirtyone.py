@@ -27,11 +27,12 @@ from fsmarena.games.builtin_player import BuiltinPlayer  # noqa: E402
 from fsmarena.games.match import play_match  # noqa: E402
 from fsmarena.games.players import RandomPlayer, resolve_player  # noqa: E402
 from fsmarena.games.stats import wilson_interval  # noqa: E402
-from fsmarena.games.thirtyone.study import load  # noqa: E402
 from fsmarena.studies.analysis import read_csv  # noqa: E402
+from fsmarena.studies.catalogue import get_study  # noqa: E402
 from fsmarena.studies.methods import MethodContext, check_method  # noqa: E402
 from fsmarena.studies.report_text import pct  # noqa: E402
-from fsmarena.studies.target_study import CHUNK, CONFIRM_KEY, TABLE_KEY, arrangements, table_match  # noqa: E402
+from fsmarena.studies.stage_confirm import CONFIRM_KEY  # noqa: E402
+from fsmarena.studies.stage_table import CHUNK, TABLE_KEY, arrangements, table_match  # noqa: E402
 
 FAMILIES = (
     "MC",
@@ -70,7 +71,8 @@ def run(thirtyone_run):
 
 def test_the_answer_is_traced_to_fresh_games_replayed_from_the_documented_seed(run):
     out, summary = run
-    study = load()
+    study = get_study("thirtyone")
+    target, confirm_games = study.options["target"], study.scales["test"].options["confirm_games"]
     game = get_game("thirtyone")
     families = read_csv(out / "tables" / "families.csv")
     assert [r["method"] for r in families] == list(FAMILIES)
@@ -82,11 +84,11 @@ def test_the_answer_is_traced_to_fresh_games_replayed_from_the_documented_seed(r
         name, replicate = row["competitor"], int(row["best_replicate"])
         assert counts["competitor"] == name and counts["replicate"] == replicate
         games, wins = int(row["confirm_games"]), int(row["confirm_wins"])
-        assert (games, wins) == (counts["games"], counts["wins"]) == (study.confirm_games["test"], wins)
+        assert (games, wins) == (counts["games"], counts["wins"]) == (confirm_games, wins)
         low, high = wilson_interval(wins, games)
         assert float(row["confirm_ci_low"]) == pytest.approx(low, abs=1e-5)
         assert float(row["confirm_ci_high"]) == pytest.approx(high, abs=1e-5)
-        assert (row["reaches_target"] == "True") == (low >= study.target)
+        assert (row["reaches_target"] == "True") == (low >= target)
         # the best replicate is the one with the most panel wins against greedy
         panel = [
             json.loads(p.read_text())["panel"]["greedy"]["wins"]
@@ -106,25 +108,28 @@ def test_the_answer_is_traced_to_fresh_games_replayed_from_the_documented_seed(r
 
 def test_the_three_player_table_is_traced_to_its_games(run):
     out, summary = run
-    study = load()
+    study = get_study("thirtyone")
+    references, opponents = study.options.get("table_references", []), study.options["table_opponents"]
+    table_games = study.scales["test"].options["table_games"]
+    assert study.options["table_players"] == 3
     table_game = get_game("thirtyone", {"players": "3"})
     rows = read_csv(out / "tables" / "table.csv")
     raw = json.loads((out / "raw" / "table.json").read_text())["results"]
     champions = sorted((out / "players").glob("*/r*.json"))
-    assert len(rows) == len(raw) == len(champions) + len(study.table_references)
-    games = -(-study.table_games["test"] // 6) * 6
+    assert len(rows) == len(raw) == len(champions) + len(references)
+    games = -(-table_games // 6) * 6
     for row, counts in zip(rows, raw):
         assert int(row["games"]) == counts["games"] == games
         assert int(row["wins"]) + int(row["draws"]) + int(row["losses"]) == games
         # 31 always has one sole winner: the entrant's wins and each opponent's wins add up
         assert int(row["wins"]) + sum(counts["other_wins"]) + int(row["draws"]) == games
     # one champion and the random reference replayed from their documented seeds
-    others = [resolve_player(name, table_game) for name in study.table_opponents]
+    others = [resolve_player(name, table_game) for name in opponents]
     for row in (rows[0], rows[-1]):
         label = row["entrant"]
         player = resolve_player(str(out / "players" / f"{label}.json") if "/" in label else label, table_game)
         seed = np.random.SeedSequence(31, spawn_key=(TABLE_KEY, zlib.crc32(label.encode())))
-        again = table_match(table_game, player, others, study.table_games["test"], seed)
+        again = table_match(table_game, player, others, table_games, seed)
         assert again["wins"] == int(row["wins"]) and again["losses"] == int(row["losses"])
     summary_rows = read_csv(out / "tables" / "table_summary.csv")
     for s in summary_rows:

@@ -19,15 +19,17 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.games import get_game
 from fsmarena.games.players import resolve_player
 from fsmarena.games.stats import wilson_interval
-from fsmarena.games.vautour.study import DEFINITION, load
 from fsmarena.studies import statistics as st
+from fsmarena.studies.catalogue import get_study, load_study_toml
 from fsmarena.studies.analysis import read_csv
 from fsmarena.studies.league_report import trained_against_finding
 from fsmarena.studies.league_tables import group_rows
 from fsmarena.studies.methods import MethodContext, check_method, get_method
 from fsmarena.studies.multiseat import LeagueResult, advantage_interval, league
+from fsmarena.studies.pipeline import SWEEP_MARKER, plans
 from fsmarena.studies.report_text import pct
 
+DEFINITION = Path(__file__).resolve().parents[1] / "fsmarena" / "games" / "vautour" / "vautour.toml"
 FAMILIES = ("MC", "SARSA", "Q-learning", "FSM", "BDA")
 BUILTINS = ("random", "max", "min", "prize-rank", "bonus-craving", "negative-adverse", "get-rid-of-bad-cards")
 SEEN = ("random", "max", "min", "prize-rank")
@@ -220,11 +222,11 @@ def test_a_rerun_resumes_to_the_same_tables_and_a_foreign_folder_is_refused(run,
     before = {p.name: p.read_bytes() for p in (out / "tables").glob("*.csv")}
     assert main(["study", "vautour", "--scale", "test", "--out", str(out), "--no-figures", "--quiet"]) == 0
     assert {p.name: p.read_bytes() for p in (out / "tables").glob("*.csv")} == before
-    marker = (out / "vautour.json").read_bytes()
+    marker = (out / SWEEP_MARKER).read_bytes()
     capsys.readouterr()
     assert main(["study", "vautour", "--scale", "test", "--seed", "5", "--out", str(out), "--quiet"]) == 2
     assert "holds another run" in capsys.readouterr().err
-    assert (out / "vautour.json").read_bytes() == marker
+    assert (out / SWEEP_MARKER).read_bytes() == marker
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "other.txt").write_text("mine")
@@ -245,31 +247,37 @@ def test_unknown_scale_fails_with_one_line_before_writing(capsys, tmp_path):
 
 
 def test_the_definition_loads_with_its_player_counts_and_reference():
-    study = load()
-    assert study.players == (2, 3) and study.reference == "prize-rank"
-    assert study.study(3).game_params == {"state": "buckets", "action_set": "both", "players": "3"}
-    assert set(study.league_games) == {"test", "quick", "paper"}
-    plans = study.plans("quick")
-    assert plans[2].fingerprint != plans[3].fingerprint
-    assert {c.name for c in plans[2].competitors} == {"mc", "sarsa", "q-learning", "fsm", "bda"}
+    study = get_study("vautour")
+    assert study.sweep == ("players", (2, 3)) and study.options["reference"] == "prize-rank"
+    assert study.stages == ("crossplay", "league", "exploitability") and study.report == "player-counts"
+    parts = study.parts()
+    assert list(parts) == [2, 3] and parts[3].name == "vautour-3p"
+    assert parts[3].game_params == {"state": "buckets", "action_set": "both", "players": "3"}
+    assert study.part_folder(Path("DIR"), 2) == Path("DIR") / "2-players"
+    assert {name for name, scale in study.scales.items() if "league_games" in scale.options} == {"test", "quick", "paper"}
+    found = plans(study, "quick")
+    assert found[2].fingerprint != found[3].fingerprint
+    assert {c.name for c in found[2].competitors} == {"mc", "sarsa", "q-learning", "fsm", "bda"}
 
 
 @pytest.mark.parametrize(
     "edit,message",
     [
-        (("players = [2, 3]", "players = [1, 3]"), "player counts between 2 and 5"),
+        (("players = [2, 3]", "players = [1, 3]"), "players must be 2 to 5"),
         (('reference = "prize-rank"', 'reference = "bid-high"'), "must be one of the panel"),
         (("league_games = 60\n", ""), "needs a positive whole number 'league_games'"),
         (("game_params = { state", 'game_params = { players = "2", state'), "not in game_params"),
     ],
 )
 def test_bad_definitions_are_refused(tmp_path, edit, message):
+    """Refused when the definition is read, or (a player count the game does not have) when
+    its parts' plans are made, before anything is written."""
     text = DEFINITION.read_text()
     assert edit[0] in text
     path = tmp_path / "vautour.toml"
     path.write_text(text.replace(edit[0], edit[1], 1))
     with pytest.raises(FsmarenaError, match=message):
-        load(path)
+        plans(load_study_toml(path), "test")
 
 
 # ---- the league -------------------------------------------------------------------------------

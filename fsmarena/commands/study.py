@@ -10,7 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-from fsmarena import progress
 from fsmarena.commands._common import (
     add_dask,
     add_json,
@@ -20,7 +19,6 @@ from fsmarena.commands._common import (
     print_json,
     seed_value,
 )
-from fsmarena.outdir import claim_folder
 
 NAME = "study"
 HELP = (
@@ -57,76 +55,27 @@ def command_line(args) -> str:
 
 
 def run(args) -> int:
-    from fsmarena.studies.analysis import analyse
-    from fsmarena.studies.protocol import DriverRun, StudyDriver, get_study
-    from fsmarena.studies.report import write_report
-    from fsmarena.studies.report_text import summary_cell
-    from fsmarena.studies.runner import run_study
+    from fsmarena.studies.catalogue import get_study
+    from fsmarena.studies.pipeline import run_pipeline, write_run_record
+    from fsmarena.studies.results import write_report
 
     def log(message: str) -> None:
         if not args.quiet:
             print(f"fsmarena study: {message}", file=sys.stderr)
 
     study = get_study(args.name)
-    if isinstance(study, StudyDriver):
-        claim_folder(args.out, "study")  # a study with its own driver (vautour: 2 and 3 players; thirtyone)
-        with parallel_backend(args):
-            run = DriverRun(
-                args.scale, Path(args.out), args.seed, args.jobs, not args.no_figures, command_line(args), log
-            )
-            summary = study.run_driver(run)
-        if args.json:
-            print_json(summary)
-        else:
-            print("\n".join(study.summary_lines(summary)))
-        return 0
-    plan = study.plan(args.scale, args.seed)  # run_study claims the folder once every setting is checked
     start = time.perf_counter()
-
-    with parallel_backend(args):  # --dask: replicate tasks and cross-play chunks run on the cluster
-        data = run_study(plan, args.out, args.jobs, log)
-        if study.report:  # a study with a report of its own kind (e.g. 421: exact values)
-            from fsmarena.studies.study_reports import report_builder
-
-            log("tables, figures and report")
-            summary = report_builder(study.report)(
-                data, not args.no_figures, command_line(args), time.perf_counter() - start
-            )
-            if args.json:
-                print_json(
-                    {
-                        "study": study.name,
-                        "scale": plan.scale.name,
-                        "seed": plan.seed,
-                        "fingerprint": plan.fingerprint,
-                        **{k: v for k, v in summary.items() if k != "lines"},
-                    }
-                )
-            else:
-                print("\n".join(summary["lines"]))
-            return 0
-        log("statistics, figures and report")
-        with progress.bar(None, "analysis"):
-            analysis = analyse(data, figures=not args.no_figures)
-        report = write_report(data, analysis, command_line(args), time.perf_counter() - start)
-    opponent = study.curve_opponent if study.curve_opponent in study.panel else study.panel[0]
-    rows = [r for r in analysis.tables["panel_summary"] if r["opponent"] == opponent]
+    with parallel_backend(args):  # --dask: replicate tasks, cross-play and league chunks run on the cluster
+        results = run_pipeline(study, args.scale, Path(args.out), args.seed, args.jobs, log)
+        log("tables, figures and report")
+        results.command, results.wall_seconds = command_line(args), time.perf_counter() - start
+        summary = write_report(results, not args.no_figures)
+    write_run_record(Path(args.out), results.command, results.wall_seconds)
     if args.json:
+        identity = {"study": study.name, "scale": results.scale, "seed": results.seed}
         print_json(
-            {
-                "study": study.name,
-                "scale": plan.scale.name,
-                "seed": plan.seed,
-                "fingerprint": plan.fingerprint,
-                "report": str(report),
-                "panel_summary": analysis.tables["panel_summary"],
-                "crossplay_family": analysis.tables.get("crossplay_family", []),
-            }
+            {**identity, "fingerprint": results.fingerprint, **{k: v for k, v in summary.items() if k != "lines"}}
         )
     else:
-        width = max(len(r["method"]) for r in rows) + 2
-        print(f"win rate vs {opponent} (mean over replicates, 95% CI)")
-        for r in rows:
-            print(f"  {r['method'].ljust(width)}{summary_cell(r)}")
-        print(f"report: {report}")
+        print("\n".join(summary["lines"]))
     return 0

@@ -24,7 +24,9 @@ from fsmarena.studies.analysis import to_csv
 from fsmarena.studies.exact_values import TARGET, ExactReference, exact_reference, tables
 from fsmarena.studies.provenance import reproduce_section, written_by
 from fsmarena.studies.report_text import image, table
+from fsmarena.studies.results import StudyResults
 from fsmarena.studies.runner import StudyData
+from fsmarena.studies.sections import shared_sections
 
 
 def figures(data: StudyData, result: dict[str, list[dict[str, Any]]], reference: ExactReference) -> dict[str, Any]:
@@ -80,6 +82,7 @@ def report(
     reference: ExactReference,
     command: str,
     wall_seconds: float | None,
+    shared: str = "",
 ) -> Path:
     """Write ``DIR/report.md`` from the tables and the game's reference."""
     plan_, study, game = data.plan, data.plan.study, data.game
@@ -233,6 +236,7 @@ def report(
         + "\n```\n\n</details>\n",
         "## Conclusions\n",
         "\n".join(conclusions) + "\n",
+        shared or None,
         "## Compute\n",
         "Seconds per replicate task (training, scoring and the sampled check), wall clock and CPU time of its "
         "process; wall-clock times depend on the machine's load (`tables/timing.csv`).\n",
@@ -268,14 +272,15 @@ def report(
     return path
 
 
-def finish(data: StudyData, draw: bool, command: str, wall_seconds: float | None) -> dict[str, Any]:
+def finish(results: StudyResults, draw: bool) -> dict[str, Any]:
     """Tables, figures and report of a finished run; returns a summary for the command line."""
+    data, command, wall_seconds = results.only, results.command, results.wall_seconds
     reference = exact_reference(data)
     result = tables(data, reference)
     for name, rows in result.items():
         write_text(data.out / "tables" / f"{name}.csv", to_csv(rows))
     drawn = figures(data, result, reference) if draw else {}
-    path = report(data, result, drawn, reference, command, wall_seconds)
+    path = report(data, result, drawn, reference, command, wall_seconds, shared_sections(results, draw))
     best = float(reference.value)
     lines = [
         f"exact value of the final policies (optimum {best:.6f}): median, % of optimum, replicates >= "

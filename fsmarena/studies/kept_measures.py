@@ -58,18 +58,14 @@ def _fingerprint_json(result: Fingerprint) -> dict[str, Any]:
     }
 
 
-def read_kept(f: Fields, data: StudyData) -> dict[str, Any] | None:
-    """What the standard report measures by playing the players, validated against the plan:
-    machine size rows, the fingerprints of champions and the best-known lines (None for a study
-    with its own report)."""
-    raw = f.get("kept", (dict, type(None)), None)
-    if data.plan.study.report:
-        if raw is not None:
-            raise f.fail("keeps measures of players that its report does not read")
-        return None
+def read_kept(raw: Any, source: str, data: StudyData) -> dict[str, Any]:
+    """What the report measures by playing the players, validated against the plan: machine
+    size rows, the fingerprints of champions and the best-known lines."""
     if raw is None:
-        raise f.fail("keeps no measures of its players (machine sizes, fingerprints, best-known lines)")
-    k = Fields(raw, f"{f.source}: kept")
+        raise FsmarenaError(
+            f"{source}: keeps no measures of its players (machine sizes, fingerprints, best-known lines)"
+        )
+    k = Fields(raw, f"{source}: kept")
     if set(k.data) != {"machine_sizes", "fingerprints", "reference_lines"}:
         raise k.fail("must hold exactly 'machine_sizes', 'fingerprints' and 'reference_lines'")
     champions = {champion_label(*key): key[0] for key in data.records}

@@ -30,8 +30,11 @@ from fsmarena.studies.league_report import findings, league_section
 from fsmarena.studies.league_tables import FIELD, LeagueTables, league_tables
 from fsmarena.studies.multiseat import LeagueResult
 from fsmarena.studies.provenance import reproduce_section, written_by
-from fsmarena.studies.report_text import table
+from fsmarena.studies.report import write_standard
+from fsmarena.studies.report_text import estimate, table
+from fsmarena.studies.results import StudyResults
 from fsmarena.studies.runner import StudyData
+from fsmarena.studies.sections import shared_sections
 from fsmarena.studies.variants import training_opponents
 
 
@@ -212,15 +215,52 @@ def compute_section(run: PlayerCountRun, wall_seconds: float | None) -> str:
     return "\n".join(text) + "\n"
 
 
+def write(results: StudyResults, figures: bool) -> dict[str, Any]:
+    """The report of a study swept over its player counts, with a league each (and
+    exploitability where exact), written into the run's folder; returns its summary."""
+    study, scale = results.study, results.scale
+    parts = {
+        n: PartData(data, data.stages["league"], data.stages.get("exploitability"))
+        for n, data in results.parts.items()
+        if n is not None
+    }
+    run = PlayerCountRun(
+        study.name,
+        study.title,
+        study.version,
+        study.question,
+        scale,
+        study.options["reference"],
+        study.scales[scale].options["league_games"],
+        parts,
+    )
+    # a run of this installation also writes each player count's generic report in its folder
+    part_reports = results.manifest is None
+    assert results.out is not None
+    shared = shared_sections(results, figures)
+    return write_player_counts_report(
+        run, results.out, figures, results.command, results.wall_seconds, part_reports, shared
+    )
+
+
 def write_player_counts_report(
-    run: PlayerCountRun, out: Path, figures: bool, command: str, wall_seconds: float | None
+    run: PlayerCountRun,
+    out: Path,
+    figures: bool,
+    command: str,
+    wall_seconds: float | None,
+    part_reports: bool = False,
+    shared: str = "",
 ) -> dict[str, Any]:
-    """Write the tables, figures and ``out/report.md``; return a JSON-ready summary (its
+    """Write the tables, figures and ``out/report.md`` (and, with ``part_reports``, each player
+    count's generic report in ``out/<n>-players/``); return a JSON-ready summary (its
     ``families`` rows are what a published page may quote, :mod:`fsmarena.studies.publish`)."""
     built: dict[int, tuple[LeagueTables, Analysis]] = {}
     sections: list[str] = []
     for n, part in run.parts.items():
         analysis = analyse(part.data, figures=False)
+        if part_reports:  # the generic report of one player count; this study's figures are drawn below
+            write_standard(part.data, analysis, f"{command}  # the {n}-player part", None)
         t = league_tables(part.data, analysis, part.league, run.reference)
         for name, rows in t.csv_tables().items():
             write_text(out / "tables" / f"{name}.csv", to_csv(rows))
@@ -247,6 +287,7 @@ def write_player_counts_report(
         protocol_section(run, first, fingerprints),
         *sections,
         "\n".join(conclusions) + "\n",
+        shared,
         compute_section(run, wall_seconds),
         reproduce_section(
             command,
@@ -294,24 +335,39 @@ def summary(run: PlayerCountRun, built: Mapping[int, tuple[LeagueTables, Analysi
         families.append(
             {"competitor": f"{t.reference}.{n}p", "field_win_rate": t.pairs[(t.reference, FIELD)]["win_rate"]}
         )
+    reference_rows = {
+        str(n): [
+            {
+                "group": f,
+                **{
+                    k: t.pairs[(f, t.reference)][k]
+                    for k in ("win_rate", "ci_low", "ci_high", "all_equal", "pairings", "advantage")
+                },
+            }
+            for f in t.families
+        ]
+        for n, (t, _) in built.items()
+    }
     return {
         "study": run.name,
         "scale": run.scale,
         "seed": next(iter(run.parts.values())).data.plan.seed,
         "report": str(path),
         "fingerprints": {str(n): p.data.plan.fingerprint for n, p in run.parts.items()},
-        "reference": {
-            str(n): [
-                {
-                    "group": f,
-                    **{
-                        k: t.pairs[(f, t.reference)][k]
-                        for k in ("win_rate", "ci_low", "ci_high", "all_equal", "pairings", "advantage")
-                    },
-                }
-                for f in t.families
-            ]
-            for n, (t, _) in built.items()
-        },
+        "reference": reference_rows,
         "families": families,
+        "lines": summary_lines(run.reference, reference_rows, path),
     }
+
+
+def summary_lines(reference: str, rows: Mapping[str, list[dict[str, Any]]], path: Path) -> list[str]:
+    """What ``fsmarena study`` prints: per player count, each family against the reference."""
+    lines: list[str] = []
+    for n, found in rows.items():
+        lines.append(f"{n} players: win rate against {reference} (mean over champions, 95% interval over them)")
+        width = max(len(r["group"]) for r in found) + 2
+        for r in found:
+            shown = estimate(r["win_rate"], r["ci_low"], r["ci_high"], r["all_equal"], r["pairings"], unit="pairings")
+            lines.append(f"  {r['group'].ljust(width)}{shown}")
+    lines.append(f"report: {path}")
+    return lines

@@ -18,6 +18,7 @@ replicate never changes the seeds of the others.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
 import json
@@ -25,17 +26,16 @@ import math
 import re
 import sys
 import zlib
-from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text
-from fsmarena.games.registry import entry, game_reports, game_studies, lookup, resolve
+from fsmarena.games.registry import game_reports, lookup
 from fsmarena.games.stats import Z95
 from fsmarena.studies.budgets import check_budgets
 from fsmarena.text import clean_label, clean_text, clean_title
@@ -52,55 +52,6 @@ _PURPOSES = {"train": 0, "panel": 1}
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 #: the narrowest cross-play confidence interval a study may ask for (about 960,000 games a pair)
 MIN_HALFWIDTH = 0.001
-
-
-def _to_stderr(message: str) -> None:
-    print(message, file=sys.stderr)
-
-
-@dataclass(frozen=True)
-class DriverRun:
-    """One invocation of a study with its own driver: what ``fsmarena study`` was asked for
-    (the command has set up ``--dask`` and claimed ``out`` already)."""
-
-    scale: str
-    out: Path
-    seed: int | None = None  # None: the study's own
-    jobs: int = 1
-    figures: bool = True
-    command: str = ""  # the command line, recorded in the report
-    log: Callable[[str], None] = _to_stderr
-
-
-class StudyDriver(ABC):
-    """A declared capability: a study with its own driver instead of the generic runner's
-    one plan (Stupide Vautour runs one plan per player count and a league; 31 adds
-    confirmation matches and a 3-player table).  The command line calls :meth:`run_driver`
-    and prints :meth:`summary_lines` (or the summary as JSON)."""
-
-    @property
-    @abstractmethod
-    def name(self) -> str:
-        """The study's name."""
-
-    @abstractmethod
-    def run_driver(self, run: DriverRun) -> dict[str, Any]:
-        """Run (or resume) the study into ``run.out`` and return its JSON-ready summary."""
-
-    @abstractmethod
-    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
-        """The few lines the command prints after a run."""
-
-    def check_scale(self, scale: str, scales: Mapping[str, Any]) -> None:
-        """Refuse a scale the study does not define (before anything runs)."""
-        if scale not in scales:
-            raise FsmarenaError(f"study '{self.name}' has no scale '{scale}' (scales: {', '.join(scales)})")
-
-
-def studies() -> dict[str, str]:
-    """Named studies: name -> the path of a TOML file in its game's folder, or
-    "module:function" returning a Study.  Every named study is declared by its game's entry."""
-    return game_studies()
 
 
 def reports() -> dict[str, str]:
@@ -148,6 +99,9 @@ class Scale:
     budgets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     description: str = ""
     compare_at_smallest_budget: bool = False
+    #: the scale's fields that its study's stages and report read (``league_games``, ``confirm_games``...),
+    #: as given; each stage checks its own (:mod:`fsmarena.studies.stages`)
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -173,6 +127,36 @@ class Study:
     #: corrects over these only; empty: none declared, every pair is tested. Not in the
     #: fingerprint (it changes the statistics, not the results)
     questions: tuple[tuple[str, str], ...] = ()
+    #: what runs after every replicate is trained, in order (:mod:`fsmarena.studies.stages`): each
+    #: stage runs where it applies (cross-play in two-seat games) and keeps its result beside the
+    #: replicates'. Not in the fingerprint: a stage's cached counts carry their own key
+    stages: tuple[str, ...] = ("crossplay",)
+    #: a rule parameter the study is run at several values of, one part each (Stupide Vautour's
+    #: ``players = [2, 3]``): ``(parameter, values)``; None: one part, the study itself
+    sweep: tuple[str, tuple[int, ...]] | None = None
+    #: the study's fields that its stages and report read (``reference``, ``target``...), as given
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def parts(self) -> dict[int | None, "Study"]:
+        """The study of every part: the study itself without a sweep, else one study per value
+        of the swept parameter, named ``<name>-<value><initial>`` (``vautour-2p``), titled
+        ``<title> (<value> <parameter>)`` and with the parameter added to the game's."""
+        if self.sweep is None:
+            return {None: self}
+        parameter, values = self.sweep
+        return {
+            value: dataclasses.replace(
+                self,
+                name=f"{self.name}-{value}{parameter[0]}",
+                title=f"{self.title} ({value} {parameter})",
+                game_params={**self.game_params, parameter: str(value)},
+            )
+            for value in values
+        }
+
+    def part_folder(self, out: Path, part: int | None) -> Path:
+        """Where part ``part`` runs: ``out`` itself, or ``out/<value>-<parameter>`` (``2-players``)."""
+        return out if part is None or self.sweep is None else out / f"{part}-{self.sweep[0]}"
 
     def plan(self, scale: str, seed: int | None = None) -> "Plan":
         """The concrete protocol of one scale (``seed`` overrides the master seed)."""
@@ -289,23 +273,6 @@ def report_hook(name: str):
     return lookup(reports(), name, "report")
 
 
-def study_names() -> list[str]:
-    return sorted(studies())
-
-
-def get_study(name: str) -> Study:
-    """A named study, or a study TOML file given by its path."""
-    named = studies()
-    if name in named:
-        target = named[name]
-        if target.endswith(".toml"):
-            return load_study_toml(Path(target))
-        return resolve(target, f"study '{name}'")()
-    if name.endswith(".toml"):
-        return load_study_toml(Path(name))
-    raise FsmarenaError(f"unknown study '{name}' (known: {', '.join(study_names())}, or a .toml file)")
-
-
 def read_toml(path: Path) -> dict[str, Any]:
     """The decoded TOML of a study definition file (every problem is one clear error)."""
     text = read_text(path, "study file", limits.MAX_TOML_BYTES)  # bounded; regular files only
@@ -317,15 +284,10 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise FsmarenaError(f"study file {path} is nested too deeply") from None
 
 
-def load_study_toml(path: Path) -> Study:
-    """Read and validate a study definition file (every problem is one clear error)."""
-    return study_from_dict(read_toml(path), f"study file {path.name}")
-
-
 #: the fields of a study file, a competitor and a scale (a study with its own driver adds its own)
 STUDY_FIELDS = (
     "name version title question game seed panel competitors scales game_params curve_opponent report best_known "
-    "questions"
+    "questions stages sweep"
 ).split()
 COMPETITOR_FIELDS = ("name", "label", "method", "params", "needs")
 SCALE_FIELDS = (
@@ -402,6 +364,7 @@ def study_from_dict(
             {k: dict(v) for k, v in budgets.items()},
             s.text("description", ""),
             s.flag("compare_at_smallest_budget", False),
+            {k: item[k] for k in extra_scale_fields if k in item},
         )
     if not scales:
         raise r.fail("a study needs at least one scale")
@@ -426,11 +389,10 @@ def study_from_dict(
         report=r.text("report", ""),
         best_known=_best_known(r, scales),
         questions=_questions(r, names),
+        stages=tuple(r.text_list("stages", ["crossplay"])),
+        sweep=_sweep(r),
+        options={k: data[k] for k in extra_fields if k in data},
     )
-    if study.report and study.report not in reports():
-        raise r.fail(f"unknown report '{study.report}' (known: {', '.join(sorted(reports()))})")
-    if study.report and study.report not in entry(study.game).reports:
-        raise r.fail(f"report '{study.report}' is not one of the game {study.game}'s reports")
     for scale in scales:
         plan = study.plan(scale)
         plan.stages()  # rejects circular needs
@@ -467,6 +429,31 @@ def _best_known(r: _Reader, scales: Mapping[str, Scale]) -> dict[str, Any]:
     for scale, games in table["budgets"].items():
         limits.check(games, limits.MAX_GAMES, f"{budgets.source}: {scale}", "MAX_GAMES")
     return table
+
+
+def _sweep(r: _Reader) -> tuple[str, tuple[int, ...]] | None:
+    """The optional ``sweep`` table: one rule parameter and the different whole numbers it is
+    run at (``sweep = { players = [2, 3] }``), a parameter the game's own ``game_params`` does
+    not set; the game checks each value when the parts' games are made."""
+    if "sweep" not in r.data:
+        return None
+    table = r.table("sweep")
+    values = next(iter(table.values()), None) if len(table) == 1 else None
+    if (
+        not isinstance(values, list)
+        or not 1 <= len(values) <= 8
+        or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= limits.MAX_COUNT for v in values)
+        or len(set(values)) != len(values)
+    ):
+        raise r.fail(
+            "'sweep' must name one rule parameter and 1 to 8 different whole numbers, e.g. { players = [2, 3] }"
+        )
+    parameter = next(iter(table))
+    if not _NAME.match(parameter):
+        raise r.fail(f"sweep parameter '{clean_text(parameter, 60)}' must be a parameter name")
+    if parameter in r.data.get("game_params", {}):
+        raise r.fail(f"give the values of '{parameter}' in 'sweep', not in game_params")
+    return parameter, tuple(values)
 
 
 def _questions(r: _Reader, names: list[str]) -> tuple[tuple[str, str], ...]:

@@ -27,32 +27,19 @@ be prepared before its run is published.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text, write_text
-from fsmarena.studies.analysis import analyse
-from fsmarena.studies.driver_store import (
-    PlayerCountStore,
-    add_player_counts,
-    is_player_count_run,
-    load_player_counts,
-    with_folder,
-)
-from fsmarena.studies.player_counts_report import write_player_counts_report
-from fsmarena.studies.reference_line import ensure_lines
-from fsmarena.studies.report import write_report
-from fsmarena.studies.runner import StudyData
-from fsmarena.studies.store import Store, add_study, load_store, open_store, stores
-from fsmarena.studies.study_reports import report_builder
-from fsmarena.studies.target_report import write_target_report
-from fsmarena.studies.target_store import DRIVER as TARGET_DRIVER
-from fsmarena.studies.target_store import TargetStore, add_target, is_target_run, load_target
+from fsmarena.games import get_game
+from fsmarena.games.registry import entries
+from fsmarena.studies.results import StudyResults, write_report
+from fsmarena.studies.store import add_run as add_run
+from fsmarena.studies.store import load_store, stores
 from fsmarena.text import clean_text
 
 _VALUE = re.compile(r"<!-- value (\S+?)(?: (\S+?))? -->(.*?)<!-- /value -->")
@@ -75,103 +62,47 @@ class Published:
 
 
 def published(root: str | Path) -> Published:
-    """The blocks and values of every store under ``root/published``."""
-    found = Published({}, {})
+    """The blocks and values of every store under ``root/published``, and the blocks written from
+    the registries (:func:`registry_blocks`)."""
+    found = Published(registry_blocks(root), {})
     for folder in stores(root):
-        store = load_run(folder)
-        report, summary = report_of(store)
-        found.blocks.update(_blocks(store.name, report))
-        found.values.update(_values(store, summary))
+        results = load_store(folder)
+        report, summary = report_of(results)
+        found.blocks.update(_blocks(results.name, report))
+        found.values.update(_values(results, summary))
     return found
 
 
-def add_run(folder: str | Path, root: str | Path) -> Path:
-    """``fsmarena publish --add DIR``: store the finished run in ``folder`` (a standard study's,
-    :mod:`fsmarena.studies.store`, a several-player-count study's, :mod:`fsmarena.studies.driver_store`, or a study's
-    with a target and a table, :mod:`fsmarena.studies.target_store`)."""
-    if is_player_count_run(folder):
-        return add_player_counts(folder, root)
-    if is_target_run(folder):
-        return add_target(folder, root)
-    return add_study(folder, root)
-
-
-AnyStore = Union[Store, PlayerCountStore, TargetStore]
-
-
-def load_run(folder: Path) -> AnyStore:
-    """One store, read by the module that wrote it (its manifest names a driver, or none)."""
-    manifest, _ = open_store(folder)
-    if manifest["driver"] == TARGET_DRIVER:
-        return load_target(folder)
-    return load_store(folder) if manifest["driver"] is None else load_player_counts(folder)
+def registry_blocks(root: str | Path) -> dict[str, str]:
+    """``fsmarena:games``: the table of every registered game (players, what it is, its rules
+    page, its named studies with their results pages where ``root`` has them), so that a page's
+    list of games is the registry's."""
+    rows = []
+    for item in entries():
+        game = get_game(item.name)
+        folder = item.game.split(":")[0].rsplit(".", 1)[0].replace(".", "/")
+        studies = ", ".join(
+            f"[{name}](docs/results/{name}.md)"
+            if (Path(root) / "docs" / "results" / f"{name}.md").is_file()
+            else f"`{name}`"
+            for name in item.studies
+        )
+        rows.append(f"| `{item.name}` | {game.title} | [rules]({folder}/rules.md) | {studies or '–'} |")
+    return {"fsmarena:games": "\n".join(["| game | what it is | rules | studies |", "|---|---|---|---|", *rows])}
 
 
 def published_keys(root: str | Path) -> list[str]:
     return published(root).keys()
 
 
-def report_of(store: AnyStore) -> tuple[str, dict[str, Any]]:
-    """The report the study's own builder writes from the store (in a scratch folder: nothing
-    is written beside the store), and the summary it returns."""
-    command, wall_seconds = store.manifest["command"], store.manifest["wall_seconds"]
+def report_of(results: StudyResults) -> tuple[str, dict[str, Any]]:
+    """The report the study's own layout writes from a store (in a scratch folder: nothing is
+    written beside the store), and the summary it returns."""
     with tempfile.TemporaryDirectory(prefix="fsmarena-publish-") as scratch:
         out = Path(scratch)
-        if isinstance(store, PlayerCountStore):
-            summary = write_player_counts_report(with_folder(store.run, out), out, False, command, wall_seconds)
-        elif isinstance(store, TargetStore):
-            data = dataclasses.replace(store.data, out=out)
-            summary = write_target_report(store.study, data, store.raw, False, command, wall_seconds)
-        else:
-            data = store.data
-            writer = report_builder(data.plan.study.report) if data.plan.study.report else standard_report
-            summary = writer(dataclasses.replace(data, out=out), False, command, wall_seconds)
+        summary = write_report(results.moved(out), figures=False)
         text = read_text(out / "report.md", "generated report")
     return text, summary
-
-
-def standard_report(data: StudyData, figures: bool, command: str, wall_seconds: float | None) -> dict[str, Any]:
-    """The standard report (:func:`fsmarena.studies.report.write_report`) written into ``data.out``, and
-    its summary, as rows a page quotes by key: every family's win rate against each panel opponent,
-    ``<competitor>.vs.<opponent>`` (``mean``, ``ci_low``, ``ci_high``, ``median``, ...); with a
-    cross-play, every family's league win rate, ``<competitor>.league`` (``mean``, ``ci_low``,
-    ``ci_high``, ...), and every ordered pair of families, ``<competitor>.crossplay.<other>``
-    (``net``, ``net_ci_low``, ``net_ci_high``, ``win_rate``, ``champions_ahead``, ``sign_p``, ...); with a
-    best known table policy, its win rate against each opponent, ``best-known.<opponent>`` (``win``,
-    ``ci_low``, ``ci_high``, ``confirm_games``)."""
-    analysis = analyse(data, figures)
-    write_report(data, analysis, command, wall_seconds)
-    names = {c.label: c.name for c in data.plan.competitors}
-    panel = [
-        {
-            "competitor": f"{names[row['method']]}.vs.{row['opponent']}",
-            **{k: v for k, v in row.items() if k not in ("method", "opponent")},
-        }
-        for row in analysis.tables["panel_summary"]
-    ]
-    league = [
-        {"competitor": f"{names[row['method']]}.league", **{k: v for k, v in row.items() if k != "method"}}
-        for row in analysis.tables.get("crossplay_league_summary", [])
-    ]
-    pairs = [
-        {
-            "competitor": f"{row['family']}.crossplay.{row['opponent_family']}",
-            **{k: v for k, v in row.items() if k not in ("family", "opponent_family", "method", "opponent_method")},
-        }
-        for row in analysis.tables.get("crossplay_family", [])
-        if row["family"] != row["opponent_family"]
-    ]
-    best_known = [
-        {
-            "competitor": f"best-known.{line['opponent']}",
-            "win": line["win"],
-            "ci_low": line["win_ci95"][0],
-            "ci_high": line["win_ci95"][1],
-            "confirm_games": line["confirm_games"],
-        }
-        for line in ensure_lines(data)
-    ]
-    return {"panel": panel, "league": league, "crossplay": pairs, "best_known": best_known}
 
 
 def _blocks(study: str, report: str) -> dict[str, str]:
@@ -193,14 +124,15 @@ def slug(heading: str) -> str:
     return "-".join(re.findall(r"[a-z0-9]+", heading.lower()))
 
 
-def _values(store: AnyStore, summary: dict[str, Any]) -> dict[str, Any]:
-    study, m = store.name, store.manifest
+def _values(results: StudyResults, summary: dict[str, Any]) -> dict[str, Any]:
+    study, m = results.name, results.manifest
+    assert m is not None  # a published run
     values: dict[str, Any] = {f"{study}:run.{k}": v for k, v in m.items() if k != "environment" and v is not None}
     values[f"{study}:run.cpu_minutes"] = m["cpu_seconds"] / 60
     if m["wall_seconds"] is not None:
         values[f"{study}:run.wall_minutes"] = m["wall_seconds"] / 60
     values.update({f"{study}:run.{k}": v for k, v in m["environment"].items()})
-    for competitor, settings in store.settings.items():
+    for competitor, settings in results.settings.items():
         values.update({f"{study}:{competitor}.setting.{k}": v for k, v in settings.items()})
     for key, item in summary.items():
         if key in ("report", "lines"):

@@ -37,15 +37,12 @@ holding anything else is refused before anything is written.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
-
-import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, check_output_file, dumps, read_json, write_json
@@ -57,7 +54,7 @@ from fsmarena.games.players import Player, load_player, player_from_json, player
 from fsmarena.outdir import claim_folder, has_user_files
 from fsmarena.parallel import iter_tasks
 from fsmarena.studies.budgets import plan_budgets, smallest_budget
-from fsmarena.studies.crossplay import CrossplayResult, crossplay, pairing_games
+from fsmarena.studies.crossplay import CrossplayResult
 from fsmarena.studies.methods import MethodContext, Trained, check_competitors, get_method, planned_games
 from fsmarena.studies.protocol import FORMAT_VERSION, Plan, seed_int
 from fsmarena.version import __version__
@@ -85,16 +82,18 @@ class Record:
     #: per reward, the exploitability of the player at each curve point (None: not measured, or
     #: too large to measure); None for games without the exact measure
     curve_exploitability: dict[str, list[float | None]] | None = None
+    #: the result as read (its file's content, validated), which a published store keeps without the player
+    raw: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
 class StudyData:
-    """Everything a finished run produced, ready for statistics, figures and the report."""
+    """Every replicate of one finished plan, and what the stages measured of its champions:
+    what statistics, figures and the report read."""
 
     plan: Plan
     game: Game
     records: dict[tuple[str, int], Record]
-    crossplay: CrossplayResult | None
     out: Path
     settings: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: the fsmarena and package versions and the platform a published run recorded
@@ -103,6 +102,13 @@ class StudyData:
     #: what a published run kept of the measures that play its players (machine sizes,
     #: fingerprints, best-known lines: :mod:`fsmarena.studies.store`); None: measure the players themselves
     kept: dict[str, Any] | None = None
+    #: each stage's result, by stage name (:mod:`fsmarena.studies.stage`), in the order they ran
+    stages: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def crossplay(self) -> CrossplayResult | None:
+        """The cross-play stage's counts (None where it did not run: one-seat games)."""
+        return self.stages.get("crossplay")
 
     def family(self, competitor: str) -> list[Record]:
         """The records of every replicate of one competitor, in replicate order."""
@@ -353,6 +359,7 @@ def parse_record(
         panel_seconds=f.get("panel_seconds", float, 0.0),
         cpu_seconds=f.get("cpu_seconds", float, 0.0),
         curve_exploitability=exploitability,
+        raw=dict(data),
     )
 
 
@@ -425,7 +432,7 @@ def _restore_player(out: Path, game: Game, record: Record, log: Callable[[str], 
 
 
 def run_study(plan: Plan, out: str | Path, jobs: int = 1, log: Callable[[str], None] | None = None) -> StudyData:
-    """Run (or resume) every task of ``plan`` in ``out``, then the cross-play."""
+    """Run (or resume) every task of ``plan`` in ``out`` (its stages run after: :mod:`fsmarena.studies.pipeline`)."""
     out = Path(out)
     log = log or (lambda message: print(message, file=sys.stderr))
     game = get_game(plan.study.game, plan.study.game_params)
@@ -470,10 +477,7 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1, log: Callable[[str], N
         for c in plan.competitors
         for r in range(c.replicates)
     }
-    data = StudyData(plan, game, records, None, out, settings)
-    if game.n_seats == 2 and len(records) >= 2:
-        data.crossplay = run_crossplay(data, jobs, log)
-    return data
+    return StudyData(plan, game, records, out, settings)
 
 
 def budget_summary(plan: Plan, budgets: dict[str, int]) -> str:
@@ -488,45 +492,21 @@ def budget_summary(plan: Plan, budgets: dict[str, int]) -> str:
     return f"budgets (simulated games per replicate; 0: consumes none): {shown}; {how}"
 
 
-def run_crossplay(data: StudyData, jobs: int, log: Callable[[str], None]) -> CrossplayResult:
-    """Every champion against every other (cached in ``raw/crossplay.json``, reused only for
-    exactly the same champions)."""
-    plan = data.plan
-    keys = [(c.name, r) for c in plan.competitors for r in range(c.replicates)]
-    labels = [champion_label(name, r) for name, r in keys]
-    families = [name for name, _ in keys]
-    games = pairing_games(families, plan.crossplay_games_needed())
-    players = [data.records[key].player for key in keys]
-    champions = hashlib.sha256(dumps([player_to_json(p, data.game) for p in players]).encode()).hexdigest()
-    path = data.out / "raw" / "crossplay.json"
-    if path.exists():
-        try:
-            cached = _read_crossplay(path, plan, labels, games, champions)
-            log("cross-play: reusing the finished tournament")
-            return cached
-        except FsmarenaError:
-            pass
-    log(f"cross-play: {len(keys)} champions, {len(games):,} pairings, {int(games.sum()):,} games")
-    result = crossplay(data.game, players, families, [r for _, r in keys], games, plan.crossplay_seed(), jobs)
-    result.labels = labels
-    write_json(
-        path,
-        {"format_version": FORMAT_VERSION, "fingerprint": plan.fingerprint, "champions": champions, **result.to_json()},
-    )
-    return result
-
-
-def _read_crossplay(path: Path, plan: Plan, labels: list[str], games: np.ndarray, champions: str) -> CrossplayResult:
-    data = read_json(path, "cross-play file")
-    f = Fields(data, f"cross-play file {path}")
-    if f.get("fingerprint", str) != plan.fingerprint:
-        raise f.fail("belongs to another study protocol")
-    if f.get("champions", str) != champions:
-        raise f.fail("was played by other champions (some replicates were recomputed)")
-    result = CrossplayResult.from_json(data, f.source)
-    n = len(labels)
-    if result.labels != labels or len(result.pairs) != n * (n - 1) // 2 or not np.array_equal(result.games, games):
-        raise f.fail("does not match this study's champions")
-    if not np.array_equal(result.pairs, np.stack(np.triu_indices(n, k=1), axis=1)):
-        raise f.fail("pairings out of order")
-    return result
+def finished_results(
+    folder: Path, plan: Plan
+) -> tuple[dict[Path, tuple[dict[str, Any], Record]], dict[str, dict[str, Any]]]:
+    """Every result of ``plan``'s tasks in ``folder`` (by file, each read once and validated,
+    with its record) and the resolved settings; one clear error when one is missing or another's."""
+    game = get_game(plan.study.game, plan.study.game_params)
+    settings = check_competitors(plan, game)
+    found = {}
+    for c in plan.competitors:
+        for r in range(c.replicates):
+            path = result_path(folder, c.name, r)
+            try:
+                result = read_json(path, "study result")
+                record = parse_record(result, f"study result {path}", plan, game, c.name, r, settings[c.name])
+            except FsmarenaError as exc:
+                raise FsmarenaError(f"{folder} is not a finished run: {exc}") from None
+            found[path] = (result, record)
+    return found, settings

@@ -1,34 +1,33 @@
-"""Published results: one finished study run kept as data in ``published/<study>/``.
+"""Published results: one finished study run kept as data in ``published/<study>/``, the one store.
 
-A study folder (:mod:`fsmarena.studies.runner`) holds players, figures and tables; the published store of
+A study folder (:mod:`fsmarena.studies.pipeline`) holds players, figures and tables; the published store of
 the same run holds only what its report reads, so that every number of the results pages can be
 regenerated from the repository alone (:mod:`fsmarena.studies.publish`), without re-running anything::
 
-    published/<study>/manifest.json     the run: study, scale, master seed, plan fingerprint, the
+    published/<study>/manifest.json     the run: study, scale, master seed, plan fingerprint(s), the
                                         exact command, versions, CPU and wall time, dates
-    published/<study>/results.json.gz   the plan, every competitor's resolved settings, every
-                                        replicate task's result (panel results, final scores,
-                                        curves, seeds, method information: the result file
-                                        without its player), the cross-play counts and, for a
-                                        study with the standard report, what its report measures
-                                        by playing the players ("kept": machine sizes and usage,
-                                        fingerprints, best-known lines)
+    published/<study>/results.json.gz   the study as defined (texts, stages, sweep, the fields its
+                                        stages read) and, per part, its plan, every competitor's
+                                        resolved settings, every replicate task's result (the result
+                                        file without its player), every stage's result and, for a
+                                        report that reads them, the measures it takes by playing the
+                                        players ("kept": machine sizes and usage, fingerprints,
+                                        best-known lines)
 
-No player and no checkpoint is kept: what the standard report measures by playing them is
-measured once at ``--add`` time from the study folder (:mod:`fsmarena.studies.machines`,
-:mod:`fsmarena.studies.reference_line`; the cross-play from its ``raw/crossplay.json``, replayed there if
-it does not match) and read back as ``StudyData.kept`` by those modules.  :func:`add_study` stores a finished study folder (refusing
-an unfinished or foreign one) and replaces the store atomically; :func:`load_store` reads a
-store back into the :class:`~studies.runner.StudyData` the report builders take, validating
-everything as the study's own readers do: a damaged or hostile store ends in one clear error.
-
-The store is rebuilt from itself: the study's title, question and declared questions are kept
-with the plan, and the plan is checked against its fingerprint, so a later change of the study's
-TOML file does not change (or break) what a published run says.
+It is the :class:`~fsmarena.studies.results.StudyResults` of the run, written by :func:`save_results`
+and read back by :func:`load_store`, whatever the study: each stage serialises and validates its
+own result (:mod:`fsmarena.studies.stage`), so the store knows none of them.  No player and no
+checkpoint is kept: what the report measures by playing them is measured once at ``--add`` time
+from the study folder (:mod:`fsmarena.studies.kept_measures`).  Reading validates everything as the
+study's own readers do: a damaged or hostile store ends in one clear error.  The store is rebuilt
+from itself: the study's definition is kept beside the plans, and every plan is checked against
+its fingerprint, so a later change of the study's TOML file does not change (or break) what a
+published run says.  Stores of an earlier format are refused in one line.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import os
 import re
@@ -36,7 +35,6 @@ import shutil
 import tempfile
 import time
 import zlib
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -45,27 +43,29 @@ import numpy as np
 
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
-from fsmarena.fileio import Fields, atomic_path, dumps, loads, read_bytes, read_json, read_text, write_json
+from fsmarena.fileio import Fields, atomic_path, dumps, loads, read_bytes, read_json, write_json
 from fsmarena.games import get_game
 from fsmarena.games.players import Player
-from fsmarena.studies import player_counts
-from fsmarena.studies.crossplay import CrossplayResult, pairing_games
+from fsmarena.studies.catalogue import stage
 from fsmarena.studies.kept_measures import measure_kept, read_kept
-from fsmarena.studies.methods import check_competitors
-from fsmarena.studies.protocol import Competitor, Plan, Scale, Study, StudyDriver, get_study, study_names
+from fsmarena.studies.pipeline import read_run
+from fsmarena.studies.protocol import Competitor, Plan, Scale, Study
 from fsmarena.studies.provenance import run_environment
-from fsmarena.studies.runner import MARKER, Record, StudyData, champion_label, parse_record, result_path, run_crossplay
+from fsmarena.studies.registry import report_entry
+from fsmarena.studies.results import StudyResults
+from fsmarena.studies.runner import Record, StudyData, champion_label, parse_record, result_path
+from fsmarena.studies.stage import StageContext
 from fsmarena.text import clean_text
 
 #: the folder of the published runs, under the root of a checkout
 PUBLISHED = "published"
 MANIFEST = "manifest.json"
 RESULTS = "results.json.gz"
-STORE_FORMAT = 1
+STORE_FORMAT = 2
 #: a store's compressed results may take at most this many bytes (a few MB per study is the aim)
 MAX_STORE_BYTES = 32 * 1024 * 1024
 #: packages whose versions a manifest records beside the report's own list
-EXTRA_PACKAGES = ("numba",)
+EXTRA_PACKAGES = ("numba", "scikit-learn")
 #: study names are folder names under ``published/``
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _COMPETITOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -81,159 +81,99 @@ class UnkeptPlayer(Player):
         raise FsmarenaError(f"{self.label}: published results keep no players; this needs the study folder itself")
 
 
-@dataclass
-class Store:
-    """One published run: its manifest and the study data its report reads."""
-
-    manifest: dict[str, Any]
-    data: StudyData
-
-    @property
-    def name(self) -> str:
-        return self.data.plan.study.name
-
-    @property
-    def settings(self) -> dict[str, dict[str, Any]]:
-        """Every competitor's resolved settings."""
-        return self.data.settings
-
-
 # ---- adding a finished study folder ----------------------------------------------------------
 
 
-def add_study(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
-    """Store the finished study folder ``folder`` into ``root/published/<study>/`` (replacing a
-    previous store of the same study); returns the store's folder."""
-    folder = Path(folder)
-    plan, found, settings = _finished_run(folder)
-    crossplay, kept = _measured(folder, plan, settings, found)
-    study = plan.study
-    marker = Fields(read_json(folder / MARKER, "study marker"), f"study marker {folder / MARKER}")
+def add_run(folder: str | os.PathLike, root: str | os.PathLike) -> Path:
+    """``fsmarena publish --add DIR``: store the finished run in ``folder`` into
+    ``root/published/<study>/`` (replacing a previous store of the same study); returns the
+    store's folder."""
+    results = read_run(Path(folder))
+    if report_entry(results.study.report).keeps_measures:
+        for data in results.parts.values():  # a best-known line missing there is searched there
+            data.kept = measure_kept(data)
     environment = run_environment(EXTRA_PACKAGES)
+    marker = Fields(read_json(_marker(Path(folder), results), "study marker"), "study marker")
     environment["fsmarena"] = marker.get("fsmarena", str)
-    tasks = [{k: v for k, v in result.items() if k != "player"} for result, _ in found.values()]
-    results = {
-        "format_version": STORE_FORMAT,
-        "study": study_json(study, plan),
-        "plan": plan.to_json(),
-        "fingerprint": plan.fingerprint,
-        "settings": settings,
-        "results": tasks,
-        "crossplay": None if crossplay is None else crossplay.to_json(),
-    }
-    if kept is not None:  # a study with its own report keeps nothing more
-        results["kept"] = kept
-    identity = {"study": study.name, "scale": plan.scale.name, "seed": plan.seed, "fingerprint": plan.fingerprint}
-    manifest = run_manifest(identity, folder, list(found), tasks, environment)
-    return write_store(Path(root) / PUBLISHED / study.name, manifest, results)
+    return save_results(results, root, environment, _newest_result(results))
 
 
-def run_manifest(
-    identity: dict[str, Any], folder: Path, files: list[Path], tasks: list[dict[str, Any]], environment: dict[str, str]
-) -> dict[str, Any]:
-    """The manifest of a store: ``identity`` (``study``, ``scale``, ``seed``, ``fingerprint`` and, for a
-    study with a driver of its own, ``driver``), the command and wall time of the run in ``folder``,
-    its task count and CPU time (the sum over ``tasks``), when it finished (the newest of the
-    result ``files``) and was added, and the ``environment`` it ran in."""
-    command, wall_seconds = command_and_wall_time(folder)
-    finished = max(path.stat().st_mtime for path in files)
-    return {
+def _marker(folder: Path, results: StudyResults) -> Path:
+    first = next(iter(results.parts))
+    return results.study.part_folder(folder, first) / "study.json"
+
+
+def _newest_result(results: StudyResults) -> float:
+    """When the run finished: the newest of its replicates' result files."""
+    return max(
+        result_path(data.out, name, r).stat().st_mtime for data in results.parts.values() for name, r in data.records
+    )
+
+
+def save_results(results: StudyResults, root: str | os.PathLike, environment: dict[str, str], finished: float) -> Path:
+    """Write ``results`` as the store ``root/published/<study>/`` (module docstring)."""
+    parts = [part_json(results, part, part_data) for part, part_data in results.parts.items()]
+    tasks = [task for stored in parts for task in stored["results"]]
+    data = {"format_version": STORE_FORMAT, "study": definition_json(results.study), "parts": parts}
+    manifest = {
         "format_version": STORE_FORMAT,
-        **identity,
-        "command": command,
+        "study": results.name,
+        "scale": results.scale,
+        "seed": results.seed,
+        "fingerprint": results.fingerprint,
+        "command": results.command,
         "tasks": len(tasks),
         "cpu_seconds": round(sum(task["cpu_seconds"] for task in tasks), 1),
-        "wall_seconds": wall_seconds,
+        "wall_seconds": results.wall_seconds,
         "finished": datetime.fromtimestamp(finished, timezone.utc).strftime("%Y-%m-%d"),
         "added": time.strftime("%Y-%m-%d", time.gmtime()),
         "environment": environment,
         "results": RESULTS,
     }
+    return write_store(Path(root) / PUBLISHED / results.name, manifest, data)
 
 
-def _finished_run(
-    folder: Path,
-) -> tuple[Plan, dict[Path, tuple[dict[str, Any], Record]], dict[str, dict[str, Any]]]:
-    """The plan, every result (by file, each read once and validated, with its record) and the
-    resolved settings of a finished run in ``folder``; one clear error for a folder that is not
-    a named study's, is another version's, or is not finished."""
-    if not (folder / MARKER).is_file():
-        raise FsmarenaError(f"{folder} is not a study folder (no {MARKER}); give the --out folder of `fsmarena study`")
-    marker = Fields(read_json(folder / MARKER, "study marker"), f"study marker {folder / MARKER}")
-    name = marker.get("study", str)
-    if (folder.parent / player_counts.MARKER).is_file():
-        raise FsmarenaError(f"{folder} is one player count of the run in {folder.parent}: give that folder")
-    if name not in study_names() or not _NAME.match(name):
-        raise marker.fail(f"names study '{clean_text(name, 80)}': published/ holds the named studies only")
-    study = get_study(name)
-    if isinstance(study, StudyDriver):
-        raise FsmarenaError(
-            f"study '{name}' runs its own driver: give the folder its run was written to (`fsmarena study {name} "
-            "--out DIR`), not one of its parts"
-        )
-    plan = study.plan(marker.get("scale", str), marker.get("seed", int))
-    if marker.get("fingerprint", str) != plan.fingerprint:
-        raise FsmarenaError(
-            f"{folder} was run with another definition of study '{name}' (protocol {marker.get('fingerprint', str)}, "
-            f"this version's is {plan.fingerprint}): run it again with this version"
-        )
-    found, settings = finished_results(folder, plan)
-    return plan, found, settings
+def definition_json(study: Study) -> dict[str, Any]:
+    """What a store keeps of the study as defined: its texts, stages, sweep and the fields its
+    stages read (the study's and every scale's)."""
+    return {
+        "name": study.name,
+        "title": study.title,
+        "version": study.version,
+        "question": study.question,
+        "report": study.report,
+        "stages": list(study.stages),
+        "sweep": None if study.sweep is None else [study.sweep[0], list(study.sweep[1])],
+        "options": dict(study.options),
+        "scale_options": {name: dict(scale.options) for name, scale in study.scales.items()},
+    }
 
 
-def finished_results(
-    folder: Path, plan: Plan
-) -> tuple[dict[Path, tuple[dict[str, Any], Record]], dict[str, dict[str, Any]]]:
-    """Every result of ``plan``'s tasks in ``folder`` (by file, each read once and validated,
-    with its record) and the resolved settings; one clear error when one is missing or another's."""
-    game = get_game(plan.study.game, plan.study.game_params)
-    settings = check_competitors(plan, game)
-    found = {}
-    for c in plan.competitors:
-        for r in range(c.replicates):
-            path = result_path(folder, c.name, r)
-            try:
-                result = read_json(path, "study result")
-                record = parse_record(result, f"study result {path}", plan, game, c.name, r, settings[c.name])
-            except FsmarenaError as exc:
-                raise FsmarenaError(f"{folder} is not a finished run: {exc}") from None
-            found[path] = (result, record)
-    return found, settings
+def part_json(results: StudyResults, part: int | None, data: StudyData) -> dict[str, Any]:
+    """What a store keeps of one part: its plan, settings, results without players, stages and kept measures."""
+    plan = data.plan
+    context = StageContext(results.study, results.scale, data)
+    stored = {
+        "part": part,
+        "study": study_json(plan.study, plan),
+        "plan": plan.to_json(),
+        "fingerprint": plan.fingerprint,
+        "settings": data.settings,
+        "results": [_result_json(record) for record in data.records.values()],
+        "stages": {name: stage(name).to_json(result, context) for name, result in data.stages.items()},
+    }
+    if data.kept is not None:
+        stored["kept"] = data.kept
+    return stored
 
 
-def _measured(
-    folder: Path, plan: Plan, settings: dict[str, dict[str, Any]], found: dict[Path, tuple[dict[str, Any], Record]]
-) -> tuple[CrossplayResult | None, dict[str, Any] | None]:
-    """What the run's report measures by playing its players: the cross-play counts (two-seat
-    games; ``raw/crossplay.json``, played again in the folder if it does not match its
-    champions) and, for the standard report, the measures a store keeps (JSON; read back by
-    :func:`fsmarena.studies.kept_measures.read_kept` as ``StudyData.kept``)."""
-    game = get_game(plan.study.game, plan.study.game_params)
-    records = {(record.competitor, record.replicate): record for _, record in found.values()}
-    data = StudyData(plan, game, records, None, folder, settings)
-    if game.n_seats == 2 and len(records) >= 2:
-        data.crossplay = run_crossplay(data, 1, lambda _: None)
-    if plan.study.report:
-        return data.crossplay, None
-    return data.crossplay, measure_kept(data)
-
-
-def command_and_wall_time(folder: Path) -> tuple[str, float | None]:
-    """The exact command and the wall-clock time the run's ``report.md`` names (a run writes
-    its report last, so a folder without one is not finished)."""
-    path = folder / "report.md"
-    if not path.is_file():
-        raise FsmarenaError(f"{folder} is not a finished run: it has no report.md")
-    text = read_text(path, "study report")
-    found = re.search(r"^## Reproduce\n+```\n(fsmarena [^\n]+)\n```", text, re.M)
-    if not found:
-        raise FsmarenaError(f"study report {path} names no command (no '## Reproduce' block)")
-    wall = re.search(r"^Wall-clock time of this invocation: ([0-9.]+) min\.", text, re.M)
-    return clean_text(found.group(1), 1000), (round(60 * float(wall.group(1)), 1) if wall else None)
+def _result_json(record: Record) -> dict[str, Any]:
+    """A replicate's result file without its player, as the runner wrote it."""
+    return {k: v for k, v in record.raw.items() if k != "player"}
 
 
 def study_json(study: Study, plan: Plan) -> dict[str, Any]:
-    """What a report reads of the study beside its plan."""
+    """What a report reads of a part's study beside its plan."""
     return {
         "title": study.title,
         "question": study.question,
@@ -296,7 +236,10 @@ def open_store(folder: Path) -> tuple[dict[str, Any], Fields]:
     manifest_path = folder / MANIFEST
     m = Fields(read_json(manifest_path, "published manifest"), f"published manifest {manifest_path}")
     if m.get("format_version", int) != STORE_FORMAT:
-        raise m.fail(f"unsupported format_version (this version reads {STORE_FORMAT})")
+        raise m.fail(
+            f"unsupported format_version (this version reads {STORE_FORMAT}: store the run again with "
+            "`fsmarena publish --add DIR`)"
+        )
     name = m.get("study", str)
     if name != folder.name or not _NAME.match(name):
         raise m.fail(f"names study '{clean_text(name, 80)}', not its folder's '{folder.name}'")
@@ -310,38 +253,118 @@ def open_store(folder: Path) -> tuple[dict[str, Any], Fields]:
     return manifest, f
 
 
-def load_store(folder: str | os.PathLike) -> Store:
-    """Read and validate one store of a standard run into the data its report reads (one clear
-    error if damaged)."""
+def load_store(folder: str | os.PathLike) -> StudyResults:
+    """Read and validate one store into the results of its run (one clear error if damaged)."""
     folder = Path(folder)
     manifest, f = open_store(folder)
-    if manifest["driver"] is not None:
-        raise FsmarenaError(f"{folder} holds a run of the '{manifest['driver']}' driver, not a standard run")
-    data = stored_study(f, folder, manifest["environment"])
-    plan = data.plan
-    if plan.fingerprint != manifest["fingerprint"]:
-        raise f.fail("its plan does not match its fingerprint (edited?)")
-    if (plan.study.name, plan.scale.name, plan.seed) != (manifest["study"], manifest["scale"], manifest["seed"]):
-        raise f.fail("its plan is not the run its manifest names")
-    return Store(manifest, data)
+    raw_parts = f.get("parts", list)
+    if not 1 <= len(raw_parts) <= 8:
+        raise f.fail("must hold one to eight parts")
+    stored = [_stored_part(Fields(raw, f"{f.source}: part {i}"), folder, manifest) for i, raw in enumerate(raw_parts)]
+    first = stored[0][1].plan
+    study = stored_definition(Fields(f.get("study", dict), f"{f.source}: study"), first, manifest)
+    expected = study.parts()
+    if [part for part, _, _ in stored] != list(expected):
+        raise f.fail(f"its parts are not those of its study ({', '.join(map(str, expected))})")
+    results = StudyResults(
+        study, first.scale.name, first.seed, {}, manifest["command"], manifest["wall_seconds"], manifest
+    )
+    for part, data, p in stored:
+        if data.plan.study.name != expected[part].name or dict(data.plan.study.game_params) != dict(
+            expected[part].game_params
+        ):
+            raise p.fail("is not the part of the study it names")
+        results.parts[part] = data
+        data.stages.update(_stored_stages(p, study, results.scale, data))
+        _stored_kept(p, study, data)
+    if (results.name, results.scale, results.seed, results.fingerprint) != (
+        manifest["study"],
+        manifest["scale"],
+        manifest["seed"],
+        manifest["fingerprint"],
+    ):
+        raise f.fail("its plans are not the run its manifest names")
+    return results
 
 
-def stored_study(f: Fields, folder: Path, environment: dict[str, str], kept: bool = True) -> StudyData:
-    """One stored study (plan, settings, every result, cross-play and, for a standard run's
-    report, the kept measures), validated."""
-    plan = stored_plan(f)
-    if plan.fingerprint != f.get("fingerprint", str):
-        raise f.fail("its plan does not match its fingerprint (edited?)")
+def _stored_part(p: Fields, folder: Path, manifest: dict[str, Any]) -> tuple[int | None, StudyData, Fields]:
+    """One part's key, data (plan, settings, every result; stages not yet read) and fields."""
+    part = p.get("part", (int, type(None)))
+    if part is not None and (isinstance(part, bool) or not 0 <= part <= limits.MAX_COUNT):
+        raise p.fail("field 'part' must be a whole number or null")
+    plan = stored_plan(p)
+    if plan.fingerprint != p.get("fingerprint", str):
+        raise p.fail("its plan does not match its fingerprint (edited?)")
     game = get_game(plan.study.game, plan.study.game_params)
-    settings = stored_settings(f, plan)
-    records = stored_records(f, plan, game, settings)
-    shown = {k: clean_text(v, 200) for k, v in environment.items()}
-    data = StudyData(plan, game, records, stored_crossplay(f, plan, game), folder, settings, shown)
-    if kept:
-        data.kept = read_kept(f, data)
-    elif "kept" in f.data:
-        raise f.fail("keeps measures of players that its report does not read")
-    return data
+    settings = stored_settings(p, plan)
+    records = stored_records(p, plan, game, settings)
+    shown = {k: clean_text(v, 200) for k, v in manifest["environment"].items()}
+    return part, StudyData(plan, game, records, folder, settings, shown), p
+
+
+def stored_definition(d: Fields, first: Plan, manifest: dict[str, Any]) -> Study:
+    """The study as defined, rebuilt from the store and its first part's plan; every stage's
+    settings checked as when a definition file is read."""
+    if d.get("name", str) != manifest["study"]:
+        raise d.fail("names another study than its manifest")
+    try:
+        report_entry(d.get("report", str))
+        for name in d.get("stages", list):
+            stage(name)
+    except FsmarenaError as exc:
+        raise d.fail(str(exc)) from None
+    names = d.get("stages", list)
+    if len(set(names)) != len(names):
+        raise d.fail("names a stage twice")
+    sweep = d.get("sweep", (list, type(None)))
+    if sweep is not None:
+        if not (len(sweep) == 2 and isinstance(sweep[0], str) and _NAME.match(sweep[0]) and isinstance(sweep[1], list)):
+            raise d.fail("field 'sweep' must be [parameter, [values]]")
+        if not 1 <= len(sweep[1]) <= 8 or not all(isinstance(v, int) and not isinstance(v, bool) for v in sweep[1]):
+            raise d.fail("field 'sweep' must hold 1 to 8 whole numbers")
+    options = d.get("options", dict)
+    scale_options = Fields(d.get("scale_options", dict), f"{d.source}: scale_options")
+    scale = first.scale
+    base = first.study
+    params = {k: v for k, v in base.game_params.items() if sweep is None or k != sweep[0]}
+    study = dataclasses.replace(
+        base,
+        name=manifest["study"],
+        title=clean_text(d.get("title", str), 300),
+        version=d.int_in("version", 0, limits.MAX_COUNT),
+        question=clean_text(d.get("question", str), 5000, keep_lines=True),
+        game_params=params,
+        report=d.data["report"],
+        stages=tuple(names),
+        sweep=None if sweep is None else (sweep[0], tuple(sweep[1])),
+        options=options,
+        scales={scale.name: dataclasses.replace(scale, options=scale_options.get(scale.name, dict))},
+    )
+    try:
+        for name in study.stages:
+            stage(name).check(study)
+    except FsmarenaError as exc:
+        raise d.fail(str(exc)) from None
+    return study
+
+
+def _stored_stages(p: Fields, study: Study, scale: str, data: StudyData) -> dict[str, Any]:
+    """Every stage's stored result, each validated by its stage: exactly the study's stages
+    that apply to the part, in order."""
+    raw = Fields(p.get("stages", dict), f"{p.source}: stages")
+    applying = [name for name in study.stages if stage(name).applies(data)]
+    if list(raw.data) != applying:
+        raise raw.fail(f"must hold exactly the results of the stages {', '.join(applying) or '(none)'}")
+    context = StageContext(study, scale, data)
+    return {name: stage(name).read(raw.data[name], f"{raw.source}: {name}", context) for name in applying}
+
+
+def _stored_kept(p: Fields, study: Study, data: StudyData) -> None:
+    """The kept measures, where the study's report reads them (and only there)."""
+    if report_entry(study.report).keeps_measures:
+        data.kept = read_kept(p.data.get("kept"), p.source, data)
+    elif "kept" in p.data:
+        raise p.fail("keeps measures of players that its report does not read")
 
 
 def gunzip(path: Path, source: str) -> str:
@@ -379,7 +402,6 @@ def read_manifest(m: Fields) -> dict[str, Any]:
         "finished": clean_text(m.get("finished", str), 40),
         "added": clean_text(m.get("added", str), 40),
         "environment": dict(environment.data),
-        "driver": m.get("driver", (str, type(None)), None),
     }
 
 
@@ -500,27 +522,3 @@ def _best_known(b: Fields) -> dict[str, Any]:
     if set(b.data) - {"opponents", "budgets"}:
         raise b.fail("holds fields other than 'opponents' and 'budgets'")
     return found
-
-
-def stored_crossplay(f: Fields, plan: Plan, game: Any) -> CrossplayResult | None:
-    """The stored cross-play counts: every pairing of the plan's champions, as many games as
-    the plan gives it; None for a study without cross-play (one-seat games)."""
-    raw = f.get("crossplay", (dict, type(None)), None)
-    keys = [(c.name, r) for c in plan.competitors for r in range(c.replicates)]
-    if game.n_seats != 2 or len(keys) < 2:
-        if raw is not None:
-            raise f.fail("holds cross-play counts for a study without cross-play")
-        return None
-    if raw is None:
-        raise f.fail("keeps no cross-play counts, which its report reads")
-    result = CrossplayResult.from_json(raw, f"{f.source}: crossplay")
-    n = len(keys)
-    if (
-        result.labels != [champion_label(*key) for key in keys]
-        or result.families != [name for name, _ in keys]
-        or result.replicates != [r for _, r in keys]
-        or not np.array_equal(result.pairs, np.stack(np.triu_indices(n, k=1), axis=1))
-        or not np.array_equal(result.games, pairing_games([name for name, _ in keys], plan.crossplay_games_needed()))
-    ):
-        raise f.fail("its cross-play counts are not the pairings of the plan's champions")
-    return result

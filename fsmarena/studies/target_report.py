@@ -1,7 +1,7 @@
 """Tables, figures and ``DIR/report.md`` of a study with a target and a table
-(:mod:`fsmarena.studies.target_study`), from its study data and the raw counts of its confirmation
+(:mod:`fsmarena.studies.stage_confirm`, :mod:`fsmarena.studies.stage_table`), from its study data and the raw counts of its confirmation
 matches and table (:class:`TargetRaw`): the same builder writes the report of a run just finished
-and of a published store (:mod:`fsmarena.studies.target_store`).
+and of a published store (:mod:`fsmarena.studies.store`).
 
 Tables added to the generic ones (``tables/``):
 
@@ -49,7 +49,10 @@ from fsmarena.studies.machines import machines_section
 from fsmarena.studies.panel_report import panel_section, protocol_section, reliability_section
 from fsmarena.studies.provenance import compute_section, figure_files, reproduce_section, written_by
 from fsmarena.studies.report_text import estimate, figure, pct, pp, table
+from fsmarena.studies.results import StudyResults
 from fsmarena.studies.runner import StudyData
+from fsmarena.studies.sections import shared_sections
+from fsmarena.studies.stage_confirm import reference_result
 from fsmarena.studies.variants import variant
 
 EVOLVE_METHODS = ("evolve", "evolve-variant")
@@ -193,7 +196,7 @@ def draw_figures(
     families: Sequence[Mapping[str, Any]],
     summary: Sequence[Mapping[str, Any]],
     rows: Sequence[Mapping[str, Any]],
-    study: Any,
+    study: "TargetSettings",
 ) -> None:
     """Every figure of the report into ``figures/`` (keys in ``analysis.figures``)."""
 
@@ -230,7 +233,9 @@ def _panel_point(counts: Mapping[str, Any]) -> tuple[float, float, float]:
 # ---- report -------------------------------------------------------------------------------------
 
 
-def answer_section(data: StudyData, analysis: Analysis, families: Sequence[Mapping[str, Any]], study: Any) -> str:
+def answer_section(
+    data: StudyData, analysis: Analysis, families: Sequence[Mapping[str, Any]], study: "TargetSettings"
+) -> str:
     reference, target = study.reference, study.target
     rows = [
         [
@@ -304,7 +309,7 @@ def answer_section(data: StudyData, analysis: Analysis, families: Sequence[Mappi
 
 
 def table_section(
-    data: StudyData, analysis: Analysis, summary: Sequence[Mapping[str, Any]], study: Any, games: int
+    data: StudyData, analysis: Analysis, summary: Sequence[Mapping[str, Any]], study: "TargetSettings", games: int
 ) -> str:
     seats, opponents = study.table_players, study.table_opponents
     rows = [
@@ -378,12 +383,82 @@ def evolution_section(data: StudyData, analysis: Analysis) -> str:
     )
 
 
+@dataclass(frozen=True)
+class TargetSettings:
+    """What the report reads of the study's confirmation and table stages
+    (:mod:`fsmarena.studies.stage_confirm`, :mod:`fsmarena.studies.stage_table`), at the run's scale."""
+
+    name: str
+    target: float
+    reference: str
+    table_players: int
+    table_opponents: tuple[str, ...]
+    table_references: tuple[str, ...]
+    confirm_games: Mapping[str, int]
+    table_games: Mapping[str, int]
+    #: a result from elsewhere shown beside the target (value, what it is); None: none
+    reference_result: tuple[float, str] | None = None
+
+    @classmethod
+    def of(cls, results: StudyResults) -> "TargetSettings":
+        study, scale = results.study, results.scale
+        o, s = study.options, study.scales[scale].options
+        return cls(
+            study.name,
+            float(o["target"]),
+            o["reference"],
+            o["table_players"],
+            tuple(o["table_opponents"]),
+            tuple(o.get("table_references", [])),
+            {scale: s["confirm_games"]},
+            {scale: s["table_games"]},
+            reference_result(study),
+        )
+
+
+def write(results: StudyResults, figures: bool) -> dict[str, Any]:
+    """The report of a study with a target and a table, written into the run's folder."""
+    data = results.only
+    study = TargetSettings.of(results)
+    summary = write_target_report(
+        study,
+        data,
+        TargetRaw(data.stages["confirm"], data.stages["table"]),
+        figures,
+        results.command,
+        results.wall_seconds,
+        shared_sections(results, figures),
+    )
+    return {**summary, "lines": summary_lines(study, summary)}
+
+
+def summary_lines(study: TargetSettings, summary: Mapping[str, Any]) -> list[str]:
+    """What ``fsmarena study`` prints: each family's best champion on fresh games, and its verdict."""
+    lines = [
+        f"1v1 against {study.reference}: best champion of each family on fresh games "
+        f"(95% Wilson CI); target {pct(study.target, 0)}"
+    ]
+    width = max(len(r["method"]) for r in summary["families"]) + 2
+    for r in summary["families"]:
+        lines.append(
+            f"  {r['method'].ljust(width)}{pct(r['confirm_win_rate'])}  "
+            f"[{pct(r['confirm_ci_low'])}, {pct(r['confirm_ci_high'])}]  {r['verdict']}"
+        )
+    lines.append(f"report: {summary['report']}")
+    return lines
+
+
 def write_target_report(
-    study: Any, data: StudyData, raw: TargetRaw, figures: bool, command: str, wall_seconds: float | None
+    study: TargetSettings,
+    data: StudyData,
+    raw: TargetRaw,
+    figures: bool,
+    command: str,
+    wall_seconds: float | None,
+    shared: str = "",
 ) -> dict[str, Any]:
-    """Write the tables, figures and ``DIR/report.md`` (``study``: the
-    :class:`~studies.target_study.TargetStudy`); return a summary (its ``families`` and ``table``
-    rows are what a published page may quote, :mod:`fsmarena.studies.publish`)."""
+    """Write the tables, figures and ``DIR/report.md``; return a summary (its ``families`` and
+    ``table`` rows are what a published page may quote, :mod:`fsmarena.studies.publish`)."""
     plan = data.plan
     scale = plan.scale.name
     analysis = analyse(data, figures=False)
@@ -420,6 +495,7 @@ def write_target_report(
         # after the 1v1 subsections: a "##" section holds every "###" one up to the next "##"
         table_section(data, analysis, summary, study, study.table_games[scale]),
         conclusions(data, analysis),
+        shared,
         compute_section(analysis, wall_seconds),
         reproduce_section(
             command,

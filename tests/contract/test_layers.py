@@ -9,7 +9,8 @@ From the bottom up:
 * the game plug-ins ``fsmarena/games/<name>/``, which may use everything below;
 * the command line, ``fsmarena.cli`` and ``fsmarena.commands``, which nothing below imports;
   with it, the package's face ``fsmarena/__init__.py``, whose one import (``fsmarena.games``)
-  registers the Gymnasium ids on ``import fsmarena``: no module imports the bare package.
+  registers the Gymnasium ids on ``import fsmarena``, and the Python API ``fsmarena.api`` it
+  loads on first use: no module imports the bare package.
 
 Every ``import`` statement counts, including those inside functions (a lazy import is still a
 dependency), and so does every registry string naming a project module, ``"package.module"`` or
@@ -41,8 +42,9 @@ CONTRACT = ("fsmarena.games",)
 GENERIC = ("fsmarena.evo", "fsmarena.rl", "fsmarena.studies", "fsmarena.figures")
 PLUGINS = tuple(GAME_PACKAGES)
 CLI = ("fsmarena.cli", "fsmarena.commands", "fsmarena.__main__")
-#: the package's ``__init__``: above everything, like the command line
-FACE = "fsmarena"
+#: the package's face, its ``__init__`` and the Python API it loads on first use: above
+#: everything, like the command line
+FACE = ("fsmarena", "fsmarena.api")
 
 
 def _module_name(path: Path) -> str:
@@ -165,7 +167,7 @@ def _within(module: str, prefixes: tuple[str, ...]) -> bool:
 
 
 def _layer(module: str) -> str:
-    if module == FACE or _within(module, CLI):
+    if module in FACE or _within(module, CLI):
         return "cli"
     if _within(module, PLUGINS):
         return "plugin"

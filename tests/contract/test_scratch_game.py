@@ -23,7 +23,7 @@ from cli_helpers import run_cli
 import mkdocs_hooks
 from fsmarena.games import get_game, registry
 from fsmarena.games.registry import GAME_PACKAGES, GAMES_VARIABLE, entries, game_folder, game_names, register
-from fsmarena.studies.protocol import get_study, load_study_toml
+from fsmarena.studies.catalogue import get_study, load_study_toml
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "nim"
 

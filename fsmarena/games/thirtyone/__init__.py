@@ -1,9 +1,8 @@
 """31 (Scat / Blitz): everything about it lives in this folder.
 
 ``kernel`` (the rules and the greedy builtins, compiled), ``game`` (configuration, labels,
-metadata), ``reference`` (the plain loop), ``bench`` (benchmark cases), ``agent`` (its two heads of the network learner, extra ``[neural]``), ``study`` (the
-definition of the ``thirtyone`` study, run and reported by the studies layer:
-:mod:`fsmarena.studies.target_study`), ``methods`` (its network training method).
+metadata), ``reference`` (the plain loop), ``bench`` (benchmark cases), ``agent`` (its two heads of the network learner, extra ``[neural]``), ``thirtyone.toml``
+(the definition of the ``thirtyone`` study, run and reported by the studies layer), ``methods`` (its network training method).
 """
 
 from fsmarena.games.registry import GameEntry
@@ -14,7 +13,7 @@ ENTRY = GameEntry(
     player_kinds={
         "thirtyone-mlp": "fsmarena.games.thirtyone.agent:MLPAgent",
     },
-    studies={"thirtyone": "fsmarena.games.thirtyone.study:load"},
+    studies={"thirtyone": "thirtyone.toml"},
     study_methods={"train-mlp": "fsmarena.games.thirtyone.methods:train_mlp"},
     bench_cases=("fsmarena.games.thirtyone.bench:bench_cases",),
     kernel="fsmarena.games.thirtyone.kernel",

@@ -2,8 +2,8 @@
 
 ``kernel`` (the rules, both tie rules, and the seed's strategies and prize-rank, compiled),
 ``game`` (configuration, labels, metadata), ``players`` (the exact equilibrium as a player),
-``solver`` / ``exploit`` (exact solution and best responses), ``reference`` (the plain loop), ``study`` (the definitions of the ``vautour``
-studies, run and reported by the studies layer: :mod:`fsmarena.studies.player_counts`).
+``solver`` / ``exploit`` (exact solution and best responses), ``reference`` (the plain loop), and the definitions of the ``vautour`` studies
+(``vautour.toml``, ``vautour_small.toml``: run over their player counts and reported by the studies layer).
 """
 
 from fsmarena.games.registry import GameEntry
@@ -14,10 +14,7 @@ ENTRY = GameEntry(
     player_kinds={
         "vautour-equilibrium": "fsmarena.games.vautour.players:VautourEquilibrium",
     },
-    studies={
-        "vautour": "fsmarena.games.vautour.study:load",
-        "vautour-small": "fsmarena.games.vautour.study:load_small",
-    },
+    studies={"vautour": "vautour.toml", "vautour-small": "vautour_small.toml"},
     bench_cases=("fsmarena.games.vautour.reference:bench_cases",),
     kernel="fsmarena.games.vautour.kernel",
     probes=("max", "min", "random"),  # fingerprints: mixtures of these three builtins

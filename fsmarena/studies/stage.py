@@ -1,0 +1,61 @@
+"""What a study runs after training: a stage, one measure of the finished champions.
+
+A stage (cross-play, a league, exploitability, confirmation matches, a table of more players) is
+one module holding one :class:`Stage`, named in the registry (:mod:`fsmarena.studies.registry`) and
+listed by a study in its ``stages``.  For every part of a study (:meth:`Study.parts`) the pipeline
+(:mod:`fsmarena.studies.pipeline`) runs each listed stage that :attr:`Stage.applies` to the part's
+data, after every replicate is trained::
+
+    for stage in study.stages:
+        if stage.applies(data):
+            data.stages[stage.name] = stage.run(context)   # cached in <part>/raw/, reused on a re-run
+
+A stage serialises its own result (:attr:`Stage.to_json`) and validates it when a published store
+is read (:attr:`Stage.read`, one clear error for a damaged one), so the one store
+(:mod:`fsmarena.studies.store`) keeps every stage without knowing any.  Its settings are fields of the
+study and of each scale that the registry declares for it; :attr:`Stage.check` refuses bad ones
+before anything runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from fsmarena.studies.protocol import Study
+from fsmarena.studies.runner import StudyData
+
+
+@dataclass(frozen=True)
+class StageContext:
+    """What a stage sees: the whole study (its options), the scale run, the part's data
+    (``data.out`` is the part's folder, ``data.stages`` the stages already run) and how to run."""
+
+    study: Study
+    scale: str
+    data: StudyData
+    jobs: int = 1
+    log: Callable[[str], None] = lambda message: None
+
+
+def _always(data: StudyData) -> bool:
+    return True
+
+
+def _nothing_to_check(study: Study) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage: ``run(context) -> result`` (reusing its cached raw file when it is this very
+    run's), ``to_json(result, context)``, ``read(raw, source, context) -> result`` (validated
+    against the part's plan), ``applies(data)`` and ``check(study)`` (its settings, before
+    anything runs)."""
+
+    name: str
+    run: Callable[[StageContext], Any]
+    to_json: Callable[[Any, StageContext], Any]
+    read: Callable[[Any, str, StageContext], Any]
+    applies: Callable[[StudyData], bool] = _always
+    check: Callable[[Study], None] = _nothing_to_check
