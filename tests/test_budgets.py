@@ -22,8 +22,8 @@ from fsmarena.games.players import RandomPlayer
 from fsmarena.rl.schedules import FIRST_LOG_POINT, CurvePoints, curve_points, log_points
 from fsmarena.rl.train import TrainConfig, train
 from fsmarena.studies import budgets
-from fsmarena.studies.methods import MethodContext, check_method, get_method, planned_games
 from fsmarena.studies.catalogue import get_study, study_names
+from fsmarena.studies.methods import MethodContext, check_method, get_method, planned_games
 from fsmarena.studies.protocol import study_from_dict
 from fsmarena.studies.runner import result_path, run_study
 

@@ -198,7 +198,9 @@ HOSTILE = {
         "is not one of the plan's tasks, or a second result of one",
     ),
     "a plan parameter edited": (
-        lambda f: _damage_results(f, lambda r: r["parts"][0]["plan"]["competitors"][2]["params"].__setitem__("episodes", 9)),
+        lambda f: _damage_results(
+            f, lambda r: r["parts"][0]["plan"]["competitors"][2]["params"].__setitem__("episodes", 9)
+        ),
         "its plan does not match its fingerprint",
     ),
     "a curve value out of range": (
@@ -418,7 +420,9 @@ def test_a_standard_report_from_the_store_is_the_report_of_the_study_folder(stan
     assert "### What the machines do" in report and "### Cross-play" in report
     results = read_results(root / "published" / name)
     assert all("player" not in task for task in results["parts"][0]["results"])
-    assert all("actions" not in line for line in results["parts"][0]["kept"]["reference_lines"])  # no searched table either
+    assert all(
+        "actions" not in line for line in results["parts"][0]["kept"]["reference_lines"]
+    )  # no searched table either
     assert results["parts"][0]["kept"]["machine_sizes"] and results["parts"][0]["kept"]["fingerprints"]
     if name == "dtd-thesis":
         assert len(results["parts"][0]["kept"]["reference_lines"]) == 4 and "### Best known table policy" in report
@@ -476,7 +480,10 @@ def test_the_pages_read_the_kept_measures(standard_run, tmp_path, capsys):
         r["parts"][0]["kept"]["machine_sizes"][0]["states"] += 1
 
     def a_pairing_won_otherwise(r):
-        r["parts"][0]["stages"]["crossplay"]["wins"][0], r["parts"][0]["stages"]["crossplay"]["losses"][0] = r["parts"][0]["stages"]["crossplay"]["losses"][0], r["parts"][0]["stages"]["crossplay"]["wins"][0]
+        r["parts"][0]["stages"]["crossplay"]["wins"][0], r["parts"][0]["stages"]["crossplay"]["losses"][0] = (
+            r["parts"][0]["stages"]["crossplay"]["losses"][0],
+            r["parts"][0]["stages"]["crossplay"]["wins"][0],
+        )
         r["parts"][0]["stages"]["crossplay"]["wins"][0] += r["parts"][0]["stages"]["crossplay"]["draws"][0]
         r["parts"][0]["stages"]["crossplay"]["draws"][0] = 0
 
@@ -484,7 +491,9 @@ def test_the_pages_read_the_kept_measures(standard_run, tmp_path, capsys):
     if pristine["parts"][0]["kept"]["reference_lines"]:
 
         def a_better_line(r):
-            r["parts"][0]["kept"]["reference_lines"][0]["win"] = 1.0 - r["parts"][0]["kept"]["reference_lines"][0]["win"] / 2
+            r["parts"][0]["kept"]["reference_lines"][0]["win"] = (
+                1.0 - r["parts"][0]["kept"]["reference_lines"][0]["win"] / 2
+            )
 
         changes.append(a_better_line)
     for change in changes:
@@ -519,8 +528,12 @@ STANDARD_HOSTILE = {
         lambda f: _damage_results(
             f,
             lambda r: (
-                r["parts"][0]["stages"]["crossplay"]["games"].__setitem__(0, r["parts"][0]["stages"]["crossplay"]["games"][0] + 2),
-                r["parts"][0]["stages"]["crossplay"]["wins"].__setitem__(0, r["parts"][0]["stages"]["crossplay"]["wins"][0] + 2),
+                r["parts"][0]["stages"]["crossplay"]["games"].__setitem__(
+                    0, r["parts"][0]["stages"]["crossplay"]["games"][0] + 2
+                ),
+                r["parts"][0]["stages"]["crossplay"]["wins"].__setitem__(
+                    0, r["parts"][0]["stages"]["crossplay"]["wins"][0] + 2
+                ),
             ),
         ),
         "its cross-play counts are not the pairings of the plan's champions",
@@ -574,9 +587,15 @@ def test_damaged_best_known_lines_are_one_clear_error(standard_run, tmp_path, ca
     if name != "dtd-thesis":
         pytest.skip("only dtd-thesis declares best-known lines")
     cases = {
-        "its best-known lines are not those of the study's opponents": lambda r: r["parts"][0]["kept"]["reference_lines"].pop(),
-        "was searched with another budget": lambda r: r["parts"][0]["kept"]["reference_lines"][0].__setitem__("budget", 7),
-        "field 'win' must be between 0.0 and 1.0": lambda r: r["parts"][0]["kept"]["reference_lines"][1].__setitem__("win", 2),
+        "its best-known lines are not those of the study's opponents": lambda r: r["parts"][0]["kept"][
+            "reference_lines"
+        ].pop(),
+        "was searched with another budget": lambda r: r["parts"][0]["kept"]["reference_lines"][0].__setitem__(
+            "budget", 7
+        ),
+        "field 'win' must be between 0.0 and 1.0": lambda r: r["parts"][0]["kept"]["reference_lines"][1].__setitem__(
+            "win", 2
+        ),
         "field 'budgets' must be a": lambda r: r["parts"][0]["study"]["best_known"].__setitem__("budgets", [1]),
     }
     for message, change in cases.items():

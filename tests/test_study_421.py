@@ -23,11 +23,11 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.games import get_game
 from fsmarena.games.dice421.study import exact_reference
 from fsmarena.games.players import load_player
+from fsmarena.games.registry import resolve
 from fsmarena.studies import exact_values
+from fsmarena.studies.catalogue import get_study, study_from_data
 from fsmarena.studies.exact_report import finish
 from fsmarena.studies.exact_values import ExactReference
-from fsmarena.games.registry import resolve
-from fsmarena.studies.catalogue import get_study, study_from_data
 from fsmarena.studies.pipeline import run_pipeline
 from fsmarena.studies.registry import report_entry
 from fsmarena.studies.results import StudyResults, write_report

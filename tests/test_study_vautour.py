@@ -20,8 +20,8 @@ from fsmarena.games import get_game
 from fsmarena.games.players import resolve_player
 from fsmarena.games.stats import wilson_interval
 from fsmarena.studies import statistics as st
-from fsmarena.studies.catalogue import get_study, load_study_toml
 from fsmarena.studies.analysis import read_csv
+from fsmarena.studies.catalogue import get_study, load_study_toml
 from fsmarena.studies.league_report import trained_against_finding
 from fsmarena.studies.league_tables import group_rows
 from fsmarena.studies.methods import MethodContext, check_method, get_method
@@ -254,7 +254,11 @@ def test_the_definition_loads_with_its_player_counts_and_reference():
     assert list(parts) == [2, 3] and parts[3].name == "vautour-3p"
     assert parts[3].game_params == {"state": "buckets", "action_set": "both", "players": "3"}
     assert study.part_folder(Path("DIR"), 2) == Path("DIR") / "2-players"
-    assert {name for name, scale in study.scales.items() if "league_games" in scale.options} == {"test", "quick", "paper"}
+    assert {name for name, scale in study.scales.items() if "league_games" in scale.options} == {
+        "test",
+        "quick",
+        "paper",
+    }
     found = plans(study, "quick")
     assert found[2].fingerprint != found[3].fingerprint
     assert {c.name for c in found[2].competitors} == {"mc", "sarsa", "q-learning", "fsm", "bda"}
