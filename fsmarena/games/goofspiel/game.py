@@ -57,7 +57,7 @@ of a card no longer held is refused (one clear error), so every card is bid exac
 Simultaneous moves (:class:`fsmarena.games.capabilities.SimultaneousMoves`): each turn every seat is
 asked, in seat order, with an observation built before any bid of the turn is revealed.
 
-Exact solution (:class:`fsmarena.games.vautour.zero_sum.SolvableBidding`): two-player Goofspiel with
+Exact solution (:class:`fsmarena.games.bidding_zero_sum.SolvableBidding`): two-player Goofspiel with
 prizes in random order is Stupide Vautour with the prizes ``1..cards``, so its solver, best
 response and equilibrium player serve it, up to 5 cards (see :attr:`Goofspiel.max_solve_cards`).
 """
@@ -72,10 +72,9 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.base import Game, Observation
 from fsmarena.games.bidding import public_states
+from fsmarena.games.bidding_zero_sum import BiddingRules, SolvableBidding
 from fsmarena.games.capabilities import SimultaneousMoves
 from fsmarena.games.driver import driver_for
-from fsmarena.games.vautour.game import VautourConfig
-from fsmarena.games.vautour.zero_sum import SolvableBidding
 
 POINTS_ORDERS = ("random", "descending", "ascending")
 STATES = ("no-memory", "with-score", "public")
@@ -251,14 +250,16 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
     def _cards_text(self, hand: int) -> str:
         return " ".join(str(c) for c in range(1, self.config.cards + 1) if hand >> (c - 1) & 1)
 
-    # ---- exact solution (two players, small decks: games.vautour.zero_sum) -----------------
+    # ---- exact solution (two players, small decks: games.bidding_zero_sum) -----------------
+    #: two-player Goofspiel is solved as two-player Stupide Vautour (:meth:`solver_rules`)
+    solver = "fsmarena.games.vautour.exploit"
     #: one card fewer than Stupide Vautour: a study of a solvable game measures the exact
     #: exploitability of every learning-curve point, and the goofspiel study plays 6 cards,
     #: where that would cost minutes per point (measured: 20 s for one 4-state FSM after a
     #: 2-minute solve on the loaded 2-core machine) against a 4-minute quick run
     max_solve_cards = 5
 
-    def solver_rules(self) -> VautourConfig:
+    def solver_rules(self) -> BiddingRules:
         """Two-player Goofspiel is Stupide Vautour with the prizes 1..n (a matched bid
         discards the prize in both); the prize order is not part of it, so it must be random."""
         cfg = self.config
@@ -266,7 +267,7 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
             raise FsmarenaError(
                 f"goofspiel: the exact solution is for prizes in random order; got points_order={cfg.points_order}"
             )
-        return VautourConfig(players=cfg.players, cards=cfg.cards, prizes=tuple(range(1, cfg.cards + 1)))
+        return BiddingRules(players=cfg.players, cards=cfg.cards, prizes=tuple(range(1, cfg.cards + 1)))
 
     def solvable(self) -> bool:
         return self.config.points_order == "random" and super().solvable()

@@ -216,7 +216,7 @@ def part_data(config) -> np.ndarray:
 def bid_card(p, hand, prize, action):
     """The card action ``action`` bids: card ``action + 1``, or, never trusting an illegal bid,
     the nearest card left in ``hand`` (ties towards the lower).  The exact solution's law of the
-    card reads it too (:class:`fsmarena.games.vautour.zero_sum.SolvableBidding`)."""
+    card reads it too (:class:`fsmarena.games.bidding_zero_sum.SolvableBidding`)."""
     card = action + 1
     if not hand >> action & 1:
         card = nearest(p, hand, card, False)

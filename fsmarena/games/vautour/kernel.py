@@ -160,7 +160,7 @@ def draw_deal(p, deal):
 def bid_card(p, hand, prize, action):
     """The card action ``action`` bids with ``hand`` in hand and the prize at deck position
     ``prize`` on the table; 0 for ``random`` (a uniformly random card of the hand).  The exact
-    solution's law of the card reads it too (:class:`fsmarena.games.vautour.zero_sum.SolvableBidding`).
+    solution's law of the card reads it too (:class:`fsmarena.games.bidding_zero_sum.SolvableBidding`).
 
     Called from the builtins (``builtin_action``, ``builtin_law``) and the exact solution, and
     compiled into ``step`` only (:data:`_bid_card_in_step`): inlined at every site, its seven

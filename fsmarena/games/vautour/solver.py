@@ -39,8 +39,7 @@ from scipy.optimize import linprog
 
 from fsmarena import progress
 from fsmarena.errors import FsmarenaError
-from fsmarena.games.vautour.game import VautourConfig
-from fsmarena.games.vautour.zero_sum import MAX_SOLVE_CARDS
+from fsmarena.games.bidding_zero_sum import MAX_SOLVE_CARDS, BiddingRules
 
 REWARDS = ("wdl", "points")
 #: a strategy's probabilities below this are treated as zero (LP noise)
@@ -151,7 +150,7 @@ class VautourSolver:
     ask about positions other than the start.
     """
 
-    config: VautourConfig
+    config: BiddingRules
     reward: str = "wdl"
     max_cards: int = MAX_SOLVE_CARDS
     nodes: dict[Key, Node] = field(default_factory=dict, repr=False)
