@@ -11,10 +11,9 @@ import pytest
 from fsmarena.errors import FsmarenaError
 from fsmarena.games import get_game
 from fsmarena.games.match import play_match
-from fsmarena.games.players import RandomPlayer, TablePolicy, resolve_player
+from fsmarena.games.players import Mixture, RandomPlayer, TablePolicy, resolve_player
 from fsmarena.games.vautour.reference import state_number
 from fsmarena.rl.train import TrainConfig, train
-from fsmarena.studies.stacks import Mixture
 from tests.vautour_helpers import play_scripted, random_orders, vautour
 
 SEED_STRATEGIES = ("random", "max", "min", "bonus-craving", "negative-adverse", "get-rid-of-bad-cards", "prize-rank")

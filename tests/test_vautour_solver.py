@@ -268,7 +268,7 @@ def test_best_response_to_deterministic_players_matches_a_plain_enumeration(tie_
 
 
 def test_a_player_with_its_own_random_numbers_is_refused():
-    from fsmarena.studies.stacks import Mixture
+    from fsmarena.games.players import Mixture
 
     game = vautour(3)
     mixture = Mixture([resolve_player("max", game), resolve_player("min", game)])

@@ -43,8 +43,7 @@ from fsmarena.games.arena import Seat, compile_seats, play_games
 from fsmarena.games.capabilities import SimultaneousMoves
 from fsmarena.games.driver import Driver, Program
 from fsmarena.games.kernel import PART_KINDS, params_of
-from fsmarena.games.players import GroupedStack, Player, RandomPlayer, TablePolicy
-from fsmarena.studies.stacks import Mixture
+from fsmarena.games.players import GroupedStack, Mixture, Player, RandomPlayer, TablePolicy
 
 IDS = [e.name for e in KERNEL_GAMES]
 

@@ -159,15 +159,6 @@ def richest_state(cards: int, score_clip: int | None) -> str:
     return "no-memory"
 
 
-def fixed_order(cards: int, points_order: str) -> np.ndarray | None:
-    """The prize values in turn order for a fixed ``points_order``; ``None`` for random."""
-    if points_order == "descending":
-        return np.arange(cards, 0, -1)
-    if points_order == "ascending":
-        return np.arange(1, cards + 1)
-    return None
-
-
 class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
     """Goofspiel; see the module docstring for rules, observations and actions."""
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Callable, Iterator
 
 import numpy as np
@@ -278,8 +277,3 @@ class VautourSolver:
         """Every solved decision: canonical key and the row seat's strategy."""
         for key, node in self.nodes.items():
             yield key, node.row
-
-
-def exact_fraction(value: float, limit: int = 10**6) -> Fraction:
-    """The nearest fraction with a small denominator (values are rationals of the deck)."""
-    return Fraction(value).limit_denominator(limit)
