@@ -1,7 +1,9 @@
 """Goofspiel, one game at a time, compiled (the contract of :mod:`fsmarena.games.kernel`).
 
-The rules are those of :mod:`fsmarena.games.goofspiel.game`; the kernel tests (``tests/test_kernels.py``,
-which covers every registered kernel) compare the two game by game on the same prize orders.
+This kernel is the game's rules (:mod:`fsmarena.games.goofspiel.game` holds its configuration and
+labels and documents the rules); the kernel tests (``tests/test_kernels.py``, which covers every
+registered kernel) compare it game by game, on the same prize orders, with the plain-Python
+reference loop (:mod:`fsmarena.games.goofspiel.reference`).
 The serialised simultaneous bids, the state layout, the hands (bitmasks) and the
 win/draw/loss rewards are Stupide Vautour's too and live in :mod:`fsmarena.games.bidding`.
 

@@ -1,8 +1,9 @@
 """Stupide Vautour, one game at a time, compiled (the contract of :mod:`fsmarena.games.kernel`).
 
-The rules are those of :mod:`fsmarena.games.vautour.game` (both tie rules, any deck, 2-5 players, the
-three action sets and the three state spaces); tests compare the two game by game on the
-same prize orders.  The serialised simultaneous bids, the state layout, the hands (bitmasks;
+This kernel is the game's rules (both tie rules, any deck, 2-5 players, the three action sets and
+the three state spaces; :mod:`fsmarena.games.vautour.game` holds the configuration and labels and
+documents the rules); tests compare it game by game, on the same prize orders, with the
+plain-Python reference loop (:mod:`fsmarena.games.vautour.reference`).  The serialised simultaneous bids, the state layout, the hands (bitmasks;
 every rule of a hand computed from its bits) and the
 win/draw/loss rewards are Goofspiel's too and live in :mod:`fsmarena.games.bidding`.
 
