@@ -157,7 +157,7 @@ def test_sum_variant_optimum_in_closed_form(rethrows, expected):
 
 
 def test_exact_value_of_policies_matches_brute_force_and_the_linear_solve():
-    from fsmarena.rl.mdp import expected_return
+    from fsmarena.games.mdp import expected_return
 
     game = game_of()
     rng = np.random.default_rng(7)

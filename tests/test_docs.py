@@ -26,7 +26,7 @@ DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
 #: the rules pages, each in its game's folder: the site shows them as docs/rules/<game>.md
 RULES_PAGES = {source: DOCS / site for site, source in mkdocs_hooks.rules_pages().items()}
-MARKDOWN = [ROOT / "README.md", *PAGES, *RULES_PAGES]
+MARKDOWN = [ROOT / "README.md", ROOT / "CHANGELOG.md", *PAGES, *RULES_PAGES]
 #: pages whose code blocks are examples to copy: their ``fsmarena`` commands must parse
 EXAMPLE_PAGES = [ROOT / "README.md", *(p for p in PAGES if not p.is_relative_to(DOCS / "api")), *RULES_PAGES]
 

@@ -19,11 +19,12 @@ import pytest
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.genome import genome_spec
+from fsmarena.evo.inputs import input_encoder
 from fsmarena.evo.run import EvolveConfig, evolve
 from fsmarena.evo.table_fsm import TableFSM
 from fsmarena.games import get_game
 from fsmarena.games.arena import play_games
-from fsmarena.games.dice421.exact import exact_value, input_codes
+from fsmarena.games.dice421.exact import N_TRIPLES, exact_value
 from fsmarena.games.dice421.game import Dice421
 from fsmarena.games.match import play_match
 from fsmarena.games.players import TablePolicy, load_player
@@ -36,7 +37,8 @@ OPTIMUM = float(GAME.exact_optimum()[0])
 def fraction_value(game: Dice421, next_state: np.ndarray, action: np.ndarray, inputs: str) -> Fraction:
     """The exact value of one FSM by plain recursion over every outcome (test oracle)."""
     t = game.tables
-    codes = input_codes(game, inputs)
+    encoder, triples = input_encoder(game, inputs), np.arange(N_TRIPLES, dtype=np.int64)
+    codes = np.stack([encoder.encode(game._observe(triples, left)) for left in range(game.config.rethrows + 1)])
     memo: dict[tuple[int, int, int], Fraction] = {}
 
     def value(left: int, k: int, q: int) -> Fraction:

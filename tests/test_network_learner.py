@@ -19,6 +19,7 @@ pytest.importorskip("sklearn")
 from cli_helpers import run_cli  # noqa: E402
 
 from fsmarena.errors import FsmarenaError  # noqa: E402
+from fsmarena.figures.network import plot_metrics  # noqa: E402
 from fsmarena.games.arena import play_games  # noqa: E402
 from fsmarena.games.dice421.game import Dice421  # noqa: E402
 from fsmarena.games.dtd.game import DivideTheDollar  # noqa: E402
@@ -46,7 +47,7 @@ def test_the_registry_names_the_learner_and_its_options():
 
 @pytest.mark.parametrize("game", [DivideTheDollar(), Dice421(), ThirtyOne()], ids=lambda g: g.name)
 def test_trains_on_every_kind_of_game_and_writes_its_files(tmp_path, game):
-    trainer = train_network(game, NetworkSettings.of(game, **SMALL), tmp_path / "run")
+    trainer = train_network(game, NetworkSettings.of(game, **SMALL), tmp_path / "run", draw=plot_metrics)
     for name in ("policy.json", "metrics.csv", "curve.csv", "metrics.png", "metrics.pdf", "checkpoint.npz", "run.json"):
         assert (tmp_path / "run" / name).exists(), name
     assert [row["games"] for row in trainer.curve if row["opponent"] in ("", "random", "greedy")] == [0, 300, 600]

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 from fsmarena.games.arena import play_games
 from fsmarena.games.dtd.game import DivideTheDollar
+from fsmarena.games.mdp import expected_return
 from fsmarena.games.players import Player, RandomPlayer
 from fsmarena.rl.evaluation import streams, table_on_model
 from fsmarena.rl.learners import Episodes, MonteCarlo, TemporalDifference
-from fsmarena.rl.mdp import expected_return
 from fsmarena.rl.planning import value_iteration
 from fsmarena.rl.schedules import EpsilonSchedule
 from fsmarena.rl.toy import ToyConfig, ToyGame

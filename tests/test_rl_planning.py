@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.rl.mdp import TabularMDP, policy_value
+from fsmarena.games.mdp import TabularMDP, policy_value
 from fsmarena.rl.planning import action_values, policy_iteration, value_iteration
 from fsmarena.rl.toy import ToyConfig, ToyGame
 

@@ -21,6 +21,7 @@ pytest.importorskip("sklearn")
 from cli_helpers import run_cli  # noqa: E402
 
 from fsmarena.errors import FsmarenaError  # noqa: E402
+from fsmarena.figures.network import plot_metrics  # noqa: E402
 from fsmarena.games.arena import play_games  # noqa: E402
 from fsmarena.games.builtin_player import BuiltinPlayer  # noqa: E402
 from fsmarena.games.players import RandomPlayer, load_player, resolve_player, save_player  # noqa: E402
@@ -177,7 +178,7 @@ def settings(**changes):
 
 def test_outputs_and_resume_equals_an_uninterrupted_run(tmp_path):
     game = ThirtyOne()
-    full = train_network(game, settings(), tmp_path / "full")
+    full = train_network(game, settings(), tmp_path / "full", draw=plot_metrics)
     for name in ("policy.json", "metrics.csv", "curve.csv", "metrics.png", "metrics.pdf", "checkpoint.npz", "run.json"):
         assert (tmp_path / "full" / name).exists(), name
     header = (tmp_path / "full" / "metrics.csv").read_text().splitlines()[0].split(",")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -159,7 +158,3 @@ def prepare_out(path: str, kind: str) -> Path:
     another command's folder; see :mod:`fsmarena.outdir`) before any work starts."""
 
     return claim_folder(path, kind)
-
-
-def dumps_compact(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"))

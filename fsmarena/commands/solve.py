@@ -5,7 +5,7 @@ Dispatches on the game's declared capabilities:
 * :class:`fsmarena.games.capabilities.ExactModel` (421): the optimal expected score and the optimal
   policy from the known transition model (``value``, ``value_fraction``, ``policy``);
 * :class:`fsmarena.games.capabilities.ZeroSumSolvable` (two-player Stupide Vautour and Goofspiel with a
-  small deck, :mod:`fsmarena.games.vautour.zero_sum`):
+  small deck, :mod:`fsmarena.games.bidding_zero_sum`):
   the game's value for the first seat under ``--reward`` and, with ``--out FILE``, the
   equilibrium as a player file (usable by ``play``, ``tournament``, studies); the
   equilibrium's own exploitability is reported as a check (0 up to rounding).

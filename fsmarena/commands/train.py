@@ -194,8 +194,10 @@ def run(args: argparse.Namespace) -> int:
     game = game_from_args(args)
     given = {name: getattr(args, name) for name in OPTIONS if getattr(args, name) is not None}
     if args.algo in registry.names("network"):
+        from fsmarena.figures.network import plot_metrics  # start-up time: no matplotlib for --help
+
         learner = resolve(registry.learner(args.algo, "network").target, f"algorithm '{args.algo}'")
-        return _run_network(args, game, learner.start(game, given, args.seed, args.out, args.resume))
+        return _run_network(args, game, learner.start(game, given, args.seed, args.out, args.resume, plot_metrics))
     for name in NETWORK_OPTIONS:
         if name in given:
             raise FsmarenaError(f"--{name.replace('_', '-')} is an option of the network learner (--algo mlp)")

@@ -11,7 +11,7 @@ from pathlib import Path
 from deap import tools
 
 from fsmarena import run_loop
-from fsmarena.csvfile import csv_text, write_csv
+from fsmarena.csvfile import write_csv
 from fsmarena.evo.evolve_state import EvolveResult, State
 from fsmarena.evo.genome import GenomeSpec
 from fsmarena.evo.operators import Individual, hall_of_fame
@@ -31,11 +31,6 @@ ADDED_FIELDS = {"exact_fitness": False}
 
 
 # ---- files ----------------------------------------------------------------------------------
-
-
-def logbook_csv(logbook: tools.Logbook) -> str:
-    """The logbook as CSV text, one row per generation (empty cell: no curve point)."""
-    return csv_text(LOGBOOK_COLUMNS, [{c: record.get(c) for c in LOGBOOK_COLUMNS} for record in logbook])
 
 
 def write_logbook(path: Path, logbook: tools.Logbook) -> None:

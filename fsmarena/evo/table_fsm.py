@@ -117,8 +117,16 @@ class TableFSM(Player, CompilesItself):
         """:meth:`compiled` of every member at once: they share the header, and each member's
         tables are its rows of the stack's."""
         encoder = input_encoder(game, self.inputs)
-        if encoder.size != self.n_inputs or self.action.max() >= game.n_actions:
-            raise FsmarenaError(f"table FSM '{self.label}' does not fit {game.name}")
+        if encoder.size != self.n_inputs:
+            raise FsmarenaError(
+                f"table FSM '{self.label}' does not fit {game.name}: it has {self.n_inputs} inputs, "
+                f"'{self.inputs}' gives {encoder.size}"
+            )
+        if self.action.max() >= game.n_actions:
+            raise FsmarenaError(
+                f"table FSM '{self.label}' does not fit {game.name}: it plays action {self.action.max()} "
+                f"(0..{game.n_actions - 1})"
+            )
         names = list(game.encodings)
         parts: list[int] = []
         for part, size in zip(encoder.parts, encoder.sizes):

@@ -39,7 +39,7 @@ class ExactModel(ABC):
 
     @abstractmethod
     def model(self) -> Any:
-        """The game as an :class:`fsmarena.rl.mdp.TabularMDP` in the observation numbering."""
+        """The game as an :class:`fsmarena.games.mdp.TabularMDP` in the observation numbering."""
 
     @abstractmethod
     def exact_optimum(self) -> tuple[Fraction, np.ndarray]:

@@ -205,17 +205,6 @@ def params_of(game: Any) -> np.ndarray:
     return params
 
 
-def builtin_code(game: Any, name: str) -> int:
-    """The kernel code of builtin player ``name``, or a FsmarenaError saying why it has none."""
-    builtins = kernel_of(game).BUILTINS
-    if name not in builtins:
-        raise FsmarenaError(
-            f"builtin player '{name}' of {game.name} cannot be compiled: the game's kernel "
-            f"plays only {', '.join(builtins)}"
-        )
-    return builtins.index(name)
-
-
 def default_args(kernel: ModuleType, code: int) -> np.ndarray:
     """The default parameters of builtin ``code`` of ``kernel`` (``BUILTIN_ARGS``), as the float64
     array ``builtin_action`` takes (empty for a builtin without parameters)."""

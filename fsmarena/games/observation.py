@@ -51,9 +51,6 @@ class Observation:
         self.__dict__[name] = value
         return value
 
-    def has(self, name: str) -> bool:
-        return name in self._parts
-
     def with_part(self, name: str, value: Any) -> "Observation":
         """This observation with part ``name`` given as ``value`` (e.g. one number for the
         whole batch where the rows all hold it)."""

@@ -8,10 +8,10 @@
   matches, exact values), :mod:`fsmarena.rl.resume` (checkpoints) and :mod:`fsmarena.rl.results` (output files);
 * :mod:`fsmarena.rl.learners` - Monte Carlo (exploring starts, every / first visit, running mean or constant
   step) and one-step TD (SARSA, Q-learning, expected SARSA) as batched players that learn;
-* :mod:`fsmarena.rl.planning` - value iteration and policy iteration (exact evaluation) on a known model;
+* :mod:`fsmarena.rl.planning` - value iteration and policy iteration (exact evaluation) on a known model
+  (:class:`fsmarena.games.mdp.TabularMDP`, which the games that know their model build);
 * :mod:`fsmarena.rl.network_training` - the network learner (``--algo mlp``): action-value networks on
   any game's features (:mod:`fsmarena.rl.network`, :mod:`fsmarena.rl.network_agent`; extra ``[neural]``);
-* :mod:`fsmarena.rl.mdp` - the model (TabularMDP) and exact policy values;
 * :mod:`fsmarena.rl.tables`, :mod:`fsmarena.rl.schedules`, :mod:`fsmarena.rl.checkpoint` - shared pieces;
 * :mod:`fsmarena.rl.toy` - toy problems with known answers (tests).
 

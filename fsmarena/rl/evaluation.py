@@ -15,10 +15,10 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.games.base import Game
 from fsmarena.games.capabilities import ExactModel
 from fsmarena.games.match import play_match
+from fsmarena.games.mdp import TabularMDP, expected_return
 from fsmarena.games.players import Player, TablePolicy, player_to_json
 from fsmarena.games.stats import mean_interval, wilson_interval
 from fsmarena.parallel import seed_sequence
-from fsmarena.rl.mdp import TabularMDP, expected_return
 
 
 def streams(seed: int) -> tuple[np.random.Generator, int]:

@@ -18,9 +18,11 @@ curve point, the output files and a checkpoint there.
 * **Files.**  ``policy.json`` (the player, JSON numbers, never pickle), ``curve.csv`` (the
   columns of the tabular learners' curves, :mod:`fsmarena.rl.results`), ``metrics.csv`` (one row per
   batch: each head's loss, mean segment reward and length, rolling training reward and win
-  rate, epsilon), ``metrics.png`` / ``.pdf``, ``run.json`` and ``checkpoint.npz`` (weights,
-  Adam's moments, the random stream, metrics and curve, without pickle): a resumed run
-  continues to the same weights as an uninterrupted one.
+  rate, epsilon), ``run.json`` and ``checkpoint.npz`` (weights, Adam's moments, the random
+  stream, metrics and curve, without pickle): a resumed run continues to the same weights as an
+  uninterrupted one.  With a ``draw`` function (``fsmarena train`` passes
+  :func:`fsmarena.figures.network.plot_metrics`) every save also draws ``metrics.png`` / ``.pdf``:
+  the learners write data, the figures layer draws it.
 """
 
 from __future__ import annotations
@@ -48,7 +50,6 @@ from fsmarena.rl.checkpoint import check_table
 from fsmarena.rl.evaluation import evaluate, streams
 from fsmarena.rl.network import QNetwork, check_layer_sizes, check_network_size
 from fsmarena.rl.network_agent import Decisions, Head, NetworkAgent, network_spec
-from fsmarena.rl.network_figure import plot_metrics
 from fsmarena.rl.results import curve_csv
 from fsmarena.rl.resume import curve_columns
 from fsmarena.rl.schedules import EpsilonSchedule, check_probability
@@ -339,6 +340,10 @@ def _metric_columns(heads: Sequence[Head], done: int) -> dict[str, ckpt.Column]:
 
 # ---- the run ---------------------------------------------------------------------------------
 
+#: what draws a run's figure at every save: ``draw(metrics, curve, head names, stem)``, the stem
+#: without suffix (:func:`fsmarena.figures.network.plot_metrics`, which ``fsmarena train`` passes)
+DrawMetrics = Callable[[list[dict[str, Any]], list[dict[str, Any]], Sequence[str], Path], None]
+
 
 def train_network(
     game: Game,
@@ -348,9 +353,10 @@ def train_network(
     panel: Sequence[Player] | None = None,
     resume: bool = False,
     jobs: int = 1,
+    draw: DrawMetrics | None = None,
 ) -> Trainer:
     """Train, evaluate and save (module docstring); with ``out=None`` nothing is written (a
-    study keeps the trained agent and its curve)."""
+    study keeps the trained agent and its curve), with ``draw`` every save draws the run's figure."""
     if opponents is None:
         opponents = [resolve_player(o, game) for o in settings.opponents] if game.n_seats > 1 else []
     if panel is None:
@@ -364,9 +370,9 @@ def train_network(
         elif checkpoint.exists():
             raise FsmarenaError(f"{out} already holds a training checkpoint: resume it or choose another folder")
     if trainer.done >= settings.games and out is not None:  # a finished run resumed: just rewrite the outputs
-        _write_outputs(trainer, out)
+        _write_outputs(trainer, out, draw)
     run_loop.run(
-        _NetworkRun(trainer, panel, jobs, out),
+        _NetworkRun(trainer, panel, jobs, out, draw),
         settings.games,
         f"train network {game.name}",
         "game",
@@ -384,8 +390,10 @@ class _NetworkRun:
     a batch of games, a curve point an evaluation against the panel, a save every output file
     and the checkpoint (nothing without a folder)."""
 
-    def __init__(self, trainer: Trainer, panel: Sequence[Player], jobs: int, out: Path | None):
-        self.trainer, self.panel, self.jobs, self.out = trainer, panel, jobs, out
+    def __init__(
+        self, trainer: Trainer, panel: Sequence[Player], jobs: int, out: Path | None, draw: DrawMetrics | None
+    ):
+        self.trainer, self.panel, self.jobs, self.out, self.draw = trainer, panel, jobs, out, draw
 
     @property
     def done(self) -> int:
@@ -399,10 +407,10 @@ class _NetworkRun:
 
     def save(self) -> None:
         if self.out is not None:
-            _write_outputs(self.trainer, self.out)
+            _write_outputs(self.trainer, self.out, self.draw)
 
 
-def _write_outputs(trainer: Trainer, out: Path) -> None:
+def _write_outputs(trainer: Trainer, out: Path, draw: DrawMetrics | None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     trainer.agent.epsilon = 0.0
     save_player(trainer.agent, trainer.game, out / "policy.json")
@@ -411,7 +419,8 @@ def _write_outputs(trainer: Trainer, out: Path) -> None:
     write_json(
         out / "run.json", {"settings": trainer.settings.to_json(), "games": trainer.done, "curve": trainer.curve}
     )
-    plot_metrics(trainer.metrics, trainer.curve, [head.name for head in trainer.agent.heads], out / "metrics")
+    if draw is not None:
+        draw(trainer.metrics, trainer.curve, [head.name for head in trainer.agent.heads], out / "metrics")
     trainer.save(out / ckpt.FILENAME)
 
 
@@ -466,10 +475,17 @@ class NetworkLearner:
 
     @classmethod
     def start(
-        cls, game: Game, options: dict[str, Any], seed: int, out: str | Path, resume: bool
+        cls,
+        game: Game,
+        options: dict[str, Any],
+        seed: int,
+        out: str | Path,
+        resume: bool,
+        draw: DrawMetrics | None = None,
     ) -> Callable[[int], dict[str, Any]]:
         """``fsmarena train GAME --algo mlp``: check every setting, player and the checkpoint
-        situation (FsmarenaError, before any output), then return ``run(jobs) -> summary``."""
+        situation (FsmarenaError, before any output), then return ``run(jobs) -> summary``
+        (``draw``: the run's figure at every save, :func:`train_network`)."""
         settings = cls.validate(game, options, seed)
         opponents = [resolve_player(name, game) for name in settings.opponents] if game.n_seats > 1 else []
         panel = [resolve_player(name, game) for name in settings.eval_panel] if game.n_seats > 1 else []
@@ -483,7 +499,7 @@ class NetworkLearner:
             )
 
         def run(jobs: int = 1) -> dict[str, Any]:
-            trainer = train_network(game, settings, out, opponents, panel, resume=resume, jobs=jobs)
+            trainer = train_network(game, settings, out, opponents, panel, resume=resume, jobs=jobs, draw=draw)
             return {
                 "algo": "mlp",
                 "games": trainer.done,

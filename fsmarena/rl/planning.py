@@ -1,4 +1,4 @@
-"""Value iteration and policy iteration on a known model (:class:`fsmarena.rl.mdp.TabularMDP`).
+"""Value iteration and policy iteration on a known model (:class:`fsmarena.games.mdp.TabularMDP`).
 
 Both return the same canonical answer: the optimal values and the greedy policy that picks,
 among the actions within a relative :data:`TIE_TOLERANCE` of the best, the lowest-numbered
@@ -6,7 +6,7 @@ one, so the two planners agree action for action whenever the optimum is unique 
 
 * Value iteration sweeps ``V <- max_a r + gamma P V`` synchronously (every state from the
   previous sweep's values: deterministic) until the largest change is at most ``tolerance``.
-* Policy iteration evaluates each policy *exactly* (:func:`fsmarena.rl.mdp.policy_value`, a linear
+* Policy iteration evaluates each policy *exactly* (:func:`fsmarena.games.mdp.policy_value`, a linear
   solve; the seed sampled a single move instead) and improves it greedily, changing an
   action only when another is better by more than the tie tolerance, and stops when no
   action changes (exact policy stability).
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.rl.mdp import TabularMDP, expected_return, policy_value
+from fsmarena.games.mdp import TabularMDP, expected_return, policy_value
 from fsmarena.rl.registry import LearnerEntry
 
 TIE_TOLERANCE = 1e-9

@@ -155,62 +155,96 @@ def search_policy(
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget <= 0:
         raise FsmarenaError(f"the search budget must be a positive number of games, got {budget}")
     rng = np.random.default_rng(seed)
-    n_states, n_actions = int(game.n_states), int(game.n_actions)
-    if start is None:
-        table = rng.integers(0, n_actions, n_states)
-    else:
-        table = np.asarray(start, dtype=np.int64).copy()
-        if table.shape != (n_states,) or table.min() < 0 or table.max() >= n_actions:
-            raise FsmarenaError(f"the start table must hold {n_states} actions in 0..{n_actions - 1}")
+    table = _start_table(game, start, rng)
     n = int(games_per_eval or max(1_000, min(budget // 50, 200_000)))
     n = min(n, int(budget))
-    eval_seed = int(rng.integers(2**63))
-    recorder = _Recorder(table, n_actions)
-    current = _per_game_wins(game, recorder, opponent, n, eval_seed)
-    used, sweeps, trace = n, 0, []
-    start_rate = float(current.mean())
-    bar = progress.bar(budget, f"search {game.name}", unit="game")
-    bar.update(n)
-    while used + n <= budget:
-        sweeps += 1
-        order = np.argsort(-recorder.visits, kind="stable")
-        legal = recorder.legal.copy()
-        changed = False
-        for state in order[recorder.visits[order] > 0]:
-            for action in np.flatnonzero(legal[state]):
-                if action == table[state] or used + n > budget:
-                    continue
-                candidate = table.copy()
-                candidate[state] = action
-                wins = _per_game_wins(game, TablePolicy(candidate), opponent, n, eval_seed)
-                used += n
-                bar.update(n)
-                if _significant(wins, current, z):
-                    gain = float(wins.mean() - current.mean())
-                    trace.append({"sweep": sweeps, "state": int(state), "action": int(action), "gain": gain})
-                    table, current, changed = candidate, wins, True
-        if not changed or used + n > budget:
-            break
-        recorder = _Recorder(table, n_actions)
-        current = _per_game_wins(game, recorder, opponent, n, eval_seed)
-        used += n
-        bar.update(n)
-    bar.close()
+    search = _Search(game, opponent, int(budget), n, int(rng.integers(2**63)), z, table)
+    recorder = _Recorder(table, int(game.n_actions))
+    search.current = search.wins(recorder)
+    start_rate = float(search.current.mean())
+    with progress.bar(budget, f"search {game.name}", unit="game") as search.bar:
+        search.bar.update(n)
+        while search.used + n <= budget:
+            search.sweeps += 1
+            changed = _sweep(search, recorder)
+            if not changed or search.used + n > budget:
+                break
+            recorder = _Recorder(search.table, int(game.n_actions))
+            search.current = search.wins(recorder)
     confirm = int(confirm_games or max(n, 10_000))
-    fresh = _per_game_wins(game, TablePolicy(table), opponent, confirm, int(rng.integers(2**63)))
+    fresh = _per_game_wins(game, TablePolicy(search.table), opponent, confirm, int(rng.integers(2**63)))
     wins_count = int(fresh.sum())
     low, high = wilson_interval(wins_count, confirm)
     return SearchResult(
-        table=table,
+        table=search.table,
         win_rate=wins_count / confirm,
         win_ci95=(float(low), float(high)),
         confirm_games=confirm,
         start_rate=start_rate,
-        final_rate=float(current.mean()),
-        games_used=used,
-        sweeps=sweeps,
-        trace=trace,
+        final_rate=float(search.current.mean()),
+        games_used=search.used,
+        sweeps=search.sweeps,
+        trace=search.trace,
     )
+
+
+def _start_table(game: Game, start: np.ndarray | None, rng: np.random.Generator) -> np.ndarray:
+    """The search's first table: ``start`` checked, or random actions drawn from ``rng``."""
+    n_states, n_actions = int(game.n_states), int(game.n_actions)
+    if start is None:
+        return rng.integers(0, n_actions, n_states)
+    table = np.asarray(start, dtype=np.int64).copy()
+    if table.shape != (n_states,) or table.min() < 0 or table.max() >= n_actions:
+        raise FsmarenaError(f"the start table must hold {n_states} actions in 0..{n_actions - 1}")
+    return table
+
+
+@dataclass
+class _Search:
+    """A search under way: its settings, the current table and its wins on the common games, the
+    games used so far, the sweeps and the accepted changes."""
+
+    game: Game
+    opponent: Player
+    budget: int
+    n: int
+    eval_seed: int
+    z: float
+    table: np.ndarray
+    current: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    used: int = 0
+    sweeps: int = 0
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    bar: Any = None
+
+    def wins(self, player: Player) -> np.ndarray:
+        """``player``'s wins on the ``n`` common games, counted in the budget and the bar."""
+        wins = _per_game_wins(self.game, player, self.opponent, self.n, self.eval_seed)
+        self.used += self.n
+        if self.bar is not None:
+            self.bar.update(self.n)
+        return wins
+
+
+def _sweep(search: _Search, recorder: _Recorder) -> bool:
+    """One sweep over the states the current table visits, most visited first: every other legal
+    action is tried on the common games and kept when its paired gain is significant.  Whether
+    anything changed."""
+    order = np.argsort(-recorder.visits, kind="stable")
+    legal = recorder.legal.copy()
+    changed = False
+    for state in order[recorder.visits[order] > 0]:
+        for action in np.flatnonzero(legal[state]):
+            if action == search.table[state] or search.used + search.n > search.budget:
+                continue
+            candidate = search.table.copy()
+            candidate[state] = action
+            wins = search.wins(TablePolicy(candidate))
+            if _significant(wins, search.current, search.z):
+                gain = float(wins.mean() - search.current.mean())
+                search.trace.append({"sweep": search.sweeps, "state": int(state), "action": int(action), "gain": gain})
+                search.table, search.current, changed = candidate, wins, True
+    return changed
 
 
 def common_win_rate(game: Game, table: np.ndarray, opponent: Player, games: int, seed: int) -> float:

@@ -4,7 +4,7 @@ A toy problem is a small Markov decision process whose only reward is a payoff o
 terminal outcome (the reward shape of every fsmarena game).  :class:`ToyGame` plays it
 through the ordinary game contract (batched driver, ``decide`` callback, ``obs.index`` and
 ``obs.mask``), so learners are tested on exactly the path they use on real games, and
-``model()`` returns the same problem as a :class:`fsmarena.rl.mdp.TabularMDP` for value iteration,
+``model()`` returns the same problem as a :class:`fsmarena.games.mdp.TabularMDP` for value iteration,
 policy iteration and exact policy values.
 
 Problems (``--param``-style config ``problem``):
@@ -28,7 +28,7 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.base import Game, Observation, Outcome
-from fsmarena.rl.mdp import TabularMDP
+from fsmarena.games.mdp import TabularMDP
 
 MAX_STEPS = 10_000
 

@@ -21,7 +21,14 @@ reaches the command line, not even by a registry string.
 No import cycle at any level: the graph of every dependency above (module-level imports,
 imports inside functions, registry strings) has no cycle.  An import left inside a function
 (for an optional dependency or start-up time, each saying why) is still an edge of that graph:
-being lazy only postpones a dependency, it does not remove one.
+being lazy only postpones a dependency, it does not remove one.  Nor between packages (a game's
+folder, a subpackage such as ``fsmarena.rl``, the shared base, the command line): two modules of
+``fsmarena.rl`` and ``fsmarena.figures`` that use each other's package make a cycle of packages
+though no module imports itself back.
+
+A game's rules (``game``, ``kernel``, ``reference`` and the modules of its folder they use: exact
+values, solvers) use only the games layer and the base; evolution, learning, figures and studies
+use the rules, never the other way round.
 """
 
 from __future__ import annotations
@@ -342,3 +349,123 @@ def test_no_import_cycle_at_any_level():
     TYPE_CHECKING:`` never run and registry strings are resolved by name on first use (a
     registry names its entries, which may read the registry), so neither is an edge here."""
     assert _cycles(_graph()) == []
+
+
+# ---- packages -----------------------------------------------------------------------------------
+
+
+def _package(module: str) -> str:
+    """The package a module belongs to: a game's folder, a subpackage (``fsmarena.rl``), or, for
+    the top-level package's own modules, the shared base or the command line (``fsmarena.cli``,
+    ``fsmarena.__main__`` and the package's face), which sit at the two ends of the layers."""
+    for plugin in PLUGINS:
+        if _within(module, (plugin,)):
+            return plugin
+    parts = module.split(".")
+    if len(parts) > 2 or (len(parts) == 2 and MODULES.get(module, Path()).name == "__init__.py"):
+        return ".".join(parts[:2])
+    return "fsmarena (command line)" if _layer(module) == "cli" else "fsmarena (base)"
+
+
+def _dependencies(module: str) -> set[str]:
+    """What a module depends on: every import that runs, at any level, and every registry string
+    (a registry string is an import made on first use), but the declared plug-in points of the
+    registry (:data:`PLUG_IN_POINTS`, the one way a game joins) and imports for annotations only."""
+    path = MODULES[module]
+    named = {n for n in map(_named_module, _strings(ast.parse(path.read_text(encoding="utf-8")))) if n is not None}
+    return (_imports(path, "run") | named) - set(PLUG_IN_POINTS.get(module, {}))
+
+
+def _package_graph(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The package of every module to the packages it depends on (``edges``: module to modules)."""
+    graph: dict[str, set[str]] = {}
+    for module, names in edges.items():
+        graph.setdefault(_package(module), set()).update(_package(n) for n in names if _package(n) != _package(module))
+    return graph
+
+
+def _module_edges() -> dict[str, set[str]]:
+    edges = {m: {n for n in _dependencies(m) if n in MODULES and n != m} for m in MODULES}
+    for name, path in TOMLS.items():  # a study definition is data of its package
+        edges.setdefault(name.split("/")[0], set()).update(n for n in _toml_imports(path) if n in MODULES)
+    return edges
+
+
+def test_a_package_cycle_is_found_where_no_module_cycle_is():
+    """Two modules of one package may each depend on the other package (the network figure of
+    ``fsmarena.rl`` drawing with ``fsmarena.figures``, whose curves read ``fsmarena.rl.schedules``):
+    no module cycle, a package cycle."""
+    edges = {
+        "fsmarena.rl.network_training": {"fsmarena.figures.network"},
+        "fsmarena.figures.curves": {"fsmarena.rl.schedules"},
+        "fsmarena.figures.network": set(),
+        "fsmarena.rl.schedules": set(),
+    }
+    assert _cycles(edges) == []
+    assert _cycles(_package_graph(edges)) == [["fsmarena.figures", "fsmarena.rl"]]
+    assert _package("fsmarena.errors") == "fsmarena (base)" and _package("fsmarena.cli") == "fsmarena (command line)"
+    assert _package("fsmarena.games.dice421.exact") == "fsmarena.games.dice421"
+    assert _package("fsmarena.games.mdp") == _package("fsmarena.games") == "fsmarena.games"
+
+
+def test_packages_form_no_cycle():
+    """At the level of packages too: every import that runs (module level or inside a function)
+    and every registry string is an edge; only imports for annotations and the registry's
+    declared plug-in points are not."""
+    edges = _module_edges()
+    cycles = _cycles(_package_graph(edges))
+    found = [
+        f"{m} -> {n}"
+        for cycle in cycles
+        for m, names in sorted(edges.items())
+        for n in sorted(names)
+        if _package(m) in cycle and _package(n) in cycle and _package(m) != _package(n)
+    ]
+    assert cycles == [], f"package cycles {cycles} through {found}"
+
+
+#: the rules of a game that name another game, each for a stated reason (registry strings only)
+RULES_NAMING_ANOTHER_GAME: dict[str, dict[str, str]] = {
+    "fsmarena.games.goofspiel.game": {
+        "fsmarena.games.vautour.exploit": "two-player Goofspiel is solved as two-player Stupide Vautour (its solver)",
+    },
+}
+
+
+def _rules(plugin: str) -> set[str]:
+    """A game's rules: its ``game``, ``kernel`` and ``reference`` modules and the modules of its
+    own folder they depend on."""
+    todo = [f"{plugin}.{name}" for name in ("game", "kernel", "reference") if f"{plugin}.{name}" in MODULES]
+    seen: set[str] = set()
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo += [n for n in _dependencies(module) if n in MODULES and _within(n, (plugin,)) and n != plugin]
+    return seen
+
+
+@pytest.mark.parametrize("plugin", PLUGINS)
+def test_the_rules_of_a_game_use_only_the_games_layer_and_the_base(plugin):
+    """A game's rules (its exact values and solvers included) import nothing of evolution,
+    learning, figures or studies, and nothing of another game: those use the rules, not the
+    other way round (421's known model is :mod:`fsmarena.games.mdp`; its exact values read a table
+    FSM in its compiled form)."""
+    rules = _rules(plugin)
+    assert f"{plugin}.game" in rules
+    wrong = sorted(
+        f"{module} -> {name}"
+        for module in rules
+        for name in _dependencies(module)
+        if name in MODULES
+        and not _within(name, (plugin,))
+        and _layer(name) not in ("base", "contract")
+        and name not in RULES_NAMING_ANOTHER_GAME.get(module, {})
+    )
+    assert not wrong, wrong
+
+
+def test_every_rules_exception_is_still_needed():
+    """The list above only shrinks."""
+    for module, names in RULES_NAMING_ANOTHER_GAME.items():
+        assert set(names) <= _dependencies(module), module

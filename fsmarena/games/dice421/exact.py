@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.evo.inputs import input_encoder
-from fsmarena.evo.table_fsm import TableFSM
+from fsmarena.games.compiled_players import FSM, CompilesItself, Member
 from fsmarena.games.players import TablePolicy
 
 if TYPE_CHECKING:
@@ -165,17 +164,30 @@ def expected_scores(game: "Dice421", tables: np.ndarray) -> np.ndarray:
     return values @ (t.start_counts / N_ROLLS)
 
 
-def input_codes(game: "Dice421", inputs: str) -> np.ndarray:
-    """``codes[t, k]``: the FSM input (encoder ``inputs``) of dice triple ``k`` with ``t``
-    throws left, read from the engine's own observations."""
+def input_codes(game: "Dice421", parts: list[tuple[int, int]]) -> np.ndarray:
+    """``codes[t, k]``: the input of a table FSM reading ``parts`` at dice triple ``k`` with
+    ``t`` throws left, read from the engine's own observations.
 
-    encoder = input_encoder(game, inputs)
+    ``parts`` are the ``(part, size)`` pairs of the machine's compiled form
+    (:mod:`fsmarena.games.compiled_players`): part ``-1`` is the observation index, ``w >= 0``
+    the game's ``w``-th encoding; the input is their mixed-radix code, first part most significant.
+    """
+    names = list(game.encodings)
     triples = np.arange(N_TRIPLES, dtype=np.int64)
-    return np.stack([encoder.encode(game._observe(triples, left)) for left in range(game.config.rethrows + 1)])
+    rows = []
+    for left in range(game.config.rethrows + 1):
+        obs = game._observe(triples, left)
+        code = np.zeros(N_TRIPLES, dtype=np.int64)
+        for part, size in parts:
+            value = obs.index if part < 0 else getattr(obs, names[part])
+            code = code * size + np.asarray(value, dtype=np.int64)
+        rows.append(code)
+    return np.stack(rows)
 
 
-def fsm_expected_scores(game: "Dice421", next_state: np.ndarray, action: np.ndarray, inputs: str) -> np.ndarray:
-    """Expected final scores of table FSMs ``(P, S, I)`` over encoder ``inputs`` (float64).
+def fsm_expected_scores(game: "Dice421", next_state: np.ndarray, action: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Expected final scores of table FSMs ``(P, S, I)`` reading the inputs ``codes``
+    (:func:`input_codes`), float64.
 
     A machine starts in state 0, reads the input of the dice it sees, plays ``action[state,
     input]`` and moves to ``next_state[state, input]`` at every decision, so its value is a
@@ -188,7 +200,6 @@ def fsm_expected_scores(game: "Dice421", next_state: np.ndarray, action: np.ndar
     action = np.asarray(action, dtype=np.int64)
     P, S, _I = action.shape
     t, R = game.tables, game.config.rethrows
-    codes = input_codes(game, inputs)
     probabilities = t.counts / N_ROLLS  # (k, a, k2)
     members = np.arange(P)[:, None, None]
     triples = np.arange(N_TRIPLES)[None, None, :]
@@ -202,19 +213,32 @@ def fsm_expected_scores(game: "Dice421", next_state: np.ndarray, action: np.ndar
     return values[:, 0, :] @ (t.start_counts / N_ROLLS)
 
 
+def _machine_values(game: "Dice421", members: list[Member]) -> np.ndarray:
+    """:func:`fsm_expected_scores` of table FSM members in their compiled form
+    (``[FSM, S, I, parts, (part, size) per part]``, tables ``next_state S*I, action S*I``)."""
+    header = [int(x) for x in members[0][0]]
+    if any([int(x) for x in ints] != header for ints, _, _ in members):
+        raise FsmarenaError("421: the machines of a stack must read the same inputs")
+    S, I, n_parts = header[1:4]
+    parts = [(header[4 + 2 * i], header[5 + 2 * i]) for i in range(n_parts)]
+    tables = np.stack([np.asarray(table, dtype=np.int64) for _, _, table in members])
+    next_state = tables[:, : S * I].reshape(-1, S, I)
+    action = tables[:, S * I :].reshape(-1, S, I)
+    return fsm_expected_scores(game, next_state, action, input_codes(game, parts))
+
+
 def player_values(game: "Dice421", player: Any) -> np.ndarray:
-    """Exact expected score (float64) of every member of a table policy or table FSM."""
+    """Exact expected score (float64) of every member of a table policy or table FSM.
+
+    A table FSM is read in its compiled form (:mod:`fsmarena.games.compiled_players`), the games
+    layer's description of a machine, so the rules need not know the kind that defines it."""
 
     if isinstance(player, TablePolicy):
         return expected_scores(game, player.table)
-    if isinstance(player, TableFSM):
-        if player.action.max() >= game.n_actions:
-            raise FsmarenaError(f"421: the table FSM plays action {player.action.max()} (0..{game.n_actions - 1})")
-
-        width = input_encoder(game, player.inputs).size
-        if width != player.n_inputs:
-            raise FsmarenaError(f"421: table FSM has {player.n_inputs} inputs, '{player.inputs}' gives {width}")
-        return fsm_expected_scores(game, player.next_state, player.action, player.inputs)
+    if isinstance(player, CompilesItself):
+        members = player.compiled_members(game)  # FsmarenaError when a machine does not fit
+        if members and all(int(ints[0]) == FSM for ints, _, _ in members):
+            return _machine_values(game, members)
     raise FsmarenaError(f"421: no exact evaluation for a '{player.kind}' player (table policies and table FSMs only)")
 
 

@@ -37,6 +37,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.base import Game, Observation
 from fsmarena.games.capabilities import ExactModel
+from fsmarena.games.mdp import TabularMDP
 
 ACTION_NAMES = (
     "keep_all",
@@ -236,15 +237,13 @@ class Dice421(Game, ExactModel):
         return TablePolicy(self.exact_optimum()[1], label="optimal")
 
     # ---- the known model ----------------------------------------------------------------
-    def model(self):
-        """The game as a :class:`fsmarena.rl.mdp.TabularMDP` in the observation numbering.
+    def model(self) -> TabularMDP:
+        """The game as a :class:`fsmarena.games.mdp.TabularMDP` in the observation numbering.
 
         Re-throws move from ``(dice, t)`` to ``(dice', t - 1)`` with probability
         ``counts / 216`` and reward 0; keeping all moves to the game-over state with reward
         = the score.  The game-over state is absorbing (action 0 only, reward 0).
         """
-        from fsmarena.rl.mdp import TabularMDP
-
         t, R = self.tables, self.config.rethrows
         S, end = self.n_states, self.terminal_index
         transitions = np.zeros((S, 8, S))

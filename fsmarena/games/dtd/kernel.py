@@ -1,7 +1,8 @@
 """Divide-the-dollar, one game at a time, compiled (the contract of :mod:`fsmarena.games.kernel`).
 
-The rules are those of :mod:`fsmarena.games.dtd.game` (tests compare the two game by game on the
-same deck orders).  A hand is a count vector over the card types; the sorted views the
+This kernel is the game's rules (:mod:`fsmarena.games.dtd.game` holds its configuration and
+labels and documents the rules); the tests compare it game by game, on the same deck orders,
+with the plain-Python reference loop (:mod:`fsmarena.games.dtd.reference`).  A hand is a count vector over the card types; the sorted views the
 actions need (smallest, median at sorted position ``hand_size // 2``, largest) are read off
 the counts.
 

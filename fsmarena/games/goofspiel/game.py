@@ -27,17 +27,13 @@ prizes left, score) would be ``cards``-fold larger per part.
 ``-score_clip .. +score_clip`` (unset: the deck's total, i.e. exact):
 ``no_memory * (2 * clip + 1) + lead + clip``.  Why: with only the final win/loss as reward,
 a bootstrapping learner (SARSA, Q-learning) on the no-memory state cannot tell a won game
-from a lost one before the end.  Measured with 5 cards, 100,000 training games against
-``match`` (``upbid``, which the no-memory state can express, wins every game): with the
-no-memory state Q-learning won 8-22% of its games (steps 0.001 to 0.2), SARSA 20% and Monte
-Carlo 59%; with ``with-score`` Q-learning and SARSA (step 0.05) won 100%, Monte Carlo 99%.
+from a lost one before the end: against ``match`` the TD learners do not learn on the no-memory
+state and win every game on ``with-score`` (the measurements: the rules page, ``rules.md``).
 ``state = "public"`` also reads the next seat's remaining cards (public: every bid is
 revealed): ``(no_memory * (2**cards - 1) + next_hand_bits - 1) * (2 * clip + 1) + lead + clip``,
 18,900 states for 4 cards.  Why: against ``random`` the best bid depends on the cards the
-opponent can still bid; measured with 4 cards, 100,000 games against ``random``, Q-learning
-(step 0.1) won 80.0% (mean of five seeds, 79.2-80.9%) on ``public``, about 77.6% on
-``with-score``, 52% on the no-memory state; OpenSpiel's tabular Q-learner 78.6%
-(fsmarena/games/goofspiel/rules.md, ``fsmarena bench goofspiel --case learning``).
+opponent can still bid, and Q-learning wins more on ``public`` than on ``with-score`` or the
+no-memory state (the measurements: ``rules.md``, ``fsmarena bench goofspiel --case learning``).
 The default ``state = "auto"`` is the richest of ``public``, ``with-score`` and ``no-memory``
 whose table fits: ``public`` up to 6 cards, ``with-score`` for 7-11, ``no-memory`` from 12 (the
 13-card game keeps its 106,483 states); the configuration stores the state chosen.
@@ -57,7 +53,7 @@ of a card no longer held is refused (one clear error), so every card is bid exac
 Simultaneous moves (:class:`fsmarena.games.capabilities.SimultaneousMoves`): each turn every seat is
 asked, in seat order, with an observation built before any bid of the turn is revealed.
 
-Exact solution (:class:`fsmarena.games.vautour.zero_sum.SolvableBidding`): two-player Goofspiel with
+Exact solution (:class:`fsmarena.games.bidding_zero_sum.SolvableBidding`): two-player Goofspiel with
 prizes in random order is Stupide Vautour with the prizes ``1..cards``, so its solver, best
 response and equilibrium player serve it, up to 5 cards (see :attr:`Goofspiel.max_solve_cards`).
 """
@@ -72,10 +68,9 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.base import Game, Observation
 from fsmarena.games.bidding import public_states
+from fsmarena.games.bidding_zero_sum import BiddingRules, SolvableBidding
 from fsmarena.games.capabilities import SimultaneousMoves
 from fsmarena.games.driver import driver_for
-from fsmarena.games.vautour.game import VautourConfig
-from fsmarena.games.vautour.zero_sum import SolvableBidding
 
 POINTS_ORDERS = ("random", "descending", "ascending")
 STATES = ("no-memory", "with-score", "public")
@@ -160,15 +155,6 @@ def richest_state(cards: int, score_clip: int | None) -> str:
     return "no-memory"
 
 
-def fixed_order(cards: int, points_order: str) -> np.ndarray | None:
-    """The prize values in turn order for a fixed ``points_order``; ``None`` for random."""
-    if points_order == "descending":
-        return np.arange(cards, 0, -1)
-    if points_order == "ascending":
-        return np.arange(1, cards + 1)
-    return None
-
-
 class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
     """Goofspiel; see the module docstring for rules, observations and actions."""
 
@@ -179,11 +165,8 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
     #: FSMs read the prize by default: the tabular state has 106,483 states with 13 cards
     fsm_inputs = "prize"
 
-    #: training defaults (``fsmarena.rl.train``): TD's generic step 0.001 is too small for a study budget;
-    #: measured with 5 cards, ``with-score``, 100,000 games against ``match``: Q-learning won
-    #: 61% of its games with step 0.001 and 100% with 0.05 or 0.1 (SARSA too).  With 4 cards,
-    #: the ``public`` state and 100,000 games against ``random``, Q-learning with 0.1 beat 0.05
-    #: and 0.2 (fsmarena/games/goofspiel/rules.md, ``fsmarena bench goofspiel``).
+    #: training defaults (``fsmarena.rl.train``): TD's generic step 0.001 is too small for a study
+    #: budget, and 0.1 beat 0.05 and 0.2 (the measurements: ``rules.md``, ``fsmarena bench goofspiel``)
     train_defaults = {"td": {"alpha": 0.1}}
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -251,14 +234,15 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
     def _cards_text(self, hand: int) -> str:
         return " ".join(str(c) for c in range(1, self.config.cards + 1) if hand >> (c - 1) & 1)
 
-    # ---- exact solution (two players, small decks: games.vautour.zero_sum) -----------------
+    # ---- exact solution (two players, small decks: games.bidding_zero_sum) -----------------
+    #: two-player Goofspiel is solved as two-player Stupide Vautour (:meth:`solver_rules`)
+    solver = "fsmarena.games.vautour.exploit"
     #: one card fewer than Stupide Vautour: a study of a solvable game measures the exact
     #: exploitability of every learning-curve point, and the goofspiel study plays 6 cards,
-    #: where that would cost minutes per point (measured: 20 s for one 4-state FSM after a
-    #: 2-minute solve on the loaded 2-core machine) against a 4-minute quick run
+    #: where that would cost minutes per point (``rules.md``)
     max_solve_cards = 5
 
-    def solver_rules(self) -> VautourConfig:
+    def solver_rules(self) -> BiddingRules:
         """Two-player Goofspiel is Stupide Vautour with the prizes 1..n (a matched bid
         discards the prize in both); the prize order is not part of it, so it must be random."""
         cfg = self.config
@@ -266,7 +250,7 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
             raise FsmarenaError(
                 f"goofspiel: the exact solution is for prizes in random order; got points_order={cfg.points_order}"
             )
-        return VautourConfig(players=cfg.players, cards=cfg.cards, prizes=tuple(range(1, cfg.cards + 1)))
+        return BiddingRules(players=cfg.players, cards=cfg.cards, prizes=tuple(range(1, cfg.cards + 1)))
 
     def solvable(self) -> bool:
         return self.config.points_order == "random" and super().solvable()

@@ -1,7 +1,9 @@
 """Goofspiel, one game at a time, compiled (the contract of :mod:`fsmarena.games.kernel`).
 
-The rules are those of :mod:`fsmarena.games.goofspiel.game`; the kernel tests (``tests/test_kernels.py``,
-which covers every registered kernel) compare the two game by game on the same prize orders.
+This kernel is the game's rules (:mod:`fsmarena.games.goofspiel.game` holds its configuration and
+labels and documents the rules); the kernel tests (``tests/test_kernels.py``, which covers every
+registered kernel) compare it game by game, on the same prize orders, with the plain-Python
+reference loop (:mod:`fsmarena.games.goofspiel.reference`).
 The serialised simultaneous bids, the state layout, the hands (bitmasks) and the
 win/draw/loss rewards are Stupide Vautour's too and live in :mod:`fsmarena.games.bidding`.
 
@@ -216,7 +218,7 @@ def part_data(config) -> np.ndarray:
 def bid_card(p, hand, prize, action):
     """The card action ``action`` bids: card ``action + 1``, or, never trusting an illegal bid,
     the nearest card left in ``hand`` (ties towards the lower).  The exact solution's law of the
-    card reads it too (:class:`fsmarena.games.vautour.zero_sum.SolvableBidding`)."""
+    card reads it too (:class:`fsmarena.games.bidding_zero_sum.SolvableBidding`)."""
     card = action + 1
     if not hand >> action & 1:
         card = nearest(p, hand, card, False)

@@ -115,9 +115,9 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.base import Game, Observation
 from fsmarena.games.bidding import public_states
+from fsmarena.games.bidding_zero_sum import BiddingRules, SolvableBidding
 from fsmarena.games.capabilities import SimultaneousMoves
 from fsmarena.games.driver import driver_for
-from fsmarena.games.vautour.zero_sum import SolvableBidding
 
 LOWEST, MEDIAN, HIGHEST, BID_RANK, RANK_UP, RANK_DOWN, RANDOM = range(7)
 ABSTRACT_NAMES = ("lowest", "median", "highest", "bid_rank", "rank_up", "rank_down", "random")
@@ -371,9 +371,13 @@ class StupideVautour(Game, SimultaneousMoves, SolvableBidding):
             label += f", lead {'≤' if lead == -cfg.lead_clip else '≥' if lead == cfg.lead_clip else ''}{lead:+d}"
         return label + pot
 
-    # ---- exact solution (two players, small decks: games.vautour.zero_sum) -----------------
-    def solver_rules(self) -> VautourConfig:
-        return self.config
+    # ---- exact solution (two players, small decks: games.bidding_zero_sum) -----------------
+    #: the best response, equilibrium and exploitability of two-player Stupide Vautour
+    solver = "fsmarena.games.vautour.exploit"
+
+    def solver_rules(self) -> BiddingRules:
+        cfg = self.config
+        return BiddingRules(cfg.players, cfg.cards, tuple(cfg.prizes or ()), cfg.tie_rule)
 
     def public_observation(self, turn: int, prize: np.ndarray, state: dict[str, np.ndarray]) -> Observation:
         driver = driver_for(self)

@@ -1,8 +1,9 @@
 """Stupide Vautour, one game at a time, compiled (the contract of :mod:`fsmarena.games.kernel`).
 
-The rules are those of :mod:`fsmarena.games.vautour.game` (both tie rules, any deck, 2-5 players, the
-three action sets and the three state spaces); tests compare the two game by game on the
-same prize orders.  The serialised simultaneous bids, the state layout, the hands (bitmasks;
+This kernel is the game's rules (both tie rules, any deck, 2-5 players, the three action sets and
+the three state spaces; :mod:`fsmarena.games.vautour.game` holds the configuration and labels and
+documents the rules); tests compare it game by game, on the same prize orders, with the
+plain-Python reference loop (:mod:`fsmarena.games.vautour.reference`).  The serialised simultaneous bids, the state layout, the hands (bitmasks;
 every rule of a hand computed from its bits) and the
 win/draw/loss rewards are Goofspiel's too and live in :mod:`fsmarena.games.bidding`.
 
@@ -160,7 +161,7 @@ def draw_deal(p, deal):
 def bid_card(p, hand, prize, action):
     """The card action ``action`` bids with ``hand`` in hand and the prize at deck position
     ``prize`` on the table; 0 for ``random`` (a uniformly random card of the hand).  The exact
-    solution's law of the card reads it too (:class:`fsmarena.games.vautour.zero_sum.SolvableBidding`).
+    solution's law of the card reads it too (:class:`fsmarena.games.bidding_zero_sum.SolvableBidding`).
 
     Called from the builtins (``builtin_action``, ``builtin_law``) and the exact solution, and
     compiled into ``step`` only (:data:`_bid_card_in_step`): inlined at every site, its seven

@@ -12,18 +12,18 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields
+from fsmarena.games.bidding_zero_sum import BiddingRules, SolvableBidding
 from fsmarena.games.builtin_player import KnownDistribution
 from fsmarena.games.players import Player
 from fsmarena.games.vautour.game import VautourConfig
 from fsmarena.games.vautour.solver import Node, VautourSolver
-from fsmarena.games.vautour.zero_sum import SolvableBidding
 
 
 class VautourEquilibrium(Player, KnownDistribution):
     """An exact equilibrium of two-player Stupide Vautour (:mod:`fsmarena.games.vautour.solver`): at
     every public state a mixed strategy over the cards in hand, drawn with the player's
     random stream.  It plays every game whose rules are the ones solved
-    (:class:`fsmarena.games.vautour.zero_sum.SolvableBidding`: Stupide Vautour with concrete bids,
+    (:class:`fsmarena.games.bidding_zero_sum.SolvableBidding`: Stupide Vautour with concrete bids,
     ``bids`` or ``both``, and two-player Goofspiel for the deck ``1..n`` and the seed rule),
     reading the public state from the game's observation (``public_key``).
 
@@ -113,7 +113,8 @@ class VautourEquilibrium(Player, KnownDistribution):
         cards = fields.int_in("cards", 1, 64)
         prizes = fields.get("prizes", list)
         config = VautourConfig(players=2, cards=cards, prizes=tuple(prizes), tie_rule=fields.get("tie_rule", str))
-        solver = VautourSolver(config, reward=fields.get("reward", str))
+        rules = BiddingRules(2, config.cards, tuple(config.prizes or ()), config.tie_rule)  # validated above
+        solver = VautourSolver(rules, reward=fields.get("reward", str))
         keys = fields.get("keys", list)
         table = fields.int_array("keys", (len(keys), 6), -(2**40), 2**40) if keys else np.zeros((0, 6), np.int64)
         rows = fields.float_array("rows", (len(table), cards), 0.0, 1.0)

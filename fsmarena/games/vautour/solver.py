@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Callable, Iterator
 
 import numpy as np
@@ -39,8 +38,7 @@ from scipy.optimize import linprog
 
 from fsmarena import progress
 from fsmarena.errors import FsmarenaError
-from fsmarena.games.vautour.game import VautourConfig
-from fsmarena.games.vautour.zero_sum import MAX_SOLVE_CARDS
+from fsmarena.games.bidding_zero_sum import MAX_SOLVE_CARDS, BiddingRules
 
 REWARDS = ("wdl", "points")
 #: a strategy's probabilities below this are treated as zero (LP noise)
@@ -151,7 +149,7 @@ class VautourSolver:
     ask about positions other than the start.
     """
 
-    config: VautourConfig
+    config: BiddingRules
     reward: str = "wdl"
     max_cards: int = MAX_SOLVE_CARDS
     nodes: dict[Key, Node] = field(default_factory=dict, repr=False)
@@ -279,8 +277,3 @@ class VautourSolver:
         """Every solved decision: canonical key and the row seat's strategy."""
         for key, node in self.nodes.items():
             yield key, node.row
-
-
-def exact_fraction(value: float, limit: int = 10**6) -> Fraction:
-    """The nearest fraction with a small denominator (values are rationals of the deck)."""
-    return Fraction(value).limit_denominator(limit)

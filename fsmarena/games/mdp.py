@@ -3,6 +3,9 @@
 Games whose transition probabilities are known (421) expose ``game.model() -> TabularMDP``
 with states numbered exactly like the game's ``index`` observation, so a policy computed here
 is a :class:`fsmarena.games.players.TablePolicy` that plays in the engine unchanged.
+
+The model is the game's (its rules as data, in the games layer); the planners that solve it
+(value iteration, policy iteration) are learners, in :mod:`fsmarena.rl.planning`.
 """
 
 from __future__ import annotations

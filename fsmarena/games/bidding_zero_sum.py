@@ -1,12 +1,13 @@
-"""Two-player bidding games that the Stupide Vautour solver serves exactly.
+"""Two-player zero-sum bidding games solved exactly: what Stupide Vautour and Goofspiel share
+(beside :mod:`fsmarena.games.bidding`, the kernels' shared bidding rules).
 
 Two-player Goofspiel *is* two-player Stupide Vautour with the prizes ``1..n`` (a matched bid
 discards the prize in both), so one solver (:mod:`fsmarena.games.vautour.solver`), one best response
 (:mod:`fsmarena.games.vautour.exploit`) and one equilibrium player
 (:class:`fsmarena.games.vautour.players.VautourEquilibrium`) serve both.  A game joins them by
-inheriting :class:`SolvableBidding` and saying, in four short hooks, what its rules are as
-Stupide Vautour's and how its own observations and actions map to the public state and to
-cards; the card an action bids is its kernel's ``bid_card(p, hand, prize, action)`` (0 for a
+inheriting :class:`SolvableBidding`, naming that solver (``solver``, a registry string: this module
+names no game) and saying, in four short hooks, what its rules are (:class:`BiddingRules`) and how
+its own observations and actions map to the public state and to cards; the card an action bids is its kernel's ``bid_card(p, hand, prize, action)`` (0 for a
 uniformly random card of the hand), the rule the game plays by, read by :meth:`SolvableBidding.card_law`;
 ``fsmarena solve`` and ``fsmarena exploit`` then find it through the capability
 (:class:`fsmarena.games.capabilities.ZeroSumSolvable`), never by its name.
@@ -22,6 +23,7 @@ other seat's.
 from __future__ import annotations
 
 from abc import abstractmethod
+from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 import numpy as np
@@ -38,22 +40,32 @@ from fsmarena.specialise import kernel_function, specialise
 MAX_SOLVE_CARDS = 6
 
 
+@dataclass(frozen=True)
+class BiddingRules:
+    """A bidding game's rules as the exact solver reads them: ``players`` seats bid the cards
+    ``1..cards`` for the ``prizes`` (one per turn, in random order); ``tie_rule`` ``seed``
+    discards a prize on a tied highest bid, ``cancel`` carries it to the next turn."""
+
+    players: int
+    cards: int
+    prizes: tuple[int, ...]
+    tie_rule: str = "seed"
+
+
 class SolvableBidding(ZeroSumSolvable):
     """A bidding game whose two-player version is Stupide Vautour with some deck and tie rule."""
 
     #: the command-line name (every game has one)
     name: ClassVar[str]
-    #: the best response, equilibrium and exploitability of every such game
-    solver = "fsmarena.games.vautour.exploit"
     solve_rewards = ("wdl", "points")
     example_params = {"cards": "4"}
     #: the largest deck solved exactly (the work grows about 8-fold per card)
     max_solve_cards: ClassVar[int] = MAX_SOLVE_CARDS
 
     @abstractmethod
-    def solver_rules(self) -> Any:
-        """These rules as a :class:`fsmarena.games.vautour.game.VautourConfig` (players, cards, deck,
-        tie rule); the solver refuses any but two players."""
+    def solver_rules(self) -> BiddingRules:
+        """These rules as the solver reads them (players, cards, deck, tie rule; Stupide
+        Vautour's configuration has these fields too); the solver refuses any but two players."""
 
     @abstractmethod
     def public_observation(self, turn: int, prize: np.ndarray, state: dict[str, np.ndarray]) -> Any:
@@ -87,7 +99,7 @@ class SolvableBidding(ZeroSumSolvable):
         rules = self.solver_rules()
         return rules.players == 2 and rules.cards <= self.max_solve_cards
 
-    def check_solvable(self) -> Any:
+    def check_solvable(self) -> BiddingRules:
         """The rules as Stupide Vautour's, or one clear error when they cannot be solved."""
         rules = self.solver_rules()
         if rules.players != 2:

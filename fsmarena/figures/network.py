@@ -1,7 +1,9 @@
 """The network learner's training figure: losses, segment rewards and lengths, training and
 evaluation results against games played (``metrics.png`` / ``.pdf`` beside ``metrics.csv``).
 
-Kept apart from the training so that the run's data and its drawing stay separate.
+Kept apart from the training so that the run's data and its drawing stay separate: the learner
+(:func:`fsmarena.rl.network_training.train_network`) writes the data and calls the ``draw``
+function it is given at every save, which ``fsmarena train --algo mlp`` makes this one.
 """
 
 from __future__ import annotations
