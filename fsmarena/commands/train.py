@@ -16,6 +16,7 @@ imports every command module and must stay quick (:mod:`fsmarena.commands`).
 from __future__ import annotations
 
 import argparse
+import sys
 
 from fsmarena.commands._common import (
     add_dask,
@@ -189,6 +190,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fsmarena.rl.learning_check import not_clearly_better_than_random
     from fsmarena.rl.train import TrainConfig, prepare, train
 
     game = game_from_args(args)
@@ -223,6 +225,9 @@ def run(args: argparse.Namespace) -> int:
         )
     summary = {"game": game.name, "out": str(out), **result.summary(), **result.extra}
     _print_summary(args, summary, result.exact_value)
+    warning = not_clearly_better_than_random(game, result, args.seed, args.jobs)
+    if warning:
+        print(f"fsmarena train: warning: {warning}", file=sys.stderr)
     return 0
 
 
