@@ -733,3 +733,15 @@ def test_every_kernel_game_trains_like_the_plain_loop(game):
     q_ref, n_ref = reference(game, "q-learning", 100, 21, **settings)
     q, n = compiled(game, "q-learning", 100, 21, **settings)
     assert n.sum() >= 100 and np.array_equal(n, n_ref) and np.array_equal(q, q_ref)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algo", ["expected-sarsa", "double-q-learning", "mc-on-policy"])
+@pytest.mark.parametrize("game", _kernel_games())
+def test_the_learners_a_user_tries_first_train_on_every_game_like_the_plain_loop(game, algo):
+    """Expected SARSA, double Q-learning and on-policy Monte Carlo on every game with a kernel
+    (the first test configuration): each (kernel, update) loop equals the plain loop."""
+    settings = dict(explore=0, epsilon=0.2, alpha=-1.0 if algo == "mc-on-policy" else 0.1, gamma=0.95)
+    q_ref, n_ref = reference(game, algo, 100, 22, **settings)
+    q, n = compiled(game, algo, 100, 22, **settings)
+    assert n.sum() >= 100 and np.array_equal(n, n_ref) and np.array_equal(q, q_ref)

@@ -120,7 +120,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "docs/sequential-learning.md)",
     )
     parser.add_argument(
-        "--epsilon", type=_number, help="exploration probability at the start (default: 0 for Monte Carlo, 0.2 for TD)"
+        "--epsilon",
+        type=_number,
+        help="exploration probability at the start (default: 0 for Monte Carlo ES, 0.1 for mc-on-policy, 0.2 for TD)",
     )
     parser.add_argument("--epsilon-final", type=_number, help="epsilon at the end of the budget (default 0)")
     parser.add_argument(
@@ -130,7 +132,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--alpha",
-        help="step size in (0, 1] or '1/n' (sample average); default: 1/n for mc and mc-first-visit, 0.001 otherwise",
+        help="step size in (0, 1] or '1/n' (sample average); default: 1/n for the Monte Carlo learners but "
+        "mc-constant-alpha, 0.001 otherwise",
     )
     parser.add_argument(
         "--alpha-final", type=_number, help="step size at the end of the budget under --alpha-schedule (default 0)"
