@@ -105,10 +105,6 @@ class LearnerEntry:
     update: str = ""
 
 
-#: where the compiled updates live
-_ALGORITHMS = "fsmarena.rl.algorithms"
-
-
 LEARNERS: tuple[LearnerEntry, ...] = (
     LearnerEntry(
         "mc",
@@ -119,7 +115,7 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         "mc",
         {"visits": "every-visit"},
         "average",
-        f"{_ALGORITHMS}.monte_carlo:every_visit_monte_carlo",
+        "fsmarena.rl.algorithms.monte_carlo:every_visit_monte_carlo",
     ),
     LearnerEntry(
         "mc-first-visit",
@@ -130,7 +126,7 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         "mc",
         {"visits": "first-visit"},
         "average",
-        f"{_ALGORITHMS}.monte_carlo:first_visit_monte_carlo",
+        "fsmarena.rl.algorithms.monte_carlo:first_visit_monte_carlo",
     ),
     LearnerEntry(
         "mc-constant-alpha",
@@ -141,7 +137,7 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         "mc-constant-alpha",
         {"visits": "every-visit"},
         "size",
-        f"{_ALGORITHMS}.monte_carlo:every_visit_monte_carlo",
+        "fsmarena.rl.algorithms.monte_carlo:every_visit_monte_carlo",
     ),
     LearnerEntry(
         "mc-seed",
@@ -152,7 +148,7 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         "mc",
         {"visits": "every-visit", "credit": "policy"},
         "average",
-        f"{_ALGORITHMS}.seed_monte_carlo:seed_monte_carlo",
+        "fsmarena.rl.algorithms.seed_monte_carlo:seed_monte_carlo",
     ),
     LearnerEntry(
         "mc-on-policy",
@@ -161,7 +157,7 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         SAMPLE_SETTINGS,
         "on-policy Monte Carlo control, every visit, epsilon-greedy, no exploring starts",
         "mc-on-policy",
-        update=f"{_ALGORITHMS}.on_policy_monte_carlo:on_policy_monte_carlo",
+        update="fsmarena.rl.algorithms.on_policy_monte_carlo:on_policy_monte_carlo",
     ),
     LearnerEntry(
         "sarsa",
@@ -171,7 +167,7 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         "one-step SARSA",
         "td",
         {"method": "sarsa"},
-        update=f"{_ALGORITHMS}.temporal_difference:sarsa",
+        update="fsmarena.rl.algorithms.temporal_difference:sarsa",
     ),
     LearnerEntry(
         "q-learning",
@@ -181,7 +177,7 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         "one-step Q-learning",
         "td",
         {"method": "q-learning"},
-        update=f"{_ALGORITHMS}.temporal_difference:q_learning",
+        update="fsmarena.rl.algorithms.temporal_difference:q_learning",
     ),
     LearnerEntry(
         "expected-sarsa",
@@ -191,7 +187,7 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         "one-step expected SARSA",
         "td",
         {"method": "expected-sarsa"},
-        update=f"{_ALGORITHMS}.temporal_difference:expected_sarsa",
+        update="fsmarena.rl.algorithms.temporal_difference:expected_sarsa",
     ),
     LearnerEntry(
         "double-q-learning",
@@ -201,7 +197,7 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         "double Q-learning (two estimates, each updated toward the other's value)",
         "td",
         {"tables": 4},
-        update=f"{_ALGORITHMS}.double_q_learning:double_q_learning",
+        update="fsmarena.rl.algorithms.double_q_learning:double_q_learning",
     ),
     LearnerEntry(
         "value-iteration",
