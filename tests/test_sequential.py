@@ -551,13 +551,15 @@ def test_train_equals_the_plain_loop_and_same_seed_same_result_for_any_jobs():
     assert np.array_equal(one.q, q_ref) and np.array_equal(one.counts, n_ref)
 
 
-def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, monkeypatch):
+@pytest.mark.parametrize("algo", ["sarsa", "double-q-learning"])
+def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, monkeypatch, algo):
+    """Double Q-learning's own tables (its two estimates, ``extra``) are checkpointed too."""
     import fsmarena.rl.sequential as sequential_module
     from fsmarena.rl.checkpoint import FILENAME, load_checkpoint
     from fsmarena.rl.train import TrainConfig, train
 
     config = TrainConfig(
-        "sarsa",
+        algo,
         episodes=3000,
         eval_every=1000,
         eval_games=200,
@@ -583,7 +585,8 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, m
     monkeypatch.setattr(sequential_module, "make_runner", interrupted)
     with pytest.raises(KeyboardInterrupt):
         train(GAME, config, seed=2, out=tmp_path / "cut", checkpoint_seconds=0.0)
-    assert load_checkpoint(tmp_path / "cut" / FILENAME)[0]["done"] == 1400
+    meta, tables = load_checkpoint(tmp_path / "cut" / FILENAME)
+    assert meta["done"] == 1400 and (algo != "double-q-learning" or tables["extra"].shape == (4, *whole.q.shape))
     monkeypatch.setattr(sequential_module, "make_runner", real)
     resumed = train(GAME, config, seed=2, out=tmp_path / "cut", resume=True)
     assert np.array_equal(whole.q, resumed.q) and np.array_equal(whole.counts, resumed.counts)
