@@ -18,6 +18,14 @@ the template's own module), holds the template's source text, compiles it with
 :func:`fsmarena.jit.njit` (``cache=True``) and imports it.  numba then caches it on disk like any
 other function.
 
+A template may also hold *slots*: placeholders the caller binds, besides the kernel, to any
+module-level compiled function (``learner_update = slot("the learner's update")`` in the
+template's module, ``specialise(play, kernel, slots={"learner_update": q_learning})``).  The
+sequential learners' loop is built this way once per (kernel, learner update) combination, each
+compiled and cached like a per-kernel build: the update is compiled into the loop, not passed to
+it as a first-class function (which numba calls indirectly, slower and compiled at every call
+site's type).
+
 **Cache correctness.**  numba's own cache keys a function on its file's timestamp and size and
 does not notice when a function it calls, in another file, changes.  The generated module's
 name therefore carries a hash of its own text and of the source of every module the compiled code
@@ -48,7 +56,7 @@ import textwrap
 import types
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import llvmlite
 import numba
@@ -92,17 +100,49 @@ def built_per_kernel(build: Callable[[types.ModuleType], Callable[..., Any]]) ->
     return PerKernel(build, f"{build.__name__}(kernel)")
 
 
-_LOADED: dict[tuple[str, str, str], Callable[..., Any]] = {}
+class Slot:
+    """A placeholder in a template's module that the caller of :func:`specialise` binds (its
+    ``slots``) to a module-level compiled function, such as the learner's update of the
+    sequential training loop.  Calling it in plain Python is a programming error."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __call__(self, *args: Any) -> Any:
+        raise TypeError(f"{self.what} is bound when the template is specialised (fsmarena.specialise.specialise)")
 
 
-def specialise(template: Callable[..., Any], kernel: types.ModuleType, inline: bool = False) -> Callable[..., Any]:
+def slot(what: str) -> Slot:
+    """A placeholder bound by :func:`specialise`'s ``slots`` (module doc); ``what`` names it in errors."""
+    return Slot(what)
+
+
+Slots = Mapping[str, Callable[..., Any]]
+_LOADED: dict[tuple[Any, ...], Callable[..., Any]] = {}
+
+
+def specialise(
+    template: Callable[..., Any], kernel: types.ModuleType, inline: bool = False, slots: Slots | None = None
+) -> Callable[..., Any]:
     """``template`` compiled for ``kernel`` (module doc), once per process, from the disk cache when
     an identical build was cached before.  ``inline``: compiled into every compiled caller
-    (numba's ``inline="always"``) instead of called, for a small function called at every decision."""
-    key = (template.__module__, template.__qualname__, kernel.__name__)
+    (numba's ``inline="always"``) instead of called, for a small function called at every decision.
+    ``slots``: the function bound to each :func:`slot` of the template's module, by name (one
+    build per combination)."""
+    chosen = dict(slots or {})
+    key = (template.__module__, template.__qualname__, kernel.__name__, *sorted(_slot_keys(chosen)))
     if key not in _LOADED:
-        _LOADED[key] = _build(template, kernel, inline)
+        _LOADED[key] = _build(template, kernel, inline, chosen)
     return _LOADED[key]
+
+
+def _slot_keys(slots: Slots) -> list[str]:
+    """``name=module.function`` of every bound slot (what tells two builds of a template apart)."""
+    keys = []
+    for name, bound in slots.items():
+        function = getattr(bound, "py_func", bound)
+        keys.append(f"{name}={function.__module__}.{function.__qualname__}")
+    return keys
 
 
 def cache_folder() -> Path:
@@ -114,13 +154,15 @@ def cache_folder() -> Path:
     return Path(base).expanduser() / "fsmarena" / "specialised"
 
 
-def generated_name(template: Callable[..., Any], kernel: types.ModuleType, inline: bool = False) -> str:
+def generated_name(
+    template: Callable[..., Any], kernel: types.ModuleType, inline: bool = False, slots: Slots | None = None
+) -> str:
     """The module name ``template`` gets for ``kernel``: it changes with any reachable source."""
-    return _plan(template, kernel, inline)[0]
+    return _plan(template, kernel, inline, dict(slots or {}))[0]
 
 
-def _build(template: Callable[..., Any], kernel: types.ModuleType, inline: bool) -> Callable[..., Any]:
-    name, bindings = _plan(template, kernel, inline)
+def _build(template: Callable[..., Any], kernel: types.ModuleType, inline: bool, slots: Slots) -> Callable[..., Any]:
+    name, bindings = _plan(template, kernel, inline, slots)
     if name in sys.modules:
         return getattr(sys.modules[name], template.__name__)
     text = _source(template, bindings, cached=True, inline=inline)
@@ -132,7 +174,9 @@ def _build(template: Callable[..., Any], kernel: types.ModuleType, inline: bool)
     return getattr(module, template.__name__)
 
 
-def _plan(template: Callable[..., Any], kernel: types.ModuleType, inline: bool) -> tuple[str, dict[str, str]]:
+def _plan(
+    template: Callable[..., Any], kernel: types.ModuleType, inline: bool, slots: Slots
+) -> tuple[str, dict[str, str]]:
     """The generated module's name and its import lines by bound name."""
     _check_template(template)
     home = sys.modules[template.__module__]
@@ -140,16 +184,28 @@ def _plan(template: Callable[..., Any], kernel: types.ModuleType, inline: bool) 
     owners = {template.__module__, kernel.__name__}
     for name in sorted(_global_names(template.__code__)):
         value = getattr(home, name, None)
-        if isinstance(value, PerKernel):
-            bound = value.resolve(kernel)
+        if isinstance(value, (PerKernel, Slot)):
+            bound = value.resolve(kernel) if isinstance(value, PerKernel) else _bound_slot(name, value, slots)
             bindings[name] = _import_line(name, bound)
             owners.add(getattr(bound, "py_func", bound).__module__)
         elif hasattr(home, name):
             bindings[name] = f"from {template.__module__} import {name}"
+    unknown = set(slots) - {name for name in bindings if isinstance(getattr(home, name, None), Slot)}
+    if unknown:
+        raise TypeError(f"{template.__name__} has no slot {', '.join(sorted(unknown))}")
     digest = hashlib.sha256(_source(template, bindings, cached=True, inline=inline).encode())
     digest.update(_fingerprint(frozenset(owners)).encode())
-    stem = f"{template.__module__}_{template.__name__}__{kernel.__name__}".replace(".", "_")
+    parts = [template.__module__, template.__name__, "", kernel.__name__]
+    parts += ["", *(getattr(slots[name], "py_func", slots[name]).__name__ for name in sorted(slots))] if slots else []
+    stem = "_".join(parts).replace(".", "_")
     return f"{_PREFIX}{stem}__{digest.hexdigest()[:24]}", bindings
+
+
+def _bound_slot(name: str, placeholder: Slot, slots: Slots) -> Any:
+    """The function the caller bound to slot ``name`` (a TypeError when it bound none)."""
+    if name not in slots:
+        raise TypeError(f"{placeholder.what} ({name}) needs a function: specialise(..., slots={{{name!r}: ...}})")
+    return slots[name]
 
 
 def _check_template(template: Callable[..., Any]) -> None:
@@ -226,6 +282,10 @@ def _reachable_files(owners: Iterable[str]) -> list[Path]:
     files: list[Path] = []
     for unit in sorted({_source_unit(name) for name in seen}):
         files += _package_files(unit)
+    for name in sorted(seen):  # a module of a folder that is no package (a test's own learner)
+        origin = getattr(sys.modules[name], "__file__", None)
+        if _package_root(_source_unit(name)) is None and origin and origin.endswith(".py"):
+            files.append(Path(origin))
     return files
 
 

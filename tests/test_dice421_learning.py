@@ -17,7 +17,9 @@ from fsmarena.cli import main
 from fsmarena.games import get_game
 from fsmarena.games.dice421.game import Dice421
 from fsmarena.games.dtd.game import DivideTheDollar
-from fsmarena.rl.config import TEMPORAL_DIFFERENCE
+from fsmarena.rl import registry
+from fsmarena.rl.config import TEMPORAL_DIFFERENCE, algorithm
+from fsmarena.rl.learners import SequentialLearner
 from fsmarena.rl.train import TrainConfig, train
 
 GAME = get_game("421")
@@ -36,10 +38,11 @@ def test_421_training_defaults_are_the_games_own_and_explicit_settings_win():
         for key, value in Dice421.train_defaults[family].items():
             expected = float(value) if key in ("epsilon", "epsilon_final") else value
             assert getattr(resolved, key) == expected, (algo, key)
+        batch = 1 if issubclass(algorithm(registry.learner(algo)), SequentialLearner) else 77  # no batched one
         mine = TrainConfig(
-            algo, episodes=10, batch=77, epsilon=0.05, epsilon_schedule="constant", explore_steps=0
+            algo, episodes=10, batch=batch, epsilon=0.05, epsilon_schedule="constant", explore_steps=0
         ).resolved(GAME)
-        assert (mine.batch, mine.epsilon, mine.epsilon_schedule, mine.explore_steps) == (77, 0.05, "constant", 0)
+        assert (mine.batch, mine.epsilon, mine.epsilon_schedule, mine.explore_steps) == (batch, 0.05, "constant", 0)
     # a game without its own defaults keeps the generic ones
     dtd = DivideTheDollar()
     assert TrainConfig("q-learning", episodes=10).resolved(dtd) == TrainConfig("q-learning", episodes=10).resolved()

@@ -37,6 +37,10 @@ def test_the_registry_is_well_formed_and_every_algorithm_carries_its_pseudocode(
         assert "Pseudocode" in doc and "::" in doc.split("Pseudocode", 1)[1], item.name
         if item.kind != "search":
             assert callable(target.validate), item.name
+        if item.kind == "sample":  # and its compiled update, one function of its own
+            update = getattr(resolve(item.update, item.name), "py_func", None)
+            doc = (update.__doc__ or "") if update else ""
+            assert "Pseudocode" in doc and "::" in doc.split("Pseudocode", 1)[1], item.name
 
 
 def test_a_malformed_registry_is_a_programming_error(monkeypatch):
@@ -47,6 +51,9 @@ def test_a_malformed_registry_is_a_programming_error(monkeypatch):
     odd = dataclasses.replace(twin, name="odd", kind="oracle")
     monkeypatch.setattr(registry, "LEARNERS", (odd,))
     with pytest.raises(TypeError, match="unknown kind"):
+        registry.check_registry()
+    monkeypatch.setattr(registry, "LEARNERS", (dataclasses.replace(twin, update=""),))
+    with pytest.raises(TypeError, match="names no compiled update"):
         registry.check_registry()
 
 

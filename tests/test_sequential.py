@@ -26,6 +26,7 @@ from fsmarena.games.players import FixedActionPlayer, Player, RandomPlayer, Tabl
 from fsmarena.jit import njit
 from fsmarena.rl import sequential as seq
 from fsmarena.rl.segments import segment_returns
+from fsmarena.rl.sequential_run import compiled_update
 
 GAME = DivideTheDollar(DTDConfig(counts=(6, 8, 6), hand_size=3))
 
@@ -84,6 +85,20 @@ def reference(
         step = alpha if alpha >= 0 else 1.0 / n[x, a]
         q[x, a] += step * (target - q[x, a])
 
+    halves, half_counts = np.zeros((2, S, A)), np.zeros((2, S, A))
+
+    def double_update(x, a, target, next_state=None):
+        """Double Q-learning (van Hasselt 2010): a coin picks the estimate; it bootstraps from
+        the other estimate's value of its own greedy action (``target`` None)."""
+        one = 0 if _uniform() < 0.5 else 1
+        if target is None:
+            target = gamma * halves[1 - one, next_state, greedy(mask, next_state, halves[one])]
+        half_counts[one, x, a] += 1
+        step = alpha if alpha >= 0 else 1.0 / half_counts[one, x, a]
+        halves[one, x, a] += step * (target - halves[one, x, a])
+        n[x, a] += 1
+        q[x, a] = 0.5 * (halves[0, x, a] + halves[1, x, a])
+
     acting = q
     for g in range(games):
         if refresh and g % refresh == 0:
@@ -135,6 +150,8 @@ def reference(
                         prob = eps * 1.0 / len(legal) + (1.0 - eps if a == best else 0.0)
                         value += prob * q[x, a]
                 update(*pending, mark[1] - pending_mark[1] if closed else gamma * value)
+            if pending and algo == "double-q-learning":
+                double_update(*pending, mark[1] - pending_mark[1] if closed else None, x)
             action = greedy(mask, x, acting)
             random_move = len(trajectory) < explore
             if eps > 0 and _uniform() < eps:
@@ -164,6 +181,9 @@ def reference(
                 if algo == "mc-first-visit" and (x, a) in trajectory[:t]:
                     continue
                 ret = returns[t]
+                if algo == "mc-on-policy":  # the incremental mean, or a step size
+                    update(x, a, ret)
+                    continue
                 n[x, a] += 1
                 if alpha >= 0:
                     q[x, a] += alpha * (ret - q[x, a])
@@ -171,7 +191,9 @@ def reference(
                     sums[x, a] += ret
                     q[x, a] = sums[x, a] / n[x, a]
         elif pending:
-            update(*pending, reward - pending_mark[1] if segmented else reward)
+            (double_update if algo == "double-q-learning" else update)(
+                *pending, reward - pending_mark[1] if segmented else reward
+            )
     return q, n
 
 
@@ -197,15 +219,15 @@ def compiled(
     k = kernel_of(game)
     p = params_of(game)
     S, A = game.n_states, game.n_actions
-    q, n, sums = np.zeros((S, A)), np.zeros((S, A), dtype=np.int64), np.zeros((S, A))
+    q, n, extra = np.zeros((S, A)), np.zeros((S, A), dtype=np.int64), np.zeros((4, S, A))
     seen, frozen = np.zeros((S, A), dtype=bool), np.zeros(S, dtype=np.int64)
     opp = self_play(game) if refresh else compile_player(opponent or RandomPlayer(), game)
-    codes = [seq.ALGORITHM_CODES[algo], explore, seq.SCHEDULE_CODES[schedule], seat, refresh, int(segmented), 0]
+    codes = [explore, seq.SCHEDULE_CODES[schedule], seat, refresh, int(segmented), 0]
     codes.append(1 if batch else 0)
     isets = np.array(codes, dtype=np.int64)
     potentials = k.potential_table(game.config) if segmented else np.zeros((1, 1))
     fsets = np.array([gamma, alpha, epsilon, epsilon if eps_final is None else eps_final, float(games), alpha])
-    run = seq.make_runner(k)
+    run = seq.make_runner(k, compiled_update(algo))
     seed(seed_value)
     bounds = np.r_[np.arange(0, games, batch), games] if batch else np.linspace(0, games, chunks + 1).astype(int)
     for first, last in zip(bounds[:-1], bounds[1:]):
@@ -213,7 +235,7 @@ def compiled(
             p,
             q,
             n,
-            sums,
+            extra,
             seen,
             frozen,
             first,
@@ -238,6 +260,8 @@ CASES = [
     ("sarsa", dict(explore=0, epsilon=0.2, alpha=0.05, eps_final=0.0, schedule="linear")),
     ("q-learning", dict(explore=0, epsilon=0.2, alpha=-1.0, gamma=0.95)),
     ("expected-sarsa", dict(explore=1, epsilon=0.3, alpha=0.1)),
+    ("mc-on-policy", dict(explore=0, epsilon=0.1, alpha=-1.0, gamma=0.9)),
+    ("double-q-learning", dict(explore=0, epsilon=0.2, alpha=-1.0, eps_final=0.0, schedule="linear", gamma=0.95)),
 ]
 
 
@@ -527,13 +551,15 @@ def test_train_equals_the_plain_loop_and_same_seed_same_result_for_any_jobs():
     assert np.array_equal(one.q, q_ref) and np.array_equal(one.counts, n_ref)
 
 
-def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, monkeypatch):
+@pytest.mark.parametrize("algo", ["sarsa", "double-q-learning"])
+def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, monkeypatch, algo):
+    """Double Q-learning's own tables (its two estimates, ``extra``) are checkpointed too."""
     import fsmarena.rl.sequential as sequential_module
     from fsmarena.rl.checkpoint import FILENAME, load_checkpoint
     from fsmarena.rl.train import TrainConfig, train
 
     config = TrainConfig(
-        "sarsa",
+        algo,
         episodes=3000,
         eval_every=1000,
         eval_games=200,
@@ -545,8 +571,8 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, m
     real = sequential_module.make_runner
     calls = {"n": 0}
 
-    def interrupted(kernel):
-        runner = real(kernel)
+    def interrupted(kernel, update):
+        runner = real(kernel, update)
 
         def run(*args):
             calls["n"] += 1
@@ -559,7 +585,8 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, m
     monkeypatch.setattr(sequential_module, "make_runner", interrupted)
     with pytest.raises(KeyboardInterrupt):
         train(GAME, config, seed=2, out=tmp_path / "cut", checkpoint_seconds=0.0)
-    assert load_checkpoint(tmp_path / "cut" / FILENAME)[0]["done"] == 1400
+    meta, tables = load_checkpoint(tmp_path / "cut" / FILENAME)
+    assert meta["done"] == 1400 and (algo != "double-q-learning" or tables["extra"].shape == (4, *whole.q.shape))
     monkeypatch.setattr(sequential_module, "make_runner", real)
     resumed = train(GAME, config, seed=2, out=tmp_path / "cut", resume=True)
     assert np.array_equal(whole.q, resumed.q) and np.array_equal(whole.counts, resumed.counts)
@@ -708,4 +735,16 @@ def test_every_kernel_game_trains_like_the_plain_loop(game):
     settings = dict(explore=1, epsilon=0.2, alpha=0.1)
     q_ref, n_ref = reference(game, "q-learning", 100, 21, **settings)
     q, n = compiled(game, "q-learning", 100, 21, **settings)
+    assert n.sum() >= 100 and np.array_equal(n, n_ref) and np.array_equal(q, q_ref)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algo", ["expected-sarsa", "double-q-learning", "mc-on-policy"])
+@pytest.mark.parametrize("game", _kernel_games())
+def test_the_learners_a_user_tries_first_train_on_every_game_like_the_plain_loop(game, algo):
+    """Expected SARSA, double Q-learning and on-policy Monte Carlo on every game with a kernel
+    (the first test configuration): each (kernel, update) loop equals the plain loop."""
+    settings = dict(explore=0, epsilon=0.2, alpha=-1.0 if algo == "mc-on-policy" else 0.1, gamma=0.95)
+    q_ref, n_ref = reference(game, algo, 100, 22, **settings)
+    q, n = compiled(game, algo, 100, 22, **settings)
     assert n.sum() >= 100 and np.array_equal(n, n_ref) and np.array_equal(q, q_ref)

@@ -16,6 +16,7 @@ imports every command module and must stay quick (:mod:`fsmarena.commands`).
 from __future__ import annotations
 
 import argparse
+import sys
 
 from fsmarena.commands._common import (
     add_dask,
@@ -119,7 +120,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "docs/sequential-learning.md)",
     )
     parser.add_argument(
-        "--epsilon", type=_number, help="exploration probability at the start (default: 0 for Monte Carlo, 0.2 for TD)"
+        "--epsilon",
+        type=_number,
+        help="exploration probability at the start (default: 0 for Monte Carlo ES, 0.1 for mc-on-policy, 0.2 for TD)",
     )
     parser.add_argument("--epsilon-final", type=_number, help="epsilon at the end of the budget (default 0)")
     parser.add_argument(
@@ -129,7 +132,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--alpha",
-        help="step size in (0, 1] or '1/n' (sample average); default: 1/n for mc and mc-first-visit, 0.001 otherwise",
+        help="step size in (0, 1] or '1/n' (sample average); default: 1/n for the Monte Carlo learners but "
+        "mc-constant-alpha, 0.001 otherwise",
     )
     parser.add_argument(
         "--alpha-final", type=_number, help="step size at the end of the budget under --alpha-schedule (default 0)"
@@ -189,6 +193,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fsmarena.rl.learning_check import not_clearly_better_than_random
     from fsmarena.rl.train import TrainConfig, prepare, train
 
     game = game_from_args(args)
@@ -225,6 +230,9 @@ def run(args: argparse.Namespace) -> int:
         )
     summary = {"game": game.name, "out": str(out), **result.summary(), **result.extra}
     _print_summary(args, summary, result.exact_value)
+    warning = not_clearly_better_than_random(game, result, args.seed, args.jobs)
+    if warning:
+        print(f"fsmarena train: warning: {warning}", file=sys.stderr)
     return 0
 
 

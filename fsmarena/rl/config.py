@@ -38,7 +38,9 @@ from fsmarena.rl.segments import REWARDS
 #: the learners this module runs as the registry (:mod:`fsmarena.rl.registry`) lists them when it is
 #: imported (the code reads the registry itself, these names serve readers and tests): those
 #: that learn from simulated games by family of defaults, and the planners
-MONTE_CARLO = tuple(e.name for e in registry.learners("sample") if e.defaults in ("mc", "mc-constant-alpha"))
+MONTE_CARLO = tuple(
+    e.name for e in registry.learners("sample") if e.defaults in ("mc", "mc-constant-alpha", "mc-on-policy")
+)
 TEMPORAL_DIFFERENCE = tuple(e.name for e in registry.learners("sample") if e.defaults == "td")
 MODEL_BASED = registry.names("model")
 ALGORITHMS = registry.names("sample", "model")
@@ -49,7 +51,8 @@ SAMPLE_SETTINGS = registry.SAMPLE_SETTINGS
 SETTINGS: dict[str, tuple[str, ...]] = registry.settings("sample", "model")
 
 #: defaults by family.  Monte Carlo: the thesis (running mean, greedy, two random opening
-#: decisions).  TD: chosen on divide-the-dollar (reward only at the end, gamma = 1) in a pilot
+#: decisions); on-policy Monte Carlo: epsilon-greedy with a constant 0.1 and sample averages (the
+#: outside agent of ``docs/examples/outside_agent.py``).  TD: chosen on divide-the-dollar (reward only at the end, gamma = 1) in a pilot
 #: at the thesis budget: a small constant step and epsilon decaying linearly to 0 found
 #: clearly better policies than 1/n (which averages returns of long-gone policies) and than a
 #: constant epsilon (off-policy Q-learning then oscillates under the aliased 40-state view).
@@ -63,6 +66,13 @@ DEFAULTS = {
         "alpha": 0.001,
     },
     "td": {"epsilon": 0.2, "epsilon_final": 0.0, "epsilon_schedule": "linear", "explore_steps": 0, "alpha": 0.001},
+    "mc-on-policy": {
+        "epsilon": 0.1,
+        "epsilon_final": 0.0,
+        "epsilon_schedule": "constant",
+        "explore_steps": 0,
+        "alpha": "1/n",
+    },
 }
 #: defaults common to every family: the sequential algorithm (``batch`` 1) when the game has a
 #: kernel; :data:`BATCH_WITHOUT_KERNEL` games per batch otherwise
@@ -166,7 +176,7 @@ class TrainConfig:
         EpsilonSchedule(check_probability("epsilon", epsilon), check_probability("final epsilon", final), kind)
         alpha = defaults["alpha"] if self.alpha is None else self.alpha
         parsed = parse_alpha(alpha)
-        algorithm(learner).validate(replace(self, alpha=alpha), learner)
+        algorithm(learner).validate(replace(self, alpha=alpha, batch=int(batch)), learner)
         alpha_kind, alpha_final = self._step_schedule(parsed, defaults)
         explore = defaults["explore_steps"] if self.explore_steps is None else self.explore_steps
         if isinstance(explore, bool) or not isinstance(explore, int) or explore < 0:

@@ -156,6 +156,9 @@ class TabularLearner(Player):
     kind = "tabular-learner"  # not a file kind: a learner is saved as its greedy TablePolicy
     #: the step size (None: sample averages, 1/n); a step-size schedule moves it during a run
     alpha: float | None = None
+    #: whether its batched algorithm (``--batch K``) can play in the compiled training loop
+    #: (:func:`fsmarena.rl.sequential_run.compiled_batches`)
+    compiled_batches = False
 
     def __init__(
         self,
@@ -235,6 +238,11 @@ class TabularLearner(Player):
     def to_dict(self):
         raise FsmarenaError("a learner is saved through its greedy policy (greedy_policy())")
 
+    def extra_tables(self) -> np.ndarray:
+        """The learner's own tables as its compiled update reads them, ``(k, states, actions)``
+        (:mod:`fsmarena.rl.algorithms.contract`); a placeholder when it has none."""
+        return np.zeros((1, 1, 1))
+
     # ---- state for checkpoints ----------------------------------------------------------------
     def arrays(self) -> dict[str, np.ndarray]:
         """Every table the learner needs to continue exactly (for checkpoints)."""
@@ -262,10 +270,14 @@ class TabularLearner(Player):
 
 class MonteCarlo(TabularLearner):
     """Monte Carlo control: ``every-visit`` or ``first-visit``; ``alpha`` None = running mean
-    of the returns (sums / counts, as the thesis), else a constant step size.
+    of the returns (sums / counts, as the thesis), else a constant step size; ``credit``: the
+    action ``taken`` (the textbook's) or, as the seed notebook did, the action of its ``policy``
+    when the update is made (``mc-seed``: the compiled sequential loop only,
+    :mod:`fsmarena.rl.algorithms.seed_monte_carlo`).
 
-    Registered as ``mc`` (every visit, running mean), ``mc-first-visit`` and
-    ``mc-constant-alpha`` (:mod:`fsmarena.rl.registry`).  Pseudocode (one batch of ``K`` games)::
+    Registered as ``mc`` (every visit, running mean), ``mc-first-visit``,
+    ``mc-constant-alpha`` and ``mc-seed`` (:mod:`fsmarena.rl.registry`).  Pseudocode (one batch
+    of ``K`` games)::
 
         pi <- greedy(Q)                                  # frozen for the batch
         for each game g of the batch:
@@ -282,24 +294,42 @@ class MonteCarlo(TabularLearner):
 
     kind = "monte-carlo"
     VISITS = ("every-visit", "first-visit")
+    CREDITS = ("taken", "policy")
+    compiled_batches = True
 
     def __init__(
-        self, n_states: int, n_actions: int, visits: str = "every-visit", alpha: float | None = None, **kwargs
+        self,
+        n_states: int,
+        n_actions: int,
+        visits: str = "every-visit",
+        alpha: float | None = None,
+        credit: str = "taken",
+        **kwargs,
     ):
         super().__init__(n_states, n_actions, **kwargs)
         if visits not in self.VISITS:
             raise FsmarenaError(f"unknown Monte Carlo variant '{visits}'")
+        if credit not in self.CREDITS:
+            raise FsmarenaError(f"unknown Monte Carlo credit '{credit}' (known: {', '.join(self.CREDITS)})")
         self.visits = visits
+        self.credit = credit
         self.alpha = alpha
         self.sums = np.zeros_like(self.values.q)
         self._table: np.ndarray | None = None
 
     @classmethod
     def validate(cls, config: Any, entry: LearnerEntry) -> None:
-        """The running-mean variants take no step size, ``mc-constant-alpha`` needs one."""
+        """The running-mean variants take no step size, ``mc-constant-alpha`` needs one; the
+        seed's credit rule plays one game at a time only."""
         if entry.step == "average" and parse_alpha(config.alpha) is not None:
             raise FsmarenaError(f"{entry.name} averages returns (alpha 1/n); use mc-constant-alpha for a step size")
+        if entry.options.get("credit", "taken") != "taken":
+            sequential_only(config, entry)
         super().validate(config, entry)
+
+    def extra_tables(self) -> np.ndarray:
+        """The sums of returns, as ``extra[0]`` of the compiled update."""
+        return self.sums[None]
 
     def begin(self, game, n, members, rng):
         memory = super().begin(game, n, members, rng)
@@ -312,6 +342,8 @@ class MonteCarlo(TabularLearner):
         return self.values.greedy(states, mask)
 
     def act(self, obs, memory, rows, rng):
+        if self.credit != "taken":
+            raise FsmarenaError("the seed's Monte Carlo (mc-seed) trains only in the compiled sequential loop")
         rows = None if rows is None else np.asarray(rows)
         actions = self.behaviour(obs, memory, rows, rng)
         memory.log.append((rows, np.asarray(obs.index, dtype=np.int64), actions))
@@ -447,3 +479,51 @@ class TemporalDifference(TabularLearner):
             return
         keys = memory.pending_state[ids][pending] * self.values.n_actions + memory.pending_action[ids][pending]
         sequential_update(self.values.q.reshape(-1), self.values.n.reshape(-1), keys, targets[pending], self.alpha)
+
+
+def sequential_only(config: Any, entry: LearnerEntry) -> None:
+    """FsmarenaError unless ``config`` trains one game at a time (``batch`` 1), the only way a
+    learner written as a compiled update alone runs (on a game with a kernel)."""
+    if config.batch not in (None, 1):
+        raise FsmarenaError(
+            f"{entry.name} is written as a compiled update only: it trains one game at a time "
+            f"(--batch 1, on a game with a kernel), not with --batch {config.batch}"
+        )
+
+
+class SequentialLearner(TabularLearner):
+    """A learner written only as its compiled update (:mod:`fsmarena.rl.algorithms`): this class
+    holds its tables (Q, counts, the seen-legal actions and ``tables`` tables of its own, the
+    update's ``extra``) for the training run and its checkpoints; the compiled training loop
+    plays and learns (:mod:`fsmarena.rl.sequential`), one game at a time, so it has no batched
+    algorithm (``--batch K`` is refused).
+
+    Pseudocode: its update's docstring (the registry line names it, :mod:`fsmarena.rl.registry`)::
+
+        see fsmarena.rl.algorithms.<module>:<update>
+    """
+
+    kind = "sequential-learner"
+
+    def __init__(self, n_states: int, n_actions: int, tables: int = 0, alpha: float | None = None, **kwargs):
+        super().__init__(n_states, n_actions, **kwargs)
+        self.alpha = alpha
+        self.extra = np.zeros((max(1, int(tables)), *self.values.q.shape)) if tables else np.zeros((1, 1, 1))
+
+    @classmethod
+    def validate(cls, config: Any, entry: LearnerEntry) -> None:
+        """One game at a time only (its update is compiled, it has no batched algorithm)."""
+        sequential_only(config, entry)
+        super().validate(config, entry)
+
+    def extra_tables(self) -> np.ndarray:
+        return self.extra
+
+    def act(self, obs, memory, rows, rng):
+        raise FsmarenaError(
+            f"{self.label} trains only in the compiled sequential loop (--batch 1, a game with a kernel)"
+        )
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        tables = super().arrays()
+        return {**tables, "extra": self.extra} if self.extra.shape[1:] == self.values.q.shape else tables

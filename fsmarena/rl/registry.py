@@ -3,7 +3,9 @@
 Like the game registry (:mod:`fsmarena.games.registry`), a learner is one line of :data:`LEARNERS`: its
 name, the ``"module:attribute"`` of the object that *is* the algorithm (its docstring carries
 the pseudocode, as DEAP's ``algorithms.py`` does; its ``validate(config, entry)`` checks the
-options only it cares about), and the settings it takes.  ``fsmarena train`` reads this table
+options only it cares about), and the settings it takes.  A learner from simulated games also
+names its compiled *update* (``update``: one function of :mod:`fsmarena.rl.algorithms`, with its
+pseudocode), which the one compiled training loop (:mod:`fsmarena.rl.sequential`) is built with.  ``fsmarena train`` reads this table
 for its ``--algo`` help and for which options apply (:func:`fsmarena.options.check_applies`);
 :mod:`fsmarena.rl.config` and :mod:`fsmarena.rl.train` read it to build and validate a learner.  Adding a learner is its own module
 and one line here.
@@ -14,7 +16,10 @@ line can read it at start-up without importing the learners.
 Kinds of learner:
 
 * ``sample``: learns from simulated games in :mod:`fsmarena.rl.train`'s loop (Monte Carlo, TD); the
-  target is a :class:`fsmarena.rl.learners.TabularLearner` subclass built with ``options``;
+  target is a :class:`fsmarena.rl.learners.TabularLearner` subclass built with ``options`` (it
+  holds the tables; the batched algorithm of ``--batch K`` is its own ``act``, which the learners
+  written only as a compiled update do not have: :class:`fsmarena.rl.learners.SequentialLearner`),
+  and ``update`` the compiled update;
 * ``model``: plans on the game's known model (value and policy iteration, :mod:`fsmarena.rl.planning`);
 * ``network``: learns action-value networks from the game's features in its own run
   (:mod:`fsmarena.rl.network_training`); the target's ``validate`` checks its settings and ``start``
@@ -82,11 +87,12 @@ class LearnerEntry:
     """One learning algorithm (see the module docstring).
 
     ``defaults`` names the family of default settings it starts from (``mc``,
-    ``mc-constant-alpha``, ``td``: :data:`fsmarena.rl.config.DEFAULTS`, which a game may tune through
-    ``Game.train_defaults[family]``); ``options`` are the keyword arguments its target is
-    built with (``visits="first-visit"``); ``step`` what its ``alpha`` may be: ``average``
-    (only ``1/n``), ``size`` (only a step size) or ``either``; ``summary`` is its line in
-    ``--help``."""
+    ``mc-constant-alpha``, ``mc-on-policy``, ``td``: :data:`fsmarena.rl.config.DEFAULTS`, which a
+    game may tune through ``Game.train_defaults[family]``); ``options`` are the keyword arguments
+    its target is built with (``visits="first-visit"``); ``step`` what its ``alpha`` may be:
+    ``average`` (only ``1/n``), ``size`` (only a step size) or ``either``; ``summary`` is its line
+    in ``--help``; ``update`` the ``"module:function"`` of its compiled update (``sample``
+    learners, :mod:`fsmarena.rl.algorithms`)."""
 
     name: str
     kind: str
@@ -96,6 +102,7 @@ class LearnerEntry:
     defaults: str = ""
     options: Mapping[str, object] = field(default_factory=dict)
     step: str = "either"
+    update: str = ""
 
 
 LEARNERS: tuple[LearnerEntry, ...] = (
@@ -108,6 +115,7 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         "mc",
         {"visits": "every-visit"},
         "average",
+        "fsmarena.rl.algorithms.monte_carlo:every_visit_monte_carlo",
     ),
     LearnerEntry(
         "mc-first-visit",
@@ -118,6 +126,7 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         "mc",
         {"visits": "first-visit"},
         "average",
+        "fsmarena.rl.algorithms.monte_carlo:first_visit_monte_carlo",
     ),
     LearnerEntry(
         "mc-constant-alpha",
@@ -128,6 +137,27 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         "mc-constant-alpha",
         {"visits": "every-visit"},
         "size",
+        "fsmarena.rl.algorithms.monte_carlo:every_visit_monte_carlo",
+    ),
+    LearnerEntry(
+        "mc-seed",
+        "sample",
+        "fsmarena.rl.learners:MonteCarlo",
+        SAMPLE_SETTINGS,
+        "the seed notebook's Monte Carlo: credits its policy's action, not the one taken",
+        "mc",
+        {"visits": "every-visit", "credit": "policy"},
+        "average",
+        "fsmarena.rl.algorithms.seed_monte_carlo:seed_monte_carlo",
+    ),
+    LearnerEntry(
+        "mc-on-policy",
+        "sample",
+        "fsmarena.rl.learners:SequentialLearner",
+        SAMPLE_SETTINGS,
+        "on-policy Monte Carlo control, every visit, epsilon-greedy, no exploring starts",
+        "mc-on-policy",
+        update="fsmarena.rl.algorithms.on_policy_monte_carlo:on_policy_monte_carlo",
     ),
     LearnerEntry(
         "sarsa",
@@ -137,6 +167,7 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         "one-step SARSA",
         "td",
         {"method": "sarsa"},
+        update="fsmarena.rl.algorithms.temporal_difference:sarsa",
     ),
     LearnerEntry(
         "q-learning",
@@ -146,6 +177,7 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         "one-step Q-learning",
         "td",
         {"method": "q-learning"},
+        update="fsmarena.rl.algorithms.temporal_difference:q_learning",
     ),
     LearnerEntry(
         "expected-sarsa",
@@ -155,6 +187,17 @@ LEARNERS: tuple[LearnerEntry, ...] = (
         "one-step expected SARSA",
         "td",
         {"method": "expected-sarsa"},
+        update="fsmarena.rl.algorithms.temporal_difference:expected_sarsa",
+    ),
+    LearnerEntry(
+        "double-q-learning",
+        "sample",
+        "fsmarena.rl.learners:SequentialLearner",
+        SAMPLE_SETTINGS,
+        "double Q-learning (two estimates, each updated toward the other's value)",
+        "td",
+        {"tables": 4},
+        update="fsmarena.rl.algorithms.double_q_learning:double_q_learning",
     ),
     LearnerEntry(
         "value-iteration",
@@ -229,3 +272,5 @@ def check_registry() -> None:
     for item in LEARNERS:
         if item.kind not in KINDS:
             raise TypeError(f"learner '{item.name}' has unknown kind '{item.kind}'")
+        if item.kind == "sample" and ":" not in item.update:
+            raise TypeError(f"learner '{item.name}' names no compiled update ('module:function')")

@@ -85,7 +85,7 @@ def read_checkpoint(
         raise FsmarenaError(f"{source} was made with different settings: {_differences(saved, current)}")
     done = int(meta["done"])
     curve = ckpt.check_rows(meta["curve"], curve_columns(panel, done), source, "curve")
-    frozen = _frozen_table(tables, game, source)
+    frozen = _frozen_table(tables, game, source, set(learner.arrays()))
     learner.load_arrays(tables, source)
     rng = None if compiled else restore_rng(meta.get("rng"), source)
     return Resumed(done, list(curve), float(meta.get("seconds", 0.0)), rng, frozen)
@@ -115,10 +115,11 @@ def curve_columns(panel: Sequence[Player], done: int) -> dict[str, ckpt.Column]:
     }
 
 
-def _frozen_table(tables: dict[str, np.ndarray], game: Game, source: str) -> np.ndarray | None:
+def _frozen_table(tables: dict[str, np.ndarray], game: Game, source: str, known: set[str]) -> np.ndarray | None:
     """The checkpoint's frozen self-play policy, if it has one: one action of the game per
-    state (compiled code indexes with it).  Tables the learner does not know are refused."""
-    unknown = sorted(set(tables) - {"q", "n", "legal", "sums", "frozen"})
+    state (compiled code indexes with it).  Tables the learner does not know (``known``: its
+    own, :meth:`fsmarena.rl.learners.TabularLearner.arrays`) are refused."""
+    unknown = sorted(set(tables) - known - {"frozen"})
     if unknown:
         raise FsmarenaError(f"{source}: unexpected table '{clean_text(unknown[0], limits.MAX_SHOWN_CHARS)}'")
     if "frozen" not in tables:

@@ -1,30 +1,28 @@
-"""Textbook sequential tabular learners, compiled: one game at a time, updates in textbook order.
+"""The textbook sequential tabular learners, compiled: one game at a time, updates in textbook order.
 
-One generic loop (:func:`make_runner`, compiled once per game kernel, see
-:mod:`fsmarena.games.kernel`) serves every algorithm and every game with a kernel:
-
-* Monte Carlo control with exploring starts (every-visit or first-visit; the sample average
-  ``Q = sums / N`` as the thesis, or a constant step ``Q += alpha (G - Q)``): after every
-  game, the learner's decisions are credited in decision order with the discounted final
-  reward ``G_t = r * gamma^(L - 1 - t)``;
-* SARSA, Q-learning and expected SARSA: after every decision of the learner, the previous
-  decision's transition is updated (``N += 1; Q += step (target - Q)``, step ``alpha`` or
-  ``1 / N``; ``alpha`` follows its schedule game by game, like epsilon), with target
-  ``gamma Q(s', a')`` (SARSA: after choosing ``a'``), ``gamma max_a Q(s', a)`` or
-  ``gamma sum_a pi(a|s') Q(s', a)`` (before choosing); the last one toward the final reward
-  when the game ends.
+One generic loop (:func:`make_runner`, compiled once per game kernel and learner update, see
+:mod:`fsmarena.games.kernel` and :mod:`fsmarena.specialise`) plays the games and the learner's
+behaviour for every algorithm and every game with a kernel; what the learner learns is its
+*update*, one compiled function per algorithm that the loop calls at every decision and at the
+end of every game (:mod:`fsmarena.rl.algorithms.contract`; the updates of Monte Carlo, SARSA,
+Q-learning and the others are in :mod:`fsmarena.rl.algorithms`, each named by its registry line,
+:mod:`fsmarena.rl.registry`).  The loop keeps the learner's pending decision (its previous one
+in the game, for the TD updates) and, for the updates that read it, the game's trajectory: the
+decisions' states, actions and whether they explored, and after the game their returns
+``G_t = r * gamma^(L - 1 - t)``.
 
 Segment rewards (``I_SEGMENTED``, kernels that define ``segment`` and ``potential``: 31's
 rounds, :mod:`fsmarena.rl.segments`): every segment of the learner's decisions is an episode of its
 own, rewarded by the change of the potential across it (the potential at the learner's next
-segment, or the final reward after its last, minus the potential at this one).  Monte Carlo
-credits a decision ``j`` decisions before the end of its segment with ``gamma^j`` times that
-reward; TD ends the last transition of a segment there, with the change of the potential as
-its target and nothing bootstrapped from the next segment.  The batched learners apply the
-same rule (:mod:`fsmarena.rl.learners`).
+segment, or the final reward after its last, minus the potential at this one).  A decision ``j``
+decisions before the end of its segment has the return ``gamma^j`` times that reward; a pending
+decision whose segment closed is given the change of the potential as its target (``closed``),
+and the last one the final reward minus its potential.  The batched learners apply the same
+rule (:mod:`fsmarena.rl.learners`).
 
 Behaviour (the batched learners' rule, :mod:`fsmarena.rl.learners`): greedy in Q over the legal
-actions (ties to the lowest action), except that the first ``explore_steps`` decisions of a
+actions (ties to the lowest action; an update may name its own policy's action instead, the
+seed's Monte Carlo does), except that the first ``explore_steps`` decisions of a
 game are uniformly random legal actions (exploring starts) and any decision is random with
 probability ``epsilon`` (``epsilon`` from :class:`fsmarena.rl.schedules.EpsilonSchedule`, evaluated
 at every game: ``value(g, total)`` for training game ``g``).
@@ -32,8 +30,10 @@ at every game: ``value(g, total)`` for training game ``g``).
 Random numbers: one stream, numba's ``np.random`` (Mersenne Twister; seeded by the caller).
 Per game, in this order: the deal (``draw_deal``); one ``random()`` per opponent seat in
 seat order to draw its pool member (only when the pool has several members); then, decision
-by decision, the learner's ``random()`` for epsilon (only when epsilon > 0) and one more for
-a random action (only when it explores), or the opponent's own draws (random players).
+by decision, the draws of the learner's update before it chooses (double Q-learning's coin),
+the learner's ``random()`` for epsilon (only when epsilon > 0) and one more for a random action
+(only when it explores), or the opponent's own draws (random players); then the update's draws
+at the end of the game (double Q-learning's last coin).
 
 The learner takes seat ``g mod n_seats`` in game ``g`` (``learner_seat = -1``, alternate) or
 a fixed seat; every other seat holds the opponent, or in self-play the frozen greedy table of
@@ -66,23 +66,14 @@ from fsmarena.games.kernel_calls import (
     k_to_move,
 )
 from fsmarena.jit import borrowed, njit
-from fsmarena.specialise import built_per_kernel, kernel_function, specialise
+from fsmarena.rl.algorithms.contract import CHOSEN, DECIDE, GAME_OVER, GREEDY, KEEPS_TRAJECTORY, greedy_action
+from fsmarena.specialise import built_per_kernel, kernel_function, slot, specialise
 
-MC_EVERY, MC_FIRST, SARSA, Q_LEARNING, EXPECTED_SARSA = range(5)
-#: algorithm name (``fsmarena.rl.train``) -> number
-ALGORITHM_CODES = {
-    "mc": MC_EVERY,
-    "mc-first-visit": MC_FIRST,
-    "mc-constant-alpha": MC_EVERY,
-    "sarsa": SARSA,
-    "q-learning": Q_LEARNING,
-    "expected-sarsa": EXPECTED_SARSA,
-}
 SCHEDULE_CODES = {"constant": 0, "linear": 1, "exponential": 2}
-#: int settings: algorithm, explore steps, epsilon schedule, learner seat (-1 alternate), self-play period
+#: int settings: explore steps, epsilon schedule, learner seat (-1 alternate), self-play period
 #: (0 none), segment rewards (1 on, 0 the game's final reward), alpha schedule, batch (1: the call is
 #: one batch, its policy frozen; 0: textbook, one game at a time)
-I_ALGO, I_EXPLORE, I_SCHEDULE, I_SEAT, I_REFRESH, I_SEGMENTED, I_ALPHA_SCHEDULE, I_BATCH = range(8)
+I_EXPLORE, I_SCHEDULE, I_SEAT, I_REFRESH, I_SEGMENTED, I_ALPHA_SCHEDULE, I_BATCH = range(7)
 #: float settings: gamma, alpha (-1 = 1/N), epsilon start, epsilon final, total games, final alpha
 F_GAMMA, F_ALPHA, F_EPS, F_EPS_FINAL, F_TOTAL, F_ALPHA_FINAL = range(6)
 
@@ -99,50 +90,10 @@ def scheduled(kind: int, start: float, final: float, done: int, total: float) ->
 
 
 @njit
-def greedy_action(q, legal_row, x):
-    """argmax of ``q[x]`` over the True entries of ``legal_row`` (lowest on ties; 0 if none)."""
-    best = -1
-    for a in range(q.shape[1]):
-        if legal_row[a] and (best < 0 or q[x, a] > q[x, best]):
-            best = a
-    return 0 if best < 0 else best
-
-
-@njit
 def greedy_table(q, seen, out):
     """The greedy action of every state over its seen-legal actions (``ActionValues.greedy_table``)."""
     for x in range(q.shape[0]):
         out[x] = greedy_action(q, seen[x], x)
-
-
-@njit
-def _update(q, n, x, a, target, alpha):
-    n[x, a] += 1
-    step = alpha if alpha >= 0 else 1.0 / n[x, a]
-    q[x, a] += step * (target - q[x, a])
-
-
-@njit
-def _bootstrap(q, mask, x, algo, epsilon):
-    """Q-learning's ``max_a Q(x, a)`` or expected SARSA's epsilon-greedy expectation."""
-    if algo == Q_LEARNING:
-        best = -np.inf
-        for a in range(q.shape[1]):
-            if mask[a] and q[x, a] > best:
-                best = q[x, a]
-        return best
-    count = 0
-    for a in range(q.shape[1]):
-        count += mask[a]
-    greedy = greedy_action(q, mask, x)
-    total = 0.0
-    for a in range(q.shape[1]):
-        if mask[a]:
-            prob = epsilon * 1.0 / max(count, 1)
-            if a == greedy:
-                prob += 1.0 - epsilon
-            total += prob * q[x, a]
-    return total
 
 
 @njit
@@ -179,46 +130,27 @@ def _segment_returns(segments, potentials, length, reward, gamma, out):
         start = end + 1
 
 
-@njit
-def _credit_episode(q, n, sums, states, actions, returns, length, alpha, first_visit):
-    """Monte Carlo: credit the game's decisions in order with their returns."""
-    for t in range(length):
-        x, a = states[t], actions[t]
-        if first_visit:
-            earlier = False
-            for u in range(t):
-                if states[u] == x and actions[u] == a:
-                    earlier = True
-                    break
-            if earlier:
-                continue
-        ret = returns[t]
-        n[x, a] += 1
-        if alpha >= 0:
-            q[x, a] += alpha * (ret - q[x, a])
-        else:
-            sums[x, a] += ret
-            q[x, a] = sums[x, a] / n[x, a]
-
-
 #: the optional kernel functions of segment rewards, bound per kernel (:mod:`fsmarena.specialise`;
 #: the contract's own are in :mod:`fsmarena.games.kernel_calls`)
 k_segment = kernel_function("segment", _no_segment)
 k_potential = kernel_function("potential", _no_potential)
 #: the compiled opponents' interpreter of the same kernel
 opponent_act = built_per_kernel(make_opponent_act)
+#: the learner's update (:mod:`fsmarena.rl.algorithms.contract`), bound per build
+learner_update = slot("the learner's update")
 
 
-def make_runner(kernel: ModuleType) -> Callable[..., Any]:
-    """The compiled training loop for ``kernel``'s game (:func:`train_games` specialised for it,
-    compiled once and cached on disk, module doc):
+def make_runner(kernel: ModuleType, update: Callable[..., Any]) -> Callable[..., Any]:
+    """The compiled training loop for ``kernel``'s game and the learner ``update`` (:func:`train_games`
+    specialised for both, compiled once and cached on disk, module doc):
 
-    ``run(p, q, n, sums, seen, frozen, first, count, isets, fsets, ints, floats, tables, int_start,
+    ``run(p, q, n, extra, seen, frozen, first, count, isets, fsets, ints, floats, tables, int_start,
     float_start, table_start, potentials) -> float`` plays training games ``first .. first + count - 1`` and
-    returns the sum of the learner's final rewards in them.  ``potentials`` is the kernel's
-    ``potential_table`` under segment rewards (any 2-d array otherwise).
+    returns the sum of the learner's final rewards in them.  ``extra`` is the learner's own tables
+    (3-d; any when it has none), ``potentials`` the kernel's ``potential_table`` under segment rewards
+    (any 2-d array otherwise).
     """
-    play = specialise(train_games, kernel)
+    play = specialise(train_games, kernel, slots={"learner_update": update})
 
     def run(p: np.ndarray, *arrays: Any) -> float:
         return play(p, *arrays, *work_arrays(kernel, p))
@@ -245,7 +177,7 @@ def train_games(
     p,
     q,
     n,
-    sums,
+    extra,
     seen,
     frozen,
     first,
@@ -273,25 +205,34 @@ def train_games(
     and those counts were about two fifths of a divide-the-dollar training game's time.  ``s``,
     ``deal``, ``mask``, ``feats``, ``rewards``, ``member`` and ``memory`` are the work arrays
     (:func:`work_arrays`), the caller's so that they outlive their views."""
-    p, q, n, sums = borrowed(p), borrowed(q), borrowed(n), borrowed(sums)
+    p, q, n, extra = borrowed(p), borrowed(q), borrowed(n), borrowed(extra)
     seen, frozen = borrowed(seen), borrowed(frozen)
     ints, floats, tables = borrowed(ints), borrowed(floats), borrowed(tables)
     int_start, float_start, table_start = borrowed(int_start), borrowed(float_start), borrowed(table_start)
     potentials, s, deal, mask = borrowed(potentials), borrowed(s), borrowed(deal), borrowed(mask)
     feats, rewards, member, memory = borrowed(feats), borrowed(rewards), borrowed(member), borrowed(memory)
-    algo, explore_steps, schedule = isets[I_ALGO], isets[I_EXPLORE], isets[I_SCHEDULE]
+    explore_steps, schedule = isets[I_EXPLORE], isets[I_SCHEDULE]
     segmented = isets[I_SEGMENTED] == 1
     fixed_seat, refresh = isets[I_SEAT], isets[I_REFRESH]
     gamma, alpha_kind, alpha_start = fsets[F_GAMMA], isets[I_ALPHA_SCHEDULE], fsets[F_ALPHA]
-    monte_carlo = algo == MC_EVERY or algo == MC_FIRST
     batch = isets[I_BATCH] == 1
     acting = q.copy() if batch else q  # the Q the learner acts by (module doc: batches)
     seats = k_n_seats(p)
     states = np.zeros(64, dtype=np.int64)
     actions = np.zeros(64, dtype=np.int64)
+    explored = np.zeros(64, dtype=np.bool_)
     segments = np.zeros(64, dtype=np.int64)
     marks = np.zeros(64)
     returns = np.zeros(64)
+    # int64 from the start, not literals: the calls below would compile twice (fsmarena.jit)
+    decisions = np.int64(0)
+    pending = np.int64(-1)
+    pending_action = np.int64(0)
+    asked = learner_update(
+        KEEPS_TRAJECTORY, q, n, extra, seen, pending, mask, pending_action, pending, pending_action, False,
+        0.0, gamma, alpha_start, 0.0, states, actions, explored, returns, decisions,
+    )  # fmt: skip
+    keeps = asked == 1  # whether the learner reads the game's trajectory
     members = len(int_start)
     total_reward = 0.0
     for g in range(first, first + count):
@@ -309,13 +250,12 @@ def train_games(
             memory[seat] = 0
             if seat != learner:
                 member[seat] = int(uniform_float() * members) if members > 1 else 0
-        # int64 from the start, not literals: the calls below would compile twice (fsmarena.jit)
         decisions = np.int64(0)
         pending = np.int64(-1)
         pending_action = np.int64(0)
         pending_segment = 0
         pending_potential = 0.0
-        # The game in passes of the decision loop: a pass ends with the game, or when Monte Carlo's
+        # The game in passes of the decision loop: a pass ends with the game, or when the
         # trajectory buffers are full; they grow between passes, never inside one (an array
         # reassigned inside the decision loop cost numba reference counts at every decision:
         # a quarter of a divide-the-dollar training game).
@@ -343,7 +283,7 @@ def train_games(
                         frozen,
                     )
                 else:  # the learner
-                    if monte_carlo and decisions == len(states):
+                    if keeps and decisions == len(states):
                         full = True  # before anything of this decision: the next pass makes it
                         break
                     x = k_observe_index(p, s, seat)
@@ -355,26 +295,27 @@ def train_games(
                         segment_now = k_segment(p, s, seat)
                         potential_now = k_potential(p, s, seat, potentials)
                         closed = pending >= 0 and segment_now != pending_segment
-                    if pending >= 0 and (algo == Q_LEARNING or algo == EXPECTED_SARSA):
-                        if closed:
-                            target = potential_now - pending_potential
-                        else:
-                            target = gamma * _bootstrap(q, mask, x, algo, epsilon)
-                        _update(q, n, pending, pending_action, target, alpha)
-                    action = greedy_action(acting, mask, x)
+                    change = potential_now - pending_potential
+                    own = learner_update(
+                        DECIDE, q, n, extra, seen, x, mask, pending_action, pending, pending_action, closed,
+                        change, gamma, alpha, epsilon, states, actions, explored, returns, decisions,
+                    )  # fmt: skip
+                    action = greedy_action(acting, mask, x) if own == GREEDY else own
                     explore = decisions < explore_steps
                     if epsilon > 0 and uniform_float() < epsilon:
                         explore = True
                     if explore:
                         action = random_legal(mask)
-                    if pending >= 0 and algo == SARSA:
-                        target = potential_now - pending_potential if closed else gamma * q[x, action]
-                        _update(q, n, pending, pending_action, target, alpha)
+                    learner_update(
+                        CHOSEN, q, n, extra, seen, x, mask, action, pending, pending_action, closed,
+                        change, gamma, alpha, epsilon, states, actions, explored, returns, decisions,
+                    )  # fmt: skip
                     pending, pending_action = x, action
                     pending_segment, pending_potential = segment_now, potential_now
-                    if monte_carlo:
+                    if keeps:
                         states[decisions] = x
                         actions[decisions] = action
+                        explored[decisions] = explore
                         segments[decisions] = segment_now
                         marks[decisions] = potential_now
                     decisions += 1
@@ -383,18 +324,21 @@ def train_games(
                 break
             states = np.concatenate((states, np.zeros(len(states), dtype=np.int64)))
             actions = np.concatenate((actions, np.zeros(len(actions), dtype=np.int64)))
+            explored = np.concatenate((explored, np.zeros(len(explored), dtype=np.bool_)))
             segments = np.concatenate((segments, np.zeros(len(segments), dtype=np.int64)))
             marks = np.concatenate((marks, np.zeros(len(marks))))
             returns = np.concatenate((returns, np.zeros(len(returns))))
         k_rewards(p, s, rewards)
         reward = rewards[learner]
         total_reward += reward
-        if monte_carlo:
+        if keeps:
             if segmented:
                 _segment_returns(segments, marks, decisions, reward, gamma, returns)
             else:
                 _game_returns(decisions, reward, gamma, returns)
-            _credit_episode(q, n, sums, states, actions, returns, decisions, alpha, algo == MC_FIRST)
-        elif pending >= 0:
-            _update(q, n, pending, pending_action, reward - pending_potential if segmented else reward, alpha)
+        final = reward - pending_potential if segmented else reward
+        learner_update(
+            GAME_OVER, q, n, extra, seen, pending, mask, pending_action, pending, pending_action, False,
+            final, gamma, alpha, epsilon, states, actions, explored, returns, decisions,
+        )  # fmt: skip
     return total_reward

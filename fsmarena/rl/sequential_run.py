@@ -20,7 +20,7 @@ any run whose opponent does not compile.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -30,12 +30,11 @@ from fsmarena.games.compiled_players import compile_player, self_play
 from fsmarena.games.kernel import has_kernel, kernel_of, params_of
 from fsmarena.games.kernel import seed as seed_compiled
 from fsmarena.games.players import Player, RandomPlayer
+from fsmarena.games.registry import resolve
 from fsmarena.parallel import seed_sequence
+from fsmarena.rl import registry
 from fsmarena.rl import sequential as seq
-from fsmarena.rl.config import (
-    TrainConfig,
-    positive,
-)
+from fsmarena.rl.config import TrainConfig, algorithm, positive
 from fsmarena.rl.results import TrainResult
 from fsmarena.rl.training_run import TrainingRun, play_to_end
 
@@ -55,7 +54,7 @@ def compiled_batches(game: Game, config: TrainConfig, opponent: Player | None) -
     Carlo, on a game with a kernel, against an opponent that compiles or in self-play."""
     if not (config.sample_based and config.batch != 1 and has_kernel(game)):
         return False
-    if seq.ALGORITHM_CODES.get(config.algo) not in (seq.MC_EVERY, seq.MC_FIRST):
+    if not getattr(algorithm(registry.learner(config.algo)), "compiled_batches", False):
         return False
     try:
         compiled_opponent(game, opponent, config)
@@ -74,6 +73,14 @@ def compiled_opponent(game: Game, opponent: Player | None, config: TrainConfig) 
     return compile_player(opponent if opponent is not None else RandomPlayer(), game)
 
 
+def compiled_update(algo: str) -> Callable[..., Any]:
+    """The compiled update the registry names for learner ``algo`` (:mod:`fsmarena.rl.algorithms`)."""
+    entry = registry.learner(algo, "sample")
+    if not entry.update:
+        raise FsmarenaError(f"{algo} names no compiled update: it trains only with --batch K")
+    return resolve(entry.update, f"the update of algorithm '{algo}'")
+
+
 def chunk_seed(seed: int, done: int) -> int:
     """The 32-bit seed of the compiled stream for the sequential chunk starting at game ``done``."""
     train_seed = seed_sequence(seed).spawn(2)[0]
@@ -89,7 +96,6 @@ def _sequential_settings(config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
     seat = -1 if config.learner_seat == "alternate" else int(config.learner_seat)
     ints = np.array(
         [
-            seq.ALGORITHM_CODES[config.algo],
             config.explore_steps,
             seq.SCHEDULE_CODES[schedule.kind],
             seat,
@@ -123,11 +129,11 @@ def run_sequential(run: TrainingRun, opponent: Player | None, resume: bool, chec
     compiled = compiled_opponent(game, opponent, config)
     kernel = kernel_of(game)
     params = params_of(game)
-    runner = seq.make_runner(kernel)
+    runner = seq.make_runner(kernel, compiled_update(config.algo))
     ints, floats = _sequential_settings(config)
     potentials = kernel.potential_table(game.config) if config.reward == "segment" else np.zeros((1, 1))
     values = run.learner.values
-    sums = getattr(run.learner, "sums", np.zeros((1, 1)))
+    extra = run.learner.extra_tables()
     frozen = run.frozen if run.frozen is not None else np.zeros(game.n_states, dtype=np.int64)
     if config.self_play_every:
         run.frozen = frozen  # the compiled loop refreshes it in place; checkpoints keep it
@@ -138,7 +144,7 @@ def run_sequential(run: TrainingRun, opponent: Player | None, resume: bool, chec
             params,
             values.q,
             values.n,
-            sums,
+            extra,
             values.legal,
             frozen,
             run.done,
