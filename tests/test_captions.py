@@ -11,11 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import fsmarena.figures.curves
 import fsmarena.figures.exact_values
+import fsmarena.figures.exploitability
 import fsmarena.figures.fingerprint
 import fsmarena.figures.heatmap
 import fsmarena.figures.outcomes
 import fsmarena.figures.policy_map
+import fsmarena.figures.target
 import fsmarena.games.dice421.figures
 from fsmarena.evo.fingerprint import Fingerprint
 from fsmarena.figures.style import Drawn, plt
@@ -74,6 +77,9 @@ def test_every_image_in_the_documentation_has_a_caption_below_it():
 def _no_files(monkeypatch):
     """Figures are drawn but not written (each module's ``save`` returns no paths)."""
     for module in (
+        fsmarena.figures.curves,
+        fsmarena.figures.exploitability,
+        fsmarena.figures.target,
         fsmarena.figures.heatmap,
         fsmarena.figures.outcomes,
         fsmarena.figures.fingerprint,
@@ -113,6 +119,28 @@ def _draw_each(tmp_path) -> dict[str, Drawn]:
         ),
         "exact": exact_value_curves(curves, 0.7, tmp_path / "x"),
         "gaps": final_gaps(values, 0.9, tmp_path / "g"),
+        "curves": fsmarena.figures.curves.learning_curves(curves, tmp_path / "l", opponent="random"),
+        **_draw_study_figures(tmp_path),
+    }
+
+
+def _draw_study_figures(tmp_path) -> dict[str, Drawn]:
+    """The figures of the target and exploitability studies, on rows shaped as their tables'."""
+    from fsmarena.figures.exploitability import exploitability_curve_figure, exploitability_figure
+    from fsmarena.figures.target import table_figure, versus_reference_figure
+
+    champions = [[(0.6, 0.5, 0.7)] * 4, [(0.4, 0.3, 0.5)] * 4]
+    families = [{"method": m, "confirm_win_rate": 0.6, "confirm_ci_low": 0.5, "confirm_ci_high": 0.7} for m in "AB"]
+    summary = [{"group": g, "rate": 0.4, "rate_low": 0.3, "rate_high": 0.5} for g in ("A", "greedy")]
+    entrants = [{"group": "A", "win_rate": 0.4}] * 4 + [{"group": "greedy", "win_rate": 0.35}]
+    rows = [{"group": "A", "player": f"A{k}", "games": 1000 * (k + 1), "exploitability": 0.2} for k in range(4)]
+    rows += [{"group": "builtin", "player": "greedy", "games": 0, "exploitability": 0.5}]
+    curve = [{"reward": "wdl", "family": "A", "games": g, "median": 0.3, "min": 0.2, "max": 0.4} for g in (1e3, 1e4)]
+    return {
+        "versus": versus_reference_figure(champions, families, "greedy", 0.75, tmp_path / "v"),
+        "table": table_figure(summary, entrants, 3, ["greedy", "greedy"], tmp_path / "t"),
+        "exploit": exploitability_figure(rows, tmp_path / "ex"),
+        "exploit_curve": exploitability_curve_figure(curve, ["wdl"], {}, tmp_path / "ec", {"wdl": "win/draw/loss"}),
     }
 
 
@@ -122,11 +150,14 @@ def test_every_figure_function_returns_its_caption(monkeypatch, tmp_path):
     for name, result in drawn.items():
         assert isinstance(result, Drawn) and isinstance(result, list), name
         assert len(result.caption.split()) >= 20, name
-    for name in ("net", "boxes", "ecdf", "policy", "exact", "gaps"):
+    for name in ("net", "boxes", "ecdf", "policy", "exact", "gaps", "curves"):
         assert "4 replicates" in drawn[name].caption, name  # how many replicates each group holds
-    for name in ("net", "win"):
+    for name in ("versus", "exploit"):
+        assert "4 champions" in drawn[name].caption, name
+    for name in ("net", "win", "versus", "table"):
         assert "95%" in drawn[name].caption, name  # what the interval is
-    assert "inter-quartile" in drawn["exact"].caption  # what the band is
+    for name in ("exact", "curves"):
+        assert "inter-quartile" in drawn[name].caption, name  # what the band is
 
 
 @pytest.mark.parametrize("kind", ["table-fsm", "bda"])

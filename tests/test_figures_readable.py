@@ -66,7 +66,7 @@ def test_net_score_cells_say_the_statistic_and_its_interval(monkeypatch, tmp_pat
             assert interval == []  # a family against itself: no interval
         else:
             lo, hi = (float(x) for x in interval[0].strip("[]").split(", "))
-            assert (lo, hi) == (pytest.approx(100 * low[i, j], abs=0.051), pytest.approx(100 * high[i, j], abs=0.051))
+            assert (lo, hi) == (pytest.approx(100 * low[i, j], abs=0.51), pytest.approx(100 * high[i, j], abs=0.51))
             assert value.startswith("+") == (round(100 * net[i, j], 1) > 0)
     assert "7 replicates per family" in result.caption and "95%" in result.caption
     plt.close(drawn[0])

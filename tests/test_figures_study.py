@@ -8,6 +8,7 @@ import pytest
 from fsmarena.figures.curves import band, learning_curves
 from fsmarena.figures.outcomes import outcome_boxes
 from fsmarena.figures.policy_map import consensus, policy_maps, state_grid
+from fsmarena.figures.style import plt
 from fsmarena.games import get_game
 
 
@@ -62,3 +63,61 @@ def test_figures_are_written_as_png_and_pdf(tmp_path, draw):
     assert [p.suffix for p in paths] == [".png", ".pdf"]
     assert paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and paths[1].read_bytes()[:4] == b"%PDF"
     assert not list(tmp_path.glob(".*"))  # no temporary files left behind
+
+
+def capture_curves(monkeypatch) -> list:
+    """The figures :func:`learning_curves` draws, not written."""
+    import fsmarena.figures.curves as curves_module
+
+    drawn: list = []
+    monkeypatch.setattr(curves_module, "save", lambda fig, stem, *a, **k: drawn.append(fig) or [])
+    return drawn
+
+
+def test_learning_curves_are_small_multiples_one_panel_per_family(monkeypatch, tmp_path):
+    """Eight families: eight panels on shared axes, each with its own median (the band's) in its
+    colour over the other seven medians in grey; a family without curves has no panel and the
+    others keep the colours of their place in the study."""
+    from fsmarena.figures.curves import FAINT
+    from fsmarena.figures.style import family_colors
+
+    drawn = capture_curves(monkeypatch)
+    rng = np.random.default_rng(3)
+    names = [f"family {k}" for k in range(9)]
+    families = {
+        name: [] if k == 2 else [(np.geomspace(1e3, 1e5, 12), rng.uniform(0.3, 0.8, 12)) for _ in range(3 + k % 2)]
+        for k, name in enumerate(names)
+    }
+    result = learning_curves(families, tmp_path / "c", opponent="greedy")
+    fig = drawn[0]
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    shown = [n for n in names if families[n]]
+    assert [ax.get_title() for ax in panels] == [f"{n} (n={len(families[n])})" for n in shown]
+    palette = family_colors(names)
+    for ax, name in zip(panels, shown):
+        lines = ax.get_lines()
+        faint = [line for line in lines if line.get_color() == FAINT]
+        own = [line for line in lines if line.get_color() != FAINT]
+        assert len(faint) == len(shown) - 1 and len(own) == 1
+        assert own[0].get_color() == palette[name]
+        grid, _, median, _ = band(families[name], start=1e3)
+        assert np.allclose(own[0].get_xdata(), grid) and np.allclose(own[0].get_ydata(), 100 * median)
+        assert ax.get_xscale() == "log" and ax.get_xlim() == panels[0].get_xlim()
+        assert ax.get_ylim() == panels[0].get_ylim()  # shared axes: the panels compare
+    assert fig.get_supylabel() == "win rate vs greedy (%)"
+    assert "3\u20134 replicates" in result.caption and "inter-quartile" in result.caption
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("families, columns", [(1, 1), (2, 2), (3, 3), (4, 2), (6, 3), (8, 4), (11, 4)])
+def test_panels_fill_rows_of_two_to_four(families, columns):
+    from fsmarena.figures.curves import panel_columns
+
+    assert panel_columns(families) == columns
+
+
+def test_learning_curves_without_any_curve_say_so(monkeypatch, tmp_path):
+    drawn = capture_curves(monkeypatch)
+    learning_curves({"A": [], "B": []}, tmp_path / "c")
+    assert [t.get_text() for t in drawn[0].axes[0].texts] == ["no learning curves recorded"]
+    plt.close(drawn[0])

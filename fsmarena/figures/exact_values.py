@@ -18,7 +18,17 @@ import numpy as np
 from matplotlib.ticker import NullFormatter
 
 from fsmarena.figures.curves import LINESTYLES, MARKERS, band
-from fsmarena.figures.style import COLUMN_WIDTH, PAGE_WIDTH, Drawn, count_text, family_colors, plt, save, style
+from fsmarena.figures.style import (
+    COLUMN_WIDTH,
+    PAGE_WIDTH,
+    Drawn,
+    count_text,
+    family_colors,
+    log_scale,
+    plt,
+    save,
+    style,
+)
 
 
 def _gap_pct(values, optimum: float) -> np.ndarray:
@@ -74,9 +84,9 @@ def exact_value_curves(
             right.axhline(100 * (1 - target), color="0.4", linestyle=":", linewidth=0.8)
         left.set_ylabel("exact expected score of the policy")
         right.set_ylabel("gap to the optimum (% of it, log scale)")
-        right.set_yscale("log")
+        log_scale(right, "y")
         for ax in (left, right):
-            ax.set_xscale("log")
+            log_scale(ax, "x")
             ax.xaxis.set_minor_formatter(NullFormatter())
             ax.set_xlabel("simulated games consumed (log scale)")
             ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
@@ -138,7 +148,7 @@ def final_gaps(
             ax.text(
                 100 * (1 - target), -0.75, f" {100 * target:.0f}% of the optimum", fontsize=6, color="0.3", va="center"
             )
-        ax.set_xscale("log")
+        log_scale(ax, "x")
         ax.set_xlim(GAP_FLOOR / 2, 100)
         ax.set_yticks(range(len(names)), names)
         ax.set_ylim(len(names) - 0.5, -1.0)

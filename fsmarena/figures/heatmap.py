@@ -16,6 +16,8 @@ from typing import Sequence, cast
 
 import numpy as np
 from matplotlib.colors import Normalize
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import TextToPath
 
 from fsmarena.figures.style import (
     COLUMN_WIDTH,
@@ -37,6 +39,19 @@ MAX_ANNOTATED = 24
 TICK_FONT_SCALE = 210.0
 #: ... and up to this many players (3 pt); beyond, rows and columns are numbered instead
 MAX_NAMED = 70
+#: a cell's text: at most this size (points), its widest line and its lines (each this many
+#: font sizes high, line spacing included) filling at most this share of the cell
+CELL_FONT = 7.0
+CELL_FILL = 0.85
+LINE_HEIGHT = 1.4
+#: measures a line of text in the figures' font
+_MEASURE = TextToPath()
+
+
+def line_width(line: str) -> float:
+    """The width of ``line`` drawn one point high, in points (the font's own metrics)."""
+    width, _, _ = _MEASURE.get_text_width_height_descent(line, FontProperties(size=10), ismath=False)
+    return width / 10
 
 
 def net_score_heatmap(
@@ -142,13 +157,14 @@ def _heatmap(
         ax.set_ylabel("row player" if named else "row player, numbered from 0")
         ax.spines[:].set_visible(False)
         ax.set_facecolor("#dddddd")
-        if n <= MAX_ANNOTATED:
-            _annotate(ax, matrix, low, high, norm, interval)
         bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
         bar.set_label(f"{value_label} (%)" if interval == "half-width" else value_label)
         signed = interval == "bracket"
         ticks = np.linspace(cast(float, norm.vmin), cast(float, norm.vmax), 5).tolist()  # the centre and both ends
         bar.set_ticks(ticks, labels=[_number(t, signed, digits=0) for t in ticks])
+        if n <= MAX_ANNOTATED:
+            ax.apply_aspect()  # the cells' size once the colour bar has taken its share
+            _annotate(ax, matrix, low, high, norm, interval, ax.get_position().width * size / n)
         if title:
             ax.set_title(title)
         return Drawn(save(fig, stem), caption)
@@ -169,28 +185,37 @@ def cell_text(value: float, low: float, high: float, interval: str) -> str:
     text = _number(value, signed)
     if np.isfinite(low) and np.isfinite(high):
         if signed:
-            text += f"\n[{_number(low, False)}, {_number(high, False)}]"
+            text += f"\n[{_number(low, False, digits=0)}, {_number(high, False, digits=0)}]"
         else:
             text += f"\n±{100 * (high - low) / 2:.1f}"
     return text
 
 
 def _annotate(
-    ax, matrix: np.ndarray, low: np.ndarray | None, high: np.ndarray | None, norm: Normalize, interval: str
+    ax,
+    matrix: np.ndarray,
+    low: np.ndarray | None,
+    high: np.ndarray | None,
+    norm: Normalize,
+    interval: str,
+    cell_inches: float,
 ) -> None:
-    """Each finite cell's value and, with intervals, its interval underneath."""
+    """Each finite cell's value and, with intervals, its interval underneath, in a font that
+    fits the longest line and every line in a cell ``cell_inches`` wide (at most :data:`CELL_FONT` points)."""
     n = len(matrix)
-    font: float = 7 if n <= 8 else 5 if n <= 14 else 4
-    if interval == "bracket":
-        font = 5.5 if n <= 8 else 4.5 if n <= 12 else 3.5 if n <= 18 else 3
     nan = np.full(matrix.shape, np.nan)
     low = nan if low is None else np.asarray(low, float)
     high = nan if high is None else np.asarray(high, float)
-    for i in range(n):
-        for j in range(n):
-            value = matrix[i, j]
-            if not np.isfinite(value):
-                continue
-            shade = "white" if abs(float(norm(value)) - 0.5) > 0.3 else "black"
-            text = cell_text(value, low[i, j], high[i, j], interval)
-            ax.text(j, i, text, ha="center", va="center", fontsize=font, color=shade)
+    cells = [
+        (i, j, cell_text(matrix[i, j], low[i, j], high[i, j], interval))
+        for i in range(n)
+        for j in range(n)
+        if np.isfinite(matrix[i, j])
+    ]
+    widest = max((line_width(line) for line in {line for *_, text in cells for line in text.split("\n")}), default=1)
+    lines = max((text.count("\n") + 1 for *_, text in cells), default=1)
+    room = CELL_FILL * 72 * cell_inches  # points
+    font = min(CELL_FONT, room / widest, room / (LINE_HEIGHT * lines))
+    for i, j, text in cells:
+        shade = "white" if abs(float(norm(matrix[i, j])) - 0.5) > 0.3 else "black"
+        ax.text(j, i, text, ha="center", va="center", fontsize=font, color=shade)

@@ -1,6 +1,6 @@
 """Figures of a study with a target and a table (:mod:`fsmarena.studies.target_study`): every champion
 against the reference with each family's confirmed best, and the table of more players.  Each
-takes the rows of the report's tables and draws nothing else."""
+takes the rows of the report's tables and draws nothing else, and returns the files with a caption."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from fsmarena.figures.style import PAGE_WIDTH, color, plt, save, style
+from fsmarena.figures.style import PAGE_WIDTH, Drawn, color, count_text, plt, save, style
 
 
 def versus_reference_figure(
@@ -19,7 +19,7 @@ def versus_reference_figure(
     target: float,
     stem: Path,
     reference_result: tuple[float, str] | None = None,
-) -> list[Path]:
+) -> Drawn:
     """Every champion's panel win rate against ``reference`` (dots with the Wilson interval over its
     own games; ``panel[k]``: (rate, low, high) of each of family ``k``'s champions) and each family's best
     champion on fresh games (diamond), with the target and, when given, a result from elsewhere."""
@@ -60,7 +60,14 @@ def versus_reference_figure(
         ax.set_xlabel(f"win rate against {reference} (%), 1v1")
         ax.grid(True, axis="x", linewidth=0.4, alpha=0.5)
         ax.legend(frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2)
-        return save(fig, stem)
+        elsewhere = f"; dotted: {reference_result[1]}" if reference_result is not None else ""
+        caption = (
+            f"Every champion's win rate against {reference} (%, one against one) on the panel's games: one dot "
+            f"per champion ({count_text([len(c) for c in panel], 'champion')} per family) with its 95% Wilson "
+            "interval over its own games. Black diamond: the family's best champion replayed on fresh games, "
+            f"with its 95% Wilson interval. Dashed: the target {100 * target:.0f}%{elsewhere}."
+        )
+        return Drawn(save(fig, stem), caption)
 
 
 def table_figure(
@@ -69,7 +76,7 @@ def table_figure(
     seats: int,
     opponents: Sequence[str],
     stem: Path,
-) -> list[Path]:
+) -> Drawn:
     """Per group at the table: entrants (dots) and the group's rate with its interval (diamond:
     a family's mean over its champions with their interval, a builtin's own Wilson interval)."""
     with style():
@@ -93,4 +100,10 @@ def table_figure(
         ax.set_xlabel(f"win rate (%) at a {seats}-player table with " + " + ".join(opponents))
         ax.grid(True, axis="x", linewidth=0.4, alpha=0.5)
         ax.legend(frameon=False, loc="lower right")
-        return save(fig, stem)
+        caption = (
+            f"Win rate (%) at a {seats}-player table with {' + '.join(opponents)}: each dot is one entrant, a "
+            "champion or a builtin; the black diamond is the group's rate with its 95% interval (a family: the "
+            "mean over its champions, the interval over them; a builtin: the Wilson interval over its games). "
+            f"Dashed: the fair share 1/{seats}."
+        )
+        return Drawn(save(fig, stem), caption)
