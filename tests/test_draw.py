@@ -102,7 +102,8 @@ def test_draw_refuses_bad_input_with_one_line(capsys, tmp_path):
     broken.write_text('{"format_version": 1, "kind": "bda", "game": "dtd", "states": [{"feature": "Ttl"}]}')
     cases = [
         ([str(machine), "--out", str(tmp_path / "m.jpg")], "--out must end in"),
-        ([str(policy), "--out", str(tmp_path / "p.png")], "only table-fsm and bda"),
+        ([str(policy), "--minimise", "--out", str(tmp_path / "p.png")], "--minimise needs a table-fsm or bda"),
+        ([str(policy), "--card", "--out", str(tmp_path / "p.dot")], "a strategy card is a figure"),
         ([str(broken), "--out", str(tmp_path / "b.png")], "missing field 'test'"),
         ([str(tmp_path / "none.json"), "--out", str(tmp_path / "n.png")], "does not exist"),
     ]
@@ -383,7 +384,7 @@ def test_drawing_names_states_as_inspect_prints_them(capsys, monkeypatch, tmp_pa
     printed = inspect_shares(capsys, player_file)
     assert set(printed) == {"S0", "S2", "S4"}  # the file's numbers, gaps included
     names, title = drawn_figure(monkeypatch, [str(player_file), "--out", str(tmp_path / "g.png")])
-    assert {name: share for name, share in names.items() if share != "0"} == printed
+    assert {name: share for name, share in names.items() if share != "never"} == printed
     assert "minimised" not in title
 
 

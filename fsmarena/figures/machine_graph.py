@@ -40,7 +40,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.bda import FALSE_ACTION, FALSE_NEXT, TRUE_ACTION, TRUE_NEXT, BinaryDecisionAutomaton, state_to_json
 from fsmarena.evo.inputs import input_encoder
-from fsmarena.evo.minimise import minimise
+from fsmarena.evo.minimise import minimise, reachable_states
 from fsmarena.evo.table_fsm import TableFSM
 from fsmarena.evo.usage import DEFAULT_GAMES, measure_usage, observed_domain
 from fsmarena.figures.machine_captions import (
@@ -93,20 +93,25 @@ class StandsFor:
 
     groups: tuple[tuple[int, ...], ...]
     file_states: int
+    #: the file's reachable states, whose places on the circle the drawing keeps (empty: the
+    #: minimal machine's own places)
+    layout: tuple[int, ...] = ()
 
 
-def stands_for(state_of: np.ndarray) -> StandsFor:
+def stands_for(state_of: np.ndarray, layout: Sequence[int] = ()) -> StandsFor:
     """From :attr:`fsmarena.evo.minimise.Minimal.state_of` (per file state its minimal state, -1: no
-    longer reachable)."""
+    longer reachable) and the file's reachable states (``layout``)."""
     states = np.asarray(state_of).tolist()
     groups = tuple(tuple(s for s, m in enumerate(states) if m == minimal) for minimal in range(max(states) + 1))
-    return StandsFor(groups, len(states))
+    return StandsFor(groups, len(states), tuple(sorted(layout)))
 
 
 def _rename(graph: nx.DiGraph, link: StandsFor) -> None:
     """Name every state after the lowest of the file's states it stands for (the start state
     stays S0: minimisation keeps it first)."""
     graph.graph["file_states"] = link.file_states
+    if link.layout:  # each state sits where the plain drawing puts the file state it is named after
+        graph.graph["layout"] = " ".join(str(s) for s in link.layout)
     for state in graph.nodes:
         number = min(link.groups[state])
         node = graph.nodes[state]
@@ -116,20 +121,26 @@ def _rename(graph: nx.DiGraph, link: StandsFor) -> None:
 
 
 def minimal_for_drawing(
-    player: "Machine", game: "Game", panel: "Sequence[Player] | None" = None, games: int | None = None, seed: int = 0
+    player: "Machine",
+    game: "Game",
+    panel: "Sequence[Player] | None" = None,
+    games: int | None = None,
+    seed: int = 0,
+    played: bool = False,
 ) -> tuple["Machine", np.ndarray | None, "Usage | None", StandsFor]:
     """The minimal machine a drawing shows (``draw --minimise``, a study's best machines):
     minimised on the inputs met in ``games`` games per opponent of ``panel`` (exactly, over
-    every input, with ``games=0``; default :data:`fsmarena.evo.usage.DEFAULT_GAMES`), the input codes it
-    keeps, its usage in the same games (None with ``games=0``) and, per state, the player
-    file's states it stands for."""
+    every input, with ``games=0``; default :data:`fsmarena.evo.usage.DEFAULT_GAMES`), and with
+    ``played`` without the states never used in those games; the input codes it keeps, its
+    usage in the same games (None with ``games=0``) and, per state, the player file's states
+    it stands for, with the file's reachable states, whose places the drawing keeps."""
 
     games = DEFAULT_GAMES if games is None else games
-    domain = observed_domain(player, game, panel, games, seed) if games else None
+    domain = observed_domain(player, game, panel, games, seed, played) if games else None
     minimal = minimise(player, domain)
     machine = cast("Machine", minimal.player)  # minimise keeps the machine's kind
     usage = measure_usage(machine, game, panel, games, seed) if games else None
-    return machine, minimal.inputs, usage, stands_for(minimal.state_of)
+    return machine, minimal.inputs, usage, stands_for(minimal.state_of, reachable_states(player))
 
 
 def _add_usage(graph: nx.DiGraph, usage: "Usage") -> None:

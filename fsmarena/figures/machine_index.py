@@ -87,7 +87,7 @@ def note_drawing(path: str | Path, digest: str) -> None:
     """Mark the PNG ``path`` with ``digest`` and note it in the index (other formats: index only).
     An index that cannot be written is skipped: the drawing itself is what was asked for."""
     path = Path(path).resolve()
-    if path.suffix.lower() == ".png":
+    if path.suffix.lower() == ".png" and path.is_file():
         mark_png(path, digest)
     kept = [e for e in _read_index() if e["path"] != str(path)]
     kept.append({"hash": digest, "path": str(path)})
