@@ -146,9 +146,8 @@ class StrategySummary:
 
     def lines(self) -> list[str]:
         """The summary as text: one paragraph per state used (see :func:`state_lines`)."""
-        against = ", ".join(self.opponents) if self.opponents else "alone"
         head = [
-            f"strategy of {self.kind} '{self.label}' ({self.game}) in {self.games} games against {against}",
+            f"strategy of {self.kind} '{self.label}' ({self.game}) in {self.games} games {self.against()}",
             f"  situations: '{self.inputs}'; {self.decisions} decisions",
         ]
         body = [line for state in self.states for line in state_lines(self, state)]
@@ -157,6 +156,10 @@ class StrategySummary:
         return (
             head + body + (["  actions:", *meanings] if meanings else []) + (["  features:", *legend] if legend else [])
         )
+
+    def against(self) -> str:
+        """``against always-large, random`` or, in a one-player game, ``alone``."""
+        return f"against {', '.join(self.opponents)}" if self.opponents else "alone"
 
     def rows(self) -> list[CardRow]:
         """The rows of a strategy card, every one: the states by decisions (most first), in

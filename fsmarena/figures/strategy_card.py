@@ -86,10 +86,11 @@ def card_figure(summary: "StrategySummary", title: str = "") -> Any:
     ax.set_xlim(0, 1)
     ax.set_ylim(height, 0)  # inches from the top
     ax.set_axis_off()
-    against = ", ".join(summary.opponents) if summary.opponents else "alone"
     head = title or f"{summary.kind} '{summary.label}' ({summary.game})"
     ax.text(0, 0.12, _clip(head, 60), fontsize=7, fontweight="bold", va="center")
-    played = f"{summary.decisions} decisions in {summary.games} games against {against}; situations: '{summary.inputs}'"
+    played = (
+        f"{summary.decisions} decisions in {summary.games} games {summary.against()}; situations: '{summary.inputs}'"
+    )
     sub = textwrap.wrap(played, LEGEND_CHARS - 6)
     for k, line in enumerate(sub):
         ax.text(0, 0.28 + 0.1 * k, line, fontsize=FONT, va="center", color="#444444")

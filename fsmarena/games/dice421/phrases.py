@@ -12,8 +12,16 @@ def situation(game, index: int) -> str:
     return f"dice {'-'.join(dice)}, {throws}"
 
 
+def encoding(game, name: str, value: int) -> str:
+    """Throws left in words (``2 throws left``, ``no throw left``); other encodings keep their label."""
+    if name == "throws_left":
+        return {0: "no throw left", 1: "1 throw left"}.get(value, f"{value} throws left")
+    return game.encoding_label(name, value)
+
+
 PHRASES = Phrases(
     situation=situation,
+    encoding=encoding,
     features={
         "high": "highest die",
         "middle": "middle die",
