@@ -474,3 +474,34 @@ def test_vautour_legend_lists_only_the_bids_on_view_each_in_its_own_colour():
             assert len(colours) == 3
         finally:
             plt.close(fig)
+
+
+def _state_places(monkeypatch, argv) -> dict[str, tuple[float, float]]:
+    """Where ``fsmarena draw ARGV`` puts each state: its name -> the centre of its circle."""
+    import fsmarena.figures.style
+
+    seen = []
+    monkeypatch.setattr(fsmarena.figures.style, "save_as", lambda fig, path, fmt: seen.append(fig))
+    assert main(["draw", *argv]) == 0
+    ax = seen[0].axes[0]
+    return {
+        t.get_text().split("\n")[0]: tuple(np.round(t.get_position(), 9)) for t in ax.texts if t.get_text()[:1] == "S"
+    }
+
+
+def test_minimise_played_drops_the_never_used_state_and_keeps_every_place(capsys, monkeypatch, tmp_path):
+    from test_minimise import eight_state_fsm
+
+    player_file = tmp_path / "eight.json"
+    save_player(eight_state_fsm(), GAME, player_file)
+    assert main(["inspect", str(player_file), "--games", "20"]) == 0
+    assert "states used: 7;" in capsys.readouterr().out
+    plain = _state_places(monkeypatch, [str(player_file), "--games", "20", "--out", str(tmp_path / "p.png")])
+    argv = [str(player_file), "--games", "20", "--minimise", "played", "--out", str(tmp_path / "m.png")]
+    minimal = _state_places(monkeypatch, argv)
+    assert sorted(plain) == [f"S{s}" for s in range(8)] and sorted(minimal) == [f"S{s}" for s in range(7)]
+    assert all(minimal[name] == plain[name] for name in minimal)  # the layout does not move
+    names, title = drawn_figure(monkeypatch, argv)
+    assert "minimised: 7 of 8 states" in title
+    names, title = drawn_figure(monkeypatch, argv[:-3] + ["--minimise", "inputs", "--out", str(tmp_path / "i.png")])
+    assert "minimised: 8 of 8 states" in title  # on the inputs met in play, S7 stays
