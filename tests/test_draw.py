@@ -203,8 +203,9 @@ def test_bda_table_lines_fit_a_column(game_name):
     overlap and the whole figure stays one column wide."""
     from fsmarena.evo.genome import genome_spec
     from fsmarena.evo.usage import measure_usage
-    from fsmarena.figures.machine_drawing import machine_figure
+    from fsmarena.figures.machine_drawing import feature_legend_lines, machine_figure
     from fsmarena.figures.style import plt, style
+    from fsmarena.games.phrases import feature_words
     from fsmarena.games.registry import entry, resolve
 
     game = resolve(entry(game_name).game, "game")()
@@ -219,8 +220,11 @@ def test_bda_table_lines_fit_a_column(game_name):
             fig.canvas.draw()
             renderer = fig.canvas.get_renderer()
             boxes = [t.get_window_extent(renderer) for t in fig.axes[1].texts]
-            assert len(boxes) == 4 * (len(machine_graph(machine, game).nodes) + 1)
+            legend = feature_legend_lines(machine_graph(machine, game), machine, game)
+            assert len(boxes) == 4 * (len(machine_graph(machine, game).nodes) + 1) + len(legend)
             assert not _overlaps(boxes)
+            longest = max(game.feature_names, key=len)  # spelled out under the table
+            assert f"{longest}: {feature_words(game, longest)}" in " ".join(legend)
             assert fig.get_tightbbox(renderer).width <= 3.5
         finally:
             plt.close(fig)
@@ -505,3 +509,37 @@ def test_minimise_played_drops_the_never_used_state_and_keeps_every_place(capsys
     assert "minimised: 7 of 8 states" in title
     names, title = drawn_figure(monkeypatch, argv[:-3] + ["--minimise", "inputs", "--out", str(tmp_path / "i.png")])
     assert "minimised: 8 of 8 states" in title  # on the inputs met in play, S7 stays
+
+
+@pytest.mark.parametrize("states", [3, 8])
+def test_a_table_with_more_actions_than_colours_groups_them_and_names_every_action(states):
+    """A Vautour machine playing all 22 actions: at most 7 colours (three groups: low,
+    middle, high), and every cell says its action, by name in a narrow table, by number (the
+    key naming each) in a wide one."""
+    from fsmarena.evo.genome import genome_spec
+    from fsmarena.figures.machine_drawing import NAMED_ACTION_COLUMNS, machine_figure
+    from fsmarena.figures.strategy_card import MAX_COLOURS
+    from fsmarena.figures.style import plt, style
+    from fsmarena.games.registry import entry, resolve
+
+    game = resolve(entry("vautour").game, "game")()
+    spec = genome_spec(game, "fsm", states)
+    machine = spec.player(spec.random(np.random.default_rng(1), 1))
+    machine.action[0] = np.arange(machine.action[0].size).reshape(machine.action[0].shape) % game.n_actions
+    with style():
+        fig = machine_figure(machine_graph(machine, game), "", machine, game, None)
+        try:
+            table = fig.axes[1]
+            colours = {tuple(h.get_facecolor()) for h in table.get_legend().legend_handles}
+            assert len(colours) == 3 <= MAX_COLOURS
+            cells = [t.get_text().split(" ")[0] for t in table.texts]
+            assert len(cells) == machine.n_states * machine.n_inputs
+            keys = [t.get_text() for t in table.get_legend().get_texts()]
+            if states <= NAMED_ACTION_COLUMNS:
+                assert set(cells) == set(game.action_names)
+                assert keys == ["low: lowest to random", "middle: bid_1 to bid_7", "high: bid_8 to bid_15"]
+            else:
+                assert set(cells) == {str(a) for a in range(game.n_actions)}
+                assert keys == [f"{a} {name}" for a, name in enumerate(game.action_names)]
+        finally:
+            plt.close(fig)
