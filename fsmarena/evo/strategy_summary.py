@@ -218,12 +218,19 @@ def state_lines(summary: StrategySummary, state: StateSummary) -> list[str]:
         share = percent(group.count, state.decisions)
         lines.append(f"    {summary.actions[group.key]} {share}: {summary.named(group)}")
     for group in state.moves[:MAX_MOVES]:
-        share = percent(group.count, state.decisions)
-        lines.append(f"    -> S{group.key} {share}: after {summary.named(group, 2)}")
+        lines.append(f"    -> S{group.key} {move_words(summary, state, group)}")
     hidden = state.moves[MAX_MOVES:]
     if hidden:
         lines.append(f"    -> {len(hidden)} more states, {percent(sum(g.count for g in hidden), state.decisions)}")
     return lines
+
+
+def move_words(summary: StrategySummary, state: StateSummary, move: Group) -> str:
+    """When a move fires: ``always`` (after every decision of the state), or its share and
+    the situations it follows (``12%: after opponent last played 3/4 (80%), ...``)."""
+    if move.count == state.decisions:
+        return "always"
+    return f"{percent(move.count, state.decisions)}: after {summary.named(move, 2)}"
 
 
 def _groups(rows: np.ndarray, key_column: int) -> tuple[Group, ...]:

@@ -109,7 +109,9 @@ def card_figure(summary: "StrategySummary", title: str = "") -> Any:
         cells = (f"S{row.state}", _clip(what, 19), f"{share:.0%}" if share >= 0.005 else "<1%")
         for x, text in zip(columns[1:4], cells):
             ax.text(x, y, text, fontsize=FONT, va="center")
-        ax.text(columns[4], y, _clip(prefix + row.situations, ROW_CHARS), fontsize=FONT, va="center")
+        always = row.what == "move" and row.count == row.decisions  # after every decision of the state
+        situations = "always" if always else prefix + row.situations
+        ax.text(columns[4], y, _clip(situations, ROW_CHARS), fontsize=FONT, va="center")
     if other:
         y += ROW_HEIGHT
         ax.text(columns[1], y, other, fontsize=FONT, va="center", color=UNUSED_TEXT)
