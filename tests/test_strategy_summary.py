@@ -89,8 +89,10 @@ def test_bda_decisions_begin_where_the_usage_counter_says_and_its_features_are_s
     summary = summarise(bda, DTD, [RandomPlayer()], games=5, seed=1)
     usage = measure_usage(bda, DTD, [RandomPlayer()], games=5, seed=1)
     assert {s.state: s.decisions for s in summary.states} == {s: int(v) for s, v in enumerate(usage.visits) if v}
-    tested = {DTD.feature_names[f] for f in bda.genes[0][:, 0]}
+    tested = {DTD.feature_names[bda.genes[0][s.state, 0]] for s in summary.states}
     assert set(summary.legend) == tested
+    for state in summary.states:
+        assert f"    tests {summary.tests[state.state]} first" in summary.lines()
     assert summary.legend.get("Ttl", "value of the card showing (0 when leading)").startswith("value of the card")
     assert "  features:" in summary.lines()
 

@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from fsmarena.evo.bda import FEATURE, BinaryDecisionAutomaton
+from fsmarena.evo.bda import FEATURE, BinaryDecisionAutomaton, state_to_json
 from fsmarena.evo.inputs import InputEncoder, input_encoder
 from fsmarena.evo.table_fsm import TableFSM
 from fsmarena.evo.usage import DEFAULT_GAMES, default_panel, play_panel
@@ -43,8 +43,8 @@ def situation_encoder(player: Player, game: Game) -> InputEncoder:
     """The input codes a summary groups ``player``'s decisions by (see the module docstring)."""
     if isinstance(player, TableFSM):
         return input_encoder(game, player.inputs)
-    if isinstance(player, TablePolicy):
-        return input_encoder(game, "index")
+    if isinstance(player, TablePolicy):  # however large the index: only the situations met are named
+        return InputEncoder("index", ("index",), (game.n_states,))
     return input_encoder(game, game.fsm_inputs)
 
 
@@ -129,7 +129,8 @@ class CardRow:
 class StrategySummary:
     """What :func:`summarise` found: ``words[code]`` is each situation met in the game's words,
     ``actions`` the game's action names, ``meanings`` what the actions played do (where the
-    game says so) and ``legend`` a BDA's features spelled out."""
+    game says so); for a BDA, ``tests`` the first test of each state decisions begin in and
+    ``legend`` the features they test, spelled out."""
 
     kind: str
     label: str
@@ -143,6 +144,7 @@ class StrategySummary:
     actions: list[str]
     meanings: dict[str, str] = field(default_factory=dict)
     legend: dict[str, str] = field(default_factory=dict)
+    tests: dict[int, str] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         """The summary as text: one paragraph per state used (see :func:`state_lines`)."""
@@ -162,17 +164,17 @@ class StrategySummary:
         return f"against {', '.join(self.opponents)}" if self.opponents else "alone"
 
     def rows(self) -> list[CardRow]:
-        """The rows of a strategy card, every one: the states by decisions (most first), in
-        each its actions (most played first), then its moves to other states."""
+        """The rows of a strategy card, every one, most decisions first whatever their state:
+        each state's actions, and its moves to other states (at most :data:`MAX_MOVES`)."""
         found = []
-        for state in sorted(self.states, key=lambda s: (-s.decisions, s.state)):
+        for state in self.states:
             for group in state.actions:
                 found.append(CardRow(state.state, "action", group.key, group.count, state.decisions, self.named(group)))
             for group in state.moves[:MAX_MOVES]:
                 found.append(
                     CardRow(state.state, "move", group.key, group.count, state.decisions, self.named(group, 2))
                 )
-        return found
+        return sorted(found, key=lambda row: (-row.count, row.state, row.what, row.key))
 
     def named(self, group: Group, most: int = MAX_NAMED) -> str:
         """The first ``most`` situations of ``group`` in words, with their shares of it."""
@@ -192,6 +194,7 @@ class StrategySummary:
             {
                 "state": f"S{s.state}",
                 "decisions": s.decisions,
+                **({"test": self.tests[s.state]} if s.state in self.tests else {}),
                 "actions": [group(g, "action") for g in s.actions],
                 "moves": [group(g, "to") for g in s.moves],
             }
@@ -214,6 +217,8 @@ def state_lines(summary: StrategySummary, state: StateSummary) -> list[str]:
     answers, then the moves that leave the state and what triggers them."""
     start = " (start)" if state.state == 0 else ""
     lines = [f"  S{state.state}{start}: {percent(state.decisions, summary.decisions)} of decisions"]
+    if state.state in summary.tests:
+        lines.append(f"    tests {summary.tests[state.state]} first")
     for group in state.actions:
         share = percent(group.count, state.decisions)
         lines.append(f"    {summary.actions[group.key]} {share}: {summary.named(group)}")
@@ -280,7 +285,7 @@ def summarise(
             )
         )
     opponents = [] if game.n_seats == 1 else [p.label for p in (panel or default_panel(game))]
-    return StrategySummary(
+    summary = StrategySummary(
         kind=player.kind,
         label=player.label,
         game=game.name,
@@ -292,8 +297,11 @@ def summarise(
         words={int(code): input_words(game, encoder, int(code)) for code in np.unique(table[:, 1])},
         actions=list(game.action_names),
         meanings=action_meanings(game, np.unique(table[:, 2]).tolist()),
-        legend=feature_legend(player, game),
     )
+    if isinstance(player, BinaryDecisionAutomaton):
+        summary.tests = first_tests(player, game, [s.state for s in states])
+        summary.legend = feature_legend(player, game, [s.state for s in states])
+    return summary
 
 
 def action_meanings(game: Game, played: Sequence[int]) -> dict[str, str]:
@@ -303,9 +311,16 @@ def action_meanings(game: Game, played: Sequence[int]) -> dict[str, str]:
     return {name: words[name] for name in names if name in words}
 
 
-def feature_legend(player: Player, game: Game) -> dict[str, str]:
-    """A BDA's tested features spelled out in the game's words (empty for other kinds)."""
-    if not isinstance(player, BinaryDecisionAutomaton):
-        return {}
-    used = sorted(set(player.genes[0][:, FEATURE].tolist()))
+def first_tests(player: BinaryDecisionAutomaton, game: Game, states: Sequence[int]) -> dict[int, str]:
+    """Each of ``states``' test, as a BDA drawing writes it (``Med < 0.755``)."""
+    found = {}
+    for state in states:
+        test = state_to_json(player.genes[0][state], game.feature_names, game.action_names)
+        found[state] = f"{test['feature']} {test['test']} {test['theta']:.3f}"
+    return found
+
+
+def feature_legend(player: BinaryDecisionAutomaton, game: Game, states: Sequence[int]) -> dict[str, str]:
+    """The features ``states`` test, spelled out in the game's words."""
+    used = sorted({int(player.genes[0][state, FEATURE]) for state in states})
     return {game.feature_names[f]: feature_words(game, game.feature_names[f]) for f in used}

@@ -2,8 +2,9 @@
 compact figure one journal column wide that a paper can print.
 
 One row per state and action (a colour patch for the action, the state, the action's name,
-its share of the state's decisions and the situations it answers, most frequent first), then
-the state's moves to other states (``-> S2``) and what triggers them; at most
+its share of the state's decisions and the situations it answers, most frequent first, or
+"always" when it is all the state does) and per move to another state (``-> S2``, with what
+triggers it), the rows with the most decisions first; at most
 :data:`MAX_ROWS` rows, the rest counted on a last "other" row.  Colours are the Okabe-Ito
 ones (:mod:`fsmarena.figures.style`), at most :data:`MAX_COLOURS`; a card with more actions on
 view colours them by group (low, middle and high action numbers) and every row names its
@@ -75,7 +76,8 @@ def card_figure(summary: "StrategySummary", title: str = "") -> Any:
 
     rows, other = shown_rows(summary)
     colours, key = colour_key([r.key for r in rows if r.what == "action"], summary.actions)
-    notes = [f"{name}: {words}" for name, words in {**summary.meanings, **summary.legend}.items()]
+    tests = [f"S{state} tests {test} first" for state, test in summary.tests.items()]
+    notes = [*tests, *(f"{name}: {words}" for name, words in {**summary.meanings, **summary.legend}.items())]
     if len(colours) > MAX_COLOURS:  # grouped: say which colour stands for which actions
         notes.insert(0, "colours: " + "; ".join(words for _c, words in key))
     legend = [line for note in notes for line in textwrap.wrap(note, LEGEND_CHARS, subsequent_indent="   ")]
@@ -109,7 +111,7 @@ def card_figure(summary: "StrategySummary", title: str = "") -> Any:
         cells = (f"S{row.state}", _clip(what, 19), f"{share:.0%}" if share >= 0.005 else "<1%")
         for x, text in zip(columns[1:4], cells):
             ax.text(x, y, text, fontsize=FONT, va="center")
-        always = row.what == "move" and row.count == row.decisions  # after every decision of the state
+        always = row.count == row.decisions  # in (or after) every decision of the state
         situations = "always" if always else prefix + row.situations
         ax.text(columns[4], y, _clip(situations, ROW_CHARS), fontsize=FONT, va="center")
     if other:
