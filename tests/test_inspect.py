@@ -112,3 +112,24 @@ def test_errors_are_one_line_with_exit_2(capsys, tmp_path):
         code, out, err = run_cli(capsys, "inspect", *argv)
         assert code == 2 and not out
         assert message in err and err.count("\n") == 1
+
+
+def test_a_studys_drawing_of_the_minimal_machine_is_found_by_its_hash(capsys, tmp_path, monkeypatch):
+    """A study draws each family's best machine minimised (``figures/best_<family>.png``) from
+    ``players/<family>/rNNN.json``: the drawing carries the minimal machine's hash, which
+    ``inspect`` computes on the same usage games."""
+    from fsmarena.figures.machine_graph import minimal_for_drawing, write_machine
+
+    monkeypatch.setenv("FSMARENA_DRAWINGS", str(tmp_path / "drawings.json"))
+    (tmp_path / "players" / "fsm").mkdir(parents=True)
+    (tmp_path / "figures").mkdir()
+    path = tmp_path / "players" / "fsm" / "r000.json"
+    save_player(copies_fsm(), GAME, path)
+    minimal, inputs, usage, link = minimal_for_drawing(copies_fsm(), GAME, None, 20, 0)
+    drawing = tmp_path / "figures" / "best_fsm.png"
+    write_machine(minimal, GAME, drawing, usage=usage, inputs=inputs, measure=False, link=link)
+    data = json.loads(run_cli(capsys, "inspect", path, "--games", 20, "--json")[1])
+    assert data["drawings"]["found"] == [str(drawing)]
+    (tmp_path / "figures" / "best_bda.png").write_bytes(drawing.read_bytes())  # a copy: still this machine
+    data = json.loads(run_cli(capsys, "inspect", path, "--games", 20, "--json")[1])
+    assert data["drawings"]["found"] == [str(tmp_path / "figures" / "best_bda.png"), str(drawing)]

@@ -47,10 +47,12 @@ from fsmarena.figures.machine_captions import (
     machine_caption as machine_caption,  # re-exported for fsmarena/studies/analysis.py
 )
 from fsmarena.figures.machine_drawing import draw_machine
+from fsmarena.figures.machine_index import content_hash, mark_png
 from fsmarena.figures.machine_layout import (
     MAX_DRAWN_STATES as MAX_DRAWN_STATES,  # re-exported for fsmarena/studies/analysis.py
 )
 from fsmarena.fileio import atomic_path, write_text
+from fsmarena.games.players import player_to_json
 
 if TYPE_CHECKING:
     from fsmarena.evo.usage import Machine, Usage
@@ -233,7 +235,9 @@ def write_machine(
     defaults), so every drawing, the studies' included, shows what the machine does in play.
     ``inputs`` (input codes) are the rows of a table FSM's table (default: those used, or all
     without usage).  ``link``: the machine is a minimised one (:func:`minimal_for_drawing`);
-    its states are named after the file's and the drawing says it was minimised."""
+    its states are named after the file's and the drawing says it was minimised.  A PNG
+    carries the drawn machine's content hash (:mod:`fsmarena.figures.machine_index`), so
+    ``fsmarena inspect`` finds a study's drawing of a champion's minimal machine."""
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
@@ -248,6 +252,8 @@ def write_machine(
             nx.write_graphml(graph, tmp)
     else:
         draw_machine(graph, path, fmt, title, player, game, usage, inputs)
+        if fmt == "png":  # found by `fsmarena inspect` by the hash of the machine it shows
+            mark_png(path, content_hash(player_to_json(player, game)))
     return graph
 
 
