@@ -45,8 +45,12 @@ def index_path() -> Path:
 
 
 def mark_png(path: Path, digest: str) -> None:
-    """Write ``digest`` into the PNG ``path`` (its text chunk :data:`HASH_KEY`), atomically."""
+    """Write ``digest`` into the PNG ``path`` (its text chunk :data:`HASH_KEY`), atomically;
+    nothing when no file was written there."""
     from PIL import Image, PngImagePlugin
+
+    if not path.is_file():
+        return
 
     with Image.open(path) as image:
         image.load()
@@ -87,7 +91,7 @@ def note_drawing(path: str | Path, digest: str) -> None:
     """Mark the PNG ``path`` with ``digest`` and note it in the index (other formats: index only).
     An index that cannot be written is skipped: the drawing itself is what was asked for."""
     path = Path(path).resolve()
-    if path.suffix.lower() == ".png" and path.is_file():
+    if path.suffix.lower() == ".png":
         mark_png(path, digest)
     kept = [e for e in _read_index() if e["path"] != str(path)]
     kept.append({"hash": digest, "path": str(path)})
