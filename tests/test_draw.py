@@ -102,7 +102,8 @@ def test_draw_refuses_bad_input_with_one_line(capsys, tmp_path):
     broken.write_text('{"format_version": 1, "kind": "bda", "game": "dtd", "states": [{"feature": "Ttl"}]}')
     cases = [
         ([str(machine), "--out", str(tmp_path / "m.jpg")], "--out must end in"),
-        ([str(policy), "--out", str(tmp_path / "p.png")], "only table-fsm and bda"),
+        ([str(policy), "--minimise", "--out", str(tmp_path / "p.png")], "--minimise needs a table-fsm or bda"),
+        ([str(policy), "--card", "--out", str(tmp_path / "p.dot")], "a strategy card is a figure"),
         ([str(broken), "--out", str(tmp_path / "b.png")], "missing field 'test'"),
         ([str(tmp_path / "none.json"), "--out", str(tmp_path / "n.png")], "does not exist"),
     ]
@@ -202,8 +203,9 @@ def test_bda_table_lines_fit_a_column(game_name):
     overlap and the whole figure stays one column wide."""
     from fsmarena.evo.genome import genome_spec
     from fsmarena.evo.usage import measure_usage
-    from fsmarena.figures.machine_drawing import machine_figure
+    from fsmarena.figures.machine_drawing import feature_legend_lines, machine_figure
     from fsmarena.figures.style import plt, style
+    from fsmarena.games.phrases import feature_words
     from fsmarena.games.registry import entry, resolve
 
     game = resolve(entry(game_name).game, "game")()
@@ -218,8 +220,11 @@ def test_bda_table_lines_fit_a_column(game_name):
             fig.canvas.draw()
             renderer = fig.canvas.get_renderer()
             boxes = [t.get_window_extent(renderer) for t in fig.axes[1].texts]
-            assert len(boxes) == 4 * (len(machine_graph(machine, game).nodes) + 1)
+            legend = feature_legend_lines(machine_graph(machine, game), machine, game)
+            assert len(boxes) == 4 * (len(machine_graph(machine, game).nodes) + 1) + len(legend)
             assert not _overlaps(boxes)
+            longest = max(game.feature_names, key=len)  # spelled out under the table
+            assert f"{longest}: {feature_words(game, longest)}" in " ".join(legend)
             assert fig.get_tightbbox(renderer).width <= 3.5
         finally:
             plt.close(fig)
@@ -383,7 +388,7 @@ def test_drawing_names_states_as_inspect_prints_them(capsys, monkeypatch, tmp_pa
     printed = inspect_shares(capsys, player_file)
     assert set(printed) == {"S0", "S2", "S4"}  # the file's numbers, gaps included
     names, title = drawn_figure(monkeypatch, [str(player_file), "--out", str(tmp_path / "g.png")])
-    assert {name: share for name, share in names.items() if share != "0"} == printed
+    assert {name: share for name, share in names.items() if share != "never"} == printed
     assert "minimised" not in title
 
 
@@ -471,5 +476,70 @@ def test_vautour_legend_lists_only_the_bids_on_view_each_in_its_own_colour():
             assert [t.get_text() for t in legend.get_texts()] == ["highest", "bid_3", "bid_11"]
             colours = {tuple(h.get_facecolor()) for h in legend.legend_handles}
             assert len(colours) == 3
+        finally:
+            plt.close(fig)
+
+
+def _state_places(monkeypatch, argv) -> dict[str, tuple[float, float]]:
+    """Where ``fsmarena draw ARGV`` puts each state: its name -> the centre of its circle."""
+    import fsmarena.figures.style
+
+    seen = []
+    monkeypatch.setattr(fsmarena.figures.style, "save_as", lambda fig, path, fmt: seen.append(fig))
+    assert main(["draw", *argv]) == 0
+    ax = seen[0].axes[0]
+    return {
+        t.get_text().split("\n")[0]: tuple(np.round(t.get_position(), 9)) for t in ax.texts if t.get_text()[:1] == "S"
+    }
+
+
+def test_minimise_played_drops_the_never_used_state_and_keeps_every_place(capsys, monkeypatch, tmp_path):
+    from test_minimise import eight_state_fsm
+
+    player_file = tmp_path / "eight.json"
+    save_player(eight_state_fsm(), GAME, player_file)
+    assert main(["inspect", str(player_file), "--games", "20"]) == 0
+    assert "states used: 7;" in capsys.readouterr().out
+    plain = _state_places(monkeypatch, [str(player_file), "--games", "20", "--out", str(tmp_path / "p.png")])
+    argv = [str(player_file), "--games", "20", "--minimise", "played", "--out", str(tmp_path / "m.png")]
+    minimal = _state_places(monkeypatch, argv)
+    assert sorted(plain) == [f"S{s}" for s in range(8)] and sorted(minimal) == [f"S{s}" for s in range(7)]
+    assert all(minimal[name] == plain[name] for name in minimal)  # the layout does not move
+    names, title = drawn_figure(monkeypatch, argv)
+    assert "minimised: 7 of 8 states" in title
+    names, title = drawn_figure(monkeypatch, argv[:-3] + ["--minimise", "inputs", "--out", str(tmp_path / "i.png")])
+    assert "minimised: 8 of 8 states" in title  # on the inputs met in play, S7 stays
+
+
+@pytest.mark.parametrize("states", [3, 8])
+def test_a_table_with_more_actions_than_colours_groups_them_and_names_every_action(states):
+    """A Vautour machine playing all 22 actions: at most 7 colours (three groups: low,
+    middle, high), and every cell says its action, by name in a narrow table, by number (the
+    key naming each) in a wide one."""
+    from fsmarena.evo.genome import genome_spec
+    from fsmarena.figures.machine_drawing import NAMED_ACTION_COLUMNS, machine_figure
+    from fsmarena.figures.strategy_card import MAX_COLOURS
+    from fsmarena.figures.style import plt, style
+    from fsmarena.games.registry import entry, resolve
+
+    game = resolve(entry("vautour").game, "game")()
+    spec = genome_spec(game, "fsm", states)
+    machine = spec.player(spec.random(np.random.default_rng(1), 1))
+    machine.action[0] = np.arange(machine.action[0].size).reshape(machine.action[0].shape) % game.n_actions
+    with style():
+        fig = machine_figure(machine_graph(machine, game), "", machine, game, None)
+        try:
+            table = fig.axes[1]
+            colours = {tuple(h.get_facecolor()) for h in table.get_legend().legend_handles}
+            assert len(colours) == 3 <= MAX_COLOURS
+            cells = [t.get_text().split(" ")[0] for t in table.texts]
+            assert len(cells) == machine.n_states * machine.n_inputs
+            keys = [t.get_text() for t in table.get_legend().get_texts()]
+            if states <= NAMED_ACTION_COLUMNS:
+                assert set(cells) == set(game.action_names)
+                assert keys == ["low: lowest to random", "middle: bid_1 to bid_7", "high: bid_8 to bid_15"]
+            else:
+                assert set(cells) == {str(a) for a in range(game.n_actions)}
+                assert keys == [f"{a} {name}" for a, name in enumerate(game.action_names)]
         finally:
             plt.close(fig)

@@ -193,3 +193,46 @@ def test_minimal_in_play_is_the_observed_minimum_with_its_own_usage():
     assert usage.games == original.games
     assert usage.entries.sum() == original.entries.sum()
     assert usage.entries.shape[0] == 2
+
+
+# ---- states never used in play (draw --minimise played) ----------------------------------------
+
+
+def eight_state_fsm() -> TableFSM:
+    """Over opp_last, 8 states: S0 answers the game's first decision (the opponent has not
+    played) and every later one, and moves to S1; S1 to S6 are a ring of distinct actions; S1
+    moves to S7 on "not played yet", an input it never meets (only a game's first decision
+    shows it, and that decision is S0's).  So S7 is reachable on the inputs met in play, yet
+    never used."""
+    ring = [SMALL_SPOIL, SMALL_SPOIL, MEDIAN, MEDIAN, LARGE_MAX, LARGE_MAX]
+    next_state = [[1] * 4] + [[1 + (k + 1) % 6] * 4 for k in range(6)] + [[7] * 4]
+    action = [[LARGE_MAX, MEDIAN, MEDIAN, MEDIAN]] + [[a] * 4 for a in ring] + [[LARGE_MAX] * 4]
+    next_state[1][0] = 7
+    return fsm(next_state, action)
+
+
+def test_played_minimisation_drops_every_state_the_usage_count_marks_never_used():
+    machine = eight_state_fsm()
+    usage = measure_usage(machine, GAME, games=20, seed=0)
+    assert usage.summary()["states_used"] == 7 and usage.visits[7] == 0
+    on_inputs = minimise(machine, usage.domain())
+    assert on_inputs.n_states == 8  # the inputs met in play reach S7: it is kept
+    played = minimise(machine, usage.domain(played=True))
+    assert played.n_states == 7 and played.state_of[7] == -1
+    assert (played.state_of >= 0).tolist() == (usage.visits > 0).tolist()
+    same_play(machine, played, GAME, None, 0, games=20)
+    minimal, _inputs, minimal_usage = minimal_in_play(machine, GAME, games=20, seed=0, played=True)
+    assert minimal.n_states == 7 and minimal_usage.summary()["states_used"] == 7
+
+
+@settings(max_examples=15, deadline=None)
+@given(machines, st.integers(0, 1000))
+def test_played_minimisation_keeps_only_used_states_and_replays_the_games(machine, seed):
+    genome, states, inputs, machine_seed = machine
+    original = random_machine(GAME, genome, states, inputs, machine_seed)
+    usage = measure_usage(original, GAME, PANEL[:1], 30, seed)
+    minimal = minimise(original, usage.domain(played=True))
+    kept = minimal.state_of >= 0
+    assert not (kept & ~usage.played_states()).any()  # every state kept was used
+    assert minimal.n_states <= minimise(original, usage.domain()).n_states
+    same_play(original, minimal, GAME, PANEL[:1], seed)

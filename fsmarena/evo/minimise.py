@@ -59,6 +59,10 @@ class InputDomain:
 
     inputs: np.ndarray | None = None
     features: tuple[np.ndarray, ...] | None = None
+    #: the states used in play (boolean mask; None: every state counts).  A move to a state
+    #: never used can only have fired as a game's last move (or never): it becomes "stay",
+    #: so the states never used drop out as unreachable (``fsmarena draw --minimise played``)
+    states: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -83,10 +87,38 @@ def minimise(player: Player, domain: InputDomain | None = None) -> Minimal:
     """The minimal machine of a single table FSM or BDA (see the module docstring)."""
     if player.n_members != 1:
         raise FsmarenaError("minimise the members of a stacked machine one by one")
+    if domain is not None and domain.states is not None:
+        player = _stay_in_played(player, np.asarray(domain.states, dtype=bool))
     if isinstance(player, TableFSM):
         return _minimise_fsm(player, None if domain is None else domain.inputs)
     if isinstance(player, BinaryDecisionAutomaton):
         return _minimise_bda(player, None if domain is None else domain.features)
+    raise FsmarenaError(f"only table-fsm and bda players can be minimised, not '{player.kind}'")
+
+
+def _stay_in_played(player: Player, played: np.ndarray) -> Player:
+    """``player`` with every move to a state never used in play turned into a stay (see
+    :attr:`InputDomain.states`); the start state counts as used."""
+    played = played.copy()
+    if isinstance(player, TableFSM):
+        if played.shape != (player.n_states,):
+            raise FsmarenaError(f"the domain marks {played.size} states, the machine has {player.n_states}")
+        played[0] = True
+        next_state = player.next_state[0].copy()
+        own = np.broadcast_to(np.arange(player.n_states)[:, None], next_state.shape)
+        unused = ~played[next_state]
+        next_state[unused] = own[unused]
+        return TableFSM(next_state, player.action[0], player.inputs, label=player.label)
+    if isinstance(player, BinaryDecisionAutomaton):
+        if played.shape != (player.n_states,):
+            raise FsmarenaError(f"the domain marks {played.size} states, the machine has {player.n_states}")
+        played[0] = True
+        genes = player.genes[0].copy()
+        own = np.arange(len(genes))
+        for column in (TRUE_NEXT, FALSE_NEXT):
+            unused = ~played[genes[:, column]]
+            genes[unused, column] = own[unused]
+        return BinaryDecisionAutomaton(genes, player.max_tests, label=player.label, names=player.names)
     raise FsmarenaError(f"only table-fsm and bda players can be minimised, not '{player.kind}'")
 
 

@@ -73,11 +73,18 @@ class Usage:
             np.add.at(moves, (rows, genes[:, FALSE_NEXT]), self.entries[:, 1] + self.entries[:, 2])
         return moves
 
-    def domain(self) -> InputDomain:
-        """The inputs seen, as the domain of an empirical minimisation."""
+    def played_states(self) -> np.ndarray:
+        """Per state, whether it was used: a decision begun there, or (a BDA) a test made there."""
+        return (self.visits > 0) | (self.entries.sum(axis=1) > 0)
+
+    def domain(self, played: bool = False) -> InputDomain:
+        """The inputs seen, as the domain of an empirical minimisation; ``played``: the states
+        used too (:attr:`fsmarena.evo.minimise.InputDomain.states`), so that the states never
+        used are dropped."""
+        states = self.played_states() if played else None
         if self.inputs is not None:
-            return InputDomain(inputs=self.inputs > 0)
-        return InputDomain(features=self.features)
+            return InputDomain(inputs=self.inputs > 0, states=states)
+        return InputDomain(features=self.features, states=states)
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready totals: decisions, states used, entries used and unused."""
@@ -188,10 +195,16 @@ def measure_usage(
 
 
 def observed_domain(
-    machine: Player, game: Game, panel: Sequence[Player] | None = None, games: int = DEFAULT_GAMES, seed: int = 0
+    machine: Player,
+    game: Game,
+    panel: Sequence[Player] | None = None,
+    games: int = DEFAULT_GAMES,
+    seed: int = 0,
+    played: bool = False,
 ) -> InputDomain:
-    """The inputs ``machine`` meets against ``panel`` (empirical; see :mod:`fsmarena.evo.minimise`)."""
-    return measure_usage(machine, game, panel, games, seed).domain()
+    """The inputs ``machine`` meets against ``panel`` (empirical; see :mod:`fsmarena.evo.minimise`);
+    ``played``: and the states it uses (:meth:`Usage.domain`)."""
+    return measure_usage(machine, game, panel, games, seed).domain(played)
 
 
 def _empty_usage(machine: Player, game: Game) -> Usage:
@@ -242,12 +255,14 @@ def minimal_in_play(
     panel: Sequence[Player] | None = None,
     games: int = DEFAULT_GAMES,
     seed: int = 0,
+    played: bool = False,
 ) -> tuple[Machine, np.ndarray | None, Usage]:
     """The minimal machine that plays like ``machine`` on the inputs it meets against the
     panel (:func:`fsmarena.evo.minimise.minimise` on the observed domain), the input codes it keeps
     (table FSM; ``None`` for a BDA) and its own usage in the same games: what ``draw
-    --minimise`` and the studies' drawings of the best machines show."""
+    --minimise inputs`` and the studies' drawings of the best machines show; ``played``: the
+    states never used dropped too, as ``draw --minimise played`` does)."""
 
-    minimal = minimise(machine, observed_domain(machine, game, panel, games, seed))
+    minimal = minimise(machine, observed_domain(machine, game, panel, games, seed, played))
     player = cast(Machine, minimal.player)  # minimise keeps the machine's kind
     return player, minimal.inputs, measure_usage(player, game, panel, games, seed)

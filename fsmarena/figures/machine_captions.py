@@ -18,9 +18,9 @@ def state_name(graph: nx.DiGraph, state: int) -> str:
 
 
 def share_text(count: int, total: int) -> str:
-    """``count`` as a share of ``total`` for people: ``31%``, ``<1%`` or ``0``."""
+    """``count`` as a share of ``total`` for people: ``31%``, ``<1%`` or ``never``."""
     if not count:
-        return "0"
+        return "never"
     share = count / total
     return "<1%" if share < 0.005 else f"{share:.0%}"
 

@@ -10,14 +10,15 @@ module and must not pay matplotlib's second of start-up.
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import networkx as nx
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.evo.bda import FALSE_ACTION, FALSE_NEXT, TRUE_ACTION, TRUE_NEXT
+from fsmarena.evo.bda import FALSE_ACTION, FALSE_NEXT, FEATURE, TRUE_ACTION, TRUE_NEXT
 from fsmarena.evo.inputs import input_encoder
 from fsmarena.figures.machine_captions import default_title, drawn_label, share_text, state_name
 from fsmarena.figures.machine_layout import (
@@ -39,6 +40,8 @@ from fsmarena.figures.machine_layout import (
     route_edges,
     text_box,
 )
+from fsmarena.figures.strategy_card import MAX_COLOURS, colour_key
+from fsmarena.games.phrases import feature_words
 
 if TYPE_CHECKING:
     from fsmarena.evo.usage import Usage
@@ -105,8 +108,9 @@ def machine_figure(
             _draw_action_table(table_ax, graph, player, game, usage, rows)
             _draw_graph(ax, graph, look)
     else:
-        fig, (ax, table_ax) = _two_panels(look, TABLE_ROW * 1.4 * (states + 1) + 0.1)
-        _draw_bda_table(table_ax, graph, player, game, usage)
+        legend = feature_legend_lines(graph, player, game)
+        fig, (ax, table_ax) = _two_panels(look, TABLE_ROW * 1.4 * (states + 1 + len(legend)) + 0.1)
+        _draw_bda_table(table_ax, graph, player, game, usage, legend)
         _draw_graph(ax, graph, look)
     explained = default_title(graph, look)
     if title:  # a caller's title replaces the first line, never the key to the drawing
@@ -264,17 +268,21 @@ def _input_counts(usage: "Usage") -> np.ndarray:
 
 def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None", rows: np.ndarray) -> None:
     """Inputs (rows, named in the game's words) x states (columns): each cell coloured by the
-    action played and naming the next state; entries that never fired are faded."""
+    action played and naming the next state; entries that never fired are faded.  At most
+    :data:`fsmarena.figures.strategy_card.MAX_COLOURS` colours: with more actions on view they are
+    grouped (low, middle, high) and every cell names its action too (:func:`_cell_texts`)."""
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
-
-    from fsmarena.figures.style import action_colours
 
     states = np.array(in_file_order(graph), dtype=np.int64)
     names = game.action_names
     actions = player.action[0][np.ix_(states, rows)].T
     on_view = sorted(set(actions.ravel().tolist()))
-    colours = action_colours(on_view, len(names))  # distinct among the actions on view
+    colour_of, key = colour_key(on_view, names)  # distinct among the actions on view, or grouped
+    colours = [colour_of.get(a, "#ffffff") for a in range(len(names))]
+    grouped = len(on_view) > MAX_COLOURS
+    if grouped and len(states) > NAMED_ACTION_COLUMNS:  # cells give numbers: the key names each one
+        key = [(colour_of[a], f"{a} {names[a]}") for a in on_view]
     used = np.ones(actions.shape, dtype=bool) if usage is None else usage.entries[np.ix_(states, rows)].T > 0
     ax.imshow(
         actions, aspect="auto", interpolation="nearest", cmap=ListedColormap(colours), vmin=-0.5, vmax=len(names) - 0.5
@@ -293,13 +301,13 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
     )
     ax.xaxis.tick_top()
     ax.tick_params(length=0, pad=1.5)
-    if 1 < len(states) <= 16:
-        next_state = player.next_state[0][np.ix_(states, rows)].T
-        for (row, col), target in np.ndenumerate(next_state):
+    texts, what = _cell_texts(graph, player, states, rows, names, grouped)
+    for (row, col), text in np.ndenumerate(texts):
+        if text:
             ax.text(
                 col,
                 row,
-                state_name(graph, int(target)),
+                text,
                 ha="center",
                 va="center",
                 fontsize=FONT - 1,
@@ -309,12 +317,12 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
     if usage is not None:
         shown += " met in play" + (" (the most frequent)" if len(rows) < np.count_nonzero(_input_counts(usage)) else "")
         shown += "; faded: never used"
-    ax.set_xlabel(f"action (colour), next state per input and state\n{shown}", fontsize=FONT)
+    ax.set_xlabel(f"{what} per input and state\n{shown}", fontsize=FONT)
     box = ax.get_position()  # caption and legend are centred on the figure, not on the table
     ax.xaxis.set_label_coords((0.5 - box.x0) / box.width, -0.03 / (box.height * ax.figure.get_figheight()))
     ax.legend(  # only the actions on view (a Vautour machine uses a few of its 22 bids)
-        handles=[Patch(color=colours[a], label=names[a]) for a in on_view],
-        ncol=max(1, min(len(on_view), 4, int(ax.figure.get_figwidth() / _inches(max(map(len, names)) + 8)))),
+        handles=[Patch(color=colour, label=words) for colour, words in key],
+        ncol=max(1, min(len(key), 4, int(ax.figure.get_figwidth() / _inches(max(len(w) for _c, w in key) + 8)))),
         loc="upper center",
         bbox_to_anchor=((0.5 - box.x0) / box.width, -0.02 - 0.25 / (TABLE_ROW * (len(rows) + 1) + 0.9)),
         frameon=False,
@@ -324,10 +332,51 @@ def _draw_action_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None
     ax.spines[:].set_visible(False)
 
 
-def _draw_bda_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None") -> None:
+#: a table FSM's cells name their action in full up to this many columns (states), by number beyond
+NAMED_ACTION_COLUMNS = 6
+
+
+def _cell_texts(graph, player, states, rows, names, grouped: bool) -> tuple[np.ndarray, str]:
+    """What each cell of a table FSM's table says, and the key's words: the next state (2 to
+    16 states); with grouped colours the action too, by name in a table of at most
+    :data:`NAMED_ACTION_COLUMNS` states and by number in a wider one."""
+    actions = player.action[0][np.ix_(states, rows)].T
+    next_state = player.next_state[0][np.ix_(states, rows)].T
+    texts = np.full(actions.shape, "", dtype=object)
+    with_state = 1 < len(states) <= 16
+    by_name = len(states) <= NAMED_ACTION_COLUMNS
+    for (row, col), target in np.ndenumerate(next_state):
+        parts = [names[actions[row, col]] if by_name else str(actions[row, col])] if grouped else []
+        if with_state:
+            parts.append(state_name(graph, int(target)))
+        texts[row, col] = " ".join(parts)
+    if not grouped:
+        return texts, "action (colour), next state"
+    return (
+        texts,
+        f"action ({'named' if by_name else 'number'}; colour: its group){', next state' if with_state else ''}",
+    )
+
+
+#: characters of a line of a BDA drawing's feature legend
+LEGEND_CHARS = 72
+
+
+def feature_legend_lines(graph: nx.DiGraph, player, game) -> list[str]:
+    """The features the drawn states test, spelled out in the game's words
+    (:func:`fsmarena.games.phrases.feature_words`), wrapped to the column: ``Ttl: value of the
+    card showing (0 when leading); Sml: ...``."""
+    tested = sorted({int(player.genes[0][state, FEATURE]) for state in graph.nodes})
+    names = [game.feature_names[f] for f in tested]
+    text = "; ".join(f"{name}: {feature_words(game, name)}" for name in names)
+    return textwrap.wrap(text, LEGEND_CHARS)
+
+
+def _draw_bda_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None", legend: Sequence[str] = ()) -> None:
     """One line per state: its test, and for each branch the action, the next state and (with
     usage) the share of all tests it fired in; branches that never fired are grey.  Columns
-    are as wide as their longest text, and the font shrinks if the lines would not fit."""
+    are as wide as their longest text, and the font shrinks if the lines would not fit.
+    Under them the ``legend`` (the features spelled out)."""
 
     genes, names = player.genes[0], game.action_names
     lines: list[list[tuple[str, int | None]]] = [
@@ -347,8 +396,12 @@ def _draw_bda_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None") 
     width_inches = ax.get_position().width * ax.figure.get_figwidth() * 1.2  # the table may use the margins
     size = min(FONT, width_inches / (sum(chars) * CHAR_EM) * 72)
     starts = np.cumsum([0, *chars[:-1]]) / sum(chars) * 1.2 - 0.1
+    total = len(lines) + len(legend)
+    for number, words in enumerate(legend, len(lines)):
+        y = 1 - (number + 0.5) / total
+        ax.text(starts[0], y, words, fontsize=size, va="center", transform=ax.transAxes, color="#333333")
     for number, line in enumerate(lines):
-        y = 1 - (number + 0.5) / len(lines)
+        y = 1 - (number + 0.5) / total
         for x, (text, fired) in zip(starts, line):
             grey = fired == 0
             weight = "bold" if number == 0 else "normal"

@@ -40,17 +40,19 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.bda import FALSE_ACTION, FALSE_NEXT, TRUE_ACTION, TRUE_NEXT, BinaryDecisionAutomaton, state_to_json
 from fsmarena.evo.inputs import input_encoder
-from fsmarena.evo.minimise import minimise
+from fsmarena.evo.minimise import minimise, reachable_states
 from fsmarena.evo.table_fsm import TableFSM
 from fsmarena.evo.usage import DEFAULT_GAMES, measure_usage, observed_domain
 from fsmarena.figures.machine_captions import (
     machine_caption as machine_caption,  # re-exported for fsmarena/studies/analysis.py
 )
 from fsmarena.figures.machine_drawing import draw_machine
+from fsmarena.figures.machine_index import content_hash, mark_png
 from fsmarena.figures.machine_layout import (
     MAX_DRAWN_STATES as MAX_DRAWN_STATES,  # re-exported for fsmarena/studies/analysis.py
 )
 from fsmarena.fileio import atomic_path, write_text
+from fsmarena.games.players import player_to_json
 
 if TYPE_CHECKING:
     from fsmarena.evo.usage import Machine, Usage
@@ -93,20 +95,25 @@ class StandsFor:
 
     groups: tuple[tuple[int, ...], ...]
     file_states: int
+    #: the file's reachable states, whose places on the circle the drawing keeps (empty: the
+    #: minimal machine's own places)
+    layout: tuple[int, ...] = ()
 
 
-def stands_for(state_of: np.ndarray) -> StandsFor:
+def stands_for(state_of: np.ndarray, layout: Sequence[int] = ()) -> StandsFor:
     """From :attr:`fsmarena.evo.minimise.Minimal.state_of` (per file state its minimal state, -1: no
-    longer reachable)."""
+    longer reachable) and the file's reachable states (``layout``)."""
     states = np.asarray(state_of).tolist()
     groups = tuple(tuple(s for s, m in enumerate(states) if m == minimal) for minimal in range(max(states) + 1))
-    return StandsFor(groups, len(states))
+    return StandsFor(groups, len(states), tuple(sorted(layout)))
 
 
 def _rename(graph: nx.DiGraph, link: StandsFor) -> None:
     """Name every state after the lowest of the file's states it stands for (the start state
     stays S0: minimisation keeps it first)."""
     graph.graph["file_states"] = link.file_states
+    if link.layout:  # each state sits where the plain drawing puts the file state it is named after
+        graph.graph["layout"] = " ".join(str(s) for s in link.layout)
     for state in graph.nodes:
         number = min(link.groups[state])
         node = graph.nodes[state]
@@ -116,20 +123,26 @@ def _rename(graph: nx.DiGraph, link: StandsFor) -> None:
 
 
 def minimal_for_drawing(
-    player: "Machine", game: "Game", panel: "Sequence[Player] | None" = None, games: int | None = None, seed: int = 0
+    player: "Machine",
+    game: "Game",
+    panel: "Sequence[Player] | None" = None,
+    games: int | None = None,
+    seed: int = 0,
+    played: bool = False,
 ) -> tuple["Machine", np.ndarray | None, "Usage | None", StandsFor]:
     """The minimal machine a drawing shows (``draw --minimise``, a study's best machines):
     minimised on the inputs met in ``games`` games per opponent of ``panel`` (exactly, over
-    every input, with ``games=0``; default :data:`fsmarena.evo.usage.DEFAULT_GAMES`), the input codes it
-    keeps, its usage in the same games (None with ``games=0``) and, per state, the player
-    file's states it stands for."""
+    every input, with ``games=0``; default :data:`fsmarena.evo.usage.DEFAULT_GAMES`), and with
+    ``played`` without the states never used in those games; the input codes it keeps, its
+    usage in the same games (None with ``games=0``) and, per state, the player file's states
+    it stands for, with the file's reachable states, whose places the drawing keeps."""
 
     games = DEFAULT_GAMES if games is None else games
-    domain = observed_domain(player, game, panel, games, seed) if games else None
+    domain = observed_domain(player, game, panel, games, seed, played) if games else None
     minimal = minimise(player, domain)
     machine = cast("Machine", minimal.player)  # minimise keeps the machine's kind
     usage = measure_usage(machine, game, panel, games, seed) if games else None
-    return machine, minimal.inputs, usage, stands_for(minimal.state_of)
+    return machine, minimal.inputs, usage, stands_for(minimal.state_of, reachable_states(player))
 
 
 def _add_usage(graph: nx.DiGraph, usage: "Usage") -> None:
@@ -222,7 +235,9 @@ def write_machine(
     defaults), so every drawing, the studies' included, shows what the machine does in play.
     ``inputs`` (input codes) are the rows of a table FSM's table (default: those used, or all
     without usage).  ``link``: the machine is a minimised one (:func:`minimal_for_drawing`);
-    its states are named after the file's and the drawing says it was minimised."""
+    its states are named after the file's and the drawing says it was minimised.  A PNG
+    carries the drawn machine's content hash (:mod:`fsmarena.figures.machine_index`), so
+    ``fsmarena inspect`` finds a study's drawing of a champion's minimal machine."""
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
@@ -237,6 +252,8 @@ def write_machine(
             nx.write_graphml(graph, tmp)
     else:
         draw_machine(graph, path, fmt, title, player, game, usage, inputs)
+        if fmt == "png":  # found by `fsmarena inspect` by the hash of the machine it shows
+            mark_png(path, content_hash(player_to_json(player, game)))
     return graph
 
 

@@ -80,15 +80,22 @@ def in_file_order(graph: nx.DiGraph) -> list[int]:
 
 def positions(graph: nx.DiGraph) -> dict[int, np.ndarray]:
     """Each state's place on the unit circle: S0 at the top, the others clockwise in the
-    machine's own order (a minimised machine's is breadth first from S0, which keeps a state
-    near the states it moves to; the table under the graph lists them by name)."""
+    machine's own order; a minimised machine's states keep the places of the file's states
+    they are named after (``layout``), so the plain and the minimised drawing line up."""
     nodes = sorted(graph.nodes)
+    slot = {node: i for i, node in enumerate(nodes)}
     n = len(nodes)
+    if graph.graph.get("layout"):  # a minimised machine: the places of the file's states
+        layout = [int(s) for s in str(graph.graph["layout"]).split()]
+        slot = {node: layout.index(graph.nodes[node].get("number", node)) for node in nodes}
+        n = len(layout)
     if n == 1:
         return {nodes[0]: np.zeros(2)}
     return {
-        node: np.array([math.cos(math.pi / 2 - 2 * math.pi * i / n), math.sin(math.pi / 2 - 2 * math.pi * i / n)])
-        for i, node in enumerate(nodes)
+        node: np.array(
+            [math.cos(math.pi / 2 - 2 * math.pi * slot[node] / n), math.sin(math.pi / 2 - 2 * math.pi * slot[node] / n)]
+        )
+        for node in nodes
     }
 
 

@@ -5,19 +5,32 @@ the state in column ``A`` and row ``B`` (divide-the-dollar: ``"lead: 1/4 1/2 3/4
 *lead*, row *1/4 1/2 3/4*, the 4 x 10 grid of the seed's 40 states); labels without ``": "``
 make a single column.  With several replicates of a method, a cell shows the modal action in
 its colour and the share of replicates that chose it (the cell is paler when they disagree).
+
+A state the policies seldom meet in play is noise: learners leave such entries near their
+initial values, so replicates "disagree" there by chance.  Given how often each replicate
+met each state (``visits``, counted by :func:`policy_visits` in games against a named
+opponent), a cell met fewer than ``min_decisions`` times over the method's replicates is
+masked (hatched grey, no action, no number), and the caption gives the threshold.
 """
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 from matplotlib.colors import ListedColormap
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 
 from fsmarena.figures.style import PAGE_WIDTH, Drawn, action_colours, count_text, plt, save, style
+
+if TYPE_CHECKING:
+    from fsmarena.games.base import Game
+    from fsmarena.games.players import Player
+
+#: a cell met fewer times than this in play, over a method's replicates, is masked
+MIN_DECISIONS = 30
 
 
 def state_grid(labels: Sequence[str]) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
@@ -48,9 +61,14 @@ def policy_maps(
     columns: int = 3,
     row_title: str = "hand (smallest, median, largest card)",
     column_title: str = "situation",
+    visits: Mapping[str, Sequence[Sequence[int]]] | None = None,
+    min_decisions: int = MIN_DECISIONS,
+    opponent: str = "",
 ) -> Drawn:
     """One action map per method (``policies[method]`` = its replicates' tables); returns the
-    files with their caption."""
+    files with their caption.  ``visits[method]``: per replicate, how often it met each state
+    in play against ``opponent`` (:func:`policy_visits`); cells met fewer than
+    ``min_decisions`` times over the replicates are masked (module docstring)."""
     rows, cols, row_of, col_of = state_grid(state_labels)
     n_actions = len(action_names)
     names = list(policies)
@@ -71,9 +89,17 @@ def policy_maps(
             grid = np.full((len(rows), len(cols)), np.nan)
             alpha = np.zeros_like(grid)
             agree = np.full_like(grid, np.nan)
-            grid[row_of, col_of] = action
+            enough = _enough(visits, name, len(state_labels), min_decisions)
+            grid[row_of[enough], col_of[enough]] = action[enough]
             alpha[row_of, col_of] = 0.35 + 0.65 * share
-            agree[row_of, col_of] = share
+            agree[row_of[enough], col_of[enough]] = share[enough]
+            if not enough.all():  # too few decisions to tell a choice from noise: hatched grey
+                hidden = np.zeros((len(rows), len(cols)), dtype=bool)
+                hidden[row_of[~enough], col_of[~enough]] = True
+                ax.imshow(np.ma.masked_where(~hidden, hidden), cmap=ListedColormap(["#dddddd"]), aspect="auto")
+                for cell_row, cell_col in zip(*np.nonzero(hidden)):
+                    corner = (int(cell_col) - 0.5, int(cell_row) - 0.5)
+                    ax.add_patch(Rectangle(corner, 1, 1, fill=False, hatch="////", ec="#aaaaaa", lw=0))
             ax.imshow(
                 np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=n_actions - 0.5, alpha=alpha, aspect="auto"
             )
@@ -107,21 +133,61 @@ def policy_maps(
             if any(len(np.atleast_2d(p)) > 1 for p in policies.values())
             else ""
         )
-        fig.suptitle("\n".join(t for t in (title, note) if t), fontsize=8)
+        against = f" against {opponent}" if opponent else ""
+        hatched = f"hatched: met fewer than {min_decisions} times in play{against}" if visits is not None else ""
+        fig.suptitle("\n".join(t for t in (title, note, hatched) if t), fontsize=8)
         fig.tight_layout(rect=(0, 0.05, 1, 1))
         counts = [len(np.atleast_2d(p)) for p in policies.values()]
-        return Drawn(save(fig, stem), policy_caption(counts))
+        threshold = min_decisions if visits is not None else None
+        return Drawn(save(fig, stem), policy_caption(counts, threshold, opponent))
 
 
-def policy_caption(replicates: Sequence[int]) -> str:
-    """What :func:`policy_maps` shows, in words."""
+def _enough(visits: Mapping[str, Sequence[Sequence[int]]] | None, name: str, n: int, least: int) -> np.ndarray:
+    """Per state, whether the method's replicates met it at least ``least`` times in all
+    (every state without ``visits``)."""
+    if visits is None:
+        return np.ones(n, dtype=bool)
+    counts = np.atleast_2d(np.asarray(visits[name], dtype=np.int64))
+    if counts.shape[1] != n:
+        raise ValueError(f"visits of '{name}' count {counts.shape[1]} states, the policies have {n}")
+    return counts.sum(axis=0) >= least
+
+
+def policy_visits(
+    game: "Game", tables: Sequence[Sequence[int]], opponent: "Player", games: int = 200, seed: int = 0
+) -> list[list[int]]:
+    """Per table policy of ``tables``, how often it meets each state in ``games`` games in
+    every seat against ``opponent`` (the ``visits`` of :func:`policy_maps`): each table plays
+    as the one-state table FSM over ``index`` it is, counted by
+    :func:`fsmarena.evo.usage.measure_usage`."""
+    from fsmarena.evo.table_fsm import TableFSM
+    from fsmarena.evo.usage import measure_usage
+
+    found = []
+    for table in tables:
+        actions = np.asarray(table, dtype=np.int64)[None, :]
+        machine = TableFSM(np.zeros_like(actions), actions, "index")
+        found.append(measure_usage(machine, game, [opponent], games, seed).entries[0].tolist())
+    return found
+
+
+def policy_caption(replicates: Sequence[int], masked: int | None = None, opponent: str = "") -> str:
+    """What :func:`policy_maps` shows, in words; ``masked``: the threshold below which cells
+    were masked."""
     several = (
         " With several replicates a cell shows the action most of them choose, the number in it is the share "
         "of replicates that agree (%), and the paler the cell, the more they disagree."
         if any(r > 1 for r in replicates)
         else ""
     )
+    against = f" against {opponent}" if opponent else ""
+    mask = (
+        f" Hatched grey: states the method's replicates met fewer than {masked} times in all in play{against}, "
+        "too seldom for their entries to say anything; they are not shown."
+        if masked is not None
+        else ""
+    )
     return (
         "Action maps: each cell is one state of a tabular policy (rows and columns name it), coloured by the "
-        f"action the policy plays there; one panel per method ({count_text(replicates)} per method).{several}"
+        f"action the policy plays there; one panel per method ({count_text(replicates)} per method).{several}{mask}"
     )

@@ -106,6 +106,11 @@ class Game(ABC):
     #: apply them unless told otherwise): algorithm -> {option: value}
     train_defaults: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
 
+    #: ``"module:attribute"`` of the game's :class:`fsmarena.games.phrases.Phrases` (its inputs,
+    #: features and actions in words, for strategy summaries and transcripts), usually in its
+    #: folder's ``phrases.py``; empty: the generic words (:func:`fsmarena.games.phrases.phrases_of`)
+    phrases: ClassVar[str] = ""
+
     def encoding_label(self, name: str, value: int) -> str:
         """Readable description of value ``value`` of encoding ``name`` (FSM inputs in figures)."""
         return f"{name}={value}"

@@ -151,6 +151,7 @@ class Dice421(Game, ExactModel):
     name = "421"
     title = "421 dice game (1 player, known model: exact optimum)"
     Config = Dice421Config
+    phrases = "fsmarena.games.dice421.phrases:PHRASES"
     n_seats = 1
     action_names = ACTION_NAMES
     feature_names = FEATURE_NAMES

@@ -169,6 +169,7 @@ class DivideTheDollar(Game):
     name = "dtd"
     title = "deck-based divide-the-dollar (2 players, thesis game)"
     Config = DTDConfig
+    phrases = "fsmarena.games.dtd.phrases:PHRASES"
 
     def __init__(self, config: DTDConfig | None = None):
         super().__init__(config)

@@ -161,6 +161,7 @@ class Goofspiel(Game, SimultaneousMoves, SolvableBidding):
     name = "goofspiel"
     title = "Goofspiel (2-4 players, simultaneous bids for prizes 1..n, ties discard the prize)"
     Config = GoofspielConfig
+    phrases = "fsmarena.games.goofspiel.phrases:PHRASES"
     feature_names = FEATURE_NAMES
     #: FSMs read the prize by default: the tabular state has 106,483 states with 13 cards
     fsm_inputs = "prize"

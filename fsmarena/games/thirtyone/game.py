@@ -203,6 +203,7 @@ class ThirtyOne(Game, SegmentRewards):
     name = "thirtyone"
     title = "31 / Scat / Blitz (2-6 players, lives, knocking)"
     Config = ThirtyOneConfig
+    phrases = "fsmarena.games.thirtyone.phrases:PHRASES"
     action_names = ACTION_NAMES
     feature_names = FEATURE_NAMES
     #: training defaults measured on this game (``fsmarena.rl.train``), 1v1 against greedy, win rate against

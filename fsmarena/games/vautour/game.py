@@ -263,6 +263,7 @@ class StupideVautour(Game, SimultaneousMoves, SolvableBidding):
     name = "vautour"
     title = "Stupide Vautour / Hol's der Geier (2-5 players, simultaneous bids, seed 004)"
     Config = VautourConfig
+    phrases = "fsmarena.games.vautour.phrases:PHRASES"
 
     def __init__(self, config: VautourConfig | None = None):
         super().__init__(config)
