@@ -32,6 +32,7 @@ GAME_PACKAGES: tuple[str, ...] = (
     "fsmarena.games.thirtyone",
     "fsmarena.games.vautour",
     "fsmarena.games.goofspiel",
+    "fsmarena.games.ipd",
 )
 
 #: player kinds that serve every game: kind -> "module:Class"
