@@ -138,14 +138,7 @@ def _loaded(packages: tuple[str, ...]) -> tuple[tuple[GameEntry, Path], ...]:
     """Every game's entry and folder, in registration order."""
     found = []
     for package in packages:
-        try:
-            module = importlib.import_module(package)
-        except ModuleNotFoundError as exc:
-            if exc.name != package:
-                raise
-            raise FsmarenaError(
-                f"game package '{package}' is not importable (registered by {GAMES_VARIABLE} or register)"
-            ) from None
+        module = _imported_package(package)
         entry = getattr(module, "ENTRY", None)
         if not isinstance(entry, GameEntry):
             raise FsmarenaError(f"game package '{package}' declares no ENTRY = GameEntry(...)")
@@ -154,6 +147,22 @@ def _loaded(packages: tuple[str, ...]) -> tuple[tuple[GameEntry, Path], ...]:
     if len(set(names)) != len(names):
         raise FsmarenaError(f"two game packages declare the same game name: {', '.join(names)}")
     return tuple(found)
+
+
+def _imported_package(package: str) -> Any:
+    """The game package ``package``, imported; a name that is no importable package (absent,
+    under an absent parent, relative or malformed: ``FSMARENA_GAMES=.mygame``) is one
+    FsmarenaError; an import error inside an existing package propagates (a bug in the game)."""
+    unusable = FsmarenaError(f"game package '{package}' is not importable (registered by {GAMES_VARIABLE} or register)")
+    if not all(part.isidentifier() for part in package.split(".")):
+        raise unusable
+    try:
+        return importlib.import_module(package)
+    except ModuleNotFoundError as exc:
+        parents = {".".join(package.split(".")[: k + 1]) for k in range(package.count(".") + 1)}
+        if exc.name not in parents:
+            raise
+        raise unusable from None
 
 
 def entries() -> tuple[GameEntry, ...]:

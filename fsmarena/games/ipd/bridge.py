@@ -38,6 +38,7 @@ AXELROD_NAMES: dict[str, str] = {
     "alternator": "Alternator",
     "suspicious-tit-for-tat": "SuspiciousTitForTat",
     "generous-tit-for-tat": "GTFT",
+    "bully": "Bully",
     **{name: machine[0] for name, machine in MACHINES.items()},
 }
 INPUTS = "opp_last"

@@ -32,12 +32,13 @@ EXPECTED = Expectations(
     seats=2,
     simultaneous=True,
     chance=False,
-    zero_sum=False,
+    zero_sum=True,  # the rewards (win / draw / loss) of two players; the payoffs are not zero-sum
     exact_model=False,
     solvable=False,
     kernel=True,
     builtins=(
         "alternator",
+        "bully",
         "cooperator",
         "defector",
         "evolved-fsm-16",

@@ -41,6 +41,7 @@ BUILTINS = (
     "alternator",
     "suspicious-tit-for-tat",
     "generous-tit-for-tat",
+    "bully",
 )
 #: ``random`` is Axelrod's ``Random(p)``: it cooperates with probability ``p``
 OWN_RANDOM = True
@@ -250,8 +251,8 @@ def builtin_action(p, s, seat, code, args):
         return C if code == 1 else D
     if code == 4 or code == 5:  # Grudger, also called Grim (trigger): D once the opponent defected
         return D if s[_DEF + 1 - seat] else C
-    if last == 0:  # every other classic opens with C but the suspicious tit for tat
-        return D if code == 9 else C
+    if last == 0:  # every other classic opens with C but the suspicious tit for tat and the bully
+        return D if code == 9 or code == 11 else C
     if code == 3 or code == 9:
         return other
     if code == 6:
@@ -261,6 +262,8 @@ def builtin_action(p, s, seat, code, args):
         return C if own == other else D
     if code == 8:
         return 1 - own
+    if code == 11:
+        return 1 - other
     generosity = args[0] if args[0] >= 0.0 else _float(p, _GENEROSITY)
     return C if other == C else _choice(generosity)
 

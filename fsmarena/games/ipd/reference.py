@@ -95,6 +95,11 @@ def alternator(history):
     return "C" if not history or history[-1][0] == "D" else "D"
 
 
+def bully(history):
+    """D first, then the opposite of the opponent's last move."""
+    return ("D" if history[-1][1] == "C" else "C") if history else "D"
+
+
 CLASSICS: dict[str, Chooser] = {
     "cooperator": cooperator,
     "defector": defector,
@@ -105,4 +110,5 @@ CLASSICS: dict[str, Chooser] = {
     "win-stay-lose-shift": win_stay_lose_shift,
     "alternator": alternator,
     "suspicious-tit-for-tat": suspicious_tit_for_tat,
+    "bully": bully,
 }
