@@ -68,6 +68,9 @@ class GameEntry:
     * ``network``: the ``"module:attribute"`` of its :class:`fsmarena.rl.network_agent.NetworkSpec`
       (the network learner's heads and recommended settings), empty for one head over all
       actions;
+    * ``exports``: ``format -> "module:function(game, player) -> dict"``, the JSON-ready forms a
+      player file of the game exports to (``fsmarena export PLAYER.json --to FORMAT``; the
+      iterated prisoner's dilemma's ``axelrod``: its table FSMs as the arguments of an Axelrod ``FSMPlayer``);
     * ``expectations``: the ``"module:attribute"`` of its :class:`fsmarena.games.expectations.Expectations`
       (``"games.<name>.expectations:EXPECTED"``): what the contract tests every game inherits
       must find for it; a game without one fails them.
@@ -83,6 +86,7 @@ class GameEntry:
     kernel: str = ""
     probes: tuple[str, ...] = ()
     network: str = ""
+    exports: Mapping[str, str] = field(default_factory=dict)
     expectations: str = ""
 
 

@@ -14,5 +14,6 @@ ENTRY = GameEntry(
     game=f"{__name__}.game:IteratedPrisonersDilemma",
     kernel=f"{__name__}.kernel",
     probes=("tit-for-tat", "cooperator", "defector"),  # the generic mixtures; Ashlock's: .probes
+    exports={"axelrod": f"{__name__}.bridge:export_axelrod"},
     expectations=f"{__name__}.expectations:EXPECTED",
 )

@@ -105,6 +105,12 @@ def axelrod_description(player: Player, label: str | None = None) -> dict[str, A
     }
 
 
+def export_axelrod(game: Any, player: Player) -> dict[str, Any]:
+    """``fsmarena export PLAYER.json --to axelrod``: :func:`axelrod_description` of a table FSM
+    (this needs no Axelrod installed: the file is read by :func:`from_description`)."""
+    return axelrod_description(player)
+
+
 def from_description(data: Any, source: str = "Axelrod machine") -> Any:
     """An ``axelrod.FSMPlayer`` from :func:`axelrod_description`'s data (checked field by field)."""
     fields = Fields(data, source)
