@@ -9,10 +9,11 @@ like ``B`` with probability ``(1 - x) y`` and like ``C`` otherwise, so the unit 
 pure C).  Every component sees every decision, so builtins with memory stay consistent.
 
 The fingerprint of a player is its win rate (share of games won) against the probe of every
-point of a ``grid x grid`` lattice, with seats rotated.  A family of another shape declares it by
-subclassing :class:`ProbeFamily` (its components, :meth:`ProbeFamily.probe` and its ``measure``:
-the iterated prisoner's dilemma's Ashlock probes, :mod:`fsmarena.games.ipd.probes`, measure the
-score per turn against the Joss-Ann transform of Tit For Tat, as Axelrod's library does).  The whole lattice is one batch: the
+point of a ``grid x grid`` lattice, with seats rotated.  A family of another shape declares it
+by subclassing :class:`ProbeFamily` (its components, :meth:`ProbeFamily.probe` and its
+``measure``): the iterated prisoner's dilemma's Ashlock probes, in its game folder, measure the
+score per turn against the Joss-Ann transform of Tit For Tat, as Axelrod's library does.  The
+whole lattice is one batch: the
 probes share their three components, so they stack into one mixture whose weights differ
 per game (:meth:`MixturePlayer.stack`), and every decision asks each component once for all
 games of the lattice instead of once per point (for a game whose engine has a cost per
