@@ -39,8 +39,10 @@ def run(args) -> int:
     names = [args.game] if args.game else available_games()
     every = [(name, case) for name in names for case in cases_for(get_game(name))]
     chosen = [(name, case) for name, case in every if _chosen(case, args.case)]
-    if not chosen:  # every game has cases: only a --case that names none of them gets here
-        known = "; ".join(sorted({case.name for _name, case in every}))
+    if not chosen:  # every game with a kernel has default cases: a --case that names none gets here
+        known = "; ".join(sorted({case.name for _name, case in every})) or "none"
+        if args.case is None:
+            raise FsmarenaError(f"no benchmark case runs by default here; name one with --case (cases: {known})")
         raise FsmarenaError(f"no benchmark case's name contains --case {args.case!r} (cases: {known})")
     results = []
     for name, case in chosen:

@@ -9,7 +9,11 @@ like ``B`` with probability ``(1 - x) y`` and like ``C`` otherwise, so the unit 
 pure C).  Every component sees every decision, so builtins with memory stay consistent.
 
 The fingerprint of a player is its win rate (share of games won) against the probe of every
-point of a ``grid x grid`` lattice, with seats rotated.  The whole lattice is one batch: the
+point of a ``grid x grid`` lattice, with seats rotated.  A family of another shape declares it
+by subclassing :class:`ProbeFamily` (its components, :meth:`ProbeFamily.probe` and its
+``measure``): the iterated prisoner's dilemma's Ashlock probes, in its game folder, measure the
+score per turn against the Joss-Ann transform of Tit For Tat, as Axelrod's library does.  The
+whole lattice is one batch: the
 probes share their three components, so they stack into one mixture whose weights differ
 per game (:meth:`MixturePlayer.stack`), and every decision asks each component once for all
 games of the lattice instead of once per point (for a game whose engine has a cost per
@@ -20,8 +24,8 @@ decision, such as 31, that is what makes a fingerprint cheap).  It works for any
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Any, Sequence
+from functools import cached_property, partial
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
@@ -86,7 +90,9 @@ class ProbeFamily:
     """The mixtures of three builtins ``names`` = (A, B, C) of a game (see the module doc)."""
 
     game: Game
-    names: tuple[str, str, str]
+    names: tuple[str, ...]
+    #: what a point's value is: ``win_rate`` (share of games won) or ``score`` (mean score)
+    measure: ClassVar[str] = "win_rate"
 
     @property
     def x_label(self) -> str:
@@ -133,6 +139,7 @@ class Fingerprint:
     x_label: str
     y_label: str
     games: int
+    measure: str = "win_rate"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: grid, win rates (rows: y, columns: x) and games per point."""
@@ -140,7 +147,7 @@ class Fingerprint:
             "label": self.label,
             "x": self.x.tolist(),
             "y": self.y.tolist(),
-            "win_rate": self.values.tolist(),
+            self.measure: self.values.tolist(),
             "x_label": self.x_label,
             "y_label": self.y_label,
             "games_per_point": self.games,
@@ -167,13 +174,14 @@ def fingerprint(
     won = np.zeros(len(probes))
     played = np.zeros(len(probes))
     for result in play_blocks(
-        game, [(spawn(seed, 1)[0], blocks)], _wins_by_point, stack=GroupedStack(probes), jobs=jobs
+        game, [(spawn(seed, 1)[0], blocks)], partial(_by_point, family.measure), stack=GroupedStack(probes), jobs=jobs
     ):
         wins, counts = result.value
         won[: len(wins)] += wins
         played[: len(counts)] += counts
     values = (won / played).reshape(grid, grid)
-    return Fingerprint(player.label, axis, axis.copy(), values, family.x_label, family.y_label, games)
+    labels = family.x_label, family.y_label
+    return Fingerprint(player.label, axis, axis.copy(), values, *labels, games, family.measure)
 
 
 def _lattice_blocks(game: Game, player: Player, points: int, games: int) -> list[Block]:
@@ -193,8 +201,9 @@ def _lattice_blocks(game: Game, player: Player, points: int, games: int) -> list
     return blocks
 
 
-def _wins_by_point(outcome: Outcome, chunk: Chunk, seconds: float) -> tuple[np.ndarray, np.ndarray]:
-    """A chunk's wins and games per lattice point, from the side of the player in seat ``chunk.tag``."""
+def _by_point(measure: str, outcome: Outcome, chunk: Chunk, seconds: float) -> tuple[np.ndarray, np.ndarray]:
+    """A chunk's wins (``measure`` ``win_rate``) or summed scores (``score``) and games per
+    lattice point, from the side of the player in seat ``chunk.tag``."""
     members = next(s for s in chunk.seats if isinstance(s, np.ndarray))
-    won = outcome.rewards[:, chunk.tag] > 0
-    return np.bincount(members, weights=won), np.bincount(members).astype(float)
+    value = outcome.rewards[:, chunk.tag] > 0 if measure == "win_rate" else outcome.scores[:, chunk.tag]
+    return np.bincount(members, weights=value), np.bincount(members).astype(float)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 from typing import Mapping
 
+from fsmarena.errors import FsmarenaError
 from fsmarena.games.base import Game, parse_params
 from fsmarena.games.registry import entry, game_names, resolve
 
@@ -36,7 +37,10 @@ def _register_gymnasium_ids() -> None:
     if importlib.util.find_spec("gymnasium") is not None:
         from fsmarena.games.gym_ids import register_envs  # optional: gym_ids imports Gymnasium
 
-        register_envs()
+        try:
+            register_envs()
+        except FsmarenaError:  # a bad FSMARENA_GAMES: the command that reads the registry says so in one line
+            pass
 
 
 _register_gymnasium_ids()

@@ -10,21 +10,26 @@ workers out, so only the wall clock counts.
 Each game declares its :class:`BenchCase` makers in its entry (``GameEntry.bench_cases``): the
 kernel against the game's plain-Python reference, ``reference.py``, on the same players, and
 cases of other modules (evolution, learners).
-Every game with a kernel also gets :func:`seat_cases`: compiled seats against the same players
-asked in Python, on the same driver, whose baseline is the driver's batched Python path rather
-than a plain loop.  (``engine`` in a case's fields is the side measured, ``plain`` its baseline.)
+Every game with a kernel also gets :func:`kernel_cases`, which run by default, so a game that
+declares no cases of its own still has a benchmark: its builtins on the batched driver against
+the same builtins played one game at a time by a plain Python loop over the kernel's functions;
+and :func:`seat_cases` (opt-in): compiled seats against the same players asked in Python, on
+the same driver, whose baseline is the driver's batched Python path rather than a plain loop.  (``engine`` in a case's fields is the side measured, ``plain`` its baseline.)
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 import numpy as np
 
 from fsmarena.games.arena import play_games
-from fsmarena.games.kernel import has_kernel
+from fsmarena.games.builtin_player import own_random
+from fsmarena.games.kernel import default_args, has_kernel, kernel_of, params_of
+from fsmarena.games.kernel import seed as seed_kernel
 from fsmarena.games.players import TablePolicy
 from fsmarena.games.registry import entry, resolve
 from fsmarena.parallel import chunk_sizes
@@ -52,6 +57,8 @@ class BenchCase:
     warmup: bool = True
     #: the case runs worker processes: its ratio is of wall-clock times, no CPU seconds
     workers: bool = False
+    #: warm the baseline up too (a plain loop that calls compiled functions compiles them first)
+    warm_plain: bool = False
 
 
 def cases_for(game) -> list[BenchCase]:
@@ -59,8 +66,73 @@ def cases_for(game) -> list[BenchCase]:
     for target in entry(game.name).bench_cases:
         cases.extend(resolve(target, f"benchmark {target}")(game))
     if has_kernel(game):
+        cases.extend(kernel_cases(game))
         cases.extend(seat_cases(game))
     return cases
+
+
+#: games per case of :func:`kernel_cases`: the batched driver, the plain loop
+KERNEL_GAMES, LOOP_GAMES = 20_000, 500
+
+
+def _lineup_names(game) -> list[str]:
+    """The kernel's builtins around the table (``random`` when it has no other)."""
+    builtins = list(kernel_of(game).BUILTINS[1:]) or ["random"]
+    return [builtins[s % len(builtins)] for s in range(game.n_seats)]
+
+
+def kernel_cases(game) -> list[BenchCase]:
+    """The game's builtins on the batched driver (every seat compiled) against a plain Python
+    loop over the kernel's functions that plays the same builtins one game at a time: what the
+    driver's batches buy over calling the kernel from Python (every game with a kernel has it)."""
+    names = _lineup_names(game)
+    factories = game.builtin_players()
+    players = [factories[name]() for name in names]
+
+    def driver(n: int, seed: int) -> object:
+        rng = np.random.default_rng(seed)
+        for size in chunk_sizes(n, DRIVER_CHUNK):
+            play_games(game, players, size, rng)
+        return None
+
+    return [
+        BenchCase(
+            "kernel: builtins " + " vs ".join(names),
+            driver,
+            partial(plain_kernel_loop, game, names),
+            engine_games=KERNEL_GAMES,
+            plain_games=LOOP_GAMES,
+            extra={"baseline": "a plain Python loop over the kernel, one game at a time"},
+            warm_plain=True,
+        )
+    ]
+
+
+def plain_kernel_loop(game, names: list[str], n: int, seed: int) -> np.ndarray:
+    """``n`` games of the builtins ``names`` (one per seat), each played by a Python loop that
+    calls the kernel's functions decision by decision; the scores of every game."""
+    kernel, p = kernel_of(game), params_of(game)
+    codes = [kernel.BUILTINS.index(name) for name in names]
+    generic_random = [name == "random" and not own_random(game) for name in names]
+    args = [default_args(kernel, code) for code in codes]
+    rng = np.random.default_rng(seed)
+    seed_kernel(int(rng.integers(2**32)))
+    deal = np.zeros(kernel.deal_size(p), dtype=np.int64)
+    state = np.zeros(kernel.state_size(p), dtype=np.int64)
+    mask = np.zeros(kernel.n_actions(p), dtype=np.bool_)
+    scores = np.zeros((n, game.n_seats))
+    for g in range(n):
+        kernel.draw_deal(p, deal)
+        kernel.reset(p, state, deal)
+        while (seat := kernel.to_move(p, state)) >= 0:
+            if generic_random[seat]:
+                kernel.legal(p, state, seat, mask)
+                action = int(rng.choice(np.flatnonzero(mask)))
+            else:
+                action = kernel.builtin_action(p, state, seat, codes[seat], args[seat])
+            kernel.step(p, state, action)
+        kernel.scores(p, state, scores[g])
+    return scores
 
 
 #: games per case of :func:`seat_cases`, on each side
@@ -137,6 +209,8 @@ def time_case(case: BenchCase, seed: int = 0, scale: float = 1.0) -> dict:
         result["engine_cpu_seconds"] = cpu
     if case.plain is not None:
         plain_n = max(1, int(case.plain_games * scale))
+        if case.warm_plain:
+            case.plain(1, seed)
         wall, cpu = _timed(case.plain, plain_n, seed)
         plain_time = wall if case.workers else cpu
         result.update(

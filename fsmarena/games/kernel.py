@@ -63,6 +63,17 @@ the game's decision number ``step``...):
   sees, written into the float64 ``out`` (length ``max(1, part_size)``; whole numbers for
   ``int`` and ``bool`` parts, exact below 2**53).
 
+Defaults (pgx-style: a small game writes only what it needs).  A kernel module that ends with
+``complete(globals())`` gets, for every name of :data:`DEFAULTS` it does not define, the default
+there: no chance (``deal_size`` 1, ``draw_deal`` one unused number), no features, no
+encodings, every action legal (``legal``, ``always_masked`` False), only the ``step`` part
+(``PARTS``; the game still writes ``observe_part``, which reads its decision count), no part
+data, and ``random`` as its one builtin.  What remains is the game itself: ``make_params``,
+``state_size``, ``n_seats``, ``n_actions``, ``n_states``, ``reset``, ``to_move``, ``observe_index``,
+``observe_part``, ``step``, ``scores`` and ``rewards`` (:func:`rank_rewards` turns scores into the
+ranking rewards in one call).  ``docs/examples/nim/kernel.py`` and ``fsmarena/games/ipd/kernel.py``
+are written this way.
+
 Observations are asked of the seat to move (``seat == to_move(p, s)``).
 :func:`observation_of` builds the lazy :class:`~games.base.Observation` of every caller (the
 batched driver, the environments' stepper) from one :class:`Layout` and the kernel's readers.
@@ -157,6 +168,109 @@ PLAIN = ("make_params", "BUILTINS", "PARTS", "part_data")
 PART_KINDS = {"int": np.int64, "float": np.float64, "bool": np.bool_}
 
 
+# ---- defaults for what a game does not need (module doc, "Defaults") --------------------------
+
+
+@njit
+def one_unused_deal_number(p):
+    """``deal_size`` of a game without chance: one unused number."""
+    return 1
+
+
+@njit
+def no_chance(p, deal):
+    """``draw_deal`` of a game without chance."""
+    deal[0] = 0
+
+
+@njit
+def none_of_them(p):
+    """``n_features`` / ``n_encodings`` of a game without features or encodings."""
+    return 0
+
+
+@njit
+def no_encoding_size(p, which):
+    return 0
+
+
+@njit
+def no_features(p, s, seat, out):
+    """``features`` of a game without features: nothing to write."""
+
+
+@njit
+def no_encoding(p, s, seat, which):
+    return 0
+
+
+@njit
+def every_action_legal(p, s, seat, mask):
+    """``legal`` of a game whose every action is always legal."""
+    mask[:] = True
+
+
+@njit
+def not_always_masked(p):
+    return False
+
+
+@njit
+def one_value_per_decision(p, which):
+    """``part_size`` of a game whose parts hold one value per decision."""
+    return 0
+
+
+@njit
+def random_only(p, s, seat, code, args):
+    """``builtin_action`` of a game whose one builtin is the generic ``random`` (never asked)."""
+    return 0
+
+
+def no_part_data(config: Any) -> np.ndarray:
+    """``part_data`` of a game whose parts read no table."""
+    return np.zeros((1, 1))
+
+
+@njit
+def rank_rewards(out):
+    """Turn the scores in ``out`` into the ranking rewards in place (+1 sole winner, 0 shared
+    first place, -1 otherwise): a game's ``rewards`` is ``scores(p, s, out)`` then this."""
+    best = out.max()
+    winners = 0
+    for value in out:
+        if value == best:
+            winners += 1
+    for seat in range(out.shape[0]):
+        out[seat] = (1.0 if winners == 1 else 0.0) if out[seat] == best else -1.0
+
+
+#: what :func:`complete` gives a kernel module for each name it does not define
+DEFAULTS: dict[str, Any] = {
+    "deal_size": one_unused_deal_number,
+    "draw_deal": no_chance,
+    "n_features": none_of_them,
+    "features": no_features,
+    "n_encodings": none_of_them,
+    "encoding_size": no_encoding_size,
+    "encoding": no_encoding,
+    "legal": every_action_legal,
+    "always_masked": not_always_masked,
+    "part_size": one_value_per_decision,
+    "builtin_action": random_only,
+    "BUILTINS": ("random",),
+    "PARTS": (("step", "int"),),
+    "part_data": no_part_data,
+}
+
+
+def complete(namespace: dict[str, Any]) -> None:
+    """Give the kernel module whose ``globals()`` is ``namespace`` the default of every name of
+    :data:`DEFAULTS` it does not define (called on its last line, so every importer sees them)."""
+    for name, default in DEFAULTS.items():
+        namespace.setdefault(name, default)
+
+
 @njit
 def seed(value: int) -> None:
     """Seed the compiled code's random stream (``np.random`` inside numba)."""
@@ -190,7 +304,8 @@ def _checked_kernel(target: str) -> ModuleType:
     module = importlib.import_module(target)
     missing = [name for name in COMPILED + PLAIN if not hasattr(module, name)]
     if missing:  # a programming error in the game's kernel, not user input
-        raise TypeError(f"{target} lacks {', '.join(missing)}")
+        hint = " (end the module with fsmarena.games.kernel.complete(globals()) for the defaults)"
+        raise TypeError(f"{target} lacks {', '.join(missing)}{hint if set(missing) & set(DEFAULTS) else ''}")
     if not module.BUILTINS or module.BUILTINS[0] != "random":
         raise TypeError(f"{target}.BUILTINS must start with 'random'")
     names = [name for name, _ in module.PARTS]

@@ -32,6 +32,7 @@ GAME_PACKAGES: tuple[str, ...] = (
     "fsmarena.games.thirtyone",
     "fsmarena.games.vautour",
     "fsmarena.games.goofspiel",
+    "fsmarena.games.ipd",
 )
 
 #: player kinds that serve every game: kind -> "module:Class"
@@ -67,6 +68,9 @@ class GameEntry:
     * ``network``: the ``"module:attribute"`` of its :class:`fsmarena.rl.network_agent.NetworkSpec`
       (the network learner's heads and recommended settings), empty for one head over all
       actions;
+    * ``exports``: ``format -> "module:function(game, player) -> dict"``, the JSON-ready forms a
+      player file of the game exports to (``fsmarena export PLAYER.json --to FORMAT``; the
+      iterated prisoner's dilemma's ``axelrod``: its table FSMs as the arguments of an Axelrod ``FSMPlayer``);
     * ``expectations``: the ``"module:attribute"`` of its :class:`fsmarena.games.expectations.Expectations`
       (``"games.<name>.expectations:EXPECTED"``): what the contract tests every game inherits
       must find for it; a game without one fails them.
@@ -82,6 +86,7 @@ class GameEntry:
     kernel: str = ""
     probes: tuple[str, ...] = ()
     network: str = ""
+    exports: Mapping[str, str] = field(default_factory=dict)
     expectations: str = ""
 
 
@@ -137,14 +142,7 @@ def _loaded(packages: tuple[str, ...]) -> tuple[tuple[GameEntry, Path], ...]:
     """Every game's entry and folder, in registration order."""
     found = []
     for package in packages:
-        try:
-            module = importlib.import_module(package)
-        except ModuleNotFoundError as exc:
-            if exc.name != package:
-                raise
-            raise FsmarenaError(
-                f"game package '{package}' is not importable (registered by {GAMES_VARIABLE} or register)"
-            ) from None
+        module = _imported_package(package)
         entry = getattr(module, "ENTRY", None)
         if not isinstance(entry, GameEntry):
             raise FsmarenaError(f"game package '{package}' declares no ENTRY = GameEntry(...)")
@@ -153,6 +151,22 @@ def _loaded(packages: tuple[str, ...]) -> tuple[tuple[GameEntry, Path], ...]:
     if len(set(names)) != len(names):
         raise FsmarenaError(f"two game packages declare the same game name: {', '.join(names)}")
     return tuple(found)
+
+
+def _imported_package(package: str) -> Any:
+    """The game package ``package``, imported; a name that is no importable package (absent,
+    under an absent parent, relative or malformed: ``FSMARENA_GAMES=.mygame``) is one
+    FsmarenaError; an import error inside an existing package propagates (a bug in the game)."""
+    unusable = FsmarenaError(f"game package '{package}' is not importable (registered by {GAMES_VARIABLE} or register)")
+    if not all(part.isidentifier() for part in package.split(".")):
+        raise unusable
+    try:
+        return importlib.import_module(package)
+    except ModuleNotFoundError as exc:
+        parents = {".".join(package.split(".")[: k + 1]) for k in range(package.count(".") + 1)}
+        if exc.name not in parents:
+            raise
+        raise unusable from None
 
 
 def entries() -> tuple[GameEntry, ...]:

@@ -197,6 +197,7 @@ def test_stacks_with_a_member_per_game_compile_and_play_as_in_python(entry):
     singles = [TablePolicy(rng.integers(0, game.n_actions, game.n_states)), *_deterministic_players(game, rng)[1]]
     stacks.append(GroupedStack(singles))  # table policies and FSMs behind one seat
     n = 240
+    members_differ = []
     for stack in stacks:
         members = rng.integers(0, stack.n_members, n)
         lineup = [Seat(stack, members), *[Seat(p) for p in _deterministic_players(game, rng)[0][1:]]]
@@ -207,8 +208,11 @@ def test_stacks_with_a_member_per_game_compile_and_play_as_in_python(entry):
         python = play_games(game, lineup, n, np.random.default_rng(9), compiled=False)
         assert np.array_equal(compiled.scores, python.scores), stack.label
         assert np.array_equal(compiled.rewards, python.rewards)
-    first = play_games(game, [Seat(stack, np.zeros(n, np.int64)), *lineup[1:]], n, np.random.default_rng(9))
-    assert not np.array_equal(first.scores, compiled.scores)  # the members do differ
+        first = play_games(game, [Seat(stack, np.zeros(n, np.int64)), *lineup[1:]], n, np.random.default_rng(9))
+        members_differ.append(not np.array_equal(first.scores, compiled.scores))
+    # the members do differ: in some stack (random machines may all tie against one opponent,
+    # as the last stack's three do in the prisoner's dilemma)
+    assert any(members_differ)
 
 
 @pytest.mark.parametrize("entry", KERNEL_GAMES, ids=IDS)
@@ -402,7 +406,7 @@ def test_simultaneous_seats_do_not_see_a_pending_answer(entry, seed, turn):
     module = kernel_of(entry)
     n = 6
     deals = _kernel_deals(game, module, seed, n)
-    picks = np.random.default_rng(seed).integers(0, 720, size=(n, game.n_seats, 64))
+    picks = np.random.default_rng(seed).integers(0, 720, size=(n, game.n_seats, 1024))  # decisions per seat
     changed = picks.copy()
     changed[:, 0, turn] += 1
     logs = []

@@ -1,18 +1,19 @@
 """Nim, one game at a time, compiled: the rules (the contract of :mod:`fsmarena.games.kernel`).
 
 Parameters ``p`` (int64): ``[stones, max_take]``.  State ``s`` (int64): ``[stones left, seat
-to move, winner (-1 while playing), decisions so far]``.  Nim has no chance: the deal is one
-unused number.
+to move, winner (-1 while playing), decisions so far]``.  What Nim does not need (chance,
+encodings, parts beyond ``step``, a mask always shown) is the contract's defaults, given by
+``complete(globals())`` on the last line.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from fsmarena.games.kernel import complete, rank_rewards
 from fsmarena.jit import njit
 
 BUILTINS = ("random", "take-one", "optimal")
-PARTS = (("step", "int"),)
 _STONES, _TAKE = 0, 1
 _LEFT, _MOVER, _WINNER, _STEP = 0, 1, 2, 3
 
@@ -24,11 +25,6 @@ def make_params(config) -> np.ndarray:
 @njit
 def state_size(p):
     return 4
-
-
-@njit
-def deal_size(p):
-    return 1
 
 
 @njit
@@ -49,21 +45,6 @@ def n_states(p):
 @njit
 def n_features(p):
     return 2
-
-
-@njit
-def n_encodings(p):
-    return 0
-
-
-@njit
-def encoding_size(p, which):
-    return 0
-
-
-@njit
-def draw_deal(p, deal):
-    deal[0] = 0
 
 
 @njit
@@ -97,16 +78,6 @@ def legal(p, s, seat, mask):
 
 
 @njit
-def always_masked(p):
-    return False
-
-
-@njit
-def encoding(p, s, seat, which):
-    return 0
-
-
-@njit
 def step(p, s, action):
     """Take ``action + 1`` stones (never more than are left: an illegal take takes them all)."""
     seat = s[_MOVER]
@@ -120,8 +91,8 @@ def step(p, s, action):
 
 @njit
 def rewards(p, s, out):
-    out[0] = 1.0 if s[_WINNER] == 0 else -1.0
-    out[1] = -out[0]
+    scores(p, s, out)
+    rank_rewards(out)
 
 
 @njit
@@ -142,14 +113,16 @@ def builtin_action(p, s, seat, code, args):
 
 
 @njit
-def part_size(p, which):
-    return 0
-
-
-@njit
 def observe_part(p, data, s, seat, which, out):
     out[0] = s[_STEP]
 
 
-def part_data(config) -> np.ndarray:
-    return np.zeros((1, 1))
+def test_configs() -> list:
+    """The configurations the kernel tests play: heaps long enough for the random player to
+    draw often (a seed must change its games) and the default."""
+    from .game import NimConfig  # the configuration lives with the game; imported here on use
+
+    return [NimConfig(stones=60, max_take=4), NimConfig(), NimConfig(stones=3, max_take=2)]
+
+
+complete(globals())

@@ -1,0 +1,19 @@
+"""The iterated prisoner's dilemma: everything about it lives in this folder.
+
+``kernel`` (the rules and the classic strategies, compiled), ``game`` (configuration, labels,
+builtins), ``machines`` (the published finite-state machines as table FSMs), ``reference`` (the
+plain loop the tests compare with), ``expectations`` (what the contract tests must find),
+``bridge`` (Axelrod's library: its players from fsmarena's machines and back, its matches),
+``probes`` (Ashlock's fingerprint probes) and ``rules.md`` (its rules page).
+"""
+
+from fsmarena.games.registry import GameEntry
+
+ENTRY = GameEntry(
+    name="ipd",
+    game=f"{__name__}.game:IteratedPrisonersDilemma",
+    kernel=f"{__name__}.kernel",
+    probes=("tit-for-tat", "cooperator", "defector"),  # the generic mixtures; Ashlock's: .probes
+    exports={"axelrod": f"{__name__}.bridge:export_axelrod"},
+    expectations=f"{__name__}.expectations:EXPECTED",
+)
