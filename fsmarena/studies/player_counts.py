@@ -35,6 +35,7 @@ from fsmarena.fileio import Fields, read_json, write_json
 from fsmarena.games import get_game
 from fsmarena.games.players import Mixture, resolve_player
 from fsmarena.outdir import has_user_files
+from fsmarena.stored_values import check_stored
 from fsmarena.studies.analysis import analyse
 from fsmarena.studies.exploitability import run_exploitability
 from fsmarena.studies.methods import MethodContext, check_method
@@ -227,6 +228,7 @@ def read_league(raw: Any, source: str, plan: Plan, needed: int) -> LeagueResult:
     """A league's counts (its file, or a published store's copy) validated against the plan:
     this plan's and size's, its entrants, and every pairing with the games the plan gives it."""
     f = Fields(raw, source)
+    check_stored(raw, source)
     if f.get("fingerprint", str) != plan.fingerprint or f.get("needed", int) != needed:
         raise f.fail("belongs to another study protocol or league size")
     result = LeagueResult.from_json(raw, source)

@@ -48,6 +48,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, atomic_path, dumps, loads, read_bytes, read_json, read_text, write_json
 from fsmarena.games import get_game
 from fsmarena.games.players import Player
+from fsmarena.stored_values import check_one_member, check_stored
 from fsmarena.studies import player_counts
 from fsmarena.studies.crossplay import CrossplayResult, pairing_games
 from fsmarena.studies.kept_measures import measure_kept, read_kept
@@ -303,8 +304,10 @@ def open_store(folder: Path) -> tuple[dict[str, Any], Fields]:
     if m.get("results", str) != RESULTS:
         raise m.fail(f"field 'results' must be '{RESULTS}'")
     manifest = read_manifest(m)
+    check_stored(m.data, m.source)  # its dates too (fsmarena.stored_values)
     source = f"published results {folder / RESULTS}"
     f = Fields(loads(gunzip(folder / RESULTS, source), source), source)
+    check_stored({k: v for k, v in f.data.items() if k != "results"}, source)  # results: by parse_record
     if f.get("format_version", int) != STORE_FORMAT:
         raise f.fail(f"unsupported format_version (this version reads {STORE_FORMAT})")
     return manifest, f
@@ -356,6 +359,7 @@ def gunzip(path: Path, source: str) -> str:
         raise FsmarenaError(f"{source} is too large once decompressed (more than {limits.MAX_JSON_BYTES} bytes)")
     if not reader.eof:
         raise FsmarenaError(f"{source} is truncated")
+    check_one_member(reader, source)
     try:
         return text.decode("utf-8")
     except UnicodeDecodeError:
