@@ -35,6 +35,7 @@ from fsmarena.commands._common import (
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.players import resolve_player
 from fsmarena.games.registry import resolve
+from fsmarena.outdir import confine
 from fsmarena.rl import registry  # names only: the learners themselves are imported when a run starts
 from fsmarena.rl.schedules import CURVE_SCHEDULES, LOG_POINTS, SCHEDULES
 
@@ -191,6 +192,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from fsmarena.rl.train import TrainConfig, prepare, train
 
+    confine(args.out)  # nothing in DIR is read back or rewritten through a link (fsmarena.outdir)
     game = game_from_args(args)
     given = {name: getattr(args, name) for name in OPTIONS if getattr(args, name) is not None}
     if args.algo in registry.names("network"):
