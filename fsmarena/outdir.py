@@ -72,10 +72,10 @@ def confine(path: str | os.PathLike) -> Path:
 
 
 def inside(out: str | os.PathLike, *parts: str) -> Path:
-    """``out / parts``, after checking that no folder between them is a symbolic link (one
-    FsmarenaError otherwise): the path of a folder or file of an output folder."""
+    """``out / parts``, after checking that none of ``parts`` is a symbolic link (one
+    FsmarenaError otherwise): the path of a folder (or file) of an output folder to open."""
     path = Path(out, *parts)
-    check_no_links(Path(out), path, reading=False)
+    check_no_links(Path(out), path, reading=True)
     return path
 
 
@@ -91,10 +91,10 @@ def check_no_links(root: Path, path: Path, reading: bool) -> None:
         last = index == len(relative.parts) - 1
         if (last and not reading) or not os.path.islink(step):
             continue
-        what = "a file read through a link" if last else "a folder reached through a link"
+        kind = "file" if last else "folder"
         raise FsmarenaError(
-            f"{step} is a symbolic link: fsmarena opens nothing inside {root} through a link ({what} "
-            f"would be read or written where the link points); replace it by a real {'file' if last else 'folder'}"
+            f"{step} is a symbolic link: fsmarena reads and writes nothing inside {root} through a link "
+            f"(it would reach where the link points); replace it by a real {kind}"
         )
 
 

@@ -14,7 +14,7 @@ import sys
 
 from fsmarena.commands._common import output_path
 from fsmarena.errors import FsmarenaError
-from fsmarena.outdir import confine
+from fsmarena.outdir import confine, inside
 
 NAME = "publish"
 HELP = (
@@ -48,6 +48,8 @@ def run(args) -> int:
     from fsmarena.studies.publish import add_run, publish, published_keys
 
     root = confine(args.root)  # its pages and stores, and a study folder added, are read through no link
+    for folder in ("docs", "docs/results", "published"):  # pages under a linked folder would not even be found
+        inside(root, folder)
     if args.add is not None:
         confine(args.add)
     if not (root / "docs").is_dir():
