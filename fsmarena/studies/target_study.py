@@ -44,6 +44,7 @@ from fsmarena.games.base import Game
 from fsmarena.games.match import play_match
 from fsmarena.games.players import Player, player_to_json, resolve_player
 from fsmarena.games.runner import Block, play_blocks, rewards_int8
+from fsmarena.stored_values import check_stored
 from fsmarena.studies.protocol import FORMAT_VERSION, DriverRun, Study, StudyDriver, read_toml, study_from_dict
 from fsmarena.studies.report_text import pct
 from fsmarena.studies.runner import StudyData, champion_label, run_study
@@ -186,6 +187,7 @@ def _cached(path: Path, key: dict[str, Any]) -> Any:
         return None
     try:
         raw = Fields(read_json(path, "study raw file"), f"study raw file {path}")
+        check_stored(raw.data, raw.source)  # a damaged value: computed again
         if raw.get("key", dict) == key:
             return raw.get("results", list)
     except FsmarenaError:
