@@ -76,6 +76,7 @@ def finished_study(tmp_path_factory) -> tuple[Path, Path]:
         pytest.param("players/small", marks=pytest.mark.slow),
         pytest.param("replicates", marks=pytest.mark.slow),
         pytest.param("tables", marks=pytest.mark.slow),
+        pytest.param("raw", marks=pytest.mark.slow),
     ],
 )
 def test_a_study_rerun_follows_no_link_in_its_folder(capsys, tmp_path, finished_study, part):
@@ -83,7 +84,8 @@ def test_a_study_rerun_follows_no_link_in_its_folder(capsys, tmp_path, finished_
     out = tmp_path / "out"
     shutil.copytree(finished, out)
     elsewhere = _linked(out, part, tmp_path / "elsewhere")
-    (elsewhere / "r000.json").unlink(missing_ok=True)  # a file a re-run would write again, if it followed
+    for name in ("r000.json", "crossplay.json"):  # files a re-run would write again, if it followed the link
+        (elsewhere / name).unlink(missing_ok=True)
     before = _snapshot(elsewhere)
     code, _, err = run_cli(capsys, "study", definition, "--scale", "test", "--out", out, "--no-figures", "--quiet")
     assert_one_clear_line(code, err)
