@@ -11,16 +11,17 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
-import os
 import pkgutil
 import signal
 import sys
 import threading
-from typing import Any, Sequence
+from typing import Sequence
 
 from fsmarena import __version__, allocator, commands, progress
 from fsmarena.errors import FsmarenaError
 from fsmarena.outdir import release_all
+from fsmarena.output_guard import OutputError as OutputError  # noqa: F401 - kept importable from here
+from fsmarena.output_guard import guarded
 from fsmarena.parallel import protected_workers
 from fsmarena.text import clean_text
 
@@ -128,14 +129,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             previous[signal.SIGINT] = signal.signal(signal.SIGINT, _on_sigint)
         threading.excepthook = _quiet_once_stopping  # left in place: torn-down threads may report late
     code = EXIT_USAGE
-    stdout = sys.stdout
-    sys.stdout = _GuardedOutput(stdout)
     try:
-        with protected_workers():
+        with guarded(), protected_workers():  # fsmarena.output_guard: closed, full or broken streams
             code = _main(argv)
         return code
     finally:
-        sys.stdout = stdout
         release_all(failed=code != 0)  # locked for one run; a failed run that wrote nothing leaves nothing
         for signum, handler in previous.items():
             signal.signal(signum, handler)
@@ -153,8 +151,6 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stdout.flush()  # a full disk or a failing device shows here, not at exit
         return code
     except FsmarenaError as exc:
-        if isinstance(exc, OutputError):
-            _discard_output()
         print(f"fsmarena: error: {clean_text(str(exc), 4000)}", file=sys.stderr)
         return EXIT_USAGE
     except Terminated:
@@ -163,56 +159,6 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("fsmarena: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:  # the reader left (``| head``): not an error
-        _discard_output()
-        return 0
-
-
-class OutputError(FsmarenaError):
-    """Standard output cannot be written (a full disk, a device error): the run's results
-    cannot reach the user, which is an error like any other, one line on stderr."""
-
-
-class _GuardedOutput:
-    """``sys.stdout`` while a command runs: a write or flush that fails for any reason but a
-    closed pipe raises :class:`OutputError` (one line, exit 2) instead of an ``OSError``
-    traceback; everything else is the wrapped stream's."""
-
-    def __init__(self, stream: Any):
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        try:
-            return self._stream.write(text)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
-
-    def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
-
-
-def _discard_output() -> None:
-    """Point the process's standard output at ``/dev/null``, so the interpreter's final flush
-    of what could not be written adds no second message (only for the real stdout: a
-    replaced ``sys.stdout``, as in the tests, has no file descriptor)."""
-    try:
-        descriptor = sys.__stdout__.fileno() if sys.__stdout__ is not None else -1
-        if descriptor >= 0:
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, descriptor)
-            os.close(null)
-    except (OSError, ValueError):
-        pass
 
 
 if __name__ == "__main__":

@@ -59,12 +59,25 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
         raise
 
 
+#: checks every reader and writer of this module makes first, ``check(path, reading)``: the output
+#: folders' rule that no link inside them is followed (:func:`fsmarena.outdir.check_no_links`,
+#: which adds itself here; this module is below it and cannot import it)
+PATH_CHECKS: list[Callable[[Path, bool], None]] = []
+
+
+def check_path(path: str | os.PathLike, reading: bool) -> None:
+    """Run :data:`PATH_CHECKS` on a path about to be read (``reading``) or written."""
+    for check in PATH_CHECKS:
+        check(Path(path), reading)
+
+
 def check_output_file(path: str | os.PathLike) -> None:
     """Refuse, before any work, an output path that cannot be written: writers rename a
     temporary file over the target, which must not destroy a FIFO or a device node, so only a
     regular file (or a symbolic link, replaced itself) may be there; and name the part of the
     path that is a file where a folder is needed (mkdir's own message says only "File exists")."""
     target = Path(path)
+    check_path(target, reading=False)
     folder = target.parent if str(target.parent) else Path(".")
     for parent in (folder, *folder.parents):
         if parent.is_dir():
@@ -190,6 +203,7 @@ def open_regular_file(
     ``follow_links=False`` also refuses a symbolic link (for files fsmarena itself keeps, such
     as an output folder's control files, which are never links)."""
     target = Path(path)
+    check_path(target, reading=True)
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     if not follow_links:
         if os.path.islink(target):

@@ -43,6 +43,10 @@ MAX_COMPRESSION_RATIO = 100
 #: without reaching 2^63 (where an int64 count wraps negative)
 MAX_TABLE_COUNT = 2**53
 
+#: any count a stored result holds (games consumed, wins, machine sizes: fsmarena.stored_values)
+#: beyond its own tighter limit: exact in a 64-bit float, as MAX_TABLE_COUNT, far beyond any run
+MAX_STORED_COUNT = 2**53
+
 # ---- budgets and workers ----------------------------------------------------------------------
 #: games of one match (play --games, tournament games per pair, evaluation and panel games)
 MAX_GAMES = 10**9

@@ -8,6 +8,12 @@ takes, and :func:`check_applies` refuses the rest in one line, naming who does u
 as argparse users expect.  The command line passes the options the user typed, a study the
 parameters its file names; the Python API, which cannot tell a default from a given value,
 passes the settings that differ from their defaults.
+
+The rule reaches one level down, into schedules: a final value (``--epsilon-final``,
+``--alpha-final``) is used only by a schedule that moves to it (``linear``, ``exponential``), so
+:func:`check_finals` refuses one given while the schedule it belongs to (given, the game's or the
+algorithm's default) is ``constant`` — Monte Carlo's default epsilon schedule, every default
+step-size schedule but a game's own.
 """
 
 from __future__ import annotations
@@ -36,6 +42,30 @@ def check_applies(given: Iterable[str], chosen: str, takes: Mapping[str, Collect
     for name in sorted((set(given) & declared) - set(takes.get(chosen, ()))):
         users = [owner for owner, names in takes.items() if name in names]
         raise FsmarenaError(f"{flag(name)} is only used by {_owners(users, noun)}, not {chosen}")
+
+
+#: the schedules that move a setting to its final value (``constant`` keeps the start throughout;
+#: :mod:`fsmarena.rl.schedules`)
+MOVING_SCHEDULES = ("linear", "exponential")
+
+
+def check_finals(given: Iterable[str], schedules: Mapping[str, str], chosen: str) -> None:
+    """FsmarenaError for the first ``NAME_final`` in ``given`` whose schedule ``schedules[NAME]``
+    (as resolved: given, or the default of the game and of ``chosen``, the algorithm) does not
+    move to a final value::
+
+        --alpha-final is only used by a linear or exponential --alpha-schedule; q-learning's is constant here
+        --epsilon-final is only used by a linear or exponential --epsilon-schedule, not constant
+    """
+    given = set(given)
+    for name, kind in sorted(schedules.items()):
+        final, schedule = flag(f"{name}_final"), flag(f"{name}_schedule")
+        if f"{name}_final" not in given or kind in MOVING_SCHEDULES:
+            continue
+        wanted = f"{final} is only used by a {' or '.join(MOVING_SCHEDULES)} {schedule}"
+        if f"{name}_schedule" in given:
+            raise FsmarenaError(f"{wanted}, not {kind}")
+        raise FsmarenaError(f"{wanted}; {chosen}'s is {kind} here: give {schedule} too, or leave out {final}")
 
 
 def changed_fields(config: Any) -> list[str]:

@@ -11,6 +11,17 @@ A command that writes a folder (``evolve``, ``train``, ``tournament``, ``study``
   written before the kind file existed are recognised by their signature files;
 * temporary files left by a killed run (the atomic writer's ``.NAME.tmp-XXXXXXXX`` files) are
   removed, which is safe because the lock guarantees no other run is writing there.
+
+**No link inside an output folder is followed.**  A folder a command reads back or rewrites
+(a study's ``players/``, ``replicates/``, ``raw/``, ``tables/``, ``figures/``; an evolution's or a
+training run's folder; a checkout's ``published/`` and ``docs/`` for ``publish``) is *confined*
+(:func:`confine`, done by :func:`claim_folder` too): every file the atomic writer writes and the
+bounded reader reads below it (:mod:`fsmarena.fileio`) is reached through real folders only
+(:func:`check_no_links`).  A symbolic link in place of one of its folders is refused in one line,
+before anything is read or written through it: a study re-run once followed a ``players/`` link
+and rewrote the files of the folder it pointed to.  A file that is a link is never read through
+(it is refused, or, for a study's reused files, treated as damaged) and a writer replaces the link
+itself, never what it points to.  :func:`inside` names a path below a folder after the same check.
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ import re
 import stat
 from pathlib import Path
 
+from fsmarena import fileio
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_bytes, write_text
 
@@ -47,6 +59,58 @@ TEMP_NAME = re.compile(r"^\..+\.tmp-[a-z0-9_]{8}(\.[A-Za-z0-9]+)?$")
 _held: dict[Path, tuple[int, list[Path]]] = {}
 
 
+#: confined folders (see the module docstring): their absolute paths, as given and resolved
+_confined: set[str] = set()
+
+
+def confine(path: str | os.PathLike) -> Path:
+    """From now until :func:`release_all`, no file below ``path`` is read or written through a
+    symbolic link (module docstring).  ``path`` itself may be a link: it is the user's."""
+    folder = Path(path)
+    _confined.update({os.path.abspath(folder), os.path.realpath(folder)})
+    return folder
+
+
+def inside(out: str | os.PathLike, *parts: str) -> Path:
+    """``out / parts``, after checking that none of ``parts`` is a symbolic link (one
+    FsmarenaError otherwise): the path of a folder (or file) of an output folder to open."""
+    path = Path(out, *parts)
+    check_no_links(Path(out), path, reading=True)
+    return path
+
+
+def check_no_links(root: Path, path: Path, reading: bool) -> None:
+    """FsmarenaError if a folder between ``root`` and ``path`` is a symbolic link, or, when
+    ``reading``, if ``path`` itself is one (a writer replaces a link, never follows it)."""
+    relative = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(root)))
+    if relative.parts[:1] == ("..",):
+        return
+    step = root
+    for index, part in enumerate(relative.parts):
+        step = step / part
+        last = index == len(relative.parts) - 1
+        if (last and not reading) or not os.path.islink(step):
+            continue
+        kind = "file" if last else "folder"
+        raise FsmarenaError(
+            f"{step} is a symbolic link: fsmarena reads and writes nothing inside {root} through a link "
+            f"(it would reach where the link points); replace it by a real {kind}"
+        )
+
+
+def _confined_check(path: Path, reading: bool) -> None:
+    """The fileio hook: :func:`check_no_links` below every confined folder holding ``path``."""
+    if not _confined:
+        return
+    absolute = os.path.abspath(path)
+    for root in sorted(_confined):
+        if absolute.startswith(root.rstrip(os.sep) + os.sep):
+            check_no_links(Path(root), Path(absolute), reading)
+
+
+fileio.PATH_CHECKS.append(_confined_check)
+
+
 def claim_folder(path: str | os.PathLike, kind: str) -> Path:
     """Create ``path`` if needed and make it this run's ``kind`` folder, or refuse in one line.
 
@@ -66,6 +130,7 @@ def claim_folder(path: str | os.PathLike, kind: str) -> Path:
         raise FsmarenaError(f"cannot create output folder {out}: {exc.strerror or exc}") from None
     if not os.access(out, os.W_OK | os.X_OK):
         raise FsmarenaError(f"output folder {out} is not writable")
+    confine(out)
     key = out.resolve()
     if key not in _held:
         created += [path for path in (out / LOCK, out / KIND_FILE) if not path.exists()]
@@ -121,6 +186,7 @@ def release_all(failed: bool = False) -> None:
                     path.rmdir() if path.is_dir() else path.unlink()  # rmdir only if empty
         os.close(fd)
     _held.clear()
+    _confined.clear()
 
 
 def _check_kind(out: Path, kind: str) -> None:

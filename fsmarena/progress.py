@@ -16,8 +16,14 @@ def set_quiet(quiet: bool) -> None:
 
 
 def enabled() -> bool:
-    """True when bars should be drawn: a terminal on stderr and no ``--quiet``."""
-    return not _quiet and sys.stderr.isatty()
+    """True when bars should be drawn: a terminal on stderr and no ``--quiet``.  A missing or
+    closed stderr (``2>&-``: ``sys.stderr`` is None) is no terminal."""
+    if _quiet or sys.stderr is None:
+        return False
+    try:
+        return bool(sys.stderr.isatty())
+    except (OSError, ValueError, AttributeError):  # a closed or replaced stream
+        return False
 
 
 def bar(total: float | None, desc: str, unit: str = "it") -> tqdm:

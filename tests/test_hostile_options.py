@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -170,12 +171,22 @@ def test_a_train_option_the_algorithm_does_not_use_is_one_line_and_no_folder(cap
 
 @pytest.mark.parametrize("algo", ALGORITHMS)
 def test_every_setting_an_algorithm_uses_is_accepted(algo):
-    """The other direction: no setting the specification gives an algorithm is refused."""
+    """The other direction: no setting the specification gives an algorithm is refused (a final
+    value with the schedule that uses it: alone, it is refused when the schedule is constant,
+    see tests/test_hostile_schedules.py)."""
     game = get_game("421")
     takes = PLANNER_TAKES.get(algo, set(TRAIN_VALUES) - LEARNER_REFUSES)
     config = TrainConfig(algo=algo) if algo in MODEL_BASED else TrainConfig(algo=algo, episodes=100)
     for name in takes:
-        config.resolved(game, given=[name])
+        if name == "alpha_final" and config.resolved(game).alpha == "1/n":  # no step size, no schedule
+            with pytest.raises(FsmarenaError, match="--alpha-final"):
+                config.resolved(game, given=[name])
+        elif name.endswith("_final"):
+            schedule = name.replace("_final", "_schedule")
+            step = {"alpha": 0.1} if name == "alpha_final" else {}
+            replace(config, **step, **{schedule: "linear"}).resolved(game, given=[name, schedule, *step])
+        else:
+            config.resolved(game, given=[name])
 
 
 def test_a_changed_setting_is_refused_through_the_python_api_too():

@@ -32,6 +32,7 @@ from fsmarena.commands._common import (
     states_count,
 )
 from fsmarena.evo import registry  # names only: the protocols themselves are imported when a run starts
+from fsmarena.outdir import confine
 
 NAME = "evolve"
 HELP = (
@@ -134,6 +135,7 @@ def config_from_args(args):
 def run(args) -> int:
     from fsmarena.evo.run import CHECKPOINT, evolve
 
+    confine(args.out)  # nothing in DIR is read back or rewritten through a link (fsmarena.outdir)
     game = game_from_args(args)
     config = config_from_args(args)
     config.check_sizes(game)  # fail before any file

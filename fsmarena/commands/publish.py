@@ -11,10 +11,10 @@ imports every command module and must stay quick (:mod:`fsmarena.commands`).
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from fsmarena.commands._common import output_path
 from fsmarena.errors import FsmarenaError
+from fsmarena.outdir import confine, inside
 
 NAME = "publish"
 HELP = (
@@ -47,7 +47,11 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from fsmarena.studies.publish import add_run, publish, published_keys
 
-    root = Path(args.root)
+    root = confine(args.root)  # its pages and stores, and a study folder added, are read through no link
+    for folder in ("docs", "docs/results", "published"):  # pages under a linked folder would not even be found
+        inside(root, folder)
+    if args.add is not None:
+        confine(args.add)
     if not (root / "docs").is_dir():
         raise FsmarenaError(f"{root} is not a checkout of fsmarena (it has no docs/ folder); give --root")
     if args.add is not None:

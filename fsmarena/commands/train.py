@@ -36,6 +36,7 @@ from fsmarena.commands._common import (
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.players import resolve_player
 from fsmarena.games.registry import resolve
+from fsmarena.outdir import confine
 from fsmarena.rl import registry  # names only: the learners themselves are imported when a run starts
 from fsmarena.rl.schedules import CURVE_SCHEDULES, LOG_POINTS, SCHEDULES
 
@@ -196,6 +197,7 @@ def run(args: argparse.Namespace) -> int:
     from fsmarena.rl.learning_check import not_clearly_better_than_random
     from fsmarena.rl.train import TrainConfig, prepare, train
 
+    confine(args.out)  # nothing in DIR is read back or rewritten through a link (fsmarena.outdir)
     game = game_from_args(args)
     given = {name: getattr(args, name) for name in OPTIONS if getattr(args, name) is not None}
     if args.algo in registry.names("network"):

@@ -20,6 +20,8 @@ from fsmarena.games.env_parts import (
     Stepped,
     agent_name,
     build_game,
+    check_flag,
+    check_opponent,
     check_policy,
     copy_value,
     describe_agent,
@@ -28,7 +30,7 @@ from fsmarena.games.env_parts import (
     not_started,
 )
 from fsmarena.games.gym_ids import env_id, register_envs  # noqa: F401 - env_id: part of this module's API
-from fsmarena.games.players import Player, resolve_player
+from fsmarena.games.players import Player
 from fsmarena.games.stepper import (
     Decision,
     Final,
@@ -78,9 +80,9 @@ class GymGameEnv(Stepped, gymnasium.Env):
             raise FsmarenaError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
         specs = self._specs(opponents)
-        self.pool = [spec if isinstance(spec, Player) else resolve_player(str(spec), self.game) for spec in specs]
+        self.pool = [check_opponent(spec, self.game, number) for number, spec in enumerate(specs)]
         self.seat_rule = self._seat_rule(seat)
-        self.codec = Codec(self.game, bool(index_in_observation))
+        self.codec = Codec(self.game, check_flag("index_in_observation", index_in_observation))
         self.observation_space = spaces.Dict({**self.codec.parts, "action_mask": self.codec.mask_space})
         self.action_space = spaces.Discrete(self.game.n_actions)
         self._stepper = make_stepper(self.game, stepper)

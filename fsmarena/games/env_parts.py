@@ -6,15 +6,26 @@ actions, the episodes' seeds and the stepper that plays them.
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Any, Mapping
 
 import numpy as np
 from gymnasium import spaces
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.games import game_class
+from fsmarena.games import game_class, get_game
 from fsmarena.games.base import Game, Observation, parse_params
 from fsmarena.games.gym_ids import env_id, register_envs  # noqa: F401 - env_id: part of this module's API
+from fsmarena.games.players import (
+    GroupedStack,
+    Mixture,
+    Player,
+    player_class,
+    player_from_json,
+    player_to_json,
+    resolve_player,
+)
+from fsmarena.games.registry import entries, player_kinds
 from fsmarena.games.stepper import (
     IllegalAction,
     KernelStepper,
@@ -55,6 +66,74 @@ def _param_text(value: Any) -> str:
     if isinstance(value, (list, tuple, np.ndarray)):
         return ",".join(_param_text(v) for v in value)
     return str(value.item() if isinstance(value, np.generic) else value)
+
+
+# ---- opponents -------------------------------------------------------------------------------
+
+
+def check_opponent(spec: Any, game: Game, number: int) -> Player:
+    """Opponent ``number`` of an environment of ``game`` as a player, checked as a player file is.
+
+    A builtin name or a player file (``str`` or path) is read by the player reader, which
+    checks its game and kind.  A :class:`Player` object of a kind that has a player file
+    (table policies, machines, builtins, networks) is checked by that same reader, on the
+    fields its file would hold: a policy of another game (a divide-the-dollar table in a
+    Stupide Vautour environment) or of other rule parameters is one FsmarenaError naming the
+    opponent and the game it does fit, not an ``IndexError`` in the middle of an episode.  A
+    mixture is checked member by member; a stack of several players is refused (give them
+    as a pool).  A player of a class of your own (whatever ``kind`` it declares), which has
+    no file reader, is taken as it is: its answers are judged at every move (:func:`judge`).
+    Anything else is refused.
+    """
+    if isinstance(spec, (str, os.PathLike)):
+        return resolve_player(os.fspath(spec), game)
+    if not isinstance(spec, Player):
+        raise FsmarenaError(
+            f"{game.name} opponent {number}: give a builtin name, a player file or a Player, not {type(spec).__name__}"
+        )
+    who = f"{game.name} opponent {number} ('{spec.label}', a {spec.kind} player)"
+    if isinstance(spec, Mixture):
+        for member in spec.players:
+            check_opponent(member, game, number)
+        return spec
+    if isinstance(spec, GroupedStack) or spec.n_members != 1:
+        raise FsmarenaError(f"{who} is a stack of {spec.n_members} players: give them as a list (a pool)")
+    if spec.kind not in player_kinds() or not isinstance(spec, player_class(spec.kind)):
+        return spec  # a class of your own: its answers are judged at every move
+    try:
+        player_from_json(_as_file(spec, game, who), game, who)
+    except FsmarenaError as exc:
+        fits = _games_fitting(spec, game)
+        if not fits:
+            raise
+        raise FsmarenaError(f"{exc}: it is a player of {' or '.join(fits)}, not of this {game.name}") from None
+    return spec
+
+
+def _as_file(player: Player, game: Game, who: str) -> dict[str, Any]:
+    """The fields the player's file would hold for ``game`` (FsmarenaError if it has none)."""
+    try:
+        return player_to_json(player, game)
+    except FsmarenaError:
+        raise
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+        raise FsmarenaError(f"{who} cannot be read as a {player.kind} player: {exc}") from None
+
+
+def _games_fitting(player: Player, refused: Game) -> list[str]:
+    """The registered games (at their default rule parameters) whose player reader accepts
+    ``player``: what the message of a refused opponent names as its game."""
+    fits = []
+    for item in entries():
+        try:
+            other = get_game(item.name)
+            if other.name == refused.name and other.config == refused.config:
+                continue
+            player_from_json(_as_file(player, other, "opponent"), other, "opponent")
+        except FsmarenaError:
+            continue
+        fits.append(item.name if other.name != refused.name else f"{item.name} at its default parameters")
+    return fits
 
 
 # ---- observations ----------------------------------------------------------------------------
@@ -154,6 +233,14 @@ def check_policy(policy: str) -> str:
     if policy not in ILLEGAL_POLICIES:
         raise FsmarenaError(f"illegal_action must be one of {', '.join(ILLEGAL_POLICIES)}, got {policy!r}")
     return policy
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """``value`` if it is a boolean (numpy's too), else a FsmarenaError: a truthy string such as
+    ``'yes'`` or ``'false'`` would otherwise switch the option on without a word."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise FsmarenaError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def not_started(name: str) -> FsmarenaError:

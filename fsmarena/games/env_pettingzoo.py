@@ -22,6 +22,7 @@ from fsmarena.games.env_parts import (
     Stepped,
     agent_name,
     build_game,
+    check_flag,
     check_policy,
     copy_value,
     describe_agent,
@@ -92,7 +93,7 @@ class AECGameEnv(_SeatAgents, AECEnv):
         self.game = build_game(game, params)
         self.illegal_action = check_policy(illegal_action)
         self.stepper_kind = stepper
-        self.index_in_observation = bool(index_in_observation)
+        self.index_in_observation = check_flag("index_in_observation", index_in_observation)
         if render_mode not in (None, "ansi"):
             raise FsmarenaError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
@@ -185,7 +186,7 @@ class ParallelGameEnv(_SeatAgents, ParallelEnv):
     ):
         self.game = build_game(game, params)
         self.stepper_kind = stepper
-        self.index_in_observation = bool(index_in_observation)
+        self.index_in_observation = check_flag("index_in_observation", index_in_observation)
         if not isinstance(self.game, SimultaneousMoves):
             raise FsmarenaError(
                 f"{self.game.name} is turn-based: use its AEC environment (aec_env) instead of the parallel API"

@@ -22,7 +22,7 @@ from fsmarena.games.base import Game
 from fsmarena.games.capabilities import SegmentRewards
 from fsmarena.games.kernel import has_kernel, kernel_of
 from fsmarena.games.registry import resolve
-from fsmarena.options import changed_fields, check_applies
+from fsmarena.options import changed_fields, check_applies, check_finals
 from fsmarena.rl import registry
 from fsmarena.rl.schedules import (
     LOG_POINTS,
@@ -154,7 +154,9 @@ class TrainConfig:
             known = runs + registry.names("network")
             raise FsmarenaError(f"unknown algorithm '{self.algo}' (known: {', '.join(known)})")
         learner = registry.learner(self.algo)
-        check_applies(changed_fields(self) if given is None else given, self.algo, registry.settings("sample", "model"))
+        api = given is None  # the Python API: a setting that differs from its default counts as given
+        given = list(changed_fields(self) if given is None else given)
+        check_applies(given, self.algo, registry.settings("sample", "model"))
         positive("--eval-games", self.eval_games)
         check_probability("gamma", self.gamma)
         if learner.kind == "model":
@@ -178,6 +180,10 @@ class TrainConfig:
         parsed = parse_alpha(alpha)
         algorithm(learner).validate(replace(self, alpha=alpha, batch=int(batch)), learner)
         alpha_kind, alpha_final = self._step_schedule(parsed, defaults)
+        if api:  # a resolved configuration resolves to itself: the finals it filled in are not given
+            filled = {"epsilon_final": defaults["epsilon_final"], "alpha_final": parsed}
+            given = [name for name in given if name not in filled or getattr(self, name) != filled[name]]
+        check_finals(given, {"epsilon": kind, "alpha": alpha_kind}, self.algo)  # a final no schedule uses
         explore = defaults["explore_steps"] if self.explore_steps is None else self.explore_steps
         if isinstance(explore, bool) or not isinstance(explore, int) or explore < 0:
             raise FsmarenaError(f"--explore-steps must be zero or more, got {explore!r}")

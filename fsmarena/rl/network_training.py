@@ -43,6 +43,7 @@ from fsmarena.games.arena import Seat, play_games
 from fsmarena.games.base import Game, Outcome, config_to_dict
 from fsmarena.games.capabilities import SegmentRewards
 from fsmarena.games.players import GroupedStack, Player, resolve_player, save_player
+from fsmarena.options import check_finals
 from fsmarena.parallel import restore_rng, seed_sequence
 from fsmarena.rl import checkpoint as ckpt
 from fsmarena.rl import registry
@@ -93,6 +94,7 @@ class NetworkSettings:
         if settings.reward is None:
             settings = dataclasses.replace(settings, reward="segment" if isinstance(game, SegmentRewards) else "game")
         settings.check(game)
+        check_finals(given, {"epsilon": settings.epsilon_schedule}, "the network learner")
         return settings
 
     def check(self, game: Game) -> None:

@@ -53,6 +53,7 @@ from fsmarena.games.match import play_match
 from fsmarena.games.players import Player, load_player, player_from_json, player_to_json, resolve_player
 from fsmarena.outdir import claim_folder, has_user_files
 from fsmarena.parallel import iter_tasks
+from fsmarena.stored_values import check_stored
 from fsmarena.studies.budgets import plan_budgets, smallest_budget
 from fsmarena.studies.crossplay import CrossplayResult
 from fsmarena.studies.methods import MethodContext, Trained, check_competitors, get_method, planned_games
@@ -344,6 +345,7 @@ def parse_record(
         ):
             raise f.fail(f"inconsistent panel counts against '{opponent}'")
         panel[opponent] = {**counts, "score": entry.get("score", float), "opp_score": entry.get("opp_score", float)}
+    check_stored(data, source)  # every count, rate, time and seed in range (fsmarena.stored_values)
     return Record(
         competitor=competitor,
         replicate=replicate,

@@ -24,6 +24,7 @@ from fsmarena.fileio import Fields, dumps, read_json, write_json
 from fsmarena.games.base import Game
 from fsmarena.games.match import play_match
 from fsmarena.games.players import Player, player_to_json, resolve_player
+from fsmarena.stored_values import check_stored
 from fsmarena.studies.protocol import FORMAT_VERSION, Study
 from fsmarena.studies.runner import StudyData, champion_label
 from fsmarena.studies.stage import Stage, StageContext
@@ -80,6 +81,7 @@ def cached_rows(path: Path, key: dict[str, Any]) -> Any:
         return None
     try:
         raw = Fields(read_json(path, "study raw file"), f"study raw file {path}")
+        check_stored(raw.data, raw.source)  # a damaged value: computed again
         if raw.get("key", dict) == key:
             return raw.get("results", list)
     except FsmarenaError:

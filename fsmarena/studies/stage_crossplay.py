@@ -16,6 +16,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, dumps, read_json, write_json
 from fsmarena.games.players import player_to_json
+from fsmarena.stored_values import check_stored
 from fsmarena.studies.crossplay import CrossplayResult, crossplay, pairing_games
 from fsmarena.studies.protocol import FORMAT_VERSION, Plan
 from fsmarena.studies.runner import StudyData, champion_label
@@ -63,6 +64,7 @@ def run_crossplay(ctx: StageContext) -> CrossplayResult:
 def _read_cache(path: Path, plan: Plan, labels: list[str], games: np.ndarray, champions: str) -> CrossplayResult:
     data = read_json(path, "cross-play file")
     f = Fields(data, f"cross-play file {path}")
+    check_stored(data, f.source)
     if f.get("fingerprint", str) != plan.fingerprint:
         raise f.fail("belongs to another study protocol")
     if f.get("champions", str) != champions:

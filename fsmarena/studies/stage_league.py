@@ -18,6 +18,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json, write_json
 from fsmarena.games import get_game
 from fsmarena.games.players import Mixture, resolve_player
+from fsmarena.stored_values import check_stored
 from fsmarena.studies.league_tables import FIELD
 from fsmarena.studies.multiseat import LeagueResult, league, pairings
 from fsmarena.studies.protocol import FORMAT_VERSION, Plan, Study
@@ -97,6 +98,7 @@ def read_league(raw: Any, source: str, plan: Plan, needed: int) -> LeagueResult:
     """A league's counts (its file, or a published store's copy) validated against the plan:
     this plan's and size's, its entrants, and every pairing with the games the plan gives it."""
     f = Fields(raw, source)
+    check_stored(raw, source)
     if f.get("fingerprint", str) != plan.fingerprint or f.get("needed", int) != needed:
         raise f.fail("belongs to another study protocol or league size")
     result = LeagueResult.from_json(raw, source)

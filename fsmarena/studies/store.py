@@ -46,6 +46,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, atomic_path, dumps, loads, read_bytes, read_json, write_json
 from fsmarena.games import get_game
 from fsmarena.games.players import Player
+from fsmarena.stored_values import check_one_member, check_stored
 from fsmarena.studies.catalogue import stage
 from fsmarena.studies.kept_measures import measure_kept, read_kept
 from fsmarena.studies.pipeline import read_run
@@ -246,8 +247,16 @@ def open_store(folder: Path) -> tuple[dict[str, Any], Fields]:
     if m.get("results", str) != RESULTS:
         raise m.fail(f"field 'results' must be '{RESULTS}'")
     manifest = read_manifest(m)
+    check_stored(m.data, m.source)  # its dates too (fsmarena.stored_values)
     source = f"published results {folder / RESULTS}"
     f = Fields(loads(gunzip(folder / RESULTS, source), source), source)
+    parts = f.data.get("parts")  # each part's results: by parse_record
+    bare = (
+        [{k: v for k, v in p.items() if k != "results"} if isinstance(p, dict) else p for p in parts]
+        if isinstance(parts, list)
+        else parts
+    )
+    check_stored({**f.data, "parts": bare}, source)
     if f.get("format_version", int) != STORE_FORMAT:
         raise f.fail(f"unsupported format_version (this version reads {STORE_FORMAT})")
     return manifest, f
@@ -379,6 +388,7 @@ def gunzip(path: Path, source: str) -> str:
         raise FsmarenaError(f"{source} is too large once decompressed (more than {limits.MAX_JSON_BYTES} bytes)")
     if not reader.eof:
         raise FsmarenaError(f"{source} is truncated")
+    check_one_member(reader, source)
     try:
         return text.decode("utf-8")
     except UnicodeDecodeError:
