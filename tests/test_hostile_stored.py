@@ -129,7 +129,7 @@ def _results(change):
 
 
 def _first_curve(results: dict) -> dict:
-    return next(r for r in results["results"] if r["curve_games"])
+    return next(r for r in results["parts"][0]["results"] if r["curve_games"])
 
 
 def _manifest(key, value):
@@ -150,9 +150,15 @@ def _append(data: bytes):
 
 
 STORE_DAMAGES = {
-    "a result with games = -1": (_results(lambda r: r["results"][0].__setitem__("games", -1)), "field 'games'"),
+    "a result with games = -1": (
+        _results(lambda r: r["parts"][0]["results"][0].__setitem__("games", -1)),
+        "field 'games'",
+    ),
     "a curve count below 0": (_results(lambda r: _first_curve(r)["curve_games"].__setitem__(0, -1)), "curve_games"),
-    "negative CPU seconds": (_results(lambda r: r["results"][2].__setitem__("cpu_seconds", -2.0)), "cpu_seconds"),
+    "negative CPU seconds": (
+        _results(lambda r: r["parts"][0]["results"][2].__setitem__("cpu_seconds", -2.0)),
+        "cpu_seconds",
+    ),
     "a finished date that is no date": (_manifest("finished", "yesterday"), "field 'finished' must be a date"),
     "an impossible finished date": (_manifest("finished", "2026-13-45"), "field 'finished' must be a date"),
     "an added date that is no date": (_manifest("added", "<b>soon</b>"), "field 'added' must be a date"),

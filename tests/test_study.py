@@ -259,11 +259,13 @@ def test_heatmap_draws_the_csv_numbers(finished, plan):
     for row in rows:  # the net score in points, signed, with its champion-level interval
         i, j = labels.index(row["method"]), labels.index(row["opponent_method"])
         net, *interval = drawn[(i, j)].split("\n")
-        assert float(net) == pytest.approx(100 * float(row["net"]), abs=0.051)
+        assert float(net) == pytest.approx(
+            100 * float(row["net"]), abs=0.501
+        )  # cells print whole points (figures.heatmap sizes text to the cell)
         if row["net_ci_low"]:
             low, high = (float(x) for x in interval[0].strip("[]").split(", "))
-            assert low == pytest.approx(100 * float(row["net_ci_low"]), abs=0.051)
-            assert high == pytest.approx(100 * float(row["net_ci_high"]), abs=0.051)
+            assert low == pytest.approx(100 * float(row["net_ci_low"]), abs=0.501)
+            assert high == pytest.approx(100 * float(row["net_ci_high"]), abs=0.501)
         else:  # a family against itself: no interval drawn
             assert interval == []
 

@@ -100,15 +100,6 @@ def load_player_file(args) -> tuple[Any, Any]:
     return game, player_from_json(data, game, source)
 
 
-def load_machine(args) -> tuple[Any, Any]:
-    """The player file's game and its table FSM or BDA, or one clear error."""
-
-    game, player = load_player_file(args)
-    if player.kind not in MACHINE_KINDS:
-        raise FsmarenaError(f"only table-fsm and bda players are machines with states, not '{player.kind}'")
-    return game, player
-
-
 def as_machine(player: Any, game: Any) -> Any:
     """The machine a drawing shows: a table FSM or BDA as it is, a table policy as the
     one-state table FSM over ``index`` that plays like it (when the game's index fits a table

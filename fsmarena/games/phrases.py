@@ -72,11 +72,3 @@ def encoding_words(game: "Game", name: str, value: int) -> str:
 def feature_words(game: "Game", name: str) -> str:
     """Feature ``name`` spelled out (generic: the name itself)."""
     return phrases_of(game).features.get(name, name)
-
-
-def action_words(game: "Game", action: int) -> str:
-    """Action number ``action`` in words: its name, and what it does where the game says so
-    (``large_max (play the largest card)``)."""
-    name = game.action_names[int(action)]
-    meaning = phrases_of(game).actions.get(name)
-    return f"{name} ({meaning})" if meaning else name

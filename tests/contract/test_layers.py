@@ -445,6 +445,12 @@ def _rules(plugin: str) -> set[str]:
     return seen
 
 
+#: rules that still use a generic layer, each for a stated reason (this list only shrinks)
+RULES_USING_A_GENERIC_LAYER = {
+    "fsmarena.games.ipd.machines -> fsmarena.evo.table_fsm": "the published IPD machines are built as table FSM players",
+}
+
+
 @pytest.mark.parametrize("plugin", PLUGINS)
 def test_the_rules_of_a_game_use_only_the_games_layer_and_the_base(plugin):
     """A game's rules (its exact values and solvers included) import nothing of evolution,
@@ -462,7 +468,7 @@ def test_the_rules_of_a_game_use_only_the_games_layer_and_the_base(plugin):
         and _layer(name) not in ("base", "contract")
         and name not in RULES_NAMING_ANOTHER_GAME.get(module, {})
     )
-    assert not wrong, wrong
+    assert not [w for w in wrong if w not in RULES_USING_A_GENERIC_LAYER], wrong
 
 
 def test_every_rules_exception_is_still_needed():
