@@ -112,14 +112,14 @@ def encoding_size(p, which):
 def draw_deal(p, deal):
     """The length (Axelrod's ``sample_length``: ceil(log(1 - u) / log(1 - prob_end))), then the flips."""
     length = p[_TURNS]
-    prob_end = _float(p, _PROB_END)
+    prob_end = _float(p, np.int64(_PROB_END))
     if prob_end >= 1.0:
         length = 1
     elif prob_end > 0.0:
         drawn = math.ceil(math.log(1.0 - np.random.random()) / math.log(1.0 - prob_end))
         length = min(max(drawn, 1), p[_TURNS])
     deal[0] = length
-    noise = _float(p, _NOISE)
+    noise = _float(p, np.int64(_NOISE))
     for word in range(p[_WORDS]):
         deal[1 + word] = 0
     if noise > 0.0:
@@ -164,7 +164,7 @@ def observe_index(p, s, seat):
 def features(p, s, seat, out):
     """Opponent's and own last move cooperative (0.5 before the first), the opponent's
     cooperation rate so far (0.5 before the first), the share of ``turns`` played."""
-    last = _digit(s, seat, 0)
+    last = _digit(s, seat, np.int64(0))
     turns = s[_TURN]
     out[0] = 0.5 if last == 0 else 1.0 - ((last - 1) & 1)
     out[1] = 0.5 if last == 0 else 1.0 - ((last - 1) >> 1)
@@ -175,7 +175,7 @@ def features(p, s, seat, out):
 @njit
 def encoding(p, s, seat, which):
     """``opp_last``: 0 before the first turn, 1 the opponent cooperated last, 2 it defected."""
-    last = _digit(s, seat, 0)
+    last = _digit(s, seat, np.int64(0))
     return 0 if last == 0 else 1 + ((last - 1) & 1)
 
 
@@ -203,7 +203,7 @@ def step(p, s, action):
         s[_PENDING] = chosen
         s[_MOVER] = 1
         return
-    moves = (_flipped(s, 0, s[_PENDING]), _flipped(s, 1, chosen))
+    moves = (_flipped(s, np.int64(0), s[_PENDING]), _flipped(s, np.int64(1), chosen))
     for seat in range(2):
         own, other = moves[seat], moves[1 - seat]
         s[_TOTAL + seat] += _payoff(p, own, other)
@@ -243,7 +243,7 @@ def _choice(probability):
 @njit
 def builtin_action(p, s, seat, code, args):
     """The classics as Axelrod's library defines them (rules.md, "Builtins")."""
-    last = _digit(s, seat, 0)
+    last = _digit(s, seat, np.int64(0))
     own, other = (last - 1) >> 1, (last - 1) & 1  # meaningless before the first turn (last == 0)
     if code == 0:
         return _choice(args[0])
@@ -256,7 +256,7 @@ def builtin_action(p, s, seat, code, args):
     if code == 3 or code == 9:
         return other
     if code == 6:
-        before = _digit(s, seat, 1)
+        before = _digit(s, seat, np.int64(1))
         return D if other == D and before != 0 and ((before - 1) & 1) == D else C
     if code == 7:
         return C if own == other else D
@@ -264,7 +264,7 @@ def builtin_action(p, s, seat, code, args):
         return 1 - own
     if code == 11:
         return 1 - other
-    generosity = args[0] if args[0] >= 0.0 else _float(p, _GENEROSITY)
+    generosity = args[0] if args[0] >= 0.0 else _float(p, np.int64(_GENEROSITY))
     return C if other == C else _choice(generosity)
 
 
