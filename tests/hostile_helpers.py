@@ -121,3 +121,30 @@ replicates = 1
 panel_games = {panel_games}
 crossplay_halfwidth = {halfwidth}
 """
+
+
+def builtin_study(name: str) -> str:
+    """A study definition of two builtin families on divide-the-dollar, named ``name``: the
+    smallest finished study folder a hostile case can damage (seconds at the test scale)."""
+    return f"""
+name = "{name}"
+version = 1
+game = "dtd"
+seed = 1
+panel = ["random"]
+
+[[competitors]]
+name = "small"
+method = "builtin"
+params = {{ player = "always-small" }}
+
+[[competitors]]
+name = "large"
+method = "builtin"
+params = {{ player = "always-large" }}
+
+[scales.test]
+replicates = 2
+panel_games = 20
+crossplay_halfwidth = 0.4
+"""

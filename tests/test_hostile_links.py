@@ -14,33 +14,12 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import cli, run_cli
-from hostile_helpers import EVOLVE, RESUME, TRAIN, assert_one_clear_line
+from hostile_helpers import EVOLVE, RESUME, TRAIN, assert_one_clear_line, builtin_study
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.outdir import check_no_links, inside
 
-STUDY = """
-name = "links"
-version = 1
-game = "dtd"
-seed = 1
-panel = ["random"]
-
-[[competitors]]
-name = "small"
-method = "builtin"
-params = { player = "always-small" }
-
-[[competitors]]
-name = "large"
-method = "builtin"
-params = { player = "always-large" }
-
-[scales.test]
-replicates = 2
-panel_games = 20
-crossplay_halfwidth = 0.4
-"""
+STUDY = builtin_study("links")
 
 
 def _snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:

@@ -34,6 +34,7 @@ from fsmarena.rl.config import ALGORITHMS, MODEL_BASED, TrainConfig
 from fsmarena.studies.catalogue import load_study_toml
 from fsmarena.studies.methods import check_competitors
 from tests.cli_helpers import cli, run_cli
+from tests.hostile_helpers import builtin_study
 
 # ---- the specification ---------------------------------------------------------------------------
 
@@ -338,28 +339,7 @@ def test_a_search_refuses_a_folder_holding_an_earlier_search(capsys, tmp_path, e
 
 # ---- cause 18: a study re-run validates the player files it reuses ---------------------------------
 
-REUSE = """
-name = "reuse"
-version = 1
-game = "dtd"
-seed = 1
-panel = ["random"]
-
-[[competitors]]
-name = "small"
-method = "builtin"
-params = { player = "always-small" }
-
-[[competitors]]
-name = "large"
-method = "builtin"
-params = { player = "always-large" }
-
-[scales.test]
-replicates = 2
-panel_games = 20
-crossplay_halfwidth = 0.4
-"""
+REUSE = builtin_study("reuse")
 
 
 @pytest.fixture(scope="module")

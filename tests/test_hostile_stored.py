@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import cli, run_cli
-from hostile_helpers import assert_one_clear_line
+from hostile_helpers import assert_one_clear_line, builtin_study
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -22,28 +22,7 @@ from fsmarena.stored_values import check_stored
 from fsmarena.studies.store import MANIFEST, RESULTS, read_results, write_results
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-STUDY = """
-name = "stored"
-version = 1
-game = "dtd"
-seed = 1
-panel = ["random"]
-
-[[competitors]]
-name = "small"
-method = "builtin"
-params = { player = "always-small" }
-
-[[competitors]]
-name = "large"
-method = "builtin"
-params = { player = "always-large" }
-
-[scales.test]
-replicates = 2
-panel_games = 20
-crossplay_halfwidth = 0.4
-"""
+STUDY = builtin_study("stored")
 
 
 @pytest.fixture(scope="module")
