@@ -37,7 +37,8 @@ from fsmarena.rl.results import TrainResult
 from fsmarena.rl.train import train as run_training
 from fsmarena.studies.catalogue import get_study
 from fsmarena.studies.pipeline import read_run, run_pipeline, write_run_record
-from fsmarena.studies.results import StudyResults, write_report
+from fsmarena.studies.report import write_report
+from fsmarena.studies.results import StudyResults
 from fsmarena.studies.store import MANIFEST, load_store
 
 

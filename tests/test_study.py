@@ -27,7 +27,8 @@ from fsmarena.studies.analysis import analyse, read_csv
 from fsmarena.studies.catalogue import get_study, load_study_toml
 from fsmarena.studies.pipeline import run_pipeline
 from fsmarena.studies.protocol import study_from_dict
-from fsmarena.studies.report import write_standard
+from fsmarena.studies.report import write_report
+from fsmarena.studies.results import StudyResults
 
 TINY = """
 name = "tiny"
@@ -127,10 +128,16 @@ def finished(plan, tmp_path_factory):
     heatmap.save = spy
     try:
         analysis = analyse(data)
+        write_report(one_part(data, "fsmarena study tiny.toml --scale test --out out"))
     finally:
         heatmap.save = original
-    write_standard(data, analysis, "fsmarena study tiny.toml --scale test --out out")
     return data, analysis, captured
+
+
+def one_part(data: runner.StudyData, command: str) -> StudyResults:
+    """The results object of one part's data, written where the data lives."""
+    plan = data.plan
+    return StudyResults(plan.study, plan.scale.name, plan.seed, {None: data}, command, out=data.out)
 
 
 def run(plan, out: Path, jobs: int = 1, log=lambda m: None) -> runner.StudyData:
@@ -320,7 +327,7 @@ def test_report_has_no_empty_heading_and_lists_no_unwritten_figure(finished, tmp
     data, _, _ = finished
     assert report_defects((data.out / "report.md").read_text(), figures=True) == []
     bare = dataclasses.replace(data, out=tmp_path)
-    write_standard(bare, analyse(bare, figures=False), "fsmarena study tiny.toml --no-figures")
+    write_report(one_part(bare, "fsmarena study tiny.toml --no-figures"), figures=False)
     report = (tmp_path / "report.md").read_text()
     assert report_defects(report, figures=False) == []
     assert "### Learning curves" not in report

@@ -26,11 +26,12 @@ from fsmarena.games.players import load_player
 from fsmarena.games.registry import resolve
 from fsmarena.studies import exact_values
 from fsmarena.studies.catalogue import get_study, study_from_data
-from fsmarena.studies.exact_report import finish
+from fsmarena.studies.exact_report import LAYOUT
 from fsmarena.studies.exact_values import ExactReference
 from fsmarena.studies.pipeline import run_pipeline
 from fsmarena.studies.registry import report_entry
-from fsmarena.studies.results import StudyResults, write_report
+from fsmarena.studies.report import write_report
+from fsmarena.studies.results import StudyResults
 
 GAME = get_game("421")
 OPTIMUM, OPTIMAL_TABLE = GAME.exact_optimum()
@@ -141,7 +142,7 @@ def test_the_same_plan_gives_the_same_tables_for_any_jobs(tmp_path):
     for jobs in (1, 2):
         results = run_pipeline(study, "test", tmp_path / f"jobs{jobs}", jobs=jobs, log=lambda message: None)
         results.command = "test"
-        summary = finish(results, False)
+        summary = write_report(results, False)
         assert Path(summary["report"]).exists()
         tables.append(
             [
@@ -179,7 +180,7 @@ def test_the_exact_values_report_is_built_from_whatever_reference_the_hook_gives
         policy_intro="HOW TO READ THE POLICY.",
     )
     monkeypatch.setattr(exact_values, "report_hook", lambda name: lambda game: other)
-    summary = finish(results, True)
+    summary = write_report(results, True)
     report = Path(summary["report"]).read_text()
     assert summary["optimum"] == pytest.approx(float(other.value))
     assert f"The optimum is {other.value} ≈ {float(other.value):.6f}" in report
@@ -193,7 +194,7 @@ def test_the_exact_values_report_is_built_from_whatever_reference_the_hook_gives
 def test_an_unknown_report_kind_is_one_clear_error(tmp_path):
     with pytest.raises(FsmarenaError, match="unknown report 'nope'"):
         report_entry("nope")
-    assert resolve(report_entry("exact-values").target, "report 'exact-values'") is finish
+    assert resolve(report_entry("exact-values").target, "report 'exact-values'") is LAYOUT
     unknown = dataclasses.replace(study_from_data(SMALL), report="nope")  # as if its file named it
     with pytest.raises(FsmarenaError, match="unknown report 'nope'"):
         write_report(StudyResults(unknown, "test", 5, {}, out=tmp_path), figures=False)

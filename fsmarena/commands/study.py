@@ -57,7 +57,7 @@ def command_line(args) -> str:
 def run(args) -> int:
     from fsmarena.studies.catalogue import get_study
     from fsmarena.studies.pipeline import run_pipeline, write_run_record
-    from fsmarena.studies.results import write_report
+    from fsmarena.studies.report import write_report
 
     def log(message: str) -> None:
         if not args.quiet:

@@ -10,7 +10,7 @@ player count: the league tables (:mod:`fsmarena.studies.league_tables`) and thei
 
 from __future__ import annotations
 
-import re
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -29,12 +29,10 @@ from fsmarena.studies.exploitability import REWARD_NAMES, curve_rows, least_expl
 from fsmarena.studies.league_report import findings, league_section
 from fsmarena.studies.league_tables import FIELD, LeagueTables, league_tables
 from fsmarena.studies.multiseat import LeagueResult
-from fsmarena.studies.provenance import reproduce_section, written_by
-from fsmarena.studies.report import write_standard
+from fsmarena.studies.report import Layout, Report, write_report
 from fsmarena.studies.report_text import estimate, table
 from fsmarena.studies.results import StudyResults
 from fsmarena.studies.runner import StudyData
-from fsmarena.studies.sections import shared_sections
 from fsmarena.studies.variants import training_opponents
 
 
@@ -194,37 +192,45 @@ def protocol_section(run: PlayerCountRun, first: StudyData, fingerprints: Sequen
     )
 
 
-def compute_section(run: PlayerCountRun, wall_seconds: float | None) -> str:
-    rows = []
-    total = 0.0
+@dataclass
+class SweepFindings:
+    """What the layout computes once: the run's settings and parts, every part's league tables and
+    analysis, and the text of every part's league and exploitability (tables and figures written)."""
+
+    run: PlayerCountRun
+    built: dict[int, tuple[LeagueTables, Analysis]]
+    texts: list[str]
+
+
+def prepare(results: StudyResults, figures: bool) -> tuple[None, SweepFindings]:
+    """Every part's league (and exploitability) tables, figures and text; a run of this
+    installation also writes each part's generic report in its folder."""
+    run, out = _run(results), results.out
+    assert out is not None
+    built: dict[int, tuple[LeagueTables, Analysis]] = {}
+    texts: list[str] = []
     for n, part in run.parts.items():
-        per: dict[str, list[float]] = {}
-        for rec in part.data.records.values():
-            per.setdefault(rec.competitor, []).append(rec.cpu_seconds)
-        total += sum(sum(v) for v in per.values())
-        rows += [[str(n), name, f"{sorted(v)[len(v) // 2]:.1f}", f"{sum(v):.1f}"] for name, v in per.items()]
-    text = [
-        "## Compute\n",
-        "CPU seconds per replicate task (training + panel games), one core each (leagues, statistics and "
-        "figures not included):\n",
-        table(["players", "competitor", "median CPU s", "total CPU s"], rows),
-        f"\nTotal CPU time of the replicate tasks: {total / 60:.1f} min.",
-    ]
-    if wall_seconds is not None:
-        text.append(f"Wall-clock time of this invocation: {wall_seconds / 60:.1f} min.")
-    return "\n".join(text) + "\n"
+        if results.manifest is None:
+            _part_report(results, n, part.data)
+        analysis = analyse(part.data, figures=False)
+        t = league_tables(part.data, analysis, part.league, run.reference)
+        for name, rows in t.csv_tables().items():
+            write_text(out / "tables" / f"{name}.csv", to_csv(rows))
+        drawn = draw_league(t, part.data, analysis, out / "figures") if figures else {}
+        texts.append(league_section(t, analysis, drawn, out, part.data.plan.study.curve_opponent))
+        texts.append(_exploitability_text(part, n, out, figures))
+        built[n] = (t, analysis)
+    return None, SweepFindings(run, built, texts)
 
 
-def write(results: StudyResults, figures: bool) -> dict[str, Any]:
-    """The report of a study swept over its player counts, with a league each (and
-    exploitability where exact), written into the run's folder; returns its summary."""
+def _run(results: StudyResults) -> PlayerCountRun:
     study, scale = results.study, results.scale
     parts = {
         n: PartData(data, data.stages["league"], data.stages.get("exploitability"))
         for n, data in results.parts.items()
         if n is not None
     }
-    run = PlayerCountRun(
+    return PlayerCountRun(
         study.name,
         study.title,
         study.version,
@@ -234,78 +240,61 @@ def write(results: StudyResults, figures: bool) -> dict[str, Any]:
         study.scales[scale].options["league_games"],
         parts,
     )
-    # a run of this installation also writes each player count's generic report in its folder
-    part_reports = results.manifest is None
-    assert results.out is not None
-    shared = shared_sections(results, figures)
-    return write_player_counts_report(
-        run, results.out, figures, results.command, results.wall_seconds, part_reports, shared
+
+
+def _part_report(results: StudyResults, n: int, data: StudyData) -> None:
+    """The generic report of one player count, in its own folder, without figures (the study's
+    own are drawn by this layout)."""
+    study = dataclasses.replace(data.plan.study, report="", sweep=None)
+    part = StudyResults(
+        study, results.scale, results.seed, {None: data}, f"{results.command}  # the {n}-player part", out=data.out
     )
+    write_report(part, figures=False)
 
 
-def write_player_counts_report(
-    run: PlayerCountRun,
-    out: Path,
-    figures: bool,
-    command: str,
-    wall_seconds: float | None,
-    part_reports: bool = False,
-    shared: str = "",
-) -> dict[str, Any]:
-    """Write the tables, figures and ``out/report.md`` (and, with ``part_reports``, each player
-    count's generic report in ``out/<n>-players/``); return a JSON-ready summary (its
-    ``families`` rows are what a published page may quote, :mod:`fsmarena.studies.publish`)."""
-    built: dict[int, tuple[LeagueTables, Analysis]] = {}
-    sections: list[str] = []
-    for n, part in run.parts.items():
-        analysis = analyse(part.data, figures=False)
-        if part_reports:  # the generic report of one player count; this study's figures are drawn below
-            write_standard(part.data, analysis, f"{command}  # the {n}-player part", None)
-        t = league_tables(part.data, analysis, part.league, run.reference)
-        for name, rows in t.csv_tables().items():
-            write_text(out / "tables" / f"{name}.csv", to_csv(rows))
-        drawn = draw_league(t, part.data, analysis, out / "figures") if figures else {}
-        sections.append(league_section(t, analysis, drawn, out, part.data.plan.study.curve_opponent))
-        sections.append(_exploitability_text(part, n, out, figures))
-        built[n] = (t, analysis)
-    first = next(iter(run.parts.values())).data
-    fingerprints = [p.data.plan.fingerprint for p in run.parts.values()]
-    conclusions = ["## Conclusions\n"]
-    for t, analysis in built.values():
-        conclusions += findings(t, analysis)
-    conclusions.append(
+def protocol(report: Report) -> str:
+    """The protocol of every part."""
+    found: SweepFindings = report.findings
+    first = next(iter(found.run.parts.values())).data
+    return protocol_section(found.run, first, [p.data.plan.fingerprint for p in found.run.parts.values()])
+
+
+def leagues(found: SweepFindings) -> str:
+    """Every part's league and exploitability."""
+    return "\n".join(text for text in found.texts if text)
+
+
+def conclusions(found: SweepFindings) -> str:
+    """The findings of every part's league, and what "against copies" means."""
+    lines = ["## Conclusions\n"]
+    for t, analysis in found.built.values():
+        lines += findings(t, analysis)
+    lines.append(
         '- In games of three or more, "against B" means against copies of B: identical deterministic '
         "builtins bid the same cards and cancel each other (e.g. two `max` players never win a bid), which "
         "makes such columns easy; the *field* column, where each other seat draws a builtin per game, is the "
         "harder and more realistic test."
     )
-    text = [
-        f"# {run.title}\n",
-        f"Study `{run.name}` (version {run.version}), scale `{run.scale}`, written by fsmarena {written_by(first)}.\n",
-        "## Question\n",
-        run.question.strip() + "\n",
-        protocol_section(run, first, fingerprints),
-        *sections,
-        "\n".join(conclusions) + "\n",
-        shared,
-        compute_section(run, wall_seconds),
-        reproduce_section(
-            command,
-            [
-                "`tables/*_<n>p.csv`: every number of this report, per player count",
-                *(["`figures/*.png`, `figures/*.pdf`: the figures"] if figures else []),
-                "`<n>-players/`: the generic study of each player count (its own `report.md`, tables, players, raw "
-                "results; `raw/league.json`: the league's raw counts)",
-            ],
-            environment=first.environment,
-        ),
+    return "\n".join(lines) + "\n"
+
+
+def files(report: Report) -> list[str]:
+    """The "Files" section's bullets."""
+    return [
+        "`tables/*_<n>p.csv`: every number of this report, per player count",
+        *(["`figures/*.png`, `figures/*.pdf`: the figures"] if report.figures else []),
+        "`<n>-players/`: the generic study of each player count (its own `report.md`, tables, players, raw "
+        "results; `raw/league.json`: the league's raw counts)",
     ]
-    path = out / "report.md"
-    write_text(path, re.sub(r"\n{3,}", "\n\n", "\n".join(x for x in text if x)) + "\n")
-    return summary(run, built, path)
 
 
-def summary(run: PlayerCountRun, built: Mapping[int, tuple[LeagueTables, Analysis]], path: Path) -> dict[str, Any]:
+def summary(report: Report) -> dict[str, Any]:
+    """The run's summary (:func:`run_summary`)."""
+    found: SweepFindings = report.findings
+    return run_summary(found.run, found.built, report.path)
+
+
+def run_summary(run: PlayerCountRun, built: Mapping[int, tuple[LeagueTables, Analysis]], path: Path) -> dict[str, Any]:
     """The run's summary: per player count each family against the reference (the command's
     lines), and one row per family and player count (``<competitor>.<n>p``) with what a page
     may quote: head-to-head and field results, unseen advantage, exploitability."""
@@ -352,7 +341,6 @@ def summary(run: PlayerCountRun, built: Mapping[int, tuple[LeagueTables, Analysi
         "study": run.name,
         "scale": run.scale,
         "seed": next(iter(run.parts.values())).data.plan.seed,
-        "report": str(path),
         "fingerprints": {str(n): p.data.plan.fingerprint for n, p in run.parts.items()},
         "reference": reference_rows,
         "families": families,
@@ -371,3 +359,6 @@ def summary_lines(reference: str, rows: Mapping[str, list[dict[str, Any]]], path
             lines.append(f"  {r['group'].ljust(width)}{shown}")
     lines.append(f"report: {path}")
     return lines
+
+
+LAYOUT = Layout(prepare, summary, files)

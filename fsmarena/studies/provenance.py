@@ -10,12 +10,14 @@ from __future__ import annotations
 import platform
 import sys
 from importlib import metadata
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from fsmarena.studies.analysis import Analysis
 from fsmarena.studies.report_text import table
 from fsmarena.studies.runner import StudyData
 from fsmarena.version import __version__
+
+if TYPE_CHECKING:  # annotations only: the results object's report reads this module
+    from fsmarena.studies.results import StudyResults
 
 PACKAGES = ("numpy", "scipy", "deap", "matplotlib", "joblib", "networkx")
 
@@ -42,55 +44,63 @@ def written_by(data: StudyData) -> str:
     return (data.environment or {}).get("fsmarena", __version__)
 
 
-def compute_section(analysis: Analysis, wall_seconds: float | None) -> str:
-    per: dict[str, list[tuple[float, float]]] = {}
-    for row in analysis.tables["timing"]:
-        per.setdefault(analysis.labels[row["competitor"]], []).append(
-            (row["train_seconds"] + row["panel_seconds"], row["cpu_seconds"])
-        )
-    rows = []
-    for method, values in per.items():
-        wall = sorted(w for w, _ in values)
-        cpu = sorted(c for _, c in values)
-        rows.append(
-            [method, len(values), f"{wall[len(wall) // 2]:.1f}", f"{cpu[len(cpu) // 2]:.1f}", f"{sum(cpu):.0f}"]
-        )
-    total = sum(c for values in per.values() for _, c in values)
+def compute_section(results: StudyResults) -> str:
+    """The "Compute" section of every report: per competitor (and part of a sweep), the replicate
+    tasks' median wall-clock and CPU seconds and their total CPU, and this invocation's wall time."""
+    rows, total = [], 0.0
+    for part, data in results.parts.items():
+        for c in data.plan.competitors:
+            records = data.family(c.name)
+            wall = sorted(r.train_seconds + r.panel_seconds for r in records)
+            cpu = sorted(r.cpu_seconds for r in records)
+            total += sum(cpu)
+            cells = [
+                c.label,
+                len(records),
+                f"{wall[len(wall) // 2]:.1f}",
+                f"{cpu[len(cpu) // 2]:.1f}",
+                f"{sum(cpu):.0f}",
+            ]
+            rows.append(cells if results.study.sweep is None else [part, *cells])
+    columns = ["method", "tasks", "median wall s", "median CPU s", "total CPU s"]
+    if results.study.sweep is not None:
+        columns.insert(0, results.study.sweep[0])
     text = [
         "## Compute\n",
         "Per replicate task (training + panel), each on one core: wall-clock and CPU seconds. CPU "
         "time is what a task costs whatever else the machine runs; both vary from run to run and are kept out "
         "of the result tables (`tables/timing.csv`).\n",
-        table(["method", "tasks", "median wall s", "median CPU s", "total CPU s"], rows),
-        f"\nTotal CPU time of the replicate tasks: {total / 60:.1f} min (cross-play, statistics and figures not "
-        "included).",
+        table(columns, rows),
+        f"\nTotal CPU time of the replicate tasks: {total / 60:.1f} min (the measures after training, statistics "
+        "and figures not included).",
     ]
-    if wall_seconds is not None:
-        text.append(f"Wall-clock time of this invocation: {wall_seconds / 60:.1f} min.")
+    if results.wall_seconds is not None:
+        text.append(f"Wall-clock time of this invocation: {results.wall_seconds / 60:.1f} min.")
     return "\n".join(text) + "\n"
 
 
-def figure_files(analysis: Analysis) -> list[str]:
+def figure_files(figures: bool) -> list[str]:
     """The "Files" line of the figures, only when figures were written."""
-    return ["`figures/*.png`, `figures/*.pdf`: the figures (PDF is vector)"] if analysis.figures else []
+    return ["`figures/*.png`, `figures/*.pdf`: the figures (PDF is vector)"] if figures else []
 
 
 def reproduce_section(
-    command: str,
+    results: StudyResults,
     files: Sequence[str],
     kept: str = "finished replicates are kept",
-    extra_packages: Sequence[str] = (),
-    environment: dict[str, str] | None = None,
+    packages: Sequence[str] = (),
 ) -> str:
     """The closing "Reproduce" and "Files" sections every study report ends with: the exact
-    command, what a re-run keeps, package versions and platform (``environment``, as
-    :func:`run_environment` gives; default: this installation's), then one bullet per output file."""
-    found = dict(environment) if environment is not None else run_environment(extra_packages)
+    command, what a re-run keeps, package versions and platform (the environment a published run
+    recorded, else this installation's, with ``packages`` beyond the usual), then one bullet per
+    output file."""
+    environment = next(iter(results.parts.values())).environment
+    found = dict(environment) if environment is not None else run_environment(packages)
     where = found.pop("platform", "not recorded")
     return "\n".join(
         [
             "## Reproduce\n",
-            "```\n" + command + "\n```\n",
+            "```\n" + results.command + "\n```\n",
             f"Re-running the same command in the same folder resumes an interrupted run ({kept}) and gives the same "
             "results; any `--jobs` or `--dask` cluster gives the same results.\n",
             table(["package", "version"], [[k, val] for k, val in found.items()]),

@@ -37,7 +37,8 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text, write_text
 from fsmarena.games import get_game
 from fsmarena.games.registry import entries
-from fsmarena.studies.results import StudyResults, write_report
+from fsmarena.studies.report import write_report
+from fsmarena.studies.results import StudyResults
 from fsmarena.studies.store import add_run as add_run
 from fsmarena.studies.store import load_store, stores
 from fsmarena.text import clean_text

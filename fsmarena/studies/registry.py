@@ -32,6 +32,11 @@ class Entry:
     #: a report layout that reads what a store keeps of the measures that play the players
     #: (machine sizes, fingerprints, best-known lines: :mod:`fsmarena.studies.kept_measures`)
     keeps_measures: bool = False
+    #: a report layout's sections, in order, between its question and the sections of every report
+    #: (names in :data:`SECTION_CATALOGUE`)
+    sections: tuple[str, ...] = ()
+    #: a section's arguments: the attributes of :class:`fsmarena.studies.report.Report` it reads
+    reads: tuple[str, ...] = ()
 
 
 STAGES: dict[str, Entry] = {
@@ -71,35 +76,105 @@ STAGES: dict[str, Entry] = {
     )
 }
 
+
+def _section(name: str, target: str, summary: str, reads: tuple[str, ...] = ("data", "analysis")) -> Entry:
+    return Entry(name, target, summary, reads=reads)
+
+
+#: every section a layout may list: ``module:function`` and the attributes of the report it reads
+SECTION_CATALOGUE: dict[str, Entry] = {
+    e.name: e
+    for e in (
+        _section("protocol", "fsmarena.studies.panel_report:protocol_section", "every parameter and seed"),
+        _section("panel", "fsmarena.studies.panel_report:panel_section", "each family against the builtin panel"),
+        _section("reliability", "fsmarena.studies.panel_report:reliability_section", "how reliable one run is"),
+        _section(
+            "reference", "fsmarena.studies.reference_line:reference_section", "the best known table policy", ("data",)
+        ),
+        _section(
+            "crossplay", "fsmarena.studies.crossplay_report:crossplay_section", "every champion against every other"
+        ),
+        _section("tests", "fsmarena.studies.comparison_report:tests_section", "the tests", ("analysis", "questions")),
+        _section("machines", "fsmarena.studies.machines:machines_section", "the policies and machines"),
+        _section("conclusions", "fsmarena.studies.comparison_report:conclusions", "the conclusions in plain words"),
+        _section("answer", "fsmarena.studies.target_report:answer", "the target question answered", ("report",)),
+        _section("target-protocol", "fsmarena.studies.target_report:protocol", "confirmation and table", ("report",)),
+        _section("evolution", "fsmarena.studies.target_report:evolution_section", "the evolution curves"),
+        _section("automata", "fsmarena.studies.target_report:automata", "the best automata"),
+        _section(
+            "table", "fsmarena.studies.target_report:table_of_more_players", "a table of more players", ("report",)
+        ),
+        _section("exact-protocol", "fsmarena.studies.exact_report:protocol", "the exact protocol", ("report",)),
+        _section("exact-results", "fsmarena.studies.exact_report:results", "exact values", ("report",)),
+        _section("optimal-policy", "fsmarena.studies.exact_report:optimal_policy", "the optimum", ("report",)),
+        _section("exact-conclusions", "fsmarena.studies.exact_report:conclusions", "conclusions", ("report",)),
+        _section("sweep-protocol", "fsmarena.studies.player_counts_report:protocol", "per part", ("report",)),
+        _section("leagues", "fsmarena.studies.player_counts_report:leagues", "a league per part", ("findings",)),
+        _section("sweep-conclusions", "fsmarena.studies.player_counts_report:conclusions", "", ("findings",)),
+    )
+}
+
+STANDARD_SECTIONS = (
+    "protocol",
+    "panel",
+    "reference",
+    "crossplay",
+    "reliability",
+    "tests",
+    "machines",
+    "conclusions",
+)
+
+#: the report layouts: ``module:LAYOUT`` (a :class:`fsmarena.studies.report.Layout`) and the sections listed
 REPORTS: dict[str, Entry] = {
     e.name: e
     for e in (
         Entry(
             "",
-            "fsmarena.studies.report:standard_report",
+            "fsmarena.studies.standard_report:LAYOUT",
             "families against the panel, cross-play, tests, machines",
             keeps_measures=True,
+            sections=STANDARD_SECTIONS,
         ),
-        Entry("exact-values", "fsmarena.studies.exact_report:finish", "exact values against the game's optimum"),
+        Entry(
+            "exact-values",
+            "fsmarena.studies.exact_report:LAYOUT",
+            "exact values against the game's optimum",
+            sections=("exact-protocol", "exact-results", "optimal-policy", "exact-conclusions"),
+        ),
         Entry(
             "player-counts",
-            "fsmarena.studies.player_counts_report:write",
+            "fsmarena.studies.player_counts_report:LAYOUT",
             "a league per player count of a swept study, with exploitability where exact",
+            sections=("sweep-protocol", "leagues", "sweep-conclusions"),
         ),
         Entry(
             "target",
-            "fsmarena.studies.target_report:write",
+            "fsmarena.studies.target_report:LAYOUT",
             "a target win rate against a reference, confirmation games and a table of more players",
             keeps_measures=True,
+            sections=(
+                "answer",
+                "protocol",
+                "target-protocol",
+                "panel",
+                "evolution",
+                "crossplay",
+                "reliability",
+                "tests",
+                "automata",
+                "table",
+                "conclusions",
+            ),
         ),
     )
 }
 
 
-#: sections every report layout writes, in order, after its own findings and before its compute and
+#: sections every report writes, in order, after its layout's sections and before its compute and
 #: reproduce sections: ``module:function`` of ``section(results, figures) -> str`` (Markdown; ""
 #: leaves it out of a study it does not apply to). Adding a section to every report is its own
-#: module and one line here (:mod:`fsmarena.studies.sections`).
+#: module and one line here.
 SECTIONS: dict[str, Entry] = {}
 
 

@@ -1,144 +1,132 @@
-"""The standard study report: ``DIR/report.md``, written from the tables (never from memory).
+"""The one report writer: every study's ``DIR/report.md`` is a list of registered sections.
 
-Sections, each built by its own module: the question; the protocol with every parameter and
-seed, results against the builtin panel, learning curves and the reliability of one run
-(:mod:`fsmarena.studies.panel_report`); the best known table policy (:mod:`fsmarena.studies.reference_line`);
-cross-play: heat map, spread, league (:mod:`fsmarena.studies.crossplay_report`); the statistical tests
-and the conclusions in plain words (:mod:`fsmarena.studies.comparison_report`); the policies and
-machines (:mod:`fsmarena.studies.machines`); compute time, the exact command and package versions
-(:mod:`fsmarena.studies.provenance`).
+A study's report layout (:data:`fsmarena.studies.registry.REPORTS`, chosen by its ``report``
+field) is a :class:`Layout`: what it computes once from the results (its tables, CSV files and
+figures: ``prepare``), the sections it lists, what its summary holds, and the lines of its
+"Files" section.  Every report is written the same way::
+
+    report = Report(results, figures, *layout.prepare(results, figures))
+    text   = title + question + [section(report) for section in layout's sections]
+             + [section(results, figures) for section in SECTIONS]      # every study's report
+             + compute + reproduce
+    write DIR/report.md; return layout.summary(report)
+
+A section is one registered function (:data:`fsmarena.studies.registry.SECTION_CATALOGUE`)
+that reads the attributes of :class:`Report` its entry names (``data``, ``analysis``,
+``findings``...) and returns Markdown starting with its heading ("" where it does not apply).
+Title, question, compute and reproduce are written here, once, for every layout.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-import numpy as np
-
-from fsmarena import progress
 from fsmarena.fileio import write_text
-from fsmarena.studies.analysis import Analysis, analyse
-from fsmarena.studies.comparison_report import conclusions, tests_section
-from fsmarena.studies.crossplay_report import crossplay_section
-from fsmarena.studies.machines import machines_section
-from fsmarena.studies.panel_report import panel_section, protocol_section, reliability_section
-from fsmarena.studies.provenance import compute_section, figure_files, reproduce_section, written_by
-from fsmarena.studies.reference_line import ensure_lines, reference_section
-from fsmarena.studies.report_text import summary_cell
-from fsmarena.studies.results import StudyResults
+from fsmarena.games.registry import resolve
+from fsmarena.studies.analysis import Analysis
+from fsmarena.studies.protocol import Study
+from fsmarena.studies.provenance import compute_section, reproduce_section, written_by
+from fsmarena.studies.registry import SECTION_CATALOGUE, SECTIONS, Entry, report_entry
 from fsmarena.studies.runner import StudyData
-from fsmarena.studies.sections import shared_sections
+
+if TYPE_CHECKING:  # annotations only: the results object writes its report with this module
+    from fsmarena.studies.results import StudyResults
 
 
-def standard_report(results: StudyResults, figures: bool) -> dict[str, Any]:
-    """The standard report (:func:`write_standard`) written into the run's folder, and its summary,
-    as rows a page quotes by key: every family's win rate against each panel opponent,
-    ``<competitor>.vs.<opponent>`` (``mean``, ``ci_low``, ``ci_high``, ``median``, ...); with a
-    cross-play, every family's league win rate, ``<competitor>.league`` (``mean``, ``ci_low``,
-    ``ci_high``, ...), and every ordered pair of families, ``<competitor>.crossplay.<other>``
-    (``net``, ``net_ci_low``, ``net_ci_high``, ``win_rate``, ``champions_ahead``, ``sign_p``, ...); with a
-    best known table policy, its win rate against each opponent, ``best-known.<opponent>`` (``win``,
-    ``ci_low``, ``ci_high``, ``confirm_games``); every family's budget, the median games its
-    replicates consumed, ``<competitor>.budget`` (``games``); and the lines the command prints."""
-    data = results.only
-    with progress.bar(None, "analysis"):
-        analysis = analyse(data, figures)
-    path = write_standard(data, analysis, results.command, results.wall_seconds, shared_sections(results, figures))
-    names = {c.label: c.name for c in data.plan.competitors}
-    panel = [
-        {
-            "competitor": f"{names[row['method']]}.vs.{row['opponent']}",
-            **{k: v for k, v in row.items() if k not in ("method", "opponent")},
-        }
-        for row in analysis.tables["panel_summary"]
-    ]
-    league = [
-        {"competitor": f"{names[row['method']]}.league", **{k: v for k, v in row.items() if k != "method"}}
-        for row in analysis.tables.get("crossplay_league_summary", [])
-    ]
-    pairs = [
-        {
-            "competitor": f"{row['family']}.crossplay.{row['opponent_family']}",
-            **{k: v for k, v in row.items() if k not in ("family", "opponent_family", "method", "opponent_method")},
-        }
-        for row in analysis.tables.get("crossplay_family", [])
-        if row["family"] != row["opponent_family"]
-    ]
-    best_known = [
-        {
-            "competitor": f"best-known.{line['opponent']}",
-            "win": line["win"],
-            "ci_low": line["win_ci95"][0],
-            "ci_high": line["win_ci95"][1],
-            "confirm_games": line["confirm_games"],
-        }
-        for line in ensure_lines(data)
-    ]
-    budgets = [
-        {"competitor": f"{c.name}.budget", "games": int(np.median([r.games for r in data.family(c.name)]))}
-        for c in data.plan.competitors
-    ]
-    return {
-        "report": str(path),
-        "budgets": budgets,
-        "panel": panel,
-        "league": league,
-        "crossplay": pairs,
-        "best_known": best_known,
-        "panel_summary": analysis.tables["panel_summary"],
-        "crossplay_family": analysis.tables.get("crossplay_family", []),
-        "lines": summary_lines(data, analysis, path),
-    }
+@dataclass
+class Report:
+    """One report being written: the results, whether figures are drawn, and what the layout
+    computed of them once (``analysis``: the generic tables of a one-part study, None for a
+    layout without them; ``findings``: the layout's own tables)."""
+
+    results: StudyResults
+    figures: bool
+    analysis: Analysis | None = None
+    findings: Any = None
+    #: ``DIR/report.md``
+    path: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        assert self.results.out is not None, "a report needs its results' folder"
+        self.path = self.results.out / "report.md"
+
+    @property
+    def data(self) -> StudyData:
+        """The first part's data: the study's data for a study without a sweep."""
+        return next(iter(self.results.parts.values()))
+
+    @property
+    def study(self) -> Study:
+        return self.results.study
+
+    @property
+    def out(self) -> Path:
+        assert self.results.out is not None
+        return self.results.out
+
+    @property
+    def questions(self) -> tuple[tuple[str, str], ...]:
+        """The family comparisons the study declares."""
+        return self.study.questions
+
+    @property
+    def report(self) -> "Report":
+        """The report itself, for a section that reads several of its parts."""
+        return self
 
 
-def summary_lines(data: StudyData, analysis: Analysis, path: Path) -> list[str]:
-    """What ``fsmarena study`` prints: every family's win rate against the curve opponent."""
-    study = data.plan.study
-    opponent = study.curve_opponent if study.curve_opponent in study.panel else study.panel[0]
-    rows = [r for r in analysis.tables["panel_summary"] if r["opponent"] == opponent]
-    width = max(len(r["method"]) for r in rows) + 2
-    return [
-        f"win rate vs {opponent} (mean over replicates, 95% CI)",
-        *(f"  {r['method'].ljust(width)}{summary_cell(r)}" for r in rows),
-        f"report: {path}",
-    ]
+@dataclass(frozen=True)
+class Layout:
+    """A report layout: ``prepare(results, figures) -> (analysis, findings)`` computes its tables
+    (writing ``tables/*.csv`` and, with figures, ``figures/``), ``summary(report)`` is what the
+    command prints and a page quotes (``lines``, rows keyed by competitor), ``files(report)`` the
+    bullets of its "Files" section; ``kept`` says what a re-run keeps and ``packages`` which
+    packages beyond the usual the results depend on."""
+
+    prepare: Callable[[StudyResults, bool], tuple[Analysis | None, Any]]
+    summary: Callable[[Report], dict[str, Any]]
+    files: Callable[[Report], Sequence[str]]
+    kept: str = "finished replicates are kept"
+    packages: tuple[str, ...] = ()
 
 
-def write_standard(
-    data: StudyData, analysis: Analysis, command: str, wall_seconds: float | None = None, shared: str = ""
-) -> Path:
-    """Write ``DIR/report.md`` (``shared``: the sections every report holds, :mod:`fsmarena.studies.sections`)."""
-    study = data.plan.study
-    parts = [
-        f"# {study.title}\n",
-        f"Study `{study.name}` (version {study.version}), scale `{data.plan.scale.name}`, written by fsmarena "
-        f"{written_by(data)}.\n",
-        "## Question\n",
-        study.question.strip() + "\n",
-        protocol_section(data, analysis),
-        panel_section(data, analysis),
-        reference_section(data),
-        crossplay_section(data, analysis),
-        reliability_section(data, analysis),
-        tests_section(analysis, study.questions),
-        machines_section(data, analysis),
-        conclusions(data, analysis),
-        shared,
-        compute_section(analysis, wall_seconds),
-        reproduce_section(
-            command,
-            [
-                "`study.json`: the protocol (every parameter) and its fingerprint",
-                "`tables/*.csv`: every number in this report",
-                *figure_files(analysis),
-                "`players/<competitor>/rNNN.json`: every final player (`fsmarena play` accepts them)",
-                "`replicates/<competitor>/rNNN.json`: raw per-replicate results; `raw/crossplay.json`: raw cross-play "
-                "counts",
-            ],
-            environment=data.environment,
-        ),
+def write_report(results: StudyResults, figures: bool = True) -> dict[str, Any]:
+    """Write the report of ``results`` by its study's layout into ``results.out`` (module
+    docstring); returns the layout's summary, with the report's path as ``report``."""
+    entry = report_entry(results.study.report)
+    layout: Layout = resolve(entry.target, f"report '{results.study.report}'")
+    report = Report(results, figures, *layout.prepare(results, figures))
+    texts = [title_section(report), question_section(report)]
+    texts += [section_text(name, report) for name in entry.sections]
+    texts += [resolve(e.target, f"section '{name}'")(results, figures) for name, e in SECTIONS.items()]
+    texts += [
+        compute_section(results),
+        reproduce_section(results, layout.files(report), layout.kept, layout.packages),
     ]
-    path = data.out / "report.md"
-    write_text(path, "\n".join(p for p in parts if p) + "\n")
-    return path
+    body = "\n".join(text for text in texts if text) + "\n"
+    write_text(report.path, re.sub(r"\n{3,}", "\n\n", body))
+    return {"report": str(report.path), **layout.summary(report)}
+
+
+def section_text(name: str, report: Report) -> str:
+    """Section ``name`` of the catalogue, called with the attributes of ``report`` it reads."""
+    entry: Entry = SECTION_CATALOGUE[name]
+    function = resolve(entry.target, f"section '{name}'")
+    return function(*(getattr(report, attribute) for attribute in entry.reads))
+
+
+def title_section(report: Report) -> str:
+    """The title and the line naming the study, its version, scale and the fsmarena that wrote it."""
+    study = report.study
+    return (
+        f"# {study.title}\n\nStudy `{study.name}` (version {study.version}), scale `{report.results.scale}`, "
+        f"written by fsmarena {written_by(report.data)}.\n"
+    )
+
+
+def question_section(report: Report) -> str:
+    """The study's question, as it declares it."""
+    return "## Question\n\n" + report.study.question.strip() + "\n"

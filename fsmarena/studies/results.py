@@ -20,9 +20,8 @@ from typing import Any
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text
-from fsmarena.games.registry import resolve
 from fsmarena.studies.protocol import Study
-from fsmarena.studies.registry import report_entry
+from fsmarena.studies.report import write_report
 from fsmarena.studies.runner import StudyData
 
 
@@ -110,14 +109,6 @@ class StudyResults:
                 }
             self._cache = (summary, tables)
         return self._cache
-
-
-def write_report(results: StudyResults, figures: bool = True) -> dict[str, Any]:
-    """The report of ``results`` by its study's report layout (:mod:`fsmarena.studies.registry`),
-    with its tables and figures, into ``results.out``; returns its summary, whose ``lines`` the
-    command prints and whose rows a page may quote (:mod:`fsmarena.studies.publish`)."""
-    writer = resolve(report_entry(results.study.report).target, f"report '{results.study.report}'")
-    return writer(results, figures)
 
 
 def _read_rows(path: Path) -> list[dict[str, Any]]:

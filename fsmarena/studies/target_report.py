@@ -1,7 +1,7 @@
-"""Tables, figures and ``DIR/report.md`` of a study with a target and a table
-(:mod:`fsmarena.studies.stage_confirm`, :mod:`fsmarena.studies.stage_table`), from its study data and the raw counts of its confirmation
-matches and table (:class:`TargetRaw`): the same builder writes the report of a run just finished
-and of a published store (:mod:`fsmarena.studies.store`).
+"""The report layout of a study with a target and a table (31): its tables, figures and sections,
+from the study data and the raw counts of its confirmation matches and table
+(:mod:`fsmarena.studies.stage_confirm`, :mod:`fsmarena.studies.stage_table`), for a run just finished
+and a published store alike (:mod:`fsmarena.studies.report` writes it).
 
 Tables added to the generic ones (``tables/``):
 
@@ -43,29 +43,16 @@ from fsmarena.studies.analysis import (
     reliability_figure,
     to_csv,
 )
-from fsmarena.studies.comparison_report import conclusions, tests_section
-from fsmarena.studies.crossplay_report import crossplay_section
 from fsmarena.studies.machines import machines_section
-from fsmarena.studies.panel_report import panel_section, protocol_section, reliability_section
-from fsmarena.studies.provenance import compute_section, figure_files, reproduce_section, written_by
+from fsmarena.studies.provenance import figure_files
+from fsmarena.studies.report import Layout, Report
 from fsmarena.studies.report_text import estimate, figure, pct, pp, table
 from fsmarena.studies.results import StudyResults
 from fsmarena.studies.runner import StudyData
-from fsmarena.studies.sections import shared_sections
 from fsmarena.studies.stage_confirm import reference_result
 from fsmarena.studies.variants import variant
 
 EVOLVE_METHODS = ("evolve", "evolve-variant")
-
-
-@dataclass
-class TargetRaw:
-    """The raw counts the driver adds to the study data: each family's confirmation match
-    (competitor, replicate, games, wins, draws, losses) and every table entrant's games
-    (entrant, group, games, wins, draws, losses, other_wins)."""
-
-    confirmed: list[dict[str, Any]]
-    table: list[dict[str, Any]]
 
 
 # ---- tables -------------------------------------------------------------------------------------
@@ -416,22 +403,6 @@ class TargetSettings:
         )
 
 
-def write(results: StudyResults, figures: bool) -> dict[str, Any]:
-    """The report of a study with a target and a table, written into the run's folder."""
-    data = results.only
-    study = TargetSettings.of(results)
-    summary = write_target_report(
-        study,
-        data,
-        TargetRaw(data.stages["confirm"], data.stages["table"]),
-        figures,
-        results.command,
-        results.wall_seconds,
-        shared_sections(results, figures),
-    )
-    return {**summary, "lines": summary_lines(study, summary)}
-
-
 def summary_lines(study: TargetSettings, summary: Mapping[str, Any]) -> list[str]:
     """What ``fsmarena study`` prints: each family's best champion on fresh games, and its verdict."""
     lines = [
@@ -448,80 +419,104 @@ def summary_lines(study: TargetSettings, summary: Mapping[str, Any]) -> list[str
     return lines
 
 
-def write_target_report(
-    study: TargetSettings,
-    data: StudyData,
-    raw: TargetRaw,
-    figures: bool,
-    command: str,
-    wall_seconds: float | None,
-    shared: str = "",
-) -> dict[str, Any]:
-    """Write the tables, figures and ``DIR/report.md``; return a summary (its ``families`` and
-    ``table`` rows are what a published page may quote, :mod:`fsmarena.studies.publish`)."""
-    plan = data.plan
-    scale = plan.scale.name
+@dataclass
+class TargetFindings:
+    """What the layout computes once: the study's target settings, the target question per family,
+    and the table of more players (every entrant, and per group)."""
+
+    settings: TargetSettings
+    families: list[dict[str, Any]]
+    table: list[dict[str, Any]]
+    table_summary: list[dict[str, Any]]
+
+
+def prepare(results: StudyResults, figures: bool) -> tuple[Analysis, TargetFindings]:
+    """The generic tables, the target question per family and the table, as CSV files (and figures)."""
+    data, study = results.only, TargetSettings.of(results)
     analysis = analyse(data, figures=False)
-    table_game = variant(data.game, {"players": study.table_players})
-    families = family_rows(data, analysis, raw.confirmed, study.reference, study.target)
-    rows = table_rows(raw.table, study.table_opponents)
-    summary = table_summary(rows, study.table_opponents, study.table_players, plan.seed)
+    families = family_rows(data, analysis, data.stages["confirm"], study.reference, study.target)
+    rows = table_rows(data.stages["table"], study.table_opponents)
+    summary = table_summary(rows, study.table_opponents, study.table_players, data.plan.seed)
     for name, content in (("families", families), ("table", rows), ("table_summary", summary)):
         analysis.tables[name] = list(content)
         write_text(data.out / "tables" / f"{name}.csv", to_csv(content))
     if figures:
         draw_figures(data, analysis, families, summary, rows, study)
-    parts = [
-        f"# {plan.study.title}\n",
-        f"Study `{study.name}` (version {plan.study.version}), scale `{scale}`"
-        + (f" ({plan.scale.description})" if plan.scale.description else "")
-        + f", written by fsmarena {written_by(data)}.\n",
-        "## Question\n",
-        plan.study.question.strip() + "\n",
-        answer_section(data, analysis, families, study),
-        protocol_section(data, analysis),
-        f"- **Confirmation**: each family's best champion (most panel wins against `{study.reference}`) plays "
-        f"{study.confirm_games[scale]:,} fresh games against it, seats swapped "
-        f"(`SeedSequence({plan.seed}, spawn_key=(2**32 + 31, crc32(competitor)))`).",
-        f"- **{study.table_players}-player table**: parameters "
-        + ", ".join(f"{k}={v}" for k, v in config_to_dict(table_game.config).items())
-        + f"; seeds `SeedSequence({plan.seed}, spawn_key=(2**32 + 32, crc32(entrant)))`.\n",
-        panel_section(data, analysis),
-        evolution_section(data, analysis),
-        crossplay_section(data, analysis),
-        reliability_section(data, analysis),
-        tests_section(analysis, plan.study.questions),
-        machines_section(data, analysis, heading="### Automata\n"),
-        # after the 1v1 subsections: a "##" section holds every "###" one up to the next "##"
-        table_section(data, analysis, summary, study, study.table_games[scale]),
-        conclusions(data, analysis),
-        shared,
-        compute_section(analysis, wall_seconds),
-        reproduce_section(
-            command,
-            [
-                "`study.json`: the protocol (every parameter) and its fingerprint",
-                "`tables/*.csv`: every number in this report (`families.csv`: the answer; `table*.csv`: 3 players)",
-                *figure_files(analysis),
-                "`players/<competitor>/rNNN.json`: every final player (`fsmarena play` accepts them)",
-                "`replicates/<competitor>/rNNN.json`: raw per-replicate results; `raw/crossplay.json`, `raw/confirm.json`, "
-                "`raw/table.json`: raw counts",
-            ],
-            kept="finished replicates, cross-play, confirmation and table games are kept",
-            extra_packages=("scikit-learn",),
-            environment=data.environment,
-        ),
-    ]
-    path = data.out / "report.md"
-    write_text(path, "\n".join(p for p in parts if p) + "\n")
+    return analysis, TargetFindings(study, families, rows, summary)
+
+
+def answer(report: Report) -> str:
+    """The target question answered, first."""
+    assert report.analysis is not None
+    return answer_section(report.data, report.analysis, report.findings.families, report.findings.settings)
+
+
+def protocol(report: Report) -> str:
+    """The confirmation and the table of more players, after the generic protocol."""
+    study, plan = report.findings.settings, report.data.plan
+    table_game = variant(report.data.game, {"players": study.table_players})
+    return "\n".join(
+        [
+            f"- **Confirmation**: each family's best champion (most panel wins against `{study.reference}`) plays "
+            f"{study.confirm_games[report.results.scale]:,} fresh games against it, seats swapped "
+            f"(`SeedSequence({plan.seed}, spawn_key=(2**32 + 31, crc32(competitor)))`).",
+            f"- **{study.table_players}-player table**: parameters "
+            + ", ".join(f"{k}={v}" for k, v in config_to_dict(table_game.config).items())
+            + f"; seeds `SeedSequence({plan.seed}, spawn_key=(2**32 + 32, crc32(entrant)))`.\n",
+        ]
+    )
+
+
+def automata(data: StudyData, analysis: Analysis) -> str:
+    """The best automata, a subsection of the 1v1 results."""
+    return machines_section(data, analysis, heading="### Automata\n")
+
+
+def table_of_more_players(report: Report) -> str:
+    """The table of more players (a "##" section after the 1v1 subsections)."""
+    assert report.analysis is not None
+    study = report.findings.settings
+    return table_section(
+        report.data, report.analysis, report.findings.table_summary, study, study.table_games[report.results.scale]
+    )
+
+
+def summary(report: Report) -> dict[str, Any]:
+    """What a published page may quote (``families`` and ``table`` rows) and the command's lines."""
+    study, plan = report.findings.settings, report.data.plan
     names = {c.label: c.name for c in plan.competitors}
-    return {
+    found = {
         "study": study.name,
-        "scale": scale,
+        "scale": report.results.scale,
         "seed": plan.seed,
         "fingerprint": plan.fingerprint,
-        "report": str(path),
-        "families": families,
+        "report": str(report.path),
+        "families": report.findings.families,
         # keyed by competitor name (a label may hold spaces, which a page's value marker cannot)
-        "table": [{"competitor": f"table.{names.get(s['group'], s['group'])}", **s} for s in summary],
+        "table": [
+            {"competitor": f"table.{names.get(s['group'], s['group'])}", **s} for s in report.findings.table_summary
+        ],
     }
+    return {**found, "lines": summary_lines(study, found)}
+
+
+def files(report: Report) -> list[str]:
+    """The "Files" section's bullets."""
+    assert report.analysis is not None
+    return [
+        "`study.json`: the protocol (every parameter) and its fingerprint",
+        "`tables/*.csv`: every number in this report (`families.csv`: the answer; `table*.csv`: 3 players)",
+        *figure_files(bool(report.analysis.figures)),
+        "`players/<competitor>/rNNN.json`: every final player (`fsmarena play` accepts them)",
+        "`replicates/<competitor>/rNNN.json`: raw per-replicate results; `raw/crossplay.json`, `raw/confirm.json`, "
+        "`raw/table.json`: raw counts",
+    ]
+
+
+LAYOUT = Layout(
+    prepare,
+    summary,
+    files,
+    kept="finished replicates, cross-play, confirmation and table games are kept",
+    packages=("scikit-learn",),
+)
