@@ -58,6 +58,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    from fsmarena.errors import FsmarenaError
     from fsmarena.fileio import check_output_file
     from fsmarena.studies.catalogue import get_study
     from fsmarena.studies.protocol import read_toml
@@ -68,9 +69,10 @@ def run(args) -> int:
 
     study = get_study(args.study)
     plan = study.plan(args.scale, args.seed)
-    competitor = next((c for c in plan.competitors if c.name == args.competitor), None)
-    if competitor is None:
-        raise_unknown(args.competitor, [c.name for c in plan.competitors])
+    found = {c.name: c for c in plan.competitors}
+    if args.competitor not in found:
+        raise FsmarenaError(f"unknown competitor '{args.competitor}' (known: {', '.join(found)})")
+    competitor = found[args.competitor]
     space = parse_space(read_toml(Path(args.space)), f"search space {args.space}")
     algorithm = args.algorithm if args.algorithm != "auto" else ("optuna" if optuna_available() else "random")
     objective = FamilyObjective(
@@ -94,9 +96,3 @@ def run(args) -> int:
             f"chosen {record['chosen']} (score {record['chosen_score']:.3f}); record in {args.out}"
         )
     return 0
-
-
-def raise_unknown(name: str, known: list[str]) -> None:
-    from fsmarena.errors import FsmarenaError
-
-    raise FsmarenaError(f"unknown competitor '{name}' (known: {', '.join(known)})")
