@@ -14,7 +14,7 @@ from fsmarena.studies.catalogue import study_from_data
 from fsmarena.studies.protocol import CROSSPLAY_KEY
 from fsmarena.tuning.family import TUNING_KEY, FamilyObjective, tuning_seed
 from fsmarena.tuning.record import run_tuning
-from fsmarena.tuning.search import best_trial, optuna_search, planned_trials, random_search
+from fsmarena.tuning.search import best_trial, optuna_search, planned_trials, planned_tuning_games, random_search
 from fsmarena.tuning.space import parse_space
 
 TOY_SPACE = {"x": {"float": [0.0, 1.0]}, "k": {"int": [1, 9]}, "mode": {"choice": ["a", "b", "c"]}}
@@ -58,6 +58,7 @@ def test_budget_accounting_is_exact_and_never_exceeded():
     planned = planned_trials(space, cost, budget=5000, seed=1)
     trials = random_search(space, cost, lambda t: (t.settings["episodes"], 0.0), budget=5000, seed=1)
     assert sum(t.games for t in trials) == sum(t.settings["episodes"] for t in trials) <= 5000
+    assert planned_tuning_games(space, cost, 5000, seed=1) == sum(t.games for t in trials)
     assert [t.settings for t in trials] == [task.settings for task, _ in planned]
     rng = np.random.default_rng(np.random.SeedSequence(1, spawn_key=(1,)))
     draws = [space.sample(rng)["episodes"] for _ in range(len(trials) + 1)]

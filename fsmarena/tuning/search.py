@@ -84,6 +84,12 @@ def planned_trials(space: Space, cost: Cost, budget: int, seed: int) -> list[tup
     return trials
 
 
+def planned_tuning_games(space: Space, cost: Cost, budget: int, seed: int) -> int:
+    """The games a random search will consume, known before it runs (its trials are fixed by its
+    seed): what lets a study check at load that its tuned families get budgets within 10%."""
+    return sum(games for _, games in planned_trials(space, cost, budget, seed))
+
+
 def random_search(
     space: Space,
     cost: Cost,
