@@ -73,6 +73,11 @@ def run(args) -> int:
     if args.competitor not in found:
         raise FsmarenaError(f"unknown competitor '{args.competitor}' (known: {', '.join(found)})")
     competitor = found[args.competitor]
+    if competitor.needs:
+        raise FsmarenaError(
+            f"competitor '{competitor.name}' trains against the champions of {', '.join(competitor.needs)}: "
+            "tune a family that trains on its own"
+        )
     space = parse_space(read_toml(Path(args.space)), f"search space {args.space}")
     algorithm = args.algorithm if args.algorithm != "auto" else ("optuna" if optuna_available() else "random")
     objective = FamilyObjective(
