@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: the one top-level package the distribution installs
 PACKAGES = ("fsmarena",)
 CONTRACT = ("fsmarena.games",)
-GENERIC = ("fsmarena.evo", "fsmarena.rl", "fsmarena.studies", "fsmarena.figures")
+GENERIC = ("fsmarena.evo", "fsmarena.rl", "fsmarena.studies", "fsmarena.figures", "fsmarena.tuning")
 PLUGINS = tuple(GAME_PACKAGES)
 CLI = ("fsmarena.cli", "fsmarena.commands", "fsmarena.__main__")
 #: the package's face, its ``__init__`` and the Python API it loads on first use: above
