@@ -62,6 +62,7 @@ import llvmlite
 import numba
 import numpy as np
 from numba.core.extending import _Intrinsic  # where numba defines it (a private name: intrinsics have no public type)
+from fsmarena.jit import announce_compile
 
 #: environment variable naming the cache folder (docs/performance.md)
 CACHE_ENV = "FSMARENA_CACHE_DIR"
@@ -122,18 +123,32 @@ _LOADED: dict[tuple[Any, ...], Callable[..., Any]] = {}
 
 
 def specialise(
-    template: Callable[..., Any], kernel: types.ModuleType, inline: bool = False, slots: Slots | None = None
+    template: Callable[..., Any],
+    kernel: types.ModuleType,
+    inline: bool = False,
+    slots: Slots | None = None,
+    seconds: int | None = None,
 ) -> Callable[..., Any]:
     """``template`` compiled for ``kernel`` (module doc), once per process, from the disk cache when
     an identical build was cached before.  ``inline``: compiled into every compiled caller
     (numba's ``inline="always"``) instead of called, for a small function called at every decision.
     ``slots``: the function bound to each :func:`slot` of the template's module, by name (one
-    build per combination)."""
+    build per combination).  A build numba's cache does not hold yet is announced on stderr
+    (:func:`fsmarena.jit.announce_compile`, ``seconds`` its rough first-compile time)."""
     chosen = dict(slots or {})
     key = (template.__module__, template.__qualname__, kernel.__name__, *sorted(_slot_keys(chosen)))
     if key not in _LOADED:
         _LOADED[key] = _build(template, kernel, inline, chosen)
+        if not inline:  # an inlined function is compiled inside its callers, never on its own
+            announce_compile(_LOADED[key], described(template, kernel, chosen), seconds)
     return _LOADED[key]
+
+
+def described(template: Callable[..., Any], kernel: types.ModuleType, slots: Slots) -> str:
+    """What a build is, in the first-compile line: "the dtd kernel's train games (q_learning_update)"."""
+    game = kernel.__name__.split(".")[-2] if "." in kernel.__name__ else kernel.__name__
+    bound = ", ".join(getattr(slots[name], "py_func", slots[name]).__name__ for name in sorted(slots))
+    return f"the {game} kernel's {template.__name__.replace('_', ' ')}" + (f" ({bound})" if bound else "")
 
 
 def _slot_keys(slots: Slots) -> list[str]:
