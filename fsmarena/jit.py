@@ -80,7 +80,7 @@ borrowed.__doc__ = """A view of ``array`` that numba does not reference-count, f
 def cache_is_cold(dispatcher: Any) -> bool:
     """True when ``dispatcher`` (a cached numba function) has nothing compiled in this process and
     no index in numba's disk cache, so its first call compiles it from scratch."""
-    if numba_config.DISABLE_JIT or getattr(dispatcher, "signatures", None):
+    if numba_config.DISABLE_JIT or getattr(dispatcher, "signatures", None):  # type: ignore[attr-defined]
         return False
     cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
     index = getattr(cache_file, "_index_path", None)

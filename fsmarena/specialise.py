@@ -62,6 +62,7 @@ import llvmlite
 import numba
 import numpy as np
 from numba.core.extending import _Intrinsic  # where numba defines it (a private name: intrinsics have no public type)
+
 from fsmarena.jit import announce_compile
 
 #: environment variable naming the cache folder (docs/performance.md)

@@ -63,7 +63,12 @@ def test_quiet_or_no_terminal_says_nothing(monkeypatch, tmp_path, capsys):
 def _train_on_a_terminal(folder: Path, cache: Path) -> str:
     """stderr of a short training run whose stderr is a pseudo-terminal, with caches in ``cache``
     (read by a thread while the run lasts, so progress bars never fill the terminal's buffer)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(cache / "numba"), "FSMARENA_CACHE_DIR": str(cache)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "NUMBA_CACHE_DIR": str(cache / "numba"),
+        "FSMARENA_CACHE_DIR": str(cache),
+    }
     leader, follower = pty.openpty()
     chunks: list[bytes] = []
     reader = threading.Thread(target=_read_all, args=(leader, chunks))
