@@ -134,19 +134,20 @@ def specialise(
     an identical build was cached before.  ``inline``: compiled into every compiled caller
     (numba's ``inline="always"``) instead of called, for a small function called at every decision.
     ``slots``: the function bound to each :func:`slot` of the template's module, by name (one
-    build per combination).  A build numba's cache does not hold yet is announced on stderr
-    (:func:`fsmarena.jit.announce_compile`, ``seconds`` its rough first-compile time)."""
+    build per combination).  ``seconds``: the rough first-compile time of a long build, which
+    is then announced on stderr when numba's cache does not hold it yet
+    (:func:`fsmarena.jit.announce_compile`; one line for a run, not one per helper loop)."""
     chosen = dict(slots or {})
     key = (template.__module__, template.__qualname__, kernel.__name__, *sorted(_slot_keys(chosen)))
     if key not in _LOADED:
         _LOADED[key] = _build(template, kernel, inline, chosen)
-        if not inline:  # an inlined function is compiled inside its callers, never on its own
+        if seconds is not None:  # the builds worth a line: the long first compiles that ask for one
             announce_compile(_LOADED[key], described(template, kernel, chosen), seconds)
     return _LOADED[key]
 
 
 def described(template: Callable[..., Any], kernel: types.ModuleType, slots: Slots) -> str:
-    """What a build is, in the first-compile line: "the dtd kernel's train games (q_learning_update)"."""
+    """What a build is, in the first-compile line: "the dtd kernel's train games (q_learning)"."""
     game = kernel.__name__.split(".")[-2] if "." in kernel.__name__ else kernel.__name__
     bound = ", ".join(getattr(slots[name], "py_func", slots[name]).__name__ for name in sorted(slots))
     return f"the {game} kernel's {template.__name__.replace('_', ' ')}" + (f" ({bound})" if bound else "")
