@@ -10,12 +10,19 @@ once over any game kernel's functions are compiled per kernel, with the same cac
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any, Callable
 
 import numba
 from numba.core import cgutils
 from numba.core import config as numba_config
 from numba.extending import intrinsic
+
+from fsmarena import progress
+
+#: what has been announced in this process (each first compile is announced once)
+_ANNOUNCED: set[str] = set()
 
 
 def njit(function: Callable[..., Any] | None = None, **options: Any) -> Any:
@@ -68,3 +75,25 @@ borrowed.__doc__ = """A view of ``array`` that numba does not reference-count, f
     The rule that keeps it safe: borrow only what a caller holds for the whole call (the
     compiled function's own arguments and views of them), and never return or store a
     borrowed view.  A local array may be freed right after its last use, borrowed view or not."""
+
+
+def cache_is_cold(dispatcher: Any) -> bool:
+    """True when ``dispatcher`` (a cached numba function) has nothing compiled in this process and
+    no index in numba's disk cache, so its first call compiles it from scratch."""
+    if numba_config.DISABLE_JIT or getattr(dispatcher, "signatures", None):  # type: ignore[attr-defined]
+        return False
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    index = getattr(cache_file, "_index_path", None)
+    return index is None or not Path(index).is_file()
+
+
+def announce_compile(dispatcher: Any, what: str, seconds: int | None = None) -> None:
+    """Say on stderr, once, that ``what`` is about to compile for the first time on this machine
+    ("compiling the divide-the-dollar kernel, about 20 s, once"), so a first run's long silence is
+    explained.  Quiet with ``--quiet`` or when stderr is no terminal (:mod:`fsmarena.progress`), and
+    when numba's cache already holds the function (a warm cache loads in well under a second)."""
+    if what in _ANNOUNCED or not progress.enabled() or not cache_is_cold(dispatcher):
+        return
+    _ANNOUNCED.add(what)
+    about = f", about {seconds} s" if seconds else ""
+    print(f"compiling {what}{about}, once", file=sys.stderr, flush=True)

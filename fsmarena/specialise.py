@@ -63,6 +63,8 @@ import numba
 import numpy as np
 from numba.core.extending import _Intrinsic  # where numba defines it (a private name: intrinsics have no public type)
 
+from fsmarena.jit import announce_compile
+
 #: environment variable naming the cache folder (docs/performance.md)
 CACHE_ENV = "FSMARENA_CACHE_DIR"
 #: packages whose versions, not sources, enter the hash
@@ -122,18 +124,33 @@ _LOADED: dict[tuple[Any, ...], Callable[..., Any]] = {}
 
 
 def specialise(
-    template: Callable[..., Any], kernel: types.ModuleType, inline: bool = False, slots: Slots | None = None
+    template: Callable[..., Any],
+    kernel: types.ModuleType,
+    inline: bool = False,
+    slots: Slots | None = None,
+    seconds: int | None = None,
 ) -> Callable[..., Any]:
     """``template`` compiled for ``kernel`` (module doc), once per process, from the disk cache when
     an identical build was cached before.  ``inline``: compiled into every compiled caller
     (numba's ``inline="always"``) instead of called, for a small function called at every decision.
     ``slots``: the function bound to each :func:`slot` of the template's module, by name (one
-    build per combination)."""
+    build per combination).  ``seconds``: the rough first-compile time of a long build, which
+    is then announced on stderr when numba's cache does not hold it yet
+    (:func:`fsmarena.jit.announce_compile`; one line for a run, not one per helper loop)."""
     chosen = dict(slots or {})
     key = (template.__module__, template.__qualname__, kernel.__name__, *sorted(_slot_keys(chosen)))
     if key not in _LOADED:
         _LOADED[key] = _build(template, kernel, inline, chosen)
+        if seconds is not None:  # the builds worth a line: the long first compiles that ask for one
+            announce_compile(_LOADED[key], described(template, kernel, chosen), seconds)
     return _LOADED[key]
+
+
+def described(template: Callable[..., Any], kernel: types.ModuleType, slots: Slots) -> str:
+    """What a build is, in the first-compile line: "the dtd kernel's train games (q_learning)"."""
+    game = kernel.__name__.split(".")[-2] if "." in kernel.__name__ else kernel.__name__
+    bound = ", ".join(getattr(slots[name], "py_func", slots[name]).__name__ for name in sorted(slots))
+    return f"the {game} kernel's {template.__name__.replace('_', ' ')}" + (f" ({bound})" if bound else "")
 
 
 def _slot_keys(slots: Slots) -> list[str]:

@@ -150,7 +150,7 @@ def make_runner(kernel: ModuleType, update: Callable[..., Any]) -> Callable[...,
     (3-d; any when it has none), ``potentials`` the kernel's ``potential_table`` under segment rewards
     (any 2-d array otherwise).
     """
-    play = specialise(train_games, kernel, slots={"learner_update": update})
+    play = specialise(train_games, kernel, slots={"learner_update": update}, seconds=20)
 
     def run(p: np.ndarray, *arrays: Any) -> float:
         return play(p, *arrays, *work_arrays(kernel, p))
