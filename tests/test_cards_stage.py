@@ -165,3 +165,26 @@ def test_the_card_drawn_from_stored_rows_passes_the_figure_check():
             assert figure_defects(fig) == []
         finally:
             plt.close(fig)
+
+
+def test_a_studys_policy_map_masks_the_states_met_too_seldom_and_says_so(tmp_path):
+    from fsmarena.figures.policy_map import MIN_DECISIONS
+    from fsmarena.games.players import TablePolicy
+    from fsmarena.studies.analysis import Analysis
+    from fsmarena.studies.machines import masked_policy_map
+
+    game = DivideTheDollar()
+    policies = [TablePolicy([r % game.n_actions] * game.n_states) for r in (0, 1)]
+    data = synthetic_data(tmp_path)
+    data.records = {("fsm", r): record(r, {"always-large": r}, player=policies[r]) for r in (0, 1)}
+    data.family = lambda name: [data.records[(name, r)] for r in (0, 1)]
+    data.kept = None
+    data.plan.study.panel = ["always-large"]
+    data.plan.scale = SimpleNamespace(panel_games=20)
+    analysis = Analysis(labels={"fsm": "FSM"})
+    assert masked_policy_map(data, analysis) is None  # no map drawn: none redrawn
+    analysis.figures["policy_map"] = []
+    (tmp_path / "figures").mkdir()
+    drawn = masked_policy_map(data, analysis)
+    assert drawn is not None and (tmp_path / "figures" / "policy_map.png").exists()
+    assert f"met fewer than {MIN_DECISIONS} times in all in play against always-large" in drawn.caption
