@@ -25,8 +25,10 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.evo.fingerprint import Fingerprint, ProbeFamily, fingerprint, probe_family
 from fsmarena.evo.usage import machine_summary, measure_usage
 from fsmarena.figures.fingerprint import fingerprint_figure
+from fsmarena.figures.policy_map import policy_maps, policy_visits
+from fsmarena.figures.style import Drawn
 from fsmarena.fileio import write_text
-from fsmarena.games.players import resolve_player
+from fsmarena.games.players import TablePolicy, resolve_player
 from fsmarena.studies.analysis import MACHINE_KINDS, Analysis, to_csv
 from fsmarena.studies.report_text import figure, image, section, table
 from fsmarena.studies.runner import StudyData, champion_label
@@ -152,9 +154,37 @@ def best_fingerprints(data: StudyData, analysis: Analysis, family: ProbeFamily) 
     return found
 
 
+def masked_policy_map(data: StudyData, analysis: Analysis) -> Drawn | None:
+    """The analysis's policy map drawn again with each replicate's visits of every state
+    (:func:`fsmarena.figures.policy_map.policy_visits`, :data:`USAGE_GAMES` games per seat at
+    most against the curve opponent, or the panel's first builtin), so cells met too seldom are
+    masked and the caption gives the threshold; None when no map was drawn or the players are
+    not at hand (a published run)."""
+    if "policy_map" not in analysis.figures or data.kept is not None or not data.plan.study.panel:
+        return None
+    study, game = data.plan.study, data.game
+    opponent = study.curve_opponent if study.curve_opponent in study.panel else study.panel[0]
+    rival = resolve_player(opponent, game)
+    games = min(USAGE_GAMES, data.plan.scale.panel_games)
+    tables = {
+        analysis.labels[c.name]: [r.player.table[0] for r in data.family(c.name)]  # type: ignore[attr-defined]
+        for c in data.plan.competitors
+        if all(isinstance(r.player, TablePolicy) for r in data.family(c.name))
+    }
+    if not tables:
+        return None
+    visits = {name: policy_visits(game, rows, rival, games, data.plan.seed) for name, rows in tables.items()}
+    labels = [game.state_label(s) for s in range(game.n_states)]
+    stem = data.out / "figures" / "policy_map"
+    return policy_maps(tables, labels, game.action_names, stem, visits=visits, opponent=opponent)
+
+
 def machines_section(data: StudyData, analysis: Analysis, heading: str = "### Policies and machines\n") -> str:
     """The policy map (when the study has tabular families), each family's best automaton, and
     what the machines do (:mod:`fsmarena.studies.machines`: effective sizes, fingerprints)."""
+    masked = masked_policy_map(data, analysis)
+    if masked is not None:
+        analysis.figures["policy_map"] = masked
     text = [
         figure(
             analysis,

@@ -73,6 +73,7 @@ STAGES: dict[str, Entry] = {
             ("table_players", "table_opponents", "table_references"),
             ("table_games",),
         ),
+        Entry("cards", "fsmarena.studies.stage_cards:STAGE", "each family's best champion: strategy card and one game"),
     )
 }
 
@@ -175,7 +176,12 @@ REPORTS: dict[str, Entry] = {
 #: reproduce sections: ``module:function`` of ``section(results, figures) -> str`` (Markdown; ""
 #: leaves it out of a study it does not apply to). Adding a section to every report is its own
 #: module and one line here.
-SECTIONS: dict[str, Entry] = {}
+SECTIONS: dict[str, Entry] = {
+    e.name: e
+    for e in (
+        Entry("cards", "fsmarena.studies.cards_section:cards_section", "each family's best champion: card and game"),
+    )
+}
 
 
 def stage_entry(name: str) -> Entry:
