@@ -169,9 +169,7 @@ def test_crossplay_tables_hand_worked():
     assert (ab["games"], ab["wins"], ab["draws"], ab["losses"]) == (40, 17, 5, 18)
     ba = by[("B", "A")]
     assert (ba["games"], ba["wins"], ba["losses"]) == (40, 18, 17)
-    aa = by[("A", "A")]  # counted once, from the first champion's side
-    assert (aa["games"], aa["wins"], aa["losses"]) == (10, 6, 3)
-    assert ("B", "B") not in by
+    assert ("A", "A") not in by and ("B", "B") not in by  # no self cells
     rows = {(r["champion"], r["opponent_family"]): r for r in champions}
     assert rows[("a1", "A")]["wins"] == 3 and rows[("a1", "A")]["losses"] == 6
     assert rows[("b0", "A")]["wins"] == 18 and rows[("b0", "A")]["games"] == 40
@@ -183,7 +181,6 @@ def test_crossplay_tables_hand_worked():
     assert (ab["champions_ahead"], ab["champions_behind"], ab["opponents_ahead"]) == (1, 1, 1)
     assert ab["opponent_champions"] == 1 and not ab["sign_attainable"]
     assert ab["net"] == pytest.approx((17 - 18) / 40)
-    assert math.isnan(aa["ci_low"]) and math.isnan(aa["sign_p"])  # a family against itself
 
 
 def _two_family_crossplay(rng, n_a=6, n_b=5, games=40):
@@ -221,6 +218,30 @@ def test_crossplay_intervals_are_champion_level_and_seeded():
     assert ab["net_ci_low"] < ab["net"] < ab["net_ci_high"]
     net, _ = st.pair_matrices(result, "A", "B")
     assert net.mean() == pytest.approx(ab["net"])  # equal games per pairing: the pooled net score
+
+
+@pytest.mark.parametrize("draws", [True, False])
+def test_crossplay_pairs_are_antisymmetric(draws):
+    """One estimate and one interval per unordered pair: B vs A is the exact mirror of A vs B
+    (negated net score and interval, swapped sign counts; without draws 1 - p win rates)."""
+    result = _two_family_crossplay(np.random.default_rng(7))
+    if not draws:
+        result.losses, result.draws = result.losses + result.draws, np.zeros_like(result.draws)
+    rows, _ = st.crossplay_tables(result, ["A", "B"], seed=1)
+    by = {(r["family"], r["opponent_family"]): r for r in rows}
+    ab, ba = by[("A", "B")], by[("B", "A")]
+    assert len(rows) == 2
+    assert ba["net"] == pytest.approx(-ab["net"])
+    assert (ba["net_ci_low"], ba["net_ci_high"]) == (-ab["net_ci_high"], -ab["net_ci_low"])
+    assert (ba["champions_ahead"], ba["opponents_ahead"]) == (ab["opponents_ahead"], ab["champions_ahead"])
+    assert ba["sign_p"] == ab["sign_p"] and ba["detectable"] == ab["detectable"]
+    assert ba["win_rate"] == pytest.approx(ab["loss_rate"])
+    assert ba["ci_low"] <= ba["win_rate"] <= ba["ci_high"]
+    if not draws:
+        assert (ba["ci_low"], ba["ci_high"]) == pytest.approx((1 - ab["ci_high"], 1 - ab["ci_low"]))
+    # the verdict of one direction is the other's, reversed
+    flipped = {"ahead": "behind", "behind": "ahead"}
+    assert st.crossplay_verdict(ba) == flipped.get(st.crossplay_verdict(ab), st.crossplay_verdict(ab))
 
 
 def test_crossplay_verdict_needs_the_interval_and_the_champions():
