@@ -190,6 +190,7 @@ def pairwise(
                 "a12_high": a12.high,
                 "a_beats_median_b": inf.beats_median(x, y),
                 "holm_alpha": alpha if (a, b) in declared else math.nan,
+                "standard_error": inf.two_sample_error(x, y),
                 "detectable": inf.detectable_difference(inf.two_sample_error(x, y), alpha),
                 "attainable": inf.smallest_mann_whitney_p(len(x), len(y)) < alpha,
             }
@@ -199,6 +200,25 @@ def pairwise(
         row["p_holm"] = p_holm
         row["effect"] = effect_words(row["a12"])
     return rows
+
+
+def holm_over_family(*tables: Sequence[dict[str, Any]]) -> int:
+    """Holm over every declared test of a study at once (all declared questions x all measures,
+    one table of :func:`pairwise` rows per measure), not within each measure: rewrites
+    ``p_holm``, ``holm_alpha`` (ALPHA / m, Holm's first threshold), ``family_size``,
+    ``detectable`` and ``attainable`` of the declared rows in place; exploratory rows keep an
+    empty ``p_holm``.  Returns m, the size of the family."""
+    declared = [row for rows in tables for row in rows if row["declared"]]
+    m = len(declared)
+    alpha = ALPHA / max(1, m)
+    for row, p_holm in zip(declared, holm([row["p"] for row in declared])):
+        row.update(p_holm=p_holm, holm_alpha=alpha, family_size=m)
+        row["detectable"] = inf.detectable_difference(row["standard_error"], alpha)
+        row["attainable"] = inf.smallest_mann_whitney_p(row["replicates_a"], row["replicates_b"]) < alpha
+    for rows in tables:
+        for row in rows:
+            row.setdefault("family_size", m if row["declared"] else 0)
+    return m
 
 
 def verdict(row: Mapping[str, Any]) -> str:
