@@ -36,6 +36,31 @@ def test_family(analysis: Analysis) -> tuple[int, list[str]]:
     return count, measures
 
 
+def replicate_check(analysis: Analysis) -> str:
+    """Whether the replicate counts can answer every declared question, said before the results:
+    which tests cannot reach Holm's level and how many replicates a family they would need; for
+    those that can, the difference the observed spread would detect with 80% power."""
+    rows = [r for key in ("panel_tests", "crossplay_league_tests") for r in analysis.tables.get(key, [])]
+    declared = [r for r in rows if r["declared"]]
+    if not declared:
+        return ""
+    alpha = declared[0]["holm_alpha"]
+    short = st.unreachable(declared)
+    if not short:
+        largest = max((r["detectable"] for r in declared if math.isfinite(r["detectable"])), default=math.nan)
+        return (
+            f"The replicate counts can reach Holm's level {alpha:.3g} on all {len(declared)} declared tests. "
+            f"The largest difference they would miss with 80% power is {pp(largest).replace('+', '')}."
+        )
+    pairs = sorted({f"{r['method_a']} vs {r['method_b']}" for r in short})
+    counts = sorted({f"{r['replicates_a']} and {r['replicates_b']}" for r in short})
+    return (
+        f"**Too few replicates**: {len(short)} of the {len(declared)} declared tests cannot reach Holm's level "
+        f"{alpha:.3g} whatever the data ({'; '.join(pairs)}; {', '.join(counts)} replicates). "
+        f"That needs at least {st.replicates_needed(alpha)} replicates a family."
+    )
+
+
 def declared_statement(analysis: Analysis, questions: Sequence[Any]) -> str:
     """Which tests Holm corrects over: every declared question on every measure, as one family
     (printed: how many tests, which questions, which measures)."""
@@ -174,6 +199,9 @@ def conclusions(data: StudyData, analysis: Analysis) -> str:
     """Plain-words findings, each saying exactly what its statistic allows (module docstring)."""
     study = data.plan.study
     lines = ["## Conclusions\n"]
+    check = replicate_check(analysis)
+    if check:
+        lines.append(f"- {check}")
     opponent = study.curve_opponent if study.curve_opponent in study.panel else study.panel[0]
     summary = [r for r in analysis.tables["panel_summary"] if r["opponent"] == opponent]
     ranked = sorted(summary, key=lambda r: -r["mean"])

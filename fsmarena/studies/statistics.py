@@ -221,6 +221,21 @@ def holm_over_family(*tables: Sequence[dict[str, Any]]) -> int:
     return m
 
 
+def replicates_needed(alpha: float) -> int:
+    """The smallest n for which an exact two-sided Mann-Whitney test with n replicates in each
+    family can reach ``alpha`` at all (complete separation: 2 / C(2n, n) < alpha)."""
+    n = 1
+    while inf.smallest_mann_whitney_p(n, n) >= alpha:
+        n += 1
+    return n
+
+
+def unreachable(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The declared tests whose replicate counts cannot reach Holm's first level ``holm_alpha``
+    whatever the data (:func:`holm_over_family` sets it)."""
+    return [row for row in rows if row["declared"] and not row["attainable"]]
+
+
 def verdict(row: Mapping[str, Any]) -> str:
     """A declared comparison in words: "ahead", "behind" (A relative to B; Holm p below ALPHA),
     "level" (not separated and the difference's interval within +-LEVEL_MARGIN), "unattainable"
