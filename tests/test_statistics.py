@@ -271,6 +271,9 @@ def test_crossplay_sentence_states_the_detectable_difference_when_not_separated(
     # 3 champions: the smallest two-sided sign-test p is 2 / 2**3 = 0.25, nothing could be shown
     few = crossplay_phrase({**row, "champions": 3, "opponent_champions": 5, "sign_attainable": False})
     assert few.endswith("with 3 and 5 champions no sign test could reach 0.05") and "80% power" not in few
+    # the interval excludes zero: the sentence says the sign test decides, never "cannot be separated"
+    decided = crossplay_phrase({**row, "net_ci_low": 0.004, "sign_p": 0.2713})
+    assert "excludes zero, but the sign test decides" in decided and "cannot be separated" not in decided
 
 
 def test_the_overview_says_when_an_interval_excludes_zero_but_the_champions_are_too_few():
@@ -298,10 +301,13 @@ def test_the_overview_says_when_an_interval_excludes_zero_but_the_champions_are_
     theirs = [row(r["opponent_method"], "MC", -r["net_ci_high"], -r["net_ci_low"], False, r["sign_p"]) for r in ours]
     rows = ours + theirs
     text = crossplay_overview(types.SimpleNamespace(tables={"crossplay_family": rows}))[1]
-    assert text.startswith("  - MC is ahead of GA (+15.0 pp [+10.0 pp, +20.0 pp])")
-    assert "cannot be separated from FSM (" in text and "BDA" not in text.split("cannot be separated")[1].split(";")[0]
-    assert "its interval excludes zero against BDA (+65.0 pp [+40.0 pp, +90.0 pp]; 5 and 5 champions)" in text
-    assert text.endswith("but with so few champions no sign test could reach 0.05.")
+    assert text.startswith("  - MC: Ahead of GA (+15.0 pp [+10.0 pp, +20.0 pp])")
+    assert "Not separated from FSM (" in text and "BDA" not in text.split("Not separated from")[1].split(".")[0]
+    assert "Interval excluding zero against BDA (+65.0 pp [+40.0 pp, +90.0 pp]; 5 and 5 champions)" in text
+    assert text.endswith("but the sign test decides and cannot reach 0.05 with so few champions.")
+    # a family ahead of none says nothing of the kind
+    fsm = crossplay_overview(types.SimpleNamespace(tables={"crossplay_family": rows}))[3]
+    assert "ahead of no" not in fsm and fsm.startswith("  - FSM: Not separated from MC")
 
 
 # ---- declared questions, Holm and the words of a comparison ----------------------------------------
@@ -319,6 +325,29 @@ def test_holm_runs_over_the_declared_questions_only():
     assert rows[0]["a12"] > 0.5 and rows[0]["difference"] > 0  # oriented as declared: d against a
 
 
+def test_holm_runs_over_the_whole_declared_family_not_within_each_measure():
+    """Two measures x two declared questions: one family of 4 tests, Holm over all 4 (the
+    exploratory pairs stay out), so each test's Holm p is that of the pooled 4 p-values."""
+    rng = np.random.default_rng(5)
+    groups = {m: list(rng.normal(0.3 * k, 1, 12)) for k, m in enumerate("abc")}
+    questions = [("c", "a"), ("b", "a")]
+    measures = [st.pairwise(groups, o, questions, seed=1) for o in ("random", "greedy")]
+    within = [r["p_holm"] for rows in measures for r in rows if r["declared"]]
+    assert st.holm_over_family(*measures) == 4
+    declared = [r for rows in measures for r in rows if r["declared"]]
+    assert [r["p_holm"] for r in declared] == pytest.approx(st.holm([r["p"] for r in declared]))
+    assert all(new >= old for new, old in zip([r["p_holm"] for r in declared], within))
+    assert all(r["holm_alpha"] == pytest.approx(0.05 / 4) and r["family_size"] == 4 for r in declared)
+    assert all(math.isnan(r["p_holm"]) for rows in measures for r in rows if not r["declared"])
+
+
+def test_replicates_needed_is_the_first_count_an_exact_test_can_reach():
+    for alpha in (0.05, 0.05 / 4, 0.05 / 20):
+        n = st.replicates_needed(alpha)
+        assert 2 / math.comb(2 * n, n) < alpha <= 2 / math.comb(2 * n - 2, n - 1)
+    assert st.replicates_needed(0.05) == 4  # 2 / C(8, 4) = 0.029; 2 / C(6, 3) = 0.1
+
+
 def test_no_declared_questions_means_every_pair():
     groups = {"a": [0.1, 0.2, 0.3], "b": [0.3, 0.4, 0.5], "c": [0.5, 0.6, 0.7]}
     rows = st.pairwise(groups)
@@ -331,7 +360,7 @@ def test_three_against_five_replicates_under_holm_over_28_pairs_cannot_separate(
     row = st.pairwise(groups)[0]
     assert not row["attainable"] and st.verdict(row) == "unattainable"
     text = comparison_phrase(row, row["method_a"], row["method_b"], "against `greedy`")
-    assert "with 3 and 5 replicates no test could reach Holm's level 0.00179" in text
+    assert "the rank test decides, and with 3 and 5 replicates it cannot reach Holm's level 0.00179" in text
 
 
 def test_comparison_words_ahead_level_and_not_separated():

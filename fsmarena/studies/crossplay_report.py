@@ -121,7 +121,7 @@ def crossplay_phrase(row: dict) -> str:
     detectable = pp(row["detectable"]).replace("+", "")
     if row["net_ci_low"] > 0 or row["net_ci_high"] < 0:
         return f"interval {net} net excludes zero, but the sign test decides and does not reject ({champions})"
-    return f"cannot be separated ({net} net, {champions}); a difference of {detectable} would have been detected"
+    return f"cannot be separated ({net} net, {champions}); {detectable} would have been detected with 80% power"
 
 
 def crossplay_overview(analysis: Analysis) -> list[str]:
