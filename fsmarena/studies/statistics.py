@@ -353,7 +353,9 @@ def _mirror(result: CrossplayResult, forward: Mapping[str, Any], seed: int) -> d
     per unordered pair, so the two directions never disagree (exact antisymmetry of the net
     score).  B's win rate is A's loss rate: without draws its interval is 1 - A's, mirrored;
     with draws it is the two-way interval of A's loss rate (the pair's own stream)."""
-    level = {column: forward[source] * sign if sign else forward[source] for column, (source, sign) in _MIRRORED.items()}
+    level = {
+        column: forward[source] * sign if sign else forward[source] for column, (source, sign) in _MIRRORED.items()
+    }
     a, b = forward["family"], forward["opponent_family"]
     if forward["draws"] == 0:
         low, high = 1.0 - forward["ci_high"], 1.0 - forward["ci_low"]
