@@ -169,9 +169,7 @@ def test_crossplay_tables_hand_worked():
     assert (ab["games"], ab["wins"], ab["draws"], ab["losses"]) == (40, 17, 5, 18)
     ba = by[("B", "A")]
     assert (ba["games"], ba["wins"], ba["losses"]) == (40, 18, 17)
-    aa = by[("A", "A")]  # counted once, from the first champion's side
-    assert (aa["games"], aa["wins"], aa["losses"]) == (10, 6, 3)
-    assert ("B", "B") not in by
+    assert ("A", "A") not in by and ("B", "B") not in by  # no self cells
     rows = {(r["champion"], r["opponent_family"]): r for r in champions}
     assert rows[("a1", "A")]["wins"] == 3 and rows[("a1", "A")]["losses"] == 6
     assert rows[("b0", "A")]["wins"] == 18 and rows[("b0", "A")]["games"] == 40
@@ -183,7 +181,6 @@ def test_crossplay_tables_hand_worked():
     assert (ab["champions_ahead"], ab["champions_behind"], ab["opponents_ahead"]) == (1, 1, 1)
     assert ab["opponent_champions"] == 1 and not ab["sign_attainable"]
     assert ab["net"] == pytest.approx((17 - 18) / 40)
-    assert math.isnan(aa["ci_low"]) and math.isnan(aa["sign_p"])  # a family against itself
 
 
 def _two_family_crossplay(rng, n_a=6, n_b=5, games=40):
@@ -223,6 +220,30 @@ def test_crossplay_intervals_are_champion_level_and_seeded():
     assert net.mean() == pytest.approx(ab["net"])  # equal games per pairing: the pooled net score
 
 
+@pytest.mark.parametrize("draws", [True, False])
+def test_crossplay_pairs_are_antisymmetric(draws):
+    """One estimate and one interval per unordered pair: B vs A is the exact mirror of A vs B
+    (negated net score and interval, swapped sign counts; without draws 1 - p win rates)."""
+    result = _two_family_crossplay(np.random.default_rng(7))
+    if not draws:
+        result.losses, result.draws = result.losses + result.draws, np.zeros_like(result.draws)
+    rows, _ = st.crossplay_tables(result, ["A", "B"], seed=1)
+    by = {(r["family"], r["opponent_family"]): r for r in rows}
+    ab, ba = by[("A", "B")], by[("B", "A")]
+    assert len(rows) == 2
+    assert ba["net"] == pytest.approx(-ab["net"])
+    assert (ba["net_ci_low"], ba["net_ci_high"]) == (-ab["net_ci_high"], -ab["net_ci_low"])
+    assert (ba["champions_ahead"], ba["opponents_ahead"]) == (ab["opponents_ahead"], ab["champions_ahead"])
+    assert ba["sign_p"] == ab["sign_p"] and ba["detectable"] == ab["detectable"]
+    assert ba["win_rate"] == pytest.approx(ab["loss_rate"])
+    assert ba["ci_low"] <= ba["win_rate"] <= ba["ci_high"]
+    if not draws:
+        assert (ba["ci_low"], ba["ci_high"]) == pytest.approx((1 - ab["ci_high"], 1 - ab["ci_low"]))
+    # the verdict of one direction is the other's, reversed
+    flipped = {"ahead": "behind", "behind": "ahead"}
+    assert st.crossplay_verdict(ba) == flipped.get(st.crossplay_verdict(ab), st.crossplay_verdict(ab))
+
+
 def test_crossplay_verdict_needs_the_interval_and_the_champions():
     base = {"net_ci_low": 0.02, "net_ci_high": 0.08, "sign_p": 0.01}
     assert st.crossplay_verdict(base) == "ahead"
@@ -250,6 +271,9 @@ def test_crossplay_sentence_states_the_detectable_difference_when_not_separated(
     # 3 champions: the smallest two-sided sign-test p is 2 / 2**3 = 0.25, nothing could be shown
     few = crossplay_phrase({**row, "champions": 3, "opponent_champions": 5, "sign_attainable": False})
     assert few.endswith("with 3 and 5 champions no sign test could reach 0.05") and "80% power" not in few
+    # the interval excludes zero: the sentence says the sign test decides, never "cannot be separated"
+    decided = crossplay_phrase({**row, "net_ci_low": 0.004, "sign_p": 0.2713})
+    assert "excludes zero, but the sign test decides" in decided and "cannot be separated" not in decided
 
 
 def test_the_overview_says_when_an_interval_excludes_zero_but_the_champions_are_too_few():
@@ -277,10 +301,13 @@ def test_the_overview_says_when_an_interval_excludes_zero_but_the_champions_are_
     theirs = [row(r["opponent_method"], "MC", -r["net_ci_high"], -r["net_ci_low"], False, r["sign_p"]) for r in ours]
     rows = ours + theirs
     text = crossplay_overview(types.SimpleNamespace(tables={"crossplay_family": rows}))[1]
-    assert text.startswith("  - MC is ahead of GA (+15.0 pp [+10.0 pp, +20.0 pp])")
-    assert "cannot be separated from FSM (" in text and "BDA" not in text.split("cannot be separated")[1].split(";")[0]
-    assert "its interval excludes zero against BDA (+65.0 pp [+40.0 pp, +90.0 pp]; 5 and 5 champions)" in text
-    assert text.endswith("but with so few champions no sign test could reach 0.05.")
+    assert text.startswith("  - MC: Ahead of GA (+15.0 pp [+10.0 pp, +20.0 pp])")
+    assert "Not separated from FSM (" in text and "BDA" not in text.split("Not separated from")[1].split(".")[0]
+    assert "Interval excluding zero against BDA (+65.0 pp [+40.0 pp, +90.0 pp]; 5 and 5 champions)" in text
+    assert text.endswith("but the sign test decides and cannot reach 0.05 with so few champions.")
+    # a family ahead of none says nothing of the kind
+    fsm = crossplay_overview(types.SimpleNamespace(tables={"crossplay_family": rows}))[3]
+    assert "ahead of no" not in fsm and fsm.startswith("  - FSM: Not separated from MC")
 
 
 # ---- declared questions, Holm and the words of a comparison ----------------------------------------
@@ -298,6 +325,29 @@ def test_holm_runs_over_the_declared_questions_only():
     assert rows[0]["a12"] > 0.5 and rows[0]["difference"] > 0  # oriented as declared: d against a
 
 
+def test_holm_runs_over_the_whole_declared_family_not_within_each_measure():
+    """Two measures x two declared questions: one family of 4 tests, Holm over all 4 (the
+    exploratory pairs stay out), so each test's Holm p is that of the pooled 4 p-values."""
+    rng = np.random.default_rng(5)
+    groups = {m: list(rng.normal(0.3 * k, 1, 12)) for k, m in enumerate("abc")}
+    questions = [("c", "a"), ("b", "a")]
+    measures = [st.pairwise(groups, o, questions, seed=1) for o in ("random", "greedy")]
+    within = [r["p_holm"] for rows in measures for r in rows if r["declared"]]
+    assert st.holm_over_family(*measures) == 4
+    declared = [r for rows in measures for r in rows if r["declared"]]
+    assert [r["p_holm"] for r in declared] == pytest.approx(st.holm([r["p"] for r in declared]))
+    assert all(new >= old for new, old in zip([r["p_holm"] for r in declared], within))
+    assert all(r["holm_alpha"] == pytest.approx(0.05 / 4) and r["family_size"] == 4 for r in declared)
+    assert all(math.isnan(r["p_holm"]) for rows in measures for r in rows if not r["declared"])
+
+
+def test_replicates_needed_is_the_first_count_an_exact_test_can_reach():
+    for alpha in (0.05, 0.05 / 4, 0.05 / 20):
+        n = st.replicates_needed(alpha)
+        assert 2 / math.comb(2 * n, n) < alpha <= 2 / math.comb(2 * n - 2, n - 1)
+    assert st.replicates_needed(0.05) == 4  # 2 / C(8, 4) = 0.029; 2 / C(6, 3) = 0.1
+
+
 def test_no_declared_questions_means_every_pair():
     groups = {"a": [0.1, 0.2, 0.3], "b": [0.3, 0.4, 0.5], "c": [0.5, 0.6, 0.7]}
     rows = st.pairwise(groups)
@@ -310,7 +360,7 @@ def test_three_against_five_replicates_under_holm_over_28_pairs_cannot_separate(
     row = st.pairwise(groups)[0]
     assert not row["attainable"] and st.verdict(row) == "unattainable"
     text = comparison_phrase(row, row["method_a"], row["method_b"], "against `greedy`")
-    assert "with 3 and 5 replicates no test could reach Holm's level 0.00179" in text
+    assert "the rank test decides, and with 3 and 5 replicates it cannot reach Holm's level 0.00179" in text
 
 
 def test_comparison_words_ahead_level_and_not_separated():

@@ -159,6 +159,7 @@ def analyse(data: StudyData, figures: bool = True) -> Analysis:
             crossplay_league_summary=st.summarize(league, "other families", seed=seed),
             crossplay_league_tests=st.pairwise(league, "other families", questions, seed),
         )
+    st.holm_over_family(result.tables["panel_tests"], result.tables.get("crossplay_league_tests", []))
 
     for name, rows in result.tables.items():
         write_text(data.out / "tables" / f"{name}.csv", to_csv(rows))

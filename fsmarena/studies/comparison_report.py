@@ -15,26 +15,65 @@ from typing import Any, Sequence
 from fsmarena.studies import statistics as st
 from fsmarena.studies.analysis import Analysis
 from fsmarena.studies.crossplay_report import crossplay_overview, crossplay_phrase, crossplay_row
-from fsmarena.studies.report_text import estimate, pp, pval, summary_cell, table
+from fsmarena.studies.report_text import estimate, p_is, pp, pval, summary_cell, table
 from fsmarena.studies.runner import StudyData
 
 ALPHA = st.ALPHA
 
 
+def test_family(analysis: Analysis) -> tuple[int, list[str]]:
+    """The declared tests Holm corrects over together: their number and the measures they span."""
+    tables = [("panel_tests", None), ("crossplay_league_tests", "league")]
+    measures: list[str] = []
+    count = 0
+    for key, name in tables:
+        for row in analysis.tables.get(key, []):
+            if row["declared"]:
+                count += 1
+                measure = name or f"against `{row['opponent']}`"
+                if measure not in measures:
+                    measures.append(measure)
+    return count, measures
+
+
+def replicate_check(analysis: Analysis) -> str:
+    """Whether the replicate counts can answer every declared question, said before the results:
+    which tests cannot reach Holm's level and how many replicates a family they would need; for
+    those that can, the difference the observed spread would detect with 80% power."""
+    rows = [r for key in ("panel_tests", "crossplay_league_tests") for r in analysis.tables.get(key, [])]
+    declared = [r for r in rows if r["declared"]]
+    if not declared:
+        return ""
+    alpha = declared[0]["holm_alpha"]
+    short = st.unreachable(declared)
+    if not short:
+        largest = max((r["detectable"] for r in declared if math.isfinite(r["detectable"])), default=math.nan)
+        return (
+            f"The replicate counts can reach Holm's level {alpha:.3g} on all {len(declared)} declared tests. "
+            f"The largest difference they would miss with 80% power is {pp(largest).replace('+', '')}."
+        )
+    pairs = sorted({f"{r['method_a']} vs {r['method_b']}" for r in short})
+    counts = sorted({f"{r['replicates_a']} and {r['replicates_b']}" for r in short})
+    return (
+        f"**Too few replicates**: {len(short)} of the {len(declared)} declared tests cannot reach Holm's level "
+        f"{alpha:.3g} whatever the data ({'; '.join(pairs)}; {', '.join(counts)} replicates). "
+        f"That needs at least {st.replicates_needed(alpha)} replicates a family."
+    )
+
+
 def declared_statement(analysis: Analysis, questions: Sequence[Any]) -> str:
-    """Which comparisons Holm corrects over: the study's declared questions, or, when it
-    declares none, every pair (said so)."""
+    """Which tests Holm corrects over: every declared question on every measure, as one family
+    (printed: how many tests, which questions, which measures)."""
+    count, measures = test_family(analysis)
+    over = f"Holm corrects over all {count} declared tests at once ({', '.join(measures)})."
     if questions:
         asked = "; ".join(f"{analysis.labels[a]} vs {analysis.labels[b]}" for a, b in questions)
+        plural = "s" if len(questions) != 1 else ""
         return (
-            f"The study declares {len(questions)} question{'s' if len(questions) != 1 else ''} in advance "
-            f"(`questions` in its definition): {asked}. Holm corrects over these within each measure; "
-            "the other pairs are exploratory (raw p only)."
+            f"The study declares {len(questions)} question{plural} in advance: {asked}. "
+            f"{over} Every other pair is exploratory (raw p only)."
         )
-    return (
-        "This study declares no questions in advance (`questions` in its definition), so every pair of "
-        "families is tested and Holm corrects over all of them within each measure."
-    )
+    return f"This study declares no questions, so every pair of families is tested. {over}"
 
 
 def tests_section(analysis: Analysis, questions: Sequence[Any] = ()) -> str:
@@ -116,8 +155,8 @@ def merged_phrases(rows: Sequence[tuple[dict, str]], a: str, b: str) -> list[str
         alpha = first["holm_alpha"] if math.isfinite(first["holm_alpha"]) else ALPHA
         parts.append(
             ", ".join(measure for _, measure in unattainable)
-            + f": cannot be separated; with {first['replicates_a']} and {first['replicates_b']} replicates no "
-            f"test could reach Holm's level {alpha:.3g}"
+            + f": the rank test decides, and with {first['replicates_a']} and {first['replicates_b']} replicates "
+            f"it cannot reach Holm's level {alpha:.3g}"
         )
     return parts
 
@@ -135,23 +174,23 @@ def comparison_phrase(row: dict, a: str, b: str, measure: str) -> str:
     verdict = st.verdict(row)
     if verdict in ("ahead", "behind"):
         leader, lead = (a, shown) if diff > 0 else (b, estimate(-diff, -high, -low, fmt=pp))
-        return f"{measure}: {leader} ahead by {lead} (Holm p = {pval(row['p_holm'])}, A₁₂ = {a12:.2f})"
+        return f"{measure}: {leader} ahead by {lead} ({p_is(row['p_holm'], 'Holm p')}, A₁₂ = {a12:.2f})"
     if verdict == "level":
         return f"{measure}: level ({shown}, within ±{100 * st.LEVEL_MARGIN:.0f} pp)"
     alpha = row["holm_alpha"] if math.isfinite(row["holm_alpha"]) else ALPHA
     if verdict == "unattainable":
         return (
-            f"{measure}: cannot be separated; with {row['replicates_a']} and {row['replicates_b']} replicates no "
-            f"test could reach Holm's level {alpha:.3g}"
+            f"{measure}: the rank test decides, and with {row['replicates_a']} and {row['replicates_b']} "
+            f"replicates it cannot reach Holm's level {alpha:.3g}"
         )
     if low > 0 or high < 0:  # the interval of the means excludes 0; the corrected rank test does not reject
         return (
-            f"{measure}: not separated by the rank test at Holm's level (Holm p = {pval(row['p_holm'])}, "
+            f"{measure}: not separated by the rank test at Holm's level ({p_is(row['p_holm'], 'Holm p')}, "
             f"A₁₂ = {a12:.2f}), though the uncorrected 95% interval of the difference of means excludes zero "
             f"({shown})"
         )
     return (
-        f"{measure}: cannot be separated ({shown}, Holm p = {pval(row['p_holm'])}); a difference of "
+        f"{measure}: cannot be separated ({shown}, {p_is(row['p_holm'], 'Holm p')}); a difference of "
         f"{_detectable(row)} would have been detected with 80% power (α = {alpha:.3g})"
     )
 
@@ -160,6 +199,9 @@ def conclusions(data: StudyData, analysis: Analysis) -> str:
     """Plain-words findings, each saying exactly what its statistic allows (module docstring)."""
     study = data.plan.study
     lines = ["## Conclusions\n"]
+    check = replicate_check(analysis)
+    if check:
+        lines.append(f"- {check}")
     opponent = study.curve_opponent if study.curve_opponent in study.panel else study.panel[0]
     summary = [r for r in analysis.tables["panel_summary"] if r["opponent"] == opponent]
     ranked = sorted(summary, key=lambda r: -r["mean"])

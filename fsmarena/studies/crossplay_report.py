@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fsmarena.studies import statistics as st
 from fsmarena.studies.analysis import Analysis
-from fsmarena.studies.report_text import estimate, figure, pct, pp, pval, summary_cell, table
+from fsmarena.studies.report_text import estimate, figure, p_is, pct, pp, summary_cell, table
 from fsmarena.studies.runner import StudyData
 
 ALPHA = st.ALPHA
@@ -32,7 +32,7 @@ def crossplay_section(data: StudyData, analysis: Analysis) -> str:
             pct(r["win_rate"]),
             pct(r["loss_rate"]),
             estimate(r["net"], r["net_ci_low"], r["net_ci_high"], fmt=pp),
-            f"{r['champions_ahead']}/{r['champions']} ahead, {r['opponents_ahead']} of theirs ahead; p = {pval(r['sign_p'])}",
+            f"{r['champions_ahead']}/{r['champions']} ahead, {r['opponents_ahead']} of theirs ahead; {p_is(r['sign_p'])}",
             f"{pct(r['champion_median'])} ({pct(r['champion_q1'])}–{pct(r['champion_q3'])})",
             f"{pct(r['champion_min'])}–{pct(r['champion_max'])}",
         ]
@@ -105,7 +105,7 @@ def crossplay_phrase(row: dict) -> str:
     """The cross-play of the row's family against its opponent in words."""
     verdict = st.crossplay_verdict(row)
     net = estimate(row["net"], row["net_ci_low"], row["net_ci_high"], fmt=pp)
-    champions = f"{row['champions_ahead']}/{row['champions']} champions ahead, sign test p = {pval(row['sign_p'])}"
+    champions = f"{row['champions_ahead']}/{row['champions']} champions ahead, sign test {p_is(row['sign_p'])}"
     if verdict == "ahead":
         return f"{row['method']} ahead by {net} net ({champions})"
     if verdict == "behind":
@@ -114,15 +114,14 @@ def crossplay_phrase(row: dict) -> str:
     if verdict == "level":
         return f"level ({net} net, within ±{100 * st.LEVEL_MARGIN:.0f} pp)"
     if not row.get("sign_attainable", True):
-        return (
-            f"cannot be separated ({net} net); with {row['champions']} and {row['opponent_champions']} champions "
-            f"no sign test could reach {ALPHA}"
-        )
+        few = f"{row['champions']} and {row['opponent_champions']} champions"
+        if _too_few_for_the_sign_test(row):
+            return f"interval {net} net excludes zero, but the sign test decides and with {few} it cannot reach {ALPHA}"
+        return f"not separated ({net} net); with {few} no sign test could reach {ALPHA}"
     detectable = pp(row["detectable"]).replace("+", "")
-    return (
-        f"cannot be separated ({net} net, {champions}); a difference of {detectable} would have been "
-        "detected with 80% power"
-    )
+    if row["net_ci_low"] > 0 or row["net_ci_high"] < 0:
+        return f"interval {net} net excludes zero, but the sign test decides and does not reject ({champions})"
+    return f"cannot be separated ({net} net, {champions}); {detectable} would have been detected with 80% power"
 
 
 def crossplay_overview(analysis: Analysis) -> list[str]:
@@ -146,18 +145,15 @@ def crossplay_overview(analysis: Analysis) -> list[str]:
                 found["too few"].append(f"{b} ({net}; {pair['champions']} and {pair['opponent_champions']} champions)")
             elif verdict in found:
                 found[verdict].append(f"{b} ({net})")
-        text = f"  - {a} is ahead of " + ("; ".join(found["ahead"]) or "no other family")
-        if found["level"]:
-            text += "; level with " + "; ".join(found["level"])
-        if found["not separated"]:
-            text += "; cannot be separated from " + "; ".join(found["not separated"])
+        parts = [f"ahead of {'; '.join(found['ahead'])}"] if found["ahead"] else []
+        parts += [f"level with {'; '.join(found['level'])}"] if found["level"] else []
+        parts += [f"not separated from {'; '.join(found['not separated'])}"] if found["not separated"] else []
         if found["too few"]:
-            text += (
-                "; its interval excludes zero against "
-                + "; ".join(found["too few"])
-                + f", but with so few champions no sign test could reach {ALPHA}"
+            parts.append(
+                f"interval excluding zero against {'; '.join(found['too few'])}, "
+                f"but the sign test decides and cannot reach {ALPHA} with so few champions"
             )
-        lines.append(text + ".")
+        lines.append(f"  - {a}: " + ". ".join(p[0].upper() + p[1:] for p in parts) + ".")
     return lines
 
 

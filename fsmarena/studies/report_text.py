@@ -29,6 +29,12 @@ def pval(p: float) -> str:
     return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
+def p_is(p: float, name: str = "p") -> str:
+    """A p-value as a reader writes it: "p = 0.0123", "p < 0.0001" (never "p = < 0.0001")."""
+    shown = pval(p)
+    return f"{name} {shown}" if shown.startswith("<") else f"{name} = {shown}"
+
+
 def estimate(
     value: float,
     low: float,

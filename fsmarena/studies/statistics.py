@@ -190,6 +190,7 @@ def pairwise(
                 "a12_high": a12.high,
                 "a_beats_median_b": inf.beats_median(x, y),
                 "holm_alpha": alpha if (a, b) in declared else math.nan,
+                "standard_error": inf.two_sample_error(x, y),
                 "detectable": inf.detectable_difference(inf.two_sample_error(x, y), alpha),
                 "attainable": inf.smallest_mann_whitney_p(len(x), len(y)) < alpha,
             }
@@ -199,6 +200,40 @@ def pairwise(
         row["p_holm"] = p_holm
         row["effect"] = effect_words(row["a12"])
     return rows
+
+
+def holm_over_family(*tables: Sequence[dict[str, Any]]) -> int:
+    """Holm over every declared test of a study at once (all declared questions x all measures,
+    one table of :func:`pairwise` rows per measure), not within each measure: rewrites
+    ``p_holm``, ``holm_alpha`` (ALPHA / m, Holm's first threshold), ``family_size``,
+    ``detectable`` and ``attainable`` of the declared rows in place; exploratory rows keep an
+    empty ``p_holm``.  Returns m, the size of the family."""
+    declared = [row for rows in tables for row in rows if row["declared"]]
+    m = len(declared)
+    alpha = ALPHA / max(1, m)
+    for row, p_holm in zip(declared, holm([row["p"] for row in declared])):
+        row.update(p_holm=p_holm, holm_alpha=alpha, family_size=m)
+        row["detectable"] = inf.detectable_difference(row["standard_error"], alpha)
+        row["attainable"] = inf.smallest_mann_whitney_p(row["replicates_a"], row["replicates_b"]) < alpha
+    for rows in tables:
+        for row in rows:
+            row.setdefault("family_size", m if row["declared"] else 0)
+    return m
+
+
+def replicates_needed(alpha: float) -> int:
+    """The smallest n for which an exact two-sided Mann-Whitney test with n replicates in each
+    family can reach ``alpha`` at all (complete separation: 2 / C(2n, n) < alpha)."""
+    n = 1
+    while inf.smallest_mann_whitney_p(n, n) >= alpha:
+        n += 1
+    return n
+
+
+def unreachable(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The declared tests whose replicate counts cannot reach Holm's first level ``holm_alpha``
+    whatever the data (:func:`holm_over_family` sets it)."""
+    return [row for row in rows if row["declared"] and not row["attainable"]]
 
 
 def verdict(row: Mapping[str, Any]) -> str:
@@ -253,9 +288,9 @@ def crossplay_tables(result: CrossplayResult, order: Sequence[str], seed: int = 
     rate) with two-way cluster intervals (:func:`fsmarena.studies.inference.crossplay_inference`, both
     families' champions resampled with a stream of ``seed``); ``sign_p`` is the champion-level
     sign test and ``detectable`` the net difference the champion counts would have detected
-    with 80% power at ALPHA.  A family against itself pools the pairings of its champions
-    across replicates, each game counted once, from the side of the champion listed first (no
-    interval: its champions are not two independent samples).
+    with 80% power at ALPHA.  Each unordered pair is estimated once, in ``order``; the reverse
+    row is its exact mirror (:func:`_mirror`).  There are no self rows: a family against its own
+    champions is no comparison of families (its net score is 0 by construction).
     """
     fam = np.asarray(result.families)
     first, second = result.pairs[:, 0], result.pairs[:, 1]
@@ -292,49 +327,95 @@ def crossplay_tables(result: CrossplayResult, order: Sequence[str], seed: int = 
                     }
                 )
     family_rows = []
-    for a in order:
-        for b in order:
-            forward = (fam[first] == a) & (fam[second] == b)
-            backward = (fam[first] == b) & (fam[second] == a) & (a != b)
-            wins = int(result.wins[forward].sum() + result.losses[backward].sum())
-            losses = int(result.losses[forward].sum() + result.wins[backward].sum())
-            games = int(result.games[forward].sum() + result.games[backward].sum())
-            if not games:
-                continue
-            spread = np.array([r["win_rate"] for r in champion_rows if r["family"] == a and r["opponent_family"] == b])
-            q1, median, q3 = np.percentile(spread, [25, 50, 75])
-            family_rows.append(
-                {
-                    "family": a,
-                    "opponent_family": b,
-                    "pairings": int(forward.sum() + backward.sum()),
-                    "games": games,
-                    "wins": wins,
-                    "draws": games - wins - losses,
-                    "losses": losses,
-                    "win_rate": wins / games,
-                    "loss_rate": losses / games,
-                    "net": (wins - losses) / games,
-                    **_champion_level(result, a, b, seed),
-                    "champions": len(spread),
-                    "champion_median": float(median),
-                    "champion_q1": float(q1),
-                    "champion_q3": float(q3),
-                    "champion_min": float(spread.min()),
-                    "champion_max": float(spread.max()),
-                }
-            )
+    for k, a in enumerate(order):
+        for b in order[k + 1 :]:
+            forward = _family_row(result, champion_rows, a, b, seed)
+            if forward is not None:
+                backward = _family_row(result, champion_rows, b, a, seed, mirror=forward)
+                family_rows += [forward, backward] if backward is not None else [forward]
     return family_rows, champion_rows
 
 
+#: the champion-level columns of a family row and how each maps onto the mirrored row (B vs A):
+#: (column of the mirror, sign): a net score negates, a win rate becomes 1 - p (loss rate of A)
+_MIRRORED = {
+    "net_ci_low": ("net_ci_high", -1),
+    "net_ci_high": ("net_ci_low", -1),
+    "champions_ahead": ("opponents_ahead", 0),
+    "champions_behind": ("opponents_behind", 0),
+    "opponents_ahead": ("champions_ahead", 0),
+    "opponents_behind": ("champions_behind", 0),
+}
+
+
+def _mirror(result: CrossplayResult, forward: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """The champion-level columns of B vs A from those of A vs B: one estimate and one interval
+    per unordered pair, so the two directions never disagree (exact antisymmetry of the net
+    score).  B's win rate is A's loss rate: without draws its interval is 1 - A's, mirrored;
+    with draws it is the two-way interval of A's loss rate (the pair's own stream)."""
+    level = {
+        column: forward[source] * sign if sign else forward[source] for column, (source, sign) in _MIRRORED.items()
+    }
+    a, b = forward["family"], forward["opponent_family"]
+    if forward["draws"] == 0:
+        low, high = 1.0 - forward["ci_high"], 1.0 - forward["ci_low"]
+    else:
+        loss = pair_matrices(result, b, a)[1].T  # A's loss rate against each champion of B
+        rate = inf.crossplay_inference(loss, inf.generator(seed, "crossplay-loss", a, b)).net
+        low, high = max(rate.low, 0.0), min(rate.high, 1.0)
+    level.update(ci_low=low, ci_high=high, opponent_champions=forward["champions"])
+    for key in ("net_se", "detectable", "sign_p", "sign_attainable"):
+        level[key] = forward[key]
+    return level
+
+
+def _family_row(
+    result: CrossplayResult,
+    champion_rows: Sequence[Mapping[str, Any]],
+    a: str,
+    b: str,
+    seed: int,
+    mirror: Mapping[str, Any] | None = None,
+) -> dict[str, Any] | None:
+    """Family ``a`` against ``b`` (``a != b``): pooled counts, the champion-level statistics
+    (computed for the pair in ``order``, mirrored from ``mirror`` for the reverse direction),
+    the spread over ``a``'s champions; None when the two never met."""
+    fam, first, second = np.asarray(result.families), result.pairs[:, 0], result.pairs[:, 1]
+    forward = (fam[first] == a) & (fam[second] == b)
+    backward = (fam[first] == b) & (fam[second] == a)
+    wins = int(result.wins[forward].sum() + result.losses[backward].sum())
+    losses = int(result.losses[forward].sum() + result.wins[backward].sum())
+    games = int(result.games[forward].sum() + result.games[backward].sum())
+    if not games:
+        return None
+    spread = np.array([r["win_rate"] for r in champion_rows if r["family"] == a and r["opponent_family"] == b])
+    q1, median, q3 = np.percentile(spread, [25, 50, 75])
+    row = {
+        "family": a,
+        "opponent_family": b,
+        "pairings": int(forward.sum() + backward.sum()),
+        "games": games,
+        "wins": wins,
+        "draws": games - wins - losses,
+        "losses": losses,
+        "win_rate": wins / games,
+        "loss_rate": losses / games,
+        "net": (wins - losses) / games,
+    }
+    row.update(_champion_level(result, a, b, seed) if mirror is None else _mirror(result, mirror, seed))
+    row.update(
+        champions=len(spread),
+        champion_median=float(median),
+        champion_q1=float(q1),
+        champion_q3=float(q3),
+        champion_min=float(spread.min()),
+        champion_max=float(spread.max()),
+    )
+    return row
+
+
 def _champion_level(result: CrossplayResult, a: str, b: str, seed: int) -> dict[str, Any]:
-    """The champion-level columns of a family-vs-family row (NaN against its own family)."""
-    if a == b:
-        nan = math.nan
-        keys = "ci_low ci_high net_ci_low net_ci_high net_se detectable".split()
-        keys += "champions_ahead champions_behind opponents_ahead opponents_behind sign_p".split()
-        keys += ["opponent_champions", "sign_attainable"]
-        return dict.fromkeys(keys, nan)
+    """The champion-level columns of a family-vs-family row (``a != b``)."""
     net, win = pair_matrices(result, a, b)
     stats = inf.crossplay_inference(net, inf.generator(seed, "crossplay", a, b))
     rate = inf.crossplay_inference(win, inf.generator(seed, "crossplay-win", a, b)).net
