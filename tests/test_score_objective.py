@@ -26,7 +26,9 @@ DEFECTOR = np.array([[[0, 0, 0], [1, 1, 1]]])
 
 def test_the_prisoners_dilemma_declares_score_and_its_kernel_agrees():
     assert GAME.objective == "score" and kernel_of(GAME).OBJECTIVE == "score"
-    assert DivideTheDollar().objective == "rank" and getattr(kernel_of(DivideTheDollar()), "OBJECTIVE", "rank") == "rank"
+    assert (
+        DivideTheDollar().objective == "rank" and getattr(kernel_of(DivideTheDollar()), "OBJECTIVE", "rank") == "rank"
+    )
 
 
 def test_fitness_of_a_hand_worked_match_is_its_payoff_sum_per_turn():

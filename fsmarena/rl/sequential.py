@@ -59,9 +59,9 @@ from fsmarena.games.kernel_calls import (
     k_draw_deal,
     k_legal,
     k_n_seats,
+    k_objective,
     k_observe_index,
     k_reset,
-    k_objective,
     k_step,
     k_to_move,
 )

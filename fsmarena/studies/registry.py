@@ -68,7 +68,13 @@ STAGES: dict[str, Entry] = {
             ("table_players", "table_opponents", "table_references"),
             ("table_games",),
         ),
-        Entry("axelrod", "fsmarena.studies.stage_axelrod:STAGE", "every champion ranked in Axelrod's own tournament (the iterated prisoner's dilemma)", (), ("axelrod_strategies", "axelrod_repetitions")),
+        Entry(
+            "axelrod",
+            "fsmarena.studies.stage_axelrod:STAGE",
+            "every champion ranked in Axelrod's own tournament (the iterated prisoner's dilemma)",
+            (),
+            ("axelrod_strategies", "axelrod_repetitions"),
+        ),
     )
 }
 

@@ -67,13 +67,19 @@ def check(study: Study) -> None:
         if strategies != "all" and not (
             isinstance(strategies, list) and strategies and all(isinstance(s, str) for s in strategies)
         ):
-            raise FsmarenaError(f"{study.source}: scale '{name}' needs 'axelrod_strategies', \"all\" or a list of names")
+            raise FsmarenaError(
+                f"{study.source}: scale '{name}' needs 'axelrod_strategies', \"all\" or a list of names"
+            )
         repetitions = scale.options.get("axelrod_repetitions")
         if isinstance(repetitions, bool) or not isinstance(repetitions, int) or repetitions < 1:
             raise FsmarenaError(f"{study.source}: scale '{name}' needs a positive whole number 'axelrod_repetitions'")
 
 
-def _champions(data: StudyData) -> tuple[list[Any], list[str], list[str]]:
+#: players, their labels and their groups (families' labels), entrant by entrant
+Champions = tuple[list[Any], list[str], list[str]]
+
+
+def _champions(data: StudyData) -> Champions:
     """The champions, their labels and their families' labels, family by family."""
     plan = data.plan
     players = [rec.player for c in plan.competitors for rec in data.family(c.name)]
@@ -108,41 +114,43 @@ def _axelrod_player(axl: Any, description: dict[str, Any], label: str) -> Any:
     actions = axl.Action
     rows = fields.get("transitions", list)
     transitions = tuple((int(s), actions.from_char(m), int(n), actions.from_char(a)) for s, m, n, a in rows)
-    player = axl.FSMPlayer(transitions, fields.get("initial_state", int), actions.from_char(fields.get("initial_action", str)))
+    player = axl.FSMPlayer(
+        transitions, fields.get("initial_state", int), actions.from_char(fields.get("initial_action", str))
+    )
     player.name = label
     return player
 
 
-def run_axelrod(axl: Any, data: StudyData, options: dict[str, Any], jobs: int) -> TournamentResult:
+def run_axelrod(
+    axl: Any, game: Any, champions: Champions, options: dict[str, Any], seed: int, jobs: int = 1
+) -> TournamentResult:
     """Axelrod's tournament of the champions, Harper et al.'s machines and the chosen strategies."""
-    export = lookup(entry(data.game.name).exports, "axelrod", "export")
-    players, labels, groups = _champions(data)
-    entrants = [_axelrod_player(axl, export(data.game, p), label) for p, label in zip(players, labels)]
+    export = lookup(entry(game.name).exports, "axelrod", "export")
+    players, labels, groups = champions
+    entrants = [_axelrod_player(axl, export(game, p), label) for p, label in zip(players, labels)]
     harper = [getattr(axl, name)() for name in HARPER]
-    others = [s for s in axelrod_strategies(axl, options["axelrod_strategies"]) if s.name not in {h.name for h in harper}]
+    others = [
+        s for s in axelrod_strategies(axl, options["axelrod_strategies"]) if s.name not in {h.name for h in harper}
+    ]
     entrants += [*harper, *others]
     names = [*labels, *(str(p.name) for p in harper + others)]
-    groups = [*groups, *names[len(labels) :]]
-    tournament = axl.Tournament(
-        entrants, turns=TURNS, repetitions=options["axelrod_repetitions"], seed=data.plan.seed % 2**32
-    )
+    tournament = axl.Tournament(entrants, turns=TURNS, repetitions=options["axelrod_repetitions"], seed=seed % 2**32)
     results = tournament.play(processes=jobs if jobs > 1 else None, progress_bar=False)
     scores = [[float(x) for x in row] for row in results.normalised_scores]
-    return TournamentResult("axelrod", names, groups, scores, _ranks(scores))
+    return TournamentResult("axelrod", names, [*groups, *names[len(labels) :]], scores, _ranks(scores))
 
 
-def run_round_robin(data: StudyData, repetitions: int) -> TournamentResult:
+def run_round_robin(game: Any, champions: Champions, repetitions: int, seed: int) -> TournamentResult:
     """Without Axelrod: every champion and every builtin of the game against every other one,
     ``repetitions`` matches per pair on fsmarena's engine; each repetition's score is the mean
     score per turn over the opponents."""
-    game = data.game
-    players, labels, groups = _champions(data)
+    players, labels, groups = (list(part) for part in champions)
     builtins = game.builtin_players()
     players += [make() for make in builtins.values()]
     names = [*labels, *builtins]
     groups = [*groups, *builtins]
     totals = np.zeros((len(players), repetitions))
-    rng = np.random.default_rng(np.random.SeedSequence(data.plan.seed, spawn_key=(TOURNAMENT_KEY,)))
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(TOURNAMENT_KEY,)))
     for i, j in itertools.combinations(range(len(players)), 2):
         outcome = play_games(game, [players[i], players[j]], repetitions, rng)
         totals[i] += outcome.scores[:, 0]
@@ -191,10 +199,10 @@ def _run(ctx: StageContext) -> TournamentResult:
         axl = importlib.import_module("axelrod")  # the optional extra, imported only where it is used
     except ModuleNotFoundError:
         ctx.log("Axelrod tournament: axelrod is not installed, a round robin against the game's builtins instead")
-        result = run_round_robin(data, options["axelrod_repetitions"])
+        result = run_round_robin(data.game, _champions(data), options["axelrod_repetitions"], data.plan.seed)
     else:
         ctx.log(f"Axelrod tournament: {options['axelrod_repetitions']} repetitions of {TURNS} turns")
-        result = run_axelrod(axl, data, options, ctx.jobs)
+        result = run_axelrod(axl, data.game, _champions(data), options, data.plan.seed, ctx.jobs)
     write_json(path, _to_json(result, ctx))
     return result
 
