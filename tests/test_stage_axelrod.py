@@ -15,7 +15,7 @@ from fsmarena.games.ipd.bridge import export_axelrod
 from fsmarena.games.ipd.game import IpdConfig, IteratedPrisonersDilemma
 from fsmarena.games.players import TablePolicy
 from fsmarena.studies import stage_axelrod
-from fsmarena.studies.stage_axelrod import TournamentResult, family_rows, run_axelrod, run_round_robin
+from fsmarena.studies.stage_axelrod import TournamentResult, family_rows, run_axelrod
 
 axl = pytest.importorskip("axelrod")
 

@@ -107,7 +107,9 @@ REPORTS: dict[str, Entry] = {
 #: reproduce sections: ``module:function`` of ``section(results, figures) -> str`` (Markdown; ""
 #: leaves it out of a study it does not apply to). Adding a section to every report is its own
 #: module and one line here (:mod:`fsmarena.studies.sections`).
-SECTIONS: dict[str, Entry] = {}
+SECTIONS: dict[str, Entry] = {
+    "axelrod": Entry("axelrod", "fsmarena.studies.axelrod_report:section", "the Axelrod-tournament ranks table"),
+}
 
 
 def stage_entry(name: str) -> Entry:
