@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -122,7 +122,7 @@ def _axelrod_player(axl: Any, description: dict[str, Any], label: str) -> Any:
 
 
 def run_axelrod(
-    axl: Any, game: Any, champions: Champions, options: dict[str, Any], seed: int, jobs: int = 1
+    axl: Any, game: Any, champions: Champions, options: Mapping[str, Any], seed: int, jobs: int = 1
 ) -> TournamentResult:
     """Axelrod's tournament of the champions, Harper et al.'s machines and the chosen strategies."""
     export = lookup(entry(game.name).exports, "axelrod", "export")
