@@ -21,7 +21,7 @@ def _number(value: float) -> str:
 
 
 def section(results: StudyResults, figures: bool) -> str:
-    """``## Axelrod's tournament``: the ranks table of every part that ran the stage ("" if none)."""
+    """``## The Axelrod tournament``: the ranks table of every part that ran the stage ("" if none)."""
     texts = []
     for part, data in results.parts.items():
         result = data.stages.get("axelrod")
@@ -57,4 +57,4 @@ def section(results: StudyResults, figures: bool) -> str:
         write_text(data.out / "axelrod_tournament.csv", buffer.getvalue())
         heading = "" if len(results.parts) == 1 else f"### {results.part_name(part)}\n\n"
         texts.append(heading + "\n".join(lines))
-    return "## Axelrod's tournament\n\n" + "\n\n".join(texts) + "\n" if texts else ""
+    return "## The Axelrod tournament\n\n" + "\n\n".join(texts) + "\n" if texts else ""
