@@ -8,6 +8,7 @@ import importlib
 
 import numpy as np
 import pytest
+from cli_helpers import cli
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.table_fsm import TableFSM
@@ -156,3 +157,14 @@ def test_the_ipd_study_declares_the_stage_and_its_scales():
     assert "axelrod" in study.stages
     assert study.scales["test"].options["axelrod_repetitions"] == 1
     assert "ipd.toml" in str(study.source)
+
+
+def test_the_ipd_study_runs_at_test_scale_with_the_tournament_in_its_report(tmp_path):
+    out = tmp_path / "study"
+    code, _ = cli("study", "ipd", "--scale", "test", "--out", str(out), "--json", "--quiet", "--no-figures")
+    assert code == 0
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "## The Axelrod tournament" in report and "Evolved FSM 16" in report
+    raw = stage_axelrod.read_json(out / "raw" / "axelrod.json", "tournament")
+    assert raw["engine"] == "axelrod" and raw["names"][0] == "fsm/r000"
+    assert (out / "axelrod_tournament.csv").read_text(encoding="utf-8").startswith("group,family")
