@@ -64,7 +64,8 @@ def test_the_same_seed_gives_the_same_tournament_and_another_seed_another():
     one = run_axelrod(axl, GAME, _champions(TFT_FSM), FIELD, seed=11)
     two = run_axelrod(axl, GAME, _champions(TFT_FSM), FIELD, seed=11)
     other = run_axelrod(axl, GAME, _champions(TFT_FSM), FIELD, seed=12)
-    assert one == two and one.scores != other.scores  # Random differs
+    parallel = run_axelrod(axl, GAME, _champions(TFT_FSM), FIELD, seed=11, jobs=2)
+    assert one == two == parallel and one.scores != other.scores  # Random differs
 
 
 class _Record:
