@@ -27,6 +27,9 @@ Protocols (``fitness`` always a float per individual, higher is better):
   so the hall of fame holds the latest generation's best (a best-ever of noisy measurements
   would keep the luckiest, not the best); exact fitness is a fixed yardstick.
 
+"Reward" is the game's objective (:attr:`fsmarena.games.base.Game.objective`): the ranking reward,
+or the game's own score where it declares one (the prisoner's dilemma's score per turn).
+
 ``thesis``, ``round-robin`` and ``panel`` play games of 2 to 6 seats, ``score`` one-seat games
 (:func:`check_seats`).  With more than two seats an individual meets *copies* of its opponent,
 as in :func:`fsmarena.games.match.round_robin`: in the round robin, game ``k`` of the ordered pair
@@ -50,6 +53,7 @@ from fsmarena.evo.genome import GenomeSpec
 from fsmarena.evo.operators import crossover_states, mutate_points, tournament
 from fsmarena.games.base import Game, Outcome
 from fsmarena.games.capabilities import ExactModel
+from fsmarena.games.observation import objective_values
 from fsmarena.games.players import Player
 from fsmarena.games.registry import resolve
 from fsmarena.games.runner import Block, Chunk, play_blocks
@@ -87,18 +91,20 @@ class Scores:
 
 
 def _genome_sums(
-    n_genomes: int, outcome: Outcome, chunk: Chunk, seconds: float
+    n_genomes: int, objective: str, outcome: Outcome, chunk: Chunk, seconds: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Worker: a chunk's (reward sums, wins, games) per genome, over the seats genomes hold."""
+    """Worker: a chunk's (sums of the game's objective, wins, games) per genome, over the seats
+    genomes hold; the objective is the ranking reward or, for a game that declares it, its own
+    score (:func:`fsmarena.games.observation.objective_values`)."""
+    values = objective_values(objective, outcome)
     reward = np.zeros(n_genomes)
     wins = np.zeros(n_genomes, dtype=np.int64)
     games = np.zeros(n_genomes, dtype=np.int64)
     for seat, members in enumerate(chunk.seats):
         if not isinstance(members, np.ndarray):
             continue
-        rewards = outcome.rewards[:, seat]
-        reward += np.bincount(members, weights=rewards, minlength=n_genomes)
-        wins += np.bincount(members[rewards > 0], minlength=n_genomes)
+        reward += np.bincount(members, weights=values[:, seat], minlength=n_genomes)
+        wins += np.bincount(members[outcome.rewards[:, seat] > 0], minlength=n_genomes)
         games += np.bincount(members, minlength=n_genomes)
     return reward, wins, games
 
@@ -125,7 +131,7 @@ def score(
     results = play_blocks(
         game,
         [(seed, blocks)],
-        functools.partial(_genome_sums, n_genomes),
+        functools.partial(_genome_sums, n_genomes, game.objective),
         stack=spec.player(genomes),
         jobs=jobs,
         chunk=chunk,

@@ -57,6 +57,11 @@ class Game(ABC):
     title: ClassVar[str] = ""
     #: the frozen configuration dataclass
     Config: ClassVar[type]
+    #: what a study maximises (:data:`fsmarena.games.observation.OBJECTIVES`): ``"rank"``, the
+    #: ranking reward (win / draw / loss), or ``"score"``, the game's own score (the score per turn
+    #: of a non-zero-sum game such as the prisoner's dilemma, where a player who never wins a match
+    #: can be the best); its kernel declares the same as ``OBJECTIVE``
+    objective: ClassVar[str] = "rank"
 
     def __init__(self, config: Any = None):
         self.config = config if config is not None else self.Config()

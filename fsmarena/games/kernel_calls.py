@@ -56,3 +56,13 @@ def make_is_legal(kernel: ModuleType) -> Callable[..., Any]:
 
 
 k_is_legal = built_per_kernel(make_is_legal)
+
+
+def objective_function(kernel: ModuleType) -> Callable[..., Any]:
+    """What a learner maximises in ``kernel``'s game: its ``scores`` when the kernel declares
+    ``OBJECTIVE = "score"`` (the game's ``objective``, a non-zero-sum game's score per turn), its
+    ranking ``rewards`` otherwise."""
+    return kernel.scores if getattr(kernel, "OBJECTIVE", "rank") == "score" else kernel.rewards
+
+
+k_objective = built_per_kernel(objective_function)

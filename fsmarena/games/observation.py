@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from fsmarena.errors import FsmarenaError
+
 Decide = Callable[[int, "Observation", "np.ndarray | None"], np.ndarray]
 
 
@@ -104,3 +106,15 @@ def rewards_from_ranking(points: np.ndarray) -> np.ndarray:
     shared = at_best.sum(axis=1, keepdims=True) > 1
     rewards = np.where(at_best, np.where(shared, 0.0, 1.0), -1.0)
     return rewards
+
+
+#: what a game's study maximises (:attr:`fsmarena.games.base.Game.objective`)
+OBJECTIVES = ("rank", "score")
+
+
+def objective_values(objective: str, outcome: Outcome) -> np.ndarray:
+    """The ``(n, seats)`` values learners and evolution maximise under ``objective``: the ranking
+    rewards (``"rank"``) or the game's own scores (``"score"``); win counts stay the rewards'."""
+    if objective not in OBJECTIVES:
+        raise FsmarenaError(f"unknown objective '{objective}' (known: {', '.join(OBJECTIVES)})")
+    return outcome.scores if objective == "score" else outcome.rewards

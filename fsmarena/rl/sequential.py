@@ -59,9 +59,9 @@ from fsmarena.games.kernel_calls import (
     k_draw_deal,
     k_legal,
     k_n_seats,
+    k_objective,
     k_observe_index,
     k_reset,
-    k_rewards,
     k_step,
     k_to_move,
 )
@@ -328,7 +328,7 @@ def train_games(
             segments = np.concatenate((segments, np.zeros(len(segments), dtype=np.int64)))
             marks = np.concatenate((marks, np.zeros(len(marks))))
             returns = np.concatenate((returns, np.zeros(len(returns))))
-        k_rewards(p, s, rewards)
+        k_objective(p, s, rewards)  # the ranking reward, or the score where the kernel's OBJECTIVE says so
         reward = rewards[learner]
         total_reward += reward
         if keeps:

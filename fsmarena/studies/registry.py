@@ -74,6 +74,13 @@ STAGES: dict[str, Entry] = {
             ("table_games",),
         ),
         Entry("cards", "fsmarena.studies.stage_cards:STAGE", "each family's best champion: strategy card and one game"),
+        Entry(
+            "axelrod",
+            "fsmarena.studies.stage_axelrod:STAGE",
+            "every champion ranked in Axelrod's own tournament (the iterated prisoner's dilemma)",
+            (),
+            ("axelrod_strategies", "axelrod_repetitions"),
+        ),
     )
 }
 
@@ -179,6 +186,7 @@ REPORTS: dict[str, Entry] = {
 SECTIONS: dict[str, Entry] = {
     e.name: e
     for e in (
+        Entry("axelrod", "fsmarena.studies.axelrod_report:section", "the Axelrod-tournament ranks table"),
         Entry("cards", "fsmarena.studies.cards_section:cards_section", "each family's best champion: card and game"),
     )
 }

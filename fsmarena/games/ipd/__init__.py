@@ -15,5 +15,6 @@ ENTRY = GameEntry(
     kernel=f"{__name__}.kernel",
     probes=("tit-for-tat", "cooperator", "defector"),  # the generic mixtures; Ashlock's: .probes
     exports={"axelrod": f"{__name__}.bridge:export_axelrod"},
+    studies={"ipd": "ipd.toml"},
     expectations=f"{__name__}.expectations:EXPECTED",
 )

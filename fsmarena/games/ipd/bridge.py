@@ -105,9 +105,35 @@ def axelrod_description(player: Player, label: str | None = None) -> dict[str, A
     }
 
 
+def memory_one_description(game: Any, player: Player, label: str | None = None) -> dict[str, Any]:
+    """A table policy over the memory-one state (the last joint move) as the same machine: its
+    state is its own last move, each transition reads the opponent's and moves to the action
+    the policy takes after that joint move; its opening is the policy's action at "start"."""
+    if getattr(game.config, "memory", None) != 1 or getattr(player, "n_members", 1) != 1:
+        raise FsmarenaError("a table policy exports to Axelrod when it is one policy over memory 1")
+    table = player.table[0]  # type: ignore[attr-defined]
+    if len(table) != 5:
+        raise FsmarenaError(f"a memory-one table policy has 5 states, not {len(table)}")
+    transitions = []
+    for own, opp in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        move = int(table[1 + 2 * own + opp])
+        transitions.append([own, MOVES[opp], move, MOVES[move]])
+    opening = int(table[0])
+    return {
+        "format": "axelrod.FSMPlayer",
+        "label": label or player.label,
+        "transitions": transitions,
+        "initial_state": opening,
+        "initial_action": MOVES[opening],
+    }
+
+
 def export_axelrod(game: Any, player: Player) -> dict[str, Any]:
-    """``fsmarena export PLAYER.json --to axelrod``: :func:`axelrod_description` of a table FSM
-    (this needs no Axelrod installed: the file is read by :func:`from_description`)."""
+    """``fsmarena export PLAYER.json --to axelrod``: :func:`axelrod_description` of a table FSM,
+    :func:`memory_one_description` of a memory-one table policy (this needs no Axelrod
+    installed: the file is read by :func:`from_description`)."""
+    if getattr(player, "kind", None) == "table-policy":
+        return memory_one_description(game, player)
     return axelrod_description(player)
 
 

@@ -7,7 +7,8 @@ R each for C/C, P each for D/D, and T to the defector, S to the cooperator for C
 lasts ``turns`` turns (200) or, with ``prob_end`` > 0, ends after each turn with that probability
 (at most ``turns``); with ``noise`` > 0 each action is flipped with that probability and both
 players see the flipped action, as in Axelrod's library.  Scores are the score per turn;
-rewards rank them (win / draw / loss).
+rewards rank them (win / draw / loss), but the study objective is the score per turn
+(``objective = "score"``): evolution's fitness and the learners' return are it.
 
 Observations: ``index`` is the last ``memory`` joint moves (own, opponent's), base 5 with the
 latest lowest, 0 for "before the first turn": ``5 ** memory`` states; the encoding
@@ -78,6 +79,7 @@ class IteratedPrisonersDilemma(Game, SimultaneousMoves):
     Config = IpdConfig
     feature_names = ("opp_last_c", "own_last_c", "opp_cooperation", "turn")
     fsm_inputs = "opp_last"
+    objective = "score"
 
     @property
     def n_seats(self) -> int:

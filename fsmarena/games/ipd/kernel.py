@@ -43,6 +43,8 @@ BUILTINS = (
     "generous-tit-for-tat",
     "bully",
 )
+#: what the learners maximise: the score per turn, not the ranking (the game's ``objective``)
+OBJECTIVE = "score"
 #: ``random`` is Axelrod's ``Random(p)``: it cooperates with probability ``p``
 OWN_RANDOM = True
 BUILTIN_ARGS = {
