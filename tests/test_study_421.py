@@ -130,7 +130,7 @@ SMALL = {
         },
     ],
     "scales": {
-        "test": {"replicates": 2, "panel_games": 1, "crossplay_halfwidth": 0.05, "compare_at_smallest_budget": True}
+        "test": {"replicates": 2, "panel_games": 1, "crossplay_halfwidth": 0.05, "levels": [3000]}
     },
 }
 

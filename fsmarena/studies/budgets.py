@@ -90,26 +90,39 @@ def solve_units(
     game_params: Mapping[str, str],
     level: int,
     context: tuple[str, tuple[str, ...]] = ("random", ()),
+    label: str = "",
 ) -> int | None:
     """The count of ``method``'s unit (:data:`UNIT_PARAMS`) whose planned games come closest to
     ``level`` (the smaller count on a tie), other settings as in ``params``; None for a method
     without a unit or one that consumes no games (exact fitness, planners, builtins).
-    ``context``: the study's curve opponent and the competitor's ``needs``."""
+    ``context``: the study's curve opponent and the competitor's ``needs``; ``label``: the
+    competitor's name, for errors."""
     key = json.dumps(dict(params), sort_keys=True, default=str)
-    return _solve(method, key, game_name, tuple(sorted(game_params.items())), int(level), context)
+    return _solve(method, key, game_name, tuple(sorted(game_params.items())), int(level), context, label or method)
 
 
 @lru_cache(maxsize=4096)
 def _solve(
-    method: str, key: str, game_name: str, game_params: tuple, level: int, context: tuple[str, tuple[str, ...]]
+    method: str,
+    key: str,
+    game_name: str,
+    game_params: tuple,
+    level: int,
+    context: tuple[str, tuple[str, ...]],
+    label: str,
 ) -> int | None:
     unit = UNIT_PARAMS.get(method)
     if unit is None:
         return None
     game, params = get_game(game_name, dict(game_params)), json.loads(key)
+    if unit in params:  # a value no run reads is refused like one a run reads
+        try:
+            check_method(method, MethodContext(game, params, 0, label, [], context[0], context[1]))
+        except FsmarenaError as exc:
+            raise FsmarenaError(f"{exc} (the value of '{unit}' in its params, which the levels replace)") from None
 
     def games(count: int) -> int:
-        ctx = MethodContext(game, {**params, unit: count}, 0, method, [], context[0], context[1])
+        ctx = MethodContext(game, {**params, unit: count}, 0, label, [], context[0], context[1])
         return planned_games(method, check_method(method, ctx), game)
 
     if games(1) <= 0:

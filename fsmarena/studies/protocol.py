@@ -178,7 +178,7 @@ class Study:
             replicates = params.pop("replicates", chosen.replicates)
             if chosen.levels and level is not None:
                 count = solve_units(
-                    c.method, params, self.game, self.game_params, level, (self.curve_opponent, c.needs)
+                    c.method, params, self.game, self.game_params, level, (self.curve_opponent, c.needs), c.name
                 )
                 if count is not None:
                     params[UNIT_PARAMS[c.method]] = count
