@@ -235,7 +235,9 @@ def test_families_that_consume_no_game_take_no_part_in_matching():
 
 @pytest.mark.parametrize("value", ["true", "false", '"yes"'])
 def test_the_removed_declaration_is_refused_in_one_line_naming_its_replacement(value):
-    text = MATCHED.replace("crossplay_halfwidth = 0.3", f"crossplay_halfwidth = 0.3\ncompare_at_smallest_budget = {value}")
+    text = MATCHED.replace(
+        "crossplay_halfwidth = 0.3", f"crossplay_halfwidth = 0.3\ncompare_at_smallest_budget = {value}"
+    )
     with pytest.raises(FsmarenaError) as info:
         _matched(text)
     message = str(info.value)
@@ -301,7 +303,10 @@ def _brute_force_units(method, params, level, limit):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(1, 60_000), st.sampled_from([("bda", "thesis", 5), ("fsm", "round-robin", 6), ("fsm", "round-robin", 3)]))
+@given(
+    st.integers(1, 60_000),
+    st.sampled_from([("bda", "thesis", 5), ("fsm", "round-robin", 6), ("fsm", "round-robin", 3)]),
+)
 def test_the_level_solver_agrees_with_brute_force(level, setting):
     genome, protocol, population = setting
     params = {"genome": genome, "protocol": protocol, "population": population, "games_per_pair": 2}

@@ -523,8 +523,9 @@ def test_sigkill_then_rerun_matches_uninterrupted(tmp_path, study_file):
 
     slower = tmp_path / "slower.toml"
     slower.write_text(
-        study_file.read_text()
-        .replace("levels = [450]", "levels = [7200]")  # BDA 32 generations, FSM 300, learners 7,200 games
+        study_file.read_text().replace(
+            "levels = [450]", "levels = [7200]"
+        )  # BDA 32 generations, FSM 300, learners 7,200 games
     )
     out = tmp_path / "killed"
     command = [

@@ -37,7 +37,14 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text
 from fsmarena.games.registry import game_reports, lookup
 from fsmarena.games.stats import Z95
-from fsmarena.studies.budgets import REMOVED_FIELD, REMOVED_MESSAGE, UNIT_PARAMS, check_budgets, read_levels, solve_units
+from fsmarena.studies.budgets import (
+    REMOVED_FIELD,
+    REMOVED_MESSAGE,
+    UNIT_PARAMS,
+    check_budgets,
+    read_levels,
+    solve_units,
+)
 from fsmarena.text import clean_label, clean_text, clean_title
 
 if sys.version_info >= (3, 11):
