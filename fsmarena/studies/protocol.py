@@ -94,11 +94,9 @@ class Scale:
     ``budgets[competitor]`` overrides the competitor's parameters; its ``replicates`` key, if
     any, gives that competitor its own number of replicates (costly learners may get fewer).
     Every family that consumes games must meet the same budget within 10% (checked at load,
-    :mod:`fsmarena.studies.budgets`).  ``levels``: the budgets in games the scale runs every
-    family at, each family's generations / episodes / games solved for each level
-    (:func:`fsmarena.studies.budgets.solve_units`); empty: the budgets tables set them.
-    ``compare_at_smallest_budget`` is kept only to read runs stored before levels replaced it
-    (a study file that declares it is refused).
+    :mod:`fsmarena.studies.budgets`).  ``levels``: budgets in games, each family configured for
+    each (:func:`~fsmarena.studies.budgets.solve_units`).  ``compare_at_smallest_budget``: only
+    read from runs stored before levels replaced it (a study file declaring it is refused).
     """
 
     name: str
@@ -170,8 +168,7 @@ class Study:
 
     def plan(self, scale: str, seed: int | None = None, level: int | None = None) -> "Plan":
         """The concrete protocol of one scale (``seed`` overrides the master seed) at one of its
-        budget ``levels`` (default: the largest; ignored when the scale declares none): each
-        family's unit of training solved for that level."""
+        budget ``levels`` (default: the largest), each family's unit of training solved for it."""
         if scale not in self.scales:
             raise FsmarenaError(f"study '{self.name}' has no scale '{scale}' (scales: {', '.join(self.scales)})")
         chosen = self.scales[scale]
