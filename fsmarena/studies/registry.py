@@ -101,6 +101,9 @@ REPORTS: dict[str, Entry] = {
 #: leaves it out of a study it does not apply to). Adding a section to every report is its own
 #: module and one line here (:mod:`fsmarena.studies.sections`).
 SECTIONS: dict[str, Entry] = {}
+SECTIONS["questions"] = Entry(
+    "questions", "fsmarena.studies.question_answers:section", "every declared question answered"
+)
 
 
 def stage_entry(name: str) -> Entry:
