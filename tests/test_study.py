@@ -390,7 +390,7 @@ def test_stale_result_file_is_redone(finished, plan, tmp_path):
     target.parent.mkdir(parents=True)
     target.write_text('{"format_version": 1, "fingerprint": "somebody else"}')
     old_defaults = json.loads(runner.result_path(data.out, "fsm", 1).read_text())
-    assert old_defaults["settings"]["generations"] == 2
+    assert old_defaults["settings"]["generations"] == 19  # the level's 450 games: 19 x 24 = 456
     old_defaults["settings"]["generations"] = 7
     panel = old_defaults["panel"]["random"]  # a consistent but different record: shows if it were used
     panel["wins"], panel["losses"] = 0, panel["games"] - panel["draws"]
