@@ -490,9 +490,10 @@ def test_circular_needs_rejected():
 def test_named_study_plans_and_budgets():
     study = get_study("dtd-thesis")
     assert set(study.scales) >= {"test", "quick", "paper"}
-    paper = study.plan("paper")
+    paper = study.plan("paper")  # the largest level, 2,000,000 games
     bda = paper.competitor("bda")
-    assert bda.replicates == 100 and bda.params["generations"] == 250 and bda.params["protocol"] == "thesis"
+    assert bda.replicates == 100 and bda.params["generations"] == 1067 and bda.params["protocol"] == "thesis"
+    assert study.plan("paper", level=468_750).competitor("bda").params["generations"] == 250
     assert paper.competitor("mc").params["episodes"] == 2_000_000
     assert paper.crossplay_games_needed() == 9604
     assert paper.fingerprint != study.plan("quick").fingerprint
