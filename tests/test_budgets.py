@@ -223,9 +223,7 @@ def test_budgets_within_ten_percent_are_accepted_and_others_refused(episodes, ac
     message = str(info.value)
     assert "\n" not in message and "scale 'test'" in message and "10%" in message
     assert "bda 600" in message and f"q {episodes:,}" in message
-    assert "compare_at_smallest_budget" in message
-    declared = text.replace("crossplay_halfwidth = 0.3", "crossplay_halfwidth = 0.3\ncompare_at_smallest_budget = true")
-    assert _matched(declared).scales["test"].compare_at_smallest_budget
+    assert "levels = [games, ...]" in message
 
 
 def test_families_that_consume_no_game_take_no_part_in_matching():
@@ -235,10 +233,15 @@ def test_families_that_consume_no_game_take_no_part_in_matching():
     assert budgets.mismatch({"a": 1000, "b": 1101}) == "a 1,000, b 1,101"
 
 
-def test_the_declaration_must_be_true_or_false():
-    text = MATCHED.replace("crossplay_halfwidth = 0.3", 'crossplay_halfwidth = 0.3\ncompare_at_smallest_budget = "yes"')
-    with pytest.raises(FsmarenaError, match="compare_at_smallest_budget' must be true or false"):
+@pytest.mark.parametrize("value", ["true", "false", '"yes"'])
+def test_the_removed_declaration_is_refused_in_one_line_naming_its_replacement(value):
+    text = MATCHED.replace(
+        "crossplay_halfwidth = 0.3", f"crossplay_halfwidth = 0.3\ncompare_at_smallest_budget = {value}"
+    )
+    with pytest.raises(FsmarenaError) as info:
         _matched(text)
+    message = str(info.value)
+    assert "\n" not in message and "compare_at_smallest_budget was removed" in message and "levels" in message
 
 
 def test_a_mismatched_study_file_is_one_line_and_exit_2(tmp_path, capsys):
@@ -262,18 +265,71 @@ def test_every_shipped_study_loads_and_meets_its_budgets_at_every_scale():
         seen.add(name)
         game = get_game(study.game, study.game_params)
         for scale_name, scale in study.scales.items():
-            found = budgets.plan_budgets(study.plan(scale_name), game)
-            assert any(games > 0 for games in found.values()), (name, scale_name)
-            assert scale.compare_at_smallest_budget or budgets.mismatch(found) == "", (name, scale_name, found)
+            for level in scale.levels or (None,):
+                found = budgets.plan_budgets(study.plan(scale_name, level=level), game)
+                consuming = [games for games in found.values() if games > 0]
+                assert consuming, (name, scale_name)
+                # every family within 10% of each other, and of the level when one is declared
+                assert max(consuming) <= 1.1 * min(consuming), (name, scale_name, level, found)
+                if level is not None:
+                    assert all(abs(games - level) <= 0.1 * level for games in consuming), (name, level, found)
     assert {"dtd-thesis", "421", "goofspiel", "thirtyone", "vautour"} <= seen
 
 
-def test_the_thesis_reproduction_keeps_its_budgets_and_compares_on_the_curves():
+def test_the_thesis_study_runs_every_family_at_the_thesis_budget_and_the_learners():
     study = get_study("dtd-thesis")
-    paper = budgets.plan_budgets(study.plan("paper"), get_game("dtd"))
-    assert paper["bda"] == 250 * 15 * 25 * 5 and paper["mc"] == 2_000_000
-    assert study.scales["paper"].compare_at_smallest_budget
-    assert not study.scales["quick"].compare_at_smallest_budget
+    assert study.scales["paper"].levels == (468_750, 2_000_000)
+    assert len(study.scales["quick"].levels) == 1 and len(study.scales["test"].levels) == 1
+    low = study.plan("paper", level=468_750)
+    found = budgets.plan_budgets(low, get_game("dtd"))
+    assert low.competitor("bda").params["generations"] == 250 and found["bda"] == 250 * 15 * 25 * 5
+    assert found["mc"] == 468_750 and low.competitor("fsm").params["generations"] == 19
+    high = budgets.plan_budgets(study.plan("paper", level=2_000_000), get_game("dtd"))
+    assert high["mc"] == 2_000_000 and high["bda"] == 1067 * 1875 and high["fsm"] == 79 * 25_200
+    assert study.plan("paper").fingerprint == study.plan("paper", level=2_000_000).fingerprint
+    assert study.plan("paper", level=468_750).fingerprint != study.plan("paper").fingerprint
+
+
+def _brute_force_units(method, params, level, limit):
+    """The unit count in 1..limit whose planned games are nearest ``level`` (smaller on a tie)."""
+    game = get_game("dtd")
+    unit = budgets.UNIT_PARAMS[method]
+
+    def games(count):
+        ctx = MethodContext(game, {**params, unit: count}, 0, "x", [], "random", ())
+        return planned_games(method, check_method(method, ctx), game)
+
+    return min(range(1, limit + 1), key=lambda count: (abs(games(count) - level), count))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(1, 60_000),
+    st.sampled_from([("bda", "thesis", 5), ("fsm", "round-robin", 6), ("fsm", "round-robin", 3)]),
+)
+def test_the_level_solver_agrees_with_brute_force(level, setting):
+    genome, protocol, population = setting
+    params = {"genome": genome, "protocol": protocol, "population": population, "games_per_pair": 2}
+    if protocol == "thesis":
+        params = {"genome": genome, "protocol": protocol, "opponents": 5}
+    expected = _brute_force_units("evolve", params, level, 2 + level // 12)
+    assert budgets.solve_units("evolve", params, "dtd", {}, level) == expected
+
+
+def test_the_level_solver_gives_learners_the_level_exactly_and_planners_nothing():
+    assert budgets.solve_units("train", {"algo": "sarsa"}, "dtd", {}, 123_457) == 123_457
+    assert budgets.solve_units("builtin", {"player": "random"}, "dtd", {}, 1000) is None
+
+
+def test_a_level_scale_may_not_set_the_unit_it_solves():
+    text = MATCHED.replace("crossplay_halfwidth = 0.3", "crossplay_halfwidth = 0.3\nlevels = [600]")
+    text += "[scales.test.budgets]\nbda = { generations = 4 }\n"
+    with pytest.raises(FsmarenaError, match="sets 'generations', which the scale's levels solve"):
+        _matched(text)
+    for bad in ("[]", "[0]", "[600, 600]", '["600"]', "600"):
+        text = MATCHED.replace("crossplay_halfwidth = 0.3", f"crossplay_halfwidth = 0.3\nlevels = {bad}")
+        with pytest.raises(FsmarenaError, match="'levels' must be"):
+            _matched(text)
 
 
 def test_curve_values_at_the_smallest_budget():

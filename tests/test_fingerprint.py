@@ -167,7 +167,7 @@ params = { genome = "fsm", protocol = "round-robin", generations = 2, population
 replicates = 2
 panel_games = 40
 crossplay_halfwidth = 0.2
-compare_at_smallest_budget = true
+levels = [450]  # BDA 2 generations x 15 x 3 x 5; FSM 19 x 24 = 456
 """
 
 

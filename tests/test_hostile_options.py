@@ -251,17 +251,17 @@ params = {{ genome = "fsm", protocol = "round-robin", population = 4, games_per_
 replicates = 1
 panel_games = 50
 crossplay_halfwidth = 0.4
-compare_at_smallest_budget = true
 [scales.test.budgets]
 evolved = {{ generations = 1{test_budget} }}
+learner = {{ episodes = 24 }}
 
 [scales.paper]
 replicates = 1
 panel_games = 50
 crossplay_halfwidth = 0.4
-compare_at_smallest_budget = true
 [scales.paper.budgets]
 evolved = {{ generations = 2{paper_budget} }}
+learner = {{ episodes = 48 }}
 """
 #: what each mistake may be: in the learner's or the evolution's params, or in one scale's budgets
 STUDY_MISTAKES = [

@@ -130,9 +130,7 @@ SMALL = {
             },
         },
     ],
-    "scales": {
-        "test": {"replicates": 2, "panel_games": 1, "crossplay_halfwidth": 0.05, "compare_at_smallest_budget": True}
-    },
+    "scales": {"test": {"replicates": 2, "panel_games": 1, "crossplay_halfwidth": 0.05, "levels": [3000]}},
 }
 
 
@@ -153,7 +151,7 @@ def test_the_same_plan_gives_the_same_tables_for_any_jobs(tmp_path):
     assert tables[0] == tables[1]
     curve = rows(tmp_path / "jobs1" / "tables" / "curves.csv")
     ga = [r for r in curve if r["competitor"] == "ga" and r["replicate"] == "0"]
-    assert [int(r["games"]) for r in ga] == [120, 240, 360]
+    assert [int(r["games"]) for r in ga] == list(range(120, 3001, 120))  # the level: 25 generations of 120 games
 
 
 def test_421_hook_gives_its_optimum_and_policy_as_data():

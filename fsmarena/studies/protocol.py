@@ -37,7 +37,14 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text
 from fsmarena.games.registry import game_reports, lookup
 from fsmarena.games.stats import Z95
-from fsmarena.studies.budgets import check_budgets
+from fsmarena.studies.budgets import (
+    REMOVED_FIELD,
+    REMOVED_MESSAGE,
+    UNIT_PARAMS,
+    check_budgets,
+    read_levels,
+    solve_units,
+)
 from fsmarena.text import clean_label, clean_text, clean_title
 
 if sys.version_info >= (3, 11):
@@ -87,9 +94,9 @@ class Scale:
     ``budgets[competitor]`` overrides the competitor's parameters; its ``replicates`` key, if
     any, gives that competitor its own number of replicates (costly learners may get fewer).
     Every family that consumes games must meet the same budget within 10% (checked at load,
-    :mod:`fsmarena.studies.budgets`) unless ``compare_at_smallest_budget``: then the report compares the
-    families at the smallest family's budget, read off their learning curves.  Not in the
-    fingerprint (it changes the report, not the results).
+    :mod:`fsmarena.studies.budgets`).  ``levels``: budgets in games, each family configured for
+    each (:func:`~fsmarena.studies.budgets.solve_units`).  ``compare_at_smallest_budget``: only
+    read from runs stored before levels replaced it (a study file declaring it is refused).
     """
 
     name: str
@@ -99,6 +106,7 @@ class Scale:
     budgets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     description: str = ""
     compare_at_smallest_budget: bool = False
+    levels: tuple[int, ...] = ()
     #: the scale's fields that its study's stages and report read (``league_games``, ``confirm_games``...),
     #: as given; each stage checks its own (:mod:`fsmarena.studies.stages`)
     options: Mapping[str, Any] = field(default_factory=dict)
@@ -158,15 +166,26 @@ class Study:
         """Where part ``part`` runs: ``out`` itself, or ``out/<value>-<parameter>`` (``2-players``)."""
         return out if part is None or self.sweep is None else out / f"{part}-{self.sweep[0]}"
 
-    def plan(self, scale: str, seed: int | None = None) -> "Plan":
-        """The concrete protocol of one scale (``seed`` overrides the master seed)."""
+    def plan(self, scale: str, seed: int | None = None, level: int | None = None) -> "Plan":
+        """The concrete protocol of one scale (``seed`` overrides the master seed) at one of its
+        budget ``levels`` (default: the largest), each family's unit of training solved for it."""
         if scale not in self.scales:
             raise FsmarenaError(f"study '{self.name}' has no scale '{scale}' (scales: {', '.join(self.scales)})")
         chosen = self.scales[scale]
+        if chosen.levels and level is None:
+            level = max(chosen.levels)
+        if chosen.levels and level not in chosen.levels:
+            raise FsmarenaError(f"scale '{scale}' has no level {level} (levels: {', '.join(map(str, chosen.levels))})")
         competitors = []
         for c in self.competitors:
             params = {**c.params, **chosen.budgets.get(c.name, {})}
             replicates = params.pop("replicates", chosen.replicates)
+            if chosen.levels and level is not None:
+                count = solve_units(
+                    c.method, params, self.game, self.game_params, level, (self.curve_opponent, c.needs), c.name
+                )
+                if count is not None:
+                    params[UNIT_PARAMS[c.method]] = count
             competitors.append(Competitor(c.name, c.label, c.method, params, c.needs, replicates))
         master = self.seed if seed is None else seed
         if isinstance(master, bool) or not isinstance(master, int) or master < 0:
@@ -296,7 +315,7 @@ SCALE_FIELDS = (
     "panel_games",
     "crossplay_halfwidth",
     "budgets",
-    "compare_at_smallest_budget",
+    "levels",
 )
 
 
@@ -338,6 +357,8 @@ def study_from_dict(
     scales = {}
     for sname, item in r.table("scales").items():
         s = _Reader(item, f"{source}: scale '{sname}'")
+        if isinstance(item, Mapping) and REMOVED_FIELD in item:
+            raise s.fail(REMOVED_MESSAGE)
         s.refuse_unknown((*SCALE_FIELDS, *extra_scale_fields))
         budgets = s.table("budgets", {})
         _check_numbers(budgets, s.source + ": budgets")
@@ -363,8 +384,8 @@ def study_from_dict(
             halfwidth,
             {k: dict(v) for k, v in budgets.items()},
             s.text("description", ""),
-            s.flag("compare_at_smallest_budget", False),
-            {k: item[k] for k in extra_scale_fields if k in item},
+            options={k: item[k] for k in extra_scale_fields if k in item},
+            levels=_levels(s, budgets, competitors),
         )
     if not scales:
         raise r.fail("a study needs at least one scale")
@@ -429,6 +450,14 @@ def _best_known(r: _Reader, scales: Mapping[str, Scale]) -> dict[str, Any]:
     for scale, games in table["budgets"].items():
         limits.check(games, limits.MAX_GAMES, f"{budgets.source}: {scale}", "MAX_GAMES")
     return table
+
+
+def _levels(s: "_Reader", budgets: Mapping[str, Any], competitors: list[Competitor]) -> tuple[int, ...]:
+    """A scale's ``levels`` (:func:`fsmarena.studies.budgets.read_levels`), errors naming the scale."""
+    try:
+        return read_levels(s.data, budgets, {c.name: c.method for c in competitors})
+    except FsmarenaError as exc:
+        raise s.fail(str(exc)) from None
 
 
 def _sweep(r: _Reader) -> tuple[str, tuple[int, ...]] | None:

@@ -186,6 +186,7 @@ REPORTS: dict[str, Entry] = {
 SECTIONS: dict[str, Entry] = {
     e.name: e
     for e in (
+        Entry("questions", "fsmarena.studies.question_answers:section", "every declared question answered"),
         Entry("axelrod", "fsmarena.studies.axelrod_report:section", "the Axelrod-tournament ranks table"),
         Entry("cards", "fsmarena.studies.cards_section:cards_section", "each family's best champion: card and game"),
     )

@@ -483,15 +483,18 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1, log: Callable[[str], N
 
 
 def budget_summary(plan: Plan, budgets: dict[str, int]) -> str:
-    """The plan's budgets in one line: each family's simulated games per replicate, and how the
-    report compares them (docs/statistics.md, "Budgets")."""
+    """The plan's budgets in one line: each family's simulated games per replicate, and the
+    level they were configured for (docs/statistics.md, "Budgets")."""
     shown = ", ".join(f"{name} {games:,}" for name, games in budgets.items())
-    how = (
-        f"compared at the smallest, {smallest_budget(budgets):,}, on the learning curves"
-        if plan.scale.compare_at_smallest_budget
-        else "matched within 10%"
-    )
+    levels = plan.scale.levels
+    how = "matched within 10%" if not levels else f"every family configured for level {_level(plan, budgets):,} games"
     return f"budgets (simulated games per replicate; 0: consumes none): {shown}; {how}"
+
+
+def _level(plan: Plan, budgets: dict[str, int]) -> int:
+    """The declared level nearest the families' smallest budget (the one the plan was made for)."""
+    smallest = smallest_budget(budgets)
+    return min(plan.scale.levels, key=lambda level: abs(level - smallest))
 
 
 def finished_results(

@@ -1,0 +1,55 @@
+"""The declared-questions section: sentences from simulated replicates with a known answer."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from fsmarena.studies import question_answers as qa
+from fsmarena.studies.registry import SECTIONS
+
+
+def _records(rates, games=1000, panel_games=2000):
+    return [
+        SimpleNamespace(games=games, panel={"random": {"wins": round(r * panel_games), "games": panel_games}})
+        for r in rates
+    ]
+
+
+def _results(a_rates, b_rates, questions=(("a", "b"),)):
+    families = {"a": _records(a_rates), "b": _records(b_rates)}
+    plan = SimpleNamespace(seed=3, competitor=lambda name: SimpleNamespace(label=name.upper()))
+    data = SimpleNamespace(plan=plan, family=lambda name: families[name])
+    study = SimpleNamespace(questions=questions, curve_opponent="random", panel=("random",))
+    return SimpleNamespace(study=study, parts={None: data}, part_name=lambda part: str(part))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_family_truly_ahead_by_ten_points_is_said_ahead_and_the_interval_covers_it(seed):
+    rng = np.random.default_rng(seed)
+    a, b = rng.normal(0.6, 0.03, 30), rng.normal(0.5, 0.03, 30)
+    text = qa.section(_results(a, b))
+    assert "**A is ahead of B** at 1,000 games" in text
+    low, high = (float(x) for x in text.split("pp [")[1].split("]")[0].split(","))
+    assert low <= 10.0 <= high and low > 0
+    reverse = qa.section(_results(b, a))
+    assert "**B is ahead of A**" in reverse
+
+
+def test_families_with_the_same_rate_cannot_be_separated_and_the_detectable_difference_is_given():
+    from scipy.stats import norm
+
+    a = 0.5 + 0.03 * norm.ppf((np.arange(20) + 0.5) / 20)  # the same 20 rates in both families
+    b = np.random.default_rng(11).permutation(a)
+    text = qa.section(_results(a, b))
+    assert "**A and B cannot be separated**" in text
+    detectable = float(text.split("a difference of ")[1].split(" pp")[0])
+    # (z_0.975 + z_0.8) x the two-sample standard error of 20 + 20 replicates with sd 3 points
+    assert detectable == pytest.approx(2.80 * np.sqrt(2 * 9 / 20), rel=0.35)
+
+
+def test_no_declared_question_leaves_the_section_out_and_it_is_registered():
+    assert qa.section(_results([0.5, 0.6], [0.5, 0.6], questions=())) == ""
+    assert SECTIONS["questions"].target == "fsmarena.studies.question_answers:section"
