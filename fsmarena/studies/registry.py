@@ -100,7 +100,9 @@ REPORTS: dict[str, Entry] = {
 #: reproduce sections: ``module:function`` of ``section(results, figures) -> str`` (Markdown; ""
 #: leaves it out of a study it does not apply to). Adding a section to every report is its own
 #: module and one line here (:mod:`fsmarena.studies.sections`).
-SECTIONS: dict[str, Entry] = {}
+SECTIONS: dict[str, Entry] = {
+    "seeds": Entry("seeds", "fsmarena.studies.seeds_section:section", "what the seed reports, its settings, agreement"),
+}
 
 
 def stage_entry(name: str) -> Entry:
