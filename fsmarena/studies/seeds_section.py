@@ -71,7 +71,9 @@ def read_seed(path: Path) -> dict[str, Any]:
     return data
 
 
-def compare(what: str, seed_value: float, tolerance: float, samples: list[float], not_comparable: str = "") -> Comparison:
+def compare(
+    what: str, seed_value: float, tolerance: float, samples: list[float], not_comparable: str = ""
+) -> Comparison:
     """The seed's number against the replicates' values (``samples``): agrees when it lies in the
     replicates' 95% interval (the value itself for one replicate) widened by ``tolerance``."""
     mean, low, high = mean_ci(samples)
@@ -142,7 +144,10 @@ def settings_table(results: StudyResults, seed: dict[str, Any]) -> list[str]:
             ours = _shown(study_value(results, item["study"]))
             same = "yes" if ours == _shown(item["seed_value"]) else "no"
         else:
-            ours, same = item["study_text"], "yes" if item["study_text"].startswith(_shown(item["seed_value"])) else "no"
+            ours, same = (
+                item["study_text"],
+                "yes" if item["study_text"].startswith(_shown(item["seed_value"])) else "no",
+            )
         note = f" ({item['note']})" if item.get("note") else ""
         rows.append(f"| {item['name']} | {_shown(item['seed_value'])} | {ours}{note} | {same} |")
     return rows
