@@ -1,7 +1,7 @@
 """The seeds section of every report: what the study's seed document reports, which of its settings
 the study shares, and whether this run's result agrees with the seed's.
 
-Each game folder holds ``seed.toml`` (the format is in ``docs/results.md``, "Seeds"): the seed's
+Each game folder holds ``seed.toml`` (the format is in ``docs/publishing.md``, "Seeds"): the seed's
 reported numbers, each quoted with where it stands in the seed, the measure of the study it
 corresponds to and the seed's own uncertainty (``tolerance``); and the seed's settings, each mapped
 to a setting of the study (``<competitor>.<setting>``, ``study.<field>`` or ``game.<rule>``) or,
