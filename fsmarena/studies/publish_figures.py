@@ -91,11 +91,12 @@ def publish_figures(root: str | Path, check: bool = False) -> list[Path]:
 
 def figure_blocks(root: str | Path) -> dict[str, str]:
     """``<study>:figures``: every published figure of the study with its caption, from the captions
-    that :func:`publish_figures` kept (none before it ran)."""
+    that :func:`publish_figures` kept (a line saying so before it ran)."""
     blocks = {}
     for folder in stores(root):
         index = figures_folder(root, folder.name) / "figures.json"
         if not index.is_file():
+            blocks[f"{folder.name}:figures"] = "*No figures published yet: `fsmarena publish --figures` draws them.*"
             continue
         captions = read_json(index, "figure captions")
         if not isinstance(captions, dict):
