@@ -40,12 +40,19 @@ def add_arguments(parser) -> None:
     )
     mode.add_argument("--keys", action="store_true", help="list every published value and block a page may quote")
     parser.add_argument(
+        "--figures",
+        action="store_true",
+        help="also draw every published study's figures into docs/results/<study>/ (with --check: compare "
+        "them by content fingerprint); slow, it draws every figure",
+    )
+    parser.add_argument(
         "--root", default=".", type=output_path, help="the checkout holding README.md, docs/ and published/"
     )
 
 
 def run(args) -> int:
     from fsmarena.studies.publish import add_run, publish, published_keys
+    from fsmarena.studies.publish_figures import publish_figures
 
     root = confine(args.root)  # its pages and stores, and a study folder added, are read through no link
     for folder in ("docs", "docs/results", "published"):  # pages under a linked folder would not even be found
@@ -61,7 +68,8 @@ def run(args) -> int:
     if args.keys:
         print("\n".join(published_keys(root)))
         return 0
-    changed = publish(root, check=args.check)
+    changed = publish_figures(root, check=args.check) if args.figures else []
+    changed += publish(root, check=args.check)
     names = [page.relative_to(root).as_posix() for page in changed]
     if args.check:
         for name in names:

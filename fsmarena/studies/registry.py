@@ -187,6 +187,7 @@ SECTIONS: dict[str, Entry] = {
     e.name: e
     for e in (
         Entry("questions", "fsmarena.studies.question_answers:section", "every declared question answered"),
+        Entry("seeds", "fsmarena.studies.seeds_section:section", "what the seed reports, its settings, agreement"),
         Entry("axelrod", "fsmarena.studies.axelrod_report:section", "the Axelrod-tournament ranks table"),
         Entry("cards", "fsmarena.studies.cards_section:cards_section", "each family's best champion: card and game"),
     )
