@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -49,6 +50,7 @@ GENERIC_METHODS: dict[str, str] = {
     "train-exact": "fsmarena.studies.exact_methods:train_exact",
     "evolve-exact": "fsmarena.studies.exact_methods:evolve_exact",
     "plan": "fsmarena.studies.exact_methods:plan",
+    "python": "fsmarena.studies.methods:python",
 }
 
 
@@ -256,3 +258,47 @@ def random_search_check(ctx: MethodContext) -> dict[str, Any]:
 def random_search_games(settings: Mapping[str, Any], game: Game) -> int:
     """Every game that judges a candidate."""
     return int(settings["candidates"]) * int(settings["games_per_candidate"])
+
+
+def python(ctx: MethodContext) -> Trained:
+    """An outside agent as a competitor: ``params.entry = "package.module:make_player"`` names a
+    function ``make_player(game) -> Player``.  It runs code from outside fsmarena, so it is
+    imported only when a study names it, with a one-line warning; it is not trained by the study
+    (no game consumed here)."""
+    player = _make_outside_player(python_check(ctx)["entry"], ctx)
+    player.label = ctx.label
+    return Trained(player=player, games=0)
+
+
+def python_check(ctx: MethodContext) -> dict[str, Any]:
+    p = Params(ctx)
+    entry = p.get("entry", str)
+    p.check_unused()
+    module_name, _, attribute = entry.partition(":")
+    if not module_name or not attribute:
+        raise p.fail(f"entry '{entry}' is not of the form 'package.module:function'")
+    return {"entry": entry}
+
+
+def python_games(settings: Mapping[str, Any], game: Game) -> int:
+    """The outside agent was trained elsewhere: no game is consumed by the study."""
+    return 0
+
+
+def _make_outside_player(entry: str, ctx: MethodContext) -> Player:
+    """Import ``entry`` and call it with the game; one clear error if anything is missing or wrong."""
+    module_name, _, attribute = entry.partition(":")
+    print(f"warning: competitor '{ctx.label}' runs outside code from '{module_name}'", file=sys.stderr)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise FsmarenaError(f"competitor '{ctx.label}': cannot import '{module_name}' ({exc})") from None
+    factory = getattr(module, attribute, None)
+    if not callable(factory):
+        raise FsmarenaError(f"competitor '{ctx.label}': '{module_name}' has no function '{attribute}'")
+    player = factory(ctx.game)
+    if not isinstance(player, Player):
+        raise FsmarenaError(
+            f"competitor '{ctx.label}': {entry} returned {type(player).__name__}, not an fsmarena Player"
+        )
+    return player
