@@ -26,7 +26,7 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_json, read_text, write_json
-from fsmarena.studies.results import write_report
+from fsmarena.studies.report import write_report
 from fsmarena.studies.store import load_store, stores
 
 #: the largest difference of a cell's mean grey level (0 to 1) between two drawings of one figure
