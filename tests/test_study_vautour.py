@@ -249,7 +249,7 @@ def test_unknown_scale_fails_with_one_line_before_writing(capsys, tmp_path):
 def test_the_definition_loads_with_its_player_counts_and_reference():
     study = get_study("vautour")
     assert study.sweep == ("players", (2, 3)) and study.options["reference"] == "prize-rank"
-    assert study.stages == ("crossplay", "league", "exploitability") and study.report == "player-counts"
+    assert study.stages == ("crossplay", "league", "exploitability", "cards") and study.report == "player-counts"
     parts = study.parts()
     assert list(parts) == [2, 3] and parts[3].name == "vautour-3p"
     assert parts[3].game_params == {"state": "buckets", "action_set": "both", "players": "3"}
