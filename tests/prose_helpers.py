@@ -8,6 +8,8 @@ import re
 
 MAX_WORDS = 60
 #: phrasings no page may contain (issue 45: "p = < 0.0001", "ahead of no other family")
+#: a bullet that names its subject and says nothing (``- MC: .``)
+EMPTY_STATEMENT = re.compile(r"^\s*- [^\n]*?:\s*\.\s*$", re.M)
 FORBIDDEN = ("p = <", "p = >", "ahead of no other family", "ahead of no family", "of no family")
 #: an interval of one sign: both ends positive or both negative
 ONE_SIGNED = re.compile(r"\[\+[\d.]+ pp, \+[\d.]+ pp\]|\[−?-[\d.]+ pp, -[\d.]+ pp\]")
@@ -39,6 +41,7 @@ def prose_defects(text: str) -> list[str]:
     """Every defect of the page's prose (module docstring)."""
     body = prose(text)
     defects = [f"forbidden phrasing {phrase!r}" for phrase in FORBIDDEN if phrase in body]
+    defects += [f"a statement with nothing said: {line.strip()!r}" for line in EMPTY_STATEMENT.findall(text)]
     for sentence in sentences(text):
         words = len(sentence.split())
         if words > MAX_WORDS:

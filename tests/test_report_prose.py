@@ -22,6 +22,8 @@ def test_the_checks_catch_each_defect():
     assert any("word sentence" in d for d in prose_defects(f"Intro.\n\n{long}\n"))
     assert prose_defects("Holm p = < 0.0001 for this.") == ["forbidden phrasing 'p = <'"]
     assert prose_defects("- MC is ahead of no other family.")
+    assert prose_defects("Cross-play:\n  - MC (evo): .\n") == ["a statement with nothing said: '- MC (evo): .'"]
+    assert not prose_defects("Cross-play:\n  - MC (evo): behind all 7 other families.\n")
     bad = "- **A vs B**: cannot be separated (+5.0 pp [+1.0 pp, +9.0 pp] net)."
     assert prose_defects(bad)
     assert not prose_defects(bad.replace("cannot be separated", "the sign test decides, not separated"))

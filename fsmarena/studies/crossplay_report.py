@@ -134,7 +134,7 @@ def crossplay_overview(analysis: Analysis) -> list[str]:
         "the number of pairs):"
     ]
     for a in methods:
-        found: dict[str, list[str]] = {"ahead": [], "level": [], "not separated": [], "too few": []}
+        found: dict[str, list[str]] = {"ahead": [], "level": [], "not separated": [], "too few": [], "behind": []}
         for b in methods:
             pair = crossplay_row(analysis, a, b)
             if pair is None or a == b:
@@ -153,6 +153,8 @@ def crossplay_overview(analysis: Analysis) -> list[str]:
                 f"interval excluding zero against {'; '.join(found['too few'])}, "
                 f"but the sign test decides and cannot reach {ALPHA} with so few champions"
             )
+        if not parts:  # a family behind every other one says so, not an empty line
+            parts = [f"behind all {len(found['behind'])} other families"]
         lines.append(f"  - {a}: " + ". ".join(p[0].upper() + p[1:] for p in parts) + ".")
     return lines
 
