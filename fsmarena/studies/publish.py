@@ -8,7 +8,10 @@ two markers naming where it comes from, and this module writes it again from the
   (the key, then an optional Python format specification; without one an integer is written with
   thousands separators, a float with 4 significant digits);
 * a generated block, markers on lines of their own: ``<!-- generated 421:report -->`` ...
-  ``<!-- /generated -->`` (the run's whole report, or one of its sections).
+  ``<!-- /generated -->`` (the run's whole report, or one of its sections).  A section only some
+  runs write (one a scale or a stored run's settings call for) is opened with
+  ``<!-- generated KEY if-written -->``: it is left empty when the study's report has no such
+  section, and is still an error when the study itself is not published.
 
 Keys are ``<study>:<name>``; :func:`published_keys` lists them: ``<study>:report`` and
 ``<study>:section.<heading>`` (blocks); ``<study>:run.<field>`` (the manifest: command, scale,
@@ -45,7 +48,7 @@ from fsmarena.studies.store import load_store, stores
 from fsmarena.text import clean_text
 
 _VALUE = re.compile(r"<!-- value (\S+?)(?: (\S+?))? -->(.*?)<!-- /value -->")
-_BLOCK_OPEN = re.compile(r"^<!-- generated (\S+) -->$")
+_BLOCK_OPEN = re.compile(r"^<!-- generated (\S+)( if-written)? -->$")
 _BLOCK_CLOSE = "<!-- /generated -->"
 #: beside a results page: the text the page is written from once its study is published
 TEMPLATE_SUFFIX = ".template"
@@ -169,11 +172,12 @@ def render(text: str, where: str, found: Published) -> str:
     lines = text.split("\n")
     out: list[str] = []
     fenced = False
-    block: tuple[str, int] | None = None
+    block: tuple[str, int, bool] | None = None
     for number, line in enumerate(lines, 1):
         if block is not None:
             if line.strip() == _BLOCK_CLOSE:
-                out += [_block(found, block[0], f"{where}:{block[1]}"), line]
+                text = _block(found, block[0], f"{where}:{block[1]}", block[2])
+                out += [text, line] if text else [line]
                 block = None
             continue
         if line.startswith("```"):
@@ -183,7 +187,7 @@ def render(text: str, where: str, found: Published) -> str:
             continue
         opening = _BLOCK_OPEN.match(line.strip())
         if opening:
-            block = (opening.group(1), number)
+            block = (opening.group(1), number, opening.group(2) is not None)
             out.append(line)
             continue
         if _BLOCK_CLOSE in line or "<!-- generated" in line:
@@ -207,7 +211,11 @@ def _values_of_line(line: str, where: str, found: Published) -> str:
     return _VALUE.sub(lambda match: _value(found, match, where), line)
 
 
-def _block(found: Published, key: str, where: str) -> str:
+def _block(found: Published, key: str, where: str, if_written: bool = False) -> str:
+    """The text of block ``key``; empty for an ``if-written`` section its published study's report
+    does not have."""
+    if if_written and key not in found.blocks and f"{key.split(':', 1)[0]}:report" in found.blocks:
+        return ""
     if key not in found.blocks:
         raise FsmarenaError(f"{where}: unknown published block '{clean_text(key, 80)}' ({_known(found.blocks)})")
     text = found.blocks[key]
