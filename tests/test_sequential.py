@@ -165,7 +165,8 @@ def reference(
             marks.append(mark)
             k.step(p, s, action)
         rewards = np.zeros(k.n_seats(p))
-        k.rewards(p, s, rewards)
+        # what the learner maximises: the ranking, or the score where the game declares it (ipd)
+        (k.scores if game.objective == "score" else k.rewards)(p, s, rewards)
         reward = rewards[learner]
         if algo.startswith("mc"):
             returns = [
