@@ -94,6 +94,8 @@ def checkout(tmp_path) -> Path:
     shutil.copytree(REPOSITORY / "published" / "421", root / "published" / "421")
     (root / "docs" / "results").mkdir(parents=True)
     shutil.copyfile(REPOSITORY / "docs" / "results" / "421.md", root / "docs" / "results" / "421.md")
+    # the page shows the figures drawn beside it (its figures block reads that folder)
+    shutil.copytree(REPOSITORY / "docs" / "results" / "421", root / "docs" / "results" / "421")
     (root / "README.md").write_text("# project\n", encoding="utf-8")
     return root
 
