@@ -136,7 +136,11 @@ def run_axelrod(
     names = [*labels, *(str(p.name) for p in harper + others)]
     tournament = axl.Tournament(entrants, turns=TURNS, repetitions=options["axelrod_repetitions"], seed=seed % 2**32)
     results = tournament.play(processes=jobs if jobs > 1 else None, progress_bar=False)
-    scores = [[float(x) for x in row] for row in results.normalised_scores]
+    # each repetition's score per turn from its whole-number total over the opponents (self-play
+    # excluded, as in Axelrod's normalised scores): Axelrod's own normalised scores are sums of
+    # floats whose order depends on the worker processes, an ulp apart between --jobs 1 and 2
+    per_turn = TURNS * max(len(entrants) - 1, 1)
+    scores = [[int(total) / per_turn for total in row] for row in results.scores]
     return TournamentResult("axelrod", names, [*groups, *names[len(labels) :]], scores, _ranks(scores))
 
 
