@@ -174,14 +174,17 @@ def _clearance(points: np.ndarray, centres: np.ndarray) -> float:
     return float(np.linalg.norm(centres[:, None, :] - nearest, axis=2).min())
 
 
-#: where along an edge (0 = source, 1 = target) its label may go, in order of preference
-LABEL_SPOTS = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8)
+#: where along an edge (0 = source, 1 = target) its label may go, in order of preference: the
+#: middle first, then outwards, then the spots between (a crowded drawing needs them)
+LABEL_SPOTS = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.45, 0.55, 0.35, 0.65, 0.25, 0.75, 0.15, 0.85)
 
 
 def text_box(text: str) -> np.ndarray:
     """Approximate half width and half height of an edge label, in axis units."""
     lines = text.split("\n")
-    return np.array([0.022 * max(len(line) for line in lines) + 0.03, 0.06 * len(lines) + 0.02])
+    # measured on the drawn labels (font FONT, their rounded box): a '%' is wider than a letter,
+    # so 0.025 a character, a little more than any label needs
+    return np.array([0.025 * max(len(line) for line in lines) + 0.035, 0.06 * len(lines) + 0.02])
 
 
 def free_spot(candidates: np.ndarray, text: str, placed: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
