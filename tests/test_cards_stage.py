@@ -47,6 +47,23 @@ def test_the_strongest_builtin_is_the_one_the_champions_score_worst_against():
     assert strongest_builtin([]) == ""
 
 
+def scored(replicate: int, scores: dict[str, float], games: int = 10):
+    """A record of a score-objective game: the panel's summed scores per opponent, no wins."""
+    panel = {name: {"wins": 0, "games": games, "score": score} for name, score in scores.items()}
+    return SimpleNamespace(replicate=replicate, panel=panel, curve_win=[0.0], player=None)
+
+
+def test_under_the_score_objective_the_best_champion_and_builtin_go_by_the_mean_panel_score():
+    """Iterated prisoner's dilemma: wins say little (tit for tat never wins), the score per turn
+    decides. Mean scores per game: r0 (3.0 + 1.0) / 2 = 2.0, r1 (2.5 + 2.5) / 2 = 2.5, r2 2.5 (a
+    tie: the lower replicate); against 'a' the champions average 2.67, against 'd' 1.67."""
+    records = [scored(0, {"a": 30.0, "d": 10.0}), scored(1, {"a": 25.0, "d": 25.0}), scored(2, {"a": 25.0, "d": 25.0})]
+    assert best_replicate(records, "a", "score") == (1, "score")
+    assert best_replicate(records, "a") == (0, "reference")  # the ranking objective: no wins, a tie
+    assert strongest_builtin(records, "score") == "d"
+    assert strongest_builtin(records) == "a"  # no wins anywhere: a tie, the first on the panel
+
+
 def hand_summary() -> StrategySummary:
     """Two states: S0 plays action 1 in 6 of 8 decisions (situations 0 x4, 1 x2) and 0 in 2,
     moving to S1 after situation 1 twice; S1 always plays action 0."""
@@ -148,7 +165,7 @@ def test_the_section_shows_each_familys_card_and_game_with_its_caption(tmp_path)
     assert "(figures/card_fsm.png)" in text and (tmp_path / "figures" / "card_fsm.png").exists()
     assert "One game against random (the champion in seat 0" in text
     plain = cards_section(results, figures=False)
-    assert "- **S0** (73% of decisions, start)" in plain and "card_fsm.png" not in plain
+    assert "| S0 (start) | 73% | plays **" in plain and "card_fsm.png" not in plain
     assert cards_section(SimpleNamespace(parts={None: synthetic_data(tmp_path)}, out=tmp_path), True) == ""
 
 

@@ -1,5 +1,5 @@
 """A champion's story for a report (:func:`fsmarena.figures.champion_story.champion_story`): its
-card written and marked with the player's hash, its summary as one bullet per state used, and
+card written and marked with the player's hash, its summary as a table of the states used, and
 one game's first decisions, the same game ``play --trace`` shows."""
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ def test_a_champions_story_has_its_card_summary_and_one_annotated_game(tmp_path,
     lines = text.splitlines()
     assert lines[0] == "![Strategy card of table-fsm 'table-fsm'](best_card.png)"
     assert "in 20 games against always-large" in text
-    assert [line.split("**")[1] for line in lines if line.startswith("- **")] == [f"S{s}" for s in range(7)]
+    states = [line.split(" | ")[0][2:] for line in lines if line.startswith("| S")]
+    assert states == ["S0 (start)", *(f"S{s}" for s in range(1, 7))]  # one table row opens each state used
     (game_played,) = rotated_transcripts(game, load_player(path, game), _builtin(game), 1, 2)
     mine = [m for m in game_played.moves if m.seat == 0]
     rows = [line for line in lines if line.startswith("| ") and line.split(" | ")[0][2:].isdigit()]

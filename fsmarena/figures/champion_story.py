@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fsmarena.evo.strategy_summary import StrategySummary, move_words, percent, summarise
+from fsmarena.evo.strategy_summary import StrategySummary, percent, summarise
 from fsmarena.evo.transcript import Move, Transcript, rotated_transcripts
 from fsmarena.figures.machine_index import content_hash, note_drawing
 from fsmarena.figures.strategy_card import write_card
@@ -52,20 +52,30 @@ def champion_story(
 
 
 def summary_markdown(summary: StrategySummary) -> list[str]:
-    """One bullet per state used: its share of the decisions, what it plays where, and where it moves."""
+    """A table of every state used: its share of the decisions, what it plays in which situations
+    and where it moves (a table, not bullets: one state's situations would make a sentence no one
+    reads)."""
     lines = [
-        f"What '{summary.label}' does in {summary.games} games {summary.against()} ({summary.decisions} decisions):"
+        f"What '{summary.label}' does in {summary.games} games {summary.against()} ({summary.decisions} decisions), "
+        "state by state, the most frequent first:",
+        "",
+        "| state | share of decisions | plays or moves | share of the state | in these situations |",
+        "|---|---|---|---|---|",
     ]
-    lines.append("")
     for state in summary.states:
-        start = ", start" if state.state == 0 else ""
-        plays = "; ".join(
-            f"plays **{summary.actions[g.key]}** {percent(g.count, state.decisions)}: {summary.named(g, 2)}"
+        rows = [
+            (f"plays **{summary.actions[g.key]}**", percent(g.count, state.decisions), summary.named(g, 2))
             for g in state.actions
-        )
-        move = "; ".join(f"moves to S{g.key} {move_words(summary, state, g)}" for g in state.moves[:2])
+        ]
+        for g in state.moves[:2]:
+            always = g.count == state.decisions
+            where = "always" if always else f"after {summary.named(g, 2)}"
+            rows.append((f"moves to S{g.key}", percent(g.count, state.decisions), where))
+        name = f"S{state.state}" + (" (start)" if state.state == 0 else "")
         share = percent(state.decisions, summary.decisions)
-        lines.append(f"- **S{state.state}** ({share} of decisions{start}): {plays}" + (f"; {move}" if move else ""))
+        for k, (what, how_often, where) in enumerate(rows):
+            first = (name, share) if k == 0 else ("", "")
+            lines.append(f"| {first[0]} | {first[1]} | {what} | {how_often} | {_cell(where)} |")
     return lines
 
 
