@@ -4,9 +4,12 @@ For every family of the study it picks the **best champion**: the replicate with
 wins against the study's curve opponent (the selection the confirmation stage re-measures,
 :func:`fsmarena.studies.stage_confirm.best_champions`; ties: the lowest replicate; a study whose
 curve opponent is not on the panel ranks by the mean panel win rate; a one-player game by the
-last point of the learning curve).  It plays that champion against the panel's **strongest
-builtin** (the builtin the families' champions score worst against, mean panel win rate over
-every champion; alone in a one-player game) and stores
+last point of the learning curve).  A game whose objective is the score (the iterated
+prisoner's dilemma, :attr:`fsmarena.games.base.Game.objective`) ranks by the mean panel score
+per game instead: there a win says little (tit for tat never wins a match).  It plays that
+champion against the panel's **strongest builtin** (the builtin the families' champions score
+worst against, mean panel win rate, or score, over every champion; alone in a one-player game)
+and stores
 
 * its strategy summary (:func:`fsmarena.evo.strategy_summary.summarise`, :data:`CARD_GAMES`
   games per seat at most), every count and situation in words, enough to redraw the strategy
@@ -47,6 +50,7 @@ CHOSEN_BY = {
     "reference": "most panel wins against {reference}",
     "panel": "highest mean panel win rate",
     "curve": "highest last learning-curve point",
+    "score": "highest mean panel score per turn",
 }
 
 
@@ -75,11 +79,22 @@ def panel_rate(record: Record, opponent: str) -> float:
     return entry["wins"] / entry["games"] if entry["games"] else 0.0
 
 
-def best_replicate(records: list[Record], reference: str) -> tuple[int, str]:
+def panel_score(record: Record, opponent: str) -> float:
+    """A champion's mean panel score per game against ``opponent`` (per turn in the iterated
+    prisoner's dilemma, whose game score is the score per turn)."""
+    entry = record.panel[opponent]
+    return float(entry.get("score", 0.0)) / entry["games"] if entry["games"] else 0.0
+
+
+def best_replicate(records: list[Record], reference: str, objective: str = "rank") -> tuple[int, str]:
     """The best champion of one family and how it was chosen (module docstring): most panel
     wins against ``reference`` if it is on the panel, else the mean panel win rate, else the
-    last curve point; ties go to the lowest replicate."""
+    last curve point; the mean panel score under the ``score`` objective; ties go to the
+    lowest replicate."""
     panel = list(records[0].panel)
+    if objective == "score" and panel:
+        top = max(records, key=lambda r: (float(np.mean([panel_score(r, o) for o in panel])), -r.replicate))
+        return top.replicate, "score"
     if reference in panel:
         top = max(records, key=lambda r: (r.panel[reference]["wins"], -r.replicate))
         return top.replicate, "reference"
@@ -90,13 +105,15 @@ def best_replicate(records: list[Record], reference: str) -> tuple[int, str]:
     return top.replicate, "curve"
 
 
-def strongest_builtin(records: list[Record]) -> str:
+def strongest_builtin(records: list[Record], objective: str = "rank") -> str:
     """The panel's builtin the champions score worst against (mean panel win rate over all of
-    them; ties: the first on the panel); "" without a panel."""
+    them, or mean score under the ``score`` objective; ties: the first on the panel); "" without
+    a panel."""
     panel = list(records[0].panel) if records else []
     if not panel:
         return ""
-    return min(panel, key=lambda o: (float(np.mean([panel_rate(r, o) for r in records])), panel.index(o)))
+    measure = panel_score if objective == "score" else panel_rate
+    return min(panel, key=lambda o: (float(np.mean([measure(r, o) for r in records])), panel.index(o)))
 
 
 def card_seed(master: int, competitor: str) -> int:
@@ -109,11 +126,11 @@ def make_cards(data: StudyData, games: int) -> list[Card]:
     """Every family's card, in the study's order (module docstring)."""
     plan, game = data.plan, data.game
     records = list(data.records.values())
-    opponent = strongest_builtin(records) if game.n_seats > 1 else ""
+    opponent = strongest_builtin(records, game.objective) if game.n_seats > 1 else ""
     rival = resolve_player(opponent, game) if opponent else None
     cards = []
     for c in plan.competitors:
-        replicate, chosen_by = best_replicate(data.family(c.name), plan.study.curve_opponent)
+        replicate, chosen_by = best_replicate(data.family(c.name), plan.study.curve_opponent, game.objective)
         player = data.records[(c.name, replicate)].player
         seed = card_seed(plan.seed, c.name)
         summary = summarise(player, game, [rival] if rival else None, games, seed)
