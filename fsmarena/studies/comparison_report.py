@@ -15,7 +15,7 @@ from typing import Any, Sequence
 from fsmarena.studies import statistics as st
 from fsmarena.studies.analysis import Analysis
 from fsmarena.studies.crossplay_report import crossplay_overview, crossplay_phrase, crossplay_row
-from fsmarena.studies.report_text import estimate, p_is, pp, pval, summary_cell, table
+from fsmarena.studies.report_text import estimate, p_is, pp, pval, sentences, summary_cell, table
 from fsmarena.studies.runner import StudyData
 
 ALPHA = st.ALPHA
@@ -229,7 +229,7 @@ def conclusions(data: StudyData, analysis: Analysis) -> str:
         if pair is not None:
             parts.append("cross-play: " + crossplay_phrase(pair))
         if parts:
-            lines.append(f"  - **{a} vs {b}**: " + "; ".join(parts) + ".")
+            lines.append(f"  - **{a} vs {b}**: " + sentences(parts))
     if "crossplay_family" in analysis.tables:
         lines += crossplay_overview(analysis)
     budget: dict[str, list[int]] = {}

@@ -60,12 +60,12 @@ def crossplay_section(data: StudyData, analysis: Analysis) -> str:
             "with its 95% champion-level interval.",
             data.out,
         ),
-        "Head-to-head records with the net score (wins − losses per game, mean over pairings of champions, "
-        "95% two-way cluster interval), the champion-level sign test (how many of the row's champions are "
-        "ahead of the whole column family, how many of the column's are ahead of the whole row family; p: "
-        "the larger of the two sign tests) and the spread over the row family's champions (each champion's "
-        "win rate against the whole column family: median, inter-quartile range, range); each pair once, "
-        "the other direction is in the CSV:\n",
+        "Head-to-head records, each pair once (the other direction is in the CSV). The net score is wins − "
+        "losses per game, the mean over pairings of champions, with its 95% two-way cluster interval. The "
+        "champions column is the champion-level sign test: how many of the row's champions are ahead of the "
+        "whole column family, and how many of the column's are ahead of the whole row family (p: the larger "
+        "of the two sign tests). The spread is over the row family's champions, each one's win rate against "
+        "the whole column family (median, inter-quartile range, range):\n",
         table(
             [
                 "row",

@@ -21,7 +21,7 @@ from fsmarena.studies import inference as inf
 from fsmarena.studies.analysis import Analysis
 from fsmarena.studies.comparison_report import declared_statement, merged_phrases
 from fsmarena.studies.league_tables import FIELD, LeagueTables
-from fsmarena.studies.report_text import estimate, image, pct, pp, pval, table
+from fsmarena.studies.report_text import estimate, image, pct, pp, pval, sentences, table
 
 Drawn = Mapping[str, Sequence[Path]]
 
@@ -157,12 +157,12 @@ def reference_section(t: LeagueTables) -> str:
     return "\n".join(
         [
             f"### Reference point: `{ref}`\n",
-            f"How far each family is above `{ref}`: head to head (against {n - 1} {'copy' if n == 2 else 'copies'} "
-            "of it: win rate and advantage), against the field (win rate, and its difference from the reference's "
-            "own win rate against the field), and against the other builtins (mean win rate over them, next to the "
-            "reference's own mean against the same builtins, and the difference). 95% intervals: a family's over "
-            "its champions (the reference's own rates, one fixed player's, taken as given); a builtin's over the "
-            f"games. `tables/reference_{n}p.csv`.\n",
+            f"How far each family is above `{ref}`, in three ways. Head to head: against {n - 1} "
+            f"{'copy' if n == 2 else 'copies'} of it, the win rate and the advantage. Against the field: the win "
+            "rate, and its difference from the reference's own win rate against the field. Against the other "
+            "builtins: the mean win rate over them, next to the reference's own mean against the same builtins, "
+            "and the difference. 95% intervals: a family's over its champions (the reference's own rates, one "
+            f"fixed player's, taken as given); a builtin's over the games. `tables/reference_{n}p.csv`.\n",
             table(
                 [
                     "row",
@@ -409,7 +409,7 @@ def findings(t: LeagueTables, analysis: Analysis) -> list[str]:
             rows = [(r, "unseen advantage") for r in t.tests if {r["method_a"], r["method_b"]} == {a, b}]
             phrases = merged_phrases(rows, a, b)
             if phrases:
-                lines.append(f"  - **{a} vs {b}**: " + "; ".join(phrases) + ".")
+                lines.append(f"  - **{a} vs {b}**: " + sentences(phrases))
     return lines
 
 

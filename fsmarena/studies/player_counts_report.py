@@ -176,7 +176,7 @@ def protocol_section(run: PlayerCountRun, first: StudyData, fingerprints: Sequen
             + ".",
             "- **Per player count** a complete study on the generic runner in `<n>-players/` (learning curves "
             f"against `{plan.study.curve_opponent}`, {plan.scale.panel_games:,} games per champion and builtin, "
-            "cross-play in the two-player game), then a **league**: every champion, every builtin and the field "
+            "cross-play in the two-player game). Then a **league**: every champion, every builtin and the field "
             f"against copies of each other, at least {run.league_games:,} games per ordered pair of groups, the "
             "single seat rotated over all seats; seeds `SeedSequence(master, spawn_key=(2**32 + 16 + n,))`.",
             "- **Seen / unseen**: each competitor's training opponents (its `opponents` or evolution `panel`) are "

@@ -91,3 +91,9 @@ def section(heading: str, *body: str) -> str:
     """A heading with its body, or "" when the body is empty (no heading stands alone)."""
     shown = [b for b in body if b]
     return "\n".join([heading, *shown]) if shown else ""
+
+
+def sentences(parts: Sequence[str]) -> str:
+    """Each part as a sentence of its own, capitalised and ended by a full stop: one finding per
+    measure reads; the same findings joined by semicolons make a sentence of 200 words."""
+    return " ".join(part[:1].upper() + part[1:] + ("" if part.endswith(".") else ".") for part in parts if part)

@@ -258,9 +258,9 @@ def answer_section(
             headline,
             "",
             f"For each family: the mean win rate of its champions (one per replicate) against `{reference}` on the "
-            "panel games with the 95% t-interval over replicates; its best champion on those panel games (a selected "
-            "maximum, biased upwards); and the same champion on fresh confirmation games against "
-            f"`{reference}` with seats swapped, 95% Wilson interval - the number the question is answered with "
+            "panel games with the 95% t-interval over replicates, and its best champion on those panel games (a "
+            "selected maximum, biased upwards). Then the same champion on fresh confirmation games against "
+            f"`{reference}` with seats swapped, 95% Wilson interval: the number the question is answered with "
             "(`tables/families.csv`)."
             + (
                 f" {study.reference_result[1][:1].upper() + study.reference_result[1][1:]} reported "
