@@ -232,10 +232,15 @@ def test_the_axelrod_tournament_tutorial_runs_as_shown(capsys, tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     shown = [line for line in commands if line.startswith("fsmarena ")]
     assert [line.split()[1] for line in shown] == ["evolve", "play", "export"]
+    outputs = []
     for line in shown:
-        code, _, err = run_cli(capsys, *shlex.split(line)[1:], "--quiet")
+        code, out, err = run_cli(capsys, *shlex.split(line)[1:], "--quiet")
         assert code == 0, (line, err)
+        outputs.append(out)
+    # what the page says of them: a draw at 3.00 a turn against Tit For Tat, then second place
+    assert "draw 100.00%" in outputs[1] and "mean score 3.0000 vs 3.0000" in outputs[1]
+    assert "every match a\ndraw at 3.00 points a turn each" in page
     (python,) = re.findall(r"```python\n(.*?)```", page, re.S)
     exec(compile(python, "tournament.py", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
-    assert len(printed) == 10 and any("FSM Player" in line for line in printed)
+    assert len(printed) == 10 and printed[1].startswith("2 FSM Player") and "ranks second" in page
