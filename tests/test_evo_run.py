@@ -22,6 +22,7 @@ from fsmarena.evo.protocols import PanelSeat, round_robin_pairing, score
 from fsmarena.evo.run import EvolveConfig, evolve
 from fsmarena.games.arena import Seat, play_games
 from fsmarena.games.dtd.game import LARGE_MAX, DivideTheDollar
+from fsmarena.games.match import play_match
 from fsmarena.games.players import FixedActionPlayer, load_player, resolve_player
 
 GAME = DivideTheDollar()
@@ -161,6 +162,27 @@ def test_same_seed_same_logbook_and_best_for_one_or_two_jobs(protocol):
     assert np.array_equal(one.hall_of_fame[0].genome, two.hall_of_fame[0].genome)
     other = evolve(GAME, config, seed=12, jobs=1)
     assert timeless(other.logbook) != timeless(one.logbook)
+
+
+def test_the_curve_measures_each_point_against_the_named_curve_opponent_and_changes_nothing_else():
+    """A study names its curve opponent (the learners' curves are measured against it too): each
+    curve point is the measured champion's win rate against that player on the point's own
+    games, replayed here; evolution itself (logbook fitness, champions) is the same as with the
+    default ``random``."""
+    config = SMALL_RUNS["round-robin"]
+    rival = resolve_player("always-large", GAME)
+    champions = []
+    named = evolve(GAME, config, seed=5, on_curve_point=lambda _g, p: champions.append(p), curve_opponent=rival)
+    default = evolve(GAME, config, seed=5)
+    assert [r["max"] for r in named.logbook] == [r["max"] for r in default.logbook]
+    assert np.array_equal(named.hall_of_fame[0].genome, default.hall_of_fame[0].genome)
+    points = [r for r in named.logbook if r["vs_random"] is not None]
+    assert [r["vs_random"] for r in points] != [r["vs_random"] for r in default.logbook if r["vs_random"] is not None]
+    # round robin: the hall of fame holds the latest generation's best, the measured champion
+    assert len(champions) == len(points) >= 2
+    for record, champion in zip(points, champions):
+        seed = np.random.SeedSequence(5, spawn_key=(2, record["gen"]))
+        assert record["vs_random"] == play_match(GAME, champion, rival, config.curve_games, seed, 1).win_rate
 
 
 class Interrupt(Exception):

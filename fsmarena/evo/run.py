@@ -5,8 +5,11 @@
 score everybody, record DEAP ``Logbook`` statistics of the fitness together with the number of
 games simulated so far (the x-axis shared with the RL learners) and the elapsed seconds,
 update the ``HallOfFame``, and, every ``curve_every`` generations and at the last one,
-measure the generation's champion (highest fitness) against ``random`` over ``curve_games``
-games (these measurement games are not counted as simulated).  In one-player games (the
+measure the generation's champion (highest fitness) against the curve opponent over
+``curve_games`` games (these measurement games are not counted as simulated).  The curve
+opponent is ``random`` unless the caller names another (a study names its curve opponent, so
+that automata and learners are measured against the same player); the logbook's column keeps
+its name, ``vs_random``.  In one-player games (the
 ``score`` protocol) the champion is measured alone instead: its exact expected score when the
 game computes one (``game.exact_player_values``, e.g. 421), else its mean score over
 ``curve_games`` games, in the logbook's ``champion_score`` column.
@@ -73,6 +76,7 @@ def evolve(
     resume: bool = False,
     callback: Callable[[dict], None] | None = None,
     on_curve_point: Callable[[int, Player], None] | None = None,
+    curve_opponent: Player | None = None,
 ) -> EvolveResult:
     """Run (or, with ``resume``, continue) an evolution; see the module docstring.
 
@@ -81,6 +85,7 @@ def evolve(
     ``on_curve_point(games, player)`` is called at every learning-curve point with the games
     simulated so far and the hall of fame's leader, the player the run would return if it
     stopped there (a study measures these snapshots; a resumed run reports only its new points).
+    ``curve_opponent``: whom each curve point's champion plays (default: the game's ``random``).
     """
     config = config.resolved(game)
     spec = config.check_sizes(game)
@@ -106,7 +111,10 @@ def evolve(
         state = _fresh_state(spec, config, seed, panel)
     protocol = make_protocol(game, spec, config, state.panel)
 
-    task = _Generations(game, spec, protocol, config, seed, jobs, state, out_dir, on_curve_point)
+    opponent = None  # a one-player game's champion is measured alone
+    if game.n_seats > 1:
+        opponent = curve_opponent if curve_opponent is not None else game.builtin_players()["random"]()
+    task = _Generations(game, spec, protocol, config, seed, jobs, state, out_dir, on_curve_point, opponent)
     run_loop.run(
         task,
         resolved_count(config.generations, "generations"),
@@ -152,10 +160,11 @@ class _Generations:
         state: State,
         out_dir: Path | None,
         on_curve_point: Callable[[int, Player], None] | None,
+        curve_opponent: Player | None,
     ):
         self.game, self.spec, self.protocol, self.config = game, spec, protocol, config
         self.seed, self.jobs, self.state, self.out_dir = seed, jobs, state, out_dir
-        self.on_curve_point = on_curve_point
+        self.on_curve_point, self.curve_opponent = on_curve_point, curve_opponent
         self.record: dict = {}
 
     @property
@@ -166,7 +175,15 @@ class _Generations:
     def step(self, size: int) -> None:
         for _ in range(size):
             self.record = _generation(
-                self.game, self.spec, self.protocol, self.config, self.seed, self.jobs, self.state, self.done
+                self.game,
+                self.spec,
+                self.protocol,
+                self.config,
+                self.seed,
+                self.jobs,
+                self.state,
+                self.done,
+                self.curve_opponent,
             )
 
     def curve_point(self) -> None:
@@ -197,6 +214,7 @@ def _generation(
     jobs: int,
     state: State,
     generation: int,
+    curve_opponent: Player | None,
 ) -> dict:
     """Breed (after the first generation), score, record; updates ``state`` in place."""
     start = time.perf_counter()
@@ -215,10 +233,10 @@ def _generation(
     if _curve_point(config, generation):
         champion = spec.player(state.genomes[int(np.argmax(state.fitness))][None])
         curve_seed = np.random.SeedSequence(seed, spawn_key=(2, generation))
-        if game.n_seats == 1:
+        if curve_opponent is None:  # one player: the champion alone
             champion_score = _solo_score(game, champion, config.curve_games, curve_seed, jobs)
         else:
-            stats = play_match(game, champion, game.builtin_players()["random"](), config.curve_games, curve_seed, jobs)
+            stats = play_match(game, champion, curve_opponent, config.curve_games, curve_seed, jobs)
             vs_random = stats.win_rate
     state.seconds += time.perf_counter() - start
     state.generation = generation + 1

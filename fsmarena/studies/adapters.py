@@ -2,9 +2,9 @@
 
 ``evolve``: every parameter is a field of :class:`fsmarena.evo.run.EvolveConfig` (genome, protocol,
 generations, population, ...); the champion is the run's hall-of-fame leader and the curve is
-the one the run records (each measured generation's champion against ``random``, against the
-number of games simulated so far); the snapshots are the hall of fame's leader at each curve
-point.
+the one the run records (each measured generation's champion against the study's curve
+opponent, as the learners' curves are, against the number of games simulated so far); the
+snapshots are the hall of fame's leader at each curve point.
 
 ``train``: every parameter is a field of :class:`fsmarena.rl.train.TrainConfig` (algo, episodes,
 batch, epsilon, learner_seat, eval_every, eval_games, ...) plus ``opponent``, a builtin name
@@ -57,7 +57,12 @@ def evolve(ctx: MethodContext) -> Trained:
     config = _evolve_config(ctx)
     snapshots: list[Player] = []
     result = run_evolution(
-        ctx.game, config, seed=ctx.seed, jobs=1, on_curve_point=lambda _games, player: snapshots.append(player)
+        ctx.game,
+        config,
+        seed=ctx.seed,
+        jobs=1,
+        on_curve_point=lambda _games, player: snapshots.append(player),
+        curve_opponent=resolve_player(ctx.curve_opponent, ctx.game) if ctx.game.n_seats > 1 else None,
     )
     curve = result.curve()
     return Trained(
