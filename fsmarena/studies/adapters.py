@@ -70,7 +70,11 @@ def evolve(ctx: MethodContext) -> Trained:
         games=int(result.games),
         curve_games=[int(g) for g, _ in curve],
         curve_win=[float(w) for _, w in curve],
-        info={"best_fitness": float(result.best_fitness), "generations": int(result.generation)},
+        info={
+            "best_fitness": float(result.best_fitness),
+            "generations": int(result.generation),
+            **({"curve_opponent": ctx.curve_opponent} if ctx.game.n_seats > 1 else {}),
+        },
         snapshots=snapshots,
     )
 

@@ -72,6 +72,14 @@ def protocol_section(data: StudyData, analysis: Analysis) -> str:
     return "\n".join(text)
 
 
+def _evolved_against(data: StudyData) -> str:
+    """The learning curves' caption note when the evolved families' curves were measured against
+    another player than the study's curve opponent (runs made before evolution measured them
+    against it); "" otherwise."""
+    evolved = data.evolution_curve_opponent()
+    return "" if evolved == data.plan.study.curve_opponent else f" (evolved families: against {evolved})"
+
+
 def panel_section(data: StudyData, analysis: Analysis) -> str:
     study = data.plan.study
     summary = analysis.tables["panel_summary"]
@@ -105,7 +113,7 @@ def panel_section(data: StudyData, analysis: Analysis) -> str:
             figure(
                 analysis,
                 "learning_curves",
-                f"Win rate against {study.curve_opponent} (evolved families: against random) vs simulated games "
+                f"Win rate against {study.curve_opponent}{_evolved_against(data)} vs simulated games "
                 "consumed, on one log axis from 1,000 games: median over replicates (line) and inter-quartile band.",
                 data.out,
             ),

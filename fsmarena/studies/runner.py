@@ -115,6 +115,15 @@ class StudyData:
         """The records of every replicate of one competitor, in replicate order."""
         return [self.records[(competitor, r)] for r in range(self.plan.competitor(competitor).replicates)]
 
+    def evolution_curve_opponent(self) -> str:
+        """Whom the evolved families' learning curves were measured against: the study's curve
+        opponent, as the learners' curves are, or ``random`` for a run made before evolution
+        measured its curves against it (its records name no ``curve_opponent``)."""
+        named = sorted(
+            {str(r.info.get("curve_opponent", "random")) for r in self.records.values() if "generations" in r.info}
+        )
+        return " or ".join(named) if named else self.plan.study.curve_opponent
+
 
 def champion_label(competitor: str, replicate: int) -> str:
     return f"{competitor}/r{replicate:03d}"

@@ -192,7 +192,7 @@ def draw_figures(
     evolved = {c.name for c in plan.competitors if c.method in EVOLVE_METHODS}
     for key, chosen, opponent in (
         ("learning_curves", [n for n in names if n not in evolved], plan.study.curve_opponent),
-        ("evolution_curves", [n for n in names if n in evolved], "random"),
+        ("evolution_curves", [n for n in names if n in evolved], data.evolution_curve_opponent()),
     ):
         curves = {label[n]: [(r.curve_games, r.curve_win) for r in data.family(n)] for n in chosen}
         curves = {k: v for k, v in curves.items() if any(len(x) for x, _ in v)}
@@ -350,21 +350,26 @@ def table_section(
 
 
 def evolution_section(data: StudyData, analysis: Analysis) -> str:
+    against = data.evolution_curve_opponent()
     text = figure(
         analysis,
         "evolution_curves",
-        "Evolution runs: the champion of every measured generation "
-        "against random (what an evolution run records), vs games simulated; median over replicates "
-        "and inter-quartile band.",
+        f"Evolution runs: the champion of every measured generation against {against}, vs games simulated; "
+        "median over replicates and inter-quartile band.",
         data.out,
     )
     if not text:
         return ""
+    why = (
+        "an evolution run records the champion of each measured generation, not the player it would return"
+        if against == data.plan.study.curve_opponent
+        else f"this run's evolution measured its champions against `{against}`"
+    )
     return "\n".join(
         [
             "### Evolution curves\n",
-            "The learners' curves above are against the reference builtin; an evolution run records its champion "
-            "against `random`, so those curves are drawn separately.\n",
+            f"The learners' curves above are against the reference builtin; {why}, so these curves are drawn "
+            "separately.\n",
             text,
         ]
     )
