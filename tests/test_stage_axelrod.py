@@ -169,3 +169,25 @@ def test_the_ipd_study_runs_at_test_scale_with_the_tournament_in_its_report(tmp_
     raw = stage_axelrod.read_json(out / "raw" / "axelrod.json", "tournament")
     assert raw["engine"] == "axelrod" and raw["names"][0] == "fsm/r000"
     assert (out / "axelrod_tournament.csv").read_text(encoding="utf-8").startswith("group,family")
+
+
+def test_the_pages_table_shows_the_families_harpers_machines_and_the_ten_best_others():
+    """342 entrants make a table no one reads: the page keeps every family, Harper et al.'s
+    machines wherever they rank and the TOP best of the rest (the CSV keeps every row)."""
+    from fsmarena.studies.axelrod_report import TOP, shown
+
+    def row(group, family=False):
+        return {"group": group, "family": family}
+
+    rows = [row(f"S{k}") for k in range(TOP + 5)]
+    rows.insert(3, row("FSM", True))
+    rows.append(row("Evolved FSM 16 Noise 05"))
+    rows.append(row("MC", True))
+    kept = [r["group"] for r in shown(rows)]
+    assert kept == [
+        *(f"S{k}" for k in range(3)),
+        "FSM",
+        *(f"S{k}" for k in range(3, TOP)),
+        "Evolved FSM 16 Noise 05",
+        "MC",
+    ]

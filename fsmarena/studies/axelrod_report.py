@@ -14,6 +14,22 @@ from fsmarena.studies.results import StudyResults
 from fsmarena.studies.stage_axelrod import HARPER, TURNS, family_rows
 
 COLUMNS = ("group", "family", "replicates", "score_per_turn", "low", "high", "median_rank", "best_rank")
+#: entrants the page's table shows besides the families and Harper et al.'s machines (the best
+#: by score); the CSV has every entrant
+TOP = 10
+
+
+def shown(rows: list[dict]) -> list[dict]:
+    """The rows the page's table shows, in the table's order: every family, Harper et al.'s
+    machines (named by class in :data:`HARPER`, by display name in the tournament) and the
+    :data:`TOP` best of the others."""
+    harper = set(HARPER)
+    kept, others = [], 0
+    for row in rows:
+        if row["family"] or str(row["group"]).replace(" ", "") in harper or others < TOP:
+            others += not row["family"] and str(row["group"]).replace(" ", "") not in harper
+            kept.append(row)
+    return kept
 
 
 def _number(value: float) -> str:
@@ -43,12 +59,18 @@ def section(results: StudyResults, figures: bool) -> str:
             "| entrant | family | champions | score per turn | 95% interval | median rank | best rank |",
             "|---|---|---|---|---|---|---|",
         ]
-        for row in rows:
+        table_rows = shown(rows)
+        for row in table_rows:
             interval = f"[{_number(row['low'])}, {_number(row['high'])}]" if row["replicates"] > 1 else "–"
             name = f"**{row['group']}**" if row["family"] else row["group"]
             lines.append(
                 f"| {name} | {'yes' if row['family'] else ''} | {row['replicates']} | {_number(row['score_per_turn'])} "
                 f"| {interval} | {row['median_rank']:g} | {row['best_rank']} |"
+            )
+        if len(table_rows) < len(rows):
+            lines.append(
+                f"\nThe table shows the families, Harper et al.'s machines and the {TOP} best of the other "
+                f"entrants; all {len(rows)} rows are in `axelrod_tournament.csv`."
             )
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, COLUMNS)
