@@ -297,6 +297,7 @@ def test_the_overview_says_when_an_interval_excludes_zero_but_the_champions_are_
         row("MC", "BDA", 0.4, 0.9, False, 0.0625),
         row("MC", "FSM", -0.02, 0.05, False, 0.0625),
         row("MC", "GA", 0.1, 0.2, True, 0.01),
+        row("MC", "SARSA", 0.05, 0.25, True, 0.3),  # enough champions, but the sign test does not agree
     ]
     theirs = [row(r["opponent_method"], "MC", -r["net_ci_high"], -r["net_ci_low"], False, r["sign_p"]) for r in ours]
     rows = ours + theirs
@@ -305,6 +306,11 @@ def test_the_overview_says_when_an_interval_excludes_zero_but_the_champions_are_
     assert "Not separated from FSM (" in text and "BDA" not in text.split("Not separated from")[1].split(".")[0]
     assert "Interval excluding zero against BDA (+65.0 pp [+40.0 pp, +90.0 pp]; 5 and 5 champions)" in text
     assert text.endswith("but the sign test decides and cannot reach 0.05 with so few champions.")
+    assert (
+        "Interval excluding zero against SARSA (+15.0 pp [+5.0 pp, +25.0 pp]; sign test p = 0.3000), but the "
+        "champion-level sign test, which decides, does not confirm it." in text
+    )
+    assert "SARSA" not in text.split("Not separated from")[1].split(".")[0]
     # a family ahead of none says nothing of the kind
     fsm = crossplay_overview(types.SimpleNamespace(tables={"crossplay_family": rows}))[3]
     assert "ahead of no" not in fsm and fsm.startswith("  - FSM: Not separated from MC")

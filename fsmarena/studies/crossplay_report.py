@@ -134,7 +134,14 @@ def crossplay_overview(analysis: Analysis) -> list[str]:
         "the number of pairs):"
     ]
     for a in methods:
-        found: dict[str, list[str]] = {"ahead": [], "level": [], "not separated": [], "too few": [], "behind": []}
+        found: dict[str, list[str]] = {
+            "ahead": [],
+            "level": [],
+            "not separated": [],
+            "unconfirmed": [],
+            "too few": [],
+            "behind": [],
+        }
         for b in methods:
             pair = crossplay_row(analysis, a, b)
             if pair is None or a == b:
@@ -143,11 +150,18 @@ def crossplay_overview(analysis: Analysis) -> list[str]:
             net = estimate(pair["net"], pair["net_ci_low"], pair["net_ci_high"], fmt=pp)
             if verdict == "not separated" and _too_few_for_the_sign_test(pair):
                 found["too few"].append(f"{b} ({net}; {pair['champions']} and {pair['opponent_champions']} champions)")
+            elif verdict == "not separated" and _excludes_zero(pair):
+                found["unconfirmed"].append(f"{b} ({net}; {p_is(pair['sign_p'], 'sign test p')})")
             elif verdict in found:
                 found[verdict].append(f"{b} ({net})")
         parts = [f"ahead of {'; '.join(found['ahead'])}"] if found["ahead"] else []
         parts += [f"level with {'; '.join(found['level'])}"] if found["level"] else []
         parts += [f"not separated from {'; '.join(found['not separated'])}"] if found["not separated"] else []
+        if found["unconfirmed"]:
+            parts.append(
+                f"interval excluding zero against {'; '.join(found['unconfirmed'])}, but the champion-level "
+                "sign test, which decides, does not confirm it"
+            )
         if found["too few"]:
             parts.append(
                 f"interval excluding zero against {'; '.join(found['too few'])}, "
@@ -159,7 +173,10 @@ def crossplay_overview(analysis: Analysis) -> list[str]:
     return lines
 
 
+def _excludes_zero(row: dict) -> bool:
+    return bool(row["net_ci_low"] > 0 or row["net_ci_high"] < 0)
+
+
 def _too_few_for_the_sign_test(row: dict) -> bool:
     """The interval excludes zero, but no sign test on these champion counts could agree."""
-    excludes_zero = row["net_ci_low"] > 0 or row["net_ci_high"] < 0
-    return excludes_zero and not row.get("sign_attainable", True)
+    return _excludes_zero(row) and not row.get("sign_attainable", True)
