@@ -11,8 +11,9 @@ MAX_WORDS = 60
 #: a bullet that names its subject and says nothing (``- MC: .``)
 EMPTY_STATEMENT = re.compile(r"^\s*- [^\n]*?:\s*\.\s*$", re.M)
 FORBIDDEN = ("p = <", "p = >", "ahead of no other family", "ahead of no family", "of no family")
-#: an interval of one sign: both ends positive or both negative
-ONE_SIGNED = re.compile(r"\[\+[\d.]+ pp, \+[\d.]+ pp\]|\[−?-[\d.]+ pp, -[\d.]+ pp\]")
+#: an interval of one sign: both ends positive or both negative (an end printed as 0.0 touches
+#: zero: the report words it from the unrounded ends)
+ONE_SIGNED = re.compile(r"\[\+(?!0\.0 )[\d.]+ pp, \+[\d.]+ pp\]|\[−?-[\d.]+ pp, -(?!0\.0 )[\d.]+ pp\]")
 
 
 def prose(text: str) -> str:

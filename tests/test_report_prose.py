@@ -27,6 +27,8 @@ def test_the_checks_catch_each_defect():
     bad = "- **A vs B**: cannot be separated (+5.0 pp [+1.0 pp, +9.0 pp] net)."
     assert prose_defects(bad)
     assert not prose_defects(bad.replace("cannot be separated", "the sign test decides, not separated"))
+    assert not prose_defects(bad.replace("[+1.0 pp", "[+0.0 pp"))  # an end that rounds to zero touches it
+    assert prose_defects(bad.replace("[+1.0 pp, +9.0 pp]", "[-9.0 pp, -1.0 pp]"))
     table = "| " + " | ".join(["cell"] * 80) + " |"
     assert not prose_defects(f"A short sentence.\n\n{table}\n")  # tables are not prose
 
