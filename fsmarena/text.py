@@ -53,3 +53,12 @@ def clean_label(label: object) -> str:
 def clean_title(title: object) -> str:
     """A figure or study title safe to print, write and draw (at most :data:`MAX_TITLE_CHARS`)."""
     return clean_text(title, MAX_TITLE_CHARS)
+
+
+def percent(count: int, total: int) -> str:
+    """``count`` as a share of ``total`` for people: ``31%``, ``<1%`` or ``never``; a count that
+    is not zero never reads ``0%`` (0.5% rounds half to even, to 0%)."""
+    if not count:
+        return "never"
+    shown = f"{count / total:.0%}"
+    return "<1%" if shown == "0%" else shown

@@ -202,3 +202,16 @@ def test_a_card_fits_one_column(rows, tmp_path):
             assert len([t for t in fig.axes[0].texts if t.get_text().startswith("S")]) <= MAX_ROWS
         finally:
             plt.close(fig)
+
+
+def test_a_share_is_never_printed_as_zero_when_something_happened():
+    """0.5% rounds half to even, to '0%': a share of a count that is not zero says '<1%'."""
+    from fsmarena.text import percent
+
+    assert [percent(0, 200), percent(1, 200), percent(1, 1000), percent(3, 200), percent(200, 200)] == [
+        "never",
+        "<1%",
+        "<1%",
+        "2%",
+        "100%",
+    ]

@@ -32,6 +32,7 @@ from fsmarena.evo.usage import DEFAULT_GAMES, default_panel, play_panel
 from fsmarena.games.base import Game
 from fsmarena.games.phrases import encoding_words, feature_words, phrases_of, situation_words
 from fsmarena.games.players import Player, TablePolicy
+from fsmarena.text import percent
 
 #: situations named per group in the text (the rest are counted)
 MAX_NAMED = 3
@@ -202,14 +203,6 @@ class StrategySummary:
         ]
         keys = ("kind", "label", "game", "inputs", "opponents", "games", "decisions", "meanings", "legend")
         return {**{k: getattr(self, k) for k in keys}, "states": states}
-
-
-def percent(count: int, total: int) -> str:
-    """``count`` as a share of ``total`` for people: ``31%``, ``<1%`` or ``never``."""
-    if not count:
-        return "never"
-    share = count / total
-    return "<1%" if share < 0.005 else f"{share:.0%}"
 
 
 def state_lines(summary: StrategySummary, state: StateSummary) -> list[str]:

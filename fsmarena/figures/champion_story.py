@@ -10,11 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fsmarena.evo.strategy_summary import StrategySummary, percent, summarise
+from fsmarena.evo.strategy_summary import StrategySummary, summarise
 from fsmarena.evo.transcript import Move, Transcript, rotated_transcripts
 from fsmarena.figures.machine_index import content_hash, note_drawing
 from fsmarena.figures.strategy_card import write_card
 from fsmarena.games.players import load_player, player_to_json, resolve_player
+from fsmarena.text import percent
 
 if TYPE_CHECKING:
     from fsmarena.games.base import Game

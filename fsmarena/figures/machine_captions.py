@@ -7,6 +7,7 @@ from __future__ import annotations
 import networkx as nx
 
 from fsmarena.figures.machine_layout import GraphLook, in_file_order
+from fsmarena.text import percent
 
 #: an FSM edge with more transitions than this is summarised in the drawing
 MAX_LISTED = 3
@@ -19,10 +20,7 @@ def state_name(graph: nx.DiGraph, state: int) -> str:
 
 def share_text(count: int, total: int) -> str:
     """``count`` as a share of ``total`` for people: ``31%``, ``<1%`` or ``never``."""
-    if not count:
-        return "never"
-    share = count / total
-    return "<1%" if share < 0.005 else f"{share:.0%}"
+    return percent(count, total)
 
 
 def drawn_label(data: dict, moves: int | None) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from fsmarena.figures.machine_layout import FONT, UNUSED_TEXT
+from fsmarena.text import percent
 
 if TYPE_CHECKING:
     from fsmarena.evo.strategy_summary import CardRow, StrategySummary
@@ -60,7 +61,7 @@ def shown_rows(summary: "StrategySummary", most: int = MAX_ROWS) -> tuple[list["
         return rows, ""
     kept, hidden = rows[: most - 1], rows[most - 1 :]
     decisions = sum(row.count for row in hidden if row.what == "action")
-    share = f", {decisions / summary.decisions:.0%} of decisions" if summary.decisions else ""
+    share = f", {percent(decisions, summary.decisions)} of decisions" if summary.decisions else ""
     return kept, f"other: {len(hidden)} rows{share}"
 
 
@@ -102,13 +103,12 @@ def card_figure(summary: "StrategySummary", title: str = "") -> Any:
         ax.text(x, y, text, fontsize=FONT - 0.5, style="italic", va="center", color="#444444")
     for row in rows:
         y += ROW_HEIGHT
-        share = row.count / row.decisions if row.decisions else 0.0
         if row.what == "action":
             ax.add_patch(Rectangle((columns[0], y - 0.045), 0.025, 0.09, color=colours[row.key], lw=0))
             what, prefix = summary.actions[row.key], ""
         else:
             what, prefix = f"\u2192 S{row.key}", "after "
-        cells = (f"S{row.state}", _clip(what, 19), f"{share:.0%}" if share >= 0.005 else "<1%")
+        cells = (f"S{row.state}", _clip(what, 19), percent(row.count, max(row.decisions, 1)))
         for x, text in zip(columns[1:4], cells):
             ax.text(x, y, text, fontsize=FONT, va="center")
         always = row.count == row.decisions  # in (or after) every decision of the state
