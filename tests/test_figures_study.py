@@ -121,3 +121,17 @@ def test_learning_curves_without_any_curve_say_so(monkeypatch, tmp_path):
     learning_curves({"A": [], "B": []}, tmp_path / "c")
     assert [t.get_text() for t in drawn[0].axes[0].texts] == ["no learning curves recorded"]
     plt.close(drawn[0])
+
+
+def test_a_panel_whose_replicates_all_ended_alike_keeps_a_win_rate_axis(monkeypatch, tmp_path):
+    """Every replicate at 0% against one opponent: matplotlib alone would span -0.05 to 0.05 with
+    a tick at -0.05 (a negative win rate); the panel spans 0 to 10 points, within 0-100%."""
+    import fsmarena.figures.outcomes as outcomes_module
+
+    drawn: list = []
+    monkeypatch.setattr(outcomes_module, "save", lambda fig, stem, *a, **k: drawn.append(fig) or [])
+    outcome_boxes({"defector": {"A": [0.0, 0.0], "B": [0.0]}, "random": {"A": [0.4, 0.9], "B": [1.0]}}, tmp_path / "b")
+    flat, spread = drawn[0].axes[:2]
+    assert flat.get_xlim() == (-2.0, 10.0) and min(flat.get_xticks()[1:-1]) >= 0
+    assert spread.get_xlim()[0] < 40 < 100 < spread.get_xlim()[1]  # a spread panel keeps its own limits
+    plt.close(drawn[0])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -69,6 +69,8 @@ def outcome_boxes(
                 for values, pos, m in zip(data, positions, present):
                     y = pos + jitter.uniform(-0.2, 0.2, len(values))
                     ax.scatter(values, y, s=5, color=colour[m], edgecolor="black", linewidth=0.2, zorder=3)
+            if data:
+                _widen_a_flat_axis(ax, np.concatenate(data))
             if reference is not None:
                 ax.axvline(100 * reference, color="0.4", linestyle=":", linewidth=0.8)
             ax.set_yticks(range(len(methods)), methods if k % columns == 0 else [""] * len(methods))
@@ -82,6 +84,19 @@ def outcome_boxes(
             fig.suptitle(title)
         fig.tight_layout()
         return Drawn(save(fig, stem), boxes_caption(panels, xlabel, reference))
+
+
+#: percentage points a panel whose every replicate has the same outcome spans on each side
+FLAT_SPAN = 10.0
+
+
+def _widen_a_flat_axis(ax: Any, values: np.ndarray) -> None:
+    """A panel whose replicates all ended alike would get matplotlib's ±0.05 window: ticks such
+    as -0.05 and 0.00 on a win-rate axis.  Give it :data:`FLAT_SPAN` points on each side, kept
+    within 0-100% (a few points of margin)."""
+    low, high = float(values.min()), float(values.max())
+    if high - low < 1.0:
+        ax.set_xlim(max(-2.0, low - FLAT_SPAN), min(102.0, high + FLAT_SPAN))
 
 
 def _sizes(panels: Mapping[str, Mapping[str, Sequence[float]]]) -> list[int]:
