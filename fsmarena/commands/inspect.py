@@ -21,6 +21,7 @@ from fsmarena.commands._common import add_json, add_params, print_json
 from fsmarena.commands.draw import MACHINE_KINDS, add_panel_arguments, load_player_file, panel_of, panel_usage
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.players import player_to_json
+from fsmarena.text import percent
 
 NAME = "inspect"
 HELP = "what a player file is and does: its strategy per state, and a machine's states, inputs and usage"
@@ -87,8 +88,6 @@ def head_line(summary: dict) -> str:
 
 def machine_lines(summary: dict) -> list[str]:
     """A machine's sizes and usage as a few readable lines."""
-    from fsmarena.figures.machine_captions import share_text
-
     usage = summary["usage"]
     lines = [
         head_line(summary),
@@ -104,7 +103,7 @@ def machine_lines(summary: dict) -> list[str]:
             f"  tests: {tests['states_tested_in_play']} states tested in play, {tests['never_held']} never held, "
             f"{tests['never_failed']} never failed"
         )
-    visits = ", ".join(f"S{s} {share_text(v, usage['decisions'])}" for s, v in enumerate(usage["visits"]) if v)
+    visits = ", ".join(f"S{s} {percent(v, usage['decisions'])}" for s, v in enumerate(usage["visits"]) if v)
     return lines + [
         f"  usage: {usage['games']} games against {', '.join(summary['panel'])}, {usage['decisions']} decisions",
         f"  states used: {usage['states_used']}; entries used: {usage['entries_used']} of {usage['entries']}",

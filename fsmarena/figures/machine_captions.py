@@ -18,14 +18,9 @@ def state_name(graph: nx.DiGraph, state: int) -> str:
     return f"S{graph.nodes[state].get('number', state)}"
 
 
-def share_text(count: int, total: int) -> str:
-    """``count`` as a share of ``total`` for people: ``31%``, ``<1%`` or ``never``."""
-    return percent(count, total)
-
-
 def drawn_label(data: dict, moves: int | None) -> str:
     if moves is not None:
-        return share_text(data["uses"], moves)
+        return percent(data["uses"], moves)
     if "transitions" in data and data["transitions"] > MAX_LISTED:
         return f"{data['transitions']} inputs"
     return data["label"]

@@ -20,7 +20,7 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.bda import FALSE_ACTION, FALSE_NEXT, FEATURE, TRUE_ACTION, TRUE_NEXT
 from fsmarena.evo.inputs import input_encoder
-from fsmarena.figures.machine_captions import default_title, drawn_label, share_text, state_name
+from fsmarena.figures.machine_captions import default_title, drawn_label, state_name
 from fsmarena.figures.machine_layout import (
     FONT,
     GRAPH_HEIGHT,
@@ -42,6 +42,7 @@ from fsmarena.figures.machine_layout import (
 )
 from fsmarena.figures.strategy_card import MAX_COLOURS, colour_key
 from fsmarena.games.phrases import feature_words
+from fsmarena.text import percent
 
 if TYPE_CHECKING:
     from fsmarena.evo.usage import Usage
@@ -223,7 +224,7 @@ def _draw_graph(ax, graph: nx.DiGraph, look: GraphLook) -> None:
         )
         lines = [data["label"].replace(" (start)", "")]  # tests and actions: in the table below
         if weighed and look.shares:
-            lines.append(share_text(data["visits"], graph.graph["decisions"]))
+            lines.append(percent(data["visits"], graph.graph["decisions"]))
         unused = weighed and not data["visits"]
         ax.text(
             x,
@@ -389,7 +390,7 @@ def _draw_bda_table(ax, graph: nx.DiGraph, player, game, usage: "Usage | None", 
             fired = None
             if usage is not None:
                 fired = int(usage.entries[state, branch] + (branch and usage.entries[state, 2]))
-                text += f"  {share_text(fired, graph.graph['moves'])}"
+                text += f"  {percent(fired, graph.graph['moves'])}"
             cells.append((text, fired))
         lines.append(cells)
     chars = [max(len(line[column][0]) for line in lines) + 2 for column in range(4)]
