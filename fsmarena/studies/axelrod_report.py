@@ -26,9 +26,10 @@ def shown(rows: list[dict]) -> list[dict]:
     harper = set(HARPER)
     kept, others = [], 0
     for row in rows:
-        if row["family"] or str(row["group"]).replace(" ", "") in harper or others < TOP:
-            others += not row["family"] and str(row["group"]).replace(" ", "") not in harper
+        always = row["family"] or str(row["group"]).replace(" ", "") in harper
+        if always or others < TOP:
             kept.append(row)
+            others += not always
     return kept
 
 
