@@ -11,9 +11,10 @@ from fsmarena.studies.panel_report import _evolved_against
 from fsmarena.studies.runner import StudyData
 
 
-def data(*infos: dict, curve_opponent: str = "greedy") -> SimpleNamespace:
+def data(*infos: dict, curve_opponent: str = "greedy", seats: int = 2) -> SimpleNamespace:
     records = {("c", k): SimpleNamespace(info=info) for k, info in enumerate(infos)}
-    return SimpleNamespace(records=records, plan=SimpleNamespace(study=SimpleNamespace(curve_opponent=curve_opponent)))
+    plan = SimpleNamespace(study=SimpleNamespace(curve_opponent=curve_opponent))
+    return SimpleNamespace(records=records, plan=plan, game=SimpleNamespace(n_seats=seats))
 
 
 def against(study: SimpleNamespace) -> str:
@@ -38,3 +39,8 @@ def test_an_older_store_whose_evolution_names_none_measured_against_random():
 
 def test_without_evolved_families_the_curves_are_all_the_study_curve_opponents():
     assert against(data({"trained_against": []}, curve_opponent="prize-rank")) == "prize-rank"
+
+
+def test_a_one_player_games_evolution_is_measured_alone_never_against_random():
+    """421's automata are scored alone: no store of a one-player game says 'against random'."""
+    assert against(data({"generations": 3, "best_fitness": 0.5}, curve_opponent="optimum", seats=1)) == "optimum"

@@ -118,7 +118,10 @@ class StudyData:
     def evolution_curve_opponent(self) -> str:
         """Whom the evolved families' learning curves were measured against: the study's curve
         opponent, as the learners' curves are, or ``random`` for a run made before evolution
-        measured its curves against it (its records name no ``curve_opponent``)."""
+        measured its curves against it (its records name no ``curve_opponent``).  A one-player
+        game's curves are scores played alone: the study's curve opponent names no player there."""
+        if self.game.n_seats == 1:
+            return self.plan.study.curve_opponent
         named = sorted(
             {str(r.info.get("curve_opponent", "random")) for r in self.records.values() if "generations" in r.info}
         )
