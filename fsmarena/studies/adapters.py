@@ -55,6 +55,7 @@ def evolve(ctx: MethodContext) -> Trained:
     """Evolve a BDA or table FSM with one of the evolution protocols."""
 
     config = _evolve_config(ctx)
+    against = ctx.curve_opponent if ctx.game.n_seats > 1 else None  # one player: the champion alone
     snapshots: list[Player] = []
     result = run_evolution(
         ctx.game,
@@ -62,7 +63,7 @@ def evolve(ctx: MethodContext) -> Trained:
         seed=ctx.seed,
         jobs=1,
         on_curve_point=lambda _games, player: snapshots.append(player),
-        curve_opponent=resolve_player(ctx.curve_opponent, ctx.game) if ctx.game.n_seats > 1 else None,
+        curve_opponent=None if against is None else resolve_player(against, ctx.game),
     )
     curve = result.curve()
     return Trained(
@@ -73,7 +74,7 @@ def evolve(ctx: MethodContext) -> Trained:
         info={
             "best_fitness": float(result.best_fitness),
             "generations": int(result.generation),
-            **({"curve_opponent": ctx.curve_opponent} if ctx.game.n_seats > 1 else {}),
+            **({} if against is None else {"curve_opponent": against}),
         },
         snapshots=snapshots,
     )
