@@ -11,19 +11,21 @@ from fsmarena.studies import question_answers as qa
 from fsmarena.studies.registry import SECTIONS
 
 
-def _records(rates, games=1000, panel_games=2000):
+def _records(rates, games=1000, panel_games=2000000):
     return [
         SimpleNamespace(games=games, panel={"random": {"wins": round(r * panel_games), "games": panel_games}})
         for r in rates
     ]
 
 
-def _results(a_rates, b_rates, questions=(("a", "b"),)):
-    families = {"a": _records(a_rates), "b": _records(b_rates)}
+def _results(a_rates, b_rates, questions=(("a", "b"),), b_games=1000):
+    families = {"a": _records(a_rates), "b": _records(b_rates, b_games)}
     plan = SimpleNamespace(seed=3, competitor=lambda name: SimpleNamespace(label=name.upper()))
     data = SimpleNamespace(plan=plan, family=lambda name: families[name])
     study = SimpleNamespace(questions=questions, curve_opponent="random", panel=("random",))
-    return SimpleNamespace(study=study, parts={None: data}, part_name=lambda part: str(part))
+    results = SimpleNamespace(study=study, parts={None: data}, part_name=lambda part: str(part))
+    results.at_every_level = lambda: {None: results}
+    return results
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -53,3 +55,18 @@ def test_families_with_the_same_rate_cannot_be_separated_and_the_detectable_diff
 def test_no_declared_question_leaves_the_section_out_and_it_is_registered():
     assert qa.section(_results([0.5, 0.6], [0.5, 0.6], questions=())) == ""
     assert SECTIONS["questions"].target == "fsmarena.studies.question_answers:section"
+
+
+def test_a_difference_of_hundredths_of_a_point_is_printed_with_the_digits_it_needs():
+    rng = np.random.default_rng(4)
+    a, b = 0.9995 + rng.normal(0, 0.00002, 20), 0.9993 + rng.normal(0, 0.00002, 20)
+    text = qa.section(_results(a, b))
+    assert "**A is ahead of B**" in text and "+0.020 pp [" in text
+    assert "+0.0 pp" not in text
+
+
+def test_unequal_budgets_are_named_both_and_said_unequal():
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(0.6, 0.03, 10), rng.normal(0.5, 0.03, 10)
+    assert "at 1,000 and 2,000 games (unequal budgets)" in qa.section(_results(a, b, b_games=2000))
+    assert "at 1,050 games:" in qa.section(_results(a, b, b_games=1100))

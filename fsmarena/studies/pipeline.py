@@ -10,6 +10,14 @@ that the report writer, the store and the Python API take::
     for part in study.parts():
         data = run_study(part.plan(scale, seed), folder(part))     # resumable, --jobs independent
         for stage in study.stages: if stage.applies(data): data.stages[stage] = stage.run(...)
+    for level in the scale's smaller budget levels:              # every family configured for it
+        results.levels[level] = the same at that level, in DIR/levels/<level>-games/,
+                                with only the stages that compare families (cross-play, league)
+
+The parts run at the scale's largest budget level (or its one budget); a scale that declares
+several ``levels`` (docs/statistics.md, "Budgets") also runs the study at each smaller one, every
+family configured for it, so the report can compare the families at each budget they were all
+configured for (:mod:`fsmarena.studies.sample_efficiency`).
 
 A finished run records its exact command and wall-clock time in ``DIR/run.json``
 (:func:`write_run_record`); :func:`read_run` rebuilds the same results object from a finished
@@ -47,9 +55,10 @@ def _quiet(message: str) -> None:
     """No progress lines (a finished folder's stages are reused, or played again quietly)."""
 
 
-def plans(study: Study, scale: str, seed: int | None = None) -> dict[int | None, Plan]:
-    """Every part's plan at ``scale``, each game, builtin and competitor setting checked."""
-    found = {part: s.plan(scale, seed) for part, s in study.parts().items()}
+def plans(study: Study, scale: str, seed: int | None = None, level: int | None = None) -> dict[int | None, Plan]:
+    """Every part's plan at ``scale`` (and budget ``level``, default the largest), each game,
+    builtin and competitor setting checked."""
+    found = {part: s.plan(scale, seed, level) for part, s in study.parts().items()}
     for plan in found.values():
         game = get_game(plan.study.game, plan.study.game_params)
         for name in plan.study.panel + (plan.study.curve_opponent,):
@@ -62,24 +71,41 @@ def run_pipeline(
     study: Study, scale: str, out: Path, seed: int | None = None, jobs: int = 1, log: Log = _quiet
 ) -> StudyResults:
     """Run (or resume) every part of ``study`` at ``scale`` into ``out``: its replicate tasks,
-    then its stages (module docstring)."""
-    found = plans(study, scale, seed)  # everything checked before anything is written
+    then its stages, at the scale's largest budget level, then at each smaller one (module
+    docstring)."""
+    levels = study.smaller_levels(scale)
+    found = {level: plans(study, scale, seed, level) for level in (None, *levels)}  # all checked first
+    results = _run_level(study, scale, out, found[None], jobs, log, study.top_level(scale))
+    for level in levels:
+        log(f"{study.name}: every family configured for {level:,} games")
+        results.levels[level] = _run_level(study, scale, study.level_folder(out, level), found[level], jobs, log, level)
+    return results
+
+
+def _run_level(
+    study: Study, scale: str, out: Path, found: dict[int | None, Plan], jobs: int, log: Log, level: int | None
+) -> StudyResults:
+    """Every part of one budget level (the study's stages at its top level, only those that
+    compare families at a smaller one)."""
     if study.sweep is not None:
         claim_folder(out, "study")
         _claim_sweep(out, study, scale, found)
     parts = {}
     for part, plan in found.items():
         data = run_study(plan, study.part_folder(out, part), jobs, log)
-        run_stages(study, scale, data, jobs, log)
+        run_stages(study, scale, data, jobs, log, comparing_only=level != study.top_level(scale))
         parts[part] = data
-    return StudyResults(study, scale, next(iter(found.values())).seed, parts, out=out)
+    return StudyResults(study, scale, next(iter(found.values())).seed, parts, out=out, level=level)
 
 
-def run_stages(study: Study, scale: str, data: StudyData, jobs: int = 1, log: Log = _quiet) -> None:
-    """Every stage of ``study`` that applies to ``data``, in order, into ``data.stages``."""
+def run_stages(
+    study: Study, scale: str, data: StudyData, jobs: int = 1, log: Log = _quiet, comparing_only: bool = False
+) -> None:
+    """Every stage of ``study`` that applies to ``data``, in order, into ``data.stages`` (with
+    ``comparing_only``, only the stages that compare families: a smaller budget level's run)."""
     for name in study.stages:
         chosen = stage(name)
-        if chosen.applies(data):
+        if chosen.applies(data) and (chosen.compares or not comparing_only):
             data.stages[name] = chosen.run(StageContext(study, scale, data, jobs, log))
 
 
@@ -132,10 +158,20 @@ def read_run_record(out: Path) -> tuple[str, float | None]:
 
 def read_run(folder: Path, study: Study | None = None) -> StudyResults:
     """The results of the finished run in ``folder`` of ``study`` (default: the named study its
-    marker names); one clear error for a folder that is not that study's run, is another
-    version's, or is not finished."""
+    marker names), with its smaller budget levels; one clear error for a folder that is not that
+    study's run, is another version's, or is not finished."""
     study, scale, seed = _folder_study(folder, study)
-    found = plans(study, scale, seed)
+    command, wall = read_run_record(folder)
+    results = _read_level(folder, study, scale, seed, study.top_level(scale))
+    for level in study.smaller_levels(scale):
+        results.levels[level] = _read_level(study.level_folder(folder, level), study, scale, seed, level)
+    results.command, results.wall_seconds = command, wall
+    return results
+
+
+def _read_level(folder: Path, study: Study, scale: str, seed: int, level: int | None) -> StudyResults:
+    """The finished parts of one budget level of a run (its stages' cached counts read back)."""
+    found = plans(study, scale, seed, level)
     _check_fingerprints(folder, study, found)
     parts = {}
     for part, plan in found.items():
@@ -144,12 +180,11 @@ def read_run(folder: Path, study: Study | None = None) -> StudyResults:
         records = {(record.competitor, record.replicate): record for _, record in results.values()}
         data = StudyData(plan, get_game(plan.study.game, plan.study.game_params), records, where, settings)
         try:
-            run_stages(study, scale, data)
+            run_stages(study, scale, data, comparing_only=level != study.top_level(scale))
         except FsmarenaError as exc:
             raise FsmarenaError(f"{where} is not a finished run: {exc}") from None
         parts[part] = data
-    command, wall = read_run_record(folder)
-    return StudyResults(study, scale, next(iter(found.values())).seed, parts, command, wall, out=folder)
+    return StudyResults(study, scale, next(iter(found.values())).seed, parts, out=folder, level=level)
 
 
 def _folder_study(folder: Path, given: Study | None) -> tuple[Study, str, int]:

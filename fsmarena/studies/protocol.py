@@ -166,6 +166,22 @@ class Study:
         """Where part ``part`` runs: ``out`` itself, or ``out/<value>-<parameter>`` (``2-players``)."""
         return out if part is None or self.sweep is None else out / f"{part}-{self.sweep[0]}"
 
+    def top_level(self, scale: str) -> int | None:
+        """The budget level, in games, a run of ``scale`` is configured for (its largest
+        ``levels``); None for a scale without levels."""
+        levels = self.scales[scale].levels if scale in self.scales else ()
+        return max(levels) if levels else None
+
+    def smaller_levels(self, scale: str) -> tuple[int, ...]:
+        """The budget levels of ``scale`` below its top one, ascending: each is run too, every
+        family configured for it (:mod:`fsmarena.studies.pipeline`)."""
+        levels = self.scales[scale].levels if scale in self.scales else ()
+        return tuple(sorted(levels))[:-1]
+
+    def level_folder(self, out: Path, level: int) -> Path:
+        """Where the run at a smaller budget ``level`` goes: ``out/levels/<level>-games``."""
+        return out / "levels" / f"{level}-games"
+
     def plan(self, scale: str, seed: int | None = None, level: int | None = None) -> "Plan":
         """The concrete protocol of one scale (``seed`` overrides the master seed) at one of its
         budget ``levels`` (default: the largest), each family's unit of training solved for it."""

@@ -1,7 +1,8 @@
 """Every question a study declares answered in its own sentence, from the data, at its budget.
 
 A study declares ``questions`` (pairs of competitors, docs/statistics.md "Declared questions").
-This section gives each one sentence per part: the difference of the two families' mean win
+This section gives each one sentence per part and budget level (a scale with several ``levels``
+runs every family configured for each: :mod:`fsmarena.studies.pipeline`): the difference of the two families' mean win
 rates against the study's curve opponent, over replicates (the unit of replication), with its
 95% interval (:func:`fsmarena.studies.inference.difference_interval`) and the Mann-Whitney test
 that decides, Holm-corrected over the declared questions; a difference that cannot be separated
@@ -16,6 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from fsmarena.studies import inference as inf
+from fsmarena.studies.budgets import TOLERANCE
 from fsmarena.studies.statistics import holm, mann_whitney
 
 #: the level the declared questions are tested at (after Holm over the questions)
@@ -23,23 +25,44 @@ ALPHA = 0.05
 
 
 def answer(
-    a: str, b: str, xs: Sequence[float], ys: Sequence[float], budget: int, p_adjusted: float, seed: int = 0
+    a: str, b: str, xs: Sequence[float], ys: Sequence[float], budget: str, p_adjusted: float, seed: int = 0
 ) -> str:
     """One sentence answering "is ``a`` ahead of ``b``?" from the replicates' win rates ``xs``
-    and ``ys`` at ``budget`` games, the test's Holm-adjusted p-value given."""
+    and ``ys`` at ``budget`` (its words: "1,000 games"), the test's Holm-adjusted p-value given."""
     gap = inf.difference_interval(xs, ys, inf.generator(seed, a, b))
-    shown = f"{100 * gap.value:+.1f} pp [{100 * gap.low:+.1f}, {100 * gap.high:+.1f}]"
-    counts = f"{len(xs)} and {len(ys)} replicates, {budget:,} games each"
+    shown = _points(gap.value, gap.low, gap.high)
+    counts = f"{len(xs)} and {len(ys)} replicates"
     test = f"Mann-Whitney p = {p_adjusted:.3g} after Holm over the declared questions"
     if p_adjusted < ALPHA and gap.low > 0:
-        return f"**{a} is ahead of {b}** at {budget:,} games: {shown} ({counts}; {test})."
+        return f"**{a} is ahead of {b}** at {budget}: {shown} ({counts}; {test})."
     if p_adjusted < ALPHA and gap.high < 0:
-        return f"**{b} is ahead of {a}** at {budget:,} games: {a} − {b} {shown} ({counts}; {test})."
+        return f"**{b} is ahead of {a}** at {budget}: {a} − {b} {shown} ({counts}; {test})."
     detectable = inf.detectable_difference(inf.two_sample_error(xs, ys), ALPHA)
     return (
-        f"**{a} and {b} cannot be separated** at {budget:,} games: {a} − {b} {shown} ({counts}; {test}); "
-        f"a difference of {100 * detectable:.1f} pp would have been detected with 80% power."
+        f"**{a} and {b} cannot be separated** at {budget}: {a} − {b} {shown} ({counts}; {test}); "
+        f"a difference of {_digits(detectable)} pp would have been detected with 80% power."
     )
+
+
+def _digits(x: float) -> str:
+    """Percentage points with the decimals a small difference needs (0.02, not 0.0)."""
+    return f"{100 * x:.1f}" if abs(x) >= 0.0005 or x == 0 else f"{100 * x:.2g}"
+
+
+def _points(value: float, low: float, high: float) -> str:
+    """A difference with its interval in percentage points; two more decimals when every end
+    would print as 0.0 (a difference of hundredths of a point is not zero)."""
+    digits = 3 if any(0 < abs(x) < 0.0005 for x in (value, low, high)) else 1
+    return f"{100 * value:+.{digits}f} pp [{100 * low:+.{digits}f}, {100 * high:+.{digits}f}]"
+
+
+def budget_words(a_games: Sequence[int], b_games: Sequence[int]) -> str:
+    """The games two families consumed: one number when their medians are within the budget
+    tolerance, both (and said unequal) otherwise."""
+    a, b = (int(np.median(g)) if len(g) else 0 for g in (a_games, b_games))
+    if max(a, b) <= (1 + TOLERANCE) * min(a, b) or min(a, b) == 0:
+        return f"{int(np.median([*a_games, *b_games])) if len(a_games) + len(b_games) else 0:,} games"
+    return f"{a:,} and {b:,} games (unequal budgets)"
 
 
 def win_rates(records: Sequence[Any], opponent: str) -> list[float]:
@@ -55,9 +78,9 @@ def part_answers(data: Any, questions: Sequence[tuple[str, str]], opponent: str)
     adjusted = holm([1.0 if not np.isfinite(p) else p for p in raw])
     lines = []
     for (a, b, xs, ys), p in zip(asked, adjusted):
-        games = [r.games for r in (*data.family(a), *data.family(b))]
+        budget = budget_words([r.games for r in data.family(a)], [r.games for r in data.family(b)])
         label_a, label_b = plan.competitor(a).label, plan.competitor(b).label
-        lines.append(f"- {answer(label_a, label_b, xs, ys, int(np.median(games)) if games else 0, p, plan.seed)}")
+        lines.append(f"- {answer(label_a, label_b, xs, ys, budget, p, plan.seed)}")
     return lines
 
 
@@ -70,12 +93,16 @@ def section(results: Any, figures: bool = True) -> str:
     out = [
         "## The declared questions answered",
         "",
-        f"Each declared question, from the replicates' win rates against `{opponent}`, at the budget every "
-        "family was configured for; interval: 95% over replicates.",
+        f"Each declared question, from the replicates' win rates against `{opponent}`, at the budget each family "
+        "ran (every family configured for it where the scale declares budget levels); interval: 95% over replicates.",
         "",
     ]
-    for part, data in results.parts.items():
-        if part is not None:
-            out += [f"### {results.part_name(part)}", ""]
-        out += [*part_answers(data, study.questions, opponent), ""]
+    runs = results.at_every_level()
+    for level, run in runs.items():
+        if len(runs) > 1:
+            out += [f"### Every family configured for {level:,} games", ""]
+        for part, data in run.parts.items():
+            if part is not None:
+                out += [f"{'####' if len(runs) > 1 else '###'} {results.part_name(part)}", ""]
+            out += [*part_answers(data, study.questions, opponent), ""]
     return "\n".join(out)

@@ -186,6 +186,11 @@ REPORTS: dict[str, Entry] = {
 SECTIONS: dict[str, Entry] = {
     e.name: e
     for e in (
+        Entry(
+            "sample-efficiency",
+            "fsmarena.studies.sample_efficiency:section",
+            "every family against games consumed, and at each configured budget",
+        ),
         Entry("questions", "fsmarena.studies.question_answers:section", "every declared question answered"),
         Entry("seeds", "fsmarena.studies.seeds_section:section", "what the seed reports, its settings, agreement"),
         Entry("axelrod", "fsmarena.studies.axelrod_report:section", "the Axelrod-tournament ranks table"),

@@ -31,6 +31,7 @@ from fsmarena.studies.protocol import Study
 from fsmarena.studies.provenance import compute_section, reproduce_section, written_by
 from fsmarena.studies.registry import SECTION_CATALOGUE, SECTIONS, Entry, report_entry
 from fsmarena.studies.runner import StudyData
+from fsmarena.studies.sample_efficiency import level_summary
 
 if TYPE_CHECKING:  # annotations only: the results object writes its report with this module
     from fsmarena.studies.results import StudyResults
@@ -108,7 +109,15 @@ def write_report(results: StudyResults, figures: bool = True) -> dict[str, Any]:
     ]
     body = "\n".join(text for text in texts if text) + "\n"
     write_text(report.path, re.sub(r"\n{3,}", "\n\n", body))
-    return {"report": str(report.path), **layout.summary(report)}
+    summary = layout.summary(report)
+    at_levels = level_summary(results)
+    lines = summary.get("lines", [])
+    return {
+        "report": str(report.path),
+        **summary,
+        "levels": at_levels["levels"],
+        "lines": lines + at_levels["level_lines"],
+    }
 
 
 def section_text(name: str, report: Report) -> str:

@@ -39,6 +39,12 @@ class StudyResults:
     manifest: dict[str, Any] | None = None
     #: the run's folder (its parts' folders are in or at it: :meth:`Study.part_folder`); reports go there
     out: Path | None = None
+    #: the budget, in games, every family of these parts was configured for (the scale's largest
+    #: ``levels``); None for a scale without levels
+    level: int | None = None
+    #: the same study run at each smaller budget level of the scale, every family configured for
+    #: it (only the stages that compare families: :mod:`fsmarena.studies.pipeline`)
+    levels: dict[int, "StudyResults"] = field(default_factory=dict)
     _cache: tuple[dict[str, Any], dict[str, list[dict[str, Any]]]] | None = field(default=None, repr=False)
 
     @property
@@ -75,7 +81,13 @@ class StudyResults:
         """The same results with every part's output folder under ``out`` (a report written
         elsewhere, e.g. a scratch folder when publishing)."""
         parts = {part: replace(data, out=self.study.part_folder(out, part)) for part, data in self.parts.items()}
-        return replace(self, parts=parts, out=out, _cache=None)
+        levels = {level: run.moved(self.study.level_folder(out, level)) for level, run in self.levels.items()}
+        return replace(self, parts=parts, out=out, levels=levels, _cache=None)
+
+    def at_every_level(self) -> dict[int | None, "StudyResults"]:
+        """This run and the run at each smaller budget level, by level, ascending (the key None:
+        a scale without levels, this run only)."""
+        return {**dict(sorted(self.levels.items())), self.level: self}
 
     # ---- what the report writes, for a user at a Python prompt ----------------------------
 

@@ -14,7 +14,8 @@ A stage serialises its own result (:attr:`Stage.to_json`) and validates it when 
 is read (:attr:`Stage.read`, one clear error for a damaged one), so the one store
 (:mod:`fsmarena.studies.store`) keeps every stage without knowing any.  Its settings are fields of the
 study and of each scale that the registry declares for it; :attr:`Stage.check` refuses bad ones
-before anything runs.
+before anything runs.  A stage that compares families (:attr:`Stage.compares`) also runs at a scale's
+smaller budget levels.
 """
 
 from __future__ import annotations
@@ -59,3 +60,6 @@ class Stage:
     read: Callable[[Any, str, StageContext], Any]
     applies: Callable[[StudyData], bool] = _always
     check: Callable[[Study], None] = _nothing_to_check
+    #: whether the stage compares the families with one another (cross-play, a league): run at
+    #: every budget level of a scale, where the others run at its top level only
+    compares: bool = False

@@ -99,4 +99,4 @@ def to_json(result: CrossplayResult, ctx: StageContext) -> dict[str, Any]:
     return result.to_json()
 
 
-STAGE = Stage("crossplay", run_crossplay, to_json, read, applies)
+STAGE = Stage("crossplay", run_crossplay, to_json, read, applies, compares=True)

@@ -127,4 +127,4 @@ def _read(raw: Any, source: str, ctx: StageContext) -> LeagueResult:
     return read_league(raw, source, ctx.data.plan, league_games(ctx.study, ctx.scale))
 
 
-STAGE = Stage("league", run_league, _to_json, _read, check=check)
+STAGE = Stage("league", run_league, _to_json, _read, check=check, compares=True)

@@ -114,8 +114,15 @@ def _newest_result(results: StudyResults) -> float:
 def save_results(results: StudyResults, root: str | os.PathLike, environment: dict[str, str], finished: float) -> Path:
     """Write ``results`` as the store ``root/published/<study>/`` (module docstring)."""
     parts = [part_json(results, part, part_data) for part, part_data in results.parts.items()]
-    tasks = [task for stored in parts for task in stored["results"]]
+    level_parts = {
+        level: [part_json(run, part, part_data) for part, part_data in run.parts.items()]
+        for level, run in sorted(results.levels.items())
+    }
+    levels = [{"level": level, "parts": stored} for level, stored in level_parts.items()]
+    tasks = [task for stored in parts + sum(level_parts.values(), []) for task in stored["results"]]
     data = {"format_version": STORE_FORMAT, "study": definition_json(results.study), "parts": parts}
+    if results.level is not None:  # absent from stores of runs without levels, which read as before
+        data.update(level=results.level, levels=levels)
     manifest = {
         "format_version": STORE_FORMAT,
         "study": results.name,
@@ -250,42 +257,45 @@ def open_store(folder: Path) -> tuple[dict[str, Any], Fields]:
     check_stored(m.data, m.source)  # its dates too (fsmarena.stored_values)
     source = f"published results {folder / RESULTS}"
     f = Fields(loads(gunzip(folder / RESULTS, source), source), source)
-    parts = f.data.get("parts")  # each part's results: by parse_record
-    bare = (
-        [{k: v for k, v in p.items() if k != "results"} if isinstance(p, dict) else p for p in parts]
-        if isinstance(parts, list)
-        else parts
-    )
-    check_stored({**f.data, "parts": bare}, source)
+    levels = f.data.get("levels")
+    bare = {"parts": _without_results(f.data.get("parts"))}  # each part's results: by parse_record
+    if isinstance(levels, list):
+        bare["levels"] = [
+            {**at, "parts": _without_results(at.get("parts"))} if isinstance(at, dict) else at for at in levels
+        ]
+    check_stored({**f.data, **bare}, source)
     if f.get("format_version", int) != STORE_FORMAT:
         raise f.fail(f"unsupported format_version (this version reads {STORE_FORMAT})")
     return manifest, f
+
+
+def _without_results(parts: Any) -> Any:
+    """Stored parts without their task results (validated apart, by the runner's own reader)."""
+    if not isinstance(parts, list):
+        return parts
+    return [{k: v for k, v in p.items() if k != "results"} if isinstance(p, dict) else p for p in parts]
 
 
 def load_store(folder: str | os.PathLike) -> StudyResults:
     """Read and validate one store into the results of its run (one clear error if damaged)."""
     folder = Path(folder)
     manifest, f = open_store(folder)
-    raw_parts = f.get("parts", list)
-    if not 1 <= len(raw_parts) <= 8:
-        raise f.fail("must hold one to eight parts")
-    stored = [_stored_part(Fields(raw, f"{f.source}: part {i}"), folder, manifest) for i, raw in enumerate(raw_parts)]
+    stored = _stored_parts(f, folder, manifest)
     first = stored[0][1].plan
     study = stored_definition(Fields(f.get("study", dict), f"{f.source}: study"), first, manifest)
-    expected = study.parts()
-    if [part for part, _, _ in stored] != list(expected):
-        raise f.fail(f"its parts are not those of its study ({', '.join(map(str, expected))})")
     results = StudyResults(
         study, first.scale.name, first.seed, {}, manifest["command"], manifest["wall_seconds"], manifest
     )
-    for part, data, p in stored:
-        if data.plan.study.name != expected[part].name or dict(data.plan.study.game_params) != dict(
-            expected[part].game_params
-        ):
-            raise p.fail("is not the part of the study it names")
-        results.parts[part] = data
-        data.stages.update(_stored_stages(p, study, results.scale, data))
-        _stored_kept(p, study, data)
+    _read_parts(results, stored, f, comparing_only=False)
+    results.level = None if "level" not in f.data else f.int_in("level", 1, limits.MAX_GAMES)
+    for i, raw in enumerate(f.get("levels", list, [])):
+        at = Fields(raw, f"{f.source}: level {i}")
+        level = at.int_in("level", 1, limits.MAX_GAMES)
+        if results.level is None or level >= results.level or level in results.levels:
+            raise at.fail("must be a smaller budget level than the run's, and named once")
+        run = StudyResults(study, results.scale, results.seed, {}, level=level)
+        _read_parts(run, _stored_parts(at, folder, manifest), at, comparing_only=True)
+        results.levels[level] = run
     if (results.name, results.scale, results.seed, results.fingerprint) != (
         manifest["study"],
         manifest["scale"],
@@ -294,6 +304,39 @@ def load_store(folder: str | os.PathLike) -> StudyResults:
     ):
         raise f.fail("its plans are not the run its manifest names")
     return results
+
+
+def _stored_parts(f: Fields, folder: Path, manifest: dict[str, Any]) -> list[tuple[int | None, StudyData, Fields]]:
+    """The parts of one budget level as stored (stages not yet read)."""
+    raw_parts = f.get("parts", list)
+    if not 1 <= len(raw_parts) <= 8:
+        raise f.fail("must hold one to eight parts")
+    return [_stored_part(Fields(raw, f"{f.source}: part {i}"), folder, manifest) for i, raw in enumerate(raw_parts)]
+
+
+def _read_parts(
+    results: StudyResults, stored: list[tuple[int | None, StudyData, Fields]], f: Fields, comparing_only: bool
+) -> None:
+    """Put the stored parts of one budget level into ``results``, each checked to be the part of
+    the study it names, its stages (at a smaller level, those that compare families) and kept
+    measures read."""
+    study = results.study
+    expected = study.parts()
+    if [part for part, _, _ in stored] != list(expected):
+        raise f.fail(f"its parts are not those of its study ({', '.join(map(str, expected))})")
+    for part, data, p in stored:
+        if data.plan.study.name != expected[part].name or dict(data.plan.study.game_params) != dict(
+            expected[part].game_params
+        ):
+            raise p.fail("is not the part of the study it names")
+        if data.plan.seed != results.seed:
+            raise p.fail("was run with another master seed than the run's")
+        results.parts[part] = data
+        data.stages.update(_stored_stages(p, study, results.scale, data, comparing_only))
+        if comparing_only and "kept" in p.data:
+            raise p.fail("keeps measures of players, which no report reads at a smaller budget level")
+        if not comparing_only:
+            _stored_kept(p, study, data)
 
 
 def _stored_part(p: Fields, folder: Path, manifest: dict[str, Any]) -> tuple[int | None, StudyData, Fields]:
@@ -357,11 +400,13 @@ def stored_definition(d: Fields, first: Plan, manifest: dict[str, Any]) -> Study
     return study
 
 
-def _stored_stages(p: Fields, study: Study, scale: str, data: StudyData) -> dict[str, Any]:
+def _stored_stages(p: Fields, study: Study, scale: str, data: StudyData, comparing_only: bool) -> dict[str, Any]:
     """Every stage's stored result, each validated by its stage: exactly the study's stages
-    that apply to the part, in order."""
+    that apply to the part, in order (at a smaller budget level, those that compare families)."""
     raw = Fields(p.get("stages", dict), f"{p.source}: stages")
-    applying = [name for name in study.stages if stage(name).applies(data)]
+    applying = [
+        name for name in study.stages if stage(name).applies(data) and (stage(name).compares or not comparing_only)
+    ]
     if list(raw.data) != applying:
         raise raw.fail(f"must hold exactly the results of the stages {', '.join(applying) or '(none)'}")
     context = StageContext(study, scale, data)
