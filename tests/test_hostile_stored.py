@@ -143,6 +143,11 @@ STORE_DAMAGES = {
     "a finished date that is no date": (_manifest("finished", "yesterday"), "field 'finished' must be a date"),
     "an impossible finished date": (_manifest("finished", "2026-13-45"), "field 'finished' must be a date"),
     "an added date that is no date": (_manifest("added", "<b>soon</b>"), "field 'added' must be a date"),
+    "a stage name that is a list": (_results(lambda r: r["study"].__setitem__("stages", [[]])), "field 'stages'"),
+    "a level no smaller than the run's": (
+        _results(lambda r: r.update(level=1000, levels=[{"level": 1000, "parts": r["parts"]}])),
+        "smaller budget level",
+    ),
     "trailing bytes after the gzip data": (_append(b"trailing"), "bytes after its gzip data"),
     "a second gzip member": (_append(gzip.compress(b'{"format_version": 1}', mtime=0)), "a second gzip member"),
 }

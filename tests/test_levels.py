@@ -234,3 +234,18 @@ def test_a_run_folder_missing_a_level_is_not_finished(run, tmp_path):
         load_results(copy, folder / "study.toml")
     assert "\n" not in str(caught.value)
     assert Path(copy / "study.json").is_file()
+
+
+def test_the_summary_rows_of_each_level_are_what_a_page_quotes(run):
+    from fsmarena.studies.sample_efficiency import level_summary
+
+    _, results = run
+    rows = {row["competitor"]: row for row in level_summary(results)["levels"]}
+    for level, at in results.at_every_level().items():
+        for c in at.only.plan.competitors:
+            rates = [r.panel["random"]["wins"] / r.panel["random"]["games"] for r in at.only.family(c.name)]
+            row = rows[f"{c.name}.at-{level}.final"]
+            assert row["mean"] == pytest.approx(np.mean(rates)) and row["replicates"] == len(rates)
+            assert row["ci_low"] <= row["mean"] <= row["ci_high"]
+    lines = level_summary(results)["level_lines"]
+    assert lines[0] == "win rate against `random`, every family configured for 750 games" and len(lines) == 4

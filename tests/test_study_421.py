@@ -263,3 +263,23 @@ crossplay_halfwidth = 0.05
     assert summary["optimum"] == pytest.approx(float(OPTIMUM), abs=1e-12)
     assert summary["values_summary"][0]["median"] == pytest.approx(float(OPTIMUM), abs=1e-12)
     assert not (tmp_path / "out" / "figures").exists()
+
+
+def test_each_smaller_level_says_how_many_replicates_reached_the_target_there(tmp_path):
+    """A scale with two levels: the conclusions count, for the smaller one, the replicates whose
+    final player's exact value reaches 99% of the optimum, recomputed here from the records."""
+    two = {**SMALL, "scales": {"test": {**SMALL["scales"]["test"], "levels": [1200, 3000]}}}
+    results = run_pipeline(study_from_data(two), "test", tmp_path / "out", jobs=2, log=lambda message: None)
+    results.command = "test"
+    write_report(results, False)
+    assert list(results.levels) == [1200]
+    text = (tmp_path / "out" / "report.md").read_text()
+    sentence = next(line for line in text.splitlines() if "configured for 1,200 simulated games" in line)
+    data = results.levels[1200].only
+    for c in data.plan.competitors:
+        if c.method == "plan" or c.params.get("exact_fitness"):
+            continue
+        values = [GAME.exact_player_values(r.player)[0] for r in data.family(c.name)]  # the oracle: exact DP
+        reached = sum(float(v) >= 0.99 * float(OPTIMUM) for v in values)
+        assert f"{c.label} {reached} of {c.replicates}" in sentence
+    assert "## Sample efficiency" in text and "configured for 1,200 games" in text

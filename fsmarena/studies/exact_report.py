@@ -235,6 +235,7 @@ def conclusions(report: Report) -> str:
                 f"{100 * TARGET:.0f}% of the optimum (median {100 * r['fraction_median']:.2f}%, worst "
                 f"{100 * r['fraction_min']:.2f}%)."
             )
+    lines += at_smaller_levels(report)
     for r in summary:
         if r["games_median"] == 0:
             lines.append(
@@ -249,6 +250,21 @@ def conclusions(report: Report) -> str:
     if spread:
         lines.append(_why_sampling_is_costly(report, spread[0]))
     return "## Conclusions\n\n" + "\n".join(lines) + "\n"
+
+
+def at_smaller_levels(report: Report) -> list[str]:
+    """One sentence per smaller budget level of the scale: how many replicates of each family
+    that consumes games reached the target there, every family configured for that level."""
+    lines = []
+    for level, run in sorted(report.results.levels.items()):
+        data = run.only
+        found = tables(data, exact_reference(data))["values_summary"]
+        counts = [f"{r['method']} {r['reaching_target']} of {r['replicates']}" for r in found if r["games_median"] > 0]
+        lines.append(
+            f"- Every family configured for {level:,} simulated games: replicates reaching {100 * TARGET:.0f}% of "
+            f"the optimum, {', '.join(counts)}."
+        )
+    return lines
 
 
 def _why_sampling_is_costly(report: Report, r: dict[str, Any]) -> str:

@@ -469,9 +469,12 @@ def _best_known(r: _Reader, scales: Mapping[str, Scale]) -> dict[str, Any]:
 
 
 def _levels(s: "_Reader", budgets: Mapping[str, Any], competitors: list[Competitor]) -> tuple[int, ...]:
-    """A scale's ``levels`` (:func:`fsmarena.studies.budgets.read_levels`), errors naming the scale."""
+    """A scale's ``levels`` (:func:`fsmarena.studies.budgets.read_levels`), errors naming the scale.
+    A family evolved on its exact fitness consumes no games, so no level solves its generations:
+    its budgets table keeps them."""
+    solved = {c.name: c.method for c in competitors if not c.params.get("exact_fitness")}
     try:
-        return read_levels(s.data, budgets, {c.name: c.method for c in competitors})
+        return read_levels(s.data, budgets, solved)
     except FsmarenaError as exc:
         raise s.fail(str(exc)) from None
 

@@ -134,19 +134,19 @@ def final_cell(data: StudyData, competitor: str) -> str:
 
 
 def at_each_budget(runs: dict[int | None, Any], part: int | None) -> str:
-    """At every configured budget level: each family's final players against the curve opponent,
+    """At every configured budget level: each family's final players (:func:`final_values`),
     and each declared pair's cross-play there."""
     datas = {level: run.parts[part] for level, run in runs.items() if level is not None}
     first = next(iter(datas.values()))
-    opponent = first.plan.study.curve_opponent
-    if opponent not in first.plan.study.panel:
+    what = final_measure(first)
+    if not what:
         return ""
     header = ["family", *(f"configured for {level:,} games" for level in datas)]
-    rows = [[c.label, *(final_rate(d, c.name, opponent) for d in datas.values())] for c in first.plan.competitors]
+    rows = [[c.label, *(final_cell_at(d, c.name) for d in datas.values())] for c in first.plan.competitors]
     text = [
         f"Each family was run again configured for every budget level of this scale (its generations or episodes "
-        f"solved for the level), and its final players measured against `{opponent}`: mean win rate over replicates "
-        "with its 95% interval, the games they consumed in brackets.",
+        f"solved for the level), and its final players measured: {what}, mean over replicates with its 95% "
+        "interval, the games they consumed in brackets.",
         "These are the comparisons at equal cost; the declared questions are answered at each level below.",
         "",
         table(header, rows),
@@ -155,11 +155,28 @@ def at_each_budget(runs: dict[int | None, Any], part: int | None) -> str:
     return "\n".join(text + crossplay_at_levels(datas))
 
 
-def final_rate(data: StudyData, competitor: str, opponent: str) -> str:
-    """The family's final players' win rate against ``opponent`` at one level, and its games."""
-    rates = win_rates(data.family(competitor), opponent)
+def final_measure(data: StudyData) -> str:
+    """What :func:`final_values` measures, in words ("" when the study measures neither)."""
+    if data.game.n_seats == 1:
+        return "the exact share of the optimal value"
+    opponent = data.plan.study.curve_opponent
+    return f"win rate against `{opponent}`" if opponent in data.plan.study.panel else ""
+
+
+def final_values(data: StudyData, competitor: str) -> list[float]:
+    """Each replicate's final player measured: in a one-player game its share of the optimum
+    (the last point of its curve, the final player's), else its win rate against the curve
+    opponent (its panel games)."""
+    if data.game.n_seats == 1:
+        return [r.curve_win[-1] for r in data.family(competitor) if r.curve_win]
+    return win_rates(data.family(competitor), data.plan.study.curve_opponent)
+
+
+def final_cell_at(data: StudyData, competitor: str) -> str:
+    """The family's final players at one level (:func:`final_values`), and the games they consumed."""
+    values = final_values(data, competitor)
     games = int(np.median([r.games for r in data.family(competitor)]))
-    return f"{rate_cell(rates, data.plan.seed, opponent, competitor)} ({games:,})" if rates else "–"
+    return f"{rate_cell(values, data.plan.seed, 'final', competitor)} ({games:,})" if values else "–"
 
 
 def crossplay_at_levels(datas: dict[int, StudyData]) -> list[str]:
@@ -205,29 +222,30 @@ def section(results: Any, figures: bool = True) -> str:
 
 def level_summary(results: Any) -> dict[str, Any]:
     """What a page quotes and the command prints of each configured budget level: rows keyed
-    ``<competitor>.at-<level>.vs.<opponent>`` (``.<part>`` added in a sweep) with ``mean``,
-    ``ci_low``, ``ci_high``, ``replicates`` and ``games`` (the median consumed), and the lines of
-    a scale with several levels.  Empty for a scale without levels."""
+    ``<competitor>.at-<level>.final`` (``.<part>`` added in a sweep) with ``mean``, ``ci_low``,
+    ``ci_high``, ``replicates`` and ``games`` (the median consumed) of its final players
+    (:func:`final_values`), and the lines of a scale with several levels.  Empty for a scale
+    without levels."""
     rows, lines = [], []
     runs = {level: run for level, run in results.at_every_level().items() if level is not None}
     for level, run in runs.items():
         for part, data in run.parts.items():
-            opponent = data.plan.study.curve_opponent
-            if opponent not in data.plan.study.panel:
+            what = final_measure(data)
+            if not what:
                 continue
             suffix = f".{results.part_name(part)}" if part is not None else ""
             shown = len(runs) > 1 and level != results.level  # the top level's lines are the layout's own
             if shown:
-                lines.append(f"win rate vs {opponent}, every family configured for {level:,} games{suffix}")
+                lines.append(f"{what}, every family configured for {level:,} games{suffix}")
             for c in data.plan.competitors:
-                rates = win_rates(data.family(c.name), opponent)
-                if not rates:
+                values = final_values(data, c.name)
+                if not values:
                     continue
-                row = st.summarize({c.name: rates}, opponent, seed=data.plan.seed)[0]
+                row = st.summarize({c.name: values}, "final", seed=data.plan.seed)[0]
                 games = int(np.median([r.games for r in data.family(c.name)]))
                 rows.append(
                     {
-                        "competitor": f"{c.name}.at-{level}.vs.{opponent}{suffix}",
+                        "competitor": f"{c.name}.at-{level}.final{suffix}",
                         **{k: row[k] for k in ("mean", "ci_low", "ci_high", "replicates")},
                         "games": games,
                     }

@@ -359,6 +359,8 @@ def stored_definition(d: Fields, first: Plan, manifest: dict[str, Any]) -> Study
     settings checked as when a definition file is read."""
     if d.get("name", str) != manifest["study"]:
         raise d.fail("names another study than its manifest")
+    if not all(isinstance(name, str) for name in d.get("stages", list)):
+        raise d.fail("field 'stages' must list stage names")
     try:
         report_entry(d.get("report", str))
         for name in d.get("stages", list):
