@@ -20,8 +20,8 @@ from fsmarena.api import load_results, run_study
 from fsmarena.errors import FsmarenaError
 from fsmarena.studies import sample_efficiency as se
 from fsmarena.studies.budgets import TOLERANCE, curve_value_at
-from fsmarena.studies.registry import SECTIONS
 from fsmarena.studies.kept_measures import measure_kept
+from fsmarena.studies.registry import SECTIONS
 from fsmarena.studies.store import RESULTS, load_store, save_results
 
 STUDY = """
