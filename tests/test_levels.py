@@ -212,9 +212,9 @@ def test_the_report_has_the_section_and_a_scale_without_levels_has_no_level_tabl
     assert "## Sample efficiency" in se.section(one) and "At each configured budget" not in se.section(one)
     # the same seed and settings at 750 games: the one-level run is the two-level run's smaller level
     for key, record in one.only.records.items():
-        assert {k: v for k, v in record.raw.items() if k not in ("player",)}["games"] == results.levels[750].only.records[
-            key
-        ].raw["games"]
+        assert {k: v for k, v in record.raw.items() if k not in ("player",)}["games"] == results.levels[
+            750
+        ].only.records[key].raw["games"]
 
 
 def test_points_are_the_powers_of_ten_below_the_budget():
