@@ -205,3 +205,35 @@ def test_a_studys_policy_map_masks_the_states_met_too_seldom_and_says_so(tmp_pat
     drawn = masked_policy_map(data, analysis)
     assert drawn is not None and (tmp_path / "figures" / "policy_map.png").exists()
     assert f"met fewer than {MIN_DECISIONS} times in all in play against always-large" in drawn.caption
+
+
+def test_a_one_player_games_card_plays_its_own_games_not_the_empty_panels():
+    """421 has no panel (its panel games, 1, count nothing): a card from one game was noise."""
+    from fsmarena.games import get_game
+    from fsmarena.studies.stage_cards import CARD_GAMES, _games
+
+    def context(game, panel_games):
+        data = SimpleNamespace(game=game, plan=SimpleNamespace(scale=SimpleNamespace(panel_games=panel_games)))
+        return SimpleNamespace(data=data)
+
+    assert _games(context(get_game("421"), 1)) == CARD_GAMES
+    assert _games(context(DivideTheDollar(), 60)) == 60
+    assert _games(context(DivideTheDollar(), 10_000)) == CARD_GAMES
+
+
+def test_an_action_name_of_nineteen_characters_ends_before_its_share():
+    """421's `reroll_high_middle` ran into its share column."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    long = "x" * 19
+    summary = hand_summary()
+    summary.actions[1] = long
+    with style():
+        fig = card_figure(summary)
+        FigureCanvasAgg(fig).draw()
+        renderer = fig.canvas.get_renderer()
+        texts = [(t.get_text(), t.get_window_extent(renderer)) for t in fig.axes[0].texts]
+        plt.close(fig)
+    name = next(box for text, box in texts if text == long)
+    share = next(box for text, box in texts if text == "75%" and abs(box.y0 - name.y0) < 1)
+    assert name.x1 < share.x0

@@ -69,6 +69,20 @@ def _clip(text: str, chars: int) -> str:
     return text if len(text) <= chars else text[: chars - 1].rstrip() + "\u2026"
 
 
+def _columns(fig: Any, ax: Any, names: list[str]) -> tuple[float, ...]:
+    """The x of the colour box, state, action, share and situations columns (axes fraction):
+    the share starts after the widest action name as drawn (names differ in width by letter)."""
+    renderer = fig.canvas.get_renderer()
+    widest = 0.0
+    for name in names:
+        text = ax.text(0, 0, name, fontsize=FONT)
+        box = text.get_window_extent(renderer).transformed(ax.transAxes.inverted())
+        widest = max(widest, box.width)
+        text.remove()
+    share = max(0.315, 0.105 + widest + 0.025)
+    return (0.0, 0.035, 0.105, share, share + 0.075)
+
+
 def card_figure(summary: "StrategySummary", title: str = "") -> Any:
     """The card as a matplotlib figure (call inside :func:`fsmarena.figures.style.style`)."""
     from matplotlib.patches import Rectangle
@@ -98,7 +112,8 @@ def card_figure(summary: "StrategySummary", title: str = "") -> Any:
     for k, line in enumerate(sub):
         ax.text(0, 0.28 + 0.1 * k, line, fontsize=FONT, va="center", color="#444444")
     y = 0.45 + 0.1 * len(sub)
-    columns = (0.0, 0.035, 0.105, 0.315, 0.39)
+    columns = _columns(fig, ax, [_clip(summary.actions[r.key], 19) for r in rows if r.what == "action"])
+    room = int(ROW_CHARS * (1 - columns[4]) / (1 - 0.39))  # the situations' characters that fit
     for x, text in zip(columns[1:], ("state", "plays or moves", "share", "in these situations (most frequent first)")):
         ax.text(x, y, text, fontsize=FONT - 0.5, style="italic", va="center", color="#444444")
     for row in rows:
@@ -113,7 +128,7 @@ def card_figure(summary: "StrategySummary", title: str = "") -> Any:
             ax.text(x, y, text, fontsize=FONT, va="center")
         always = row.count == row.decisions  # in (or after) every decision of the state
         situations = "always" if always else prefix + row.situations
-        ax.text(columns[4], y, _clip(situations, ROW_CHARS), fontsize=FONT, va="center")
+        ax.text(columns[4], y, _clip(situations, room), fontsize=FONT, va="center")
     if other:
         y += ROW_HEIGHT
         ax.text(columns[1], y, other, fontsize=FONT, va="center", color=UNUSED_TEXT)

@@ -184,6 +184,10 @@ def read_cards(raw: Any, source: str, data: StudyData) -> list[Card]:
 
 
 def _games(ctx: StageContext) -> int:
+    """The card's games per seat: the scale's panel games, at most :data:`CARD_GAMES`; a
+    one-player game has no panel (its panel games count nothing), so it plays :data:`CARD_GAMES`."""
+    if ctx.data.game.n_seats == 1:
+        return CARD_GAMES
     return max(1, min(CARD_GAMES, ctx.data.plan.scale.panel_games))
 
 
