@@ -224,3 +224,32 @@ def test_two_way_interval_covers_a_crossed_design_and_the_one_way_does_not():
         one_way += low <= 0.0 <= high
     assert 0.91 <= two_way / trials <= 0.99
     assert one_way / trials <= 0.88
+
+
+def test_against_a_fixed_player_the_interval_resamples_only_the_family_and_covers_its_mean():
+    """A family of 12 champions against a fixed player (a builtin, one column): champion i scores
+    0.1 + u_i, u normal of sd 0.1, so the family's true net score is 0.1.  Only the family varies:
+    the interval over its champions covers 0.1 near 95% of the time, where the two-way interval
+    of two sampled families had no answer at all (one column, NaN)."""
+    rng = np.random.default_rng(7)
+    trials, covered = 400, 0
+    for trial in range(trials):
+        net = (0.1 + rng.normal(0, 0.1, 12))[:, None]
+        interval = inf.crossplay_inference(net, inf.generator(trial), (False, True)).net
+        covered += interval.low <= 0.1 <= interval.high
+        assert (interval.low, interval.high) == pytest.approx(inf.t_interval(net[:, 0]))
+    assert 0.92 <= covered / trials <= 0.98
+    assert np.isnan(inf.crossplay_inference(net, inf.generator(0)).net.low)  # as two sampled families
+
+
+def test_a_fixed_player_on_either_side_gives_one_mirrored_statement_and_only_the_family_votes():
+    rng = np.random.default_rng(8)
+    net = (0.2 + rng.normal(0, 0.05, 10))[:, None]  # every one of 10 champions ahead of the builtin
+    forward = inf.crossplay_inference(net, inf.generator(1), (False, True))
+    backward = inf.crossplay_inference(-net.T, inf.generator(1), (True, False))
+    assert backward.net.value == pytest.approx(-forward.net.value)
+    assert (backward.net.low, backward.net.high) == pytest.approx((-forward.net.high, -forward.net.low))
+    assert forward.p == backward.p == pytest.approx(inf.sign_test(10, 0))  # the builtin's one "champion" has no vote
+    assert (forward.ahead_a, backward.ahead_b) == (10, 10)
+    both = inf.crossplay_inference(net[:1], inf.generator(1), (True, True))
+    assert np.isnan(both.net.low) and both.p == 1.0

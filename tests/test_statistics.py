@@ -8,9 +8,11 @@ import types
 
 import numpy as np
 import pytest
+import scipy.stats
 from hypothesis import given
 from hypothesis import strategies as hs
 
+from fsmarena.studies import inference as inf
 from fsmarena.studies import statistics as st
 from fsmarena.studies.comparison_report import comparison_phrase
 from fsmarena.studies.crossplay import CrossplayResult, pairing_games
@@ -404,3 +406,60 @@ def test_degenerate_samples_read_all_n_replicates_not_a_zero_width_interval():
     assert row["all_equal"] and summary_cell(row) == "all 4 replicates 100.0%"
     assert "[100.0%, 100.0%]" not in summary_cell(row)
     assert estimate(0.5, 0.4, 0.6) == "50.0% [40.0%, 60.0%]"
+
+
+def test_a_builtin_is_a_fixed_player_its_opponents_interval_is_over_their_champions_by_hand():
+    """Champions a0 (net +0.5 over 10 games) and a1 (+0.1) of A against B, the builtin: the
+    row is A's mean net with the Student-t interval of the two champions' nets, mirrored for B;
+    the deciding sign test counts A's two champions only."""
+    result = CrossplayResult(
+        labels=["a0", "a1", "b0"],
+        families=["A", "A", "B"],
+        replicates=[0, 1, 0],
+        pairs=np.array([[0, 1], [0, 2], [1, 2]]),
+        games=np.array([10, 10, 10]),
+        wins=np.array([5, 6, 4]),
+        draws=np.array([0, 3, 3]),
+        losses=np.array([5, 1, 3]),
+    )
+    family, _ = st.crossplay_tables(result, ["A", "B"], fixed=frozenset({"B"}))
+    by = {(r["family"], r["opponent_family"]): r for r in family}
+    ab, ba = by[("A", "B")], by[("B", "A")]
+    nets = np.array([0.5, 0.1])
+    half = scipy.stats.t.ppf(0.975, 1) * nets.std(ddof=1) / np.sqrt(2)
+    assert ab["net"] == pytest.approx(0.3)
+    assert (ab["net_ci_low"], ab["net_ci_high"]) == pytest.approx((max(0.3 - half, -1.0), min(0.3 + half, 1.0)))
+    assert (ba["net_ci_low"], ba["net_ci_high"]) == pytest.approx((-ab["net_ci_high"], -ab["net_ci_low"]))
+    assert ab["sign_p"] == pytest.approx(inf.sign_test(2, 0)) and not ab["sign_attainable"]
+
+
+def test_a_builtin_competitor_runs_once_whatever_the_scale_asks():
+    from fsmarena.studies.catalogue import get_study
+
+    for scale in ("test", "quick", "paper"):
+        plan = get_study("thirtyone").plan(scale)
+        assert plan.fixed == {"greedy", "greedy-knock"}
+        assert all(plan.competitor(name).replicates == 1 for name in plan.fixed)
+        assert plan.competitor("mc").replicates > 1 or scale == "test"
+
+
+def test_two_builtins_are_decided_by_their_games_with_a_per_game_interval():
+    """Builtin x against builtin y, 100 games: 60 wins, 10 draws, 30 losses: net +0.3 with the
+    normal interval of a per-game outcome in {+1, 0, -1}, win rate with Wilson's; ahead."""
+    result = CrossplayResult(
+        labels=["x", "y"],
+        families=["X", "Y"],
+        replicates=[0, 0],
+        pairs=np.array([[0, 1]]),
+        games=np.array([100]),
+        wins=np.array([60]),
+        draws=np.array([10]),
+        losses=np.array([30]),
+    )
+    family, _ = st.crossplay_tables(result, ["X", "Y"], fixed=frozenset({"X", "Y"}))
+    xy = next(r for r in family if r["family"] == "X")
+    half = 1.959964 * math.sqrt((0.6 + 0.3 - 0.09) / 100)
+    assert (xy["net_ci_low"], xy["net_ci_high"]) == pytest.approx((0.3 - half, 0.3 + half), abs=1e-6)
+    assert xy["fixed_pair"] and st.crossplay_verdict(xy) == "ahead"
+    unfixed, _ = st.crossplay_tables(result, ["X", "Y"])
+    assert not unfixed[0]["fixed_pair"] and st.crossplay_verdict(unfixed[0]) == "not separated"

@@ -114,7 +114,7 @@ def analyse(data: StudyData, figures: bool = True) -> Analysis:
 
     if data.crossplay is not None:
         cp = data.crossplay
-        family_rows, champion_rows = st.crossplay_tables(cp, names, seed)
+        family_rows, champion_rows = st.crossplay_tables(cp, names, seed, plan.fixed)
         for row in family_rows:
             row["method"], row["opponent_method"] = label[row["family"]], label[row["opponent_family"]]
         for row in champion_rows:

@@ -106,6 +106,8 @@ def crossplay_phrase(row: dict) -> str:
     verdict = st.crossplay_verdict(row)
     net = estimate(row["net"], row["net_ci_low"], row["net_ci_high"], fmt=pp)
     champions = f"{row['champions_ahead']}/{row['champions']} champions ahead, sign test {p_is(row['sign_p'])}"
+    if row.get("fixed_pair"):
+        champions = f"two builtins, 95% interval over their {row['games']:,} games"
     if verdict == "ahead":
         return f"{row['method']} ahead by {net} net ({champions})"
     if verdict == "behind":

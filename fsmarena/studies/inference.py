@@ -247,10 +247,32 @@ def two_way_variance(net: np.ndarray, rng: np.random.Generator) -> float:
     return max(2 * (v_a + v_b) - v_ab, v_a, v_b)
 
 
-def crossplay_inference(net: np.ndarray, rng: np.random.Generator) -> CrossplayInference:
+def crossplay_inference(
+    net: np.ndarray, rng: np.random.Generator, fixed: tuple[bool, bool] = (False, False)
+) -> CrossplayInference:
     """The champion-level statement about family A (rows of ``net``) against B (columns); the
-    interval is mean +- t * sqrt(two-way variance), with min(n_A, n_B) - 1 degrees of freedom."""
+    interval is mean +- t * sqrt(two-way variance), with min(n_A, n_B) - 1 degrees of freedom.
+
+    ``fixed``: whether A, B is a fixed player (a builtin strategy), not a sample of champions.
+    Against a fixed player only the other side is resampled: the interval is the Student-t
+    interval over its champions' mean net scores (n - 1 degrees of freedom), and only its
+    champions' sign test decides.  Two fixed players make no replicate-level statement (NaN)."""
     net = np.asarray(net, float)
+    if fixed[0] and not fixed[1]:  # B's statement about A, read back from A's side
+        flipped = crossplay_inference(-net.T, rng, (False, True))
+        interval = Interval(-flipped.net.value, -flipped.net.high, -flipped.net.low, flipped.net.degenerate)
+        return CrossplayInference(
+            interval,
+            flipped.standard_error,
+            flipped.df,
+            flipped.ahead_b,
+            flipped.behind_b,
+            flipped.ahead_a,
+            flipped.behind_a,
+            flipped.p,
+        )
+    if fixed[1]:
+        return _against_a_fixed_player(net, both_fixed=fixed[0])
     n_a, n_b = net.shape
     mean = float(net.mean())
     row, col = net.mean(axis=1), net.mean(axis=0)
@@ -264,3 +286,19 @@ def crossplay_inference(net: np.ndarray, rng: np.random.Generator) -> CrossplayI
     error = math.sqrt(two_way_variance(net, rng))
     half = float(sps.t.ppf(0.5 + LEVEL / 2, df)) * error
     return CrossplayInference(Interval(mean, mean - half, mean + half), error, df, *counts, p)
+
+
+def _against_a_fixed_player(net: np.ndarray, both_fixed: bool) -> CrossplayInference:
+    """Family A (rows) against a fixed player B: a one-way interval over A's champions."""
+    n_a = net.shape[0]
+    mean = float(net.mean())
+    row, col = net.mean(axis=1), net.mean(axis=0)
+    counts = (int((row > 0).sum()), int((row < 0).sum()), int((col < 0).sum()), int((col > 0).sum()))
+    p = 1.0 if both_fixed else sign_test(counts[0], counts[1])
+    if both_fixed or n_a < 2:
+        return CrossplayInference(Interval(mean, math.nan, math.nan), math.nan, math.nan, *counts, p)
+    if _is_constant(row):
+        return CrossplayInference(Interval(mean, mean, mean, degenerate=True), 0.0, n_a - 1, *counts, p)
+    error = float(row.std(ddof=1)) / math.sqrt(n_a)
+    half = float(sps.t.ppf(0.5 + LEVEL / 2, n_a - 1)) * error
+    return CrossplayInference(Interval(mean, mean - half, mean + half), error, n_a - 1, *counts, p)

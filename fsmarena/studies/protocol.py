@@ -87,6 +87,10 @@ class Competitor:
     replicates: int = 0
 
 
+#: the method of a competitor that is a fixed player (a builtin strategy): one replicate, never a family
+FIXED_METHOD = "builtin"
+
+
 @dataclass(frozen=True)
 class Scale:
     """Budgets of one scale: replicates, panel games, cross-play precision, method budgets.
@@ -196,6 +200,8 @@ class Study:
         for c in self.competitors:
             params = {**c.params, **chosen.budgets.get(c.name, {})}
             replicates = params.pop("replicates", chosen.replicates)
+            if c.method == FIXED_METHOD:  # a fixed player is one player, not a sample of champions
+                replicates = 1
             if chosen.levels and level is not None:
                 count = solve_units(
                     c.method, params, self.game, self.game_params, level, (self.curve_opponent, c.needs), c.name
@@ -217,6 +223,12 @@ class Plan:
     scale: Scale
     seed: int
     competitors: tuple[Competitor, ...]
+
+    @property
+    def fixed(self) -> frozenset[str]:
+        """The competitors that are fixed players (builtin strategies, one replicate each), not
+        samples of champions: statistics resample only the families they meet."""
+        return frozenset(c.name for c in self.competitors if c.method == FIXED_METHOD)
 
     @property
     def replicates(self) -> int:

@@ -188,7 +188,7 @@ def crossplay_at_levels(datas: dict[int, StudyData]) -> list[str]:
         if result is None or not questions:
             continue
         names = [c.name for c in data.plan.competitors]
-        rows, _ = st.crossplay_tables(result, names, data.plan.seed)
+        rows, _ = st.crossplay_tables(result, names, data.plan.seed, data.plan.fixed)
         label = {c.name: c.label for c in data.plan.competitors}
         for row in rows:
             row["method"], row["opponent_method"] = label[row["family"]], label[row["opponent_family"]]

@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence, Union
 import numpy as np
 from scipy import stats as sps
 
-from fsmarena.games.stats import Z95
+from fsmarena.games.stats import Z95, wilson_interval
 from fsmarena.studies import inference as inf
 from fsmarena.studies.crossplay import CrossplayResult
 
@@ -280,7 +280,9 @@ def pair_matrices(result: CrossplayResult, a: str, b: str) -> tuple[np.ndarray, 
     return net, win
 
 
-def crossplay_tables(result: CrossplayResult, order: Sequence[str], seed: int = 0) -> tuple[list[dict], list[dict]]:
+def crossplay_tables(
+    result: CrossplayResult, order: Sequence[str], seed: int = 0, fixed: frozenset[str] = frozenset()
+) -> tuple[list[dict], list[dict]]:
     """Family-vs-family rows and champion-vs-family rows.
 
     Between two families, the win rate and the net score are averaged over every pairing of
@@ -288,7 +290,9 @@ def crossplay_tables(result: CrossplayResult, order: Sequence[str], seed: int = 
     rate) with two-way cluster intervals (:func:`fsmarena.studies.inference.crossplay_inference`, both
     families' champions resampled with a stream of ``seed``); ``sign_p`` is the champion-level
     sign test and ``detectable`` the net difference the champion counts would have detected
-    with 80% power at ALPHA.  Each unordered pair is estimated once, in ``order``; the reverse
+    with 80% power at ALPHA.  The families in ``fixed`` are fixed players (builtin strategies):
+    against one, only the other family's champions are resampled and counted
+    (:func:`fsmarena.studies.inference.crossplay_inference`).  Each unordered pair is estimated once, in ``order``; the reverse
     row is its exact mirror (:func:`_mirror`).  There are no self rows: a family against its own
     champions is no comparison of families (its net score is 0 by construction).
     """
@@ -329,9 +333,9 @@ def crossplay_tables(result: CrossplayResult, order: Sequence[str], seed: int = 
     family_rows = []
     for k, a in enumerate(order):
         for b in order[k + 1 :]:
-            forward = _family_row(result, champion_rows, a, b, seed)
+            forward = _family_row(result, champion_rows, a, b, seed, fixed)
             if forward is not None:
-                backward = _family_row(result, champion_rows, b, a, seed, mirror=forward)
+                backward = _family_row(result, champion_rows, b, a, seed, fixed, mirror=forward)
                 family_rows += [forward, backward] if backward is not None else [forward]
     return family_rows, champion_rows
 
@@ -348,7 +352,9 @@ _MIRRORED = {
 }
 
 
-def _mirror(result: CrossplayResult, forward: Mapping[str, Any], seed: int) -> dict[str, Any]:
+def _mirror(
+    result: CrossplayResult, forward: Mapping[str, Any], seed: int, fixed: tuple[bool, bool] = (False, False)
+) -> dict[str, Any]:
     """The champion-level columns of B vs A from those of A vs B: one estimate and one interval
     per unordered pair, so the two directions never disagree (exact antisymmetry of the net
     score).  B's win rate is A's loss rate: without draws its interval is 1 - A's, mirrored;
@@ -361,7 +367,7 @@ def _mirror(result: CrossplayResult, forward: Mapping[str, Any], seed: int) -> d
         low, high = 1.0 - forward["ci_high"], 1.0 - forward["ci_low"]
     else:
         loss = pair_matrices(result, b, a)[1].T  # A's loss rate against each champion of B
-        rate = inf.crossplay_inference(loss, inf.generator(seed, "crossplay-loss", a, b)).net
+        rate = inf.crossplay_inference(loss, inf.generator(seed, "crossplay-loss", a, b), fixed[::-1]).net
         low, high = max(rate.low, 0.0), min(rate.high, 1.0)
     level.update(ci_low=low, ci_high=high, opponent_champions=forward["champions"])
     for key in ("net_se", "detectable", "sign_p", "sign_attainable"):
@@ -375,6 +381,7 @@ def _family_row(
     a: str,
     b: str,
     seed: int,
+    fixed: frozenset[str] = frozenset(),
     mirror: Mapping[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     """Family ``a`` against ``b`` (``a != b``): pooled counts, the champion-level statistics
@@ -402,7 +409,13 @@ def _family_row(
         "loss_rate": losses / games,
         "net": (wins - losses) / games,
     }
-    row.update(_champion_level(result, a, b, seed) if mirror is None else _mirror(result, mirror, seed))
+    pair = (a in fixed, b in fixed)
+    row.update(_champion_level(result, a, b, seed, pair) if mirror is None else _mirror(result, mirror, seed, pair))
+    row["fixed_pair"] = all(pair)
+    if all(pair):  # two fixed players: no champions to resample, the games decide
+        _, low, high = net_interval(wins, games - wins - losses, losses)
+        rate_low, rate_high = wilson_interval(wins, games)
+        row.update(net_ci_low=max(low, -1.0), net_ci_high=min(high, 1.0), ci_low=rate_low, ci_high=rate_high)
     row.update(
         champions=len(spread),
         champion_median=float(median),
@@ -414,11 +427,14 @@ def _family_row(
     return row
 
 
-def _champion_level(result: CrossplayResult, a: str, b: str, seed: int) -> dict[str, Any]:
-    """The champion-level columns of a family-vs-family row (``a != b``)."""
+def _champion_level(
+    result: CrossplayResult, a: str, b: str, seed: int, fixed: tuple[bool, bool] = (False, False)
+) -> dict[str, Any]:
+    """The champion-level columns of a family-vs-family row (``a != b``; ``fixed``: whether
+    each is a fixed player)."""
     net, win = pair_matrices(result, a, b)
-    stats = inf.crossplay_inference(net, inf.generator(seed, "crossplay", a, b))
-    rate = inf.crossplay_inference(win, inf.generator(seed, "crossplay-win", a, b)).net
+    stats = inf.crossplay_inference(net, inf.generator(seed, "crossplay", a, b), fixed)
+    rate = inf.crossplay_inference(win, inf.generator(seed, "crossplay-win", a, b), fixed).net
     return {
         "ci_low": max(rate.low, 0.0),  # (NaN stays NaN)
         "ci_high": min(rate.high, 1.0),
@@ -432,8 +448,18 @@ def _champion_level(result: CrossplayResult, a: str, b: str, seed: int) -> dict[
         "opponents_behind": stats.behind_b,
         "sign_p": stats.p,
         "opponent_champions": net.shape[1],
-        "sign_attainable": inf.sign_test(min(net.shape), 0) < ALPHA,
+        "sign_attainable": inf.sign_test(_sign_champions(net.shape, fixed), 0) < ALPHA,
     }
+
+
+def _sign_champions(shape: tuple[int, ...], fixed: tuple[bool, bool]) -> int:
+    """How many champions the deciding sign test counts: the smaller family, or against a
+    fixed player the other family's alone (none between two fixed players)."""
+    if all(fixed):
+        return 0
+    if any(fixed):
+        return shape[0] if fixed[1] else shape[1]
+    return min(shape)
 
 
 def crossplay_verdict(row: Mapping[str, Any]) -> str:
@@ -443,7 +469,8 @@ def crossplay_verdict(row: Mapping[str, Any]) -> str:
     low, high = row["net_ci_low"], row["net_ci_high"]
     if not (math.isfinite(low) and math.isfinite(high)):
         return "not separated"
-    if row["sign_p"] < ALPHA and (low > 0 or high < 0):
+    decided = row["sign_p"] < ALPHA or bool(row.get("fixed_pair"))  # two builtins: their games decide
+    if decided and (low > 0 or high < 0):
         return "ahead" if low > 0 else "behind"
     if -LEVEL_MARGIN <= low and high <= LEVEL_MARGIN:
         return "level"
