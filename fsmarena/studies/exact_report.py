@@ -252,13 +252,19 @@ def conclusions(report: Report) -> str:
     return "## Conclusions\n\n" + "\n".join(lines) + "\n"
 
 
+def level_values(report: Report) -> dict[int, list[dict[str, Any]]]:
+    """The values summary of every smaller budget level of the run (every family configured for it)."""
+    return {
+        level: tables(run.only, exact_reference(run.only))["values_summary"]
+        for level, run in sorted(report.results.levels.items())
+    }
+
+
 def at_smaller_levels(report: Report) -> list[str]:
     """One sentence per smaller budget level of the scale: how many replicates of each family
     that consumes games reached the target there, every family configured for that level."""
     lines = []
-    for level, run in sorted(report.results.levels.items()):
-        data = run.only
-        found = tables(data, exact_reference(data))["values_summary"]
+    for level, found in level_values(report).items():
         counts = [f"{r['method']} {r['reaching_target']} of {r['replicates']}" for r in found if r["games_median"] > 0]
         lines.append(
             f"- Every family configured for {level:,} simulated games: replicates reaching {100 * TARGET:.0f}% of "
@@ -300,7 +306,17 @@ def summary(report: Report) -> dict[str, Any]:
             f"{r['reaching_target']}/{r['replicates']}"
         )
     lines.append(f"report: {report.path}")
-    return {"optimum": best, "values_summary": found.tables["values_summary"], "lines": lines}
+    at_levels = [
+        {**row, "competitor": f"{row['competitor']}.at-{level}"}
+        for level, rows in level_values(report).items()
+        for row in rows
+    ]
+    return {
+        "optimum": best,
+        "values_summary": found.tables["values_summary"],
+        "values_at_levels": at_levels,
+        "lines": lines,
+    }
 
 
 def files(report: Report) -> list[str]:

@@ -251,5 +251,6 @@ def level_summary(results: Any) -> dict[str, Any]:
                     }
                 )
                 if shown:
-                    lines.append(f"  {c.label:<18}{summary_cell(row)} ({games:,} games)")
+                    width = max(len(x.label) for x in data.plan.competitors) + 2
+                    lines.append(f"  {c.label.ljust(width)}{summary_cell(row)} ({games:,} games)")
     return {"levels": rows, "level_lines": lines}
