@@ -189,3 +189,36 @@ def test_add_plays_a_missing_league_again_as_a_resume_would(vautour_run, tmp_pat
     league = stored["stages"]["league"]
     for key in ("labels", "groups", "first", "other", "games", "wins", "draws", "losses", "other_wins"):
         assert league[key] == original[key], key
+
+
+def test_the_declared_pairs_head_to_head_are_the_leagues_own_counts_recomputed():
+    """The published 2-player league, read with plain numpy: each declared pair's mean win rate
+    over its pairings and how many of the first family's champions win more than half their
+    games against the second family; the conclusions say exactly these (and, with 3 players,
+    present the games against copies of the reference as a check, not a finding)."""
+    import re
+
+    import numpy as np
+
+    page = (ROOT / PAGE).read_text(encoding="utf-8")
+    results = load_store(ROOT / "published" / "vautour")
+    league = results.parts[2].stages["league"]
+    labels = {c.name: c.label for c in results.parts[2].plan.competitors}
+    groups = np.asarray(league.groups)
+    line = next(x for x in page.splitlines() if "the declared pairs head to head" in x)
+    for a, b in results.study.questions:
+        pick = (groups[league.first] == labels[a]) & (groups[league.other] == labels[b])
+        rates = league.wins[pick] / league.games[pick]
+        per_champion = {}
+        for champion, rate in zip(league.first[pick], rates):
+            per_champion.setdefault(champion, []).append(rate)
+        above = sum(np.mean(v) > 0.5 for v in per_champion.values())
+        said = re.search(
+            rf"{re.escape(labels[a])} wins ([\d.]+)% \[[^]]*\] of its games against {re.escape(labels[b])} "
+            rf"\((\d+) of its (\d+) champions above half\)",
+            line,
+        )
+        assert said is not None, (a, b)
+        assert float(said.group(1)) == pytest.approx(100 * rates.mean(), abs=0.05)
+        assert (int(said.group(2)), int(said.group(3))) == (above, len(per_champion))
+    assert "a check rather than a finding: against 2 copies of `prize-rank`" in page

@@ -370,10 +370,18 @@ def findings(t: LeagueTables, analysis: Analysis) -> list[str]:
     n, ref = t.n, t.reference
     refs = {r["group"]: r for r in t.refs}
     count = {f: len(t.champion_values(f, ref, "advantage")) for f in t.families}
-    lines = [
-        f"- **{n} players, against `{ref}` head to head** (mean advantage of the family's champions, 95% "
-        "interval over champions): " + head_to_head(t) + "."
-    ]
+    if n == 2:
+        lines = [
+            f"- **{n} players, against `{ref}` head to head** (mean advantage of the family's champions, 95% "
+            "interval over champions): " + head_to_head(t) + "."
+        ]
+        lines += declared_head_to_head(t, analysis)
+    else:  # against copies of one builtin: a check that the champions exploit it, not a comparison
+        lines = [
+            f"- **{n} players, a check rather than a finding: against {n - 1} copies of `{ref}`** (identical "
+            "copies of a deterministic builtin bid alike and cancel each other, so this design is easy; mean "
+            "advantage of the family's champions, 95% interval over champions): " + head_to_head(t) + "."
+        ]
     field = t.champion_level(FIELD, "win_rate")
     ranked = sorted(t.families, key=lambda f: -field[f].value)
     lines.append(
@@ -411,6 +419,34 @@ def findings(t: LeagueTables, analysis: Analysis) -> list[str]:
             if phrases:
                 lines.append(f"  - **{a} vs {b}**: " + sentences(phrases))
     return lines
+
+
+def declared_head_to_head(t: LeagueTables, analysis: Analysis) -> list[str]:
+    """The declared pairs of families against each other in a two-player league: the first
+    family's mean win rate against the second's champions, its 95% interval over both
+    families' champions, and how many of its champions win more than half their games."""
+    lines = []
+    for a, b in ((analysis.labels[x], analysis.labels[y]) for x, y in t.questions):
+        row = t.pairs.get((a, b))
+        if row is None:
+            continue
+        ahead, count = row["members_above_fair_share"], row["members"]
+        shown = estimate(row["win_rate"], row["ci_low"], row["ci_high"], bool(row["all_equal"]), count)
+        if row["ci_low"] > 0.5:
+            verdict = f"{a} ahead"
+        elif row["ci_high"] < 0.5:
+            verdict = f"{b} ahead"
+        else:
+            verdict = "not separated"
+        lines.append(
+            f"{a} wins {shown} of its games against {b} ({ahead} of its {count} champions above half): {verdict}"
+        )
+    if not lines:
+        return []
+    return [
+        f"- **{t.n} players, the declared pairs head to head** (the first family's win rate against the second's "
+        "champions, 95% interval over both families' champions; each pair at 95%): " + sentences(lines)
+    ]
 
 
 def compared_pairs(t: LeagueTables, analysis: Analysis, best: str) -> list[tuple[str, str]]:

@@ -177,9 +177,9 @@ def group_rows(result: LeagueResult, seed: int) -> list[dict[str, Any]]:
                 continue
             c = {k: int(getattr(result, k)[pick].sum()) for k in COUNTS}
             first, other = result.first[pick], result.other[pick]
-            rate, unit = group_interval(
-                _pairing_matrix(win[pick], first, other), inf.generator(seed, "league", "win", g, h)
-            )
+            rates = _pairing_matrix(win[pick], first, other)
+            rate, unit = group_interval(rates, inf.generator(seed, "league", "win", g, h))
+            above = int((np.nanmean(rates, axis=1) > 1.0 / result.seats).sum())  # members above a fair share
             adv, _ = group_interval(
                 _pairing_matrix(advantage[pick], first, other), inf.generator(seed, "league", "advantage", g, h)
             )
@@ -196,6 +196,8 @@ def group_rows(result: LeagueResult, seed: int) -> list[dict[str, Any]]:
                     "opponent": h,
                     **c,
                     "pairings": int(pick.sum()),
+                    "members": int(rates.shape[0]),
+                    "members_above_fair_share": above,
                     "unit": unit,
                     "win_rate": rate.value,
                     "ci_low": rate.low,
