@@ -674,3 +674,14 @@ def test_a_results_page_is_written_from_its_template_once_its_study_is_published
     page.write_text("# the page as it was\n", encoding="utf-8")
     run_cli(capsys, "publish", "--root", checkout)
     assert page.read_text(encoding="utf-8") == "# the page as it was\n"
+
+
+def test_a_templates_note_to_its_editors_stays_out_of_the_page_it_writes():
+    from fsmarena.studies.publish import without_template_notes
+
+    text = "# T\n\n<!-- The template of docs/results/x.md: edit the explanations here,\nnot in the page. -->\n\nBody\n"
+    assert without_template_notes(text) == "# T\n\nBody\n"
+    kept = "<!-- value x:run.seed d -->1<!-- /value -->\n"
+    assert without_template_notes(kept) == kept
+    for page in (ROOT / "docs" / "results").glob("*.md"):
+        assert "<!-- The template of" not in page.read_text(encoding="utf-8"), page.name

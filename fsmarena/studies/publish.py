@@ -261,6 +261,15 @@ def _known(keys: dict[str, Any]) -> str:
     )
 
 
+#: a note to the template's editors (``<!-- The template of ... -->``): not for the page's readers
+TEMPLATE_NOTE = re.compile(r"<!-- The template of .*?-->\n*", re.S)
+
+
+def without_template_notes(text: str) -> str:
+    """A template's text without its notes to editors, which the page it writes does not carry."""
+    return TEMPLATE_NOTE.sub("", text)
+
+
 def publish(root: str | Path, check: bool = False) -> list[Path]:
     """Write every page that quotes published numbers (nothing when ``check``); returns the
     pages that changed (or would change)."""
@@ -276,7 +285,7 @@ def publish(root: str | Path, check: bool = False) -> list[Path]:
         template = page.with_name(page.name + TEMPLATE_SUFFIX)
         texts.setdefault(page, "")
         if template.is_file():
-            sources[page] = (read_text(template, "page template"), template)
+            sources[page] = (without_template_notes(read_text(template, "page template")), template)
         elif not texts[page]:
             sources[page] = (default_page(page.stem), page)
     rendered = {
