@@ -45,48 +45,43 @@ class Analysis:
 
 
 def analyse(data: StudyData, figures: bool = True) -> Analysis:
-    """Compute and write every table (``tables/*.csv``) and, optionally, every figure."""
-    plan = data.plan
-    study = plan.study
-    result = Analysis(labels={c.name: c.label for c in plan.competitors})
-    label = result.labels
-    names = [c.name for c in plan.competitors]
+    """Compute and write every table (``tables/*.csv``) and, optionally, every figure::
 
+    per replicate: panel rows (with Wilson intervals), curve points, seeds, timing
+    per panel opponent: each family's mean with its interval, the pairwise tests
+    with a cross-play: family and champion rows, pairings, the league over other families
+    Holm over every declared test at once
+    """
+    plan = data.plan
+    result = Analysis(labels={c.name: c.label for c in plan.competitors})
+    panel_rows = _replicate_tables(data, result)
+    _panel_tables(data, result, panel_rows)
+    if data.crossplay is not None:
+        _crossplay_tables(data, result)
+    st.holm_over_family(result.tables["panel_tests"], result.tables.get("crossplay_league_tests", []))
+    for name, rows in result.tables.items():
+        write_text(data.out / "tables" / f"{name}.csv", to_csv(rows))
+    result.best = _best_champions(data, panel_rows)
+    if figures:
+        draw_figures(data, result)
+    return result
+
+
+def _replicate_tables(data: StudyData, result: Analysis) -> list[dict[str, Any]]:
+    """One row per replicate and panel opponent, curve point, seed and timing; returns the panel rows."""
+    label = result.labels
     panel_rows: list[dict[str, Any]] = []
     curve_rows: list[dict[str, Any]] = []
     seed_rows: list[dict[str, Any]] = []
     timing_rows: list[dict[str, Any]] = []
-    for name in names:
+    for name in label:
         for rec in data.family(name):
             who = champion_label(name, rec.replicate)
-            for opponent, counts in rec.panel.items():
-                g = counts["games"]
-                low, high = wilson_interval(counts["wins"], int(g))
-                panel_rows.append(
-                    {
-                        "champion": who,
-                        "method": label[name],
-                        "competitor": name,
-                        "replicate": rec.replicate,
-                        "opponent": opponent,
-                        **{k: counts[k] for k in ("games", "wins", "draws", "losses")},
-                        "win_rate": counts["wins"] / g,
-                        "ci_low": low,
-                        "ci_high": high,
-                        "score": counts["score"] / g,
-                        "opp_score": counts["opp_score"] / g,
-                    }
-                )
-            for games, win in zip(rec.curve_games, rec.curve_win):
-                curve_rows.append(
-                    {
-                        "competitor": name,
-                        "method": label[name],
-                        "replicate": rec.replicate,
-                        "games": games,
-                        "win_rate": win,
-                    }
-                )
+            panel_rows += [_panel_row(who, label[name], name, rec.replicate, o, c) for o, c in rec.panel.items()]
+            curve_rows += [
+                {"competitor": name, "method": label[name], "replicate": rec.replicate, "games": g, "win_rate": w}
+                for g, w in zip(rec.curve_games, rec.curve_win)
+            ]
             seed_rows.append(
                 {"competitor": name, "replicate": rec.replicate, "train_seed": rec.seed, "games_consumed": rec.games}
             )
@@ -100,73 +95,101 @@ def analyse(data: StudyData, figures: bool = True) -> Analysis:
                 }
             )
     result.tables.update(panel=panel_rows, curves=curve_rows, seeds=seed_rows, timing=timing_rows)
+    return panel_rows
 
-    seed, questions = plan.seed, declared_questions(study, label)
+
+def _panel_row(who: str, method: str, name: str, replicate: int, opponent: str, counts: dict) -> dict[str, Any]:
+    """One champion against one panel opponent: its counts, win rate with Wilson's interval, scores."""
+    g = counts["games"]
+    low, high = wilson_interval(counts["wins"], int(g))
+    return {
+        "champion": who,
+        "method": method,
+        "competitor": name,
+        "replicate": replicate,
+        "opponent": opponent,
+        **{k: counts[k] for k in ("games", "wins", "draws", "losses")},
+        "win_rate": counts["wins"] / g,
+        "ci_low": low,
+        "ci_high": high,
+        "score": counts["score"] / g,
+        "opp_score": counts["opp_score"] / g,
+    }
+
+
+def _panel_tables(data: StudyData, result: Analysis, panel_rows: list[dict[str, Any]]) -> None:
+    """Per panel opponent, each family's mean with its interval and the pairwise tests."""
+    study, label, seed = data.plan.study, result.labels, data.plan.seed
+    questions = declared_questions(study, label)
     summary, tests = [], []
     for opponent in study.panel:
         groups: dict[str, list[float]] = {
             label[n]: [float(r["win_rate"]) for r in panel_rows if r["competitor"] == n and r["opponent"] == opponent]
-            for n in names
+            for n in label
         }
         summary += st.summarize(groups, opponent, seed=seed)
         tests += st.pairwise(groups, opponent, questions, seed)
     result.tables.update(panel_summary=summary, panel_tests=tests)
 
-    if data.crossplay is not None:
-        cp = data.crossplay
-        family_rows, champion_rows = st.crossplay_tables(cp, names, seed, plan.fixed)
-        for row in family_rows:
-            row["method"], row["opponent_method"] = label[row["family"]], label[row["opponent_family"]]
-        for row in champion_rows:
-            row["method"] = label[row["family"]]
-        pair_rows = [
-            {
-                "champion_a": cp.labels[i],
-                "champion_b": cp.labels[j],
-                "games": int(g),
-                "wins_a": int(w),
-                "draws": int(d),
-                "losses_a": int(l),
-            }
-            for (i, j), g, w, d, l in zip(cp.pairs, cp.games, cp.wins, cp.draws, cp.losses)
-        ]
-        # each champion against the pooled champions of all *other* families: a league score
-        league: dict[str, list[float]] = {label[n]: [] for n in names}
-        league_rows = []
-        for c, who in enumerate(cp.labels):
-            mine = [r for r in champion_rows if r["champion"] == who and r["opponent_family"] != cp.families[c]]
-            games = sum(r["games"] for r in mine)
-            if games:
-                wins = sum(r["wins"] for r in mine)
-                losses = sum(r["losses"] for r in mine)
-                league[label[cp.families[c]]].append(wins / games)
-                league_rows.append(
-                    {
-                        "champion": who,
-                        "method": label[cp.families[c]],
-                        "games": games,
-                        "wins": wins,
-                        "draws": games - wins - losses,
-                        "losses": losses,
-                        "win_rate": wins / games,
-                    }
-                )
-        result.tables.update(
-            crossplay_family=family_rows,
-            crossplay_champions=champion_rows,
-            crossplay_pairs=pair_rows,
-            crossplay_league=league_rows,
-            crossplay_league_summary=st.summarize(league, "other families", seed=seed),
-            crossplay_league_tests=st.pairwise(league, "other families", questions, seed),
-        )
-    st.holm_over_family(result.tables["panel_tests"], result.tables.get("crossplay_league_tests", []))
 
-    for name, rows in result.tables.items():
-        write_text(data.out / "tables" / f"{name}.csv", to_csv(rows))
-    result.best = _best_champions(data, panel_rows)
-    if figures:
-        draw_figures(data, result)
-    return result
+def _crossplay_tables(data: StudyData, result: Analysis) -> None:
+    """The cross-play's family, champion and pairing rows and the league over the other families."""
+    cp, plan, label = data.crossplay, data.plan, result.labels
+    assert cp is not None
+    names, seed = list(label), plan.seed
+    family_rows, champion_rows = st.crossplay_tables(cp, names, seed, plan.fixed)
+    for row in family_rows:
+        row["method"], row["opponent_method"] = label[row["family"]], label[row["opponent_family"]]
+    for row in champion_rows:
+        row["method"] = label[row["family"]]
+    pair_rows = [
+        {
+            "champion_a": cp.labels[i],
+            "champion_b": cp.labels[j],
+            "games": int(g),
+            "wins_a": int(w),
+            "draws": int(d),
+            "losses_a": int(l),
+        }
+        for (i, j), g, w, d, l in zip(cp.pairs, cp.games, cp.wins, cp.draws, cp.losses)
+    ]
+    league, league_rows = _league_over_other_families(cp, champion_rows, label)
+    questions = declared_questions(plan.study, label)
+    result.tables.update(
+        crossplay_family=family_rows,
+        crossplay_champions=champion_rows,
+        crossplay_pairs=pair_rows,
+        crossplay_league=league_rows,
+        crossplay_league_summary=st.summarize(league, "other families", seed=seed),
+        crossplay_league_tests=st.pairwise(league, "other families", questions, seed),
+    )
+
+
+def _league_over_other_families(
+    cp: Any, champion_rows: list[dict[str, Any]], label: dict[str, str]
+) -> tuple[dict[str, list[float]], list[dict[str, Any]]]:
+    """Each champion against the pooled champions of all *other* families: a league score."""
+    league: dict[str, list[float]] = {label[n]: [] for n in label}
+    league_rows = []
+    for c, who in enumerate(cp.labels):
+        mine = [r for r in champion_rows if r["champion"] == who and r["opponent_family"] != cp.families[c]]
+        games = sum(r["games"] for r in mine)
+        if games:
+            wins = sum(r["wins"] for r in mine)
+            losses = sum(r["losses"] for r in mine)
+            league[label[cp.families[c]]].append(wins / games)
+            league_rows.append(
+                {
+                    "champion": who,
+                    "method": label[cp.families[c]],
+                    "games": games,
+                    "wins": wins,
+                    "draws": games - wins - losses,
+                    "losses": losses,
+                    "win_rate": wins / games,
+                }
+            )
+    return league, league_rows
 
 
 def declared_questions(study: Any, label: dict[str, str]) -> list[tuple[str, str]] | None:
