@@ -13,44 +13,23 @@ ALPHA = st.ALPHA
 
 
 def crossplay_section(data: StudyData, analysis: Analysis) -> str:
+    """The cross-play: the win-rate matrix, the heat map, each pair's record and spread, the league."""
     if "crossplay_family" not in analysis.tables:
         return ""
     rows_in = analysis.tables["crossplay_family"]
     methods = list(dict.fromkeys(r["method"] for r in rows_in))
-    rows = []
-    for m in methods:
-        cells = [m]
-        for o in methods:
-            r = next((x for x in rows_in if x["method"] == m and x["opponent_method"] == o), None)
-            cells.append("–" if r is None else estimate(r["win_rate"], r["ci_low"], r["ci_high"]))
-        rows.append(cells)
-    spread_rows = [
-        [
-            r["method"],
-            r["opponent_method"],
-            f"{r['games']:,}",
-            pct(r["win_rate"]),
-            pct(r["loss_rate"]),
-            estimate(r["net"], r["net_ci_low"], r["net_ci_high"], fmt=pp),
-            f"{r['champions_ahead']}/{r['champions']} ahead, {r['opponents_ahead']} of theirs ahead; {p_is(r['sign_p'])}",
-            f"{pct(r['champion_median'])} ({pct(r['champion_q1'])}–{pct(r['champion_q3'])})",
-            f"{pct(r['champion_min'])}–{pct(r['champion_max'])}",
-        ]
-        for r in rows_in
-        if methods.index(r["method"]) < methods.index(r["opponent_method"])
-    ]
-    league = analysis.tables["crossplay_league_summary"]
+    rows, spread_rows = _win_rate_matrix(rows_in, methods), _record_rows(rows_in, methods)
     league_rows = [
         [r["method"], r["replicates"], summary_cell(r), f"{pct(r['median'])} ({pct(r['q1'])}–{pct(r['q3'])})"]
-        for r in league
+        for r in analysis.tables["crossplay_league_summary"]
     ]
     text = [
         "### Cross-play\n",
         "Win rate of the row family's champions against the column family's, averaged over every pairing of "
         "their champions, with a 95% two-way cluster interval: both families' champions are samples, so the "
         "interval resamples the champions of each family independently (`tables/crossplay_family.csv`; "
-        "docs/statistics.md). On the diagonal, a family's champions against each other (each game counted "
-        "once, no interval). Draws make a row's and a column's rates sum to less than 100%.\n",
+        "docs/statistics.md). The diagonal is empty: a family against its own champions is no comparison of "
+        "families. Draws make a row's and a column's rates sum to less than 100%.\n",
         table(["row \\ column"] + methods, rows),
         "",
         figure(
@@ -94,6 +73,37 @@ def crossplay_section(data: StudyData, analysis: Analysis) -> str:
         "",
     ]
     return "\n".join(text)
+
+
+def _win_rate_matrix(rows_in: list[dict], methods: list[str]) -> list[list[str]]:
+    """The row family's win rate against the column family, with its interval; "–" where none."""
+    rows = []
+    for m in methods:
+        cells = [m]
+        for o in methods:
+            r = next((x for x in rows_in if x["method"] == m and x["opponent_method"] == o), None)
+            cells.append("–" if r is None else estimate(r["win_rate"], r["ci_low"], r["ci_high"]))
+        rows.append(cells)
+    return rows
+
+
+def _record_rows(rows_in: list[dict], methods: list[str]) -> list[list[str]]:
+    """Each pair once, in the study's order: games, rates, net score, sign test, spread."""
+    return [
+        [
+            r["method"],
+            r["opponent_method"],
+            f"{r['games']:,}",
+            pct(r["win_rate"]),
+            pct(r["loss_rate"]),
+            estimate(r["net"], r["net_ci_low"], r["net_ci_high"], fmt=pp),
+            f"{r['champions_ahead']}/{r['champions']} ahead, {r['opponents_ahead']} of theirs ahead; {p_is(r['sign_p'])}",
+            f"{pct(r['champion_median'])} ({pct(r['champion_q1'])}–{pct(r['champion_q3'])})",
+            f"{pct(r['champion_min'])}–{pct(r['champion_max'])}",
+        ]
+        for r in rows_in
+        if methods.index(r["method"]) < methods.index(r["opponent_method"])
+    ]
 
 
 def crossplay_row(analysis: Analysis, a: str, b: str) -> dict | None:
