@@ -362,59 +362,11 @@ def study_from_dict(
     name = r.text("name")
     if not _NAME.match(name):
         raise r.fail(f"study name '{name}' must be lower-case letters, digits, '-' or '_'")
-    competitors = []
-    for i, item in enumerate(r.table_list("competitors")):
-        c = _Reader(item, f"{source}: competitor {i + 1}")
-        c.refuse_unknown(COMPETITOR_FIELDS)
-        cname = c.text("name")
-        if not _NAME.match(cname):
-            raise c.fail(f"competitor name '{cname}' must be lower-case letters, digits, '-' or '_'")
-        params = dict(c.table("params", {}))
-        _check_numbers(params, c.source + ": params")
-        label = clean_label(c.text("label", cname))  # it reaches terminals, tables and figures
-        competitors.append(Competitor(cname, label, c.text("method"), params, tuple(c.text_list("needs", []))))
-    names = [c.name for c in competitors]
-    if not competitors:
-        raise r.fail("a study needs at least one competitor")
-    if len(set(names)) != len(names):
-        raise r.fail("competitor names must be unique")
-    for comp in competitors:
-        unknown = set(comp.needs) - set(names)
-        if unknown:
-            raise r.fail(f"competitor '{comp.name}' needs unknown competitors: {', '.join(sorted(unknown))}")
-    scales = {}
-    for sname, item in r.table("scales").items():
-        s = _Reader(item, f"{source}: scale '{sname}'")
-        if isinstance(item, Mapping) and REMOVED_FIELD in item:
-            raise s.fail(REMOVED_MESSAGE)
-        s.refuse_unknown((*SCALE_FIELDS, *extra_scale_fields))
-        budgets = s.table("budgets", {})
-        _check_numbers(budgets, s.source + ": budgets")
-        for key, value in budgets.items():
-            if key not in names:
-                raise s.fail(f"budgets for unknown competitor '{key}'")
-            if not isinstance(value, Mapping):
-                raise s.fail(f"budgets.{key} must be a table")
-            count = value.get("replicates", 1)
-            if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= limits.MAX_COUNT:
-                raise s.fail(f"budgets.{key}.replicates must be a whole number from 1 to {limits.MAX_COUNT:,}")
-        halfwidth = s.number("crossplay_halfwidth")
-        if not MIN_HALFWIDTH <= halfwidth < 0.5:
-            raise s.fail(
-                f"crossplay_halfwidth must be from {MIN_HALFWIDTH} (MIN_HALFWIDTH) to below 0.5, got {halfwidth}"
-            )
-        panel_games = s.positive("panel_games")
-        limits.check(panel_games, limits.MAX_GAMES, f"{s.source}: panel_games", "MAX_GAMES")
-        scales[sname] = Scale(
-            sname,
-            s.positive("replicates"),
-            panel_games,
-            halfwidth,
-            {k: dict(v) for k, v in budgets.items()},
-            s.text("description", ""),
-            options={k: item[k] for k in extra_scale_fields if k in item},
-            levels=_levels(s, budgets, competitors),
-        )
+    competitors = _competitors(r)
+    scales = {
+        sname: _scale(_Reader(item, f"{source}: scale '{sname}'"), sname, item, competitors, extra_scale_fields)
+        for sname, item in r.table("scales").items()
+    }
     if not scales:
         raise r.fail("a study needs at least one scale")
     panel = tuple(r.text_list("panel", ["random"]))
@@ -437,12 +389,79 @@ def study_from_dict(
         source=source,
         report=r.text("report", ""),
         best_known=_best_known(r, scales),
-        questions=_questions(r, names),
+        questions=_questions(r, [c.name for c in competitors]),
         stages=tuple(r.text_list("stages", ["crossplay"])),
         sweep=_sweep(r),
         options={k: data[k] for k in extra_fields if k in data},
     )
-    for scale in scales:
+    _check_plans(r, study)
+    return study
+
+
+def _competitors(r: _Reader) -> list[Competitor]:
+    """The study's competitors: names, labels, methods, parameters and what each needs, checked."""
+    competitors = []
+    for i, item in enumerate(r.table_list("competitors")):
+        c = _Reader(item, f"{r.source}: competitor {i + 1}")
+        c.refuse_unknown(COMPETITOR_FIELDS)
+        cname = c.text("name")
+        if not _NAME.match(cname):
+            raise c.fail(f"competitor name '{cname}' must be lower-case letters, digits, '-' or '_'")
+        params = dict(c.table("params", {}))
+        _check_numbers(params, c.source + ": params")
+        label = clean_label(c.text("label", cname))  # it reaches terminals, tables and figures
+        competitors.append(Competitor(cname, label, c.text("method"), params, tuple(c.text_list("needs", []))))
+    names = [c.name for c in competitors]
+    if not competitors:
+        raise r.fail("a study needs at least one competitor")
+    if len(set(names)) != len(names):
+        raise r.fail("competitor names must be unique")
+    for comp in competitors:
+        unknown = set(comp.needs) - set(names)
+        if unknown:
+            raise r.fail(f"competitor '{comp.name}' needs unknown competitors: {', '.join(sorted(unknown))}")
+    return competitors
+
+
+def _scale(
+    s: _Reader, sname: str, item: Any, competitors: list[Competitor], extra_scale_fields: tuple[str, ...]
+) -> Scale:
+    """One scale: replicates, panel games, cross-play precision, budgets and levels, checked."""
+    if isinstance(item, Mapping) and REMOVED_FIELD in item:
+        raise s.fail(REMOVED_MESSAGE)
+    s.refuse_unknown((*SCALE_FIELDS, *extra_scale_fields))
+    budgets = s.table("budgets", {})
+    _check_numbers(budgets, s.source + ": budgets")
+    names = [c.name for c in competitors]
+    for key, value in budgets.items():
+        if key not in names:
+            raise s.fail(f"budgets for unknown competitor '{key}'")
+        if not isinstance(value, Mapping):
+            raise s.fail(f"budgets.{key} must be a table")
+        count = value.get("replicates", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= limits.MAX_COUNT:
+            raise s.fail(f"budgets.{key}.replicates must be a whole number from 1 to {limits.MAX_COUNT:,}")
+    halfwidth = s.number("crossplay_halfwidth")
+    if not MIN_HALFWIDTH <= halfwidth < 0.5:
+        raise s.fail(f"crossplay_halfwidth must be from {MIN_HALFWIDTH} (MIN_HALFWIDTH) to below 0.5, got {halfwidth}")
+    panel_games = s.positive("panel_games")
+    limits.check(panel_games, limits.MAX_GAMES, f"{s.source}: panel_games", "MAX_GAMES")
+    return Scale(
+        sname,
+        s.positive("replicates"),
+        panel_games,
+        halfwidth,
+        {k: dict(v) for k, v in budgets.items()},
+        s.text("description", ""),
+        options={k: item[k] for k in extra_scale_fields if k in item},
+        levels=_levels(s, budgets, competitors),
+    )
+
+
+def _check_plans(r: _Reader, study: Study) -> None:
+    """Every scale's plan: no circular needs, no competitor with more replicates than one it
+    needs, every family's budget within the tolerance (or the scale's levels)."""
+    for scale in study.scales:
         plan = study.plan(scale)
         plan.stages()  # rejects circular needs
         for comp in plan.competitors:
@@ -456,7 +475,6 @@ def study_from_dict(
         check_budgets(study)  # every family meets one budget per scale, or the scale says otherwise
     except FsmarenaError as exc:
         raise r.fail(str(exc)) from None
-    return study
 
 
 def _best_known(r: _Reader, scales: Mapping[str, Scale]) -> dict[str, Any]:
