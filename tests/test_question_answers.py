@@ -70,3 +70,10 @@ def test_unequal_budgets_are_named_both_and_said_unequal():
     a, b = rng.normal(0.6, 0.03, 10), rng.normal(0.5, 0.03, 10)
     assert "at 1,000 and 2,000 games (unequal budgets)" in qa.section(_results(a, b, b_games=2000))
     assert "at 1,050 games:" in qa.section(_results(a, b, b_games=1100))
+
+
+def test_an_interval_excluding_zero_that_the_test_does_not_confirm_names_the_deciding_test():
+    """Three replicates a family: the exact rank test cannot go below p = 0.1, whatever the gap."""
+    text = qa.section(_results([0.61, 0.62, 0.63], [0.50, 0.51, 0.52]))
+    assert "**A and B are not separated by the rank test**" in text and "which decides" in text
+    assert "cannot be separated" not in text

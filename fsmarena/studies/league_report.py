@@ -39,8 +39,11 @@ def _units(row: dict) -> tuple[int, str]:
     return (row["games"], "games") if row["unit"] == "games" else (row["pairings"], "pairings")
 
 
-def league_section(t: LeagueTables, analysis: Analysis, drawn: Drawn, out: Path, curve_opponent: str) -> str:
-    """``## <n> players``: the league table and every subsection of this player count."""
+def league_section(
+    t: LeagueTables, analysis: Analysis, drawn: Drawn, out: Path, curve_opponent: str, evolved_against: str = "random"
+) -> str:
+    """``## <n> players``: the league table and every subsection of this player count
+    (``evolved_against``: whom the evolved families' curves were measured against)."""
     n, ref = t.n, t.reference
     copies = "one copy" if n == 2 else f"{n - 1} copies"
     seen_all = sorted({b for v in t.seen.values() for b in v}, key=t.builtins.index)
@@ -70,12 +73,14 @@ def league_section(t: LeagueTables, analysis: Analysis, drawn: Drawn, out: Path,
             out,
             f"{n} players: each champion's win rate against each builtin (dots: replicates; dotted line: a fair share).",
         ),
-        curves_section(t, analysis, drawn, out, curve_opponent),
+        curves_section(t, analysis, drawn, out, curve_opponent, evolved_against),
     ]
     return _joined(text)
 
 
-def curves_section(t: LeagueTables, analysis: Analysis, drawn: Drawn, out: Path, curve_opponent: str) -> str:
+def curves_section(
+    t: LeagueTables, analysis: Analysis, drawn: Drawn, out: Path, curve_opponent: str, evolved_against: str = "random"
+) -> str:
     """The learning curves and best machines, when drawn ("" without figures: no empty heading)."""
     text = [
         image(
@@ -87,8 +92,8 @@ def curves_section(t: LeagueTables, analysis: Analysis, drawn: Drawn, out: Path,
         image(
             drawn.get("curves_evolve", []),
             out,
-            f"{t.n} players: the generation champion's win rate against `random` vs games simulated by the "
-            "evolution (evolution measures its curve against random).",
+            f"{t.n} players: the generation champion's win rate against `{evolved_against}` vs games simulated by "
+            "the evolution; median and inter-quartile band over replicates.",
         ),
     ]
     for name, replicate in analysis.best.items():

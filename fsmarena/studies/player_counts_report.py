@@ -106,7 +106,7 @@ def draw_league(t: LeagueTables, data: StudyData, analysis: Analysis, folder: Pa
         xlabel="mean advantage (pp)",
     )
     plan = data.plan
-    for kind, opponent in (("train", plan.study.curve_opponent), ("evolve", "random")):
+    for kind, opponent in (("train", plan.study.curve_opponent), ("evolve", data.evolution_curve_opponent())):
         curves = {
             c.label: [(r.curve_games, r.curve_win) for r in data.family(c.name)]
             for c in plan.competitors
@@ -217,7 +217,8 @@ def prepare(results: StudyResults, figures: bool) -> tuple[None, SweepFindings]:
         for name, rows in t.csv_tables().items():
             write_text(out / "tables" / f"{name}.csv", to_csv(rows))
         drawn = draw_league(t, part.data, analysis, out / "figures") if figures else {}
-        texts.append(league_section(t, analysis, drawn, out, part.data.plan.study.curve_opponent))
+        against = part.data.evolution_curve_opponent()
+        texts.append(league_section(t, analysis, drawn, out, part.data.plan.study.curve_opponent, against))
         texts.append(_exploitability_text(part, n, out, figures))
         built[n] = (t, analysis)
     return None, SweepFindings(run, built, texts)

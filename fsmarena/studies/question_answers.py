@@ -37,6 +37,11 @@ def answer(
         return f"**{a} is ahead of {b}** at {budget}: {shown} ({counts}; {test})."
     if p_adjusted < ALPHA and gap.high < 0:
         return f"**{b} is ahead of {a}** at {budget}: {a} − {b} {shown} ({counts}; {test})."
+    if gap.low > 0 or gap.high < 0:  # the interval and the deciding test disagree: say which decides
+        return (
+            f"**{a} and {b} are not separated by the rank test** at {budget}, though the 95% interval of "
+            f"{a} − {b} excludes zero: {shown} ({counts}; {test}, which decides)."
+        )
     detectable = inf.detectable_difference(inf.two_sample_error(xs, ys), ALPHA)
     return (
         f"**{a} and {b} cannot be separated** at {budget}: {a} − {b} {shown} ({counts}; {test}); "
