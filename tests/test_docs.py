@@ -92,11 +92,12 @@ def test_a_results_page_holds_each_section_once(path):
     """A page written from generated blocks must not hold a section twice (a "##" block takes
     every "###" section up to the next "##"; a template that also names one of those repeats it)."""
     text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.S)
-    parent, seen = "", []
+    path_of: list[str] = []  # the headings above the current one, one per level
+    seen = []
     for heading in re.findall(r"^#{1,4} .+$", text, flags=re.M):
-        if not heading.startswith("### "):
-            parent = heading
-        seen.append((parent, heading))  # the same "###" under two "##" sections is two sections
+        level = len(heading) - len(heading.lstrip("#"))
+        path_of = path_of[: level - 1] + [""] * max(0, level - 1 - len(path_of)) + [heading]
+        seen.append(tuple(path_of))  # the same "###" under two "##" (or "####" under two "###") is two sections
     assert sorted({s for s in seen if seen.count(s) > 1}) == []
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 
 from fsmarena.commands._common import (
     add_dask,
@@ -134,6 +135,7 @@ def config_from_args(args):
 
 def run(args) -> int:
     from fsmarena.evo.run import CHECKPOINT, evolve
+    from fsmarena.games.baseline_check import not_clearly_better_than_random
 
     confine(args.out)  # nothing in DIR is read back or rewritten through a link (fsmarena.outdir)
     game = game_from_args(args)
@@ -159,6 +161,8 @@ def run(args) -> int:
         "out": str(out),
         "files": ["best.json", "logbook.csv", "population.json", CHECKPOINT],
     }
+    warning = not_clearly_better_than_random(game, result.best, args.seed, args.jobs)
+    summary["warning"] = warning
     if args.json:
         print_json(summary)
     else:
@@ -176,4 +180,6 @@ def run(args) -> int:
         if scores:
             print(f"champion's score: {scores[-1][1]:.4f} (first generation {scores[0][1]:.4f})")
         print(f"written to {out}/")
+    if warning:
+        print(f"fsmarena evolve: warning: {warning}", file=sys.stderr)
     return 0

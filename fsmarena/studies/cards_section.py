@@ -37,8 +37,8 @@ def caption(card: Card, reference: str, replicates: int) -> str:
     )
 
 
-def family_text(card: Card, data: StudyData, out: Path, figures: bool) -> str:
-    """One family's card (figure or text) and its annotated game."""
+def family_text(card: Card, data: StudyData, out: Path, figures: bool, level: str = "###") -> str:
+    """One family's card (figure or text) and its annotated game, under a heading of ``level``."""
     replicates = data.plan.competitor(card.competitor).replicates
     words = caption(card, data.plan.study.curve_opponent, replicates)
     if figures:
@@ -47,7 +47,7 @@ def family_text(card: Card, data: StudyData, out: Path, figures: bool) -> str:
     else:
         shown = "\n".join([words, "", *summary_markdown(card.summary)]) + "\n"
     game = game_markdown(card.transcript, STORY_MOVES)
-    return "\n".join([f"### {card.label}\n", shown, *game, ""])
+    return "\n".join([f"{level} {card.label}\n", shown, *game, ""])
 
 
 def cards_section(results: StudyResults, figures: bool) -> str:
@@ -59,7 +59,8 @@ def cards_section(results: StudyResults, figures: bool) -> str:
         if not cards:
             continue
         out = out_of or data.out
-        if part is not None:
-            texts.append(f"Part {data.plan.study.title}:\n")
-        texts += [family_text(card, data, out, figures) for card in cards]
+        if part is not None:  # each part's families under its own heading: no heading twice
+            texts.append(f"### {part} {results.study.sweep[0] if results.study.sweep else ''}\n")
+        level = "###" if part is None else "####"
+        texts += [family_text(card, data, out, figures, level) for card in cards]
     return "\n".join([HEADING, *texts]) if texts else ""
