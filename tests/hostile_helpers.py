@@ -125,7 +125,8 @@ crossplay_halfwidth = {halfwidth}
 
 def builtin_study(name: str) -> str:
     """A study definition of two builtin families on divide-the-dollar, named ``name``: the
-    smallest finished study folder a hostile case can damage (seconds at the test scale)."""
+    smallest finished study folder a hostile case can damage (seconds at the test scale). Builtins
+    are fixed players: each runs once, r000, whatever the scale's replicates."""
     return f"""
 name = "{name}"
 version = 1

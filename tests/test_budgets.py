@@ -24,8 +24,8 @@ from fsmarena.rl.train import TrainConfig, train
 from fsmarena.studies import budgets
 from fsmarena.studies.catalogue import get_study, study_names
 from fsmarena.studies.methods import MethodContext, check_method, get_method, planned_games
-from fsmarena.studies.protocol import study_from_dict
 from fsmarena.studies.runner import result_path, run_study
+from fsmarena.studies.study_file import study_from_dict
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -403,7 +403,7 @@ def test_a_study_rerun_validates_the_players_it_reuses(capsys, tmp_path, finishe
     definition, finished = finished_study
     out = tmp_path / "out"
     shutil.copytree(finished, out, symlinks=True)
-    target = out / "players" / "small" / "r001.json"
+    target = out / "players" / "small" / "r000.json"
     original = target.read_bytes()
     before = _kept_files(out)
     change, outcome = DAMAGES[damage]
@@ -411,11 +411,11 @@ def test_a_study_rerun_validates_the_players_it_reuses(capsys, tmp_path, finishe
     code, stdout, err = run_cli(capsys, "study", definition, "--scale", "test", "--out", out, "--no-figures")
     if outcome == "restored":
         assert code == 0, err
-        assert "r001.json was missing, damaged or not its result's player" in err
+        assert "r000.json was missing, damaged or not its result's player" in err
         assert target.is_file() and not target.is_symlink() and target.read_bytes() == original
         assert _kept_files(out) == before  # every result kept, no task recomputed
     else:
-        assert code == 2 and err.count("\n") == 1 and "cannot write" in err and "r001.json" in err, err
+        assert code == 2 and err.count("\n") == 1 and "cannot write" in err and "r000.json" in err, err
         assert {k: v for k, v in _kept_files(out).items() if k != str(target.relative_to(out))} == {
             k: v for k, v in before.items() if k != str(target.relative_to(out))
         }

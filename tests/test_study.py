@@ -26,9 +26,9 @@ from fsmarena.studies import runner
 from fsmarena.studies.analysis import analyse, read_csv
 from fsmarena.studies.catalogue import get_study, load_study_toml
 from fsmarena.studies.pipeline import run_pipeline
-from fsmarena.studies.protocol import study_from_dict
 from fsmarena.studies.report import write_report
 from fsmarena.studies.results import StudyResults
+from fsmarena.studies.study_file import study_from_dict
 
 TINY = """
 name = "tiny"

@@ -61,7 +61,7 @@ def run(args) -> int:
     from fsmarena.errors import FsmarenaError
     from fsmarena.fileio import check_output_file
     from fsmarena.studies.catalogue import get_study
-    from fsmarena.studies.protocol import read_toml
+    from fsmarena.studies.study_file import read_toml
     from fsmarena.tuning.family import FamilyObjective
     from fsmarena.tuning.record import run_tuning
     from fsmarena.tuning.search import optuna_available

@@ -17,7 +17,7 @@ family is then *configured* for each level, its unit of training (generations, e
 :data:`UNIT_PARAMS`) solved from the level (:func:`solve_units`), so a comparison at a level
 uses runs whose schedules were set for that level, never a learning curve read part way.  The
 check runs when a study is loaded (:func:`check_budgets`, called by
-:func:`fsmarena.studies.protocol.study_from_dict`).
+:func:`fsmarena.studies.study_file.study_from_dict`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The named studies and the study files: reading a definition with its stages and report.
 
 A study definition (a TOML file in a game's folder, or given by its path) is read by the generic
-reader (:func:`fsmarena.studies.protocol.study_from_dict`) with the fields its stages and its
+reader (:func:`fsmarena.studies.study_file.study_from_dict`) with the fields its stages and its
 report layout declare in the registry (:mod:`fsmarena.studies.registry`): a field no part of the
 study reads is refused, and each stage checks its own settings here, before anything runs.
 Named studies are declared by the games' entries (:func:`studies`).
@@ -14,9 +14,10 @@ from typing import Any, Mapping
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.registry import entry, game_studies, resolve
-from fsmarena.studies.protocol import Study, read_toml, reports, study_from_dict
+from fsmarena.studies.protocol import Study, reports
 from fsmarena.studies.registry import Entry, report_entry, stage_entry
 from fsmarena.studies.stage import Stage
+from fsmarena.studies.study_file import read_toml, study_from_dict
 
 
 def studies() -> dict[str, str]:

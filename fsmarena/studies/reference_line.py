@@ -46,7 +46,7 @@ LINE_FIELDS = (
 
 def settings(data: StudyData) -> tuple[list[str], int] | None:
     """The opponents and search budget of this study's scale, or None when it has no line (the
-    table was checked when the study was read: :func:`fsmarena.studies.protocol.study_from_dict`)."""
+    table was checked when the study was read: :func:`fsmarena.studies.study_file.study_from_dict`)."""
     reference = data.plan.study.best_known
     budgets = reference.get("budgets", {})
     if data.plan.scale.name not in budgets:

@@ -24,9 +24,9 @@ from typing import Any
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text
-from fsmarena.studies.protocol import tomllib
 from fsmarena.studies.results import StudyResults
 from fsmarena.studies.statistics import mean_ci
+from fsmarena.studies.study_file import tomllib
 
 SEED_FILE = "seed.toml"
 
