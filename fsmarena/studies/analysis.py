@@ -136,10 +136,8 @@ def _crossplay_tables(data: StudyData, result: Analysis) -> None:
     """The cross-play's family, champion and pairing rows and the league over the other families."""
     cp, plan, label = data.crossplay, data.plan, result.labels
     assert cp is not None
-    names, seed = list(label), plan.seed
-    family_rows, champion_rows = st.crossplay_tables(cp, names, seed, plan.fixed)
-    for row in family_rows:
-        row["method"], row["opponent_method"] = label[row["family"]], label[row["opponent_family"]]
+    seed = plan.seed
+    family_rows, champion_rows = labelled_crossplay_tables(data)
     for row in champion_rows:
         row["method"] = label[row["family"]]
     pair_rows = [
@@ -163,6 +161,19 @@ def _crossplay_tables(data: StudyData, result: Analysis) -> None:
         crossplay_league_summary=st.summarize(league, "other families", seed=seed),
         crossplay_league_tests=st.pairwise(league, "other families", questions, seed),
     )
+
+
+def labelled_crossplay_tables(data: StudyData) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The cross-play's family and champion rows (:func:`fsmarena.studies.statistics.crossplay_tables`,
+    builtins as fixed players), each family row naming its families by label (``method``,
+    ``opponent_method``)."""
+    cp, plan = data.crossplay, data.plan
+    assert cp is not None
+    label = {c.name: c.label for c in plan.competitors}
+    family_rows, champion_rows = st.crossplay_tables(cp, list(label), plan.seed, plan.fixed)
+    for row in family_rows:
+        row["method"], row["opponent_method"] = label[row["family"]], label[row["opponent_family"]]
+    return family_rows, champion_rows
 
 
 def _league_over_other_families(

@@ -91,22 +91,27 @@ def _run_level(
         claim_folder(out, "study")
         _claim_sweep(out, study, scale, found)
     parts = {}
+    smaller = level != study.top_level(scale)
     for part, plan in found.items():
         data = run_study(plan, study.part_folder(out, part), jobs, log)
-        run_stages(study, scale, data, jobs, log, comparing_only=level != study.top_level(scale))
+        run_stages(study, scale, data, jobs, log, comparing_only=smaller)
         parts[part] = data
     return StudyResults(study, scale, next(iter(found.values())).seed, parts, out=out, level=level)
+
+
+def stages_to_run(study: Study, data: StudyData, comparing_only: bool = False) -> list[str]:
+    """The stages of ``study`` that apply to ``data``, in order; with ``comparing_only`` (a
+    smaller budget level's run) only those that compare families.  What runs, and what a store
+    must hold, is this list."""
+    return [name for name in study.stages if stage(name).applies(data) and (stage(name).compares or not comparing_only)]
 
 
 def run_stages(
     study: Study, scale: str, data: StudyData, jobs: int = 1, log: Log = _quiet, comparing_only: bool = False
 ) -> None:
-    """Every stage of ``study`` that applies to ``data``, in order, into ``data.stages`` (with
-    ``comparing_only``, only the stages that compare families: a smaller budget level's run)."""
-    for name in study.stages:
-        chosen = stage(name)
-        if chosen.applies(data) and (chosen.compares or not comparing_only):
-            data.stages[name] = chosen.run(StageContext(study, scale, data, jobs, log))
+    """Every stage of :func:`stages_to_run`, in order, into ``data.stages``."""
+    for name in stages_to_run(study, data, comparing_only):
+        data.stages[name] = stage(name).run(StageContext(study, scale, data, jobs, log))
 
 
 def _claim_sweep(out: Path, study: Study, scale: str, found: dict[int | None, Plan]) -> None:
@@ -174,13 +179,14 @@ def _read_level(folder: Path, study: Study, scale: str, seed: int, level: int | 
     found = plans(study, scale, seed, level)
     _check_fingerprints(folder, study, found)
     parts = {}
+    smaller = level != study.top_level(scale)
     for part, plan in found.items():
         where = study.part_folder(folder, part)
         results, settings = finished_results(where, plan)
         records = {(record.competitor, record.replicate): record for _, record in results.values()}
         data = StudyData(plan, get_game(plan.study.game, plan.study.game_params), records, where, settings)
         try:
-            run_stages(study, scale, data, comparing_only=level != study.top_level(scale))
+            run_stages(study, scale, data, comparing_only=smaller)
         except FsmarenaError as exc:
             raise FsmarenaError(f"{where} is not a finished run: {exc}") from None
         parts[part] = data

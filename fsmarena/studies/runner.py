@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, check_output_file, dumps, read_json, write_json
 from fsmarena.games import get_game
@@ -114,6 +116,10 @@ class StudyData:
     def family(self, competitor: str) -> list[Record]:
         """The records of every replicate of one competitor, in replicate order."""
         return [self.records[(competitor, r)] for r in range(self.plan.competitor(competitor).replicates)]
+
+    def budget(self, competitor: str) -> int:
+        """The family's budget: the median of the simulated games its replicates consumed."""
+        return int(np.median([r.games for r in self.family(competitor)]))
 
     def evolution_curve_opponent(self) -> str:
         """Whom the evolved families' learning curves were measured against: the study's curve

@@ -22,9 +22,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from fsmarena.studies import statistics as st
+from fsmarena.studies.analysis import labelled_crossplay_tables
 from fsmarena.studies.budgets import TOLERANCE, curve_value_at, mismatch
 from fsmarena.studies.crossplay_report import crossplay_phrase
 from fsmarena.studies.question_answers import win_rates
@@ -64,8 +63,8 @@ def curve_cell(data: StudyData, competitor: str, games: int) -> str:
 
 
 def budgets(data: StudyData) -> dict[str, int]:
-    """Each family's budget: the median of the games its replicates consumed."""
-    return {c.name: int(np.median([r.games for r in data.family(c.name)])) for c in data.plan.competitors}
+    """Each family's budget (:meth:`~fsmarena.studies.runner.StudyData.budget`), by competitor."""
+    return {c.name: data.budget(c.name) for c in data.plan.competitors}
 
 
 def curved(data: StudyData) -> list[Any]:
@@ -127,10 +126,14 @@ def label(data: StudyData, competitor: Any) -> str:
     return f"{competitor.label} (against `{evolved}`)" if other else competitor.label
 
 
+def curve_ends(data: StudyData, competitor: str) -> list[float]:
+    """Each replicate's last learning-curve point (its final player's, where the curve ends at the budget)."""
+    return [r.curve_win[-1] for r in data.family(competitor) if r.curve_win]
+
+
 def final_cell(data: StudyData, competitor: str) -> str:
     """The family's curve value at the end of its own run (its last point)."""
-    values = [r.curve_win[-1] for r in data.family(competitor) if r.curve_win]
-    return rate_cell(values, data.plan.seed, "curve-end", competitor)
+    return rate_cell(curve_ends(data, competitor), data.plan.seed, "curve-end", competitor)
 
 
 def at_each_budget(runs: dict[int | None, Any], part: int | None) -> str:
@@ -168,30 +171,32 @@ def final_values(data: StudyData, competitor: str) -> list[float]:
     (the last point of its curve, the final player's), else its win rate against the curve
     opponent (its panel games)."""
     if data.game.n_seats == 1:
-        return [r.curve_win[-1] for r in data.family(competitor) if r.curve_win]
+        return curve_ends(data, competitor)
     return win_rates(data.family(competitor), data.plan.study.curve_opponent)
 
 
-def final_cell_at(data: StudyData, competitor: str) -> str:
-    """The family's final players at one level (:func:`final_values`), and the games they consumed."""
+def final_summary(data: StudyData, competitor: str) -> dict[str, Any] | None:
+    """The family's final players at one level (:func:`final_values`): mean, 95% interval
+    clipped to [0, 1] and replicates (:func:`fsmarena.studies.statistics.summarize`); None without values."""
     values = final_values(data, competitor)
-    games = int(np.median([r.games for r in data.family(competitor)]))
-    return f"{rate_cell(values, data.plan.seed, 'final', competitor)} ({games:,})" if values else "–"
+    return st.summarize({competitor: values}, "final", seed=data.plan.seed)[0] if values else None
+
+
+def final_cell_at(data: StudyData, competitor: str) -> str:
+    """The family's final players at one level, and the games they consumed."""
+    row = final_summary(data, competitor)
+    return "–" if row is None else f"{summary_cell(row)} ({data.budget(competitor):,})"
 
 
 def crossplay_at_levels(datas: dict[int, StudyData]) -> list[str]:
     """Each declared pair's cross-play at every level that ran one (a sentence per pair and level)."""
     lines = []
     for level, data in datas.items():
-        result = data.crossplay
         questions = data.plan.study.questions
-        if result is None or not questions:
+        if data.crossplay is None or not questions:
             continue
-        names = [c.name for c in data.plan.competitors]
-        rows, _ = st.crossplay_tables(result, names, data.plan.seed, data.plan.fixed)
+        rows, _ = labelled_crossplay_tables(data)
         label = {c.name: c.label for c in data.plan.competitors}
-        for row in rows:
-            row["method"], row["opponent_method"] = label[row["family"]], label[row["opponent_family"]]
         for a, b in questions:
             found = [r for r in rows if r["family"] == a and r["opponent_family"] == b]
             if found and math.isfinite(found[0]["net"]):
@@ -237,12 +242,12 @@ def level_summary(results: Any) -> dict[str, Any]:
             shown = len(runs) > 1 and level != results.level  # the top level's lines are the layout's own
             if shown:
                 lines.append(f"{what}, every family configured for {level:,} games{suffix}")
+            width = max(len(c.label) for c in data.plan.competitors) + 2
             for c in data.plan.competitors:
-                values = final_values(data, c.name)
-                if not values:
+                row = final_summary(data, c.name)
+                if row is None:
                     continue
-                row = st.summarize({c.name: values}, "final", seed=data.plan.seed)[0]
-                games = int(np.median([r.games for r in data.family(c.name)]))
+                games = data.budget(c.name)
                 rows.append(
                     {
                         "competitor": f"{c.name}.at-{level}.final{suffix}",
@@ -251,6 +256,5 @@ def level_summary(results: Any) -> dict[str, Any]:
                     }
                 )
                 if shown:
-                    width = max(len(x.label) for x in data.plan.competitors) + 2
                     lines.append(f"  {c.label.ljust(width)}{summary_cell(row)} ({games:,} games)")
     return {"levels": rows, "level_lines": lines}

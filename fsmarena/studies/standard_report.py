@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from fsmarena import progress
 from fsmarena.studies.analysis import Analysis, analyse
 from fsmarena.studies.provenance import figure_files
@@ -45,10 +43,7 @@ def summary(report: Report) -> dict[str, Any]:
     names = {c.label: c.name for c in data.plan.competitors}
     tables = analysis.tables
     return {
-        "budgets": [
-            {"competitor": f"{c.name}.budget", "games": int(np.median([r.games for r in data.family(c.name)]))}
-            for c in data.plan.competitors
-        ],
+        "budgets": [{"competitor": f"{c.name}.budget", "games": data.budget(c.name)} for c in data.plan.competitors],
         "panel": [
             {"competitor": f"{names[row['method']]}.vs.{row['opponent']}", **_without(row, "method", "opponent")}
             for row in tables["panel_summary"]

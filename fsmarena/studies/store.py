@@ -49,7 +49,7 @@ from fsmarena.games.players import Player
 from fsmarena.stored_values import check_one_member, check_stored
 from fsmarena.studies.catalogue import stage
 from fsmarena.studies.kept_measures import measure_kept, read_kept
-from fsmarena.studies.pipeline import read_run
+from fsmarena.studies.pipeline import read_run, stages_to_run
 from fsmarena.studies.protocol import Competitor, Plan, Scale, Study
 from fsmarena.studies.provenance import run_environment
 from fsmarena.studies.registry import report_entry
@@ -406,9 +406,7 @@ def _stored_stages(p: Fields, study: Study, scale: str, data: StudyData, compari
     """Every stage's stored result, each validated by its stage: exactly the study's stages
     that apply to the part, in order (at a smaller budget level, those that compare families)."""
     raw = Fields(p.get("stages", dict), f"{p.source}: stages")
-    applying = [
-        name for name in study.stages if stage(name).applies(data) and (stage(name).compares or not comparing_only)
-    ]
+    applying = stages_to_run(study, data, comparing_only)
     if list(raw.data) != applying:
         raise raw.fail(f"must hold exactly the results of the stages {', '.join(applying) or '(none)'}")
     context = StageContext(study, scale, data)
