@@ -9,7 +9,7 @@ reaching it (:class:`fsmarena.studies.exact_values.ExactReference`); the conclus
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,8 @@ class ExactFindings:
     reference: ExactReference
     tables: dict[str, list[dict[str, Any]]]
     drawn: dict[str, Any]
+    #: the values summary at each smaller budget level of the run (every family configured for it)
+    levels: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 def prepare(results: StudyResults, draw: bool) -> tuple[None, ExactFindings]:
@@ -88,7 +90,11 @@ def prepare(results: StudyResults, draw: bool) -> tuple[None, ExactFindings]:
     result = tables(data, reference)
     for name, rows in result.items():
         write_text(data.out / "tables" / f"{name}.csv", to_csv(rows))
-    return None, ExactFindings(reference, result, figures(data, result, reference) if draw else {})
+    levels = {
+        level: tables(run.only, exact_reference(run.only))["values_summary"]
+        for level, run in sorted(results.levels.items())
+    }
+    return None, ExactFindings(reference, result, figures(data, result, reference) if draw else {}, levels)
 
 
 def protocol(report: Report) -> str:
@@ -252,19 +258,11 @@ def conclusions(report: Report) -> str:
     return "## Conclusions\n\n" + "\n".join(lines) + "\n"
 
 
-def level_values(report: Report) -> dict[int, list[dict[str, Any]]]:
-    """The values summary of every smaller budget level of the run (every family configured for it)."""
-    return {
-        level: tables(run.only, exact_reference(run.only))["values_summary"]
-        for level, run in sorted(report.results.levels.items())
-    }
-
-
 def at_smaller_levels(report: Report) -> list[str]:
     """One sentence per smaller budget level of the scale: how many replicates of each family
     that consumes games reached the target there, every family configured for that level."""
     lines = []
-    for level, found in level_values(report).items():
+    for level, found in report.findings.levels.items():
         counts = [f"{r['method']} {r['reaching_target']} of {r['replicates']}" for r in found if r["games_median"] > 0]
         lines.append(
             f"- Every family configured for {level:,} simulated games: replicates reaching {100 * TARGET:.0f}% of "
@@ -307,9 +305,7 @@ def summary(report: Report) -> dict[str, Any]:
         )
     lines.append(f"report: {report.path}")
     at_levels = [
-        {**row, "competitor": f"{row['competitor']}.at-{level}"}
-        for level, rows in level_values(report).items()
-        for row in rows
+        {**row, "competitor": f"{row['competitor']}.at-{level}"} for level, rows in found.levels.items() for row in rows
     ]
     return {
         "optimum": best,

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from fsmarena.studies import inference as inf
-from fsmarena.studies.budgets import TOLERANCE
+from fsmarena.studies.budgets import mismatch
 from fsmarena.studies.statistics import holm, mann_whitney
 
 #: the level the declared questions are tested at (after Holm over the questions)
@@ -65,7 +65,7 @@ def budget_words(a_games: Sequence[int], b_games: Sequence[int]) -> str:
     """The games two families consumed: one number when their medians are within the budget
     tolerance, both (and said unequal) otherwise."""
     a, b = (int(np.median(g)) if len(g) else 0 for g in (a_games, b_games))
-    if max(a, b) <= (1 + TOLERANCE) * min(a, b) or min(a, b) == 0:
+    if not mismatch({"a": a, "b": b}):
         return f"{int(np.median([*a_games, *b_games])) if len(a_games) + len(b_games) else 0:,} games"
     return f"{a:,} and {b:,} games (unequal budgets)"
 
