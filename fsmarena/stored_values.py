@@ -169,7 +169,7 @@ def _fields(data: Any) -> Iterator[tuple[str, str, Any]]:
                     continue
                 if isinstance(value, dict) or (isinstance(value, list) and _holds_objects(value)):
                     stack.append((here, value))
-        else:
+        elif isinstance(node, list):  # a bare value (None, a number, a text) holds no field: its reader checks it
             stack.extend(
                 (f"{path}[{i}]", item)
                 for i, item in enumerate(node)

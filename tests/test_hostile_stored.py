@@ -200,3 +200,18 @@ def test_counts_are_whole_numbers_in_range_wherever_they_are(fields, nested):
             check_stored(data, "x")
     else:
         check_stored(data, "x")
+
+
+@pytest.mark.parametrize("bare", [None, 3, "text", True, []])
+def test_a_bare_value_where_a_structure_was_stored_is_left_to_its_reader(bare):
+    """A mutation turned a stage's stored list into ``None``: the walk crashed on it with a
+    TypeError instead of leaving the value to the reader, whose one-line error says what it expected."""
+    check_stored(bare, "store")  # holds no field: nothing to check, and no crash
+    from types import SimpleNamespace
+
+    from fsmarena.studies.stage_cards import read_cards
+
+    data = SimpleNamespace(plan=SimpleNamespace(competitors=[SimpleNamespace(name="a", replicates=1)]))
+    with pytest.raises(FsmarenaError, match="expected a list of 1 cards") as caught:
+        read_cards(bare, "store: cards", data)
+    assert "\n" not in str(caught.value)
