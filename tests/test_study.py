@@ -410,6 +410,49 @@ def test_stale_result_file_is_redone(finished, plan, tmp_path):
     assert tables(out) == tables(data.out)
 
 
+def test_a_changed_definition_keeps_every_untouched_familys_tasks(finished, study_file, tmp_path):
+    """A family added to the study (or one changed) is run in the same folder; every other
+    family's finished tasks are kept byte for byte, and the stages run again over all."""
+    import shutil
+
+    data, _, _ = finished
+    out = tmp_path / "grown"
+    shutil.copytree(data.out, out)
+    before = snapshot(out / "replicates")
+    sarsa = TINY.replace(
+        "[scales.test]",
+        """[[competitors]]
+name = "sarsa"
+label = "SARSA"
+method = "train"
+params = { algo = "sarsa", episodes = 600, batch = 200, eval_every = 300, eval_games = 100, learner_seat = 0 }
+
+[scales.test]""",
+    )
+    grown_file = tmp_path / "grown.toml"
+    grown_file.write_text(sarsa)
+    grown = load_study_toml(grown_file).plan("test")
+    assert grown.fingerprint != data.plan.fingerprint
+    assert all(grown.task_fingerprint(c) == data.plan.task_fingerprint(c) for c in ("bda", "fsm", "mc", "q-evo"))
+    messages = []
+    result = run(grown, out, jobs=1, log=messages.append)
+    assert any("another definition of study 'tiny'" in m for m in messages)
+    after = snapshot(out / "replicates")
+    assert {k: v for k, v in after.items() if not k.startswith("sarsa")} == before
+    assert sum(k.startswith("sarsa") for k in after) == 3
+    analyse(result, figures=False)
+    assert "SARSA" in (out / "tables" / "crossplay_family.csv").read_text()
+    assert result.records[("bda", 0)].raw == data.records[("bda", 0)].raw
+    # changing the BDAs' settings reruns them and the family that trains against them, nothing else
+    changed = sarsa.replace("opponents = 3, curve_every", "opponents = 2, curve_every")
+    grown_file.write_text(changed)
+    again = load_study_toml(grown_file).plan("test")
+    kept = snapshot(out / "replicates")
+    run(again, out, jobs=1, log=lambda m: None)
+    redone = {k for k, v in snapshot(out / "replicates").items() if kept[k] != v}
+    assert {k.split("/")[0] for k in redone} == {"bda", "q-evo"}
+
+
 # ---- bad input ------------------------------------------------------------------------------------
 
 

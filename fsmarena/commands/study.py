@@ -40,7 +40,10 @@ def add_arguments(parser) -> None:
         "--seed", type=seed_value, default=None, help="master seed (default: the study's own, recorded in the report)"
     )
     parser.add_argument(
-        "--out", type=output_path, required=True, help="output folder (new, empty, or this study's own to resume)"
+        "--out",
+        type=output_path,
+        required=True,
+        help="output folder (new, empty, or this study's own to resume; a family added to the study since is trained there, the others kept)",
     )
     parser.add_argument("--no-figures", action="store_true", help="skip the figures (tables and report only)")
     add_json(parser)

@@ -125,12 +125,15 @@ def _claim_sweep(out: Path, study: Study, scale: str, found: dict[int | None, Pl
     marker = out / SWEEP_MARKER
     if marker.exists():
         theirs = Fields(read_json(marker, "study marker"), f"study marker {marker}").data
-        if {k: theirs.get(k) for k in ours} != ours:
+        same_run = ("study", "scale", "seed")  # a changed definition goes on in the folder (runner.claim)
+        if {k: theirs.get(k) for k in same_run} != {k: ours[k] for k in same_run}:
             raise FsmarenaError(
                 f"{out} holds another run (study '{clean_text(str(theirs.get('study')), 80)}', scale "
                 f"{clean_text(str(theirs.get('scale')), 40)}, seed {clean_text(str(theirs.get('seed')), 40)}): "
                 "choose another --out"
             )
+        if theirs.get("fingerprints") != ours["fingerprints"]:
+            write_json(marker, {"format_version": FORMAT_VERSION, **ours, "fsmarena": __version__})
         return
     if has_user_files(out):  # the lock and kind files of fsmarena.outdir do not count
         raise FsmarenaError(f"{out} is not empty and holds no study results; choose a new or empty --out")

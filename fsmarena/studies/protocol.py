@@ -268,8 +268,22 @@ class Plan:
 
     @property
     def fingerprint(self) -> str:
-        text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        return _digest(self.to_json())
+
+    def task_fingerprint(self, name: str) -> str:
+        """What competitor ``name``'s replicate tasks depend on, and nothing else: the game, the
+        seed, the panel and its games, the curve opponent, the competitor's method and
+        parameters, and (recursively) those of the competitors it trains against.  A task's
+        result carries it, so a study that gains a family (or changes one) keeps every other
+        family's finished tasks when it is run again in the same folder."""
+        c = self.competitor(name)
+        return _digest(
+            {
+                **{k: v for k, v in self.to_json().items() if k not in ("competitors", "crossplay_halfwidth", "scale")},
+                "competitor": {"name": c.name, "method": c.method, "params": dict(c.params)},
+                "needs": {need: self.task_fingerprint(need) for need in c.needs},
+            }
+        )
 
     # ---- seeds -------------------------------------------------------------------------
     def replicate_seed(self, replicate: int) -> np.random.SeedSequence:
@@ -289,6 +303,12 @@ class Plan:
         half-width at most ``crossplay_halfwidth`` in the worst case (rate 0.5)."""
         h = self.scale.crossplay_halfwidth
         return math.ceil(Z95 * Z95 / (4 * h * h))
+
+
+def _digest(data: Any) -> str:
+    """A short, stable hash of JSON data (sorted keys)."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def seed_int(sequence: np.random.SeedSequence) -> int:

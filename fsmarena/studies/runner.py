@@ -31,8 +31,11 @@ reward the game solves (``solve_rewards``), and stores it beside the curve
 training is from the equilibrium against the games it consumed.  Other games' result files are
 unchanged.
 
-``DIR`` must be new, empty or hold this very plan (same ``study.json`` fingerprint); a folder
-holding anything else is refused before anything is written.
+``DIR`` must be new, empty or hold a run of the same study, scale and seed; a folder holding
+anything else is refused before anything is written.  When the study's definition changed since
+(a family added, removed or changed), the run goes on in the same folder: a task is kept when
+its result carries this plan's fingerprint of that task (:meth:`Plan.task_fingerprint`, which
+every family the change did not touch keeps), and every stage after training runs again.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from fsmarena.studies.budgets import plan_budgets, smallest_budget
 from fsmarena.studies.crossplay import CrossplayResult
 from fsmarena.studies.methods import MethodContext, Trained, check_competitors, get_method, planned_games
 from fsmarena.studies.protocol import FORMAT_VERSION, Plan, seed_int
+from fsmarena.text import clean_text
 from fsmarena.version import __version__
 
 MARKER = "study.json"
@@ -149,8 +153,9 @@ def player_path(out: Path, competitor: str, replicate: int) -> Path:
 # ---- ownership -------------------------------------------------------------------------------
 
 
-def claim(out: Path, plan: Plan) -> bool:
-    """Make ``out`` this plan's folder; True if it already was (a resumed run).
+def claim(out: Path, plan: Plan, log: Callable[[str], None] = lambda message: None) -> bool:
+    """Make ``out`` this plan's folder; True if it already was a run of the same study, scale
+    and seed (a resumed run; when its plan was another, the marker now names this one).
 
     Refuses, without writing anything, a folder that holds another study's results or any
     other files.
@@ -160,22 +165,28 @@ def claim(out: Path, plan: Plan) -> bool:
         raise FsmarenaError(f"output path {out} is not a folder")
     if marker.exists():
         fields = Fields(read_json(marker, "study marker"), f"study marker {marker}")
-        theirs = (
-            fields.get("study", str),
-            fields.get("scale", str),
-            fields.get("seed", int),
-            fields.get("fingerprint", str),
-        )
-        ours = (plan.study.name, plan.scale.name, plan.seed, plan.fingerprint)
+        theirs = (fields.get("study", str), fields.get("scale", str), fields.get("seed", int))
+        ours = (plan.study.name, plan.scale.name, plan.seed)
         if theirs != ours:
             raise FsmarenaError(
-                f"{out} holds the results of study '{theirs[0]}' (scale {theirs[1]}, seed {theirs[2]}, "
-                f"protocol {theirs[3]}), not of this run ('{ours[0]}', scale {ours[1]}, seed {ours[2]}, "
-                f"protocol {ours[3]}); choose another --out"
+                f"{out} holds the results of study '{clean_text(theirs[0], 80)}' (scale {clean_text(theirs[1], 40)}, "
+                f"seed {theirs[2]}), not of this run ('{ours[0]}', scale {ours[1]}, seed {ours[2]}); choose another --out"
             )
+        if fields.get("fingerprint", str) != plan.fingerprint:
+            log(
+                f"{out} was run with another definition of study '{plan.study.name}' (protocol "
+                f"{clean_text(fields.get('fingerprint', str), 40)}, now {plan.fingerprint}): the tasks of every family "
+                "it did not change are kept, the others and every stage after training run again"
+            )
+            _write_marker(marker, plan)
         return True
     if has_user_files(out):  # the lock and kind files of fsmarena.outdir do not count
         raise FsmarenaError(f"{out} is not empty and holds no study results; choose a new or empty --out")
+    _write_marker(marker, plan)
+    return False
+
+
+def _write_marker(marker: Path, plan: Plan) -> None:
     write_json(
         marker,
         {
@@ -188,7 +199,6 @@ def claim(out: Path, plan: Plan) -> bool:
             "plan": plan.to_json(),
         },
     )
-    return False
 
 
 # ---- exploitability along the curve ----------------------------------------------------------
@@ -287,7 +297,7 @@ def _run_task(task: _Task) -> dict[str, Any]:
         )
     return {
         "format_version": FORMAT_VERSION,
-        "fingerprint": plan.fingerprint,
+        "fingerprint": plan.task_fingerprint(name),
         "competitor": name,
         "replicate": r,
         "seed": seed,
@@ -339,7 +349,8 @@ def parse_record(
     f = Fields(data, source)
     if f.get("format_version", int) != FORMAT_VERSION:
         raise f.fail("unsupported format_version")
-    if f.get("fingerprint", str) != plan.fingerprint:
+    # a task's own fingerprint; a run before task fingerprints wrote the whole plan's
+    if f.get("fingerprint", str) not in (plan.task_fingerprint(competitor), plan.fingerprint):
         raise f.fail("belongs to another study protocol")
     if f.get("competitor", str) != competitor or f.get("replicate", int) != replicate:
         raise f.fail("competitor or replicate does not match its file name")
@@ -460,7 +471,7 @@ def run_study(plan: Plan, out: str | Path, jobs: int = 1, log: Callable[[str], N
         resolve_player(name, game)  # unknown builtins fail before any work
     settings = check_competitors(plan, game)  # typos and impossible settings fail here, before anything is written
     claim_folder(out, "study")  # locked for this run (idempotent if the command claimed it already)
-    resumed = claim(out, plan)
+    resumed = claim(out, plan, log)
     finished = reusable_tasks(out, plan, game, settings, log)
     log(
         f"{plan.study.name} at scale {plan.scale.name}: {len(plan.competitors)} competitors, "
