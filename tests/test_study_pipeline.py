@@ -83,7 +83,7 @@ def test_a_stage_field_is_known_only_where_the_stage_is_listed(small, tmp_path):
     assert load_study_toml(small).options == {"games_label": "training games"}
     without = tmp_path / "without.toml"
     without.write_text(SMALL.replace('stages = ["crossplay", "games-consumed"]\n', ""), encoding="utf-8")
-    with pytest.raises(FsmarenaError, match="unknown field 'games_label'"):
+    with pytest.raises(FsmarenaError, match="field 'games_label' is a setting of stage 'games-consumed': list"):
         load_study_toml(without)
     unknown = tmp_path / "unknown.toml"
     unknown.write_text(SMALL.replace('"games-consumed"]', '"no-such-stage"]'), encoding="utf-8")

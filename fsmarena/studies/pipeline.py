@@ -27,6 +27,7 @@ study folder (its stages' cached counts, replayed there if missing), which is wh
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -40,7 +41,7 @@ from fsmarena.studies.methods import check_competitors
 from fsmarena.studies.protocol import FORMAT_VERSION, Plan, Study
 from fsmarena.studies.results import StudyResults
 from fsmarena.studies.runner import MARKER, StudyData, finished_results, run_study
-from fsmarena.studies.stage import StageContext
+from fsmarena.studies.stage import PrepareContext, StageContext
 from fsmarena.text import clean_text
 from fsmarena.version import __version__
 
@@ -93,7 +94,8 @@ def _run_level(
     parts = {}
     smaller = level != study.top_level(scale)
     for part, plan in found.items():
-        data = run_study(plan, study.part_folder(out, part), jobs, log)
+        where = study.part_folder(out, part)
+        data = run_study(plan, where, jobs, log, partial(prepared, study, scale, out=where, jobs=jobs, log=log))
         run_stages(study, scale, data, jobs, log, comparing_only=smaller)
         parts[part] = data
     return StudyResults(study, scale, next(iter(found.values())).seed, parts, out=out, level=level)
@@ -112,6 +114,19 @@ def run_stages(
     """Every stage of :func:`stages_to_run`, in order, into ``data.stages``."""
     for name in stages_to_run(study, data, comparing_only):
         data.stages[name] = stage(name).run(StageContext(study, scale, data, jobs, log))
+
+
+def prepared(
+    study: Study, scale: str, plan: Plan, out: Path, jobs: int = 1, log: Log = _quiet, run: bool = True
+) -> Plan:
+    """The plan a part's replicates train with: ``plan`` (the study as defined) as each listed
+    stage's :attr:`~fsmarena.studies.stage.Stage.prepare` leaves it (the tuning stage sets the
+    tuned families' chosen settings); ``run`` False only reads what a finished run wrote."""
+    for name in study.stages:
+        hook = stage(name).prepare
+        if hook is not None:
+            plan = hook(PrepareContext(study, scale, plan, out, jobs, log, run))
+    return plan
 
 
 def _claim_sweep(out: Path, study: Study, scale: str, found: dict[int | None, Plan]) -> None:
@@ -185,6 +200,7 @@ def _read_level(folder: Path, study: Study, scale: str, seed: int, level: int | 
     smaller = level != study.top_level(scale)
     for part, plan in found.items():
         where = study.part_folder(folder, part)
+        plan = prepared(study, scale, plan, where, run=False)
         results, settings = finished_results(where, plan)
         records = {(record.competitor, record.replicate): record for _, record in results.values()}
         data = StudyData(plan, get_game(plan.study.game, plan.study.game_params), records, where, settings)

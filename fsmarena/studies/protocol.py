@@ -69,6 +69,9 @@ class Competitor:
     params: Mapping[str, Any] = field(default_factory=dict)
     needs: tuple[str, ...] = ()
     replicates: int = 0
+    #: a search space of its settings (:mod:`fsmarena.tuning.space`): the study's ``tuning`` stage
+    #: chooses them before training (:mod:`fsmarena.studies.stage_tuning`); empty: not tuned
+    tune: Mapping[str, Any] = field(default_factory=dict)
 
 
 #: the method of a competitor that is a fixed player (a builtin strategy): one replicate, never a family
@@ -192,7 +195,7 @@ class Study:
                 )
                 if count is not None:
                     params[UNIT_PARAMS[c.method]] = count
-            competitors.append(Competitor(c.name, c.label, c.method, params, c.needs, replicates))
+            competitors.append(Competitor(c.name, c.label, c.method, params, c.needs, replicates, c.tune))
         master = self.seed if seed is None else seed
         if isinstance(master, bool) or not isinstance(master, int) or master < 0:
             raise FsmarenaError(f"a seed must be a non-negative integer, got {master!r}")
@@ -261,6 +264,7 @@ class Plan:
                     "params": dict(c.params),
                     "needs": list(c.needs),
                     "replicates": c.replicates,
+                    **({"tune": dict(c.tune)} if c.tune else {}),  # absent when untuned: older plans hash the same
                 }
                 for c in self.competitors
             ],

@@ -30,7 +30,7 @@ def answer(
     """One sentence answering "is ``a`` ahead of ``b``?" from the replicates' win rates ``xs``
     and ``ys`` at ``budget`` (its words: "1,000 games"), the test's Holm-adjusted p-value given."""
     gap = inf.difference_interval(xs, ys, inf.generator(seed, a, b))
-    shown = _points(gap.value, gap.low, gap.high)
+    shown = difference_points(gap.value, gap.low, gap.high)
     counts = f"{len(xs)} and {len(ys)} replicates"
     test = f"Mann-Whitney p = {p_adjusted:.3g} after Holm over the declared questions"
     if p_adjusted < ALPHA and gap.low > 0:
@@ -54,7 +54,7 @@ def _digits(x: float) -> str:
     return f"{100 * x:.1f}" if abs(x) >= 0.0005 or x == 0 else f"{100 * x:.2g}"
 
 
-def _points(value: float, low: float, high: float) -> str:
+def difference_points(value: float, low: float, high: float) -> str:
     """A difference with its interval in percentage points; two more decimals when every end
     would print as 0.0 (a difference of hundredths of a point is not zero)."""
     digits = 3 if any(0 < abs(x) < 0.0005 for x in (value, low, high)) else 1

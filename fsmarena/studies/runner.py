@@ -462,16 +462,28 @@ def _restore_player(out: Path, game: Game, record: Record, log: Callable[[str], 
 # ---- the whole run ----------------------------------------------------------------------------
 
 
-def run_study(plan: Plan, out: str | Path, jobs: int = 1, log: Callable[[str], None] | None = None) -> StudyData:
-    """Run (or resume) every task of ``plan`` in ``out`` (its stages run after: :mod:`fsmarena.studies.pipeline`)."""
+def run_study(
+    plan: Plan,
+    out: str | Path,
+    jobs: int = 1,
+    log: Callable[[str], None] | None = None,
+    prepare: Callable[[Plan], Plan] | None = None,
+) -> StudyData:
+    """Run (or resume) every task of ``plan`` in ``out`` (its stages run after: :mod:`fsmarena.studies.pipeline`).
+
+    ``prepare``, called once ``out`` is claimed (its marker names ``plan``, the study as defined),
+    returns the plan the tasks run with: the tuning stage's, with the tuned families' chosen settings."""
     out = Path(out)
     log = log or (lambda message: print(message, file=sys.stderr))
     game = get_game(plan.study.game, plan.study.game_params)
     for name in plan.study.panel + (plan.study.curve_opponent,):
         resolve_player(name, game)  # unknown builtins fail before any work
-    settings = check_competitors(plan, game)  # typos and impossible settings fail here, before anything is written
+    check_competitors(plan, game)  # typos and impossible settings fail here, before anything is written
     claim_folder(out, "study")  # locked for this run (idempotent if the command claimed it already)
     resumed = claim(out, plan, log)
+    if prepare is not None:
+        plan = prepare(plan)
+    settings = check_competitors(plan, game)
     finished = reusable_tasks(out, plan, game, settings, log)
     log(
         f"{plan.study.name} at scale {plan.scale.name}: {len(plan.competitors)} competitors, "

@@ -10,6 +10,9 @@ data, after every replicate is trained::
         if stage.applies(data):
             data.stages[stage.name] = stage.run(context)   # cached in <part>/raw/, reused on a re-run
 
+A stage may also act *before* training (:attr:`Stage.prepare`): the tuning stage searches each
+tuned family's settings there and hands the part's replicates the plan with the chosen ones.
+
 A stage serialises its own result (:attr:`Stage.to_json`) and validates it when a published store
 is read (:attr:`Stage.read`, one clear error for a damaged one), so the one store
 (:mod:`fsmarena.studies.store`) keeps every stage without knowing any.  Its settings are fields of the
@@ -21,9 +24,10 @@ smaller budget levels.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
-from fsmarena.studies.protocol import Study
+from fsmarena.studies.protocol import Plan, Study
 from fsmarena.studies.runner import StudyData
 
 
@@ -37,6 +41,21 @@ class StageContext:
     data: StudyData
     jobs: int = 1
     log: Callable[[str], None] = lambda message: None
+
+
+@dataclass(frozen=True)
+class PrepareContext:
+    """What a stage's :attr:`Stage.prepare` sees, before a part's replicates train: the study, the
+    scale, the part's plan and folder; ``run`` is False when a finished run is read back (the
+    stage then only reads what it wrote)."""
+
+    study: Study
+    scale: str
+    plan: Plan
+    out: Path
+    jobs: int = 1
+    log: Callable[[str], None] = lambda message: None
+    run: bool = True
 
 
 def _always(data: StudyData) -> bool:
@@ -63,3 +82,6 @@ class Stage:
     #: whether the stage compares the families with one another (cross-play, a league): run at
     #: every budget level of a scale, where the others run at its top level only
     compares: bool = False
+    #: what the stage does before training, if anything: ``prepare(context) -> plan``, the plan
+    #: the part's replicates train with (the tuning stage sets the tuned families' settings)
+    prepare: Callable[[PrepareContext], Plan] | None = None

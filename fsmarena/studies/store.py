@@ -480,6 +480,7 @@ def stored_plan(f: Fields) -> Plan:
                 params=c.get("params", dict),
                 needs=tuple(needs),
                 replicates=c.int_in("replicates", 1, limits.MAX_COUNT),
+                tune=c.get("tune", dict, {}),
             )
         )
     if not competitors:

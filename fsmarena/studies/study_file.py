@@ -19,9 +19,11 @@ from typing import Any, Mapping
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text
-from fsmarena.studies.budgets import REMOVED_FIELD, REMOVED_MESSAGE, check_budgets, read_levels
+from fsmarena.studies.budgets import REMOVED_FIELD, REMOVED_MESSAGE, UNIT_PARAMS, check_budgets, read_levels
 from fsmarena.studies.protocol import _NAME, MIN_HALFWIDTH, Competitor, Scale, Study
+from fsmarena.studies.registry import STAGES
 from fsmarena.text import clean_label, clean_text, clean_title
+from fsmarena.tuning.space import parse_space
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -45,7 +47,7 @@ STUDY_FIELDS = (
     "name version title question game seed panel competitors scales game_params curve_opponent report best_known "
     "questions stages sweep"
 ).split()
-COMPETITOR_FIELDS = ("name", "label", "method", "params", "needs")
+COMPETITOR_FIELDS = ("name", "label", "method", "params", "needs", "tune")
 SCALE_FIELDS = (
     "description",
     "replicates",
@@ -103,6 +105,9 @@ def study_from_dict(
         sweep=_sweep(r),
         options={k: data[k] for k in extra_fields if k in data},
     )
+    tuned = [c.name for c in competitors if c.tune]
+    if tuned and "tuning" not in study.stages:
+        raise r.fail(f"competitor '{tuned[0]}' declares a search space (tune): list 'tuning' in the study's stages")
     _check_plans(r, study)
     return study
 
@@ -119,7 +124,9 @@ def _competitors(r: _Reader) -> list[Competitor]:
         params = dict(c.table("params", {}))
         _check_numbers(params, c.source + ": params")
         label = clean_label(c.text("label", cname))  # it reaches terminals, tables and figures
-        competitors.append(Competitor(cname, label, c.text("method"), params, tuple(c.text_list("needs", []))))
+        method, needs = c.text("method"), tuple(c.text_list("needs", []))
+        tune = _tune(c, method, needs)
+        competitors.append(Competitor(cname, label, method, params, needs, tune=tune))
     names = [c.name for c in competitors]
     if not competitors:
         raise r.fail("a study needs at least one competitor")
@@ -130,6 +137,20 @@ def _competitors(r: _Reader) -> list[Competitor]:
         if unknown:
             raise r.fail(f"competitor '{comp.name}' needs unknown competitors: {', '.join(sorted(unknown))}")
     return competitors
+
+
+def _tune(c: "_Reader", method: str, needs: tuple[str, ...]) -> dict[str, Any]:
+    """A competitor's search space (``tune``), checked: a valid space that leaves the budget
+    (the unit of training) to the study and a family that trains on its own."""
+    tune = dict(c.table("tune", {}))
+    if not tune:
+        return {}
+    parse_space(tune, f"{c.source}: tune")
+    if UNIT_PARAMS.get(method) in tune:
+        raise c.fail(f"tune cannot search '{UNIT_PARAMS[method]}': the study sets every family's budget")
+    if needs:
+        raise c.fail("a family that trains against other families' champions cannot be tuned")
+    return tune
 
 
 def _scale(
@@ -299,6 +320,10 @@ class _Reader:
 
     def refuse_unknown(self, known: tuple[str, ...]) -> None:
         unknown = sorted(set(self.data) - set(known))
+        for key in unknown:  # a stage's setting without its stage: say which stage reads it
+            owner = next((e.name for e in STAGES.values() if key in (*e.study_fields, *e.scale_fields)), None)
+            if owner is not None:
+                raise self.fail(f"field '{key}' is a setting of stage '{owner}': list '{owner}' in the study's stages")
         if unknown:
             shown = ", ".join(f"'{clean_text(k, 60)}'" for k in unknown[:5])
             raise self.fail(f"unknown field {shown} (known: {', '.join(known)})")

@@ -1,10 +1,11 @@
 """A tuning run as one JSON record: what was searched, every trial, the settings chosen.
 
 The record is written atomically after every trial, so a stopped random search resumes from it
-(the same options find the same trials; other options are refused rather than mixed in)::
+(the same options find the same trials; other options are refused rather than mixed in); a
+finished search (``complete``) is read back as it is, so a study re-run does not search again::
 
-    {"format_version": 1, "identity": {study, competitor, game, method, algorithm, space,
-     budget, seed, spawn_key, opponents, eval_games}, "defaults": {...}, "trials": [...],
+    {"format_version": 1, "complete": bool, "identity": {study, competitor, game, method, algorithm,
+     space, budget, seed, spawn_key, opponents, eval_games, params}, "defaults": {...}, "trials": [...],
      "chosen": {...}, "chosen_settings": {...}, "tuning_games": N, "scoring_games": M}
 """
 
@@ -36,13 +37,17 @@ def identity(objective: FamilyObjective, space: Space, budget: int, algorithm: s
         "spawn_key": [TUNING_KEY],
         "opponents": list(objective.opponents),
         "eval_games": objective.eval_games,
+        "params": dict(objective.params),
     }
 
 
-def _record(ident: dict[str, Any], objective: FamilyObjective, trials: list[Trial]) -> dict[str, Any]:
+def _record(
+    ident: dict[str, Any], objective: FamilyObjective, trials: list[Trial], finished: bool = False
+) -> dict[str, Any]:
     chosen = best_trial(trials) if trials else None
     return {
         "format_version": FORMAT_VERSION,
+        "complete": finished,
         "identity": ident,
         "defaults": objective.resolved({}),
         "trials": [t.to_json() for t in trials],
@@ -68,6 +73,16 @@ def read_trials(path: Path, ident: Mapping[str, Any]) -> dict[int, Trial]:
     return trials
 
 
+def finished_record(path: Path, ident: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The record at ``path`` if it is this run's and its search finished; None if it is not
+    there or not finished (one clear error if it is another run's or damaged)."""
+    if not path.exists():
+        return None
+    read_trials(path, ident)  # this run's, every trial well formed
+    record = read_json(path, "tuning record")
+    return record if record.get("complete") is True else None
+
+
 def run_tuning(
     objective: FamilyObjective,
     space: Space,
@@ -81,6 +96,9 @@ def run_tuning(
     after every trial when given, resumed from it when it holds this run's first trials)."""
     objective.check()
     ident = identity(objective, space, budget, algorithm, study)
+    finished = finished_record(out, ident) if out is not None else None
+    if finished is not None:  # a finished search is read back, whatever its algorithm
+        return finished
     done = read_trials(out, ident) if out is not None and out.exists() else {}
     seen: dict[int, Trial] = dict(done)
 
@@ -95,7 +113,7 @@ def run_tuning(
         raise FsmarenaError(f"{out} holds an unfinished optuna search, which cannot resume: give a new --out")
     else:
         trials = optuna_search(space, objective.cost, objective, budget, objective.seed, save)
-    record = _record(ident, objective, trials)
+    record = _record(ident, objective, trials, finished=True)
     if out is not None:
         write_json(out, record)
     return record
