@@ -142,6 +142,21 @@ def test_running_again_and_reading_back_search_nothing_again(run):
     assert back.only.stages["tuning"] == results.only.stages["tuning"]
 
 
+def test_a_space_that_changes_the_budget_is_refused_before_any_trial_runs(tmp_path):
+    """An evolution whose population is searched would consume other budgets than the study's."""
+    study = STUDY.replace(
+        "tune = { alpha = { choice = [0.05, 0.2] } }",
+        'tune = { alpha = { choice = [0.05, 0.2] } }\n\n[[competitors]]\nname = "fsm"\nmethod = "evolve"\n'
+        'params = { genome = "fsm", protocol = "round-robin", curve_every = 5, curve_games = 50 }\n'
+        "tune = { games_per_pair = { choice = [5, 10] } }",
+    ).replace("tuning_runs = 3", "tuning_runs = 3\n[scales.test.budgets]\nfsm = { population = 4, games_per_pair = 5 }")
+    (tmp_path / "s.toml").write_text(study)
+    with pytest.raises(FsmarenaError, match="changes the games a training run consumes") as caught:
+        run_study(tmp_path / "s.toml", "test", tmp_path / "out", figures=False)
+    assert "\n" not in str(caught.value)
+    assert not list((tmp_path / "out").rglob("tuning/fsm.json"))
+
+
 def _store(results, root):
     kept = dataclasses.replace(results.only, kept=measure_kept(results.only))
     return save_results(dataclasses.replace(results, parts={None: kept}), root, {"fsmarena": "test"}, 0.0)
@@ -165,6 +180,7 @@ def test_the_store_keeps_every_search_and_refuses_a_tampered_one(run, tmp_path):
     "edit, message",
     [
         (lambda d: d["competitors"][1]["tune"].update(episodes={"int": [10, 20]}), "cannot search 'episodes'"),
+        (lambda d: d["competitors"][1]["tune"].update(batch={"choice": [1, 2]}), None),  # a valid space
         (lambda d: d.update(stages=["crossplay"]), "'tuning' is a setting of stage 'tuning'"),
         (
             lambda d: [d.update(stages=["crossplay"]), d.pop("tuning"), d["scales"]["test"].pop("tuning_runs")],
@@ -182,6 +198,9 @@ def test_a_bad_tuning_declaration_is_one_clear_error(tmp_path, edit, message):
     (tmp_path / "s.toml").write_text(STUDY)
     data = read_toml(tmp_path / "s.toml")
     edit(data)
+    if message is None:  # the control: the edit keeps the study valid
+        study_from_data(data, "study file s.toml")
+        return
     with pytest.raises(FsmarenaError, match=re.escape(message)) as caught:
         study_from_data(data, "study file s.toml")
     assert "\n" not in str(caught.value)

@@ -41,6 +41,7 @@ from fsmarena.studies.runner import StudyData
 from fsmarena.studies.stage import PrepareContext, Stage, StageContext
 from fsmarena.tuning.family import FamilyObjective
 from fsmarena.tuning.record import finished_record, identity, run_tuning
+from fsmarena.tuning.search import planned_trials
 from fsmarena.tuning.space import parse_space
 
 #: the ``tuning`` table's defaults: scoring games per trial and opponent, the search, runs per family
@@ -123,8 +124,25 @@ def search(ctx: PrepareContext, competitor: Competitor) -> dict[str, Any]:
         if found is None:
             raise FsmarenaError(f"{ctx.out} is not a finished run: the tuning of '{competitor.name}' did not finish")
         return found
+    planned = (
+        [games for _, games in planned_trials(space, goal.cost, budget, goal.seed)] if algorithm == "random" else []
+    )
+    _check_costs(competitor, planned, goal.cost({}))  # before anything runs, where the trials are known
     ctx.log(f"tuning {competitor.name}: {budget:,} games ({algorithm} search), recorded in {path}")
-    return run_tuning(goal, space, budget, algorithm, ctx.plan.study.name, path, ctx.jobs)
+    record = run_tuning(goal, space, budget, algorithm, ctx.plan.study.name, path, ctx.jobs)
+    _check_costs(competitor, [trial["games"] for trial in record["trials"]], goal.cost({}))
+    return record
+
+
+def _check_costs(competitor: Competitor, trial_games: list[int], budget: int) -> None:
+    """Every trial must consume the family's budget: a setting that changes it (a population, the
+    games per pair) would leave the tuned family at another budget than the study's."""
+    if any(games != budget for games in trial_games):
+        raise FsmarenaError(
+            f"competitor '{competitor.name}': its search space changes the games a training run consumes "
+            f"(a trial would consume {max(trial_games):,} where its budget is {budget:,}): search only "
+            "settings that leave the budget as the study sets it"
+        )
 
 
 def prepare(ctx: PrepareContext) -> Plan:
