@@ -36,7 +36,8 @@ def twin(data: StudyData, tuned: Competitor) -> Competitor | None:
 
 
 def _value(value: Any) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
+    """A setting as the table shows it: 4 significant digits, "unset" for the method's own rule."""
+    return "unset" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def search_table(data: StudyData, records: dict[str, dict[str, Any]]) -> str:
