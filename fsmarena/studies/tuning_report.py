@@ -6,7 +6,8 @@ For every part and budget level that ran the tuning stage (:mod:`fsmarena.studie
   with the study's parameters), the chosen ones, the trials, the tuning games (beside the
   family's budget, never in it) and the chosen trial's score on the tuning seeds;
 * tuned against untuned at equal cost: a tuned family whose *twin* (a competitor with the same
-  method, parameters and no search space) is in the study is compared with it on the study's
+  method, the same parameters but for those searched, and no search space) is in the study is
+  compared with it on the study's
   replicates: both families' final players (:func:`fsmarena.studies.sample_efficiency.final_values`),
   the difference with its 95% interval over replicates, and the Mann-Whitney p-value, Holm-corrected
   over the tuned pairs of the part.
@@ -27,10 +28,14 @@ from fsmarena.studies.statistics import holm, mann_whitney
 
 
 def twin(data: StudyData, tuned: Competitor) -> Competitor | None:
-    """The untuned competitor with ``tuned``'s method and parameters as defined, if the study has one."""
-    defined = {k: v for k, v in tuned.params.items() if k not in tuned.tune}
+    """The untuned competitor with ``tuned``'s method and, but for the settings searched, its
+    parameters, if the study has one."""
+
+    def others(c: Competitor) -> dict[str, Any]:
+        return {k: v for k, v in c.params.items() if k not in tuned.tune}
+
     for c in data.plan.competitors:
-        if not c.tune and c.method == tuned.method and dict(c.params) == defined and c.needs == tuned.needs:
+        if not c.tune and c.method == tuned.method and others(c) == others(tuned) and c.needs == tuned.needs:
             return c
     return None
 
@@ -78,7 +83,7 @@ def twin_rows(data: StudyData) -> list[list[str]]:
                 t.label,
                 f"{100 * sum(ys) / len(ys):.1f}%",
                 f"{100 * sum(xs) / len(xs):.1f}%",
-                difference_points(gap.value, gap.low, gap.high),
+                difference_points(gap.value, max(gap.low, -1.0), min(gap.high, 1.0)),  # rates: within ±100 pp
                 f"{p:.3g}",
                 f"{len(xs)} / {len(ys)}",
             ]
