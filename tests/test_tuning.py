@@ -196,3 +196,63 @@ def test_the_command_refuses_bad_input_in_one_line(tmp_path, capsys):
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1
     assert not Path(out).exists()
+
+
+#: one setting every method of a kind takes and that leaves its budget as it is, searched in
+#: the every-family test; a method missing here consumes no games or has only budget settings
+SEARCHED = {
+    "train": {"epsilon": {"float": [0.05, 0.2]}},
+    "train-variant": {"epsilon": {"float": [0.05, 0.2]}},
+    "train-exact": {"epsilon": {"float": [0.05, 0.2]}},
+    "evolve": {"mutation_rate": {"float": [0.05, 0.2]}},
+    "evolve-variant": {"mutation_rate": {"float": [0.05, 0.2]}},
+    "evolve-exact": {"crossover_rate": {"float": [0.5, 0.9]}},
+    "train-mlp": {"learning_rate": {"float": [0.001, 0.01], "log": True}},
+}
+#: the methods that cannot be tuned at a cost: fixed players, outside agents, exact planners and the
+#: random-search baseline (its only settings are its budget)
+UNTUNABLE = {"builtin", "python", "plan", "random-search"}
+
+
+def _tunable_families() -> list[tuple[str, str]]:
+    from fsmarena.studies.catalogue import get_study, study_names
+
+    found = []
+    for name in study_names():
+        for c in get_study(name).competitors:
+            if not c.needs and c.method not in UNTUNABLE:
+                found.append((name, c.name))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("study, competitor", _tunable_families())
+def test_every_family_of_every_named_study_is_tuned_by_the_command(study, competitor, tmp_path, capsys):
+    """``fsmarena tune`` runs for every family that trains on its own, in every game: one trial at the
+    study's test scale, its games the family's own accounting, its record complete."""
+    from fsmarena.studies.catalogue import get_study
+
+    plan = get_study(study).plan("test")
+    c = plan.competitor(competitor)
+    assert c.method in SEARCHED, f"no setting to search for method '{c.method}': add it to SEARCHED"
+    space = tmp_path / "space.toml"
+    ((name, spec),) = SEARCHED[c.method].items()
+    bounds = ", ".join(map(str, spec[next(k for k in spec if k != "log")]))
+    space.write_text(f"{name} = {{ float = [{bounds}]{', log = true' if spec.get('log') else ''} }}\n")
+    out = tmp_path / "record.json"
+    goal = FamilyObjective(
+        plan.study.game, c.method, dict(c.params), c.name, ("random",), 20, plan.seed, dict(plan.study.game_params)
+    )
+    budget = goal.cost({})
+    args = ["tune", study, "--competitor", competitor, "--space", str(space), "--budget", str(budget or 1000)]
+    against = ["--opponent", plan.study.panel[0]] if plan.study.panel else []  # one player (421): its own score
+    code = main([*args, *against, "--eval-games", "20", "--out", str(out), "--quiet"])
+    if budget == 0:  # evolved on exact fitness (421's GA): it consumes no game, nothing to tune at a cost
+        err = capsys.readouterr().err
+        assert code == 2 and "consumes no games" in err and len(err.splitlines()) == 1 and not out.exists()
+        return
+    assert code == 0
+    record = json.loads(out.read_text())
+    assert record["complete"] and len(record["trials"]) == 1
+    assert record["tuning_games"] == budget == record["trials"][0]["games"]
+    assert record["chosen_settings"][name] == record["chosen"][name]

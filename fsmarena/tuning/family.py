@@ -4,7 +4,8 @@ A trial's settings replace the family's parameters (the scale's budgets already 
 method's own check resolves them (a setting the method does not take is refused before anything
 runs) and its own accounting (``<method>_games``, :mod:`fsmarena.studies.budgets`) says what the
 trial costs.  The score is the trained player's mean win rate against the opponents (a named
-player, by default the study's panel) over ``eval_games`` games each.
+player, by default the study's panel) over ``eval_games`` games each; in a one-player game, its
+exact share of the optimum where the game's model is known (421), else its mean score.
 
 Every seed of a tuning comes from ``SeedSequence(study seed, spawn_key=(TUNING_KEY, trial,
 purpose))``: a spawn key no replicate, cross-play, league, confirmation or statistics stream of
@@ -21,7 +22,9 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.games import get_game
 from fsmarena.games.base import Game
-from fsmarena.games.players import resolve_player
+from fsmarena.games.capabilities import ExactModel
+from fsmarena.games.match import play_match
+from fsmarena.games.players import Player, resolve_player
 from fsmarena.studies.methods import MethodContext, check_method, get_method, planned_games, win_rate
 from fsmarena.studies.protocol import seed_int
 from fsmarena.tuning.search import TrialTask
@@ -70,7 +73,7 @@ class FamilyObjective:
         """Refuse an objective that cannot run: unknown opponents, no scoring games."""
         if self.eval_games <= 0:
             raise FsmarenaError(f"scoring games must be positive, got {self.eval_games}")
-        if not self.opponents:
+        if not self.opponents and self.game().n_seats > 1:
             raise FsmarenaError("tuning needs at least one opponent to score against")
         for name in self.opponents:
             resolve_player(name, self.game())
@@ -80,9 +83,19 @@ class FamilyObjective:
         """Train one trial and score it: (games consumed in training, mean win rate)."""
         ctx = self.context(task.settings, seed_int(tuning_seed(self.seed, task.index, _TRAIN)))
         trained = get_method(self.method)(ctx)
+        if ctx.game.n_seats == 1:
+            return int(trained.games), self._alone(ctx.game, trained.player, tuning_seed(self.seed, task.index, _SCORE))
         streams = tuning_seed(self.seed, task.index, _SCORE).spawn(len(self.opponents))
         rates = [
             win_rate(ctx.game, trained.player, name, self.eval_games, seed_int(stream))
             for name, stream in zip(self.opponents, streams)
         ]
         return int(trained.games), float(np.mean(rates))
+
+    def _alone(self, game: Game, player: Player, stream: np.random.SeedSequence) -> float:
+        """A one-player game's score: the player's exact share of the optimum where the game's
+        model is known (421: no sampling noise), else its mean score over ``eval_games`` games."""
+        if isinstance(game, ExactModel):
+            return float(game.exact_player_values(player)[0]) / float(game.exact_optimum()[0])
+        stats = play_match(game, player, None, self.eval_games, stream)
+        return stats.score / stats.games
