@@ -22,11 +22,11 @@ from fsmarena.api import load_results, run_study
 from fsmarena.errors import FsmarenaError
 from fsmarena.studies.catalogue import study_from_data
 from fsmarena.studies.kept_measures import measure_kept
-from fsmarena.studies.stage_tuning import objective, record_path
 from fsmarena.studies.store import RESULTS, load_store, save_results
 from fsmarena.studies.study_file import read_toml
-from fsmarena.studies.tuning_report import section
+from fsmarena.tuning.report import section
 from fsmarena.tuning.search import TrialTask
+from fsmarena.tuning.stage import objective, record_path
 
 STUDY = """
 name = "dtd-tuning"

@@ -70,7 +70,7 @@ class Competitor:
     needs: tuple[str, ...] = ()
     replicates: int = 0
     #: a search space of its settings (:mod:`fsmarena.tuning.space`): the study's ``tuning`` stage
-    #: chooses them before training (:mod:`fsmarena.studies.stage_tuning`); empty: not tuned
+    #: chooses them before training (:mod:`fsmarena.tuning.stage`); empty: not tuned
     tune: Mapping[str, Any] = field(default_factory=dict)
 
 

@@ -76,7 +76,7 @@ STAGES: dict[str, Entry] = {
         Entry("cards", "fsmarena.studies.stage_cards:STAGE", "each family's best champion: strategy card and one game"),
         Entry(
             "tuning",
-            "fsmarena.studies.stage_tuning:STAGE",
+            "fsmarena.tuning.stage:STAGE",
             "before training: each tuned family's settings searched with the same budget of games",
             ("tuning",),
             ("tuning_runs",),
@@ -198,7 +198,7 @@ SECTIONS: dict[str, Entry] = {
             "fsmarena.studies.sample_efficiency:section",
             "every family against games consumed, and at each configured budget",
         ),
-        Entry("tuning", "fsmarena.studies.tuning_report:section", "what each tuned family chose, at what cost"),
+        Entry("tuning", "fsmarena.tuning.report:section", "what each tuned family chose, at what cost"),
         Entry("questions", "fsmarena.studies.question_answers:section", "every declared question answered"),
         Entry("seeds", "fsmarena.studies.seeds_section:section", "what the seed reports, its settings, agreement"),
         Entry("axelrod", "fsmarena.studies.axelrod_report:section", "the Axelrod-tournament ranks table"),

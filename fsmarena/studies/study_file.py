@@ -19,11 +19,10 @@ from typing import Any, Mapping
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text
-from fsmarena.studies.budgets import REMOVED_FIELD, REMOVED_MESSAGE, UNIT_PARAMS, check_budgets, read_levels
+from fsmarena.studies.budgets import REMOVED_FIELD, REMOVED_MESSAGE, check_budgets, read_levels
 from fsmarena.studies.protocol import _NAME, MIN_HALFWIDTH, Competitor, Scale, Study
 from fsmarena.studies.registry import STAGES
 from fsmarena.text import clean_label, clean_text, clean_title
-from fsmarena.tuning.space import parse_space
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -124,9 +123,8 @@ def _competitors(r: _Reader) -> list[Competitor]:
         params = dict(c.table("params", {}))
         _check_numbers(params, c.source + ": params")
         label = clean_label(c.text("label", cname))  # it reaches terminals, tables and figures
-        method, needs = c.text("method"), tuple(c.text_list("needs", []))
-        tune = _tune(c, method, needs)
-        competitors.append(Competitor(cname, label, method, params, needs, tune=tune))
+        needs = tuple(c.text_list("needs", []))
+        competitors.append(Competitor(cname, label, c.text("method"), params, needs, tune=_tune(c)))
     names = [c.name for c in competitors]
     if not competitors:
         raise r.fail("a study needs at least one competitor")
@@ -139,17 +137,11 @@ def _competitors(r: _Reader) -> list[Competitor]:
     return competitors
 
 
-def _tune(c: "_Reader", method: str, needs: tuple[str, ...]) -> dict[str, Any]:
-    """A competitor's search space (``tune``), checked: a valid space that leaves the budget
-    (the unit of training) to the study and a family that trains on its own."""
+def _tune(c: "_Reader") -> dict[str, Any]:
+    """A competitor's search space (``tune``) as given; the tuning stage checks it
+    (:func:`fsmarena.tuning.stage.check`)."""
     tune = dict(c.table("tune", {}))
-    if not tune:
-        return {}
-    parse_space(tune, f"{c.source}: tune")
-    if UNIT_PARAMS.get(method) in tune:
-        raise c.fail(f"tune cannot search '{UNIT_PARAMS[method]}': the study sets every family's budget")
-    if needs:
-        raise c.fail("a family that trains against other families' champions cannot be tuned")
+    _check_numbers(tune, c.source + ": tune")
     return tune
 
 

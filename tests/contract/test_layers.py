@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: the one top-level package the distribution installs
 PACKAGES = ("fsmarena",)
 CONTRACT = ("fsmarena.games",)
-GENERIC = ("fsmarena.evo", "fsmarena.rl", "fsmarena.studies", "fsmarena.figures", "fsmarena.tuning")
+GENERIC = ("fsmarena.evo", "fsmarena.rl", "fsmarena.studies", "fsmarena.figures", "fsmarena.tuning", "fsmarena.deep")
 PLUGINS = tuple(GAME_PACKAGES)
 CLI = ("fsmarena.cli", "fsmarena.commands", "fsmarena.__main__")
 #: the package's face, its ``__init__`` and the Python API it loads on first use: above
@@ -222,6 +222,14 @@ PLUG_IN_POINTS: dict[str, dict[str, str]] = {
         "fsmarena.evo.table_fsm": "player file kind 'table-fsm' (GENERIC_PLAYER_KINDS)",
         "fsmarena.evo.bda": "player file kind 'bda' (GENERIC_PLAYER_KINDS)",
         "fsmarena.rl.network_agent": "player file kind 'network' (GENERIC_PLAYER_KINDS)",
+        "fsmarena.deep.player": "player file kind 'policy-network' (GENERIC_PLAYER_KINDS)",
+    },
+    "fsmarena.studies.methods": {
+        "fsmarena.deep.method": "study method 'deep' (GENERIC_METHODS), the optional [deep] extra's families",
+    },
+    "fsmarena.studies.registry": {
+        "fsmarena.tuning.stage": "stage 'tuning' (STAGES): tuning searches a study family's settings",
+        "fsmarena.tuning.report": "section 'tuning' (SECTIONS)",
     },
 }
 

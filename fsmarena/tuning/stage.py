@@ -23,7 +23,7 @@ Settings: the study's ``tuning`` table (``opponents``, default the panel; ``eval
 1000; ``algorithm``, ``random`` or ``optuna``) and each scale's ``tuning_runs``.  Each family's
 search is recorded in ``<part>/tuning/<competitor>.json`` (written after every trial, resumed);
 the stage's result, every tuned family's record, is kept by the store and shown by the report's
-tuning section (:mod:`fsmarena.studies.tuning_report`).
+tuning section (:mod:`fsmarena.tuning.report`).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from fsmarena import limits
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json
 from fsmarena.stored_values import check_stored
+from fsmarena.studies.budgets import UNIT_PARAMS
 from fsmarena.studies.protocol import Competitor, Plan, Study
 from fsmarena.studies.runner import StudyData
 from fsmarena.studies.stage import PrepareContext, Stage, StageContext
@@ -67,9 +68,13 @@ def tuning_runs(study: Study, scale: str) -> int:
 
 
 def check(study: Study) -> None:
-    """At least one tuned competitor; a well-formed ``tuning`` table and ``tuning_runs``."""
+    """At least one tuned competitor, each with a valid space that leaves its budget to the study
+    and training on its own; a well-formed ``tuning`` table and ``tuning_runs``."""
     if not any(c.tune for c in study.competitors):
         raise FsmarenaError(f"{study.source}: stage 'tuning' needs a competitor with a search space (tune)")
+    for c in study.competitors:
+        if c.tune:
+            _check_space(study, c)
     given = study.options.get("tuning", {})
     if not isinstance(given, Mapping) or set(given) - {"opponents", "eval_games", "algorithm"}:
         raise FsmarenaError(f"{study.source}: field 'tuning' takes only opponents, eval_games and algorithm")
@@ -87,6 +92,17 @@ def check(study: Study) -> None:
             raise FsmarenaError(
                 f"{study.source}: scale '{name}': tuning_runs must be a whole number from 1 to {MAX_TUNING_RUNS}"
             )
+
+
+def _check_space(study: Study, c: Competitor) -> None:
+    where = f"{study.source}: competitor '{c.name}'"
+    parse_space(c.tune, f"{where}: tune")
+    if UNIT_PARAMS.get(c.method) in c.tune:
+        raise FsmarenaError(
+            f"{where}: tune cannot search '{UNIT_PARAMS[c.method]}': the study sets every family's budget"
+        )
+    if c.needs:
+        raise FsmarenaError(f"{where}: a family that trains against other families' champions cannot be tuned")
 
 
 def objective(study: Study, plan: Plan, competitor: Competitor) -> FamilyObjective:

@@ -1,6 +1,6 @@
 """The report section "Tuning": what each tuned family searched, chose and paid, and what it changed.
 
-For every part and budget level that ran the tuning stage (:mod:`fsmarena.studies.stage_tuning`):
+For every part and budget level that ran the tuning stage (:mod:`fsmarena.tuning.stage`):
 
 * one row per tuned family: the settings searched, their untuned values (the method's defaults
   with the study's parameters), the chosen ones, the trials, the tuning games (beside the
@@ -23,8 +23,8 @@ from fsmarena.studies.question_answers import difference_points
 from fsmarena.studies.report_text import table as markdown_table
 from fsmarena.studies.runner import StudyData
 from fsmarena.studies.sample_efficiency import final_measure, final_values
-from fsmarena.studies.stage_tuning import options, tuning_runs
 from fsmarena.studies.statistics import holm, mann_whitney
+from fsmarena.tuning.stage import options, tuning_runs
 
 
 def twin(data: StudyData, tuned: Competitor) -> Competitor | None:
