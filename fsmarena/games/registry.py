@@ -44,6 +44,7 @@ GENERIC_PLAYER_KINDS: dict[str, str] = {
     "table-fsm": "fsmarena.evo.table_fsm:TableFSM",
     "bda": "fsmarena.evo.bda:BinaryDecisionAutomaton",
     "network": "fsmarena.rl.network_agent:NetworkAgent",
+    "policy-network": "fsmarena.deep.player:PolicyNetworkPlayer",
 }
 
 

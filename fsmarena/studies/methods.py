@@ -51,6 +51,7 @@ GENERIC_METHODS: dict[str, str] = {
     "evolve-exact": "fsmarena.studies.exact_methods:evolve_exact",
     "plan": "fsmarena.studies.exact_methods:plan",
     "python": "fsmarena.studies.methods:python",
+    "deep": "fsmarena.deep.method:train_deep",
 }
 
 

@@ -1,0 +1,40 @@
+"""Whether the ``[deep]`` extra is installed, asked without importing it.
+
+Checking a study's parameters runs in the main process of every ``fsmarena study``: importing
+torch there would cost seconds, so the packages are only looked up.  A missing one is one
+FsmarenaError with the install command; the versions found are part of a family's resolved
+settings, so results trained under other versions are recognised as stale.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+from importlib.util import find_spec
+
+from fsmarena.errors import FsmarenaError
+
+INSTALL_HINT = "pip install 'fsmarena[deep]'"
+#: import name -> distribution name of every package the deep families use
+PACKAGES = {
+    "torch": "torch",
+    "stable_baselines3": "stable-baselines3",
+    "sb3_contrib": "sb3-contrib",
+    "gymnasium": "gymnasium",
+}
+
+
+def require_deep(what: str = "the deep RL families") -> dict[str, str]:
+    """The installed version of every package of the extra; FsmarenaError naming the first one
+    missing and the install command."""
+    missing = [name for name in PACKAGES if find_spec(name) is None]
+    if missing:
+        raise FsmarenaError(
+            f"{what} need PyTorch and Stable-Baselines3 ({missing[0]} is not installed): {INSTALL_HINT}"
+        )
+    versions = {}
+    for distribution in PACKAGES.values():
+        try:
+            versions[distribution] = version(distribution)
+        except PackageNotFoundError:  # importable but not installed as a distribution (a source tree)
+            versions[distribution] = "unknown"
+    return versions
