@@ -45,6 +45,7 @@ GENERIC_PLAYER_KINDS: dict[str, str] = {
     "bda": "fsmarena.evo.bda:BinaryDecisionAutomaton",
     "network": "fsmarena.rl.network_agent:NetworkAgent",
     "policy-network": "fsmarena.deep.player:PolicyNetworkPlayer",
+    "outside": "fsmarena.games.outside_player:OutsidePlayer",
 }
 
 

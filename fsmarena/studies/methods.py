@@ -33,6 +33,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import dumps
 from fsmarena.games.base import Game
 from fsmarena.games.match import play_match
+from fsmarena.games.outside_player import OutsidePlayer, storable
 from fsmarena.games.players import Player, TablePolicy, resolve_player
 from fsmarena.games.registry import game_study_methods, lookup
 
@@ -265,10 +266,19 @@ def python(ctx: MethodContext) -> Trained:
     """An outside agent as a competitor: ``params.entry = "package.module:make_player"`` names a
     function ``make_player(game) -> Player``.  It runs code from outside fsmarena, so it is
     imported only when a study names it, with a one-line warning; it is not trained by the study
-    (no game consumed here)."""
-    player = _make_outside_player(python_check(ctx)["entry"], ctx)
-    player.label = ctx.label
+    (no game consumed here).  A player with no file of its own (a function of the Gymnasium
+    observation) is kept by its entry (:mod:`fsmarena.games.outside_player`)."""
+    entry = python_check(ctx)["entry"]
+    player = outside_player(entry, ctx.game, ctx.label)
     return Trained(player=player, games=0)
+
+
+def outside_player(entry: str, game: Game, label: str) -> Player:
+    """The player ``entry`` makes, labelled; wrapped as an :class:`OutsidePlayer` when it has no
+    player file of its own (a function of the observation), so the study can keep it by name."""
+    player = _make_outside_player(entry, MethodContext(game, {"entry": entry}, 0, label))
+    player.label = label
+    return player if storable(player) else OutsidePlayer(player, entry, label)
 
 
 def python_check(ctx: MethodContext) -> dict[str, Any]:

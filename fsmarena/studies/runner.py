@@ -55,13 +55,21 @@ from fsmarena.games import get_game
 from fsmarena.games.base import Game
 from fsmarena.games.capabilities import ZeroSumSolvable
 from fsmarena.games.match import play_match
+from fsmarena.games.outside_player import OutsidePlayer
 from fsmarena.games.players import Player, load_player, player_from_json, player_to_json, resolve_player
 from fsmarena.outdir import claim_folder, has_user_files
 from fsmarena.parallel import iter_tasks
 from fsmarena.stored_values import check_stored
 from fsmarena.studies.budgets import plan_budgets, smallest_budget
 from fsmarena.studies.crossplay import CrossplayResult
-from fsmarena.studies.methods import MethodContext, Trained, check_competitors, get_method, planned_games
+from fsmarena.studies.methods import (
+    MethodContext,
+    Trained,
+    check_competitors,
+    get_method,
+    outside_player,
+    planned_games,
+)
 from fsmarena.studies.protocol import FORMAT_VERSION, Plan, seed_int
 from fsmarena.text import clean_text
 from fsmarena.version import __version__
@@ -375,6 +383,8 @@ def parse_record(
             raise f.fail(f"inconsistent panel counts against '{opponent}'")
         panel[opponent] = {**counts, "score": entry.get("score", float), "opp_score": entry.get("opp_score", float)}
     check_stored(data, source)  # every count, rate, time and seed in range (fsmarena.stored_values)
+    if player is None:
+        player = _outside(f, plan, game, competitor)
     return Record(
         competitor=competitor,
         replicate=replicate,
@@ -392,6 +402,18 @@ def parse_record(
         curve_exploitability=exploitability,
         raw=dict(data),
     )
+
+
+def _outside(f: Fields, plan: Plan, game: Game, competitor: str) -> Player | None:
+    """An outside player's result holds only its entry: the study that names that entry rebuilds
+    it (:mod:`fsmarena.games.outside_player`); None for every other player (read from the file)."""
+    stored = Fields(f.get("player", dict), f"{f.source}: player")
+    if stored.get("kind", str) != OutsidePlayer.kind:
+        return None
+    c = plan.competitor(competitor)
+    if c.method != "python" or stored.get("entry", str) != c.params.get("entry"):
+        raise f.fail("holds an outside player its study does not name")
+    return outside_player(stored.get("entry", str), game, champion_label(competitor, f.get("replicate", int)))
 
 
 def _read_curve_exploitability(f: Fields, points: int, game: Game) -> dict[str, list[float | None]] | None:
@@ -451,6 +473,8 @@ def _restore_player(out: Path, game: Game, record: Record, log: Callable[[str], 
     path = player_path(out, record.competitor, record.replicate)
     expected = player_to_json(record.player, game)
     try:
+        if isinstance(record.player, OutsidePlayer) and read_json(path, "player file") == expected:
+            return  # kept by its entry: no file reads it back alone
         if player_to_json(load_player(path, game), game) == expected:
             return
     except FsmarenaError:
