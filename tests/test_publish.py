@@ -530,7 +530,7 @@ STANDARD_HOSTILE = {
     ),
     "cross-play removed": (
         lambda f: _damage_results(f, lambda r: r["parts"][0]["stages"].pop("crossplay")),
-        "must hold exactly the results of the stages crossplay",
+        "must hold exactly the results of the stages tuning, crossplay",
     ),
     "cross-play counts replaced by nothing": (
         lambda f: _damage_results(f, lambda r: r["parts"][0]["stages"].__setitem__("crossplay", None)),

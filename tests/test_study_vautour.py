@@ -106,7 +106,9 @@ def test_league_tables_are_the_raw_counts_pooled(run, n):
     assert all(g % n == 0 for g in raw["games"]), "the single seat is rotated over every seat"
     totals = pooled_from_raw(raw)
     rows = read_csv(out / "tables" / f"league_{n}p.csv")
-    assert len(rows) == len(totals) == 13 * 12  # 5 families, 7 builtins and the field, ordered pairs
+    study = get_study("vautour")
+    groups = len(study.competitors) + len(study.panel) + 1  # every family, every builtin and the field
+    assert len(rows) == len(totals) == groups * (groups - 1)  # ordered pairs
     for row in rows:
         counts = totals[row["group"], row["opponent"]]
         assert counts["games"] >= 60
@@ -181,7 +183,7 @@ def test_seen_flags_and_generalisation_summary_follow_the_definition(run, n):
         ("field", "False")
     }
     general = read_csv(out / "tables" / f"generalisation_{n}p.csv")
-    assert len(general) == 5 * 2  # five families, two replicates each
+    assert len(general) == len(get_study("vautour").competitors) * 2  # every family, two replicates each
     for row in general:
         mine = [r for r in champions if r["champion"] == row["champion"] and r["opponent"] != "field"]
         unseen = [float(r["advantage"]) for r in mine if r["seen"] == "False"]
@@ -249,7 +251,8 @@ def test_unknown_scale_fails_with_one_line_before_writing(capsys, tmp_path):
 def test_the_definition_loads_with_its_player_counts_and_reference():
     study = get_study("vautour")
     assert study.sweep == ("players", (2, 3)) and study.options["reference"] == "prize-rank"
-    assert study.stages == ("crossplay", "league", "exploitability", "cards") and study.report == "player-counts"
+    assert study.stages == ("tuning", "crossplay", "league", "exploitability", "cards")
+    assert study.report == "player-counts" and study.options["tuning"] == {"opponents": list(SEEN)}
     parts = study.parts()
     assert list(parts) == [2, 3] and parts[3].name == "vautour-3p"
     assert parts[3].game_params == {"state": "buckets", "action_set": "both", "players": "3"}
@@ -261,7 +264,10 @@ def test_the_definition_loads_with_its_player_counts_and_reference():
     }
     found = plans(study, "quick")
     assert found[2].fingerprint != found[3].fingerprint
-    assert {c.name for c in found[2].competitors} == {"mc", "sarsa", "q-learning", "fsm", "bda"}
+    textbook = {"mc", "sarsa", "q-learning", "fsm", "bda", "mc-on-policy", "expected-sarsa", "double-q-learning"}
+    tuned = {"q-learning-tuned", "mc-on-policy-tuned", "fsm-tuned", "bda-tuned"}
+    assert {c.name for c in found[2].competitors} == textbook | tuned
+    assert {c.name for c in found[2].competitors if c.tune} == tuned
 
 
 @pytest.mark.parametrize(
