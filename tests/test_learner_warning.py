@@ -66,9 +66,11 @@ def test_train_warns_in_one_line_exactly_when_the_final_interval_does_not_clear_
             *extra, "--out", tmp_path / algo, "--json",
         )  # fmt: skip
         assert code == 0
-        final = json.loads(text)["final"][0]
+        summary = json.loads(text)
+        final = summary["final"][0]
         expected = final["win_ci_low"] <= _baseline(get_game("dtd"), 4000, seed, RandomPlayer())
         assert ("warning" in err) == expected, (algo, final, err)
+        assert (summary["warning"] is not None) == expected and (not expected or summary["warning"] in err)
         if expected:
             assert err.count("\n") == 1 and err.startswith("fsmarena train: warning: the final policy's win rate")
         warned.append(expected)

@@ -230,9 +230,9 @@ def run(args: argparse.Namespace) -> int:
             resume=args.resume,
             checkpoint_seconds=checkpoint_seconds,
         )
-    summary = {"game": game.name, "out": str(out), **result.summary(), **result.extra}
-    _print_summary(args, summary, result.exact_value)
     warning = not_clearly_better_than_random(game, result, args.seed, args.jobs)
+    summary = {"game": game.name, "out": str(out), **result.summary(), **result.extra, "warning": warning}
+    _print_summary(args, summary, result.exact_value)
     if warning:
         print(f"fsmarena train: warning: {warning}", file=sys.stderr)
     return 0
