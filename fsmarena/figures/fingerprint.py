@@ -17,7 +17,17 @@ import numpy as np
 from matplotlib.colors import Normalize
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.figures.style import COLUMN_WIDTH, DIVERGING_CMAP, PAGE_WIDTH, Drawn, centred_norm, plt, save, style
+from fsmarena.figures.style import (
+    COLUMN_WIDTH,
+    DIVERGING_CMAP,
+    PAGE_WIDTH,
+    Drawn,
+    centred_norm,
+    plt,
+    save,
+    style,
+    titles_collide,
+)
 
 if TYPE_CHECKING:
     from fsmarena.evo.fingerprint import Fingerprint
@@ -29,15 +39,18 @@ PAGE_PANELS = 4
 ANNOTATED = 6
 
 
-def fingerprint_figure(prints: Sequence["Fingerprint"], stem: str | Path, title: str = "") -> Drawn:
-    """Draw ``prints`` side by side (column-wide up to two, page-wide beyond) and save them
-    as ``stem.png`` and ``stem.pdf``; returns the files with their caption."""
+def fingerprint_figure(
+    prints: Sequence["Fingerprint"], stem: str | Path, title: str = "", columns: int | None = None
+) -> Drawn:
+    """Draw ``prints`` side by side (column-wide up to two, page-wide beyond; fewer columns when
+    long titles would collide) and save them as ``stem.png`` and ``stem.pdf``; returns the files
+    with their caption."""
     if not prints:
         raise FsmarenaError("no fingerprint to draw")
     norm = fingerprint_norm(prints)
     n = len(prints)
     width = COLUMN_WIDTH if n <= COLUMN_PANELS else PAGE_WIDTH
-    columns = min(n, COLUMN_PANELS if n <= COLUMN_PANELS else PAGE_PANELS)
+    columns = columns or min(n, COLUMN_PANELS if n <= COLUMN_PANELS else PAGE_PANELS)
     rows = -(-n // columns)
     panel = width / columns
     with style():
@@ -57,6 +70,9 @@ def fingerprint_figure(prints: Sequence["Fingerprint"], stem: str | Path, title:
         fig.text(0.01, 0.005, f"x: {first.x_label}\ny: {first.y_label}", fontsize=6, va="bottom")
         if title:
             fig.suptitle(title, fontsize=8)
+        if columns > 1 and titles_collide(fig):
+            plt.close(fig)
+            return fingerprint_figure(prints, stem, title, columns - 1)
         return Drawn(save(fig, stem), fingerprint_caption(prints, norm))
 
 

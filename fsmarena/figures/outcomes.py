@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from fsmarena.figures.style import PAGE_WIDTH, Drawn, count_text, family_colors, plt, save, style
+from fsmarena.figures.style import PAGE_WIDTH, Drawn, count_text, family_colors, plt, save, style, titles_collide
 
 
 def outcome_boxes(
@@ -83,6 +83,9 @@ def outcome_boxes(
         if title:
             fig.suptitle(title)
         fig.tight_layout()
+        if columns > 1 and titles_collide(fig):  # long names side by side: fewer, wider columns
+            plt.close(fig)
+            return outcome_boxes(panels, stem, xlabel, title, columns - 1, reference, title_prefix, colors)
         return Drawn(save(fig, stem), boxes_caption(panels, xlabel, reference))
 
 

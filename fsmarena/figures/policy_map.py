@@ -23,7 +23,17 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch, Rectangle
 
-from fsmarena.figures.style import PAGE_WIDTH, Drawn, action_colours, count_text, plt, save, style
+from fsmarena.figures.style import (
+    PAGE_WIDTH,
+    Drawn,
+    action_colours,
+    count_text,
+    plt,
+    room_for_suptitle,
+    save,
+    style,
+    titles_collide,
+)
 
 if TYPE_CHECKING:
     from fsmarena.games.base import Game
@@ -64,6 +74,7 @@ def policy_maps(
     visits: Mapping[str, Sequence[Sequence[int]]] | None = None,
     min_decisions: int = MIN_DECISIONS,
     opponent: str = "",
+    width: float | None = None,
 ) -> Drawn:
     """One action map per method (``policies[method]`` = its replicates' tables); returns the
     files with their caption.  ``visits[method]``: per replicate, how often it met each state
@@ -79,7 +90,7 @@ def policy_maps(
     colours = action_colours(on_view, n_actions)
     cmap = ListedColormap(colours)
     cell = 0.22
-    width = min(PAGE_WIDTH, columns * (len(cols) * cell + 0.5) + 1.3)
+    width = width or min(PAGE_WIDTH, columns * (len(cols) * cell + 0.5) + 1.3)
     height = panel_rows * (len(rows) * cell + 0.9) + 0.5
     with style():
         fig, axes = plt.subplots(panel_rows, columns, figsize=(width, height), squeeze=False)
@@ -137,6 +148,23 @@ def policy_maps(
         hatched = f"hatched: met fewer than {min_decisions} times in play{against}" if visits is not None else ""
         fig.suptitle("\n".join(t for t in (title, note, hatched) if t), fontsize=8)
         fig.tight_layout(rect=(0, 0.05, 1, 1))
+        room_for_suptitle(fig, 0.05)
+        if columns > 1 and titles_collide(fig):  # long names side by side: fewer, wider columns
+            plt.close(fig)
+            return policy_maps(
+                policies,
+                state_labels,
+                action_names,
+                stem,
+                title,
+                columns - 1,
+                row_title,
+                column_title,
+                visits,
+                min_decisions,
+                opponent,
+                width,
+            )  # fmt: skip  (fewer columns, the same width: the notes above keep their room)
         counts = [len(np.atleast_2d(p)) for p in policies.values()]
         threshold = min_decisions if visits is not None else None
         return Drawn(save(fig, stem), policy_caption(counts, threshold, opponent))

@@ -122,6 +122,28 @@ def count_text(counts: Iterable[int], noun: str = "replicate") -> str:
     return f"{low} {noun}{plural}" if low == high else f"{low}–{high} {noun}s"
 
 
+def titles_collide(fig: Figure) -> bool:
+    """Whether two axes' titles overlap once drawn (long family names in narrow columns): a
+    figure laid out in columns draws again with fewer."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    boxes = [ax.title.get_window_extent(renderer) for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    return any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+
+
+def room_for_suptitle(fig: Figure, bottom: float = 0.0) -> None:
+    """Lay ``fig`` out again below its suptitle when the suptitle runs into an axes' title (a tall
+    figure of many panels, where the layout leaves it too little room); nothing otherwise."""
+    suptitle = fig._suptitle  # type: ignore[attr-defined]
+    if suptitle is None or not suptitle.get_text():
+        return
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    top = suptitle.get_window_extent(renderer)
+    if any(ax.get_visible() and ax.title.get_window_extent(renderer).overlaps(top) for ax in fig.axes):
+        fig.tight_layout(rect=(0, bottom, 1, 1 - (top.height + 6) / fig.bbox.height))
+
+
 def save(fig: "plt.Figure", stem: str | Path, formats: Sequence[str] = ("png", "pdf")) -> list[Path]:
     """Save ``fig`` as ``stem.png`` and ``stem.pdf`` (atomically) and close it."""
     paths = [Path(f"{stem}.{fmt}") for fmt in formats]

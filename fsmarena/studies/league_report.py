@@ -115,6 +115,17 @@ def _difference(row: dict, key: str, count: int, unit: str) -> str:
     return estimate(row[key], row[f"{key}_low"], row[f"{key}_high"], row[f"{key}_all_equal"], count, pp, unit)
 
 
+#: families one listing sentence names at most; a longer list goes on in a sentence of its own
+PER_SENTENCE = 6
+
+
+def in_sentences(items: Sequence[str]) -> str:
+    """``items`` joined by commas, :data:`PER_SENTENCE` to a sentence ("... Then ..."): a list of
+    twelve families' estimates in one sentence runs past 90 words."""
+    groups = [", ".join(items[i : i + PER_SENTENCE]) for i in range(0, len(items), PER_SENTENCE)]
+    return ". Then ".join(groups)
+
+
 def _joined(parts: Sequence[str]) -> str:
     """Parts of a section, one per line, with at most one blank line between blocks."""
     return re.sub(r"\n{3,}", "\n\n", "\n".join(parts))
@@ -403,7 +414,7 @@ def findings(t: LeagueTables, analysis: Analysis) -> list[str]:
     lines.append(
         f"- **{n} players, against the other builtins one at a time**, the families' mean win rates minus "
         f"`{ref}`'s against the same builtins (95% intervals over champions): "
-        + ", ".join(f"{f} " + _difference(refs[f], "difference", refs[f]["units"], "champions") for f in ranked)
+        + in_sentences([f"{f} " + _difference(refs[f], "difference", refs[f]["units"], "champions") for f in ranked])
         + "."
     )
     lines.append(trained_against_finding(t.n, t.families, t.general))

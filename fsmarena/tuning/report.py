@@ -100,9 +100,9 @@ def part_text(results: Any, data: StudyData) -> str:
     runs = tuning_runs(results.study, results.scale)
     out = [
         f"Each tuned family searched its settings before training with the games of {runs} training runs at "
-        f"its budget, by {o['algorithm']} search, scoring each trial's player over {o['eval_games']:,} games "
-        f"against each of {', '.join(f'`{x}`' for x in o['opponents'])} on seeds no other part of the study uses; "
-        "the tuning games are reported beside the budget, not in it, and scoring games are not counted.",
+        f"its budget, by {o['algorithm']} search. Each trial's player was scored over {o['eval_games']:,} games "
+        f"against each of {', '.join(f'`{x}`' for x in o['opponents'])}, on seeds no other part of the study uses. "
+        "The tuning games are reported beside the budget, not in it; scoring games are not counted.",
         "",
         search_table(data, records),
     ]
