@@ -3,12 +3,14 @@ and damage applied to a stored run's results or manifest."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
 from typing import Any, Callable
 
-from fsmarena.studies.store import MANIFEST, read_results, write_results
+from fsmarena.studies.kept_measures import measure_kept
+from fsmarena.studies.store import MANIFEST, read_results, save_results, write_results
 
 
 def sections(report: str) -> dict[str, str]:
@@ -36,3 +38,10 @@ def damage_manifest(edit: Callable[[dict[str, Any]], Any]) -> Callable[[Path], N
         (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
 
     return damage
+
+
+def store_one_part(results: Any, root: Path) -> Path:
+    """The store ``fsmarena publish --add`` writes of a one-part run (its measures of the players
+    taken first), under ``root``."""
+    kept = dataclasses.replace(results.only, kept=measure_kept(results.only))
+    return save_results(dataclasses.replace(results, parts={None: kept}), root, {"fsmarena": "test"}, 0.0)

@@ -7,7 +7,6 @@ number the section prints is recomputed from the replicates by plain numpy."""
 
 from __future__ import annotations
 
-import dataclasses
 import gzip
 import json
 import re
@@ -15,14 +14,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from publish_helpers import store_one_part
 
 from fsmarena.api import load_results, run_study
 from fsmarena.errors import FsmarenaError
 from fsmarena.studies import sample_efficiency as se
 from fsmarena.studies.budgets import TOLERANCE, curve_value_at
-from fsmarena.studies.kept_measures import measure_kept
 from fsmarena.studies.registry import SECTIONS
-from fsmarena.studies.store import RESULTS, load_store, save_results
+from fsmarena.studies.store import RESULTS, load_store
 
 STUDY = """
 name = "dtd-levels"
@@ -100,15 +99,9 @@ def test_reading_the_folder_again_gives_every_level_identically(run):
             assert theirs.records[key].raw == record.raw
 
 
-def _store(results, root):
-    """The store ``fsmarena publish --add`` writes (its measures of the players taken first)."""
-    kept = dataclasses.replace(results.only, kept=measure_kept(results.only))
-    return save_results(dataclasses.replace(results, parts={None: kept}), root, {"fsmarena": "test"}, 0.0)
-
-
 def test_the_store_keeps_every_level_and_reads_it_back(run, tmp_path):
     _, results = run
-    store = _store(results, tmp_path)
+    store = store_one_part(results, tmp_path)
     back = load_store(store)
     assert back.level == 1500 and list(back.levels) == [750]
     for key, record in results.levels[750].only.records.items():
@@ -129,7 +122,7 @@ def test_the_store_keeps_every_level_and_reads_it_back(run, tmp_path):
 )
 def test_a_tampered_level_in_a_store_is_one_clear_error(run, tmp_path, edit, message):
     _, results = run
-    store = _store(results, tmp_path)
+    store = store_one_part(results, tmp_path)
     data = json.loads(gzip.decompress((store / RESULTS).read_bytes()))
     edit(data)
     (store / RESULTS).write_bytes(gzip.compress(json.dumps(data).encode()))

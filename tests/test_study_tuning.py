@@ -10,19 +10,18 @@ re-running and reading the folder back searches nothing again; the store keeps e
 
 from __future__ import annotations
 
-import dataclasses
 import gzip
 import json
 import re
 
 import numpy as np
 import pytest
+from publish_helpers import store_one_part
 
 from fsmarena.api import load_results, run_study
 from fsmarena.errors import FsmarenaError
 from fsmarena.studies.catalogue import study_from_data
-from fsmarena.studies.kept_measures import measure_kept
-from fsmarena.studies.store import RESULTS, load_store, save_results
+from fsmarena.studies.store import RESULTS, load_store
 from fsmarena.studies.study_file import read_toml
 from fsmarena.tuning.report import section
 from fsmarena.tuning.search import TrialTask
@@ -157,14 +156,9 @@ def test_a_space_that_changes_the_budget_is_refused_before_any_trial_runs(tmp_pa
     assert not list((tmp_path / "out").rglob("tuning/fsm.json"))
 
 
-def _store(results, root):
-    kept = dataclasses.replace(results.only, kept=measure_kept(results.only))
-    return save_results(dataclasses.replace(results, parts={None: kept}), root, {"fsmarena": "test"}, 0.0)
-
-
 def test_the_store_keeps_every_search_and_refuses_a_tampered_one(run, tmp_path):
     _, results = run
-    store = _store(results, tmp_path)
+    store = store_one_part(results, tmp_path)
     back = load_store(store)
     assert back.only.stages["tuning"] == results.only.stages["tuning"]
     assert section(back) == section(results)

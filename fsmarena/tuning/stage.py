@@ -132,7 +132,8 @@ def search(ctx: PrepareContext, competitor: Competitor) -> dict[str, Any]:
     finished run, read back (one clear error if it is missing or unfinished)."""
     goal = objective(ctx.study, ctx.plan, competitor)
     space = parse_space(competitor.tune, f"competitor '{competitor.name}': tune")
-    budget = tuning_runs(ctx.study, ctx.scale) * goal.cost({})
+    one_run = goal.cost({})  # the family's budget at this level
+    budget = tuning_runs(ctx.study, ctx.scale) * one_run
     algorithm = options(ctx.study)["algorithm"]
     path = record_path(ctx.out, competitor.name)
     if not ctx.run:
@@ -143,10 +144,10 @@ def search(ctx: PrepareContext, competitor: Competitor) -> dict[str, Any]:
     planned = (
         [games for _, games in planned_trials(space, goal.cost, budget, goal.seed)] if algorithm == "random" else []
     )
-    _check_costs(competitor, planned, goal.cost({}))  # before anything runs, where the trials are known
+    _check_costs(competitor, planned, one_run)  # before anything runs, where the trials are known
     ctx.log(f"tuning {competitor.name}: {budget:,} games ({algorithm} search), recorded in {path}")
     record = run_tuning(goal, space, budget, algorithm, ctx.plan.study.name, path, ctx.jobs)
-    _check_costs(competitor, [trial["games"] for trial in record["trials"]], goal.cost({}))
+    _check_costs(competitor, [trial["games"] for trial in record["trials"]], one_run)
     return record
 
 
@@ -178,12 +179,12 @@ def applies(data: StudyData) -> bool:
 def run(ctx: StageContext) -> dict[str, dict[str, Any]]:
     """Every tuned family's finished record, as :func:`prepare` searched (or checked) it before
     training: read back from the part's folder."""
-    data = ctx.data
-    return {
-        c.name: _read_record(Fields(read_json(record_path(data.out, c.name), "tuning record"), c.name), c)
-        for c in data.plan.competitors
-        if c.tune
-    }
+    found = {}
+    for c in ctx.data.plan.competitors:
+        if c.tune:
+            path = record_path(ctx.data.out, c.name)
+            found[c.name] = _read_record(Fields(read_json(path, "tuning record"), f"tuning record {path}"), c)
+    return found
 
 
 def to_json(result: dict[str, dict[str, Any]], ctx: StageContext) -> dict[str, Any]:
