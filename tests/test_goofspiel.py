@@ -405,11 +405,16 @@ def test_pettingzoo_parallel_environment_plays_goofspiel():
 
 def test_the_named_study_is_the_toml_on_the_generic_runner():
     """``fsmarena study goofspiel`` names the packaged TOML through the game's entry, and every
-    scale plans the five families against the four builtins."""
+    scale plans the twelve families (five textbook ones, three learners a user tries first, four
+    tuned twins) against the four builtins."""
     from fsmarena.studies.catalogue import get_study, load_study_toml
 
     study = get_study("goofspiel")
     assert study == load_study_toml(STUDY)
     assert study.game == "goofspiel" and set(study.panel) == set(get_game("goofspiel").builtin_players())
     for scale in ("test", "quick", "paper"):
-        assert {c.name for c in study.plan(scale).competitors} == {"fsm", "bda", "mc", "sarsa", "q-learning"}
+        plan = study.plan(scale)
+        untuned = {"fsm", "bda", "mc", "sarsa", "q-learning", "mc-on-policy", "expected-sarsa", "double-q-learning"}
+        tuned = {"fsm-tuned", "bda-tuned", "q-learning-tuned", "mc-on-policy-tuned"}
+        assert {c.name for c in plan.competitors} == untuned | tuned
+        assert {c.name for c in plan.competitors if c.tune} == tuned

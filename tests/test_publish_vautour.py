@@ -127,7 +127,7 @@ HOSTILE = {
     ),
     "exploitability rows in an unsolvable game": (
         damage_results(lambda r: r["parts"][0]["stages"].__setitem__("exploitability", [])),
-        "must hold exactly the results of the stages crossplay, league",
+        "must hold exactly the results of the stages tuning, crossplay, league, cards",
     ),
     "a manifest of an earlier format": (
         damage_manifest(lambda m: m.__setitem__("format_version", 1)),

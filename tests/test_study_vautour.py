@@ -19,15 +19,16 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.games import get_game
 from fsmarena.games.players import resolve_player
 from fsmarena.games.stats import wilson_interval
+from fsmarena.studies import inference as inf
 from fsmarena.studies import statistics as st
 from fsmarena.studies.analysis import read_csv
 from fsmarena.studies.catalogue import get_study, load_study_toml
-from fsmarena.studies.league_report import trained_against_finding
+from fsmarena.studies.league_report import detectable, trained_against_finding
 from fsmarena.studies.league_tables import group_rows
 from fsmarena.studies.methods import MethodContext, check_method, get_method
 from fsmarena.studies.multiseat import LeagueResult, advantage_interval, league
 from fsmarena.studies.pipeline import SWEEP_MARKER, plans
-from fsmarena.studies.report_text import pct
+from fsmarena.studies.report_text import pct, pp
 
 DEFINITION = Path(__file__).resolve().parents[1] / "fsmarena" / "games" / "vautour" / "vautour.toml"
 FAMILIES = ("MC", "SARSA", "Q-learning", "FSM", "BDA")
@@ -213,10 +214,25 @@ def _finding(beats_all_seen: dict[str, list[bool]]) -> str:
 def test_the_trained_against_finding_never_speaks_of_no_family():
     none = _finding({"MC": [True, False], "FSM": [False, False]})
     assert "of no family" not in none
-    assert "in no family does every champion beat" in none and "in MC 1 of 2 champions do" in none
+    assert "in no family does every champion beat" in none and "The champions that do: MC 1 of 2, FSM 0 of 2." in none
     some = _finding({"MC": [True, True], "FSM": [True, False]})
     assert some.startswith("- **2 players, trained-against strategies**: every champion of MC beats")
-    assert some.endswith("; in FSM 1 of 2 champions do.")
+    assert some.endswith(". In the other families, the champions that do: FSM 1 of 2.")
+
+
+def test_a_long_list_of_families_is_told_a_few_to_a_sentence():
+    families = {f"Family {i}": [True, False] for i in range(13)}
+    text = _finding(families)
+    assert text.count(". Then ") == 2  # six, six and one
+    assert all(f"Family {i} 1 of 2" in text for i in range(13))
+
+
+def test_the_detectable_advantage_is_none_beyond_the_range_an_advantage_can_take():
+    assert detectable([1.0, -1.0]) == "none"  # two champions at the ends: no advantage would be detected
+    assert detectable([0.1, 0.12, 0.11, 0.13]) == pp(
+        inf.detectable_difference(float(np.std([0.1, 0.12, 0.11, 0.13], ddof=1)) / 2, 0.05, df=3)
+    ).replace("+", "")
+    assert detectable([0.5, 0.5]) == "–"
 
 
 def test_a_rerun_resumes_to_the_same_tables_and_a_foreign_folder_is_refused(run, tmp_path, capsys):
@@ -251,7 +267,8 @@ def test_unknown_scale_fails_with_one_line_before_writing(capsys, tmp_path):
 def test_the_definition_loads_with_its_player_counts_and_reference():
     study = get_study("vautour")
     assert study.sweep == ("players", (2, 3)) and study.options["reference"] == "prize-rank"
-    assert study.stages == ("crossplay", "league", "exploitability", "cards") and study.report == "player-counts"
+    assert study.stages == ("tuning", "crossplay", "league", "exploitability", "cards")
+    assert study.report == "player-counts" and study.options["tuning"] == {"opponents": list(SEEN)}
     parts = study.parts()
     assert list(parts) == [2, 3] and parts[3].name == "vautour-3p"
     assert parts[3].game_params == {"state": "buckets", "action_set": "both", "players": "3"}
@@ -263,7 +280,10 @@ def test_the_definition_loads_with_its_player_counts_and_reference():
     }
     found = plans(study, "quick")
     assert found[2].fingerprint != found[3].fingerprint
-    assert {c.name for c in found[2].competitors} == {"mc", "sarsa", "q-learning", "fsm", "bda"}
+    textbook = {"mc", "sarsa", "q-learning", "fsm", "bda", "mc-on-policy", "expected-sarsa", "double-q-learning"}
+    tuned = {"q-learning-tuned", "mc-on-policy-tuned", "fsm-tuned", "bda-tuned"}
+    assert {c.name for c in found[2].competitors} == textbook | tuned
+    assert {c.name for c in found[2].competitors if c.tune} == tuned
 
 
 @pytest.mark.parametrize(

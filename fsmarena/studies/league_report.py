@@ -119,11 +119,11 @@ def _difference(row: dict, key: str, count: int, unit: str) -> str:
 PER_SENTENCE = 6
 
 
-def in_sentences(items: Sequence[str]) -> str:
-    """``items`` joined by commas, :data:`PER_SENTENCE` to a sentence ("... Then ..."): a list of
-    twelve families' estimates in one sentence runs past 90 words."""
-    groups = [", ".join(items[i : i + PER_SENTENCE]) for i in range(0, len(items), PER_SENTENCE)]
-    return ". Then ".join(groups)
+def in_sentences(items: Sequence[str], per: int = PER_SENTENCE, then: str = "Then") -> str:
+    """``items`` joined by commas, ``per`` to a sentence ("... Then ..."): a list of twelve
+    families' estimates in one sentence runs past 90 words."""
+    groups = [", ".join(items[i : i + per]) for i in range(0, len(items), per)]
+    return f". {then} ".join(groups)
 
 
 def _joined(parts: Sequence[str]) -> str:
@@ -345,17 +345,19 @@ def reliability_text(t: LeagueTables, drawn: Drawn, out: Path) -> str:
 def detectable(values: Sequence[float]) -> str:
     """The smallest mean the champions' spread would have told from zero with 80% power (a
     two-sided one-sample test at 5%, Student-t with n - 1 degrees of freedom), in pp; "–" when
-    the champions are too few or all alike."""
+    the champions are too few or all alike, "none" when it is beyond the ±100 pp an advantage
+    can take (two champions far apart: no advantage at all would have been detected)."""
     x = np.asarray(values, float)
     if len(x) < 2 or float(np.ptp(x)) == 0.0:
         return "–"
     size = inf.detectable_difference(float(x.std(ddof=1)) / math.sqrt(len(x)), 0.05, df=len(x) - 1)
-    return pp(size).replace("+", "")
+    return "none" if size > 1.0 else pp(size).replace("+", "")
 
 
 def head_to_head(t: LeagueTables) -> str:
-    """The families against the reference head to head, sorted into those that beat it, lose to
-    it, and cannot be separated from it (with the difference they would have shown)."""
+    """The families against the reference head to head, in sentences: those that beat it, those
+    that lose to it, and those that cannot be separated from it, each with the advantage 80%
+    power would have detected (a few families to a sentence: twelve in one run past 120 words)."""
     intervals = t.champion_level(t.reference)
     values = {f: t.champion_values(f, t.reference, "advantage") for f in t.families}
 
@@ -363,22 +365,24 @@ def head_to_head(t: LeagueTables) -> str:
         i = intervals[f]
         return f"{f} {estimate(i.value, i.low, i.high, i.degenerate, len(values[f]), fmt=pp)}"
 
-    above = [f for f in t.families if intervals[f].low > 0]
-    below = [f for f in t.families if intervals[f].high < 0]
-    rest = [f for f in t.families if f not in above and f not in below]
+    above = [shown(f) for f in t.families if intervals[f].low > 0]
+    below = [shown(f) for f in t.families if intervals[f].high < 0]
+    rest = [
+        f"{shown(f)} (detectable: {detectable(values[f])})"
+        for f in t.families
+        if intervals[f].low <= 0 <= intervals[f].high
+    ]
     parts = []
     if above:
-        parts.append(", ".join(shown(f) for f in above) + " beat it")
+        parts.append("Beat it: " + in_sentences(above, per=4, then="Also"))
     if below:
-        parts.append(", ".join(shown(f) for f in below) + " lose to it")
+        parts.append("Lose to it: " + in_sentences(below, per=4, then="Also"))
     if rest:
         parts.append(
-            ", ".join(shown(f) for f in rest)
-            + ": cannot be separated from it (an advantage of "
-            + ", ".join(f"{detectable(values[f])} for {f}" for f in rest)
-            + " would have been detected with 80% power)"
+            "Cannot be separated from it, with the advantage 80% power would have detected: "
+            + in_sentences(rest, per=3, then="Also")
         )
-    return "; ".join(parts)
+    return ". ".join(parts)
 
 
 def findings(t: LeagueTables, analysis: Analysis) -> list[str]:
@@ -388,15 +392,15 @@ def findings(t: LeagueTables, analysis: Analysis) -> list[str]:
     count = {f: len(t.champion_values(f, ref, "advantage")) for f in t.families}
     if n == 2:
         lines = [
-            f"- **{n} players, against `{ref}` head to head** (mean advantage of the family's champions, 95% "
-            "interval over champions): " + head_to_head(t) + "."
+            f"- **{n} players, against `{ref}` head to head**: the mean advantage of each family's champions, "
+            "with its 95% interval over champions. " + head_to_head(t) + "."
         ]
         lines += declared_head_to_head(t, analysis)
     else:  # against copies of one builtin: a check that the champions exploit it, not a comparison
         lines = [
-            f"- **{n} players, a check rather than a finding: against {n - 1} copies of `{ref}`** (identical "
-            "copies of a deterministic builtin bid alike and cancel each other, so this design is easy; mean "
-            "advantage of the family's champions, 95% interval over champions): " + head_to_head(t) + "."
+            f"- **{n} players, a check rather than a finding: against {n - 1} copies of `{ref}`**: identical "
+            "copies of a deterministic builtin bid alike and cancel each other, so this design is easy. The mean "
+            "advantage of each family's champions, with its 95% interval over champions. " + head_to_head(t) + "."
         ]
     field = t.champion_level(FIELD, "win_rate")
     ranked = sorted(t.families, key=lambda f: -field[f].value)
@@ -425,8 +429,12 @@ def findings(t: LeagueTables, analysis: Analysis) -> list[str]:
         lines.append(
             f"- **{n} players, generalisation**: the highest mean advantage over the builtins the champions "
             f"never saw is {best['method']}'s ({_summary(best)}"
-            + ("; then " + ", ".join(f"{r['method']} {pp(r['mean'])}" for r in others) if others else "")
             + "); a highest mean is no claim that it leads. "
+            + (
+                "The others' means: " + in_sentences([f"{r['method']} {pp(r['mean'])}" for r in others]) + ". "
+                if others
+                else ""
+            )
             + declared_statement(analysis, t.questions)
         )
         for a, b in compared_pairs(t, analysis, best["method"]):
@@ -479,17 +487,13 @@ def trained_against_finding(n: int, families: Sequence[str], general: Sequence[d
     mine = {f: [r for r in general if r["family"] == f] for f in families}
     complete = [f for f in families if mine[f] and all(r["beats_all_seen"] for r in mine[f])]
     partial = [
-        f"in {f} {sum(r['beats_all_seen'] for r in mine[f])} of {len(mine[f])} champions do"
-        for f in families
-        if f not in complete
+        f"{f} {sum(r['beats_all_seen'] for r in mine[f])} of {len(mine[f])}" for f in families if f not in complete
     ]
     head = f"- **{n} players, trained-against strategies**: "
     if not complete:
-        return (
-            head
-            + "in no family does every champion beat every strategy it trained against ("
-            + ", ".join(partial)
-            + ")."
-        )
+        text = head + "in no family does every champion beat every strategy it trained against"
+        return text + ". The champions that do: " + in_sentences(partial) + "."
     text = head + "every champion of " + ", ".join(complete) + " beats every strategy it trained against"
-    return text + (("; " + ", ".join(partial)) if partial else "") + "."
+    return (
+        text + ((". In the other families, the champions that do: " + in_sentences(partial)) if partial else "") + "."
+    )
