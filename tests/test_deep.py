@@ -30,6 +30,7 @@ from fsmarena.games import get_game
 from fsmarena.games.base import Observation
 from fsmarena.games.match import play_match
 from fsmarena.games.players import Player, RandomPlayer, load_player, player_from_json, player_to_json, save_player
+from fsmarena.studies.catalogue import load_study_toml
 from fsmarena.studies.methods import MethodContext, check_method, get_method, planned_games
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,6 +146,10 @@ print(sorted(m for m in ("torch", "stable_baselines3", "sb3_contrib") if m in sy
         ({"algo": "ppo", "episodes": 10, "illegal_action": "skip"}, "'illegal_action' must be one of"),
         ({"algo": "maskable-ppo", "episodes": 10, "illegal_action": "lose"}, "never takes an illegal action"),
         ({"algo": "dqn", "episodes": 10, "opponent": "nobody"}, "opponent: unknown player 'nobody'"),
+        ({"algo": "dqn", "episodes": 10, "opponents": ["random", "nobody"]}, "opponent: unknown player 'nobody'"),
+        ({"algo": "dqn", "episodes": 10, "opponents": []}, "'opponents' must list different player names"),
+        ({"algo": "dqn", "episodes": 10, "opponents": ["max", "max"]}, "'opponents' must list different player names"),
+        ({"algo": "ppo", "episodes": 10, "opponent": "max", "opponents": ["min"]}, "not opponent and opponents"),
     ],
 )
 def test_bad_parameters_are_one_line_naming_the_competitor(no_extra_check, params, message):
@@ -162,6 +167,34 @@ def test_the_check_resolves_every_setting_and_the_games_are_the_episodes(no_extr
     assert ppo["illegal_action"] == "first-legal" and ppo["opponent"] == "random" and ppo["net_arch"] == [64, 64]
     assert dqn["activation"] == "relu" and dqn["net_arch"] == [8] and "n_steps" not in dqn and "buffer_size" in dqn
     assert planned_games("deep", ppo, game) == 3000 and planned_games("deep", dqn, game) == 50
+    pool = check_method("deep", _ctx("vautour", {"algo": "ppo", "episodes": 30, "opponents": ["max", "min"]}))
+    assert pool["opponent"] == ["max", "min"]
+
+
+def test_budget_levels_configure_a_deep_family_like_any_other(no_extra_check, tmp_path):
+    text = VAUTOUR_STUDY.replace("[scales.test]", "[scales.test]\nlevels = [40, 90]").replace("episodes = 60, ", "")
+    (tmp_path / "levels.toml").write_text(text, encoding="utf-8")
+    study = load_study_toml(tmp_path / "levels.toml")
+    for level in (40, 90):
+        plan = study.plan("test", level=level)
+        assert {c.name: c.params["episodes"] for c in plan.competitors} == {"mppo": level, "dqn": level}
+
+
+def test_a_pool_of_opponents_is_what_the_training_environment_draws_from(sb3, monkeypatch):
+    from fsmarena.deep import training  # imports torch: only with the extra
+
+    seen = []
+    original = training.features_env
+    monkeypatch.setattr(training, "features_env", lambda game, pool, *a: seen.append(pool) or original(game, pool, *a))
+    params = {
+        "algo": "maskable-ppo",
+        "episodes": 6,
+        "n_steps": 32,
+        "batch_size": 16,
+        "opponents": ["max", "prize-rank"],
+    }
+    get_method("deep")(_ctx("vautour", params, seed=3))
+    assert seen == [["max", "prize-rank"]]
 
 
 # ---- the player file ------------------------------------------------------------------------------

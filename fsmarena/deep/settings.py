@@ -141,22 +141,30 @@ def _illegal_action(p: Params, algo: str) -> str:
     return value
 
 
-def _opponent(p: Params, ctx: MethodContext) -> str:
-    """Whom the learner trains against: a builtin or player file, or the needed champions."""
-    name = p.get("opponent", str, "random")
+def _opponent(p: Params, ctx: MethodContext) -> str | list[str]:
+    """Whom the learner trains against: a builtin or player file (``opponent``), a pool of them
+    drawn from game by game (``opponents``, as the table learners take), or the needed champions."""
+    given = [key for key in ("opponent", "opponents", "needs") if key in ctx.params or (key == "needs" and ctx.needs)]
+    if len(given) > 1:
+        raise p.fail(f"give one of 'opponent', 'opponents' and 'needs', not {' and '.join(given)}")
     if ctx.needs:
-        if "opponent" in ctx.params:
-            raise p.fail("give either 'opponent' or 'needs', not both")
         return f"champions of {' and '.join(ctx.needs)} (one per game)"
     if ctx.game.n_seats == 1:
-        if "opponent" in ctx.params:
+        if given:
             raise p.fail(f"{ctx.game.name} is a one-player game: give no opponent")
         return ""
-    try:
-        resolve_player(name, ctx.game)
-    except FsmarenaError as exc:
-        raise p.fail(f"opponent: {exc}") from None
-    return name
+    if "opponents" in ctx.params:
+        names = p.get("opponents", list)
+        if not names or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
+            raise p.fail("field 'opponents' must list different player names")
+    else:
+        names = [p.get("opponent", str, "random")]
+    for name in names:
+        try:
+            resolve_player(name, ctx.game)
+        except FsmarenaError as exc:
+            raise p.fail(f"opponent: {exc}") from None
+    return names if "opponents" in ctx.params else names[0]
 
 
 def _refuse_unused(p: Params, algo: str) -> None:

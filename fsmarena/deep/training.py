@@ -55,7 +55,8 @@ class Curve:
 def train_family(ctx: MethodContext, settings: Mapping[str, Any]) -> Trained:
     """Train the deep family of ``settings`` (resolved by :func:`fsmarena.deep.settings.deep_settings`)."""
     train_seed, eval_seed = (int(s.generate_state(1)[0]) for s in np.random.SeedSequence(ctx.seed).spawn(2))
-    opponents: list[Any] = list(ctx.opponents) or [settings["opponent"]]
+    chosen = settings["opponent"]
+    opponents: list[Any] = list(ctx.opponents) or (list(chosen) if isinstance(chosen, list) else [chosen])
     masked = settings["algo"] == "maskable-ppo"  # never illegal: raise if it ever were
     env = features_env(ctx.game, opponents, "raise" if masked else settings["illegal_action"])
     curve = Curve(ctx, settings["eval_games"], eval_seed)

@@ -49,6 +49,7 @@ UNIT_PARAMS = {
     "train-variant": "episodes",
     "train-exact": "episodes",
     "train-mlp": "games",
+    "deep": "episodes",
 }
 
 #: the largest unit count the solver tries (far above any budget a study can afford)
