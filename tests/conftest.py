@@ -106,6 +106,36 @@ def study_once(tmp_path_factory: pytest.TempPathFactory, study: str) -> tuple[Pa
         return out, summary
 
 
+#: why a test of a named study whose families need the optional ``[deep]`` extra is skipped
+DEEP_MISSING = "needs the [deep] extra (PyTorch, Stable-Baselines3)"
+
+
+def deep_extra_missing() -> bool:
+    """Whether the ``[deep]`` extra is absent (CI installs the project without it)."""
+    from importlib.util import find_spec
+
+    return any(find_spec(name) is None for name in ("torch", "stable_baselines3", "sb3_contrib"))
+
+
+def needs_deep(study: str) -> bool:
+    """Whether a named study has a family of the ``deep`` method."""
+    from fsmarena.studies.catalogue import get_study
+
+    return any(c.method == "deep" for c in get_study(study).competitors)
+
+
+def runnable_studies() -> list[Any]:
+    """Every named study as a test parameter, skipped when its families need the ``[deep]``
+    extra and it is not installed."""
+    from fsmarena.studies.catalogue import study_names
+
+    missing = deep_extra_missing()
+    return [
+        pytest.param(name, marks=pytest.mark.skipif(missing and needs_deep(name), reason=DEEP_MISSING))
+        for name in study_names()
+    ]
+
+
 def _run_study(study: str, out: Path) -> tuple[Path, dict]:
     code, text = cli("study", study, "--scale", "test", "--out", str(out), "--json", "--quiet", "--no-figures")
     assert code == 0

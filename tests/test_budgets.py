@@ -273,7 +273,7 @@ def test_every_shipped_study_loads_and_meets_its_budgets_at_every_scale():
                 assert max(consuming) <= 1.1 * min(consuming), (name, scale_name, level, found)
                 if level is not None:
                     assert all(abs(games - level) <= 0.1 * level for games in consuming), (name, level, found)
-    assert {"dtd-thesis", "421", "goofspiel", "thirtyone", "vautour"} <= seen
+    assert {"dtd-thesis", "421", "goofspiel", "thirtyone", "vautour", "vautour-deep"} <= seen
 
 
 def test_the_thesis_study_runs_every_family_at_the_thesis_budget_and_the_learners():

@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fsmarena.deep import extra, settings
+from fsmarena.cli import main
+from fsmarena.deep import extra
 from fsmarena.deep.player import Layer, PolicyNetworkPlayer
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_json
@@ -30,8 +31,8 @@ from fsmarena.games import get_game
 from fsmarena.games.base import Observation
 from fsmarena.games.match import play_match
 from fsmarena.games.players import Player, RandomPlayer, load_player, player_from_json, player_to_json, save_player
-from fsmarena.studies.catalogue import load_study_toml
-from fsmarena.studies.methods import MethodContext, check_method, get_method, planned_games
+from fsmarena.studies.catalogue import get_study, load_study_toml
+from fsmarena.studies.methods import MethodContext, check_method, get_method, planned_games, require_method
 
 ROOT = Path(__file__).resolve().parent.parent
 HAS_TORCH = find_spec("torch") is not None
@@ -43,12 +44,6 @@ def sb3() -> None:
     pytest.importorskip("torch")
     pytest.importorskip("stable_baselines3")
     pytest.importorskip("sb3_contrib")
-
-
-@pytest.fixture
-def no_extra_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Parameter checks run as if the extra were installed (they are checked after it)."""
-    monkeypatch.setattr(settings, "require_deep", lambda: {})
 
 
 def _ctx(game: str, params: dict[str, Any], seed: int = 0, label: str = "deep") -> MethodContext:
@@ -92,16 +87,26 @@ def _played(player: PolicyNetworkPlayer, features: np.ndarray, masks: np.ndarray
 
 
 @pytest.mark.skipif(HAS_TORCH, reason="checks the installation without the [deep] extra")
-def test_without_the_extra_the_check_gives_the_install_command_in_one_line():
+def test_without_the_extra_a_study_is_read_and_planned_and_a_run_asks_for_it_first(tmp_path, capsys):
+    settings_found = check_method("deep", _ctx("dtd", {"algo": "maskable-ppo", "episodes": 100}))
+    assert settings_found["versions"]["torch"] == "not installed" and settings_found["episodes"] == 100
+    plan = get_study("vautour-deep").plan("paper", level=2000)
+    assert plan.competitor("maskable-ppo").params["episodes"] == 2000
     with pytest.raises(FsmarenaError) as info:
-        check_method("deep", _ctx("dtd", {"algo": "maskable-ppo", "episodes": 100}))
+        require_method("deep")
     assert "pip install 'fsmarena[deep]'" in str(info.value) and "\n" not in str(info.value)
+    out = tmp_path / "run"
+    assert main(["study", "vautour-deep", "--scale", "test", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'fsmarena[deep]'" in err and err.count("\n") == 1
+    assert not out.exists()  # asked before anything is written
 
 
 def test_a_missing_package_is_named_with_the_install_command(monkeypatch):
     monkeypatch.setattr(extra, "find_spec", lambda name: None if name == "stable_baselines3" else object())
     with pytest.raises(FsmarenaError, match=r"stable_baselines3 is not installed\): pip install 'fsmarena\[deep\]'"):
-        check_method("deep", _ctx("dtd", {"algo": "ppo", "episodes": 100}))
+        require_method("deep")
+    assert extra.installed_versions()["stable-baselines3"] == "not installed"
 
 
 def test_the_command_line_the_check_and_the_player_never_import_torch(tmp_path):
@@ -152,14 +157,14 @@ print(sorted(m for m in ("torch", "stable_baselines3", "sb3_contrib") if m in sy
         ({"algo": "ppo", "episodes": 10, "opponent": "max", "opponents": ["min"]}, "not opponent and opponents"),
     ],
 )
-def test_bad_parameters_are_one_line_naming_the_competitor(no_extra_check, params, message):
+def test_bad_parameters_are_one_line_naming_the_competitor(params, message):
     with pytest.raises(FsmarenaError) as info:
         check_method("deep", _ctx("dtd", params, label="mine"))
     text = str(info.value)
     assert text.startswith("competitor 'mine': ") and message in text and "\n" not in text
 
 
-def test_the_check_resolves_every_setting_and_the_games_are_the_episodes(no_extra_check):
+def test_the_check_resolves_every_setting_and_the_games_are_the_episodes():
     game = get_game("vautour")
     ppo = check_method("deep", _ctx("vautour", {"algo": "ppo", "episodes": 3000}))
     dqn = check_method("deep", _ctx("vautour", {"algo": "dqn", "episodes": 50, "net_arch": [8]}))
@@ -171,7 +176,7 @@ def test_the_check_resolves_every_setting_and_the_games_are_the_episodes(no_extr
     assert pool["opponent"] == ["max", "min"]
 
 
-def test_budget_levels_configure_a_deep_family_like_any_other(no_extra_check, tmp_path):
+def test_budget_levels_configure_a_deep_family_like_any_other(tmp_path):
     text = VAUTOUR_STUDY.replace("[scales.test]", "[scales.test]\nlevels = [40, 90]").replace("episodes = 60, ", "")
     (tmp_path / "levels.toml").write_text(text, encoding="utf-8")
     study = load_study_toml(tmp_path / "levels.toml")

@@ -7,10 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import study_once
+from conftest import runnable_studies, study_once
 from prose_helpers import MAX_WORDS, prose_defects
 
-from fsmarena.studies.catalogue import study_names
 from fsmarena.studies.report_text import p_is
 
 RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results"
@@ -43,7 +42,7 @@ def _pages(folder: Path) -> list[Path]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("study", study_names())
+@pytest.mark.parametrize("study", runnable_studies())
 def test_every_generated_page_reads_as_written(tmp_path_factory, study):
     out, _ = study_once(tmp_path_factory, study)
     pages = _pages(out)

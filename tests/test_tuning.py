@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from conftest import DEEP_MISSING, deep_extra_missing
 
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
@@ -208,20 +210,22 @@ SEARCHED = {
     "evolve-variant": {"mutation_rate": {"float": [0.05, 0.2]}},
     "evolve-exact": {"crossover_rate": {"float": [0.5, 0.9]}},
     "train-mlp": {"learning_rate": {"float": [0.001, 0.01], "log": True}},
+    "deep": {"learning_rate": {"float": [0.0001, 0.001], "log": True}},
 }
 #: the methods that cannot be tuned at a cost: fixed players, outside agents, exact planners and the
 #: random-search baseline (its only settings are its budget)
 UNTUNABLE = {"builtin", "python", "plan", "random-search"}
 
 
-def _tunable_families() -> list[tuple[str, str]]:
+def _tunable_families() -> list[Any]:
     from fsmarena.studies.catalogue import get_study, study_names
 
+    skip = pytest.mark.skipif(deep_extra_missing(), reason=DEEP_MISSING)
     found = []
     for name in study_names():
         for c in get_study(name).competitors:
             if not c.needs and c.method not in UNTUNABLE:
-                found.append((name, c.name))
+                found.append(pytest.param(name, c.name, marks=skip) if c.method == "deep" else (name, c.name))
     return found
 
 

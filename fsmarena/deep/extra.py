@@ -1,9 +1,11 @@
 """Whether the ``[deep]`` extra is installed, asked without importing it.
 
 Checking a study's parameters runs in the main process of every ``fsmarena study``: importing
-torch there would cost seconds, so the packages are only looked up.  A missing one is one
-FsmarenaError with the install command; the versions found are part of a family's resolved
-settings, so results trained under other versions are recognised as stale.
+torch there would cost seconds, so the packages are only looked up.  Reading, planning and
+publishing a study with deep families needs none of them; training does, and a missing one is
+then one FsmarenaError with the install command, before anything runs.  The versions found are
+part of a family's resolved settings, so results trained under other versions are recognised
+as stale.
 """
 
 from __future__ import annotations
@@ -31,8 +33,17 @@ def require_deep(what: str = "the deep RL families") -> dict[str, str]:
         raise FsmarenaError(
             f"{what} need PyTorch and Stable-Baselines3 ({missing[0]} is not installed): {INSTALL_HINT}"
         )
+    return installed_versions()
+
+
+def installed_versions() -> dict[str, str]:
+    """The version of every package of the extra, "not installed" for a missing one (a study
+    file is read, planned and published without the extra; only training needs it)."""
     versions = {}
-    for distribution in PACKAGES.values():
+    for module, distribution in PACKAGES.items():
+        if find_spec(module) is None:
+            versions[distribution] = "not installed"
+            continue
         try:
             versions[distribution] = version(distribution)
         except PackageNotFoundError:  # importable but not installed as a distribution (a source tree)

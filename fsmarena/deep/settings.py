@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from fsmarena import limits
-from fsmarena.deep.extra import require_deep
+from fsmarena.deep.extra import installed_versions
 from fsmarena.deep.player import ACTIVATIONS
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.players import resolve_player
@@ -62,8 +62,8 @@ WHOLE_LOWEST = {"learning_starts": 0, "batch_size": 2}
 
 def deep_settings(ctx: MethodContext) -> dict[str, Any]:
     """Every setting a deep family's training will use (FsmarenaError, one line, if any
-    parameter is wrong or the extra is missing)."""
-    versions = require_deep()
+    parameter is wrong); the extra need not be installed (:func:`train_deep_require`)."""
+    versions = installed_versions()
     p = Params(ctx)
     algo = p.get("algo", str)
     if algo not in ALGOS:

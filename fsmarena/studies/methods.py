@@ -104,6 +104,16 @@ def check_method(name: str, ctx: MethodContext) -> dict[str, Any]:
     return json.loads(dumps(settings))
 
 
+def require_method(name: str) -> None:
+    """Fail in one line when what method ``name`` needs to train is not installed (its module's
+    ``<function>_require``, where it has one: the deep families' optional extra), so a run
+    stops before any task starts rather than at the first task of that method."""
+    method = get_method(name)
+    require = getattr(importlib.import_module(method.__module__), f"{method.__name__}_require", None)
+    if require is not None:
+        require()
+
+
 def planned_games(name: str, settings: Mapping[str, Any], game: Game) -> int:
     """The simulated games a task of method ``name`` with resolved ``settings`` (what
     :func:`check_method` returns) will consume in ``game`` (:mod:`fsmarena.studies.budgets`)."""

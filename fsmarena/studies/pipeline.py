@@ -37,7 +37,7 @@ from fsmarena.games import get_game
 from fsmarena.games.players import resolve_player
 from fsmarena.outdir import claim_folder, has_user_files
 from fsmarena.studies.catalogue import get_study, stage, study_names
-from fsmarena.studies.methods import check_competitors
+from fsmarena.studies.methods import check_competitors, require_method
 from fsmarena.studies.protocol import FORMAT_VERSION, Plan, Study
 from fsmarena.studies.results import StudyResults
 from fsmarena.studies.runner import MARKER, StudyData, finished_results, run_study
@@ -76,6 +76,8 @@ def run_pipeline(
     docstring)."""
     levels = study.smaller_levels(scale)
     found = {level: plans(study, scale, seed, level) for level in (None, *levels)}  # all checked first
+    for method in dict.fromkeys(c.method for c in study.competitors):
+        require_method(method)  # an optional extra training needs: asked before anything is written
     results = _run_level(study, scale, out, found[None], jobs, log, study.top_level(scale))
     for level in levels:
         log(f"{study.name}: every family configured for {level:,} games")

@@ -69,6 +69,7 @@ from fsmarena.studies.methods import (
     get_method,
     outside_player,
     planned_games,
+    require_method,
 )
 from fsmarena.studies.protocol import FORMAT_VERSION, Plan, seed_int
 from fsmarena.text import clean_text
@@ -503,6 +504,8 @@ def run_study(
     for name in plan.study.panel + (plan.study.curve_opponent,):
         resolve_player(name, game)  # unknown builtins fail before any work
     check_competitors(plan, game)  # typos and impossible settings fail here, before anything is written
+    for method in dict.fromkeys(c.method for c in plan.competitors):
+        require_method(method)  # what training needs installed (an optional extra), before any task
     claim_folder(out, "study")  # locked for this run (idempotent if the command claimed it already)
     resumed = claim(out, plan, log)
     if prepare is not None:
