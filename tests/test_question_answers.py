@@ -77,3 +77,10 @@ def test_an_interval_excluding_zero_that_the_test_does_not_confirm_names_the_dec
     text = qa.section(_results([0.61, 0.62, 0.63], [0.50, 0.51, 0.52]))
     assert "**A and B are not separated by the rank test**" in text and "which decides" in text
     assert "cannot be separated" not in text
+
+
+def test_two_replicates_far_apart_give_an_interval_within_the_range_of_a_difference_and_no_detectable_size():
+    text = qa.answer("A", "B", [0.0, 1.0], [0.0, 1.0], "500 games", 1.0)
+    low, high = (float(x) for x in text.split("[")[1].split("]")[0].split(", "))
+    assert -100.0 <= low < 0 < high <= 100.0  # the t interval of two replicates runs far past ±100 pp: cut there
+    assert "no difference a rate can show (±100 pp) would have been detected" in text

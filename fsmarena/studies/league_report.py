@@ -111,8 +111,10 @@ def curves_section(
 
 
 def _difference(row: dict, key: str, count: int, unit: str) -> str:
-    """``row[key]`` in percentage points with its interval (said so when all units agree)."""
-    return estimate(row[key], row[f"{key}_low"], row[f"{key}_high"], row[f"{key}_all_equal"], count, pp, unit)
+    """``row[key]`` in percentage points with its interval (said so when all units agree); a
+    difference of two rates lies in [-100, +100] pp, and an interval end beyond is cut there."""
+    low, high = max(row[f"{key}_low"], -1.0), min(row[f"{key}_high"], 1.0)
+    return estimate(row[key], low, high, row[f"{key}_all_equal"], count, pp, unit)
 
 
 #: families one listing sentence names at most; a longer list goes on in a sentence of its own

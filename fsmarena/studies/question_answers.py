@@ -30,7 +30,8 @@ def answer(
     """One sentence answering "is ``a`` ahead of ``b``?" from the replicates' win rates ``xs``
     and ``ys`` at ``budget`` (its words: "1,000 games"), the test's Holm-adjusted p-value given."""
     gap = inf.difference_interval(xs, ys, inf.generator(seed, a, b))
-    shown = difference_points(gap.value, gap.low, gap.high)
+    # a difference of two rates lies in [-1, 1]: an interval end beyond it (few replicates far apart) is cut there
+    shown = difference_points(gap.value, max(gap.low, -1.0), min(gap.high, 1.0))
     counts = f"{len(xs)} and {len(ys)} replicates"
     test = f"Mann-Whitney p = {p_adjusted:.3g} after Holm over the declared questions"
     if p_adjusted < ALPHA and gap.low > 0:
@@ -43,10 +44,12 @@ def answer(
             f"{a} − {b} excludes zero: {shown} ({counts}; {test}, which decides)."
         )
     detectable = inf.detectable_difference(inf.two_sample_error(xs, ys), ALPHA)
-    return (
-        f"**{a} and {b} cannot be separated** at {budget}: {a} − {b} {shown} ({counts}; {test}); "
-        f"a difference of {_digits(detectable)} pp would have been detected with 80% power."
+    power = (
+        f"a difference of {_digits(detectable)} pp would have been detected with 80% power"
+        if detectable <= 1.0
+        else "no difference a rate can show (±100 pp) would have been detected with 80% power"
     )
+    return f"**{a} and {b} cannot be separated** at {budget}: {a} − {b} {shown} ({counts}; {test}); {power}."
 
 
 def _digits(x: float) -> str:
