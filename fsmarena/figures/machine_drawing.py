@@ -145,9 +145,10 @@ def _graph_height(look: GraphLook) -> float:
 
 
 def _draw_graph(ax, graph: nx.DiGraph, look: GraphLook) -> None:
-    from matplotlib import colormaps
-    from matplotlib.colors import to_hex
-    from matplotlib.patches import Circle, FancyArrowPatch
+    """The machine on ``ax``: every transition (a loop for a state's own), its thickness its
+    share of the uses or of the transitions, its label placed clear of states and other labels;
+    then the states over them."""
+    from matplotlib.patches import FancyArrowPatch
 
     from fsmarena.figures.style import color
 
@@ -156,9 +157,8 @@ def _draw_graph(ax, graph: nx.DiGraph, look: GraphLook) -> None:
     weighed = "decisions" in graph.graph
     weight = "uses" if weighed else "transitions"
     max_count = max([d.get(weight, 1) for _s, _t, d in graph.edges(data=True)] + [1])
-    label_box = {"boxstyle": "round,pad=0.2", "fc": "white", "ec": "#bbbbbb", "lw": 0.4, "alpha": 0.9}
     # boxes to keep edge labels off: the states, then each label placed (centre, half size)
-    radius, loop = look.node_radius, look.loop_radius
+    radius = look.node_radius
     placed = [(pos[node], np.array([radius, radius])) for node in graph.nodes]
     routes = route_edges(graph, radius)
     for source, target, data in graph.edges(data=True):
@@ -167,80 +167,78 @@ def _draw_graph(ax, graph: nx.DiGraph, look: GraphLook) -> None:
         if weighed and not data["uses"]:
             edge_color, width = UNUSED, 0.6
         text = drawn_label(data, graph.graph.get("moves"))
+        stroke: dict[str, Any] = {"color": edge_color, "lw": width, "zorder": 1}
         if source == target:
-            centre = pos[source]
-            outward = centre / (np.linalg.norm(centre) or 1.0) if len(pos) > 1 else np.array([0.0, 1.0])
-            loop_centre = centre + outward * (radius + loop * 0.6)
-            angles = np.linspace(0, 2 * math.pi, 80)
-            ring = loop_centre + loop * np.stack([np.cos(angles), np.sin(angles)], axis=1)
-            outside = np.linalg.norm(ring - centre, axis=1) > radius
-            ring = np.roll(ring, -int(np.argmin(outside)), axis=0)
-            ring = ring[np.linalg.norm(ring - centre, axis=1) > radius]
-            ax.plot(ring[:-3, 0], ring[:-3, 1], color=edge_color, linestyle=line, lw=width, zorder=1)
-            ax.add_patch(
-                FancyArrowPatch(
-                    ring[-4],
-                    ring[-1],
-                    arrowstyle="-|>",
-                    mutation_scale=look.arrow * 10 / 12,
-                    color=edge_color,
-                    lw=width,
-                    zorder=1,
-                )
-            )
-            if look.edge_labels:
-                anchor = loop_centre + outward * (loop + 0.05)
-                placed.append((anchor, text_box(text)))
-                ax.text(*anchor, text, fontsize=FONT, ha="center", va="center", bbox=label_box, zorder=3)
+            _draw_loop(ax, pos[source], len(pos), look, stroke, line, text, placed)
             continue
         rad, curve = routes[(source, target)]
-        ax.plot(curve[:-2, 0], curve[:-2, 1], color=edge_color, linestyle=line, lw=width, zorder=1)
-        ax.add_patch(
-            FancyArrowPatch(
-                curve[-4], curve[-1], arrowstyle="-|>", mutation_scale=look.arrow, color=edge_color, lw=width, zorder=1
-            )
-        )
+        ax.plot(curve[:-2, 0], curve[:-2, 1], linestyle=line, **stroke)
+        ax.add_patch(FancyArrowPatch(curve[-4], curve[-1], arrowstyle="-|>", mutation_scale=look.arrow, **stroke))
         if not look.edge_labels:
             continue
         candidates = bezier(pos[source], pos[target], rad, np.array(LABEL_SPOTS))
         spot = free_spot(candidates, text, placed)
         placed.append((spot, text_box(text)))
-        ax.text(*spot, text, fontsize=FONT, ha="center", va="center", bbox=label_box, zorder=3)
+        ax.text(*spot, text, fontsize=FONT, ha="center", va="center", bbox=LABEL_BOX, zorder=3)
+    _draw_states(ax, graph, pos, look, weighed)
+    extent = 1.0 + radius + 2 * look.loop_radius + 0.15
+    ax.set_aspect("equal")
+    ax.set_xlim(-extent, extent)
+    ax.set_ylim(-extent, extent)
+    ax.set_axis_off()
+
+
+#: the box behind an edge's label
+LABEL_BOX = {"boxstyle": "round,pad=0.2", "fc": "white", "ec": "#bbbbbb", "lw": 0.4, "alpha": 0.9}
+
+
+def _draw_loop(
+    ax, centre: np.ndarray, states: int, look: GraphLook, stroke: dict, line: str, text: str, placed: list
+) -> None:
+    """A state's transition to itself: a ring outside the state, away from the drawing's
+    centre, ending in an arrow; its label beyond the ring (and added to ``placed``)."""
+    from matplotlib.patches import FancyArrowPatch
+
+    radius, loop = look.node_radius, look.loop_radius
+    outward = centre / (np.linalg.norm(centre) or 1.0) if states > 1 else np.array([0.0, 1.0])
+    loop_centre = centre + outward * (radius + loop * 0.6)
+    angles = np.linspace(0, 2 * math.pi, 80)
+    ring = loop_centre + loop * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    outside = np.linalg.norm(ring - centre, axis=1) > radius
+    ring = np.roll(ring, -int(np.argmin(outside)), axis=0)
+    ring = ring[np.linalg.norm(ring - centre, axis=1) > radius]
+    ax.plot(ring[:-3, 0], ring[:-3, 1], linestyle=line, **stroke)
+    ax.add_patch(FancyArrowPatch(ring[-4], ring[-1], arrowstyle="-|>", mutation_scale=look.arrow * 10 / 12, **stroke))
+    if look.edge_labels:
+        anchor = loop_centre + outward * (loop + 0.05)
+        placed.append((anchor, text_box(text)))
+        ax.text(*anchor, text, fontsize=FONT, ha="center", va="center", bbox=LABEL_BOX, zorder=3)
+
+
+def _draw_states(ax, graph: nx.DiGraph, pos: dict, look: GraphLook, weighed: bool) -> None:
+    """Each state as a circle with its name (and, weighed by use, its share of the decisions,
+    or a shade when the drawing is too small for the share); the start state ringed."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+    from matplotlib.patches import Circle
+
+    from fsmarena.figures.style import color
+
     most_visits = max([d.get("visits", 0) for _n, d in graph.nodes(data=True)] + [1])
     for node, data in graph.nodes(data=True):
         x, y = pos[node]
         fill = "#eef3f8"
         if weighed and not look.shares:  # too small for a share: the shade tells it
             fill = to_hex(colormaps["Blues"](0.05 + 0.5 * data["visits"] / most_visits))
-        ax.add_patch(
-            Circle(
-                (x, y),
-                radius,
-                fc=fill,
-                ec=color(0) if node == 0 else "#555555",
-                lw=2.5 if node == 0 else 1.0,
-                zorder=2,
-            )
-        )
+        start = node == 0
+        ring = {"ec": color(0) if start else "#555555", "lw": 2.5 if start else 1.0}
+        ax.add_patch(Circle((x, y), look.node_radius, fc=fill, zorder=2, **ring))
         lines = [data["label"].replace(" (start)", "")]  # tests and actions: in the table below
         if weighed and look.shares:
             lines.append(percent(data["visits"], graph.graph["decisions"]))
         unused = weighed and not data["visits"]
-        ax.text(
-            x,
-            y,
-            "\n".join(lines),
-            fontsize=look.font,
-            ha="center",
-            va="center",
-            zorder=4,
-            color=UNUSED_TEXT if unused else "black",
-        )
-    ax.set_aspect("equal")
-    extent = 1.0 + radius + 2 * loop + 0.15
-    ax.set_xlim(-extent, extent)
-    ax.set_ylim(-extent, extent)
-    ax.set_axis_off()
+        colour = UNUSED_TEXT if unused else "black"
+        ax.text(x, y, "\n".join(lines), fontsize=look.font, ha="center", va="center", zorder=4, color=colour)
 
 
 #: the curvatures (matplotlib's ``arc3`` rad) an edge between two states may take, in order

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 from matplotlib.colors import ListedColormap
@@ -96,37 +96,10 @@ def policy_maps(
         fig, axes = plt.subplots(panel_rows, columns, figsize=(width, height), squeeze=False)
         for k, name in enumerate(names):
             ax = axes[k // columns, k % columns]
-            action, share = consensus(policies[name], n_actions)
-            grid = np.full((len(rows), len(cols)), np.nan)
-            alpha = np.zeros_like(grid)
-            agree = np.full_like(grid, np.nan)
             enough = _enough(visits, name, len(state_labels), min_decisions)
-            grid[row_of[enough], col_of[enough]] = action[enough]
-            alpha[row_of, col_of] = 0.35 + 0.65 * share
-            agree[row_of[enough], col_of[enough]] = share[enough]
-            if not enough.all():  # too few decisions to tell a choice from noise: hatched grey
-                hidden = np.zeros((len(rows), len(cols)), dtype=bool)
-                hidden[row_of[~enough], col_of[~enough]] = True
-                ax.imshow(np.ma.masked_where(~hidden, hidden), cmap=ListedColormap(["#dddddd"]), aspect="auto")
-                for cell_row, cell_col in zip(*np.nonzero(hidden)):
-                    corner = (int(cell_col) - 0.5, int(cell_row) - 0.5)
-                    ax.add_patch(Rectangle(corner, 1, 1, fill=False, hatch="////", ec="#aaaaaa", lw=0))
-            ax.imshow(
-                np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=n_actions - 0.5, alpha=alpha, aspect="auto"
-            )
-            replicates = len(np.atleast_2d(policies[name]))
-            if replicates > 1:
-                for r in range(len(rows)):
-                    for c in range(len(cols)):
-                        if np.isfinite(agree[r, c]):
-                            ax.text(c, r, f"{100 * agree[r, c]:.0f}", ha="center", va="center", fontsize=5)
-            ax.set_xticks(range(len(cols)), cols, rotation=40, ha="right")
+            _draw_panel(ax, policies[name], (rows, cols, row_of, col_of), n_actions, cmap, enough)
             ax.set_yticks(range(len(rows)), rows if k % columns == 0 else [""] * len(rows))
-            ax.tick_params(length=0)
-            ax.set_xticks(np.arange(len(cols)) - 0.5, minor=True)
-            ax.set_yticks(np.arange(len(rows)) - 0.5, minor=True)
-            ax.grid(which="minor", color="white", linewidth=0.6)
-            ax.spines[:].set_visible(False)
+            replicates = len(np.atleast_2d(policies[name]))
             suffix = f" ({replicates} replicates)" if replicates > 1 else ""
             ax.set_title(f"{name}{suffix}", fontsize=7)
             if k % columns == 0:
@@ -168,6 +141,39 @@ def policy_maps(
         counts = [len(np.atleast_2d(p)) for p in policies.values()]
         threshold = min_decisions if visits is not None else None
         return Drawn(save(fig, stem), policy_caption(counts, threshold, opponent))
+
+
+def _draw_panel(
+    ax: Any, tables: Sequence[Sequence[int]], grid_of: tuple, n_actions: int, cmap: Any, enough: np.ndarray
+) -> None:
+    """One method's action map on ``ax``: each state's modal action over the replicates' tables,
+    opaque as far as they agree (the share printed in the cell when there are several), states
+    met too rarely in play hatched grey; ``grid_of`` is :func:`state_grid`'s layout."""
+    rows, cols, row_of, col_of = grid_of
+    action, share = consensus(tables, n_actions)
+    grid = np.full((len(rows), len(cols)), np.nan)
+    alpha = np.zeros_like(grid)
+    agree = np.full_like(grid, np.nan)
+    grid[row_of[enough], col_of[enough]] = action[enough]
+    alpha[row_of, col_of] = 0.35 + 0.65 * share
+    agree[row_of[enough], col_of[enough]] = share[enough]
+    if not enough.all():  # too few decisions to tell a choice from noise: hatched grey
+        hidden = np.zeros((len(rows), len(cols)), dtype=bool)
+        hidden[row_of[~enough], col_of[~enough]] = True
+        ax.imshow(np.ma.masked_where(~hidden, hidden), cmap=ListedColormap(["#dddddd"]), aspect="auto")
+        for cell_row, cell_col in zip(*np.nonzero(hidden)):
+            corner = (int(cell_col) - 0.5, int(cell_row) - 0.5)
+            ax.add_patch(Rectangle(corner, 1, 1, fill=False, hatch="////", ec="#aaaaaa", lw=0))
+    ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=n_actions - 0.5, alpha=alpha, aspect="auto")
+    if len(np.atleast_2d(tables)) > 1:
+        for r, c in zip(*np.nonzero(np.isfinite(agree))):
+            ax.text(c, r, f"{100 * agree[r, c]:.0f}", ha="center", va="center", fontsize=5)
+    ax.set_xticks(range(len(cols)), cols, rotation=40, ha="right")
+    ax.tick_params(length=0)
+    ax.set_xticks(np.arange(len(cols)) - 0.5, minor=True)
+    ax.set_yticks(np.arange(len(rows)) - 0.5, minor=True)
+    ax.grid(which="minor", color="white", linewidth=0.6)
+    ax.spines[:].set_visible(False)
 
 
 def _enough(visits: Mapping[str, Sequence[Sequence[int]]] | None, name: str, n: int, least: int) -> np.ndarray:

@@ -23,8 +23,6 @@ STUDIES_TOO_LONG: set[str] = set()
 #: the others' functions over the limit: command options, a figure, the compiled loops, 31's reference
 OTHERS_TOO_LONG = {
     "fsmarena/commands/train.py:add_arguments",
-    "fsmarena/figures/machine_drawing.py:_draw_graph",
-    "fsmarena/figures/policy_map.py:policy_maps",
     "fsmarena/games/row_loops.py:advance_rows",
     "fsmarena/games/thirtyone/reference.py:_play_round",
     "fsmarena/rl/sequential.py:train_games",
