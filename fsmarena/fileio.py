@@ -116,19 +116,21 @@ def write_json(path: str | os.PathLike, data: Any) -> None:
     write_text(path, dumps(data) + "\n")
 
 
-def dumps(data: Any) -> str:
+def dumps(data: Any, indent: int | None = 2) -> str:
     """Serialise to JSON text, replacing NaN and infinities (not valid JSON) by null; numpy
     values are written as the Python values their ``tolist`` gives.
 
     Most data holds no non-finite float, so it is encoded as it is (the encoder refuses a
     non-finite float and asks :func:`_plain` for numpy values); only data it refuses is walked
     and cleaned first.  Both give the same text, and the walk over every value (millions of
-    calls for a study's results) is skipped for the rest.
+    calls for a study's results) is skipped for the rest.  ``indent=None``: one line without
+    spaces (a store's compressed results, where indentation was five sixths of the text).
     """
+    separators = None if indent is not None else (",", ":")  # no indent: no spaces either (machine data)
     try:
-        return json.dumps(data, indent=2, allow_nan=False, default=_plain)
+        return json.dumps(data, indent=indent, separators=separators, allow_nan=False, default=_plain)
     except ValueError:
-        return json.dumps(_finite(data), indent=2)
+        return json.dumps(_finite(data), indent=indent, separators=separators)
 
 
 def _plain(value: Any) -> Any:

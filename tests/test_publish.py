@@ -687,3 +687,17 @@ def test_a_templates_note_to_its_editors_stays_out_of_the_page_it_writes():
     assert without_template_notes(kept) == kept
     for page in (ROOT / "docs" / "results").glob("*.md"):
         assert "<!-- The template of" not in page.read_text(encoding="utf-8"), page.name
+
+
+def test_a_store_is_written_compact_and_one_that_could_not_be_read_back_is_refused(monkeypatch, tmp_path):
+    from fsmarena import limits
+    from fsmarena.studies.store import results_bytes
+
+    results = {"parts": [{"pairs": [[i, i + 1] for i in range(1000)]}]}
+    text = gzip.decompress(results_bytes(results)).decode()
+    assert json.loads(text) == results and " " not in text and text.count("\n") == 1  # no indentation
+    assert results_bytes(results) == results_bytes(copy.deepcopy(results))  # no time stamp: same bytes
+    monkeypatch.setattr(limits, "MAX_JSON_BYTES", len(text) - 1)
+    with pytest.raises(FsmarenaError, match="once decompressed, over the") as info:
+        write_results(tmp_path, results)
+    assert "\n" not in str(info.value) and not (tmp_path / RESULTS).exists()  # nothing written

@@ -84,3 +84,13 @@ def test_two_replicates_far_apart_give_an_interval_within_the_range_of_a_differe
     low, high = (float(x) for x in text.split("[")[1].split("]")[0].split(", "))
     assert -100.0 <= low < 0 < high <= 100.0  # the t interval of two replicates runs far past ±100 pp: cut there
     assert "no difference a rate can show (±100 pp) would have been detected" in text
+
+
+def test_a_rank_test_that_separates_what_the_means_do_not_names_the_family_ahead_and_the_deciding_test():
+    # B wins most pairings of replicates, but one outlier of B pulls its mean below A's
+    xs = [0.50] * 20
+    ys = [0.52] * 19 + [0.0]
+    text = qa.answer("A", "B", xs, ys, "1,000 games", 0.001)
+    assert text.startswith("**B is ahead of A by the rank test** at 1,000 games")
+    assert "includes zero" in text and "which decides" in text and "cannot be separated" not in text
+    assert qa._a12(xs, ys) == pytest.approx(1 / 20)
