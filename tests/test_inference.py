@@ -1,4 +1,4 @@
-"""Replicate-level estimators (fsmarena/studies/inference.py) against hand-worked values, independent
+"""Replicate-level estimators (fsmarena/stats/inference.py) against hand-worked values, independent
 formulas and simulated studies with a known answer.
 
 The coverage tests simulate whole studies whose truth is known and count how often the 95%
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from fsmarena.studies import inference as inf
+from fsmarena.stats import inference as inf
 
 # ---- streams and hand-worked values -------------------------------------------------------------
 

@@ -12,10 +12,10 @@ import scipy.stats
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from fsmarena.studies import inference as inf
-from fsmarena.studies import statistics as st
+from fsmarena.games.crossplay import CrossplayResult, pairing_games
+from fsmarena.stats import comparisons as st
+from fsmarena.stats import inference as inf
 from fsmarena.studies.comparison_report import comparison_phrase
-from fsmarena.studies.crossplay import CrossplayResult, pairing_games
 from fsmarena.studies.crossplay_report import crossplay_overview, crossplay_phrase
 from fsmarena.studies.report_text import estimate, summary_cell
 

@@ -2,7 +2,7 @@
 
 Between families, a cell is the mean net score, wins minus losses per game (draws are not
 losses), over every pair of their champions, with its champion-level 95% interval
-(:func:`fsmarena.studies.inference.crossplay_inference`: both families' champions resampled).  The
+(:func:`fsmarena.stats.inference.crossplay_inference`: both families' champions resampled).  The
 colour scale is diverging and symmetric around the even result: 0 for a net score, the fair
 share (1/2 with two players, 1/3 with three) for a win rate, so "ahead" and "behind" read
 at a glance and equally strongly.  Every function returns the files with a caption

@@ -3,8 +3,8 @@ random stream, run the chunks (here, on loky workers or on a dask cluster), and 
 chunk to a small result in the worker.
 
 Every batch of games in the toolkit goes through :func:`play_blocks`: matches and round robins
-(:mod:`fsmarena.games.match`), cross-play and leagues (:mod:`fsmarena.studies.crossplay`,
-:mod:`fsmarena.studies.multiseat`), evolution's fitness (:mod:`fsmarena.evo.protocols`) and fixed tables
+(:mod:`fsmarena.games.match`), cross-play and leagues (:mod:`fsmarena.games.crossplay`,
+:mod:`fsmarena.games.multiseat`), evolution's fitness (:mod:`fsmarena.evo.protocols`) and fixed tables
 (31's three-player table).
 
 The work is described as *groups* of *blocks*.  A block is a number of games played with one

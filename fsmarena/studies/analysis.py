@@ -25,7 +25,7 @@ from fsmarena.figures.style import Drawn
 from fsmarena.fileio import write_text
 from fsmarena.games.players import TablePolicy
 from fsmarena.games.stats import wilson_interval
-from fsmarena.studies import statistics as st
+from fsmarena.stats import comparisons as st
 from fsmarena.studies.runner import StudyData, champion_label
 
 MACHINE_KINDS = ("bda", "table-fsm")
@@ -164,7 +164,7 @@ def _crossplay_tables(data: StudyData, result: Analysis) -> None:
 
 
 def labelled_crossplay_tables(data: StudyData) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The cross-play's family and champion rows (:func:`fsmarena.studies.statistics.crossplay_tables`,
+    """The cross-play's family and champion rows (:func:`fsmarena.stats.comparisons.crossplay_tables`,
     builtins as fixed players), each family row naming its families by label (``method``,
     ``opponent_method``)."""
     cp, plan = data.crossplay, data.plan
@@ -205,7 +205,7 @@ def _league_over_other_families(
 
 def declared_questions(study: Any, label: dict[str, str]) -> list[tuple[str, str]] | None:
     """The study's declared questions as pairs of display labels; None when it declares none
-    (then every pair is tested, :func:`fsmarena.studies.statistics.comparisons`)."""
+    (then every pair is tested, :func:`fsmarena.stats.comparisons.comparisons`)."""
     if not study.questions:
         return None
     return [(label[a], label[b]) for a, b in study.questions]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from fsmarena.studies import statistics as st
+from fsmarena.stats import comparisons as st
 from fsmarena.studies.analysis import Analysis
 from fsmarena.studies.crossplay_report import crossplay_overview, crossplay_phrase, crossplay_row
 from fsmarena.studies.report_text import estimate, p_is, pp, pval, sentences, summary_cell, table

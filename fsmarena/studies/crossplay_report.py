@@ -4,7 +4,7 @@ uses for one pair ("ahead by", "level", "cannot be separated"; docs/statistics.m
 
 from __future__ import annotations
 
-from fsmarena.studies import statistics as st
+from fsmarena.stats import comparisons as st
 from fsmarena.studies.analysis import Analysis
 from fsmarena.studies.report_text import estimate, figure, p_is, pct, pp, summary_cell, table
 from fsmarena.studies.runner import StudyData

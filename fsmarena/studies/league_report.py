@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from fsmarena.studies import inference as inf
+from fsmarena.stats import inference as inf
 from fsmarena.studies.analysis import Analysis
 from fsmarena.studies.comparison_report import declared_statement, merged_phrases
 from fsmarena.studies.league_tables import FIELD, LeagueTables

@@ -1,13 +1,13 @@
 """The tables of a multi-seat league, with the champion as the unit of every family claim.
 
-From a league (:mod:`fsmarena.studies.multiseat`: every champion, every builtin and the *field* against
+From a league (:mod:`fsmarena.games.multiseat`: every champion, every builtin and the *field* against
 copies of each other; "A against B" = A against ``n - 1`` copies of B), per player count:
 
 * ``league``: every ordered pair of groups, with the counts pooled over their pairings and the
   mean win rate and advantage over the pairings.  Its interval says what the rows are samples
   of (column ``unit``): the champions of a family are samples of what training gives, so a
   family's interval resamples its champions, both families' independently when both are
-  families (the two-way cluster interval of the cross-play, :mod:`fsmarena.studies.inference`); only
+  families (the two-way cluster interval of the cross-play, :mod:`fsmarena.stats.inference`); only
   between two fixed players (two builtins, or a builtin and the field) is it the games' Wilson
   (win rate) or normal (advantage) interval.  A group *beats* another when the advantage's
   interval lies above zero.
@@ -30,11 +30,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from fsmarena.games.multiseat import COUNTS, LeagueResult, advantage_interval
 from fsmarena.games.stats import Z95, wilson_interval
-from fsmarena.studies import inference as inf
-from fsmarena.studies import statistics as st
+from fsmarena.stats import comparisons as st
+from fsmarena.stats import inference as inf
 from fsmarena.studies.analysis import Analysis, declared_questions
-from fsmarena.studies.multiseat import COUNTS, LeagueResult, advantage_interval
 from fsmarena.studies.runner import StudyData
 from fsmarena.studies.variants import training_opponents
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from fsmarena.games.base import config_to_dict
-from fsmarena.studies import inference as inf
+from fsmarena.stats import inference as inf
 from fsmarena.studies.analysis import Analysis, reliability_groups
 from fsmarena.studies.budgets import at_smallest_budget
 from fsmarena.studies.report_text import figure, pct, section, summary_cell, table

@@ -23,12 +23,12 @@ from fsmarena.figures.heatmap import win_rate_heatmap
 from fsmarena.figures.outcomes import outcome_boxes, outcome_ecdfs
 from fsmarena.fileio import write_text
 from fsmarena.games.base import config_to_dict
+from fsmarena.games.multiseat import LeagueResult
 from fsmarena.studies import exploit_report
 from fsmarena.studies.analysis import Analysis, analyse, best_machine_figures, to_csv
 from fsmarena.studies.exploitability import REWARD_NAMES, curve_rows, least_exploitable_builtins
 from fsmarena.studies.league_report import findings, league_section
 from fsmarena.studies.league_tables import FIELD, LeagueTables, league_tables
-from fsmarena.studies.multiseat import LeagueResult
 from fsmarena.studies.report import Layout, Report, write_report
 from fsmarena.studies.report_text import estimate, table
 from fsmarena.studies.results import StudyResults

@@ -4,7 +4,7 @@ A study declares ``questions`` (pairs of competitors, docs/statistics.md "Declar
 This section gives each one sentence per part and budget level (a scale with several ``levels``
 runs every family configured for each: :mod:`fsmarena.studies.pipeline`): the difference of the two families' mean win
 rates against the study's curve opponent, over replicates (the unit of replication), with its
-95% interval (:func:`fsmarena.studies.inference.difference_interval`) and the Mann-Whitney test
+95% interval (:func:`fsmarena.stats.inference.difference_interval`) and the Mann-Whitney test
 that decides, Holm-corrected over the declared questions; a difference that cannot be separated
 gives the difference the design would have detected (80% power).  Each sentence names the games
 every family consumed, the budget its runs were configured for (docs/statistics.md, "Budgets").
@@ -16,9 +16,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from fsmarena.studies import inference as inf
+from fsmarena.stats import inference as inf
+from fsmarena.stats.comparisons import holm, mann_whitney
 from fsmarena.studies.budgets import mismatch
-from fsmarena.studies.statistics import holm, mann_whitney
 
 #: the level the declared questions are tested at (after Holm over the questions)
 ALPHA = 0.05

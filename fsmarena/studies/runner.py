@@ -54,6 +54,7 @@ from fsmarena.fileio import Fields, check_output_file, dumps, read_json, write_j
 from fsmarena.games import get_game
 from fsmarena.games.base import Game
 from fsmarena.games.capabilities import ZeroSumSolvable
+from fsmarena.games.crossplay import CrossplayResult
 from fsmarena.games.match import play_match
 from fsmarena.games.outside_player import OutsidePlayer
 from fsmarena.games.players import Player, load_player, player_from_json, player_to_json, resolve_player
@@ -61,7 +62,6 @@ from fsmarena.outdir import claim_folder, has_user_files
 from fsmarena.parallel import iter_tasks
 from fsmarena.stored_values import check_stored
 from fsmarena.studies.budgets import plan_budgets, smallest_budget
-from fsmarena.studies.crossplay import CrossplayResult
 from fsmarena.studies.methods import (
     MethodContext,
     Trained,

@@ -6,7 +6,7 @@ section of every study's report says two things:
 * **along the way**: each family's learning curve (the measure the study's curves record:
   win rate against its curve opponent, or share of the optimum in a one-player game) read at
   every power of ten from 10^3 games up to the budget and at the budget itself, mean over
-  replicates with its 95% interval (:func:`fsmarena.studies.inference.mean_interval`), linear
+  replicates with its 95% interval (:func:`fsmarena.stats.inference.mean_interval`), linear
   between a curve's points (:func:`fsmarena.studies.budgets.curve_value_at`).  A learner read part
   way through a run is handicapped: its exploration and step size were scheduled for the whole
   budget; so these cells describe, they do not compare;
@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from fsmarena.studies import statistics as st
+from fsmarena.stats import comparisons as st
 from fsmarena.studies.analysis import labelled_crossplay_tables
 from fsmarena.studies.budgets import TOLERANCE, curve_value_at, mismatch
 from fsmarena.studies.crossplay_report import crossplay_phrase
@@ -47,7 +47,7 @@ def points(budget: int) -> list[int]:
 
 def rate_cell(values: list[float], seed: int, what: str, competitor: str) -> str:
     """Replicates' rates as a mean with its 95% interval, clipped to [0, 1]
-    (:func:`fsmarena.studies.statistics.summarize`); "–" without values."""
+    (:func:`fsmarena.stats.comparisons.summarize`); "–" without values."""
     if not values:
         return "–"
     return summary_cell(st.summarize({competitor: values}, what, seed=seed)[0])
@@ -177,7 +177,7 @@ def final_values(data: StudyData, competitor: str) -> list[float]:
 
 def final_summary(data: StudyData, competitor: str) -> dict[str, Any] | None:
     """The family's final players at one level (:func:`final_values`): mean, 95% interval
-    clipped to [0, 1] and replicates (:func:`fsmarena.studies.statistics.summarize`); None without values."""
+    clipped to [0, 1] and replicates (:func:`fsmarena.stats.comparisons.summarize`); None without values."""
     values = final_values(data, competitor)
     return st.summarize({competitor: values}, "final", seed=data.plan.seed)[0] if values else None
 
@@ -241,7 +241,8 @@ def level_summary(results: Any) -> dict[str, Any]:
             suffix = f".{results.part_name(part)}" if part is not None else ""
             shown = len(runs) > 1 and level != results.level  # the top level's lines are the layout's own
             if shown:
-                lines.append(f"{what}, every family configured for {level:,} games{suffix}")
+                where = f" ({results.part_name(part)})" if part is not None else ""
+                lines.append(f"{what}, every family configured for {level:,} games{where}")
             width = max(len(c.label) for c in data.plan.competitors) + 2
             for c in data.plan.competitors:
                 row = final_summary(data, c.name)

@@ -9,7 +9,7 @@ where the study has no such setting, described in words (``study_text``).  A stu
 says so.
 
 The verdict is at the level of the replicate: the study's figure is the mean of its champions with
-a Student-t 95% interval over them (:func:`fsmarena.studies.statistics.mean_ci`); a seed number
+a Student-t 95% interval over them (:func:`fsmarena.stats.comparisons.mean_ci`); a seed number
 *agrees* when it lies within that interval widened by the seed's tolerance, *differs* otherwise,
 and is *not comparable* where the seed file says why (a different table, training or budget).
 """
@@ -24,8 +24,8 @@ from typing import Any
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text
+from fsmarena.stats.comparisons import mean_ci
 from fsmarena.studies.results import StudyResults
-from fsmarena.studies.statistics import mean_ci
 from fsmarena.studies.study_file import tomllib
 
 SEED_FILE = "seed.toml"

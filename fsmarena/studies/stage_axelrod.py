@@ -29,10 +29,10 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json, write_json
 from fsmarena.games.arena import play_games
 from fsmarena.games.registry import entry, lookup
+from fsmarena.stats.comparisons import mean_ci
 from fsmarena.studies.protocol import Plan, Study
 from fsmarena.studies.runner import StudyData, champion_label
 from fsmarena.studies.stage import Stage, StageContext
-from fsmarena.studies.statistics import mean_ci
 
 TURNS = 200
 #: Harper et al. (2017)'s evolved finite-state machines, as Axelrod's library names the classes

@@ -15,9 +15,9 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, dumps, read_json, write_json
+from fsmarena.games.crossplay import CrossplayResult, crossplay, pairing_games
 from fsmarena.games.players import player_to_json
 from fsmarena.stored_values import check_stored
-from fsmarena.studies.crossplay import CrossplayResult, crossplay, pairing_games
 from fsmarena.studies.protocol import FORMAT_VERSION, Plan
 from fsmarena.studies.runner import StudyData, champion_label
 from fsmarena.studies.stage import Stage, StageContext

@@ -1,6 +1,6 @@
 """The league stage: at the part's player count, every champion, every builtin of the panel and
 the *field* (each other seat drawing a builtin at random, every game) against copies of each
-other (:mod:`fsmarena.studies.multiseat`).
+other (:mod:`fsmarena.games.multiseat`).
 
 Settings: the study's ``reference`` (a builtin of the panel, the one the league report measures
 every family against) and each scale's ``league_games`` (games per ordered pair of groups).  The
@@ -17,10 +17,10 @@ import numpy as np
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json, write_json
 from fsmarena.games import get_game
+from fsmarena.games.multiseat import LeagueResult, league, pairings
 from fsmarena.games.players import Mixture, resolve_player
 from fsmarena.stored_values import check_stored
 from fsmarena.studies.league_tables import FIELD
-from fsmarena.studies.multiseat import LeagueResult, league, pairings
 from fsmarena.studies.protocol import FORMAT_VERSION, Plan, Study
 from fsmarena.studies.runner import StudyData, champion_label
 from fsmarena.studies.stage import Stage, StageContext

@@ -33,7 +33,7 @@ from fsmarena.figures.target import table_figure, versus_reference_figure
 from fsmarena.fileio import write_text
 from fsmarena.games.base import config_to_dict
 from fsmarena.games.stats import wilson_interval
-from fsmarena.studies import inference as inf
+from fsmarena.stats import inference as inf
 from fsmarena.studies.analysis import (
     Analysis,
     analyse,
@@ -137,7 +137,7 @@ def table_summary(
 ) -> list[dict[str, Any]]:
     """Per group: its rate with the interval its samples allow (``rate``, ``rate_low``,
     ``rate_high``; ``unit``): a family's mean over its champions with the interval over them
-    (:func:`fsmarena.studies.inference.mean_interval`; the champions are the independent units), a single
+    (:func:`fsmarena.stats.inference.mean_interval`; the champions are the independent units), a single
     player's win rate with its Wilson interval over its games; the pooled counts; the difference
     from 1/seats.  A group is above the fair share when its interval is."""
     out = []

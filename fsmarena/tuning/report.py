@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fsmarena.studies import inference as inf
+from fsmarena.stats import inference as inf
+from fsmarena.stats.comparisons import holm, mann_whitney
 from fsmarena.studies.protocol import Competitor
 from fsmarena.studies.question_answers import difference_points
 from fsmarena.studies.report_text import table as markdown_table
 from fsmarena.studies.runner import StudyData
 from fsmarena.studies.sample_efficiency import final_measure, final_values
-from fsmarena.studies.statistics import holm, mann_whitney
 from fsmarena.tuning.stage import options, tuning_runs
 
 

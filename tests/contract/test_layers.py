@@ -4,8 +4,8 @@ From the bottom up:
 
 * the shared base, the modules of ``fsmarena`` itself (errors, files, parallel, progress);
 * the game contract and registry: ``fsmarena.games`` without its game folders;
-* the generic layers ``fsmarena.evo``, ``fsmarena.rl``, ``fsmarena.figures`` and
-  ``fsmarena.studies``;
+* the generic layers ``fsmarena.stats`` (replicate statistics), ``fsmarena.evo``, ``fsmarena.rl``,
+  ``fsmarena.figures`` and ``fsmarena.studies``;
 * the game plug-ins ``fsmarena/games/<name>/``, which may use everything below;
 * the command line, ``fsmarena.cli`` and ``fsmarena.commands``, which nothing below imports;
   with it, the package's face ``fsmarena/__init__.py``, whose one import (``fsmarena.games``)
@@ -46,7 +46,15 @@ ROOT = Path(__file__).resolve().parents[2]
 #: the one top-level package the distribution installs
 PACKAGES = ("fsmarena",)
 CONTRACT = ("fsmarena.games",)
-GENERIC = ("fsmarena.evo", "fsmarena.rl", "fsmarena.studies", "fsmarena.figures", "fsmarena.tuning", "fsmarena.deep")
+GENERIC = (
+    "fsmarena.evo",
+    "fsmarena.rl",
+    "fsmarena.studies",
+    "fsmarena.figures",
+    "fsmarena.tuning",
+    "fsmarena.deep",
+    "fsmarena.stats",
+)
 PLUGINS = tuple(GAME_PACKAGES)
 CLI = ("fsmarena.cli", "fsmarena.commands", "fsmarena.__main__")
 #: the package's face, its ``__init__`` and the Python API it loads on first use: above

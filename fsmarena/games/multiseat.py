@@ -1,6 +1,6 @@
 """A league for games of any number of seats: every player against copies of every other.
 
-:mod:`fsmarena.studies.crossplay` seats two champions face to face.  With ``S >= 2`` seats, "A against
+:mod:`fsmarena.games.crossplay` seats two champions face to face.  With ``S >= 2`` seats, "A against
 B" means A in one seat and copies of B in all the others (as :func:`fsmarena.games.match.round_robin`
 and the evolution protocols do); game ``k`` of a pairing puts A in seat ``k mod S``, so A
 sits in every seat equally often.  Entrants belong to *groups* (a study's competitor family

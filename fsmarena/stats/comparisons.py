@@ -1,7 +1,7 @@
 """Statistics of a study: intervals per method, pairwise tests with effect sizes, cross-play tables.
 
 Replicates (one champion each) are the independent units; games within a replicate, or between
-two fixed champions, are not (docs/statistics.md; the estimators are in :mod:`fsmarena.studies.inference`).
+two fixed champions, are not (docs/statistics.md; the estimators are in :mod:`fsmarena.stats.inference`).
 
 * Per method: the mean of the replicates' outcomes with a 95% interval (bootstrap, Student-t
   with few replicates), quartiles and the 10% and 90% quantiles.
@@ -24,9 +24,9 @@ from typing import Any, Mapping, Sequence, Union
 import numpy as np
 from scipy import stats as sps
 
+from fsmarena.games.crossplay import CrossplayResult
 from fsmarena.games.stats import Z95, wilson_interval
-from fsmarena.studies import inference as inf
-from fsmarena.studies.crossplay import CrossplayResult
+from fsmarena.stats import inference as inf
 
 ALPHA = 0.05
 #: a family pair is *level* when both ends of its 95% interval lie within this distance of 0
@@ -102,7 +102,7 @@ def summarize(
     seed: int = 0,
 ) -> list[dict[str, Any]]:
     """One row per method: replicates, mean with its 95% interval over replicates
-    (:func:`fsmarena.studies.inference.mean_interval`, resampled with a stream of ``seed`` named by the
+    (:func:`fsmarena.stats.inference.mean_interval`, resampled with a stream of ``seed`` named by the
     opponent and method), median, quartiles, 10% and 90% quantiles, min, max; ``all_equal`` when
     every replicate has the same outcome (the interval is then that value).
 
@@ -287,12 +287,12 @@ def crossplay_tables(
 
     Between two families, the win rate and the net score are averaged over every pairing of
     their champions (each pairing plays the same number of games, so this is also the pooled
-    rate) with two-way cluster intervals (:func:`fsmarena.studies.inference.crossplay_inference`, both
+    rate) with two-way cluster intervals (:func:`fsmarena.stats.inference.crossplay_inference`, both
     families' champions resampled with a stream of ``seed``); ``sign_p`` is the champion-level
     sign test and ``detectable`` the net difference the champion counts would have detected
     with 80% power at ALPHA.  The families in ``fixed`` are fixed players (builtin strategies):
     against one, only the other family's champions are resampled and counted
-    (:func:`fsmarena.studies.inference.crossplay_inference`).  Each unordered pair is estimated once, in ``order``; the reverse
+    (:func:`fsmarena.stats.inference.crossplay_inference`).  Each unordered pair is estimated once, in ``order``; the reverse
     row is its exact mirror (:func:`_mirror`).  There are no self rows: a family against its own
     champions is no comparison of families (its net score is 0 by construction).
     """
