@@ -109,6 +109,25 @@ def test_learning_curves_are_small_multiples_one_panel_per_family(monkeypatch, t
     plt.close(fig)
 
 
+def test_a_panel_above_an_empty_slot_labels_its_games_axis(monkeypatch, tmp_path):
+    """Five families in rows of three: the sixth slot is empty, so the third panel is the lowest of
+    its column and must show the games axis' tick labels, as the bottom row does; the top row's
+    other panels leave them to the panels below."""
+    drawn = capture_curves(monkeypatch)
+    rng = np.random.default_rng(5)
+    families = {f"f{k}": [(np.geomspace(1e3, 1e4, 6), rng.uniform(0.2, 0.9, 6))] for k in range(5)}
+    learning_curves(families, tmp_path / "c")
+    fig = drawn[0]
+    fig.canvas.draw()
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+
+    def labelled(ax):
+        return any(label.get_visible() and label.get_text() for label in ax.get_xticklabels())
+
+    assert [labelled(ax) for ax in panels] == [False, False, True, True, True]
+    plt.close(fig)
+
+
 @pytest.mark.parametrize("families, columns", [(1, 1), (2, 2), (3, 3), (4, 2), (6, 3), (8, 4), (11, 4)])
 def test_panels_fill_rows_of_two_to_four(families, columns):
     from fsmarena.figures.curves import panel_columns

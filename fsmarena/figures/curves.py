@@ -124,8 +124,10 @@ def learning_curves(
         )
         for ax, name in zip(axes.flat, shown):
             _panel(ax, name, bands, colour, counts[name])
-        for ax in list(axes.flat)[len(shown) :]:
-            ax.set_visible(False)
+        for k in range(len(shown), rows * columns):  # an empty slot: the panel above it shows the axis
+            axes[k // columns, k % columns].set_visible(False)
+            if k >= columns:
+                axes[k // columns - 1, k % columns].xaxis.set_tick_params(labelbottom=True)
         first = axes[0, 0]
         if log_x:
             log_scale(first, "x")  # shared: every panel

@@ -106,11 +106,13 @@ def draw_league(t: LeagueTables, data: StudyData, analysis: Analysis, folder: Pa
         xlabel="mean advantage (pp)",
     )
     plan = data.plan
+    # evolved families' curves are measured against their own opponent; every other family's
+    # (table learners, deep families) against the study's curve opponent
     for kind, opponent in (("train", plan.study.curve_opponent), ("evolve", data.evolution_curve_opponent())):
         curves = {
             c.label: [(r.curve_games, r.curve_win) for r in data.family(c.name)]
             for c in plan.competitors
-            if c.method.startswith(kind)
+            if c.method.startswith("evolve") == (kind == "evolve")
         }
         if any(len(x) for v in curves.values() for x, _ in v):
             drawn[f"curves_{kind}"] = learning_curves(curves, folder / f"curves_{kind}_{n}p", opponent=opponent)
