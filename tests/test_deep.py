@@ -474,6 +474,36 @@ dqn = { episodes = 60, eval_every = 30, eval_games = 200 }
 """
 
 
+THIRTYONE_STUDY = """
+name = "deep-thirtyone"
+version = 1
+title = "a deep family on 31"
+game = "thirtyone"
+seed = 6
+panel = ["random"]
+
+[[competitors]]
+name = "mppo"
+label = "MaskablePPO"
+method = "deep"
+params = { algo = "maskable-ppo", n_steps = 128 }
+
+[scales.test]
+replicates = 2
+panel_games = 100
+crossplay_halfwidth = 0.3
+[scales.test.budgets]
+mppo = { episodes = 20, eval_every = 10, eval_games = 50 }
+"""
+
+#: per study above: its players, and what the first maskable PPO replicate was trained with
+DEEP_STUDIES = {
+    "dtd": (DTD_STUDY, 3, {"episodes": 40, "n_steps": 256, "eval_every": 20, "eval_games": 200}),
+    "vautour": (VAUTOUR_STUDY, 4, {"episodes": 60, "n_steps": 128, "eval_every": 30, "eval_games": 200}),
+    "thirtyone": (THIRTYONE_STUDY, 2, {"episodes": 20, "n_steps": 128, "eval_every": 10, "eval_games": 50}),
+}
+
+
 def _study(tmp_path: Path, text: str, env: dict[str, str] | None = None, study: Path | None = None) -> Path:
     """Run ``fsmarena study`` on ``text`` (or the file ``study``) at the test scale; its folder."""
     if study is None:
@@ -499,18 +529,18 @@ def _stored_players(out: Path, game_name: str) -> dict[str, tuple[Any, dict[str,
     return found
 
 
-@pytest.mark.parametrize("game_name, text", [("dtd", DTD_STUDY), ("vautour", VAUTOUR_STUDY)])
-def test_deep_families_run_in_a_study_and_their_players_read_back(sb3, tmp_path, game_name, text):
+@pytest.mark.parametrize("game_name", sorted(DEEP_STUDIES))
+def test_deep_families_run_in_a_study_and_their_players_read_back(sb3, tmp_path, game_name):
+    text, players, trained_with = DEEP_STUDIES[game_name]
     out = _study(tmp_path, text)
     stored = _stored_players(out, game_name)
-    assert len(stored) == (3 if game_name == "dtd" else 4)
+    assert len(stored) == players
     for player, result in stored.values():
         assert isinstance(player, PolicyNetworkPlayer)
         episodes = result["settings"]["episodes"]
         assert result["games"] == episodes and result["curve_games"][-1] == episodes
     player, result = stored["mppo/r000"]
-    params = {"algo": "maskable-ppo", "episodes": 40 if game_name == "dtd" else 60}
-    params.update(n_steps=256 if game_name == "dtd" else 128, eval_every=params["episodes"] // 2, eval_games=200)
+    params = {"algo": "maskable-ppo", **trained_with}
     again = get_method("deep")(_ctx(game_name, params, seed=result["seed"], label="mppo/r000"))
     assert player_to_json(again.player, get_game(game_name)) == result["player"]  # another process, the same player
     assert again.curve_win == result["curve_win"]
