@@ -14,13 +14,13 @@ from test_minimise import eight_state_fsm
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.strategy_summary import CardRow, Group, StateSummary, StrategySummary, summarise
+from fsmarena.evo.summary_json import read_summary, read_transcript, summary_to_json
 from fsmarena.evo.transcript import rotated_transcripts
 from fsmarena.figures.check import figure_defects
 from fsmarena.figures.strategy_card import card_figure
 from fsmarena.figures.style import plt, style
 from fsmarena.games.dtd.game import DivideTheDollar
 from fsmarena.games.players import resolve_player
-from fsmarena.studies.card_json import read_summary, read_transcript, summary_to_json
 from fsmarena.studies.cards_section import cards_section
 from fsmarena.studies.stage_cards import Card, best_replicate, cards_to_json, make_cards, read_cards, strongest_builtin
 

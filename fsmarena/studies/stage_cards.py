@@ -32,11 +32,11 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.strategy_summary import StrategySummary, summarise
+from fsmarena.evo.summary_json import read_summary, read_transcript, summary_to_json
 from fsmarena.evo.transcript import Transcript, rotated_transcripts
 from fsmarena.fileio import write_json
 from fsmarena.games.players import resolve_player
 from fsmarena.stored_values import check_stored
-from fsmarena.studies.card_json import read_summary, read_transcript, summary_to_json
 from fsmarena.studies.runner import Record, StudyData, champion_label
 from fsmarena.studies.stage import Stage, StageContext
 from fsmarena.studies.stage_confirm import cached_rows, players_digest
