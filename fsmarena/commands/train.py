@@ -94,7 +94,24 @@ def _algo_help() -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options, in the order ``--help`` lists them: the game, then one group of
+    options after another (each group's function), then the run's seed, jobs, output and format."""
     add_game(parser)
+    _add_training_options(parser)
+    _add_learner_options(parser)
+    _add_curve_options(parser)
+    _add_planner_and_checkpoint_options(parser)
+    _add_network_options(parser)
+    add_seed_jobs(parser)
+    add_dask(parser)
+    parser.add_argument("--out", type=output_path, required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--resume", action="store_true", help="continue from DIR's checkpoint")
+    add_json(parser)
+
+
+def _add_training_options(parser: argparse.ArgumentParser) -> None:
+    """What is trained, for how long, against whom and in which seat: the algorithm, the
+    budget, the opponent (or self-play) and the batch."""
     parser.add_argument("--algo", required=True, metavar="ALGO", help=_algo_help())
     parser.add_argument("--episodes", type=episodes_count, help="training games (sample-based algorithms)")
     parser.add_argument(
@@ -120,6 +137,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "one: K games per engine call with the policy of the batch start (see "
         "docs/sequential-learning.md)",
     )
+
+
+def _add_learner_options(parser: argparse.ArgumentParser) -> None:
+    """The learners' settings: exploration (epsilon and its schedule), the step size and its
+    schedule, the discount, exploring starts, the initial values and the reward maximised."""
     parser.add_argument(
         "--epsilon",
         type=_number,
@@ -158,6 +180,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(31: each round's change of the lives potential); default: the game's choice "
         "(mlp: segment rewards where the game has segments)",
     )
+
+
+def _add_curve_options(parser: argparse.ArgumentParser) -> None:
+    """The learning curve: where its points fall and the evaluation matches played at each."""
     parser.add_argument("--eval-every", type=positive_int, metavar="E", help="games between curve points")
     parser.add_argument(
         "--eval-schedule",
@@ -177,20 +203,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PLAYER",
         help="opponents of the curve (default random; mlp on thirtyone: greedy)",
     )
+
+
+def _add_planner_and_checkpoint_options(parser: argparse.ArgumentParser) -> None:
+    """When value iteration stops and how often the run saves a checkpoint."""
     parser.add_argument("--tolerance", type=_number, help="value iteration stopping tolerance (default 1e-12)")
     parser.add_argument(
         "--checkpoint-seconds",
         type=_number,
         help="save a checkpoint at least this often (default 60; also at every curve point)",
     )
+
+
+def _add_network_options(parser: argparse.ArgumentParser) -> None:
+    """The network learner's own options (``--algo mlp``)."""
     parser.add_argument("--hidden", type=_layers, metavar="N,N,...", help="mlp: hidden layer sizes (default 64,64)")
     parser.add_argument("--learning-rate", type=_number, help="mlp: Adam's step size (default 0.001)")
     parser.add_argument("--epochs", type=positive_int, help="mlp: passes over each batch's decisions (default 1)")
-    add_seed_jobs(parser)
-    add_dask(parser)
-    parser.add_argument("--out", type=output_path, required=True, metavar="DIR", help="output folder")
-    parser.add_argument("--resume", action="store_true", help="continue from DIR's checkpoint")
-    add_json(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -49,7 +49,7 @@ from fsmarena.games.kernel_calls import (
     k_to_move,
 )
 from fsmarena.jit import borrowed
-from fsmarena.specialise import specialise
+from fsmarena.specialise import built_per_kernel, specialise
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,63 @@ def reset_all(p, states, deals):
         k_reset(p, states[row], deals[row])
 
 
+# A compiled seat's move in :func:`advance_rows`, in two steps, each a template compiled into the
+# loop (``inline="always"``, as the players' own, :mod:`fsmarena.games.compiled_players`): a call
+# would cost reference counts on its array arguments at every move, and each kernel function is
+# still called from one place in the loop (each call site is compiled into it, and compiling is
+# most of a cold start).
+
+
+def seat_choice(p, s, seat, kind, ints, floats, tables, at, fstart, tstart, player_row, memory, feats):
+    """What the compiled player of ``kind`` starting at ``ints[at]`` chooses for ``seat``, before
+    any check (0 for a random player, which chooses once the mask is known: :func:`checked_choice`)."""
+    action = np.int64(0)
+    if kind == FIXED:
+        action = ints[at + 1]
+    elif kind == TABLE:
+        action = np.int64(tables[tstart[player_row, seat] + k_observe_index(p, s, seat)])
+    elif kind == BUILTIN:
+        action = k_builtin_action(p, s, seat, ints[at + 1], floats[fstart[player_row, seat] :])
+    elif kind == FSM:
+        action = k_fsm_action(p, s, seat, ints, tables, at, tstart[player_row, seat], memory)
+    elif kind == BDA:  # (the driver never seats SELF, the training loop's frozen learner)
+        action = k_bda_action(p, s, seat, ints, floats, at, fstart[player_row, seat], memory, feats)
+    return action
+
+
+def checked_choice(p, s, seat, kind, action, mask):
+    """``(action, legal)``: the move ``seat`` plays, its player of ``kind`` (-1: a Python seat)
+    having chosen ``action``; ``legal`` False for a Python seat's out-of-range or illegal action.
+
+    The mask is filled only where it is needed: a random choice, a Python one (checked: the batch
+    stops at an illegal one), a compiled choice the game's own rule refuses (kernel.is_legal,
+    :data:`fsmarena.games.kernel_calls.k_is_legal`; it becomes the first legal action)."""
+    if kind <= RANDOM or not k_is_legal(p, s, seat, action, mask):
+        k_legal(p, s, seat, mask)
+        if kind == -1:
+            if action < 0 or action >= len(mask) or not mask[action]:
+                return action, False
+        elif kind == RANDOM:
+            action = random_legal(mask)
+        else:
+            action = legal_or_first_legal(mask, action)
+    return action, True
+
+
+def make_seat_choice(kernel: ModuleType) -> Callable[..., int]:
+    """:func:`seat_choice` for ``kernel``, compiled into its callers."""
+    return specialise(seat_choice, kernel, inline=True)
+
+
+def make_checked_choice(kernel: ModuleType) -> Callable[..., tuple[int, bool]]:
+    """:func:`checked_choice` for ``kernel``, compiled into its callers."""
+    return specialise(checked_choice, kernel, inline=True)
+
+
+k_seat_choice = built_per_kernel(make_seat_choice)
+k_checked_choice = built_per_kernel(make_checked_choice)
+
+
 def advance_rows(
     p,
     states,
@@ -127,14 +184,11 @@ def advance_rows(
       to ``out_rewards`` and ``out_scores``.
 
     ``start``, ``fstart`` and ``tstart`` locate each seat's compiled player per game, or once
-    for every game when they have one row (:class:`fsmarena.games.driver.Program`).  A compiled
-    seat's move is chosen in one place, and most kernel functions are called from one place
-    (each call site is compiled into the loop, and compiling is most of a cold start); the legal
-    mask is filled only where it is needed (a random or Python choice, an illegal one), a
-    compiled choice is checked by the kernel's ``is_legal`` (:data:`fsmarena.games.kernel_calls.k_is_legal`).
-    ``scratch`` (a state),
-    ``mask`` (one per action) and ``feats`` (one per feature) are the loop's work arrays, the
-    caller's so that every array the loop reads is borrowed (:func:`fsmarena.jit.borrowed`)."""
+    for every game when they have one row (:class:`fsmarena.games.driver.Program`).  A move is
+    chosen (:func:`seat_choice`) and checked (:func:`checked_choice`) in one place each.
+    ``scratch`` (a state), ``mask`` (one per action) and ``feats`` (one per feature) are the
+    loop's work arrays, the caller's so that every array the loop reads is borrowed
+    (:func:`fsmarena.jit.borrowed`)."""
     p, states, rows, actions, deals = borrowed(p), borrowed(states), borrowed(rows), borrowed(actions), borrowed(deals)
     ints, floats, tables = borrowed(ints), borrowed(floats), borrowed(tables)
     start, fstart, tstart, memory = borrowed(start), borrowed(fstart), borrowed(tstart), borrowed(memory)
@@ -161,29 +215,14 @@ def advance_rows(
                 break  # a Python seat is to move
             kind = -1 if python_turn else ints[at]
             action = actions[j] if kind == -1 else np.int64(0)
-            if kind == FIXED:
-                action = ints[at + 1]
-            elif kind == TABLE:
-                action = np.int64(tables[tstart[player_row, seat] + k_observe_index(p, s, seat)])
-            elif kind == BUILTIN:
-                action = k_builtin_action(p, s, seat, ints[at + 1], floats[fstart[player_row, seat] :])
-            elif kind == FSM:
-                action = k_fsm_action(p, s, seat, ints, tables, at, tstart[player_row, seat], seat_memory)
-            elif kind == BDA:  # (the driver never seats SELF, the training loop's frozen learner)
-                action = k_bda_action(p, s, seat, ints, floats, at, fstart[player_row, seat], seat_memory, feats)
-            # the mask is filled only where it is needed: a random choice, a Python one (checked:
-            # the batch stops at an illegal one), a compiled choice the game's own rule refuses
-            # (kernel.is_legal; it becomes the first legal action).  One call site of each.
-            if kind <= RANDOM or not k_is_legal(p, s, seat, action, mask):
-                k_legal(p, s, seat, mask)
-                if kind == -1:
-                    if action < 0 or action >= len(mask) or not mask[action]:
-                        return j
-                    python_turn = False
-                elif kind == RANDOM:
-                    action = random_legal(mask)
-                else:
-                    action = legal_or_first_legal(mask, action)
+            if kind != -1:
+                action = k_seat_choice(
+                    p, s, seat, kind, ints, floats, tables, at, fstart, tstart, player_row, seat_memory, feats
+                )
+            action, legal = k_checked_choice(p, s, seat, kind, action, mask)
+            if not legal:
+                return j
+            python_turn = False  # (a compiled seat's turn already was not a Python one)
             k_step(p, s, action)
             seat = k_to_move(p, s)
         if fresh:

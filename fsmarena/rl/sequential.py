@@ -20,6 +20,16 @@ decision whose segment closed is given the change of the potential as its target
 and the last one the final reward minus its potential.  The batched learners apply the same
 rule (:mod:`fsmarena.rl.learners`).
 
+The loop reads every array argument through a borrowed view (:func:`fsmarena.jit.borrowed`):
+numba counts an array's references atomically at every compiled call that passes it, a dozen
+times a decision here, and those counts were about two fifths of a divide-the-dollar training
+game's time.  Its steps are helpers: those of every game and decision are compiled into it
+(``inline="always"``, so that they cost no call and no reference count), those that call the
+kernel being templates specialised per kernel like the loop itself (:func:`compiled_in`); the
+trajectory buffers are made and grown by ordinary compiled calls.  The learner's update is called
+by the loop itself, never by a helper: it is the loop's one slot, bound once per build (a helper
+calling it would need a build per kernel *and* update, and a slot of the loop's own to reach it).
+
 Behaviour (the batched learners' rule, :mod:`fsmarena.rl.learners`): greedy in Q over the legal
 actions (ties to the lowest action; an update may name its own policy's action instead, the
 seed's Monte Carlo does), except that the first ``explore_steps`` decisions of a
@@ -67,7 +77,7 @@ from fsmarena.games.kernel_calls import (
 )
 from fsmarena.jit import borrowed, njit
 from fsmarena.rl.algorithms.contract import CHOSEN, DECIDE, GAME_OVER, GREEDY, KEEPS_TRAJECTORY, greedy_action
-from fsmarena.specialise import built_per_kernel, kernel_function, slot, specialise
+from fsmarena.specialise import PerKernel, built_per_kernel, kernel_function, slot, specialise
 
 SCHEDULE_CODES = {"constant": 0, "linear": 1, "exponential": 2}
 #: int settings: explore steps, epsilon schedule, learner seat (-1 alternate), self-play period
@@ -173,170 +183,236 @@ def work_arrays(kernel: ModuleType, p: np.ndarray) -> tuple[np.ndarray, ...]:
     )
 
 
+@njit
+def _trajectory(size):
+    """Empty trajectory buffers for ``size`` decisions of a game: their states, actions, whether
+    they explored, their segments, their potentials (``marks``) and their returns."""
+    return (
+        np.zeros(size, dtype=np.int64),
+        np.zeros(size, dtype=np.int64),
+        np.zeros(size, dtype=np.bool_),
+        np.zeros(size, dtype=np.int64),
+        np.zeros(size),
+        np.zeros(size),
+    )
+
+
+@njit
+def _grown(states, actions, explored, segments, marks, returns):
+    """The trajectory buffers twice as long (their decisions kept), for a game longer than they are.
+
+    The loop plays a game in passes of its decision loop: a pass ends with the game, or when the
+    buffers are full; they grow here, between passes, never inside one (an array reassigned
+    inside the decision loop cost numba reference counts at every decision: a quarter of a
+    divide-the-dollar training game)."""
+    return (
+        np.concatenate((states, np.zeros(len(states), dtype=np.int64))),
+        np.concatenate((actions, np.zeros(len(actions), dtype=np.int64))),
+        np.concatenate((explored, np.zeros(len(explored), dtype=np.bool_))),
+        np.concatenate((segments, np.zeros(len(segments), dtype=np.int64))),
+        np.concatenate((marks, np.zeros(len(marks)))),
+        np.concatenate((returns, np.zeros(len(returns)))),
+    )
+
+
+@njit(inline="always")
+def _behaviour(acting, mask, x, own, decisions, explore_steps, epsilon):
+    """``(action, explored)``: the learner's action in state ``x`` (module doc: behaviour, and the
+    order of its draws): ``own``, its update's policy's, or the greedy action of ``acting``
+    (``own`` :data:`GREEDY`); but a random legal one among the game's first ``explore_steps``
+    ``decisions`` and, one draw when ``epsilon`` > 0, with probability ``epsilon``."""
+    action = greedy_action(acting, mask, x) if own == GREEDY else own
+    explore = decisions < explore_steps
+    if epsilon > 0 and uniform_float() < epsilon:
+        explore = True
+    if explore:
+        action = random_legal(mask)
+    return action, explore
+
+
+@njit(inline="always")
+def _record(keeps, t, x, action, explore, segment, potential, states, actions, explored, segments, marks):
+    """Decision ``t`` of the game in the trajectory buffers, when the learner reads them (``keeps``)."""
+    if keeps:
+        states[t] = x
+        actions[t] = action
+        explored[t] = explore
+        segments[t] = segment
+        marks[t] = potential
+
+
+def compiled_in(template: Callable[..., Any]) -> PerKernel:
+    """The placeholder of ``template`` (a step of the training loop that calls the kernel),
+    specialised for each kernel as the loop is and compiled into it (module doc)."""
+
+    def build(kernel: ModuleType) -> Callable[..., Any]:
+        return specialise(template, kernel, inline=True)
+
+    build.__name__ = f"compiled_in({template.__name__})"
+    return built_per_kernel(build)
+
+
+# The steps of the training loop that call the kernel: templates over its placeholder names,
+# each bound in the loop by its ``k_`` placeholder (:func:`compiled_in`).
+
+
+def start_game(p, s, deal, q, seen, frozen, member, memory, isets, fsets, g, at, seats, members):
+    """``(epsilon, alpha, learner)``: training game ``g`` set up (module doc): the frozen
+    self-play table refreshed at every multiple of its period, epsilon and alpha read at game
+    ``at``, the learner's seat, the deal in ``s`` and each opponent seat's pool member (one draw
+    each, in seat order, when the pool has several of its ``members``) and fresh memory."""
+    refresh = isets[I_REFRESH]
+    if refresh > 0 and g % refresh == 0:
+        greedy_table(q, seen, frozen)
+    epsilon = scheduled(isets[I_SCHEDULE], fsets[F_EPS], fsets[F_EPS_FINAL], at, fsets[F_TOTAL])
+    alpha_start = fsets[F_ALPHA]
+    alpha = alpha_start  # -1: the sample average 1/N
+    if alpha_start >= 0:
+        alpha = scheduled(isets[I_ALPHA_SCHEDULE], alpha_start, fsets[F_ALPHA_FINAL], at, fsets[F_TOTAL])
+    fixed_seat = isets[I_SEAT]
+    learner = g % seats if fixed_seat < 0 else fixed_seat
+    k_draw_deal(p, deal)
+    k_reset(p, s, deal)
+    for seat in range(seats):
+        memory[seat] = 0
+        if seat != learner:
+            member[seat] = int(uniform_float() * members) if members > 1 else 0
+    return epsilon, alpha, learner
+
+
+def play_to_learner(
+    p, s, learner, action, learner_moved, member, ints, floats, tables, int_start, float_start, table_start,
+    memory, mask, feats, frozen,
+):  # fmt: skip
+    """The game played on to the learner's next decision: the learner's ``action`` first (when
+    ``learner_moved``), then the opponents' moves (each seat's pool member ``member[seat]``).
+    Returns the seat to move: the learner, or a negative one when the game is over."""
+    moving = learner_moved
+    while True:
+        if moving:
+            k_step(p, s, action)  # one call site: each is compiled into the loop
+        seat = k_to_move(p, s)
+        if seat < 0 or seat == learner:
+            return seat
+        m = member[seat]
+        action = opponent_act(
+            p, s, seat, ints, floats, tables, int_start[m], float_start[m], table_start[m], memory, mask, feats,
+            frozen,
+        )  # fmt: skip
+        moving = True
+
+
+def observe_learner(p, s, seat, mask, seen, potentials, segmented, pending, pending_segment):
+    """``(x, segment, potential, closed)``: the learner's decision as it sees it: its state index
+    ``x``, its legal actions in ``mask`` (also marked in ``seen``) and, under segment rewards,
+    its segment and potential, and whether the segment of its ``pending`` decision has closed."""
+    x = k_observe_index(p, s, seat)
+    k_legal(p, s, seat, mask)
+    for a in range(len(mask)):
+        seen[x, a] |= mask[a]
+    segment_now, potential_now, closed = 0, 0.0, False
+    if segmented:
+        segment_now = k_segment(p, s, seat)
+        potential_now = k_potential(p, s, seat, potentials)
+        closed = pending >= 0 and segment_now != pending_segment
+    return x, segment_now, potential_now, closed
+
+
+def finish_game(p, s, rewards, learner, keeps, segmented, gamma, decisions, segments, marks, returns, potential):
+    """``(reward, final)``: the learner's final reward in the game that just ended (the ranking
+    reward, or the score where the kernel's OBJECTIVE says so), with every recorded decision's
+    return in ``returns`` when the learner reads them, and its pending decision's final target
+    (the reward, minus that decision's ``potential`` under segment rewards)."""
+    k_objective(p, s, rewards)
+    reward = rewards[learner]
+    if keeps:
+        if segmented:
+            _segment_returns(segments, marks, decisions, reward, gamma, returns)
+        else:
+            _game_returns(decisions, reward, gamma, returns)
+    return reward, (reward - potential if segmented else reward)
+
+
+k_start_game = compiled_in(start_game)
+k_play_to_learner = compiled_in(play_to_learner)
+k_observe_learner = compiled_in(observe_learner)
+k_finish_game = compiled_in(finish_game)
+
+
 def train_games(
-    p,
-    q,
-    n,
-    extra,
-    seen,
-    frozen,
-    first,
-    count,
-    isets,
-    fsets,
-    ints,
-    floats,
-    tables,
-    int_start,
-    float_start,
-    table_start,
-    potentials,
-    s,
-    deal,
-    mask,
-    feats,
-    rewards,
-    member,
-    memory,
-):
-    """The training loop's template (:func:`make_runner`, module doc).  Every array argument is
-    read through a borrowed view (:func:`fsmarena.jit.borrowed`): numba counts an array's
-    references atomically at every compiled call that passes it, a dozen times a decision here,
-    and those counts were about two fifths of a divide-the-dollar training game's time.  ``s``,
-    ``deal``, ``mask``, ``feats``, ``rewards``, ``member`` and ``memory`` are the work arrays
-    (:func:`work_arrays`), the caller's so that they outlive their views."""
+    p, q, n, extra, seen, frozen, first, count, isets, fsets, ints, floats, tables, int_start, float_start,
+    table_start, potentials, s, deal, mask, feats, rewards, member, memory,
+):  # fmt: skip
+    """The training loop's template (:func:`make_runner`; module doc: every array is read through a borrowed
+    view).  ``s`` to ``memory`` are the work arrays (:func:`work_arrays`), the caller's to outlive their views."""
     p, q, n, extra = borrowed(p), borrowed(q), borrowed(n), borrowed(extra)
     seen, frozen = borrowed(seen), borrowed(frozen)
     ints, floats, tables = borrowed(ints), borrowed(floats), borrowed(tables)
     int_start, float_start, table_start = borrowed(int_start), borrowed(float_start), borrowed(table_start)
     potentials, s, deal, mask = borrowed(potentials), borrowed(s), borrowed(deal), borrowed(mask)
     feats, rewards, member, memory = borrowed(feats), borrowed(rewards), borrowed(member), borrowed(memory)
-    explore_steps, schedule = isets[I_EXPLORE], isets[I_SCHEDULE]
-    segmented = isets[I_SEGMENTED] == 1
-    fixed_seat, refresh = isets[I_SEAT], isets[I_REFRESH]
-    gamma, alpha_kind, alpha_start = fsets[F_GAMMA], isets[I_ALPHA_SCHEDULE], fsets[F_ALPHA]
+    explore_steps, segmented, gamma = isets[I_EXPLORE], isets[I_SEGMENTED] == 1, fsets[F_GAMMA]
     batch = isets[I_BATCH] == 1
     acting = q.copy() if batch else q  # the Q the learner acts by (module doc: batches)
-    seats = k_n_seats(p)
-    states = np.zeros(64, dtype=np.int64)
-    actions = np.zeros(64, dtype=np.int64)
-    explored = np.zeros(64, dtype=np.bool_)
-    segments = np.zeros(64, dtype=np.int64)
-    marks = np.zeros(64)
-    returns = np.zeros(64)
+    seats, members = k_n_seats(p), len(int_start)
+    states, actions, explored, segments, marks, returns = _trajectory(64)
     # int64 from the start, not literals: the calls below would compile twice (fsmarena.jit)
-    decisions = np.int64(0)
-    pending = np.int64(-1)
-    pending_action = np.int64(0)
+    decisions, pending, pending_action = np.int64(0), np.int64(-1), np.int64(0)
     asked = learner_update(
         KEEPS_TRAJECTORY, q, n, extra, seen, pending, mask, pending_action, pending, pending_action, False,
-        0.0, gamma, alpha_start, 0.0, states, actions, explored, returns, decisions,
+        0.0, gamma, fsets[F_ALPHA], 0.0, states, actions, explored, returns, decisions,
     )  # fmt: skip
     keeps = asked == 1  # whether the learner reads the game's trajectory
-    members = len(int_start)
     total_reward = 0.0
     for g in range(first, first + count):
-        if refresh > 0 and g % refresh == 0:
-            greedy_table(q, seen, frozen)
-        at = first if batch else g  # the game the schedules are read at
-        epsilon = scheduled(schedule, fsets[F_EPS], fsets[F_EPS_FINAL], at, fsets[F_TOTAL])
-        alpha = alpha_start  # -1: the sample average 1/N
-        if alpha_start >= 0:
-            alpha = scheduled(alpha_kind, alpha_start, fsets[F_ALPHA_FINAL], at, fsets[F_TOTAL])
-        learner = g % seats if fixed_seat < 0 else fixed_seat
-        k_draw_deal(p, deal)
-        k_reset(p, s, deal)
-        for seat in range(seats):
-            memory[seat] = 0
-            if seat != learner:
-                member[seat] = int(uniform_float() * members) if members > 1 else 0
-        decisions = np.int64(0)
-        pending = np.int64(-1)
-        pending_action = np.int64(0)
-        pending_segment = 0
-        pending_potential = 0.0
-        # The game in passes of the decision loop: a pass ends with the game, or when the
-        # trajectory buffers are full; they grow between passes, never inside one (an array
-        # reassigned inside the decision loop cost numba reference counts at every decision:
-        # a quarter of a divide-the-dollar training game).
+        epsilon, alpha, learner = k_start_game(
+            p, s, deal, q, seen, frozen, member, memory, isets, fsets, g, first if batch else g, seats, members
+        )
+        decisions, pending, pending_action = np.int64(0), np.int64(-1), np.int64(0)
+        pending_segment, pending_potential = 0, 0.0
+        # the game in passes of the decision loop, the trajectory buffers growing between them (_grown)
         while True:
-            full = False
+            full, moved, action = False, False, np.int64(0)
             while True:
-                seat = k_to_move(p, s)
+                seat = k_play_to_learner(
+                    p, s, learner, action, moved, member, ints, floats, tables, int_start, float_start, table_start,
+                    memory, mask, feats, frozen,
+                )  # fmt: skip
                 if seat < 0:
                     break
-                if seat != learner:
-                    m = member[seat]
-                    action = opponent_act(
-                        p,
-                        s,
-                        seat,
-                        ints,
-                        floats,
-                        tables,
-                        int_start[m],
-                        float_start[m],
-                        table_start[m],
-                        memory,
-                        mask,
-                        feats,
-                        frozen,
-                    )
-                else:  # the learner
-                    if keeps and decisions == len(states):
-                        full = True  # before anything of this decision: the next pass makes it
-                        break
-                    x = k_observe_index(p, s, seat)
-                    k_legal(p, s, seat, mask)
-                    for a in range(len(mask)):
-                        seen[x, a] |= mask[a]
-                    segment_now, potential_now, closed = 0, 0.0, False
-                    if segmented:
-                        segment_now = k_segment(p, s, seat)
-                        potential_now = k_potential(p, s, seat, potentials)
-                        closed = pending >= 0 and segment_now != pending_segment
-                    change = potential_now - pending_potential
-                    own = learner_update(
-                        DECIDE, q, n, extra, seen, x, mask, pending_action, pending, pending_action, closed,
-                        change, gamma, alpha, epsilon, states, actions, explored, returns, decisions,
-                    )  # fmt: skip
-                    action = greedy_action(acting, mask, x) if own == GREEDY else own
-                    explore = decisions < explore_steps
-                    if epsilon > 0 and uniform_float() < epsilon:
-                        explore = True
-                    if explore:
-                        action = random_legal(mask)
-                    learner_update(
-                        CHOSEN, q, n, extra, seen, x, mask, action, pending, pending_action, closed,
-                        change, gamma, alpha, epsilon, states, actions, explored, returns, decisions,
-                    )  # fmt: skip
-                    pending, pending_action = x, action
-                    pending_segment, pending_potential = segment_now, potential_now
-                    if keeps:
-                        states[decisions] = x
-                        actions[decisions] = action
-                        explored[decisions] = explore
-                        segments[decisions] = segment_now
-                        marks[decisions] = potential_now
-                    decisions += 1
-                k_step(p, s, action)  # one call site: each is compiled into the loop
+                if keeps and decisions == len(states):
+                    full = True  # before anything of this decision: the next pass makes it
+                    break
+                x, segment_now, potential_now, closed = k_observe_learner(
+                    p, s, seat, mask, seen, potentials, segmented, pending, pending_segment
+                )
+                change = potential_now - pending_potential
+                own = learner_update(
+                    DECIDE, q, n, extra, seen, x, mask, pending_action, pending, pending_action, closed,
+                    change, gamma, alpha, epsilon, states, actions, explored, returns, decisions,
+                )  # fmt: skip
+                action, explore = _behaviour(acting, mask, x, own, decisions, explore_steps, epsilon)
+                learner_update(
+                    CHOSEN, q, n, extra, seen, x, mask, action, pending, pending_action, closed,
+                    change, gamma, alpha, epsilon, states, actions, explored, returns, decisions,
+                )  # fmt: skip
+                pending, pending_action = x, action
+                pending_segment, pending_potential = segment_now, potential_now
+                _record(
+                    keeps, decisions, x, action, explore, segment_now, potential_now, states, actions, explored,
+                    segments, marks,
+                )  # fmt: skip
+                decisions += 1
+                moved = True
             if not full:
                 break
-            states = np.concatenate((states, np.zeros(len(states), dtype=np.int64)))
-            actions = np.concatenate((actions, np.zeros(len(actions), dtype=np.int64)))
-            explored = np.concatenate((explored, np.zeros(len(explored), dtype=np.bool_)))
-            segments = np.concatenate((segments, np.zeros(len(segments), dtype=np.int64)))
-            marks = np.concatenate((marks, np.zeros(len(marks))))
-            returns = np.concatenate((returns, np.zeros(len(returns))))
-        k_objective(p, s, rewards)  # the ranking reward, or the score where the kernel's OBJECTIVE says so
-        reward = rewards[learner]
+            states, actions, explored, segments, marks, returns = _grown(
+                states, actions, explored, segments, marks, returns
+            )
+        reward, final = k_finish_game(
+            p, s, rewards, learner, keeps, segmented, gamma, decisions, segments, marks, returns, pending_potential
+        )
         total_reward += reward
-        if keeps:
-            if segmented:
-                _segment_returns(segments, marks, decisions, reward, gamma, returns)
-            else:
-                _game_returns(decisions, reward, gamma, returns)
-        final = reward - pending_potential if segmented else reward
         learner_update(
             GAME_OVER, q, n, extra, seen, pending, mask, pending_action, pending, pending_action, False,
             final, gamma, alpha, epsilon, states, actions, explored, returns, decisions,

@@ -359,11 +359,58 @@ def _next_alive(seat: int, lives: list[int], S: int) -> int:
     return seat
 
 
-def _play_round(config, policies, deck: list[int], lives: list[int], first: int, rounds: int, turns_before: int):
-    """Play one round; return (kind, knocker, doubled scores by seat, turns played: the turn
-    that ends the round counts, a knock is a turn)."""
+@dataclass
+class _RoundTable:
+    """One round's table as it is played (:func:`_play_round`): the live seats in turn order from
+    the round's first player, their hands (canonical order), the discard pile (bottom first), the
+    stock, the cards face up since they last left the stock, the cards each seat threw, the
+    knocker (-1: none) and the turns played; and, for the views, the game's lives, the rounds
+    completed and the turns played in earlier rounds."""
+
+    order: list[int]
+    hands: dict[int, list[int]]
+    pile: list[int]
+    stock: list[int]
+    public: set[int]
+    thrown: dict[int, list[int]]
+    lives: list[int]
+    rounds: int
+    turns_before: int
+    knocker: int = -1
+    turn: int = 0
+
+    def scores(self, three_of_a_kind: float | None) -> dict[int, int]:
+        """Every live seat's doubled score."""
+        return {s: double_score(self.hands[s], three_of_a_kind) for s in self.order}
+
+    def view(
+        self, seat: int, phase: int, known_in: dict, legal: list[int], drawn: int = -1, from_discard: bool = False
+    ) -> View:
+        """What ``seat`` sees at its turn decision (``phase`` 0) or its discard decision (1)."""
+        return View(
+            seat=seat,
+            phase=phase,
+            hand=list(self.hands[seat]),
+            top=self.pile[-1] if self.pile else -1,
+            drawn=drawn,
+            from_discard=from_discard,
+            knocked=self.knocker >= 0,
+            round_turn=self.turn,
+            pile=list(self.pile),
+            known_in=known_in,
+            legal=legal,
+            lives=list(self.lives),
+            thrown={s: list(cards) for s, cards in self.thrown.items()},
+            rounds=self.rounds,
+            turns_before=self.turns_before,
+            stock_left=len(self.stock),
+        )
+
+
+def _deal_round(config, deck: list[int], lives: list[int], first: int, rounds: int, turns_before: int) -> _RoundTable:
+    """The table after a round's deal: three cards to each live seat in turn from ``first`` on,
+    then one card face up on the discard pile; the rest of ``deck`` is the stock."""
     S = config.players
-    tok = config.three_of_a_kind
     order = [(first + k) % S for k in range(S) if lives[(first + k) % S] > 0]
     hands: dict[int, list[int]] = {}
     position = 0
@@ -371,90 +418,81 @@ def _play_round(config, policies, deck: list[int], lives: list[int], first: int,
         hands[s] = canonical(deck[position : position + 3])
         position += 3
     pile = [deck[position]]
-    position += 1
-    stock = deck[position:]
-    public = {pile[0]}  # cards that have been face up since they last left the stock
     thrown: dict[int, list[int]] = {s: [] for s in order}
+    return _RoundTable(order, hands, pile, deck[position + 1 :], {pile[0]}, thrown, lives, rounds, turns_before)
 
-    def scores() -> dict[int, int]:
-        return {s: double_score(hands[s], tok) for s in order}
 
-    if any(double_score(hands[s], tok) == BLITZ2 for s in order):
-        return "deal31", -1, scores(), 0
-    knocker = -1
+def _draw(table: _RoundTable, action: int) -> int:
+    """The card a turn's ``action`` draws: the stock's first (when the stock is empty, the discard
+    pile but its top card is turned over as the new stock) or the discard pile's top."""
+    if action == DRAW_DECK:
+        if not table.stock:
+            table.stock = table.pile[:-1]
+            table.pile = table.pile[-1:]
+            table.public -= set(table.stock)
+        return table.stock.pop(0)
+    return table.pile.pop()
+
+
+def _draw_and_discard(config, policies, table: _RoundTable, seat: int, action: int, known_in: dict) -> bool:
+    """The rest of a turn that draws (``action``, from the stock or the discard pile): ``seat``
+    draws, decides which card it throws and throws it.  Returns whether its hand is then 31."""
+    tok = config.three_of_a_kind
+    drawn = _draw(table, action)
+    from_discard = action == DRAW_DISCARD
+    legal = [DISCARD_GREEDY, DISCARD_0, DISCARD_1, DISCARD_2] + ([] if from_discard else [DISCARD_DRAWN])
+    seen = table.view(seat, 1, known_in, legal, drawn, from_discard)
+    choice = policies[seat](seen)
+    if choice not in legal:
+        raise ValueError(f"illegal discard action {choice}")
+    if choice == DISCARD_GREEDY:  # the abstract action: whatever greedy would throw
+        choice = greedy(seen, tok)
+    if choice == DISCARD_DRAWN:
+        card = drawn
+    else:
+        hand = table.hands[seat]
+        card = hand[choice - DISCARD_0]
+        hand[choice - DISCARD_0] = drawn
+        table.hands[seat] = canonical(hand)
+    table.pile.append(card)
+    table.public.add(card)
+    if card not in table.thrown[seat]:  # a card thrown again (taken back in between) counts once
+        table.thrown[seat].append(card)
+    return double_score(table.hands[seat], tok) == BLITZ2
+
+
+def _play_round(config, policies, deck: list[int], lives: list[int], first: int, rounds: int, turns_before: int):
+    """Play one round; return (kind, knocker, doubled scores by seat, turns played: the turn
+    that ends the round counts, a knock is a turn)."""
+    tok = config.three_of_a_kind
+    table = _deal_round(config, deck, lives, first, rounds, turns_before)
+    order = table.order
+    if any(double_score(table.hands[s], tok) == BLITZ2 for s in order):
+        return "deal31", -1, table.scores(tok), 0
     last_turns = 0
-    turn = 0
     mover_index = 0
-
-    def view(seat: int, phase: int, known_in: dict, legal: list[int], drawn: int = -1, from_discard=False) -> View:
-        return View(
-            seat=seat,
-            phase=phase,
-            hand=list(hands[seat]),
-            top=pile[-1] if pile else -1,
-            drawn=drawn,
-            from_discard=from_discard,
-            knocked=knocker >= 0,
-            round_turn=turn,
-            pile=list(pile),
-            known_in=known_in,
-            legal=legal,
-            lives=list(lives),
-            thrown={s: list(cards) for s, cards in thrown.items()},
-            rounds=rounds,
-            turns_before=turns_before,
-            stock_left=len(stock),
-        )
-
     while True:
-        if turn >= config.max_turns:
-            return "cap", knocker, scores(), turn
+        if table.turn >= config.max_turns:
+            return "cap", table.knocker, table.scores(tok), table.turn
         seat = order[mover_index]
-        known_in = {s: [c for c in hands[s] if c in public] for s in order if s != seat}
-        legal = [DRAW_DECK, DRAW_DISCARD] + ([KNOCK] if knocker < 0 else [])
-        action = policies[seat](view(seat, 0, known_in, legal))
+        known_in = {s: [c for c in table.hands[s] if c in table.public] for s in order if s != seat}
+        legal = [DRAW_DECK, DRAW_DISCARD] + ([KNOCK] if table.knocker < 0 else [])
+        action = policies[seat](table.view(seat, 0, known_in, legal))
         if action not in legal:
             raise ValueError(f"illegal turn action {action}")
         if action == KNOCK:
-            knocker = seat
-            if turn == 0 and config.under_the_gun:
-                return "gun", knocker, scores(), turn + 1
+            table.knocker = seat
+            if table.turn == 0 and config.under_the_gun:
+                return "gun", table.knocker, table.scores(tok), table.turn + 1
             last_turns = len(order) - 1
         else:
-            if action == DRAW_DECK:
-                if not stock:  # turn the discard pile (all but its top card) over as the new stock
-                    stock = pile[:-1]
-                    pile = pile[-1:]
-                    public -= set(stock)
-                drawn = stock.pop(0)
-            else:
-                drawn = pile.pop()
-            from_discard = action == DRAW_DISCARD
-            legal = [DISCARD_GREEDY, DISCARD_0, DISCARD_1, DISCARD_2] + ([] if from_discard else [DISCARD_DRAWN])
-            seen = view(seat, 1, known_in, legal, drawn, from_discard)
-            choice = policies[seat](seen)
-            if choice not in legal:
-                raise ValueError(f"illegal discard action {choice}")
-            if choice == DISCARD_GREEDY:  # the abstract action: whatever greedy would throw
-                choice = greedy(seen, tok)
-            if choice == DISCARD_DRAWN:
-                card = drawn
-            else:
-                hand = hands[seat]
-                card = hand[choice - DISCARD_0]
-                hand[choice - DISCARD_0] = drawn
-                hands[seat] = canonical(hand)
-            pile.append(card)
-            public.add(card)
-            if card not in thrown[seat]:  # a card thrown again (taken back in between) counts once
-                thrown[seat].append(card)
-            if double_score(hands[seat], tok) == BLITZ2:
-                return "blitz", knocker, scores(), turn + 1
-            if knocker >= 0 and seat != knocker:
+            if _draw_and_discard(config, policies, table, seat, action, known_in):
+                return "blitz", table.knocker, table.scores(tok), table.turn + 1
+            if table.knocker >= 0 and seat != table.knocker:
                 last_turns -= 1
-        turn += 1
-        if knocker >= 0 and last_turns == 0:
-            return "knock", knocker, scores(), turn
+        table.turn += 1
+        if table.knocker >= 0 and last_turns == 0:
+            return "knock", table.knocker, table.scores(tok), table.turn
         mover_index = (mover_index + 1) % len(order)
 
 
