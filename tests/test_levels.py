@@ -84,6 +84,23 @@ def test_the_scale_runs_every_family_configured_for_each_level(run):
             assert all(abs(g - level) <= TOLERANCE * level for g in games), (level, c.name, games)
 
 
+def test_the_compute_section_counts_the_tasks_of_every_level(run):
+    """The top level's total, each smaller level's and their sum, each from the records' own CPU
+    seconds (the manifest of a published run counts every level's tasks: the page must agree)."""
+    from fsmarena.studies.provenance import compute_section
+
+    _, results = run
+    minutes = {
+        level: sum(r.cpu_seconds for r in at.only.records.values()) / 60
+        for level, at in results.at_every_level().items()
+    }
+    text = compute_section(results)
+    assert f"Total CPU time of the replicate tasks at 1,500 games: {minutes[1500]:.1f} min" in text
+    assert f"At the smaller budget levels: {minutes[750]:.1f} min at 750 games;" in text
+    assert f"every level together: {minutes[750] + minutes[1500]:.1f} min." in text
+    assert "smaller budget levels" not in compute_section(results.levels[750])
+
+
 def test_a_smaller_level_runs_only_the_stages_that_compare_families(run):
     _, results = run
     assert set(results.only.stages) == {"crossplay", "cards"}

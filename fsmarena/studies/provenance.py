@@ -47,13 +47,12 @@ def written_by(data: StudyData) -> str:
 def compute_section(results: StudyResults) -> str:
     """The "Compute" section of every report: per competitor (and part of a sweep), the replicate
     tasks' median wall-clock and CPU seconds and their total CPU, and this invocation's wall time."""
-    rows, total = [], 0.0
+    rows, total = [], task_cpu_seconds(results)
     for part, data in results.parts.items():
         for c in data.plan.competitors:
             records = data.family(c.name)
             wall = sorted(r.train_seconds + r.panel_seconds for r in records)
             cpu = sorted(r.cpu_seconds for r in records)
-            total += sum(cpu)
             cells = [
                 c.label,
                 len(records),
@@ -71,12 +70,28 @@ def compute_section(results: StudyResults) -> str:
         "time is what a task costs whatever else the machine runs; both vary from run to run and are kept out "
         "of the result tables (`tables/timing.csv`).\n",
         table(columns, rows),
-        f"\nTotal CPU time of the replicate tasks: {total / 60:.1f} min (the measures after training, statistics "
-        "and figures not included).",
+        f"\nTotal CPU time of the replicate tasks{_at(results.level)}: {total / 60:.1f} min (the measures after "
+        "training, statistics and figures not included).",
     ]
+    if results.levels:  # the smaller budget levels ran too: their tasks, and the run's whole cost
+        smaller = [f"{task_cpu_seconds(run) / 60:.1f} min{_at(level)}" for level, run in sorted(results.levels.items())]
+        whole = sum(task_cpu_seconds(run) for run in results.at_every_level().values())
+        text.append(f"At the smaller budget levels: {', '.join(smaller)}; every level together: {whole / 60:.1f} min.")
     if results.wall_seconds is not None:
         text.append(f"Wall-clock time of this invocation: {results.wall_seconds / 60:.1f} min.")
     return "\n".join(text) + "\n"
+
+
+def task_cpu_seconds(results: StudyResults) -> float:
+    """The CPU seconds of every replicate task of ``results`` (every part, one budget level)."""
+    return sum(
+        r.cpu_seconds for data in results.parts.values() for c in data.plan.competitors for r in data.family(c.name)
+    )
+
+
+def _at(level: int | None) -> str:
+    """The words ' at N games' naming a budget level; nothing for a scale without levels."""
+    return "" if level is None else f" at {level:,} games"
 
 
 def figure_files(figures: bool) -> list[str]:
