@@ -94,3 +94,20 @@ def test_a_rank_test_that_separates_what_the_means_do_not_names_the_family_ahead
     assert text.startswith("**B is ahead of A by the rank test** at 1,000 games")
     assert "includes zero" in text and "which decides" in text and "cannot be separated" not in text
     assert qa._a12(xs, ys) == pytest.approx(1 / 20)
+
+
+def test_the_tests_table_cuts_a_difference_of_rates_at_100_pp_and_finds_no_detectable_size():
+    """Two replicates of A far apart: Welch's interval of the difference of the means runs past
+    ±100 pp, which no difference of two win rates can reach; the table shows it cut there and
+    says no size beyond 100 pp is 'detectable'."""
+    from fsmarena.stats.comparisons import pairwise
+    from fsmarena.studies.analysis import Analysis
+    from fsmarena.studies.comparison_report import tests_section
+
+    rows = pairwise({"a": [0.05, 0.95], "b": [0.50, 0.52]}, opponent="random")
+    assert rows[0]["difference_low"] < -1.0 and rows[0]["difference_high"] > 1.0  # the estimator's own interval
+    text = tests_section(Analysis(tables={"panel_tests": rows}, labels={"a": "A", "b": "B"}))
+    row = next(line for line in text.splitlines() if line.startswith("| a | b |"))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[3].endswith("[-100.0 pp, +100.0 pp]")
+    assert cells[-1] == "none"

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 from fsmarena.stats import comparisons as st
 from fsmarena.studies.analysis import Analysis
 from fsmarena.studies.crossplay_report import crossplay_overview, crossplay_phrase, crossplay_row
-from fsmarena.studies.report_text import estimate, p_is, pp, pval, sentences, summary_cell, table
+from fsmarena.studies.report_text import estimate, p_is, pp, pval, sentences, summary_cell, table, within_rates
 from fsmarena.studies.runner import StudyData
 
 ALPHA = st.ALPHA
@@ -97,7 +97,7 @@ def tests_section(analysis: Analysis, questions: Sequence[Any] = ()) -> str:
                     r["method_a"],
                     r["method_b"],
                     "yes" if r["declared"] else "no",
-                    estimate(r["difference"], r["difference_low"], r["difference_high"], fmt=pp),
+                    estimate(r["difference"], *within_rates(r["difference_low"], r["difference_high"]), fmt=pp),
                     "–" if not math.isfinite(r["u"]) else f"{r['u']:.1f}",
                     pval(r["p"]),
                     pval(r["p_holm"]),
@@ -140,7 +140,9 @@ def tests_section(analysis: Analysis, questions: Sequence[Any] = ()) -> str:
 
 
 def _detectable(row: dict) -> str:
-    if not row["attainable"]:
+    """The difference the replicate counts would have detected; "none" where no exact test could
+    reach Holm's level, or where it would be beyond the ±100 pp a difference of rates can take."""
+    if not row["attainable"] or row["detectable"] > 1.0:
         return "none"
     return pp(row["detectable"]).replace("+", "") if math.isfinite(row["detectable"]) else "–"
 

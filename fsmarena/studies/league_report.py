@@ -21,7 +21,7 @@ from fsmarena.stats import inference as inf
 from fsmarena.studies.analysis import Analysis
 from fsmarena.studies.comparison_report import declared_statement, merged_phrases
 from fsmarena.studies.league_tables import FIELD, LeagueTables
-from fsmarena.studies.report_text import estimate, image, pct, pp, pval, sentences, table
+from fsmarena.studies.report_text import estimate, image, pct, pp, pval, sentences, table, within_rates
 
 Drawn = Mapping[str, Sequence[Path]]
 
@@ -113,7 +113,7 @@ def curves_section(
 def _difference(row: dict, key: str, count: int, unit: str) -> str:
     """``row[key]`` in percentage points with its interval (said so when all units agree); a
     difference of two rates lies in [-100, +100] pp, and an interval end beyond is cut there."""
-    low, high = max(row[f"{key}_low"], -1.0), min(row[f"{key}_high"], 1.0)
+    low, high = within_rates(row[f"{key}_low"], row[f"{key}_high"])
     return estimate(row[key], low, high, row[f"{key}_all_equal"], count, pp, unit)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from fsmarena.stats import inference as inf
 from fsmarena.stats.comparisons import holm, mann_whitney
 from fsmarena.studies.budgets import mismatch
+from fsmarena.studies.report_text import within_rates
 
 #: the level the declared questions are tested at (after Holm over the questions)
 ALPHA = 0.05
@@ -30,8 +31,7 @@ def answer(
     """One sentence answering "is ``a`` ahead of ``b``?" from the replicates' win rates ``xs``
     and ``ys`` at ``budget`` (its words: "1,000 games"), the test's Holm-adjusted p-value given."""
     gap = inf.difference_interval(xs, ys, inf.generator(seed, a, b))
-    # a difference of two rates lies in [-1, 1]: an interval end beyond it (few replicates far apart) is cut there
-    shown = difference_points(gap.value, max(gap.low, -1.0), min(gap.high, 1.0))
+    shown = difference_points(gap.value, *within_rates(gap.low, gap.high))
     counts = f"{len(xs)} and {len(ys)} replicates"
     test = f"Mann-Whitney p = {p_adjusted:.3g} after Holm over the declared questions"
     if p_adjusted < ALPHA and gap.low > 0:

@@ -58,6 +58,12 @@ def estimate(
     return f"{fmt(value)} [{fmt(low)}, {fmt(high)}]"
 
 
+def within_rates(low: float, high: float) -> tuple[float, float]:
+    """The ends of an interval of a difference of two rates, cut to [-1, 1] where such a
+    difference lies (a Student-t interval of a few replicates far apart reaches beyond)."""
+    return max(low, -1.0), min(high, 1.0)
+
+
 def summary_cell(row: dict) -> str:
     """A summary row's mean with its interval (:func:`estimate`)."""
     return estimate(row["mean"], row["ci_low"], row["ci_high"], bool(row.get("all_equal")), row["replicates"])
