@@ -297,9 +297,9 @@ def generalisation_section(t: LeagueTables, analysis: Analysis, drawn: Drawn, ou
             ),
             "",
             "Mann–Whitney tests on the unseen advantage of the replicates, with the difference of the means "
-            "and A₁₂ with their bootstrap intervals ("
+            f"and A₁₂ with their bootstrap intervals (`tables/generalisation_tests_{t.n}p.csv`). "
             + declared_statement(analysis, t.questions)
-            + f" `tables/generalisation_tests_{t.n}p.csv`):\n",
+            + "\n",
             table(["A", "B", "declared", "mean A − mean B", "A₁₂", "effect", "p", "p (Holm)"], tests)
             if tests
             else "(fewer than two families)",
