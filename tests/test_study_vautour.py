@@ -411,3 +411,18 @@ def test_a_player_that_does_not_fit_the_study_game_fails_loudly():
     }
     with pytest.raises(FsmarenaError, match="does not fit the study's game"):
         get_method("train-variant")(context(params))
+
+
+@pytest.mark.parametrize("counts, told", [((2,), False), ((2, 3), True), ((3,), True)])
+def test_what_against_copies_means_is_told_only_where_a_league_has_three_seats_or_more(monkeypatch, counts, told):
+    """Copies of one builtin meet only at three seats or more: a two-player study's conclusions do
+    not explain them."""
+    from types import SimpleNamespace
+
+    import fsmarena.studies.player_counts_report as sweep_report
+
+    monkeypatch.setattr(sweep_report, "findings", lambda t, analysis: [f"- a finding at {t.n} players"])
+    found = SimpleNamespace(built={n: (SimpleNamespace(n=n), None) for n in counts})
+    text = sweep_report.conclusions(found)
+    assert text.count("- a finding at") == len(counts)
+    assert ('"against B" means against copies of B' in text) == told

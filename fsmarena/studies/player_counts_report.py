@@ -272,12 +272,13 @@ def conclusions(found: SweepFindings) -> str:
     lines = ["## Conclusions\n"]
     for t, analysis in found.built.values():
         lines += findings(t, analysis)
-    lines.append(
-        '- In games of three or more, "against B" means against copies of B: identical deterministic '
-        "builtins bid the same cards and cancel each other (e.g. two `max` players never win a bid), which "
-        "makes such columns easy; the *field* column, where each other seat draws a builtin per game, is the "
-        "harder and more realistic test."
-    )
+    if any(t.n >= 3 for t, _ in found.built.values()):  # copies of one builtin meet only at 3 seats or more
+        lines.append(
+            '- In games of three or more, "against B" means against copies of B: identical deterministic '
+            "builtins bid the same cards and cancel each other (e.g. two `max` players never win a bid), which "
+            "makes such columns easy; the *field* column, where each other seat draws a builtin per game, is the "
+            "harder and more realistic test."
+        )
     return "\n".join(lines) + "\n"
 
 
