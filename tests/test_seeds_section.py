@@ -48,8 +48,9 @@ def test_not_comparable_keeps_its_reason_and_no_replicate_is_not_comparable():
     assert compare("x", 0.7, 0.0, []).verdict == "not comparable"
 
 
-#: published studies no seed document speaks of: the iterated prisoner's dilemma came after them
-SEEDLESS = {"ipd"}
+#: published studies no seed document speaks of: the iterated prisoner's dilemma came after them,
+#: and vautour-deep asks a question no seed asked (deep families at budgets they can afford)
+SEEDLESS = {"ipd", "vautour-deep"}
 
 
 def test_every_published_study_has_a_seed_file_naming_only_real_settings():
