@@ -195,7 +195,9 @@ ROOT = Path(__file__).resolve().parent.parent
     ["421", *(pytest.param(n, marks=pytest.mark.slow) for n in ("dtd-thesis", "goofspiel", "thirtyone", "vautour"))],
 )
 def test_a_section_from_the_test_folder_is_in_every_studys_report(name, monkeypatch):
-    """One registry line adds a section to every report layout, before its compute section."""
+    """One registry line adds a section to every report layout, before its compute section (and
+    taking the line out takes the section out: checked on 421, whose report is written in seconds;
+    dtd-thesis's takes minutes a time)."""
     from fsmarena.studies.publish import report_of
     from fsmarena.studies.store import load_store
 
@@ -206,5 +208,6 @@ def test_a_section_from_the_test_folder_is_in_every_studys_report(name, monkeypa
     counts = ", ".join(str(len(data.records)) for data in results.parts.values())
     assert text.count("## Replicates at a glance") == 1 and f"Replicate tasks per part: {counts}." in text
     assert text.index("## Replicates at a glance") < text.index("## Compute") < text.index("## Reproduce")
-    monkeypatch.delitem(registry.SECTIONS, "replicates")
-    assert "## Replicates at a glance" not in report_of(results)[0]
+    if name == "421":
+        monkeypatch.delitem(registry.SECTIONS, "replicates")
+        assert "## Replicates at a glance" not in report_of(results)[0]
