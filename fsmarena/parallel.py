@@ -25,6 +25,7 @@ from joblib._parallel_backends import LokyBackend
 
 from fsmarena import allocator, limits, progress
 from fsmarena.errors import FsmarenaError
+from fsmarena.extras import install_hint
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -60,7 +61,7 @@ def use_dask(address: str | None, workers: int = 2, timeout: str = "10s") -> Ite
     try:
         from dask.distributed import Client  # optional: the distributed extra
     except ImportError:
-        raise FsmarenaError("--dask needs the distributed extra: pip install 'fsmarena[distributed]'") from None
+        raise FsmarenaError(f"--dask needs the distributed extra: {install_hint('distributed')}") from None
     cluster = None
     try:
         if address == "local":

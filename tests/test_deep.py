@@ -25,6 +25,7 @@ import pytest
 from fsmarena.cli import main
 from fsmarena.deep import extra
 from fsmarena.deep.player import Layer, PolicyNetworkPlayer
+from fsmarena.extras import install_hint
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_json
 from fsmarena.games import get_game
@@ -94,17 +95,17 @@ def test_without_the_extra_a_study_is_read_and_planned_and_a_run_asks_for_it_fir
     assert plan.competitor("maskable-ppo").params["episodes"] == 2000
     with pytest.raises(FsmarenaError) as info:
         require_method("deep")
-    assert "pip install 'fsmarena[deep]'" in str(info.value) and "\n" not in str(info.value)
+    assert install_hint("deep") in str(info.value) and "\n" not in str(info.value)
     out = tmp_path / "run"
     assert main(["study", "vautour-deep", "--scale", "test", "--out", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "pip install 'fsmarena[deep]'" in err and err.count("\n") == 1
+    assert install_hint("deep") in err and err.count("\n") == 1
     assert not out.exists()  # asked before anything is written
 
 
 def test_a_missing_package_is_named_with_the_install_command(monkeypatch):
     monkeypatch.setattr(extra, "find_spec", lambda name: None if name == "stable_baselines3" else object())
-    with pytest.raises(FsmarenaError, match=r"stable_baselines3 is not installed\): pip install 'fsmarena\[deep\]'"):
+    with pytest.raises(FsmarenaError, match=r"stable_baselines3 is not installed\): pip install -e .*\[deep\]'"):
         require_method("deep")
     assert extra.installed_versions()["stable-baselines3"] == "not installed"
 

@@ -26,6 +26,7 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, see
 from reference_replay import has_reference, reference_agrees  # noqa: E402
 
 from fsmarena.errors import FsmarenaError  # noqa: E402
+from fsmarena.extras import install_hint  # noqa: E402
 from fsmarena.games import available_games, get_game  # noqa: E402
 from fsmarena.games.capabilities import SimultaneousMoves  # noqa: E402
 from fsmarena.games.environments import IllegalAction, aec_env, env_id, gym_env, parallel_env, register_envs  # noqa: E402
@@ -428,7 +429,7 @@ def test_missing_extra_is_a_clear_error():
         "try:\n    import fsmarena.games.environments\nexcept ImportError as e:\n    print(e)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "pip install 'fsmarena[envs]'" in out
+    assert install_hint("envs") in out
 
 
 def test_the_tutorial_code_runs():

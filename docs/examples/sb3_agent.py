@@ -1,6 +1,6 @@
 """A Stable-Baselines3 agent trained on an fsmarena game, wrapped as an fsmarena player, saved.
 
-Run it (it needs the deep extra: pip install 'fsmarena[deep]'):
+Run it (it needs the deep extra: pip install -e '.[deep]'):
 
     python docs/examples/sb3_agent.py --episodes 300 --out sb3-agent.json
     fsmarena play vautour sb3-agent.json random --games 2000

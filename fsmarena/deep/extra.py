@@ -14,8 +14,8 @@ from importlib.metadata import PackageNotFoundError, version
 from importlib.util import find_spec
 
 from fsmarena.errors import FsmarenaError
+from fsmarena.extras import install_hint
 
-INSTALL_HINT = "pip install 'fsmarena[deep]'"
 #: import name -> distribution name of every package the deep families use
 PACKAGES = {
     "torch": "torch",
@@ -31,7 +31,7 @@ def require_deep(what: str = "the deep RL families") -> dict[str, str]:
     missing = [name for name in PACKAGES if find_spec(name) is None]
     if missing:
         raise FsmarenaError(
-            f"{what} need PyTorch and Stable-Baselines3 ({missing[0]} is not installed): {INSTALL_HINT}"
+            f"{what} need PyTorch and Stable-Baselines3 ({missing[0]} is not installed): {install_hint('deep')}"
         )
     return installed_versions()
 

@@ -54,13 +54,15 @@ from typing import Any
 
 import numpy as np
 
+from fsmarena.extras import install_hint
+
 try:  # here, before the environments: one clear line when the extra is missing
     import gymnasium  # noqa: F401
     import pettingzoo  # noqa: F401
 except ModuleNotFoundError as _missing:  # pragma: no cover - exercised without the extra
     raise ImportError(
         f"the fsmarena environments need PettingZoo and Gymnasium ({_missing.name} is not installed): "
-        "pip install 'fsmarena[envs]'"
+        + install_hint("envs")
     ) from _missing
 
 from fsmarena.games.env_gymnasium import GymGameEnv as GymGameEnv

@@ -16,6 +16,7 @@ import numpy as np
 
 from fsmarena import limits
 from fsmarena.errors import FsmarenaError
+from fsmarena.extras import install_hint
 from fsmarena.fileio import Fields
 from fsmarena.rl.checkpoint import check_table
 
@@ -41,7 +42,7 @@ def _sklearn_mlp() -> Any:
     try:
         from sklearn.neural_network import MLPRegressor
     except ImportError:  # pragma: no cover - depends on the installation
-        raise FsmarenaError("the network learner needs scikit-learn: pip install 'fsmarena[neural]'") from None
+        raise FsmarenaError(f"the network learner needs scikit-learn: {install_hint('neural')}") from None
     return MLPRegressor
 
 

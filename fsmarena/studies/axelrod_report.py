@@ -9,6 +9,7 @@ import csv
 import io
 import math
 
+from fsmarena.extras import install_hint
 from fsmarena.fileio import write_text
 from fsmarena.studies.results import StudyResults
 from fsmarena.studies.stage_axelrod import HARPER, TURNS, family_rows
@@ -48,7 +49,7 @@ def section(results: StudyResults, figures: bool) -> str:
         engine = (
             f"Axelrod's library (`axelrod.Tournament`, {TURNS} turns, the study's seed)"
             if result.engine == "axelrod"
-            else "fsmarena's engine: Axelrod's library is not installed (`pip install 'fsmarena[axelrod]'`), "
+            else f"fsmarena's engine: Axelrod's library is not installed (`{install_hint('axelrod', portable=True)}`), "
             "so this is a round robin against fsmarena's own classics and published machines, not Axelrod's field"
         )
         lines = [

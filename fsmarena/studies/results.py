@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from fsmarena.errors import FsmarenaError
+from fsmarena.extras import install_hint
 from fsmarena.fileio import read_text
 from fsmarena.studies.protocol import Study
 from fsmarena.studies.report import write_report
@@ -107,7 +108,7 @@ class StudyResults:
         try:
             import pandas  # optional dependency: only this method needs it
         except ImportError:
-            raise FsmarenaError("to_pandas needs pandas: pip install 'fsmarena[pandas]'") from None
+            raise FsmarenaError(f"to_pandas needs pandas: {install_hint('pandas')}") from None
         return {name: pandas.DataFrame(rows) for name, rows in self.tables().items()}
 
     def _written(self) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:

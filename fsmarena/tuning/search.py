@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
+from fsmarena.extras import install_hint
 from fsmarena.parallel import iter_tasks
 from fsmarena.tuning.space import Dimension, Space
 
@@ -139,7 +140,7 @@ def optuna_search(
 ) -> list[Trial]:
     """Optuna's TPE, one trial at a time, until a proposed trial does not fit the budget."""
     if not optuna_available():
-        raise FsmarenaError("--algorithm optuna needs the [tune] extra: pip install 'fsmarena[tune]'")
+        raise FsmarenaError(f"--algorithm optuna needs the [tune] extra: {install_hint('tune')}")
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)

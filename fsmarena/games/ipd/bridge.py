@@ -21,6 +21,7 @@ import importlib
 from typing import Any, Mapping
 
 from fsmarena.errors import FsmarenaError
+from fsmarena.extras import install_hint
 from fsmarena.fileio import Fields
 from fsmarena.games.ipd.machines import MACHINES, fsm_tables
 from fsmarena.games.players import FORMAT_VERSION, Player, player_from_json
@@ -50,9 +51,7 @@ def axelrod() -> Any:
     try:
         return importlib.import_module("axelrod")
     except ModuleNotFoundError:
-        raise FsmarenaError(
-            "Axelrod's library is not installed: pip install 'fsmarena[axelrod]' (axelrod 4.13)"
-        ) from None
+        raise FsmarenaError(f"Axelrod's library is not installed: {install_hint('axelrod')} (axelrod 4.13)") from None
 
 
 def axelrod_game(config: Any) -> Any:
