@@ -15,15 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fsmarena.figures.curves as curves_module
-import fsmarena.studies.adapters as adapters
+import fsmarena.methods.adapters as adapters
 from fsmarena.errors import FsmarenaError
 from fsmarena.games import get_game
 from fsmarena.games.players import RandomPlayer
+from fsmarena.methods.base import MethodContext, check_method, get_method, planned_games
 from fsmarena.rl.schedules import FIRST_LOG_POINT, CurvePoints, curve_points, log_points
 from fsmarena.rl.train import TrainConfig, train
 from fsmarena.studies import budgets
 from fsmarena.studies.catalogue import get_study, study_names
-from fsmarena.studies.methods import MethodContext, check_method, get_method, planned_games
 from fsmarena.studies.runner import result_path, run_study
 from fsmarena.studies.study_file import study_from_dict
 

@@ -25,15 +25,15 @@ import pytest
 from fsmarena.cli import main
 from fsmarena.deep import extra
 from fsmarena.deep.player import Layer, PolicyNetworkPlayer
-from fsmarena.extras import install_hint
 from fsmarena.errors import FsmarenaError
+from fsmarena.extras import install_hint
 from fsmarena.fileio import read_json
 from fsmarena.games import get_game
 from fsmarena.games.base import Observation
 from fsmarena.games.match import play_match
 from fsmarena.games.players import Player, RandomPlayer, load_player, player_from_json, player_to_json, save_player
+from fsmarena.methods.base import MethodContext, check_method, get_method, planned_games, require_method
 from fsmarena.studies.catalogue import get_study, load_study_toml
-from fsmarena.studies.methods import MethodContext, check_method, get_method, planned_games, require_method
 
 ROOT = Path(__file__).resolve().parent.parent
 HAS_TORCH = find_spec("torch") is not None
@@ -120,7 +120,7 @@ from fsmarena.cli import build_parser
 from fsmarena.games import get_game
 from fsmarena.games.match import play_match
 from fsmarena.games.players import load_player
-from fsmarena.studies.methods import MethodContext, check_method
+from fsmarena.methods.base import MethodContext, check_method
 build_parser()
 game = get_game("dtd")
 play_match(game, load_player({str(path)!r}, game), None if game.n_seats == 1 else load_player({str(path)!r}, game), 50, 0)

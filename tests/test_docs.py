@@ -246,8 +246,8 @@ def tutorial_study_text() -> str:
 def test_the_tutorial_study_is_a_valid_study(tmp_path):
     """Checked as `fsmarena study` checks a study before it writes anything, at every scale."""
     from fsmarena.games.players import resolve_player
+    from fsmarena.methods.base import MethodContext, check_method
     from fsmarena.studies.catalogue import load_study_toml
-    from fsmarena.studies.methods import MethodContext, check_method
 
     path = tmp_path / "my_study.toml"
     path.write_text(tutorial_study_text(), encoding="utf-8")

@@ -32,7 +32,7 @@ from fsmarena.games import get_game
 from fsmarena.outdir import CONTROL_FILES
 from fsmarena.rl.config import ALGORITHMS, MODEL_BASED, TrainConfig
 from fsmarena.studies.catalogue import load_study_toml
-from fsmarena.studies.methods import check_competitors
+from fsmarena.studies.competitors import check_competitors
 from tests.cli_helpers import cli, run_cli
 from tests.hostile_helpers import builtin_study
 

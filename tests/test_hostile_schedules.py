@@ -126,7 +126,7 @@ def test_a_study_refuses_a_final_value_in_params_and_budgets(capsys, tmp_path, w
 
 def test_a_study_with_the_schedule_is_accepted(tmp_path):
     from fsmarena.studies.catalogue import load_study_toml
-    from fsmarena.studies.methods import check_competitors
+    from fsmarena.studies.competitors import check_competitors
 
     study = tmp_path / "finals.toml"
     study.write_text(STUDY.format(params=", alpha_schedule = 'linear', alpha_final = 0.001", test="", paper=""))

@@ -12,7 +12,7 @@ import pytest
 from fsmarena.errors import FsmarenaError
 from fsmarena.games import get_game
 from fsmarena.games.players import TablePolicy
-from fsmarena.studies.methods import MethodContext, check_method, get_method, planned_games
+from fsmarena.methods.base import MethodContext, check_method, get_method, planned_games
 
 
 @pytest.fixture

@@ -27,9 +27,9 @@ from fsmarena.games.builtin_player import BuiltinPlayer  # noqa: E402
 from fsmarena.games.match import play_match  # noqa: E402
 from fsmarena.games.players import RandomPlayer, resolve_player  # noqa: E402
 from fsmarena.games.stats import wilson_interval  # noqa: E402
+from fsmarena.methods.base import MethodContext, check_method  # noqa: E402
 from fsmarena.studies.analysis import read_csv  # noqa: E402
 from fsmarena.studies.catalogue import get_study  # noqa: E402
-from fsmarena.studies.methods import MethodContext, check_method  # noqa: E402
 from fsmarena.studies.report_text import pct  # noqa: E402
 from fsmarena.studies.stage_confirm import CONFIRM_KEY  # noqa: E402
 from fsmarena.studies.stage_table import CHUNK, TABLE_KEY, arrangements, table_match  # noqa: E402

@@ -20,13 +20,13 @@ from fsmarena.games import get_game
 from fsmarena.games.multiseat import LeagueResult, advantage_interval, league
 from fsmarena.games.players import resolve_player
 from fsmarena.games.stats import wilson_interval
+from fsmarena.methods.base import MethodContext, check_method, get_method
 from fsmarena.stats import comparisons as st
 from fsmarena.stats import inference as inf
 from fsmarena.studies.analysis import read_csv
 from fsmarena.studies.catalogue import get_study, load_study_toml
 from fsmarena.studies.league_report import detectable, trained_against_finding
 from fsmarena.studies.league_tables import group_rows
-from fsmarena.studies.methods import MethodContext, check_method, get_method
 from fsmarena.studies.pipeline import SWEEP_MARKER, plans
 from fsmarena.studies.report_text import pct, pp
 

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from fsmarena.deep.extra import require_deep
 from fsmarena.deep.settings import deep_settings
 from fsmarena.games.base import Game
-from fsmarena.studies.methods import MethodContext, Trained
+from fsmarena.methods.base import MethodContext, Trained
 
 
 def train_deep(ctx: MethodContext) -> Trained:

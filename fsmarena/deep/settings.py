@@ -19,8 +19,8 @@ from fsmarena.deep.extra import installed_versions
 from fsmarena.deep.player import ACTIVATIONS
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.players import resolve_player
+from fsmarena.methods.base import MethodContext, Params
 from fsmarena.rl.network import check_network_size
-from fsmarena.studies.methods import MethodContext, Params
 
 ALGOS = ("ppo", "maskable-ppo", "dqn")
 #: what the training environment of PPO and DQN does with an illegal action

@@ -25,7 +25,7 @@ from fsmarena.deep.export import export_policy
 from fsmarena.deep.player import PolicyNetworkPlayer
 from fsmarena.games.match import play_match
 from fsmarena.games.players import Player, resolve_player
-from fsmarena.studies.methods import MethodContext, Trained
+from fsmarena.methods.base import MethodContext, Trained
 
 #: Stable-Baselines3 wants a number of steps: far more than any budget takes (the games stop it)
 UNBOUNDED_STEPS = 2**62

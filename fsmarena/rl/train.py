@@ -58,7 +58,7 @@ from fsmarena.rl.resume import read_checkpoint, run_fingerprint
 from fsmarena.rl.sequential_run import compiled_batches, compiled_opponent, run_sequential, sequential
 from fsmarena.rl.training_run import TrainingRun, make_learner, run_batched
 
-#: re-exported: the study layer (``fsmarena/studies/adapters.py``, ``fsmarena/games/dice421/study.py``) reads the
+#: re-exported: the study methods (``fsmarena/methods/adapters.py``, ``fsmarena/games/dice421/study.py``) reads the
 #: planners' names from here
 MODEL_BASED = registry.names("model")
 

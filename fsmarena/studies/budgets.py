@@ -8,7 +8,7 @@ they are references and take no part in matching.
 
 Each study method says, from its resolved settings alone, how many games a task will consume
 (``<method function>_games(settings, game)`` beside the method, found by
-:func:`fsmarena.studies.methods.planned_games`), so a plan can be checked before anything runs; the runner
+:func:`fsmarena.methods.base.planned_games`), so a plan can be checked before anything runs; the runner
 records what every task did consume and refuses a task whose count disagrees.
 
 A study's families must meet the same budget within :data:`TOLERANCE` at every scale, level and
@@ -32,7 +32,7 @@ from fsmarena import limits
 from fsmarena.errors import FsmarenaError
 from fsmarena.games import get_game
 from fsmarena.games.base import Game
-from fsmarena.studies.methods import MethodContext, check_method, planned_games
+from fsmarena.methods.base import MethodContext, check_method, planned_games
 
 if TYPE_CHECKING:  # pragma: no cover - typing only (the protocol imports this module)
     from fsmarena.studies.protocol import Plan, Study

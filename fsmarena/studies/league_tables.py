@@ -32,11 +32,11 @@ import numpy as np
 
 from fsmarena.games.multiseat import COUNTS, LeagueResult, advantage_interval
 from fsmarena.games.stats import Z95, wilson_interval
+from fsmarena.methods.variants import training_opponents
 from fsmarena.stats import comparisons as st
 from fsmarena.stats import inference as inf
 from fsmarena.studies.analysis import Analysis, declared_questions
 from fsmarena.studies.runner import StudyData
-from fsmarena.studies.variants import training_opponents
 
 FIELD = "field"
 #: what a league row's interval resamples

@@ -35,9 +35,10 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, read_json, write_json
 from fsmarena.games import get_game
 from fsmarena.games.players import resolve_player
+from fsmarena.methods.base import require_method
 from fsmarena.outdir import claim_folder, has_user_files
 from fsmarena.studies.catalogue import get_study, stage, study_names
-from fsmarena.studies.methods import check_competitors, require_method
+from fsmarena.studies.competitors import check_competitors
 from fsmarena.studies.protocol import FORMAT_VERSION, Plan, Study
 from fsmarena.studies.results import StudyResults
 from fsmarena.studies.runner import MARKER, StudyData, finished_results, run_study

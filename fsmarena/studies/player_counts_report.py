@@ -24,6 +24,7 @@ from fsmarena.figures.outcomes import outcome_boxes, outcome_ecdfs
 from fsmarena.fileio import write_text
 from fsmarena.games.base import config_to_dict
 from fsmarena.games.multiseat import LeagueResult
+from fsmarena.methods.variants import training_opponents
 from fsmarena.studies import exploit_report
 from fsmarena.studies.analysis import Analysis, analyse, best_machine_figures, to_csv
 from fsmarena.studies.exploitability import REWARD_NAMES, curve_rows, least_exploitable_builtins
@@ -33,7 +34,6 @@ from fsmarena.studies.report import Layout, Report, write_report
 from fsmarena.studies.report_text import estimate, table
 from fsmarena.studies.results import StudyResults
 from fsmarena.studies.runner import StudyData
-from fsmarena.studies.variants import training_opponents
 
 
 @dataclass

@@ -25,7 +25,7 @@ and written again from its result file when it is missing, damaged or another pl
 
 In a game that declares :class:`fsmarena.games.capabilities.ZeroSumSolvable` and is solvable with the
 study's parameters, a task also measures the exact exploitability of the player of every
-learning-curve point (the method's snapshots, see :class:`fsmarena.studies.methods.Trained`), for every
+learning-curve point (the method's snapshots, see :class:`fsmarena.methods.base.Trained`), for every
 reward the game solves (``solve_rewards``), and stores it beside the curve
 (``curve_exploitability``: reward -> one value per curve point), so a study can plot how far
 training is from the equilibrium against the games it consumed.  Other games' result files are
@@ -58,19 +58,13 @@ from fsmarena.games.crossplay import CrossplayResult
 from fsmarena.games.match import play_match
 from fsmarena.games.outside_player import OutsidePlayer
 from fsmarena.games.players import Player, load_player, player_from_json, player_to_json, resolve_player
+from fsmarena.methods.base import MethodContext, Trained, get_method, planned_games, require_method
+from fsmarena.methods.generic import outside_player
 from fsmarena.outdir import claim_folder, has_user_files
 from fsmarena.parallel import iter_tasks
 from fsmarena.stored_values import check_stored
 from fsmarena.studies.budgets import plan_budgets, smallest_budget
-from fsmarena.studies.methods import (
-    MethodContext,
-    Trained,
-    check_competitors,
-    get_method,
-    outside_player,
-    planned_games,
-    require_method,
-)
+from fsmarena.studies.competitors import check_competitors
 from fsmarena.studies.protocol import FORMAT_VERSION, Plan, seed_int
 from fsmarena.text import clean_text
 from fsmarena.version import __version__

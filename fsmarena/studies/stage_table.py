@@ -19,11 +19,11 @@ from fsmarena.fileio import Fields, write_json
 from fsmarena.games.base import Game
 from fsmarena.games.players import Player, resolve_player
 from fsmarena.games.runner import Block, play_blocks, rewards_int8
+from fsmarena.methods.variants import variant
 from fsmarena.studies.protocol import FORMAT_VERSION, Study
 from fsmarena.studies.runner import StudyData, champion_label
 from fsmarena.studies.stage import Stage, StageContext
 from fsmarena.studies.stage_confirm import cached_rows, counts_of, players_digest, scale_games
-from fsmarena.studies.variants import variant
 
 #: spawn key (under the master seed) of the table of more players
 TABLE_KEY = 2**32 + 32

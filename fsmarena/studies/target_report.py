@@ -33,6 +33,7 @@ from fsmarena.figures.target import table_figure, versus_reference_figure
 from fsmarena.fileio import write_text
 from fsmarena.games.base import config_to_dict
 from fsmarena.games.stats import wilson_interval
+from fsmarena.methods.variants import variant
 from fsmarena.stats import inference as inf
 from fsmarena.studies.analysis import (
     Analysis,
@@ -50,7 +51,6 @@ from fsmarena.studies.report_text import estimate, figure, pct, pp, table
 from fsmarena.studies.results import StudyResults
 from fsmarena.studies.runner import StudyData
 from fsmarena.studies.stage_confirm import reference_result
-from fsmarena.studies.variants import variant
 
 EVOLVE_METHODS = ("evolve", "evolve-variant")
 

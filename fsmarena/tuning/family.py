@@ -25,7 +25,7 @@ from fsmarena.games.base import Game
 from fsmarena.games.capabilities import ExactModel
 from fsmarena.games.match import play_match
 from fsmarena.games.players import Player, resolve_player
-from fsmarena.studies.methods import MethodContext, check_method, get_method, planned_games, win_rate
+from fsmarena.methods.base import MethodContext, check_method, get_method, planned_games, win_rate
 from fsmarena.studies.protocol import seed_int
 from fsmarena.tuning.search import TrialTask
 

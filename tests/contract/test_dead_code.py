@@ -4,7 +4,7 @@ A function is alive when its name occurs anywhere but its own ``def``: a call, a
 registry string (``"fsmarena.games.thirtyone.methods:train_mlp"``), a kernel function named by
 string (``kernel_function("bid_card")``), an override of a method named elsewhere, a test, an
 example of the documentation.  Study methods reach their checks and game counts by suffix
-(``train_mlp_check``, ``train_mlp_games``: :mod:`fsmarena.studies.methods`), so a function named
+(``train_mlp_check``, ``train_mlp_games``: :mod:`fsmarena.methods.base`), so a function named
 after a named method with one of those suffixes is alive too.  Dunder methods are Python's.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 #: where a name may be used: the package (code, study files), the tests, the docs' examples, the site hooks
 SOURCES = ("fsmarena/**/*.py", "fsmarena/**/*.toml", "tests/**/*.py", "docs/**/*.py", "mkdocs_hooks.py")
-#: the suffixes by which a study method's companions are found (:mod:`fsmarena.studies.methods`)
+#: the suffixes by which a study method's companions are found (:mod:`fsmarena.methods.base`)
 METHOD_SUFFIXES = ("_check", "_games")
 
 

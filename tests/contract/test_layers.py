@@ -5,6 +5,7 @@ From the bottom up:
 * the shared base, the modules of ``fsmarena`` itself (errors, files, parallel, progress);
 * the game contract and registry: ``fsmarena.games`` without its game folders;
 * the generic layers ``fsmarena.stats`` (replicate statistics), ``fsmarena.evo``, ``fsmarena.rl``,
+  ``fsmarena.methods`` (how each family trains a player for a study or a tuning run),
   ``fsmarena.figures`` and ``fsmarena.studies``;
 * the game plug-ins ``fsmarena/games/<name>/``, which may use everything below;
 * the command line, ``fsmarena.cli`` and ``fsmarena.commands``, which nothing below imports;
@@ -54,6 +55,7 @@ GENERIC = (
     "fsmarena.tuning",
     "fsmarena.deep",
     "fsmarena.stats",
+    "fsmarena.methods",
 )
 PLUGINS = tuple(GAME_PACKAGES)
 CLI = ("fsmarena.cli", "fsmarena.commands", "fsmarena.__main__")
@@ -232,7 +234,7 @@ PLUG_IN_POINTS: dict[str, dict[str, str]] = {
         "fsmarena.rl.network_agent": "player file kind 'network' (GENERIC_PLAYER_KINDS)",
         "fsmarena.deep.player": "player file kind 'policy-network' (GENERIC_PLAYER_KINDS)",
     },
-    "fsmarena.studies.methods": {
+    "fsmarena.methods.base": {
         "fsmarena.deep.method": "study method 'deep' (GENERIC_METHODS), the optional [deep] extra's families",
     },
     "fsmarena.studies.registry": {

@@ -17,8 +17,8 @@ from typing import Any
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.players import resolve_player
+from fsmarena.methods.base import MethodContext, Params, Trained
 from fsmarena.rl.network_training import NetworkSettings, train_network
-from fsmarena.studies.methods import MethodContext, Params, Trained
 
 #: settings the study fixes itself (the per-replicate seed) or that only shape the curve
 NOT_PARAMETERS = ("seed", "eval_panel", "rolling")

@@ -17,7 +17,7 @@ optimum* (in [0, 1]) and, in ``info``, the exact values themselves, the optimum,
 check of the final player (mean score over ``check_games`` games with its 95% interval, which
 should contain the exact value).  The exact-values report reads them (:mod:`fsmarena.studies.exact_report`).
 
-Training and evolution are imported where they run, as in :mod:`fsmarena.studies.adapters`: checking a
+Training and evolution are imported where they run, as in :mod:`fsmarena.methods.adapters`: checking a
 study's settings needs neither.
 """
 
@@ -36,10 +36,10 @@ from fsmarena.games.capabilities import ExactModel
 from fsmarena.games.match import play_match
 from fsmarena.games.players import Player
 from fsmarena.games.stats import mean_interval
+from fsmarena.methods.adapters import _config, evolve_games, train_games
+from fsmarena.methods.base import MethodContext, Params, Trained
 from fsmarena.rl.train import MODEL_BASED, TrainConfig
 from fsmarena.rl.train import train as run_training
-from fsmarena.studies.adapters import _config, evolve_games, train_games
-from fsmarena.studies.methods import MethodContext, Params, Trained
 
 #: default number of games of the sampled check of every final player
 CHECK_GAMES = 20_000

@@ -1,7 +1,7 @@
 """Study methods that train on a variant of the study's game, or against several builtins.
 
 ``train-variant`` and ``evolve-variant`` are the ``train`` and ``evolve`` methods of
-:mod:`fsmarena.studies.adapters` with two more parameters:
+:mod:`fsmarena.methods.adapters` with two more parameters:
 
 * ``game_params``: game parameters that differ during training only, e.g.
   ``{ action_set = "abstract" }`` so that automata and tabular learners choose among the
@@ -26,8 +26,8 @@ from typing import Any, Callable
 from fsmarena.errors import FsmarenaError
 from fsmarena.games import get_game
 from fsmarena.games.players import player_from_json, player_to_json, resolve_player
-from fsmarena.studies import adapters
-from fsmarena.studies.methods import MethodContext, Params, Trained
+from fsmarena.methods import adapters
+from fsmarena.methods.base import MethodContext, Params, Trained
 
 #: the parameters this module adds to the adapters' own
 EXTRA = ("game_params", "opponents")

@@ -29,9 +29,9 @@ from fsmarena.evo.run import EvolveConfig
 from fsmarena.evo.run import evolve as run_evolution
 from fsmarena.games.base import Game
 from fsmarena.games.players import Mixture, Player, resolve_player
+from fsmarena.methods.base import MethodContext, Params, Trained
 from fsmarena.rl.train import MODEL_BASED, TrainConfig
 from fsmarena.rl.train import train as run_training
-from fsmarena.studies.methods import MethodContext, Params, Trained
 
 
 def _config(cls: type, params: Params, exclude: tuple[str, ...] = ()) -> Any:
