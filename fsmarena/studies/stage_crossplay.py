@@ -15,7 +15,7 @@ import numpy as np
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import Fields, dumps, read_json, write_json
-from fsmarena.games.crossplay import CrossplayResult, crossplay, pairing_games
+from fsmarena.games.crossplay import CrossplayResult, crossplay, every_pairing, pairing_games
 from fsmarena.games.players import player_to_json
 from fsmarena.stored_values import check_stored
 from fsmarena.studies.protocol import FORMAT_VERSION, Plan
@@ -73,7 +73,7 @@ def _read_cache(path: Path, plan: Plan, labels: list[str], games: np.ndarray, ch
     n = len(labels)
     if result.labels != labels or len(result.pairs) != n * (n - 1) // 2 or not np.array_equal(result.games, games):
         raise f.fail("does not match this study's champions")
-    if not np.array_equal(result.pairs, np.stack(np.triu_indices(n, k=1), axis=1)):
+    if not np.array_equal(result.pairs, every_pairing(n)):
         raise f.fail("pairings out of order")
     return result
 
@@ -88,7 +88,7 @@ def read(raw: Any, source: str, ctx: StageContext) -> CrossplayResult:
         result.labels != [champion_label(*key) for key in keys]
         or result.families != [name for name, _ in keys]
         or result.replicates != [r for _, r in keys]
-        or not np.array_equal(result.pairs, np.stack(np.triu_indices(n, k=1), axis=1))
+        or not np.array_equal(result.pairs, every_pairing(n))
         or not np.array_equal(result.games, pairing_games([name for name, _ in keys], plan.crossplay_games_needed()))
     ):
         raise FsmarenaError(f"{source}: its cross-play counts are not the pairings of the plan's champions")
