@@ -4,6 +4,7 @@ LocalCluster of worker processes and with ``--jobs 1``; clear errors otherwise."
 from __future__ import annotations
 
 import csv
+import re
 import sys
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from fsmarena import allocator
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
+from fsmarena.extras import install_hint
 from fsmarena.parallel import MALLOC_TRIM, _malloc_trim_setting, iter_tasks, local_cluster, run_tasks, use_dask
 
 distributed = pytest.importorskip("dask.distributed")
@@ -192,7 +194,7 @@ def test_unreachable_scheduler_is_a_clear_error():
 
 def test_missing_distributed_package_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask.distributed", None)
-    with pytest.raises(FsmarenaError, match=r"fsmarena\[distributed\]"):
+    with pytest.raises(FsmarenaError, match=re.escape(install_hint("distributed"))):
         with use_dask("local"):
             pass
 

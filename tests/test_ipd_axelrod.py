@@ -1,5 +1,5 @@
 """The iterated prisoner's dilemma held to Axelrod's library (Axelrod-Python 4.13, the optional
-extra ``fsmarena[axelrod]``): an external oracle no one here wrote.
+extra ``axelrod``): an external oracle no one here wrote.
 
 * deterministic pairs (the classics and the published machines) play exactly the moves and
   scores of ``axelrod.Match`` over 200 turns (every pair in the slow suite, a panel by default);
