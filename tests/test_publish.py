@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.games.crossplay import every_pairing
-from fsmarena.studies.publish import Published, published, render
+from fsmarena.publish.pages import Published, published, render
 from fsmarena.studies.store import MANIFEST, RESULTS, load_store, read_results, write_results
 from tests.cli_helpers import cli, run_cli
 
@@ -681,7 +681,7 @@ def test_a_results_page_is_written_from_its_template_once_its_study_is_published
 
 
 def test_a_templates_note_to_its_editors_stays_out_of_the_page_it_writes():
-    from fsmarena.studies.publish import without_template_notes
+    from fsmarena.publish.pages import without_template_notes
 
     text = "# T\n\n<!-- The template of docs/results/x.md: edit the explanations here,\nnot in the page. -->\n\nBody\n"
     assert without_template_notes(text) == "# T\n\nBody\n"

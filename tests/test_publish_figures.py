@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fsmarena.studies.publish_figures import figure_blocks, same_drawing
+from fsmarena.publish.figures import figure_blocks, same_drawing
 from fsmarena.studies.store import stores
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,7 +18,7 @@ import pytest
 from cli_helpers import cli, run_cli
 from publish_helpers import damage_manifest, damage_results, sections
 
-from fsmarena.studies.publish import published
+from fsmarena.publish.pages import published
 from fsmarena.studies.stage_confirm import reference_result
 from fsmarena.studies.store import load_store, read_results, write_results
 

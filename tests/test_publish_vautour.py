@@ -19,9 +19,9 @@ import pytest
 from cli_helpers import cli, run_cli
 from publish_helpers import damage_manifest, damage_results, sections
 
+from fsmarena.publish.pages import published
 from fsmarena.studies.catalogue import get_study
 from fsmarena.studies.pipeline import SWEEP_MARKER
-from fsmarena.studies.publish import published
 from fsmarena.studies.store import load_store, read_results, write_results
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -198,7 +198,7 @@ def test_a_section_from_the_test_folder_is_in_every_studys_report(name, monkeypa
     """One registry line adds a section to every report layout, before its compute section (and
     taking the line out takes the section out: checked on 421, whose report is written in seconds;
     dtd-thesis's takes minutes a time)."""
-    from fsmarena.studies.publish import report_of
+    from fsmarena.publish.pages import report_of
     from fsmarena.studies.store import load_store
 
     entry = Entry("replicates", "tests.stage_helpers:replicates_section", "replicate tasks per part")

@@ -1,7 +1,7 @@
 """``fsmarena publish``: results pages and quoted numbers written from ``published/`` alone.
 
 ``--add DIR`` stores a finished study folder as data (:mod:`fsmarena.studies.store`, :mod:`fsmarena.studies.driver_store`); without options
-every page quoting a published run is written again from the stores (:mod:`fsmarena.studies.publish`);
+every page quoting a published run is written again from the stores (:mod:`fsmarena.publish.pages`);
 ``--check`` writes nothing and fails, naming each page, when a page differs from its data.
 
 The engines, studies and figures are imported inside the command's functions: ``fsmarena --help``
@@ -51,8 +51,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from fsmarena.studies.publish import add_run, publish, published_keys
-    from fsmarena.studies.publish_figures import publish_figures
+    from fsmarena.publish.figures import publish_figures
+    from fsmarena.publish.pages import add_run, publish, published_keys
 
     root = confine(args.root)  # its pages and stores, and a study folder added, are read through no link
     for folder in ("docs", "docs/results", "published"):  # pages under a linked folder would not even be found

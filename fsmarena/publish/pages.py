@@ -40,7 +40,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text, write_text
 from fsmarena.games import get_game
 from fsmarena.games.registry import entries
-from fsmarena.studies.publish_figures import figure_blocks
+from fsmarena.publish.figures import figure_blocks
 from fsmarena.studies.report import write_report
 from fsmarena.studies.results import StudyResults
 from fsmarena.studies.store import add_run as add_run
@@ -69,7 +69,7 @@ class Published:
 def published(root: str | Path) -> Published:
     """The blocks and values of every store under ``root/published``, and the blocks written from
     the registries (:func:`registry_blocks`) and the published figures
-    (:func:`fsmarena.studies.publish_figures.figure_blocks`)."""
+    (:func:`fsmarena.publish.figures.figure_blocks`)."""
     found = Published({**registry_blocks(root), **figure_blocks(root)}, {})
     for folder in stores(root):
         results = load_store(folder)

@@ -2,7 +2,7 @@
 
 A study folder (:mod:`fsmarena.studies.pipeline`) holds players, figures and tables; the published store of
 the same run holds only what its report reads, so that every number of the results pages can be
-regenerated from the repository alone (:mod:`fsmarena.studies.publish`), without re-running anything::
+regenerated from the repository alone (:mod:`fsmarena.publish.pages`), without re-running anything::
 
     published/<study>/manifest.json     the run: study, scale, master seed, plan fingerprint(s), the
                                         exact command, versions, CPU and wall time, dates

@@ -6,7 +6,8 @@ From the bottom up:
 * the game contract and registry: ``fsmarena.games`` without its game folders;
 * the generic layers ``fsmarena.stats`` (replicate statistics), ``fsmarena.evo``, ``fsmarena.rl``,
   ``fsmarena.methods`` (how each family trains a player for a study or a tuning run),
-  ``fsmarena.figures`` and ``fsmarena.studies``;
+  ``fsmarena.figures``, ``fsmarena.studies`` and ``fsmarena.publish`` (the pages written from
+  the published stores, above the studies);
 * the game plug-ins ``fsmarena/games/<name>/``, which may use everything below;
 * the command line, ``fsmarena.cli`` and ``fsmarena.commands``, which nothing below imports;
   with it, the package's face ``fsmarena/__init__.py``, whose one import (``fsmarena.games``)
@@ -56,6 +57,7 @@ GENERIC = (
     "fsmarena.deep",
     "fsmarena.stats",
     "fsmarena.methods",
+    "fsmarena.publish",
 )
 PLUGINS = tuple(GAME_PACKAGES)
 CLI = ("fsmarena.cli", "fsmarena.commands", "fsmarena.__main__")
