@@ -1,4 +1,4 @@
-"""The Axelrod-tournament stage (:mod:`fsmarena.studies.stage_axelrod`): champions ranked in
+"""The Axelrod-tournament stage (:mod:`fsmarena.games.ipd.axelrod_stage`): champions ranked in
 Axelrod's own tournament beside its strategies, a round robin on fsmarena's engine without the
 extra, the stored result validated, the same seed the same tournament."""
 
@@ -12,11 +12,11 @@ from cli_helpers import cli
 
 from fsmarena.errors import FsmarenaError
 from fsmarena.evo.table_fsm import TableFSM
+from fsmarena.games.ipd import axelrod_stage as stage_axelrod
+from fsmarena.games.ipd.axelrod_stage import TournamentResult, family_rows, run_axelrod
 from fsmarena.games.ipd.bridge import export_axelrod
 from fsmarena.games.ipd.game import IpdConfig, IteratedPrisonersDilemma
 from fsmarena.games.players import TablePolicy
-from fsmarena.studies import stage_axelrod
-from fsmarena.studies.stage_axelrod import TournamentResult, family_rows, run_axelrod
 
 axl = pytest.importorskip("axelrod")
 
@@ -174,7 +174,7 @@ def test_the_ipd_study_runs_at_test_scale_with_the_tournament_in_its_report(tmp_
 def test_the_pages_table_shows_the_families_harpers_machines_and_the_ten_best_others():
     """342 entrants make a table no one reads: the page keeps every family, Harper et al.'s
     machines wherever they rank and the TOP best of the rest (the CSV keeps every row)."""
-    from fsmarena.studies.axelrod_report import TOP, shown
+    from fsmarena.games.ipd.axelrod_section import TOP, shown
 
     def row(group, family=False):
         return {"group": group, "family": family}

@@ -61,6 +61,11 @@ class GameEntry:
       folder, next to its ``__init__.py``) or ``"module:function"`` returning a Study;
     * ``study_methods``: training methods a study TOML may name;
     * ``reports``: report writers a study may name in its ``report`` field;
+    * ``study_stages``: stages a study may list that only this game can run, each the
+      ``"module:ENTRY"`` of its :class:`fsmarena.studies.registry.Entry` (the iterated prisoner's
+      dilemma's ``axelrod``: its champions in Axelrod's own tournament);
+    * ``report_sections``: sections every report writes (empty where they do not apply), each
+      the ``"module:ENTRY"`` of its :class:`fsmarena.studies.registry.Entry`;
     * ``bench_cases``: ``"module:function(game) -> [BenchCase]"``, the game's cases of
       ``fsmarena bench`` (:mod:`fsmarena.games.bench`);
     * ``kernel``: the module of its compiled single-game kernel (``"games.<name>.kernel"``,
@@ -84,6 +89,8 @@ class GameEntry:
     studies: Mapping[str, str] = field(default_factory=dict)
     study_methods: Mapping[str, str] = field(default_factory=dict)
     reports: Mapping[str, str] = field(default_factory=dict)
+    study_stages: Mapping[str, str] = field(default_factory=dict)
+    report_sections: Mapping[str, str] = field(default_factory=dict)
     bench_cases: tuple[str, ...] = ()
     kernel: str = ""
     probes: tuple[str, ...] = ()
@@ -241,3 +248,13 @@ def game_study_methods() -> dict[str, str]:
 def game_reports() -> dict[str, str]:
     """Report writers the games add."""
     return _merged("reports")
+
+
+def game_study_stages() -> dict[str, str]:
+    """Stages the games add: name -> ``"module:ENTRY"``."""
+    return _merged("study_stages")
+
+
+def game_report_sections() -> dict[str, str]:
+    """Report sections the games add: name -> ``"module:ENTRY"``."""
+    return _merged("report_sections")

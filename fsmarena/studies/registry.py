@@ -5,7 +5,9 @@ Like the learner registry (:mod:`fsmarena.rl.registry`), an entry names things o
 scale fields it reads.  A study file lists its stages (``stages = ["crossplay", "league"]``) and
 names its report layout (``report = "player-counts"``); :mod:`fsmarena.studies.catalogue` reads the
 fields these entries declare (unknown fields are refused) and resolves the targets.  Adding a
-stage is its own module and one line of :data:`STAGES`.
+stage is its own module and one line of :data:`STAGES`.  A stage or a section only one game can
+run is declared by that game's entry instead (``GameEntry.study_stages``, ``report_sections``),
+and :func:`stages` and :func:`sections` add them to the generic ones.
 
 This module imports nothing of the studies layer, so that the protocol and the catalogue can read
 it without a cycle.
@@ -16,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fsmarena.errors import FsmarenaError
+from fsmarena.games.registry import game_report_sections, game_study_stages, resolve
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,8 @@ class Entry:
     sections: tuple[str, ...] = ()
     #: a section's arguments: the attributes of :class:`fsmarena.studies.report.Report` it reads
     reads: tuple[str, ...] = ()
+    #: a game's section: the section of every report it comes before (after them all if "")
+    before: str = ""
 
 
 STAGES: dict[str, Entry] = {
@@ -80,13 +85,6 @@ STAGES: dict[str, Entry] = {
             "before training: each tuned family's settings searched with the same budget of games",
             ("tuning",),
             ("tuning_runs",),
-        ),
-        Entry(
-            "axelrod",
-            "fsmarena.studies.stage_axelrod:STAGE",
-            "every champion ranked in Axelrod's own tournament (the iterated prisoner's dilemma)",
-            (),
-            ("axelrod_strategies", "axelrod_repetitions"),
         ),
     )
 }
@@ -201,17 +199,41 @@ SECTIONS: dict[str, Entry] = {
         Entry("tuning", "fsmarena.tuning.report:section", "what each tuned family chose, at what cost"),
         Entry("questions", "fsmarena.studies.question_answers:section", "every declared question answered"),
         Entry("seeds", "fsmarena.studies.seeds_section:section", "what the seed reports, its settings, agreement"),
-        Entry("axelrod", "fsmarena.studies.axelrod_report:section", "the Axelrod-tournament ranks table"),
         Entry("cards", "fsmarena.studies.cards_section:cards_section", "each family's best champion: card and game"),
     )
 }
 
 
+def stages() -> dict[str, Entry]:
+    """Every stage a study may list: the generic ones, then those the games declare."""
+    return {**STAGES, **_games_entries(game_study_stages(), "stage")}
+
+
+def sections() -> dict[str, Entry]:
+    """The sections every report writes, in order: the generic ones, each game's placed before
+    the section its entry names (``before``), after them all without one."""
+    ordered = dict(SECTIONS)
+    for name, entry in _games_entries(game_report_sections(), "section").items():
+        names = list(ordered)
+        at = names.index(entry.before) if entry.before in ordered else len(names)
+        ordered = {n: ordered[n] for n in names[:at]} | {name: entry} | {n: ordered[n] for n in names[at:]}
+    return ordered
+
+
+def _games_entries(declared: dict[str, str], what: str) -> dict[str, Entry]:
+    """The entries the games declare (``name -> "module:ENTRY"``), each named as declared."""
+    found = {name: resolve(target, f"{what} '{name}'") for name, target in declared.items()}
+    for name, entry in found.items():
+        assert isinstance(entry, Entry) and entry.name == name, f"{what} '{name}' is not an Entry of that name"
+    return found
+
+
 def stage_entry(name: str) -> Entry:
     """The stage ``name``; one clear error naming the known stages otherwise."""
-    if name not in STAGES:
-        raise FsmarenaError(f"unknown stage '{name}' (known: {', '.join(STAGES)})")
-    return STAGES[name]
+    known = stages()
+    if name not in known:
+        raise FsmarenaError(f"unknown stage '{name}' (known: {', '.join(known)})")
+    return known[name]
 
 
 def report_entry(name: str) -> Entry:

@@ -7,7 +7,7 @@ figures: ``prepare``), the sections it lists, what its summary holds, and the li
 
     report = Report(results, figures, *layout.prepare(results, figures))
     text   = title + question + [section(report) for section in layout's sections]
-             + [section(results, figures) for section in SECTIONS]      # every study's report
+             + [section(results, figures) for section in sections()]    # every study's report
              + compute + reproduce
     write DIR/report.md; return layout.summary(report)
 
@@ -29,7 +29,7 @@ from fsmarena.games.registry import resolve
 from fsmarena.studies.analysis import Analysis
 from fsmarena.studies.protocol import Study
 from fsmarena.studies.provenance import compute_section, reproduce_section, written_by
-from fsmarena.studies.registry import SECTION_CATALOGUE, SECTIONS, Entry, report_entry
+from fsmarena.studies.registry import SECTION_CATALOGUE, Entry, report_entry, sections
 from fsmarena.studies.runner import StudyData
 from fsmarena.studies.sample_efficiency import level_summary
 
@@ -102,7 +102,7 @@ def write_report(results: StudyResults, figures: bool = True) -> dict[str, Any]:
     report = Report(results, figures, *layout.prepare(results, figures))
     texts = [title_section(report), question_section(report)]
     texts += [section_text(name, report) for name in entry.sections]
-    texts += [resolve(e.target, f"section '{name}'")(results, figures) for name, e in SECTIONS.items()]
+    texts += [resolve(e.target, f"section '{name}'")(results, figures) for name, e in sections().items()]
     texts += [
         compute_section(results),
         reproduce_section(results, layout.files(report), layout.kept, layout.packages),

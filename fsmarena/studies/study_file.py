@@ -21,7 +21,7 @@ from fsmarena.errors import FsmarenaError
 from fsmarena.fileio import read_text
 from fsmarena.studies.budgets import REMOVED_FIELD, REMOVED_MESSAGE, check_budgets, read_levels
 from fsmarena.studies.protocol import _NAME, MIN_HALFWIDTH, Competitor, Scale, Study
-from fsmarena.studies.registry import STAGES
+from fsmarena.studies.registry import stages
 from fsmarena.text import clean_label, clean_text, clean_title
 
 if sys.version_info >= (3, 11):
@@ -313,7 +313,7 @@ class _Reader:
     def refuse_unknown(self, known: tuple[str, ...]) -> None:
         unknown = sorted(set(self.data) - set(known))
         for key in unknown:  # a stage's setting without its stage: say which stage reads it
-            owner = next((e.name for e in STAGES.values() if key in (*e.study_fields, *e.scale_fields)), None)
+            owner = next((e.name for e in stages().values() if key in (*e.study_fields, *e.scale_fields)), None)
             if owner is not None:
                 raise self.fail(f"field '{key}' is a setting of stage '{owner}': list '{owner}' in the study's stages")
         if unknown:

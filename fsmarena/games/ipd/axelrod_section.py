@@ -1,4 +1,4 @@
-"""The report section of the Axelrod-tournament stage (:mod:`fsmarena.studies.stage_axelrod`):
+"""The report section of the Axelrod-tournament stage (:mod:`fsmarena.games.ipd.axelrod_stage`):
 each family's mean score per turn over its champions with a 95% replicate-level interval and its
 champions' ranks, beside Harper et al.'s evolved machines and Axelrod's strategies measured in the
 same run; the table also goes to ``axelrod_tournament.csv`` in the study's folder."""
@@ -11,8 +11,9 @@ import math
 
 from fsmarena.extras import install_hint
 from fsmarena.fileio import write_text
+from fsmarena.games.ipd.axelrod_stage import HARPER, TURNS, family_rows
+from fsmarena.studies.registry import Entry
 from fsmarena.studies.results import StudyResults
-from fsmarena.studies.stage_axelrod import HARPER, TURNS, family_rows
 
 COLUMNS = ("group", "family", "replicates", "score_per_turn", "low", "high", "median_rank", "best_rank")
 #: entrants the page's table shows besides the families and Harper et al.'s machines (the best
@@ -82,3 +83,7 @@ def section(results: StudyResults, figures: bool) -> str:
         heading = "" if len(results.parts) == 1 else f"### {results.part_name(part)}\n\n"
         texts.append(heading + "\n".join(lines))
     return "## The Axelrod tournament\n\n" + "\n\n".join(texts) + "\n" if texts else ""
+
+
+#: the section as the game's entry declares it (``GameEntry.report_sections``): before the cards
+ENTRY = Entry("axelrod", f"{__name__}:section", "the Axelrod-tournament ranks table", before="cards")

@@ -3,8 +3,8 @@
 finite-state machines (EvolvedFSM4, 6, 16, 16 Noise 05) measured in the same run, and is ranked by
 its mean score per turn (cached in ``<part>/raw/axelrod.json``).
 
-It applies to a game that exports its players to Axelrod (the game entry's ``exports["axelrod"]``,
-the iterated prisoner's dilemma's).  Each scale declares ``axelrod_strategies`` (``"all"``, or a
+The iterated prisoner's dilemma declares it (its entry's ``study_stages``, :data:`ENTRY`): it
+applies to a game that exports its players to Axelrod (the entry's ``exports["axelrod"]``).  Each scale declares ``axelrod_strategies`` (``"all"``, or a
 list of Axelrod strategy names: a small field at the test scale) and ``axelrod_repetitions``; the
 matches last :data:`TURNS` turns and the tournament's seed is the study's.  Without Axelrod's
 library (the ``axelrod`` extra) the stage plays a round robin of the champions against the game's
@@ -31,6 +31,7 @@ from fsmarena.games.arena import play_games
 from fsmarena.games.registry import entry, lookup
 from fsmarena.stats.comparisons import mean_ci
 from fsmarena.studies.protocol import Plan, Study
+from fsmarena.studies.registry import Entry
 from fsmarena.studies.runner import StudyData, champion_label
 from fsmarena.studies.stage import Stage, StageContext
 
@@ -247,3 +248,11 @@ def _read(raw: Any, source: str, ctx: StageContext) -> TournamentResult:
 
 
 STAGE = Stage("axelrod", _run, _to_json, _read, applies, check)
+#: the stage as the game's entry declares it (``GameEntry.study_stages``)
+ENTRY = Entry(
+    "axelrod",
+    f"{__name__}:STAGE",
+    "every champion ranked in Axelrod's own tournament (the iterated prisoner's dilemma)",
+    (),
+    ("axelrod_strategies", "axelrod_repetitions"),
+)
