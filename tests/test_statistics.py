@@ -463,3 +463,32 @@ def test_two_builtins_are_decided_by_their_games_with_a_per_game_interval():
     assert xy["fixed_pair"] and st.crossplay_verdict(xy) == "ahead"
     unfixed, _ = st.crossplay_tables(result, ["X", "Y"])
     assert not unfixed[0]["fixed_pair"] and st.crossplay_verdict(unfixed[0]) == "not separated"
+
+
+def test_pooled_family_counts_are_the_sums_over_every_pairing_of_the_two_families():
+    """The family rows' pooled columns, summed once per family pair, against a loop over the
+    pairings (both seatings of a pair in the list of pairs)."""
+    rng = np.random.default_rng(11)
+    families = ["A", "B", "C", "A", "B", "C", "C"]
+    pairs = np.stack(np.triu_indices(len(families), k=1), axis=1)
+    games = 2 * rng.integers(1, 6, len(pairs))
+    wins = rng.integers(0, games + 1)
+    draws = rng.integers(0, games - wins + 1)
+    labels = [f"{f}{k}" for k, f in enumerate(families)]
+    result = CrossplayResult(labels, families, list(range(7)), pairs, games, wins, draws, games - wins - draws)
+    rows, _ = st.crossplay_tables(result, ["A", "B", "C"], seed=1)
+    for row in rows:
+        a, b = row["family"], row["opponent_family"]
+        expected = {"pairings": 0, "games": 0, "wins": 0, "losses": 0}
+        for (i, j), g, w, d in zip(pairs, games, wins, draws):
+            side = (families[i], families[j])
+            if side in ((a, b), (b, a)):
+                mine, theirs = (w, g - w - d) if side == (a, b) else (g - w - d, w)
+                expected = {
+                    "pairings": expected["pairings"] + 1,
+                    "games": expected["games"] + g,
+                    "wins": expected["wins"] + mine,
+                    "losses": expected["losses"] + theirs,
+                }
+        assert {k: row[k] for k in expected} == expected and row["draws"] == row["games"] - row["wins"] - row["losses"]
+    assert len(rows) == 6

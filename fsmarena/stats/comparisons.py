@@ -330,14 +330,47 @@ def crossplay_tables(
                         "net": (per_w[c, k] - per_l[c, k]) / games,
                     }
                 )
+    pooled = _PooledCounts(result, fam_index, len(order))
+    spreads: dict[tuple[str, str], list[float]] = {}
+    for row in champion_rows:
+        spreads.setdefault((row["family"], row["opponent_family"]), []).append(row["win_rate"])
     family_rows = []
     for k, a in enumerate(order):
         for b in order[k + 1 :]:
-            forward = _family_row(result, champion_rows, a, b, seed, fixed)
+            pair = (column[a], column[b])
+            forward = _family_row(result, pooled.of(*pair), spreads.get((a, b), []), a, b, seed, fixed)
             if forward is not None:
-                backward = _family_row(result, champion_rows, b, a, seed, fixed, mirror=forward)
+                counts = pooled.of(*pair[::-1])
+                backward = _family_row(result, counts, spreads.get((b, a), []), b, a, seed, fixed, mirror=forward)
                 family_rows += [forward, backward] if backward is not None else [forward]
     return family_rows, champion_rows
+
+
+class _PooledCounts:
+    """Every family pair's pooled pairings, games, wins and losses, summed once over the
+    pairings (at 1,220 champions a mask over the 743,590 pairings per family pair took most
+    of a report's time): ``of(a, b)`` counts from ``a``'s side, ``a`` and ``b`` being the
+    families' indices."""
+
+    def __init__(self, result: CrossplayResult, fam_index: np.ndarray, families: int):
+        code = fam_index[result.pairs[:, 0]] * families + fam_index[result.pairs[:, 1]]
+        size = families * families
+        self.families = families
+        self.pairings = np.bincount(code, minlength=size)
+        self.games, self.wins, self.losses = (
+            np.bincount(code, weights=np.asarray(x, np.float64), minlength=size).astype(np.int64)
+            for x in (result.games, result.wins, result.losses)
+        )
+
+    def of(self, a: int, b: int) -> tuple[int, int, int, int]:
+        """``(pairings, games, wins, losses)`` of family ``a`` against ``b`` (``a != b``), both orders of seating in the pairs."""
+        ab, ba = a * self.families + b, b * self.families + a
+        return (
+            int(self.pairings[ab] + self.pairings[ba]),
+            int(self.games[ab] + self.games[ba]),
+            int(self.wins[ab] + self.losses[ba]),
+            int(self.losses[ab] + self.wins[ba]),
+        )
 
 
 #: the champion-level columns of a family row and how each maps onto the mirrored row (B vs A):
@@ -377,30 +410,27 @@ def _mirror(
 
 def _family_row(
     result: CrossplayResult,
-    champion_rows: Sequence[Mapping[str, Any]],
+    counts: tuple[int, int, int, int],
+    spread_rates: Sequence[float],
     a: str,
     b: str,
     seed: int,
     fixed: frozenset[str] = frozenset(),
     mirror: Mapping[str, Any] | None = None,
 ) -> dict[str, Any] | None:
-    """Family ``a`` against ``b`` (``a != b``): pooled counts, the champion-level statistics
-    (computed for the pair in ``order``, mirrored from ``mirror`` for the reverse direction),
-    the spread over ``a``'s champions; None when the two never met."""
-    fam, first, second = np.asarray(result.families), result.pairs[:, 0], result.pairs[:, 1]
-    forward = (fam[first] == a) & (fam[second] == b)
-    backward = (fam[first] == b) & (fam[second] == a)
-    wins = int(result.wins[forward].sum() + result.losses[backward].sum())
-    losses = int(result.losses[forward].sum() + result.wins[backward].sum())
-    games = int(result.games[forward].sum() + result.games[backward].sum())
+    """Family ``a`` against ``b`` (``a != b``): pooled ``counts`` (pairings, games, wins, losses
+    from ``a``'s side), the champion-level statistics (computed for the pair in ``order``,
+    mirrored from ``mirror`` for the reverse direction), the spread of ``a``'s champions' win
+    rates against ``b``; None when the two never met."""
+    pairings, games, wins, losses = counts
     if not games:
         return None
-    spread = np.array([r["win_rate"] for r in champion_rows if r["family"] == a and r["opponent_family"] == b])
+    spread = np.array(spread_rates)
     q1, median, q3 = np.percentile(spread, [25, 50, 75])
     row = {
         "family": a,
         "opponent_family": b,
-        "pairings": int(forward.sum() + backward.sum()),
+        "pairings": pairings,
         "games": games,
         "wins": wins,
         "draws": games - wins - losses,
