@@ -19,7 +19,7 @@ SOURCE_ROOT = Path(__file__).resolve().parent.parent
 
 def source_tree() -> Path | None:
     """The clone this package runs from, or None for an installed wheel."""
-    if (SOURCE_ROOT / "setup.cfg").is_file() and (SOURCE_ROOT / "fsmarena" / "extras.py").is_file():
+    if (SOURCE_ROOT / "setup.cfg").is_file():  # a wheel installs no setup.cfg beside the package
         return SOURCE_ROOT
     return None
 

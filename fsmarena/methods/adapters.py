@@ -11,7 +11,7 @@ batch, epsilon, learner_seat, eval_every, eval_games, ...) plus ``opponent``, a 
 (default ``random``).  Without ``batch`` (or with ``batch = 1``) a competitor is the textbook
 sequential learner (:mod:`fsmarena.rl.sequential`, the default for games with a kernel); ``batch = K``
 asks for the batched algorithm.  A competitor that ``needs`` others trains instead against a
-:class:`~studies.stacks.Mixture` of their champions from the same replicate (one drawn per
+:class:`~fsmarena.games.players.Mixture` of their champions from the same replicate (one drawn per
 training game; compiled into a pool for the sequential learners).  The final player is the greedy table policy; the curve is its win rate
 against the study's curve opponent at every evaluation point, and the snapshots are the greedy
 policies measured there.

@@ -10,7 +10,7 @@
   (:func:`fsmarena.games.players.player_from_json`): a player that does not fit there (another state
   space, an action out of range) fails loudly instead of being silently re-read.
 * ``opponents`` (``train-variant`` only): builtin names; the learner trains against a
-  :class:`~studies.stacks.Mixture` of them (one drawn per training game), together with the
+  :class:`~fsmarena.games.players.Mixture` of them (one drawn per training game), together with the
   champions of the competitors it ``needs``.  (Evolution names its opponents with the panel
   protocol's own ``panel`` parameter.)
 

@@ -58,8 +58,8 @@ from fsmarena.rl.resume import read_checkpoint, run_fingerprint
 from fsmarena.rl.sequential_run import compiled_batches, compiled_opponent, run_sequential, sequential
 from fsmarena.rl.training_run import TrainingRun, make_learner, run_batched
 
-#: re-exported: the study methods (``fsmarena/methods/adapters.py``, ``fsmarena/games/dice421/study.py``) reads the
-#: planners' names from here
+#: re-exported: the study methods (``fsmarena/methods/adapters.py``, ``fsmarena/methods/exact.py``) read
+#: the planners' names from here
 MODEL_BASED = registry.names("model")
 
 # ---- the run --------------------------------------------------------------------------------

@@ -363,7 +363,8 @@ class _PooledCounts:
         )
 
     def of(self, a: int, b: int) -> tuple[int, int, int, int]:
-        """``(pairings, games, wins, losses)`` of family ``a`` against ``b`` (``a != b``), both orders of seating in the pairs."""
+        """``(pairings, games, wins, losses)`` of family ``a`` against ``b`` (``a != b``), from
+        the pairings listing either first."""
         ab, ba = a * self.families + b, b * self.families + a
         return (
             int(self.pairings[ab] + self.pairings[ba]),

@@ -1,7 +1,7 @@
 """What only 421 gives its study: the hook of the exact-values report.
 
 421 is a one-player game with a known model (:mod:`fsmarena.games.dice421.exact`); its study (``421.toml``)
-trains with the exact-value methods of the studies layer (:mod:`fsmarena.methods.exact`) and
+trains with the exact-value study methods (:mod:`fsmarena.methods.exact`) and
 names the exact-values report, which the studies layer builds (:mod:`fsmarena.studies.exact_report`).
 :func:`exact_reference` is the hook 421's entry declares for that report: its optimum and the
 optimal policy (rows, text, and the chart of :mod:`fsmarena.games.dice421.figures`), as data.

@@ -4,8 +4,9 @@ finite-state machines (EvolvedFSM4, 6, 16, 16 Noise 05) measured in the same run
 its mean score per turn (cached in ``<part>/raw/axelrod.json``).
 
 The iterated prisoner's dilemma declares it (its entry's ``study_stages``, :data:`ENTRY`): it
-applies to a game that exports its players to Axelrod (the entry's ``exports["axelrod"]``).  Each scale declares ``axelrod_strategies`` (``"all"``, or a
-list of Axelrod strategy names: a small field at the test scale) and ``axelrod_repetitions``; the
+applies to a game that exports its players to Axelrod (the entry's ``exports["axelrod"]``).
+Each scale declares ``axelrod_strategies`` (``"all"``, or a list of Axelrod strategy names: a
+small field at the test scale) and ``axelrod_repetitions``; the
 matches last :data:`TURNS` turns and the tournament's seed is the study's.  Without Axelrod's
 library (the ``axelrod`` extra) the stage plays a round robin of the champions against the game's
 own builtins (its classics and published machines) on fsmarena's engine instead, and the result
