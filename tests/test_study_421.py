@@ -14,6 +14,7 @@ import dataclasses
 import json
 from fractions import Fraction
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -21,7 +22,6 @@ import pytest
 from fsmarena.cli import main
 from fsmarena.errors import FsmarenaError
 from fsmarena.games import get_game
-from fsmarena.games.dice421.study import exact_reference
 from fsmarena.games.players import load_player
 from fsmarena.games.registry import resolve
 from fsmarena.studies import exact_values
@@ -87,6 +87,9 @@ def test_study_421_runs_end_to_end_and_its_numbers_agree(tmp_path, capsys):
     for row in policy:
         index = GAME.index_of(tuple(int(d) for d in row["dice"]), int(row["throws_left"]))
         assert row["action"] == GAME.action_names[OPTIMAL_TABLE[index]]
+        assert row["keep"] == "".join(
+            map(str, GAME.kept_dice(tuple(int(d) for d in row["dice"]), OPTIMAL_TABLE[index]))
+        )
     report = (out / "report.md").read_text()
     assert "553679/139968" in report and "keep 42" in report
     for stem in ("learning_curves", "final_values", "reliability", "optimal_policy"):
@@ -154,9 +157,10 @@ def test_the_same_plan_gives_the_same_tables_for_any_jobs(tmp_path):
     assert [int(r["games"]) for r in ga] == list(range(120, 3001, 120))  # the level: 25 generations of 120 games
 
 
-def test_421_hook_gives_its_optimum_and_policy_as_data():
-    reference = exact_reference(GAME)
-    assert reference.value == OPTIMUM
+def test_421_exact_model_gives_its_optimum_and_policy_as_data():
+    reference = exact_values.exact_reference(GAME)
+    assert reference.value == OPTIMUM and reference.draw_policy is None  # no chart named
+    assert reference.policy_intro == GAME.policy_intro and reference.policy_caption == GAME.policy_caption
     assert reference.policy_text == GAME.policy_text(OPTIMAL_TABLE)
     assert len(reference.policy_rows) == 112
     for row in reference.policy_rows:  # the rows name the optimal action of their state
@@ -164,20 +168,31 @@ def test_421_hook_gives_its_optimum_and_policy_as_data():
         assert row["action"] == GAME.action_names[OPTIMAL_TABLE[index]]
 
 
-def test_the_exact_values_report_is_built_from_whatever_reference_the_hook_gives(tmp_path, monkeypatch):
-    """The studies layer writes the report: a hook with another value, its own words and no
+def test_the_exact_values_report_draws_the_chart_its_game_names_and_refuses_a_game_without_a_model(tmp_path):
+    data = SimpleNamespace(game=GAME)
+    reference = exact_values.study_reference(data)
+    assert reference.draw_policy is not None
+    drawn = reference.draw_policy(tmp_path / "policy")
+    assert [p.suffix for p in drawn] == [".png", ".pdf"] and all(p.stat().st_size > 0 for p in drawn)
+    on_dtd = dataclasses.replace(study_from_data(SMALL), game="dtd")
+    with pytest.raises(FsmarenaError, match="report 'exact-values' needs a game with an exact model, not dtd"):
+        LAYOUT.check(on_dtd)
+
+
+def test_the_exact_values_report_is_built_from_whatever_reference_the_game_gives(tmp_path, monkeypatch):
+    """The studies layer writes the report: a reference with another value, its own words and no
     drawing changes the gaps, the policy section and nothing else of the game's."""
     study = study_from_data({**SMALL, "competitors": SMALL["competitors"][:1]})
     results = run_pipeline(study, "test", tmp_path / "run", log=lambda message: None)
     results.command = "test"
-    own = exact_reference(GAME)
+    own = exact_values.exact_reference(GAME)
     other = ExactReference(
         value=Fraction(2 * own.value),
         policy_rows=[{"state": "s", "action": "a"}],
         policy_text="POLICY AS TEXT",
         policy_intro="HOW TO READ THE POLICY.",
     )
-    monkeypatch.setattr(exact_values, "report_hook", lambda name: lambda game: other)
+    monkeypatch.setattr(exact_values, "exact_reference", lambda game, figure: other)
     summary = write_report(results, True)
     report = Path(summary["report"]).read_text()
     assert summary["optimum"] == pytest.approx(float(other.value))

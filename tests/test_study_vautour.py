@@ -20,13 +20,13 @@ from fsmarena.games import get_game
 from fsmarena.games.multiseat import LeagueResult, advantage_interval, league
 from fsmarena.games.players import resolve_player
 from fsmarena.games.stats import wilson_interval
+from fsmarena.league.report import detectable, trained_against_finding
+from fsmarena.league.tables import group_rows
 from fsmarena.methods.base import MethodContext, check_method, get_method
 from fsmarena.stats import comparisons as st
 from fsmarena.stats import inference as inf
 from fsmarena.studies.analysis import read_csv
 from fsmarena.studies.catalogue import get_study, load_study_toml
-from fsmarena.studies.league_report import detectable, trained_against_finding
-from fsmarena.studies.league_tables import group_rows
 from fsmarena.studies.pipeline import SWEEP_MARKER, plans
 from fsmarena.studies.report_text import pct, pp
 
@@ -419,7 +419,7 @@ def test_what_against_copies_means_is_told_only_where_a_league_has_three_seats_o
     not explain them."""
     from types import SimpleNamespace
 
-    import fsmarena.studies.player_counts_report as sweep_report
+    import fsmarena.league.layout as sweep_report
 
     monkeypatch.setattr(sweep_report, "findings", lambda t, analysis: [f"- a finding at {t.n} players"])
     found = SimpleNamespace(built={n: (SimpleNamespace(n=n), None) for n in counts})

@@ -21,7 +21,7 @@ attribute by name:
 
 Other optional parts are plain fields with defaults: ``Game.train_defaults`` (per-algorithm
 training settings), ``Game.encoding_label`` (readable FSM inputs), and in the game's
-:class:`fsmarena.games.registry.GameEntry` its network heads, study methods and reports.
+:class:`fsmarena.games.registry.GameEntry` its network heads, study methods and the chart of an exact policy.
 """
 
 from __future__ import annotations
@@ -35,7 +35,17 @@ import numpy as np
 
 
 class ExactModel(ABC):
-    """A game whose model is known: exact optimum and exact values of policies."""
+    """A game whose model is known: exact optimum and exact values of policies.
+
+    What a study's exact-values report (:mod:`fsmarena.studies.exact_report`) shows of the optimum
+    comes from here: the value and table of :meth:`exact_optimum`, the table as rows and as text,
+    how to read them (:attr:`policy_intro`) and the caption of the game's chart of it, which its
+    registry entry names (``GameEntry.policy_figure``; drawing is not the rules' business)."""
+
+    #: how to read :meth:`policy_rows` (one sentence, in a report)
+    policy_intro: ClassVar[str] = ""
+    #: the caption of the chart ``GameEntry.policy_figure`` draws of an optimal table
+    policy_caption: ClassVar[str] = ""
 
     @abstractmethod
     def model(self) -> Any:

@@ -60,7 +60,6 @@ class GameEntry:
     * ``studies``: named studies, ``name -> "file.toml"`` (a definition in the game's own
       folder, next to its ``__init__.py``) or ``"module:function"`` returning a Study;
     * ``study_methods``: training methods a study TOML may name;
-    * ``reports``: report writers a study may name in its ``report`` field;
     * ``study_stages``: stages a study may list that only this game can run, each the
       ``"module:ENTRY"`` of its :class:`fsmarena.studies.registry.Entry` (the iterated prisoner's
       dilemma's ``axelrod``: its champions in Axelrod's own tournament);
@@ -75,6 +74,8 @@ class GameEntry:
     * ``network``: the ``"module:attribute"`` of its :class:`fsmarena.rl.network_agent.NetworkSpec`
       (the network learner's heads and recommended settings), empty for one head over all
       actions;
+    * ``policy_figure``: an exact model's chart of a policy table (421's dice kept),
+      ``"module:function(game, table, stem) -> paths"``, drawn in its study's report; empty for none;
     * ``exports``: ``format -> "module:function(game, player) -> dict"``, the JSON-ready forms a
       player file of the game exports to (``fsmarena export PLAYER.json --to FORMAT``; the
       iterated prisoner's dilemma's ``axelrod``: its table FSMs as the arguments of an Axelrod ``FSMPlayer``);
@@ -88,13 +89,13 @@ class GameEntry:
     player_kinds: Mapping[str, str] = field(default_factory=dict)
     studies: Mapping[str, str] = field(default_factory=dict)
     study_methods: Mapping[str, str] = field(default_factory=dict)
-    reports: Mapping[str, str] = field(default_factory=dict)
     study_stages: Mapping[str, str] = field(default_factory=dict)
     report_sections: Mapping[str, str] = field(default_factory=dict)
     bench_cases: tuple[str, ...] = ()
     kernel: str = ""
     probes: tuple[str, ...] = ()
     network: str = ""
+    policy_figure: str = ""
     exports: Mapping[str, str] = field(default_factory=dict)
     expectations: str = ""
 
@@ -243,11 +244,6 @@ def game_studies() -> dict[str, str]:
 def game_study_methods() -> dict[str, str]:
     """Study methods the games add."""
     return _merged("study_methods")
-
-
-def game_reports() -> dict[str, str]:
-    """Report writers the games add."""
-    return _merged("reports")
 
 
 def game_study_stages() -> dict[str, str]:

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.games.registry import entry, game_studies, resolve
-from fsmarena.studies.protocol import Study, reports
+from fsmarena.games.registry import game_studies, resolve
+from fsmarena.studies.protocol import Study
 from fsmarena.studies.registry import Entry, report_entry, stage_entry
 from fsmarena.studies.stage import Stage
 from fsmarena.studies.study_file import read_toml, study_from_dict
@@ -58,10 +58,9 @@ def study_from_data(data: Mapping[str, Any], source: str = "study") -> Study:
         extra_fields=tuple(dict.fromkeys(f for e in parts for f in e.study_fields)),
         extra_scale_fields=tuple(dict.fromkeys(f for e in parts for f in e.scale_fields)),
     )
-    if study.report in reports() and study.report not in entry(study.game).reports:  # a layout with a game's hook
-        raise FsmarenaError(f"{source}: report '{study.report}' is not one of the game {study.game}'s reports")
     for name in study.stages:
         stage(name).check(study)
+    resolve(report_entry(study.report).target, f"report '{study.report}'").check(study)
     return study
 
 

@@ -13,13 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fsmarena.errors import FsmarenaError
 from fsmarena.figures.exact_values import exact_value_curves, final_gaps
 from fsmarena.figures.outcomes import outcome_ecdfs
 from fsmarena.figures.style import family_colors
 from fsmarena.fileio import write_text
+from fsmarena.games import game_class
 from fsmarena.games.base import config_to_dict
+from fsmarena.games.capabilities import ExactModel
 from fsmarena.studies.analysis import to_csv
-from fsmarena.studies.exact_values import TARGET, ExactReference, exact_reference, tables
+from fsmarena.studies.exact_values import TARGET, ExactReference, study_reference, tables
+from fsmarena.studies.protocol import Study
 from fsmarena.studies.report import Layout, Report
 from fsmarena.studies.report_text import image, table
 from fsmarena.studies.results import StudyResults
@@ -86,12 +90,12 @@ class ExactFindings:
 def prepare(results: StudyResults, draw: bool) -> tuple[None, ExactFindings]:
     """The exact values' tables (as CSV files) and figures of the study's one part."""
     data = results.only
-    reference = exact_reference(data)
+    reference = study_reference(data)
     result = tables(data, reference)
     for name, rows in result.items():
         write_text(data.out / "tables" / f"{name}.csv", to_csv(rows))
     levels = {
-        level: tables(run.only, exact_reference(run.only))["values_summary"]
+        level: tables(run.only, study_reference(run.only))["values_summary"]
         for level, run in sorted(results.levels.items())
     }
     return None, ExactFindings(reference, result, figures(data, result, reference) if draw else {}, levels)
@@ -327,4 +331,10 @@ def files(report: Report) -> list[str]:
     ]
 
 
-LAYOUT = Layout(prepare, summary, files)
+def check(study: Study) -> None:
+    """The report scores policies by exact values: the study's game must have an exact model."""
+    if not issubclass(game_class(study.game), ExactModel):
+        raise FsmarenaError(f"{study.source}: report 'exact-values' needs a game with an exact model, not {study.game}")
+
+
+LAYOUT = Layout(prepare, summary, files, check=check)

@@ -2,16 +2,17 @@
 
 Every final player is scored by the exact value of its policy (stored beside its curve by the
 study's methods), so the tables compare each family with the game's optimum instead of with
-opponents.  The game contributes only what only it has through the hook its registry entry
-declares under the report's name (``reports={"exact-values": "module:function"}``): a function
-of the game returning an :class:`ExactReference`, its optimum and optimal policy as data.  The
-text is :mod:`fsmarena.studies.exact_report`'s, the curves and gaps :mod:`fsmarena.figures.exact_values`'s.
+opponents.  The game gives its optimum and optimal policy through its capability
+(:class:`fsmarena.games.capabilities.ExactModel`), and the chart of that policy by its registry
+entry (``GameEntry.policy_figure``): :func:`exact_reference` gathers them as data.  The text is
+:mod:`fsmarena.studies.exact_report`'s, the curves and gaps :mod:`fsmarena.figures.exact_values`'s.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -19,7 +20,8 @@ import numpy as np
 
 from fsmarena import limits
 from fsmarena.fileio import Fields
-from fsmarena.studies.protocol import report_hook
+from fsmarena.games.capabilities import ExactModel
+from fsmarena.games.registry import entry, resolve
 from fsmarena.studies.runner import Record, StudyData
 
 #: the share of the optimum a learner must reach
@@ -42,9 +44,27 @@ class ExactReference:
     draw_policy: Callable[[Path], Sequence[Path]] | None = None
 
 
-def exact_reference(data: StudyData) -> ExactReference:
-    """The reference the study's game declares for its report (its registered hook)."""
-    return report_hook(data.plan.study.report)(data.game)
+def exact_reference(game: ExactModel, policy_figure: str = "") -> ExactReference:
+    """The optimum of ``game`` and its optimal policy as rows (a list cell, such as dice, written
+    as its items run together), as text and, with a ``policy_figure`` target, as a chart."""
+    value, table = game.exact_optimum()
+    return ExactReference(
+        value=value,
+        policy_rows=[
+            {k: "".join(map(str, v)) if isinstance(v, list) else v for k, v in row.items()}
+            for row in game.policy_rows(table)
+        ],
+        policy_text=game.policy_text(table),
+        policy_intro=game.policy_intro,
+        policy_caption=game.policy_caption,
+        draw_policy=partial(resolve(policy_figure, "policy figure"), game, table) if policy_figure else None,
+    )
+
+
+def study_reference(data: StudyData) -> ExactReference:
+    """The reference of a study's game (which its study methods require to have an exact model)."""
+    assert isinstance(data.game, ExactModel), "the exact-values report needs a game with an exact model"
+    return exact_reference(data.game, entry(data.game.name).policy_figure)
 
 
 def _quartiles(values: Sequence[float]) -> tuple[float, float, float]:

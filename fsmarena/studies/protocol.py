@@ -32,7 +32,6 @@ from typing import Any, Mapping
 import numpy as np
 
 from fsmarena.errors import FsmarenaError
-from fsmarena.games.registry import game_reports, lookup
 from fsmarena.games.stats import Z95
 from fsmarena.studies.budgets import UNIT_PARAMS, solve_units
 
@@ -43,15 +42,6 @@ _PURPOSES = {"train": 0, "panel": 1}
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 #: the narrowest cross-play confidence interval a study may ask for (about 960,000 games a pair)
 MIN_HALFWIDTH = 0.001
-
-
-def reports() -> dict[str, str]:
-    """Reports other than the standard one (win rates against a panel, cross-play), named by a
-    study's ``report`` field: name -> the "module:function" of the hook a game declares for it,
-    giving the report what only that game has as data (``"exact-values"``: a function of the
-    game returning a :class:`fsmarena.studies.exact_values.ExactReference`); the studies layer builds
-    the report (:mod:`fsmarena.studies.study_reports`)."""
-    return game_reports()
 
 
 @dataclass(frozen=True)
@@ -318,11 +308,3 @@ def _digest(data: Any) -> str:
 def seed_int(sequence: np.random.SeedSequence) -> int:
     """A non-negative 63-bit integer seed drawn from a SeedSequence (for APIs taking ints)."""
     return int(sequence.generate_state(1, np.uint64)[0] >> np.uint64(1))
-
-
-# ---- loading ---------------------------------------------------------------------------------
-
-
-def report_hook(name: str):
-    """The game's hook registered for report ``name`` (see :func:`reports`)."""
-    return lookup(reports(), name, "report")

@@ -54,14 +54,14 @@ STAGES: dict[str, Entry] = {
         ),
         Entry(
             "league",
-            "fsmarena.studies.stage_league:STAGE",
+            "fsmarena.league.stage:STAGE",
             "every champion, builtin and the field against copies of each other, at the game's player count",
             ("reference",),
             ("league_games",),
         ),
         Entry(
             "exploitability",
-            "fsmarena.studies.stage_exploitability:STAGE",
+            "fsmarena.exploitability.stage:STAGE",
             "every champion's and builtin's exact exploitability (solvable zero-sum games)",
         ),
         Entry(
@@ -121,9 +121,9 @@ SECTION_CATALOGUE: dict[str, Entry] = {
         _section("exact-results", "fsmarena.studies.exact_report:results", "exact values", ("report",)),
         _section("optimal-policy", "fsmarena.studies.exact_report:optimal_policy", "the optimum", ("report",)),
         _section("exact-conclusions", "fsmarena.studies.exact_report:conclusions", "conclusions", ("report",)),
-        _section("sweep-protocol", "fsmarena.studies.player_counts_report:protocol", "per part", ("report",)),
-        _section("leagues", "fsmarena.studies.player_counts_report:leagues", "a league per part", ("findings",)),
-        _section("sweep-conclusions", "fsmarena.studies.player_counts_report:conclusions", "", ("findings",)),
+        _section("sweep-protocol", "fsmarena.league.layout:protocol", "per part", ("report",)),
+        _section("leagues", "fsmarena.league.layout:leagues", "a league per part", ("findings",)),
+        _section("sweep-conclusions", "fsmarena.league.layout:conclusions", "", ("findings",)),
     )
 }
 
@@ -157,7 +157,7 @@ REPORTS: dict[str, Entry] = {
         ),
         Entry(
             "player-counts",
-            "fsmarena.studies.player_counts_report:LAYOUT",
+            "fsmarena.league.layout:LAYOUT",
             "a league per player count of a swept study, with exploitability where exact",
             sections=("sweep-protocol", "leagues", "sweep-conclusions"),
         ),

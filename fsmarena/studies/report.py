@@ -84,14 +84,16 @@ class Layout:
     """A report layout: ``prepare(results, figures) -> (analysis, findings)`` computes its tables
     (writing ``tables/*.csv`` and, with figures, ``figures/``), ``summary(report)`` is what the
     command prints and a page quotes (``lines``, rows keyed by competitor), ``files(report)`` the
-    bullets of its "Files" section; ``kept`` says what a re-run keeps and ``packages`` which
-    packages beyond the usual the results depend on."""
+    bullets of its "Files" section; ``kept`` says what a re-run keeps, ``packages`` which
+    packages beyond the usual the results depend on, and ``check(study)`` refuses, when the study
+    is read, a study this layout cannot report on."""
 
     prepare: Callable[[StudyResults, bool], tuple[Analysis | None, Any]]
     summary: Callable[[Report], dict[str, Any]]
     files: Callable[[Report], Sequence[str]]
     kept: str = "finished replicates are kept"
     packages: tuple[str, ...] = ()
+    check: Callable[[Study], None] = lambda study: None
 
 
 def write_report(results: StudyResults, figures: bool = True) -> dict[str, Any]:

@@ -6,8 +6,9 @@ From the bottom up:
 * the game contract and registry: ``fsmarena.games`` without its game folders;
 * the generic layers ``fsmarena.stats`` (replicate statistics), ``fsmarena.evo``, ``fsmarena.rl``,
   ``fsmarena.methods`` (how each family trains a player for a study or a tuning run),
-  ``fsmarena.figures``, ``fsmarena.studies`` and ``fsmarena.publish`` (the pages written from
-  the published stores, above the studies);
+  ``fsmarena.figures``, ``fsmarena.studies``, the evaluations that plug into a study by registry
+  lines (``fsmarena.tuning``, ``fsmarena.league``, ``fsmarena.exploitability``) and
+  ``fsmarena.publish`` (the pages written from the published stores, above the studies);
 * the game plug-ins ``fsmarena/games/<name>/``, which may use everything below;
 * the command line, ``fsmarena.cli`` and ``fsmarena.commands``, which nothing below imports;
   with it, the package's face ``fsmarena/__init__.py``, whose one import (``fsmarena.games``)
@@ -58,6 +59,8 @@ GENERIC = (
     "fsmarena.stats",
     "fsmarena.methods",
     "fsmarena.publish",
+    "fsmarena.league",
+    "fsmarena.exploitability",
 )
 PLUGINS = tuple(GAME_PACKAGES)
 CLI = ("fsmarena.cli", "fsmarena.commands", "fsmarena.__main__")
@@ -242,6 +245,9 @@ PLUG_IN_POINTS: dict[str, dict[str, str]] = {
     "fsmarena.studies.registry": {
         "fsmarena.tuning.stage": "stage 'tuning' (STAGES): tuning searches a study family's settings",
         "fsmarena.tuning.report": "section 'tuning' (SECTIONS)",
+        "fsmarena.league.stage": "stage 'league' (STAGES): the multi-seat league, its own package",
+        "fsmarena.league.layout": "report 'player-counts' (REPORTS) and its sections: a league per part",
+        "fsmarena.exploitability.stage": "stage 'exploitability' (STAGES): exact exploitability, its own package",
     },
 }
 

@@ -155,6 +155,8 @@ class Dice421(Game, ExactModel):
     n_seats = 1
     action_names = ACTION_NAMES
     feature_names = FEATURE_NAMES
+    policy_intro = "Which dice to keep, by dice (best scores first) and throws left; *stop* keeps all three."
+    policy_caption = "The optimal policy of 421: colour = number of dice thrown again, text = the dice kept."
     #: 421's own training defaults (rl.train.TrainConfig.resolved), chosen over 20 seeds at
     #: 200,000 games with batches of 1,000 games (see the README): the policy must change often
     #: (the default is now the textbook K = 1: after every game) and exploration must fade to

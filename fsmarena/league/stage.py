@@ -19,8 +19,8 @@ from fsmarena.fileio import Fields, read_json, write_json
 from fsmarena.games import get_game
 from fsmarena.games.multiseat import LeagueResult, league, pairings
 from fsmarena.games.players import Mixture, resolve_player
+from fsmarena.league.tables import FIELD
 from fsmarena.stored_values import check_stored
-from fsmarena.studies.league_tables import FIELD
 from fsmarena.studies.protocol import FORMAT_VERSION, Plan, Study
 from fsmarena.studies.runner import StudyData, champion_label
 from fsmarena.studies.stage import Stage, StageContext

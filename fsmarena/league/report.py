@@ -1,10 +1,10 @@
-"""The text of one player count's league (:mod:`fsmarena.studies.league_tables`): the league table, the
+"""The text of one player count's league (:mod:`fsmarena.league.tables`): the league table, the
 reference point, trained-against strategies, generalisation to unseen ones, and the findings.
 
 Every family statement rests on the champions (one per replicate), never on games pooled over
 champions (docs/statistics.md): a family "beats" a builtin when the 95% interval of its
 champions' mean advantage over it lies above zero, "loses to it" when it lies below, and
-otherwise the two "cannot be separated".  Figures are drawn elsewhere (:mod:`fsmarena.studies.player_counts_report`, with :mod:`fsmarena.figures.outcomes`);
+otherwise the two "cannot be separated".  Figures are drawn elsewhere (:mod:`fsmarena.league.layout`, with :mod:`fsmarena.figures.outcomes`);
 this module is given the files drawn (none without figures) and shows only those.
 """
 
@@ -17,10 +17,10 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from fsmarena.league.tables import FIELD, LeagueTables
 from fsmarena.stats import inference as inf
 from fsmarena.studies.analysis import Analysis
 from fsmarena.studies.comparison_report import declared_statement, merged_phrases
-from fsmarena.studies.league_tables import FIELD, LeagueTables
 from fsmarena.studies.report_text import estimate, image, pct, pp, pval, sentences, table, within_rates
 
 Drawn = Mapping[str, Sequence[Path]]

@@ -1,11 +1,11 @@
-"""The report of a study over several player counts (:mod:`fsmarena.studies.player_counts`): tables,
-figures and ``DIR/report.md`` from each player count's study data, league and exploitability.
+"""The report layout of a study over several player counts (``report = "player-counts"``): tables,
+figures and the sections of ``DIR/report.md`` from each part's study data, league and exploitability.
 
-It reads only data (:class:`PlayerCountRun`), never a study folder, so the same builder writes
-the report of a run just finished and of a published store (:mod:`fsmarena.studies.driver_store`).  Per
-player count: the league tables (:mod:`fsmarena.studies.league_tables`) and their text
-(:mod:`fsmarena.studies.league_report`), then, when the game is solvable, the exploitability
-(:mod:`fsmarena.studies.exploit_report`); then the conclusions, compute and the exact command.
+It reads only the results object (:class:`fsmarena.studies.results.StudyResults`), never a study
+folder, so the same layout writes the report of a run just finished and of a published store.  Per
+player count: the league tables (:mod:`fsmarena.league.tables`) and their text
+(:mod:`fsmarena.league.report`), then, when the game is solvable, the exploitability
+(:mod:`fsmarena.exploitability.report`); then the conclusions.
 """
 
 from __future__ import annotations
@@ -13,50 +13,26 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import numpy as np
 
+from fsmarena.exploitability import report as exploit_report
+from fsmarena.exploitability.measure import REWARD_NAMES, curve_rows, least_exploitable_builtins
 from fsmarena.figures.curves import learning_curves
 from fsmarena.figures.exploitability import exploitability_curve_figure, exploitability_figure
 from fsmarena.figures.heatmap import win_rate_heatmap
 from fsmarena.figures.outcomes import outcome_boxes, outcome_ecdfs
 from fsmarena.fileio import write_text
 from fsmarena.games.base import config_to_dict
-from fsmarena.games.multiseat import LeagueResult
+from fsmarena.league.report import findings, league_section
+from fsmarena.league.tables import FIELD, LeagueTables, league_tables
 from fsmarena.methods.variants import training_opponents
-from fsmarena.studies import exploit_report
 from fsmarena.studies.analysis import Analysis, analyse, best_machine_figures, to_csv
-from fsmarena.studies.exploitability import REWARD_NAMES, curve_rows, least_exploitable_builtins
-from fsmarena.studies.league_report import findings, league_section
-from fsmarena.studies.league_tables import FIELD, LeagueTables, league_tables
 from fsmarena.studies.report import Layout, Report, write_report
 from fsmarena.studies.report_text import estimate, table
 from fsmarena.studies.results import StudyResults
 from fsmarena.studies.runner import StudyData
-
-
-@dataclass
-class PartData:
-    """One player count: its study's data, its league and (solvable games) its exploitability rows."""
-
-    data: StudyData
-    league: LeagueResult
-    exploitability: list[dict[str, Any]] | None = None
-
-
-@dataclass
-class PlayerCountRun:
-    """What the report reads: the study's own texts and settings, and every player count's part."""
-
-    name: str
-    title: str
-    version: int
-    question: str
-    scale: str
-    reference: str
-    league_games: int
-    parts: Mapping[int, PartData]
 
 
 def draw_league(t: LeagueTables, data: StudyData, analysis: Analysis, folder: Path) -> dict[str, list[Path]]:
@@ -120,13 +96,13 @@ def draw_league(t: LeagueTables, data: StudyData, analysis: Analysis, folder: Pa
     return drawn
 
 
-def _exploitability_text(part: PartData, n: int, out: Path, figures: bool) -> str:
+def _exploitability_text(data: StudyData, n: int, out: Path, figures: bool) -> str:
     """Tables, figures and text of one player count's exploitability ("" when not measured)."""
-    rows = part.exploitability
+    rows = data.stages.get("exploitability")
     if rows is None:
         return ""
     write_text(out / "tables" / f"exploitability_{n}p.csv", to_csv(rows))
-    curve = curve_rows(part.data)
+    curve = curve_rows(data)
     if curve:
         write_text(out / "tables" / f"exploitability_curve_{n}p.csv", to_csv(curve))
     players: list[Path] = []
@@ -139,7 +115,7 @@ def _exploitability_text(part: PartData, n: int, out: Path, figures: bool) -> st
             along = exploitability_curve_figure(
                 curve, rewards, best, out / "figures" / f"exploitability_curve_{n}p", REWARD_NAMES
             )
-    seed = part.data.plan.seed
+    seed = data.plan.seed
     return "\n".join(
         [
             exploit_report.exploitability_section(rows, n, out, players, seed),
@@ -148,7 +124,10 @@ def _exploitability_text(part: PartData, n: int, out: Path, figures: bool) -> st
     )
 
 
-def protocol_section(run: PlayerCountRun, first: StudyData, fingerprints: Sequence[str]) -> str:
+def protocol_section(results: StudyResults) -> str:
+    """Every part's protocol: the game, the scale and seed, the league, what seen and unseen mean."""
+    parts = _parts(results)
+    first = next(iter(parts.values()))
     plan = first.plan
     params = config_to_dict(first.game.config)
     params.pop("players", None)
@@ -167,19 +146,19 @@ def protocol_section(run: PlayerCountRun, first: StudyData, fingerprints: Sequen
     return "\n".join(
         [
             "## Protocol\n",
-            f"- **Game** `{plan.study.game}` with {', '.join(str(n) for n in run.parts)} players and parameters "
+            f"- **Game** `{plan.study.game}` with {', '.join(str(n) for n in parts)} players and parameters "
             + ", ".join(f"{k}={val}" for k, val in params.items())
             + ". Learners and automata train on the same game with the parameters of their `game_params` "
             "(abstract bids); everybody meets in the study's game.",
-            f"- **Scale** `{run.scale}`: "
+            f"- **Scale** `{results.scale}`: "
             + (plan.scale.description or "")
             + f"; master seed {plan.seed}; "
-            + ", ".join(f"{n} players: protocol fingerprint `{fp}`" for n, fp in zip(run.parts, fingerprints))
+            + ", ".join(f"{n} players: protocol fingerprint `{d.plan.fingerprint}`" for n, d in parts.items())
             + ".",
             "- **Per player count** a complete study on the generic runner in `<n>-players/` (learning curves "
             f"against `{plan.study.curve_opponent}`, {plan.scale.panel_games:,} games per champion and builtin, "
             "cross-play in the two-player game). Then a **league**: every champion, every builtin and the field "
-            f"against copies of each other, at least {run.league_games:,} games per ordered pair of groups, the "
+            f"against copies of each other, at least {results.study.scales[results.scale].options['league_games']:,} games per ordered pair of groups, the "
             "single seat rotated over all seats; seeds `SeedSequence(master, spawn_key=(2**32 + 16 + n,))`.",
             "- **Seen / unseen**: each competitor's training opponents (its `opponents` or evolution `panel`) are "
             "its seen builtins; the other builtins of the panel are never met in training.",
@@ -196,53 +175,38 @@ def protocol_section(run: PlayerCountRun, first: StudyData, fingerprints: Sequen
 
 @dataclass
 class SweepFindings:
-    """What the layout computes once: the run's settings and parts, every part's league tables and
-    analysis, and the text of every part's league and exploitability (tables and figures written)."""
+    """What the layout computes once: every part's league tables and analysis, and the text of
+    every part's league and exploitability (tables and figures written)."""
 
-    run: PlayerCountRun
     built: dict[int, tuple[LeagueTables, Analysis]]
     texts: list[str]
+
+
+def _parts(results: StudyResults) -> dict[int, StudyData]:
+    """The parts of the sweep, by player count."""
+    return {n: data for n, data in results.parts.items() if n is not None}
 
 
 def prepare(results: StudyResults, figures: bool) -> tuple[None, SweepFindings]:
     """Every part's league (and exploitability) tables, figures and text; a run of this
     installation also writes each part's generic report in its folder."""
-    run, out = _run(results), results.out
+    out, reference = results.out, results.study.options["reference"]
     assert out is not None
     built: dict[int, tuple[LeagueTables, Analysis]] = {}
     texts: list[str] = []
-    for n, part in run.parts.items():
+    for n, data in _parts(results).items():
         if results.manifest is None:
-            _part_report(results, n, part.data)
-        analysis = analyse(part.data, figures=False)
-        t = league_tables(part.data, analysis, part.league, run.reference)
+            _part_report(results, n, data)
+        analysis = analyse(data, figures=False)
+        t = league_tables(data, analysis, data.stages["league"], reference)
         for name, rows in t.csv_tables().items():
             write_text(out / "tables" / f"{name}.csv", to_csv(rows))
-        drawn = draw_league(t, part.data, analysis, out / "figures") if figures else {}
-        against = part.data.evolution_curve_opponent()
-        texts.append(league_section(t, analysis, drawn, out, part.data.plan.study.curve_opponent, against))
-        texts.append(_exploitability_text(part, n, out, figures))
+        drawn = draw_league(t, data, analysis, out / "figures") if figures else {}
+        against = data.evolution_curve_opponent()
+        texts.append(league_section(t, analysis, drawn, out, data.plan.study.curve_opponent, against))
+        texts.append(_exploitability_text(data, n, out, figures))
         built[n] = (t, analysis)
-    return None, SweepFindings(run, built, texts)
-
-
-def _run(results: StudyResults) -> PlayerCountRun:
-    study, scale = results.study, results.scale
-    parts = {
-        n: PartData(data, data.stages["league"], data.stages.get("exploitability"))
-        for n, data in results.parts.items()
-        if n is not None
-    }
-    return PlayerCountRun(
-        study.name,
-        study.title,
-        study.version,
-        study.question,
-        scale,
-        study.options["reference"],
-        study.scales[scale].options["league_games"],
-        parts,
-    )
+    return None, SweepFindings(built, texts)
 
 
 def _part_report(results: StudyResults, n: int, data: StudyData) -> None:
@@ -257,9 +221,7 @@ def _part_report(results: StudyResults, n: int, data: StudyData) -> None:
 
 def protocol(report: Report) -> str:
     """The protocol of every part."""
-    found: SweepFindings = report.findings
-    first = next(iter(found.run.parts.values())).data
-    return protocol_section(found.run, first, [p.data.plan.fingerprint for p in found.run.parts.values()])
+    return protocol_section(report.results)
 
 
 def leagues(found: SweepFindings) -> str:
@@ -295,20 +257,23 @@ def files(report: Report) -> list[str]:
 def summary(report: Report) -> dict[str, Any]:
     """The run's summary (:func:`run_summary`)."""
     found: SweepFindings = report.findings
-    return run_summary(found.run, found.built, report.path)
+    return run_summary(report.results, found.built, report.path)
 
 
-def run_summary(run: PlayerCountRun, built: Mapping[int, tuple[LeagueTables, Analysis]], path: Path) -> dict[str, Any]:
+def run_summary(
+    results: StudyResults, built: Mapping[int, tuple[LeagueTables, Analysis]], path: Path
+) -> dict[str, Any]:
     """The run's summary: per player count each family against the reference (the command's
     lines), and one row per family and player count (``<competitor>.<n>p``) with what a page
     may quote: head-to-head and field results, unseen advantage, exploitability."""
+    parts = _parts(results)
     families = []
     for n, (t, analysis) in built.items():
         names = {label: name for name, label in analysis.labels.items()}
         head = t.champion_level(t.reference)
         field = t.champion_level(FIELD, "win_rate")
         unseen = {r["method"]: r for r in t.summary if r["opponent"] == "unseen"}
-        exploit = run.parts[n].exploitability or []
+        exploit = parts[n].stages.get("exploitability") or []
         for f in t.families:
             row: dict[str, Any] = {
                 "competitor": f"{names[f]}.{n}p",
@@ -342,13 +307,13 @@ def run_summary(run: PlayerCountRun, built: Mapping[int, tuple[LeagueTables, Ana
         for n, (t, _) in built.items()
     }
     return {
-        "study": run.name,
-        "scale": run.scale,
-        "seed": next(iter(run.parts.values())).data.plan.seed,
-        "fingerprints": {str(n): p.data.plan.fingerprint for n, p in run.parts.items()},
+        "study": results.study.name,
+        "scale": results.scale,
+        "seed": next(iter(parts.values())).plan.seed,
+        "fingerprints": {str(n): data.plan.fingerprint for n, data in parts.items()},
         "reference": reference_rows,
         "families": families,
-        "lines": summary_lines(run.reference, reference_rows, path),
+        "lines": summary_lines(results.study.options["reference"], reference_rows, path),
     }
 
 
