@@ -82,6 +82,7 @@ print(run_tasks(lambda task: allocator.active(), [0, 1], jobs=2))
 """
 
 
+@pytest.mark.slow
 @glibc
 def test_the_command_line_and_its_workers_keep_freed_memory(monkeypatch, capsys):
     calls = []

@@ -88,6 +88,7 @@ def probe(folder: Path, prefix: str, cache: Path, **extra: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_a_changed_callee_gives_a_new_module_and_its_new_result(tmp_path):
     cache = tmp_path / "cache"
     write_scratch(tmp_path, "alpha", increment=1)
@@ -156,6 +157,7 @@ def test_the_toolkit_is_hashed_by_subpackage_and_own_module_not_as_a_whole():
     assert all(path.suffix == ".py" for path in files)
 
 
+@pytest.mark.slow
 def test_racing_processes_produce_one_valid_module(tmp_path):
     cache = tmp_path / "cache"
     write_scratch(tmp_path, "gamma", increment=1)
@@ -188,6 +190,7 @@ def test_a_damaged_generated_file_is_rewritten_and_a_good_one_kept(tmp_path):
     assert [p.name for p in folder.iterdir()] == [path.name]
 
 
+@pytest.mark.slow
 def test_an_unwritable_cache_folder_compiles_in_memory(tmp_path):
     blocker = tmp_path / "a_file"
     blocker.write_text("not a folder")

@@ -18,6 +18,8 @@ from fsmarena.extras import install_hint
 from fsmarena.parallel import MALLOC_TRIM, _malloc_trim_setting, iter_tasks, local_cluster, run_tasks, use_dask
 
 distributed = pytest.importorskip("dask.distributed")
+#: a local cluster of worker processes per test: process-level, like the other slow tests
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

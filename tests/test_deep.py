@@ -110,6 +110,7 @@ def test_a_missing_package_is_named_with_the_install_command(monkeypatch):
     assert extra.installed_versions()["stable-baselines3"] == "not installed"
 
 
+@pytest.mark.slow
 def test_the_command_line_the_check_and_the_player_never_import_torch(tmp_path):
     path = tmp_path / "net.json"
     save_player(_random_player("dtd", [4], 1), get_game("dtd"), path)

@@ -48,7 +48,9 @@ def test_421_training_defaults_are_the_games_own_and_explicit_settings_win():
     assert TrainConfig("q-learning", episodes=10).resolved(dtd) == TrainConfig("q-learning", episodes=10).resolved()
 
 
-@pytest.mark.parametrize("algo", LEARNERS)
+@pytest.mark.parametrize(
+    "algo", [a if a in ("mc", "q-learning") else pytest.param(a, marks=pytest.mark.slow) for a in LEARNERS]
+)
 def test_learners_at_default_settings_learn_most_of_the_optimum_quickly(algo):
     """30,000 games (a seventh of the budget): 93-98% over 8 seeds when measured; random tables
     are worth about 48% of the optimum, always stopping 43%."""

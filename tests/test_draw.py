@@ -299,7 +299,7 @@ def test_machines_of_1_to_64_states_draw_with_states_apart_and_named(states):
             plt.close(fig)
 
 
-@pytest.mark.parametrize("kind, states", [("fsm", 32), ("bda", 64)])
+@pytest.mark.parametrize("kind, states", [("fsm", 32), pytest.param("bda", 64, marks=pytest.mark.slow)])
 def test_draw_command_draws_large_machines_with_their_tables(capsys, tmp_path, kind, states):
     """Machines past the old limit of about 18 states, through the command with usage and table."""
     from fsmarena.evo.genome import genome_spec

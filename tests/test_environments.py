@@ -396,6 +396,7 @@ def test_unknown_game_and_environment_id():
         aec_env("dtd", stepper="numba")
 
 
+@pytest.mark.slow
 def test_the_module_prefix_registers_the_ids():
     """``gymnasium.make("fsmarena.games.environments:fsmarena/...")`` works in a fresh interpreter."""
     code = "import gymnasium\nprint(gymnasium.make('fsmarena.games.environments:fsmarena/DivideTheDollar-v0').spec.id)"
@@ -446,6 +447,7 @@ def test_the_tutorial_code_runs():
 # ---- registration -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["fsmarena", "fsmarena.games.players"])
 def test_importing_the_package_registers_every_id(module):
     """In a fresh interpreter, importing fsmarena (or any module of ``games``) is all

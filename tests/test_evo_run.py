@@ -222,6 +222,7 @@ def test_a_finished_run_can_be_extended_to_the_longer_runs_result(tmp_path):
     assert [r["max"] for r in extended.logbook] == [r["max"] for r in longer.logbook]
 
 
+@pytest.mark.slow
 def test_sigkilled_command_resumes_to_the_uninterrupted_result(tmp_path):
     out = tmp_path / "run"
     argv = [

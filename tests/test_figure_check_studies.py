@@ -5,7 +5,7 @@ texts or tick labels, no text off the canvas.
 The session's test-scale runs (``vautour``, ``vautour-small``, ``thirtyone``: tests/conftest.py)
 are resumed on a copy with figures, every figure checked as it is saved and none written, so
 they cost the figures' making only (6, 3 and 11 CPU-seconds: the machine drawings and
-fingerprints play games; ``thirtyone`` among the slow tests); the studies no session builds
+fingerprints play games; all three among the slow tests); the studies no session builds
 (``dtd-thesis``, ``goofspiel``, ``421``) are run whole, in the slow tests.
 """
 
@@ -55,7 +55,7 @@ def checked_figures(study: str, out: Path) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "fixture", ["vautour_run", "vautour_small_run", pytest.param("thirtyone_run", marks=pytest.mark.slow)]
+    "fixture", [pytest.param(f, marks=pytest.mark.slow) for f in ("vautour_run", "vautour_small_run", "thirtyone_run")]
 )
 def test_every_figure_of_a_session_study_passes_the_check(fixture, request, tmp_path):
     folder, summary = request.getfixturevalue(fixture)

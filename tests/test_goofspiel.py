@@ -344,6 +344,7 @@ def test_cli_evolve_and_play_the_champion(capsys, tmp_path):
     assert code == 0, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algo", ["mc", "q-learning"])
 def test_cli_train(capsys, tmp_path, algo):
     code, _, err = run_cli(

@@ -76,6 +76,7 @@ def train(capsys, out, algo, episodes, *params):
     return json.loads((out / "policy.json").read_text())
 
 
+@pytest.mark.slow
 def test_sequential_training_is_reproducible(capsys, tmp_path):
     """``fsmarena train`` runs the textbook learner on the kernel: same seed, same policy."""
     assert train(capsys, tmp_path / "a", "sarsa", 2000) == train(capsys, tmp_path / "b", "sarsa", 2000)

@@ -42,6 +42,7 @@ from fsmarena.fileio import loads, nesting_depth
 # ---- files that are not regular files -------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("special", ["/dev/zero", "/proc/self/status", "FIFO", "FOLDER"])
 def test_player_files_that_are_not_regular_files_are_refused_at_once(tmp_path, special):
     """``/dev/zero`` would be read forever, opening a FIFO would block forever."""

@@ -63,6 +63,7 @@ def test_a_second_run_into_a_folder_in_use_is_refused_naming_the_holder(tmp_path
     assert run_cli(capsys, *EVOLVE, "--out", out)[0] == 0  # the kernel released the lock
 
 
+@pytest.mark.slow
 def test_two_concurrent_runs_into_one_folder_one_wins_one_is_refused(tmp_path):
     out = tmp_path / "evo"
     argv = [*FSMARENA, *EVOLVE, "--generations", "60", "--out", str(out)]
@@ -178,6 +179,7 @@ def test_an_empty_output_path_is_refused_not_taken_for_the_current_folder(tmp_pa
     assert [p.name for p in tmp_path.iterdir()] == ["p.json"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("control", [LOCK, KIND_FILE])
 @pytest.mark.parametrize("shape", ["FIFO", "LINK_TO_BIG_FILE", "LINK_TO_DEVICE", "FOLDER"])
 def test_control_files_that_are_not_small_regular_files_are_refused_at_once(tmp_path, capsys, control, shape):

@@ -96,6 +96,7 @@ def _console(argv, **streams) -> subprocess.CompletedProcess:
     return subprocess.run([*FSMARENA, *argv], text=True, timeout=120, **streams)
 
 
+@pytest.mark.slow
 def test_a_closed_standard_output_is_one_line_not_a_traceback(tmp_path):
     """``fsmarena games >&-`` ended in ``AttributeError: 'NoneType' object has no attribute
     'write'``, exit status 1."""
@@ -111,6 +112,7 @@ def test_a_closed_standard_output_is_one_line_not_a_traceback(tmp_path):
     assert "cannot write to standard output: it is closed" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_closed_standard_error_lets_a_valid_play_succeed(tmp_path):
     """``fsmarena play ... 2>&-`` printed nothing and exited 1 (the progress module asked the
     missing stderr whether it is a terminal)."""
@@ -121,6 +123,7 @@ def test_a_closed_standard_error_lets_a_valid_play_succeed(tmp_path):
     assert "win" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_broken_pipe_on_standard_output_is_one_line_and_status_2(tmp_path):
     """The reader is gone before the first write (a pipe whose reading end is closed)."""
     reading, writing = os.pipe()
@@ -133,6 +136,7 @@ def test_a_broken_pipe_on_standard_output_is_one_line_and_status_2(tmp_path):
     assert "cannot write to standard output: the reader closed the pipe (Broken pipe)" in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.slow
 @pytest.mark.parametrize("command", ["games", "play", "help"])
 def test_a_full_standard_error_never_shows_and_never_changes_the_status(tmp_path, command):

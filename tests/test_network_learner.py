@@ -97,6 +97,7 @@ def test_resume_gives_the_weights_of_an_uninterrupted_run(tmp_path):
 CLI = ["--episodes", "400", "--batch", "100", "--hidden", "8", "--eval-every", "200", "--eval-games", "40"]
 
 
+@pytest.mark.slow
 def test_cli_resumes_an_interrupted_run_exactly(capsys, tmp_path, monkeypatch):
     code, out, _err = run_cli(capsys, "train", "dtd", "--algo", "mlp", *CLI, "--out", tmp_path / "full", "--json")
     assert code == 0

@@ -405,7 +405,9 @@ def _tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.fixture(scope="module", params=["dtd-thesis", pytest.param("goofspiel", marks=pytest.mark.slow)])
+@pytest.fixture(
+    scope="module", params=[pytest.param(name, marks=pytest.mark.slow) for name in ("dtd-thesis", "goofspiel")]
+)
 def standard_run(request, tmp_path_factory) -> tuple[str, Path, Path]:
     """A standard-report study at test scale (no figures) and a checkout it was added to."""
     name = request.param

@@ -86,6 +86,7 @@ def test_exploitability_is_stored_and_reported(small_run, tmp_path):
     assert rows[0]["player"] == "equilibrium" and rows[0]["exploitability"] == pytest.approx(0.0, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_round_trip_the_template_and_a_changed_league_count(stored, capsys):
     assert run_cli(capsys, "publish", "--check", "--root", stored)[0] == 1  # the page is not written yet
     code, out, _ = run_cli(capsys, "publish", "--root", stored)
@@ -140,6 +141,7 @@ HOSTILE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_a_damaged_store_is_one_clear_error_and_writes_nothing(stored, capsys, case):
     assert run_cli(capsys, "publish", "--root", stored)[0] == 0

@@ -187,6 +187,7 @@ def test_resume_with_other_settings_is_refused(tmp_path):
         train(game, config, seed=1, out=tmp_path / "empty", resume=True)
 
 
+@pytest.mark.slow
 def test_resume_after_sigkill_of_a_real_process(tmp_path):
     args = [
         "train",

@@ -90,6 +90,7 @@ def test_full_disk_is_a_clear_error_and_keeps_the_previous_checkpoint(
     assert run(capsys, [*command, *second, "--out", str(out)])[0] == 0  # and it resumes afterwards
 
 
+@pytest.mark.slow
 def test_full_disk_during_a_study_keeps_finished_results(tmp_path, capsys, monkeypatch):
     out = tmp_path / "study"
     assert run(capsys, [*STUDY, "--out", str(out)])[0] == 0
@@ -176,7 +177,9 @@ def test_fuzzed_study_files_give_a_clean_error_or_a_clean_recomputation(
         assert_one_clear_line(code, err)
 
 
-@pytest.mark.parametrize("number", ["1e400", "1" + "0" * 400, "NaN"])
+@pytest.mark.parametrize(
+    "number", [*(pytest.param(n, marks=pytest.mark.slow) for n in ("1e400", "1" + "0" * 400)), "NaN"]
+)
 def test_a_result_file_with_a_number_out_of_range_is_recomputed(finished_study, tmp_path, capsys, number):
     """Such numbers used to raise OverflowError past validation and stop the whole study; every
     reader now reports them as the project's error, so the replicate is recomputed."""

@@ -300,7 +300,13 @@ def test_three_player_vautour_equals_the_plain_loop(algo):
     assert n.sum() >= 300 * 5 and np.array_equal(n, n_ref) and np.array_equal(q, q_ref)
 
 
-@pytest.mark.parametrize("algo", ["mc", "mc-first-visit", "sarsa", "q-learning", "expected-sarsa"])
+@pytest.mark.parametrize(
+    "algo",
+    [
+        *(pytest.param(a, marks=pytest.mark.slow) for a in ("mc", "mc-first-visit", "sarsa", "expected-sarsa")),
+        "q-learning",
+    ],
+)
 def test_segment_rewards_on_31_equal_the_plain_loop(algo):
     """31's round-level reward: every round an episode of its own (rl.segments), compiled and plain."""
     from fsmarena.games.thirtyone.game import ThirtyOne, ThirtyOneConfig

@@ -270,6 +270,7 @@ CLI_SMALL = [
 ]
 
 
+@pytest.mark.slow
 def test_cli_trains_the_mlp_agent_and_resumes_an_interrupted_run_exactly(capsys, tmp_path, monkeypatch):
     code, out, _err = run_cli(
         capsys, "train", "thirtyone", "--algo", "mlp", *CLI_SMALL, "--out", tmp_path / "full", "--json"

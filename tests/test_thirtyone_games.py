@@ -85,9 +85,9 @@ def _concrete(game: ThirtyOne, decisions: dict[int, list]) -> dict[int, list[int
         (2, {"three_of_a_kind": 30.5, "max_turns": 30}),
         (2, {"under_the_gun": False}),
         (3, {}),
-        (4, {"three_of_a_kind": 30.5}),
-        (5, {"max_turns": 40}),
-        (6, {"lives": 2}),
+        pytest.param(4, {"three_of_a_kind": 30.5}, marks=pytest.mark.slow),
+        pytest.param(5, {"max_turns": 40}, marks=pytest.mark.slow),
+        pytest.param(6, {"lives": 2}, marks=pytest.mark.slow),
     ],
 )
 def test_kernel_matches_the_reference(players, options):

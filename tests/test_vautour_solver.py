@@ -283,7 +283,7 @@ def mean_and_halfwidth(rewards: np.ndarray) -> tuple[float, float]:
     return float(rewards.mean()), 3.3 * float(rewards.std(ddof=1)) / math.sqrt(len(rewards))
 
 
-@pytest.mark.parametrize("tie_rule", ["seed", "cancel"])
+@pytest.mark.parametrize("tie_rule", ["seed", pytest.param("cancel", marks=pytest.mark.slow)])
 def test_exact_values_match_monte_carlo_through_the_kernel(tie_rule):
     game = vautour(5, tie_rule)
     solver = solver_for(game, "wdl")
