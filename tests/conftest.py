@@ -1,11 +1,13 @@
 """Shared test settings: hypothesis profile sized for a 2-core CI machine; the test-scale study
 runs several test files read, built once per test session however many xdist workers need them;
-the files holding slow tests handed out first; numba's compiler left out of coverage's tracing
-(CI measures coverage)."""
+the files holding slow tests handed out first; each numba function compiled by one worker while
+the others wait and load it from numba's disk cache; numba's compiler left out of coverage's
+tracing (CI measures coverage)."""
 
 import contextlib
 import fcntl
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -52,8 +54,52 @@ def _untraced(compile_: Callable[..., Any]) -> Callable[..., Any]:
     return compile
 
 
+#: the compile locks this process holds (a nested compile of the same function must not wait on itself)
+_HELD: set[Path] = set()
+
+
+def _once_per_machine(compile_: Callable[..., Any], locks: Callable[[], Path]) -> Callable[..., Any]:
+    """numba's ``Dispatcher.compile`` under a lock shared by the xdist workers, one per cached function.
+
+    A fresh clone has an empty disk cache, and the workers start on files that use the same kernels:
+    each would compile them (over half the suite's time on a fresh clone was compiling).  Under the
+    lock, the first worker compiles and saves to numba's disk cache; ``compile`` looks in that cache
+    before compiling, so the next worker loads what the first saved.  A function compiled inside
+    another's compile (a callee) takes its own lock; the call graph has no cycle, so neither do the
+    waits.  Functions numba does not cache compile as before."""
+
+    @functools.wraps(compile_)
+    def compile(self: Dispatcher, sig: Any) -> Any:
+        index = getattr(getattr(getattr(self, "_cache", None), "_cache_file", None), "_index_path", None)
+        if index is None:
+            return compile_(self, sig)
+        lock = locks() / (hashlib.sha256(str(index).encode()).hexdigest()[:32] + ".lock")
+        if lock in _HELD:
+            return compile_(self, sig)
+        with exclusive(lock):
+            _HELD.add(lock)
+            try:
+                return compile_(self, sig)
+            finally:
+                _HELD.discard(lock)
+
+    return compile
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    Dispatcher.compile = _untraced(Dispatcher.compile)  # a no-op unless a tracer is on (coverage)
+    compile_ = _untraced(Dispatcher.compile)  # a no-op unless a tracer is on (coverage)
+    if "PYTEST_XDIST_WORKER" in os.environ:  # a worker of this run: share each compile with the others
+
+        @functools.cache
+        def locks() -> Path:
+            """The run's folder of compile locks, beside the workers' temporary folders (pytest
+            removes it with them)."""
+            folder = config._tmp_path_factory.getbasetemp().parent / "compile-locks"  # type: ignore[attr-defined]
+            folder.mkdir(exist_ok=True)
+            return folder
+
+        compile_ = _once_per_machine(compile_, locks)
+    Dispatcher.compile = compile_
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
