@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator
 import pytest
 from cli_helpers import cli
 from hypothesis import HealthCheck, settings
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.dispatcher import Dispatcher
 
 settings.register_profile(
@@ -66,7 +67,9 @@ def _once_per_machine(compile_: Callable[..., Any], locks: Callable[[], Path]) -
     lock, the first worker compiles and saves to numba's disk cache; ``compile`` looks in that cache
     before compiling, so the next worker loads what the first saved.  A function compiled inside
     another's compile (a callee) takes its own lock; the call graph has no cycle, so neither do the
-    waits.  Functions numba does not cache compile as before."""
+    waits.  Within a process, numba's compiler lock (reentrant, which ``compile`` takes anyway) is
+    taken before the file lock, so two threads never wait on each other's file lock.  Functions
+    numba does not cache compile as before."""
 
     @functools.wraps(compile_)
     def compile(self: Dispatcher, sig: Any) -> Any:
@@ -74,14 +77,15 @@ def _once_per_machine(compile_: Callable[..., Any], locks: Callable[[], Path]) -
         if index is None:
             return compile_(self, sig)
         lock = locks() / (hashlib.sha256(str(index).encode()).hexdigest()[:32] + ".lock")
-        if lock in _HELD:
-            return compile_(self, sig)
-        with exclusive(lock):
-            _HELD.add(lock)
-            try:
+        with global_compiler_lock:  # numba's own, taken first: one thread of a process at a time
+            if lock in _HELD:
                 return compile_(self, sig)
-            finally:
-                _HELD.discard(lock)
+            with exclusive(lock):
+                _HELD.add(lock)
+                try:
+                    return compile_(self, sig)
+                finally:
+                    _HELD.discard(lock)
 
     return compile
 
