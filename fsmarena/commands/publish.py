@@ -1,6 +1,6 @@
 """``fsmarena publish``: results pages and quoted numbers written from ``published/`` alone.
 
-``--add DIR`` stores a finished study folder as data (:mod:`fsmarena.studies.store`, :mod:`fsmarena.studies.driver_store`); without options
+``--add DIR`` stores a finished study folder as data (:mod:`fsmarena.studies.store`); without options
 every page quoting a published run is written again from the stores (:mod:`fsmarena.publish.pages`);
 ``--check`` writes nothing and fails, naming each page, when a page differs from its data.
 
