@@ -22,6 +22,7 @@ from fsmarena import limits
 from fsmarena.fileio import Fields
 from fsmarena.games.capabilities import ExactModel
 from fsmarena.games.registry import entry, resolve
+from fsmarena.methods.exact import exact_model
 from fsmarena.studies.runner import Record, StudyData
 
 #: the share of the optimum a learner must reach
@@ -62,9 +63,8 @@ def exact_reference(game: ExactModel, policy_figure: str = "") -> ExactReference
 
 
 def study_reference(data: StudyData) -> ExactReference:
-    """The reference of a study's game (which its study methods require to have an exact model)."""
-    assert isinstance(data.game, ExactModel), "the exact-values report needs a game with an exact model"
-    return exact_reference(data.game, entry(data.game.name).policy_figure)
+    """The reference of a study's game (its exact model, as the study's methods require)."""
+    return exact_reference(exact_model(data.game), entry(data.game.name).policy_figure)
 
 
 def _quartiles(values: Sequence[float]) -> tuple[float, float, float]:
