@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from fsmarena.games.draws import uniform_float
 from fsmarena.jit import njit
 from fsmarena.rl.algorithms.contract import DECIDE, GAME_OVER, GREEDY, greedy_action
@@ -55,6 +57,6 @@ def double_q_learning(
     """
     if event == DECIDE and pending >= 0:
         _transition(q, n, extra, pending, pending_action, target, alpha, mask, x, not closed, gamma)
-    elif event == GAME_OVER and pending >= 0:
-        _transition(q, n, extra, pending, pending_action, target, alpha, mask, x, False, gamma)
+    elif event == GAME_OVER and pending >= 0:  # np.bool_: a literal False would compile _transition again
+        _transition(q, n, extra, pending, pending_action, target, alpha, mask, x, np.bool_(False), gamma)
     return GREEDY

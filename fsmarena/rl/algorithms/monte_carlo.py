@@ -3,6 +3,8 @@ visit (``mc-first-visit``), credited with the actions taken, after every game.""
 
 from __future__ import annotations
 
+import numpy as np
+
 from fsmarena.jit import njit
 from fsmarena.rl.algorithms.contract import GAME_OVER, GREEDY, KEEPS_TRAJECTORY
 
@@ -49,7 +51,7 @@ def every_visit_monte_carlo(
     if event == KEEPS_TRAJECTORY:
         return 1
     if event == GAME_OVER:
-        credit_episode(q, n, extra[0], states, actions, returns, length, alpha, False)
+        credit_episode(q, n, extra[0], states, actions, returns, length, alpha, np.bool_(False))
     return GREEDY
 
 
@@ -69,5 +71,5 @@ def first_visit_monte_carlo(
     if event == KEEPS_TRAJECTORY:
         return 1
     if event == GAME_OVER:
-        credit_episode(q, n, extra[0], states, actions, returns, length, alpha, True)
+        credit_episode(q, n, extra[0], states, actions, returns, length, alpha, np.bool_(True))
     return GREEDY
