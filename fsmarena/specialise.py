@@ -21,10 +21,10 @@ other function.
 A template may also hold *slots*: placeholders the caller binds, besides the kernel, to any
 module-level compiled function (``learner_update = slot("the learner's update")`` in the
 template's module, ``specialise(play, kernel, slots={"learner_update": q_learning})``).  The
-sequential learners' loop is built this way once per (kernel, learner update) combination, each
-compiled and cached like a per-kernel build: the update is compiled into the loop, not passed to
-it as a first-class function (which numba calls indirectly, slower and compiled at every call
-site's type).
+sequential learners' loop is built this way per kernel and per set of learner updates, its slot
+bound to a :func:`switch` over them, each build compiled and cached like a per-kernel one: the
+update is compiled into the loop, not passed to it as a first-class function (which numba calls
+indirectly, slower and compiled at every call site's type).
 
 **Cache correctness.**  numba's own cache keys a function on its file's timestamp and size and
 does not notice when a function it calls, in another file, changes.  The generated module's
@@ -56,7 +56,7 @@ import textwrap
 import types
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import llvmlite
 import numba
@@ -129,6 +129,7 @@ def specialise(
     inline: bool = False,
     slots: Slots | None = None,
     seconds: int | None = None,
+    label: str | None = None,
 ) -> Callable[..., Any]:
     """``template`` compiled for ``kernel`` (module doc), once per process, from the disk cache when
     an identical build was cached before.  ``inline``: compiled into every compiled caller
@@ -136,20 +137,21 @@ def specialise(
     ``slots``: the function bound to each :func:`slot` of the template's module, by name (one
     build per combination).  ``seconds``: the rough first-compile time of a long build, which
     is then announced on stderr when numba's cache does not hold it yet
-    (:func:`fsmarena.jit.announce_compile`; one line for a run, not one per helper loop)."""
+    (:func:`fsmarena.jit.announce_compile`; one line for a run, not one per helper loop), with
+    ``label`` in brackets when given, else the names of the bound slots' functions."""
     chosen = dict(slots or {})
     key = (template.__module__, template.__qualname__, kernel.__name__, *sorted(_slot_keys(chosen)))
     if key not in _LOADED:
         _LOADED[key] = _build(template, kernel, inline, chosen)
         if seconds is not None:  # the builds worth a line: the long first compiles that ask for one
-            announce_compile(_LOADED[key], described(template, kernel, chosen), seconds)
+            announce_compile(_LOADED[key], described(template, kernel, chosen, label), seconds)
     return _LOADED[key]
 
 
-def described(template: Callable[..., Any], kernel: types.ModuleType, slots: Slots) -> str:
+def described(template: Callable[..., Any], kernel: types.ModuleType, slots: Slots, label: str | None = None) -> str:
     """What a build is, in the first-compile line: "the dtd kernel's train games (q_learning)"."""
     game = kernel.__name__.split(".")[-2] if "." in kernel.__name__ else kernel.__name__
-    bound = ", ".join(getattr(slots[name], "py_func", slots[name]).__name__ for name in sorted(slots))
+    bound = label or ", ".join(getattr(slots[name], "py_func", slots[name]).__name__ for name in sorted(slots))
     return f"the {game} kernel's {template.__name__.replace('_', ' ')}" + (f" ({bound})" if bound else "")
 
 
@@ -160,6 +162,62 @@ def _slot_keys(slots: Slots) -> list[str]:
         function = getattr(bound, "py_func", bound)
         keys.append(f"{name}={function.__module__}.{function.__qualname__}")
     return keys
+
+
+def switch(cases: Sequence[Callable[..., Any]]) -> Callable[..., Any]:
+    """One compiled function over ``cases`` (module-level compiled functions with the same
+    parameters): ``switch(which, *arguments)`` returns ``cases[which](*arguments)`` (the last case
+    for any ``which`` past it; a single case ignores ``which``).  It is compiled into its callers
+    (``inline="always"``), so a template slot bound to it gives one build that can run every case,
+    where a slot bound to each case would give one build per case (the training loop's shared
+    build, :mod:`fsmarena.rl.sequential`).  Generated as a module in the cache folder like a
+    specialised template, its name carrying a hash of its text and of its cases' sources."""
+    cases = tuple(cases)
+    if not cases:
+        raise TypeError("a switch needs at least one case")
+    parameters = _shared_parameters(cases)
+    imports = [_import_line(f"case_{i}", case) for i, case in enumerate(cases)]
+    named = getattr(cases[0], "py_func", cases[0]).__name__ if len(cases) == 1 else f"any_of_{len(cases)}"
+    key = ("switch", *imports)
+    if key not in _LOADED:
+        text = _switch_source(named, imports, parameters)
+        owners = frozenset(getattr(case, "py_func", case).__module__ for case in cases)
+        digest = hashlib.sha256(text.encode())
+        digest.update(_fingerprint(owners).encode())
+        name = f"{_PREFIX}switch__{named}__{digest.hexdigest()[:24]}"
+        path = _write(cache_folder(), name, text) if name not in sys.modules else None
+        module = sys.modules.get(name) or _load(name, text, str(path) if path else f"<{name}>")
+        _LOADED[key] = getattr(module, named)
+    return _LOADED[key]
+
+
+def _shared_parameters(cases: tuple[Callable[..., Any], ...]) -> list[str]:
+    """The parameter names every case has (a TypeError naming the first case that differs)."""
+    names = [list(inspect.signature(getattr(case, "py_func", case)).parameters) for case in cases]
+    for case, own in zip(cases, names):
+        if own != names[0]:
+            raise TypeError(f"{getattr(case, '__name__', case)!r}: a switch's cases take the same parameters")
+    return names[0]
+
+
+def _switch_source(named: str, imports: list[str], parameters: list[str]) -> str:
+    """The text of a switch module (:func:`switch`)."""
+    arguments = ", ".join(parameters)
+    body = [f"    if which == {i}:\n        return case_{i}({arguments})" for i in range(len(imports) - 1)]
+    lines = [
+        f'"""A switch over {len(imports)} compiled functions (generated by fsmarena.specialise; do not edit)."""',
+        "",
+        "from fsmarena.jit import njit as _fsmarena_njit",
+        *imports,
+        "",
+        "",
+        '@_fsmarena_njit(cache=False, inline="always")',  # never called alone: its callers are cached
+        f"def {named}(which, {arguments}):",
+        *body,
+        f"    return case_{len(imports) - 1}({arguments})",
+        "",
+    ]
+    return "\n".join(lines)
 
 
 def cache_folder() -> Path:

@@ -23,12 +23,47 @@ from fsmarena.games.compiled_players import compile_player, make_opponent_act, s
 from fsmarena.games.dtd.game import DivideTheDollar, DTDConfig
 from fsmarena.games.kernel import kernel_of, params_of, seed
 from fsmarena.games.players import FixedActionPlayer, Player, RandomPlayer, TablePolicy
+from fsmarena.games.vautour.game import StupideVautour, VautourConfig
 from fsmarena.jit import njit
+from fsmarena.rl import registry
 from fsmarena.rl import sequential as seq
 from fsmarena.rl.segments import segment_returns
-from fsmarena.rl.sequential_run import compiled_update
+from fsmarena.rl.sequential_run import OWN_BUILD_FROM, compiled_update, loop_updates, shared_updates
+from fsmarena.specialise import switch
 
 GAME = DivideTheDollar(DTDConfig(counts=(6, 8, 6), hand_size=3))
+
+
+@njit
+def _plus(a, b):
+    """A case of the switch test."""
+    return a + b
+
+
+@njit
+def _minus(a, b):
+    """Another case of the same shape."""
+    return a - b
+
+
+@njit
+def _negated(a):
+    """A case of another shape."""
+    return -a
+
+
+def _two_cases():
+    return switch((_plus, _minus))
+
+
+@njit(cache=False)
+def _through(chosen, which):
+    return chosen(which, 1.0, 2.0)
+
+
+def _call_switch(chosen, which):
+    """The switch called from compiled code, as the training loop calls it (it is compiled into its callers)."""
+    return _through(chosen, which)
 
 
 @njit(cache=False)
@@ -215,8 +250,11 @@ def compiled(
     chunks=1,
     segmented=False,
     batch=0,
+    shared=True,
 ):
-    """The compiled loop; with ``batch`` B, batched Monte Carlo, one call per batch of B games."""
+    """The compiled loop; with ``batch`` B, batched Monte Carlo, one call per batch of B games.
+    ``shared``: the build every learner shares (one compile per kernel for all these tests), else
+    the build of the learner's update alone."""
     k = kernel_of(game)
     p = params_of(game)
     S, A = game.n_states, game.n_actions
@@ -228,7 +266,9 @@ def compiled(
     isets = np.array(codes, dtype=np.int64)
     potentials = k.potential_table(game.config) if segmented else np.zeros((1, 1))
     fsets = np.array([gamma, alpha, epsilon, epsilon if eps_final is None else eps_final, float(games), alpha])
-    run = seq.make_runner(k, compiled_update(algo))
+    update = compiled_update(algo)
+    updates = shared_updates() if shared else (update,)
+    run = seq.make_runner(k, updates, updates.index(update))
     seed(seed_value)
     bounds = np.r_[np.arange(0, games, batch), games] if batch else np.linspace(0, games, chunks + 1).astype(int)
     for first, last in zip(bounds[:-1], bounds[1:]):
@@ -274,6 +314,52 @@ def test_compiled_learner_equals_the_plain_loop_bit_for_bit(algo, settings):
     assert n.sum() > 0
     assert np.array_equal(n, n_ref)
     assert np.array_equal(q, q_ref)  # bit for bit, not approximately
+
+
+def _own_build_cases():
+    """Each learner's own build against the shared one, on divide-the-dollar and Vautour: Q-learning
+    on divide-the-dollar by default, the others in the slow set (each own build is a compile, 5 to
+    45 s)."""
+    found = []
+    vautour = StupideVautour(VautourConfig(players=3, cards=5, tie_rule="cancel", state="with-score"))
+    for algo, settings in CASES:
+        fast = algo == "q-learning"
+        found.append(pytest.param(GAME, algo, settings, id=f"dtd-{algo}", marks=() if fast else pytest.mark.slow))
+        found.append(pytest.param(vautour, algo, settings, id=f"vautour-{algo}", marks=pytest.mark.slow))
+    return found
+
+
+@pytest.mark.parametrize("game,algo,settings", _own_build_cases())
+def test_a_learners_own_build_equals_the_shared_build_bit_for_bit(game, algo, settings):
+    """The two builds of the loop (fsmarena.rl.sequential, "Builds") learn the same numbers; the
+    shared one is checked against the plain loop by the other tests."""
+    q_own, n_own = compiled(game, algo, 300, 13, **settings, shared=False)
+    q_shared, n_shared = compiled(game, algo, 300, 13, **settings)
+    assert n_own.sum() > 0
+    assert np.array_equal(n_own, n_shared) and np.array_equal(q_own, q_shared)
+
+
+def test_short_runs_share_a_build_and_long_runs_and_outside_learners_get_their_own(monkeypatch):
+    shared = shared_updates()
+    assert len(shared) == len(set(shared)) >= 8  # every update of the toolkit, each once
+    q_learning = compiled_update("q-learning")
+    assert loop_updates("q-learning", OWN_BUILD_FROM - 1) == (shared, shared.index(q_learning))
+    assert loop_updates("q-learning", OWN_BUILD_FROM) == ((q_learning,), 0)
+    assert loop_updates("mc-constant-alpha", 10)[0] == shared  # mc's update: one case for both learners
+    outside = replace(registry.learner("q-learning"), name="outside", update="learner_plugin:plugin_q_learning")
+    monkeypatch.setattr(registry, "LEARNERS", (*registry.LEARNERS, outside))
+    assert shared_updates() == shared  # an outside learner's update is not built into the shared loop
+    assert loop_updates("outside", 10) == ((compiled_update("outside"),), 0)
+
+
+def test_a_switch_runs_the_case_it_is_told_and_refuses_cases_of_other_shapes():
+    both = _two_cases()
+    assert [_call_switch(both, which) for which in (0, 1)] == [3.0, -1.0]
+    assert _call_switch(switch((_plus,)), 5) == 3.0  # one case: which is ignored
+    with pytest.raises(TypeError, match="same parameters"):
+        switch((_plus, _negated))
+    with pytest.raises(TypeError, match="at least one case"):
+        switch(())
 
 
 @pytest.mark.parametrize("algo", ["mc", "mc-first-visit"])
@@ -578,8 +664,8 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_result(tmp_path, m
     real = sequential_module.make_runner
     calls = {"n": 0}
 
-    def interrupted(kernel, update):
-        runner = real(kernel, update)
+    def interrupted(kernel, updates, which):
+        runner = real(kernel, updates, which)
 
         def run(*args):
             calls["n"] += 1

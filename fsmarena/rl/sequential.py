@@ -1,7 +1,7 @@
 """The textbook sequential tabular learners, compiled: one game at a time, updates in textbook order.
 
-One generic loop (:func:`make_runner`, compiled once per game kernel and learner update, see
-:mod:`fsmarena.games.kernel` and :mod:`fsmarena.specialise`) plays the games and the learner's
+One generic loop (:func:`make_runner`, compiled per game kernel, see :mod:`fsmarena.games.kernel`
+and :mod:`fsmarena.specialise`, and per build, below) plays the games and the learner's
 behaviour for every algorithm and every game with a kernel; what the learner learns is its
 *update*, one compiled function per algorithm that the loop calls at every decision and at the
 end of every game (:mod:`fsmarena.rl.algorithms.contract`; the updates of Monte Carlo, SARSA,
@@ -29,6 +29,16 @@ kernel being templates specialised per kernel like the loop itself (:func:`compi
 trajectory buffers are made and grown by ordinary compiled calls.  The learner's update is called
 by the loop itself, never by a helper: it is the loop's one slot, bound once per build (a helper
 calling it would need a build per kernel *and* update, and a slot of the loop's own to reach it).
+
+Builds: the update is compiled into the loop (called instead, its twenty arguments slow every
+decision; docs/sequential-learning.md), through a switch over the updates
+the build serves (:func:`fsmarena.specialise.switch`; the loop passes it ``which``).  A build
+for one update is the fastest loop, compiled once per game and update.  A build for several
+(:func:`fsmarena.rl.sequential_run.shared_updates`: every learner of the toolkit) is compiled once
+per game for all of them, and its games are slower where they are short: about a third on
+divide-the-dollar (a few decisions a game), a few percent on Vautour (measured with
+``fsmarena bench`` and by training; docs/performance.md).  Both play the same games and
+learn the same numbers, bit for bit.
 
 Behaviour (the batched learners' rule, :mod:`fsmarena.rl.learners`): greedy in Q over the legal
 actions (ties to the lowest action; an update may name its own policy's action instead, the
@@ -59,7 +69,7 @@ by game, in game order, as the batched Monte Carlo learner applies them at the b
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -77,7 +87,7 @@ from fsmarena.games.kernel_calls import (
 )
 from fsmarena.jit import borrowed, njit
 from fsmarena.rl.algorithms.contract import CHOSEN, DECIDE, GAME_OVER, GREEDY, KEEPS_TRAJECTORY, greedy_action
-from fsmarena.specialise import PerKernel, built_per_kernel, kernel_function, slot, specialise
+from fsmarena.specialise import PerKernel, built_per_kernel, kernel_function, slot, specialise, switch
 
 SCHEDULE_CODES = {"constant": 0, "linear": 1, "exponential": 2}
 #: int settings: explore steps, epsilon schedule, learner seat (-1 alternate), self-play period
@@ -150,9 +160,12 @@ opponent_act = built_per_kernel(make_opponent_act)
 learner_update = slot("the learner's update")
 
 
-def make_runner(kernel: ModuleType, update: Callable[..., Any]) -> Callable[..., Any]:
-    """The compiled training loop for ``kernel``'s game and the learner ``update`` (:func:`train_games`
-    specialised for both, compiled once and cached on disk, module doc):
+def make_runner(kernel: ModuleType, updates: Sequence[Callable[..., Any]], which: int = 0) -> Callable[..., Any]:
+    """The compiled training loop for ``kernel``'s game, built for the learner ``updates`` and
+    running ``updates[which]`` (:func:`train_games` specialised for both, its update slot bound to
+    their :func:`fsmarena.specialise.switch`, compiled once and cached on disk, module doc).  One
+    update gives the loop of that update alone; several give one build that runs any of them
+    (module doc: builds).
 
     ``run(p, q, n, extra, seen, frozen, first, count, isets, fsets, ints, floats, tables, int_start,
     float_start, table_start, potentials) -> float`` plays training games ``first .. first + count - 1`` and
@@ -160,10 +173,14 @@ def make_runner(kernel: ModuleType, update: Callable[..., Any]) -> Callable[...,
     (3-d; any when it has none), ``potentials`` the kernel's ``potential_table`` under segment rewards
     (any 2-d array otherwise).
     """
-    play = specialise(train_games, kernel, slots={"learner_update": update}, seconds=20)
+    if not 0 <= which < len(updates):
+        raise IndexError(f"update {which} of a loop built for {len(updates)}")
+    label = f"{len(updates)} learner updates" if len(updates) > 1 else None  # else the update's own name
+    play = specialise(train_games, kernel, slots={"learner_update": switch(updates)}, seconds=20, label=label)
+    chosen = np.int64(which)
 
     def run(p: np.ndarray, *arrays: Any) -> float:
-        return play(p, *arrays, *work_arrays(kernel, p))
+        return play(p, *arrays, *work_arrays(kernel, p), chosen)
 
     return run
 
@@ -341,10 +358,11 @@ k_finish_game = compiled_in(finish_game)
 
 def train_games(
     p, q, n, extra, seen, frozen, first, count, isets, fsets, ints, floats, tables, int_start, float_start,
-    table_start, potentials, s, deal, mask, feats, rewards, member, memory,
+    table_start, potentials, s, deal, mask, feats, rewards, member, memory, which,
 ):  # fmt: skip
     """The training loop's template (:func:`make_runner`; module doc: every array is read through a borrowed
-    view).  ``s`` to ``memory`` are the work arrays (:func:`work_arrays`), the caller's to outlive their views."""
+    view).  ``s`` to ``memory`` are the work arrays (:func:`work_arrays`), the caller's to outlive their views;
+    ``which`` the update the build's switch runs."""
     p, q, n, extra = borrowed(p), borrowed(q), borrowed(n), borrowed(extra)
     seen, frozen = borrowed(seen), borrowed(frozen)
     ints, floats, tables = borrowed(ints), borrowed(floats), borrowed(tables)
@@ -359,7 +377,7 @@ def train_games(
     # int64 from the start, not literals: the calls below would compile twice (fsmarena.jit)
     decisions, pending, pending_action = np.int64(0), np.int64(-1), np.int64(0)
     asked = learner_update(
-        KEEPS_TRAJECTORY, q, n, extra, seen, pending, mask, pending_action, pending, pending_action, False,
+        which, KEEPS_TRAJECTORY, q, n, extra, seen, pending, mask, pending_action, pending, pending_action, False,
         0.0, gamma, fsets[F_ALPHA], 0.0, states, actions, explored, returns, decisions,
     )  # fmt: skip
     keeps = asked == 1  # whether the learner reads the game's trajectory
@@ -388,12 +406,12 @@ def train_games(
                 )
                 change = potential_now - pending_potential
                 own = learner_update(
-                    DECIDE, q, n, extra, seen, x, mask, pending_action, pending, pending_action, closed,
+                    which, DECIDE, q, n, extra, seen, x, mask, pending_action, pending, pending_action, closed,
                     change, gamma, alpha, epsilon, states, actions, explored, returns, decisions,
                 )  # fmt: skip
                 action, explore = _behaviour(acting, mask, x, own, decisions, explore_steps, epsilon)
                 learner_update(
-                    CHOSEN, q, n, extra, seen, x, mask, action, pending, pending_action, closed,
+                    which, CHOSEN, q, n, extra, seen, x, mask, action, pending, pending_action, closed,
                     change, gamma, alpha, epsilon, states, actions, explored, returns, decisions,
                 )  # fmt: skip
                 pending, pending_action = x, action
@@ -414,7 +432,7 @@ def train_games(
         )
         total_reward += reward
         learner_update(
-            GAME_OVER, q, n, extra, seen, pending, mask, pending_action, pending, pending_action, False,
+            which, GAME_OVER, q, n, extra, seen, pending, mask, pending_action, pending, pending_action, False,
             final, gamma, alpha, epsilon, states, actions, explored, returns, decisions,
         )  # fmt: skip
     return total_reward
