@@ -180,6 +180,7 @@ def _trained(game, algo, opponent, episodes, seed=1, **settings):
     return train(game, config, seed=seed, opponent=opponent, panel=[RandomPlayer()]).policy
 
 
+@pytest.mark.slow  # learning quality (docs/testing.md): three runs of 100,000 games, each learner's own build
 def test_only_monte_carlo_learns_on_the_no_memory_state_and_the_score_fixes_td():
     """The previous finding, kept as a check: with the final win/loss as the only reward, TD
     control cannot learn the 6-card game against prize-rank on the no-memory state (the score
@@ -198,9 +199,8 @@ def test_only_monte_carlo_learns_on_the_no_memory_state_and_the_score_fixes_td()
         assert rates["no-memory", algo] < 0.5 < 0.75 < rates["with-score", algo], (algo, rates)
 
 
-@pytest.mark.parametrize(
-    "algo", ["mc", pytest.param("sarsa", marks=pytest.mark.slow), pytest.param("q-learning", marks=pytest.mark.slow)]
-)
+@pytest.mark.slow  # learning quality (docs/testing.md): 150,000 to 400,000 games, each learner's own build
+@pytest.mark.parametrize("algo", ["mc", "sarsa", "q-learning"])
 def test_exact_tables_beat_each_seed_strategy_they_trained_against_in_the_6_card_game(algo):
     """One learner per algorithm on the exact with-score tables of the 6-card game, trained
     against all seven builtins at once (one drawn per game): it beats every one of them."""
