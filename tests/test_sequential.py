@@ -317,13 +317,13 @@ def test_compiled_learner_equals_the_plain_loop_bit_for_bit(algo, settings):
 
 
 def _own_build_cases():
-    """Each learner's own build against the shared one, on divide-the-dollar and Vautour: Q-learning
-    on divide-the-dollar by default, the others in the slow set (each own build is a compile, 5 to
-    45 s)."""
+    """Each learner's own build against the shared one, on divide-the-dollar and Vautour: SARSA on
+    divide-the-dollar by default (the build tests/test_learner_warning.py's long run compiles
+    anyway), the others in the slow set (each own build is a compile, 5 to 45 s)."""
     found = []
     vautour = StupideVautour(VautourConfig(players=3, cards=5, tie_rule="cancel", state="with-score"))
     for algo, settings in CASES:
-        fast = algo == "q-learning"
+        fast = algo == "sarsa"
         found.append(pytest.param(GAME, algo, settings, id=f"dtd-{algo}", marks=() if fast else pytest.mark.slow))
         found.append(pytest.param(vautour, algo, settings, id=f"vautour-{algo}", marks=pytest.mark.slow))
     return found
