@@ -35,10 +35,10 @@ decision; docs/sequential-learning.md), through a switch over the updates
 the build serves (:func:`fsmarena.specialise.switch`; the loop passes it ``which``).  A build
 for one update is the fastest loop, compiled once per game and update.  A build for several
 (:func:`fsmarena.rl.sequential_run.shared_updates`: every learner of the toolkit) is compiled once
-per game for all of them, and its games are slower where they are short: about a third on
-divide-the-dollar (a few decisions a game), a few percent on Vautour (measured with
-``fsmarena bench`` and by training; docs/performance.md).  Both play the same games and
-learn the same numbers, bit for bit.
+per game for all of them, and its games are slower: 0.71x (Monte Carlo ES) and 0.76x
+(Q-learning) of the own build's speed on divide-the-dollar, 0.39x and 0.86x on Vautour
+(docs/sequential-learning.md).  Both play the same games and learn the same numbers, bit for
+bit; :mod:`fsmarena.rl.sequential_run` says which build a run takes.
 
 Behaviour (the batched learners' rule, :mod:`fsmarena.rl.learners`): greedy in Q over the legal
 actions (ties to the lowest action; an update may name its own policy's action instead, the
