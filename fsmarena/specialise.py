@@ -197,6 +197,8 @@ def _shared_parameters(cases: tuple[Callable[..., Any], ...]) -> list[str]:
     for case, own in zip(cases, names):
         if own != names[0]:
             raise TypeError(f"{getattr(case, '__name__', case)!r}: a switch's cases take the same parameters")
+    if "which" in names[0]:
+        raise TypeError("a switch's cases cannot take a parameter named which: the switch's own")
     return names[0]
 
 

@@ -52,6 +52,12 @@ def _negated(a):
     return -a
 
 
+@njit
+def _takes_which(which):
+    """A case whose parameter the switch itself takes."""
+    return which
+
+
 def _two_cases():
     return switch((_plus, _minus))
 
@@ -360,6 +366,8 @@ def test_a_switch_runs_the_case_it_is_told_and_refuses_cases_of_other_shapes():
         switch((_plus, _negated))
     with pytest.raises(TypeError, match="at least one case"):
         switch(())
+    with pytest.raises(TypeError, match="named which"):
+        switch((_takes_which,))
 
 
 @pytest.mark.parametrize("algo", ["mc", "mc-first-visit"])
