@@ -323,15 +323,17 @@ def test_compiled_learner_equals_the_plain_loop_bit_for_bit(algo, settings):
 
 
 def _own_build_cases():
-    """Each learner's own build against the shared one, on divide-the-dollar and Vautour: SARSA on
-    divide-the-dollar by default (the build tests/test_learner_warning.py's long run compiles
-    anyway), the others in the slow set (each own build is a compile, 5 to 45 s)."""
+    """Each learner's own build against the shared one: every learner on divide-the-dollar, Monte
+    Carlo ES and Q-learning on Vautour (each own build is a compile, 5 to 45 s).  SARSA on
+    divide-the-dollar is in the default suite (the build tests/test_learner_warning.py's long run
+    compiles anyway), the others in the slow set."""
     found = []
     vautour = StupideVautour(VautourConfig(players=3, cards=5, tie_rule="cancel", state="with-score"))
-    for algo, settings in CASES:
+    for algo, settings in [*CASES, ("mc-seed", dict(explore=2, epsilon=0.0, alpha=-1.0))]:
         fast = algo == "sarsa"
         found.append(pytest.param(GAME, algo, settings, id=f"dtd-{algo}", marks=() if fast else pytest.mark.slow))
-        found.append(pytest.param(vautour, algo, settings, id=f"vautour-{algo}", marks=pytest.mark.slow))
+        if algo in ("mc", "q-learning"):
+            found.append(pytest.param(vautour, algo, settings, id=f"vautour-{algo}", marks=pytest.mark.slow))
     return found
 
 
