@@ -58,10 +58,6 @@ def _takes_which(which):
     return which
 
 
-def _two_cases():
-    return switch((_plus, _minus))
-
-
 @njit(cache=False)
 def _through(chosen, which):
     return chosen(which, 1.0, 2.0)
@@ -361,7 +357,7 @@ def test_short_runs_share_a_build_and_long_runs_and_outside_learners_get_their_o
 
 
 def test_a_switch_runs_the_case_it_is_told_and_refuses_cases_of_other_shapes():
-    both = _two_cases()
+    both = switch((_plus, _minus))
     assert [_call_switch(both, which) for which in (0, 1)] == [3.0, -1.0]
     assert _call_switch(switch((_plus,)), 5) == 3.0  # one case: which is ignored
     with pytest.raises(TypeError, match="same parameters"):
