@@ -185,9 +185,10 @@ def switch(cases: Sequence[Callable[..., Any]]) -> Callable[..., Any]:
         digest = hashlib.sha256(text.encode())
         digest.update(_fingerprint(owners).encode())
         name = f"{_PREFIX}switch__{named}__{digest.hexdigest()[:24]}"
-        path = _write(cache_folder(), name, text) if name not in sys.modules else None
-        module = sys.modules.get(name) or _load(name, text, str(path) if path else f"<{name}>")
-        _LOADED[key] = getattr(module, named)
+        if name not in sys.modules:  # as in _build: a module this process loaded is not loaded again
+            path = _write(cache_folder(), name, text)
+            _load(name, text, str(path) if path else f"<{name}>")
+        _LOADED[key] = getattr(sys.modules[name], named)
     return _LOADED[key]
 
 
